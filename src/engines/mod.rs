@@ -1,0 +1,1 @@
+//! Repair engines: plain Rust, program + spec in, ranked repairs with guarantees out.

@@ -1,0 +1,39 @@
+//! The typed program model of the supported C subset. Pure data at the bottom of the layers:
+//! it knows nothing of tree-sitter, Z3 or LSP.
+
+pub mod diag;
+pub mod print;
+pub mod program;
+pub mod types;
+
+pub use diag::{Diagnostic, Related, Severity};
+pub use program::*;
+pub use types::{FloatKind, IntKind, IntType, StructId, Type};
+
+/// A byte range in the source text (`start..end`, UTF-8 offsets).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Span {
+    pub start: u32,
+    pub end: u32,
+}
+
+impl Span {
+    pub fn new(start: usize, end: usize) -> Span {
+        Span { start: start as u32, end: end as u32 }
+    }
+    pub fn range(self) -> std::ops::Range<usize> {
+        self.start as usize..self.end as usize
+    }
+    pub fn len(self) -> usize {
+        (self.end - self.start) as usize
+    }
+    pub fn is_empty(self) -> bool {
+        self.start == self.end
+    }
+    pub fn cover(self, other: Span) -> Span {
+        Span { start: self.start.min(other.start), end: self.end.max(other.end) }
+    }
+    pub fn contains(self, offset: usize) -> bool {
+        (self.start as usize) <= offset && offset <= (self.end as usize)
+    }
+}

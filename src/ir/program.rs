@@ -1,0 +1,341 @@
+//! The typed program model. Lowering resolves every name to an id, computes every expression's
+//! type and makes every implicit conversion an explicit `Cast { implicit: true }`, so the
+//! interpreter and the SMT encoding never re-derive C's conversion rules.
+
+use super::types::{StructId, Type};
+use super::Span;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct VarId(pub u32);
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct FuncId(pub u32);
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum VarKind {
+    Global,
+    Param,
+    Local,
+    /// `static` local: one object for the whole run, initialised once.
+    StaticLocal,
+}
+
+#[derive(Clone, Debug)]
+pub struct Var {
+    pub name: String,
+    pub ty: Type,
+    /// The declarator's name.
+    pub span: Span,
+    pub kind: VarKind,
+    /// The function that declares it (`None` for globals).
+    pub func: Option<FuncId>,
+    /// Whether `&v` occurs, or `v` is an array or struct: such a variable needs addressable
+    /// memory; every other variable can live in a register-like slot.
+    pub addressable: bool,
+}
+
+#[derive(Clone, Debug)]
+pub struct Field {
+    pub name: String,
+    pub ty: Type,
+    pub offset: u64,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug)]
+pub struct StructDef {
+    pub name: String,
+    pub fields: Vec<Field>,
+    pub size: u64,
+    pub align: u64,
+    pub span: Span,
+    /// False for `struct s;` seen without a body.
+    pub complete: bool,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum UnOp {
+    /// `-e`
+    Neg,
+    /// `~e`
+    BitNot,
+    /// `!e` (result `int`)
+    Not,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum BinOp {
+    Add,
+    Sub,
+    Mul,
+    Div,
+    Rem,
+    Shl,
+    Shr,
+    BitAnd,
+    BitOr,
+    BitXor,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+    Eq,
+    Ne,
+}
+
+impl BinOp {
+    pub fn is_comparison(self) -> bool {
+        matches!(self, BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge | BinOp::Eq | BinOp::Ne)
+    }
+    pub fn c_token(self) -> &'static str {
+        match self {
+            BinOp::Add => "+",
+            BinOp::Sub => "-",
+            BinOp::Mul => "*",
+            BinOp::Div => "/",
+            BinOp::Rem => "%",
+            BinOp::Shl => "<<",
+            BinOp::Shr => ">>",
+            BinOp::BitAnd => "&",
+            BinOp::BitOr => "|",
+            BinOp::BitXor => "^",
+            BinOp::Lt => "<",
+            BinOp::Le => "<=",
+            BinOp::Gt => ">",
+            BinOp::Ge => ">=",
+            BinOp::Eq => "==",
+            BinOp::Ne => "!=",
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum LogicOp {
+    And,
+    Or,
+}
+
+/// Library functions the front end knows. Their semantics live in the interpreter (and later
+/// the SMT encoding); their C signatures in [`Builtin::signature`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Builtin {
+    Printf,
+    Scanf,
+    Getchar,
+    Putchar,
+    Puts,
+    Gets,
+    /// `fgets(buf, n, stdin)`; any other stream is rejected by the type checker.
+    Fgets,
+    Strlen,
+    Strcmp,
+    Strcpy,
+    Strcat,
+    Abs,
+    Labs,
+    Fabs,
+    Pow,
+    Sqrt,
+    Floor,
+    Ceil,
+    Log10,
+    Log,
+    Exp,
+    Round,
+    Isdigit,
+    Isalpha,
+    Isspace,
+    Isupper,
+    Islower,
+    Toupper,
+    Tolower,
+    Malloc,
+    Calloc,
+    Free,
+    Exit,
+    /// `assert(e)`
+    Assert,
+    /// `__VERIFIER_assume`, `__CPROVER_assume`, `assume`
+    Assume,
+    /// `nondet_int()`, `__VERIFIER_nondet_int()` and the other scalar kinds; the result type
+    /// is the call's type.
+    Nondet,
+    /// `reach_error()`: reaching it is a specification violation.
+    ReachError,
+}
+
+#[derive(Clone, Debug)]
+pub enum Callee {
+    Func(FuncId),
+    Builtin(Builtin),
+}
+
+#[derive(Clone, Debug)]
+pub struct Expr {
+    pub kind: ExprKind,
+    pub ty: Type,
+    pub span: Span,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum IncDec {
+    PreInc,
+    PreDec,
+    PostInc,
+    PostDec,
+}
+
+#[derive(Clone, Debug)]
+pub enum ExprKind {
+    /// An integer constant, already wrapped to `ty` (for unsigned 64-bit types, the bits).
+    Int(i64),
+    Float(f64),
+    /// A string literal's bytes without the terminating NUL; its type is `char[len+1]`.
+    Str(Vec<u8>),
+    Var(VarId),
+    Unary(UnOp, Box<Expr>),
+    /// Operands already converted to the operation's type (the usual arithmetic conversions);
+    /// comparisons have type `int`. Pointer arithmetic: `ptr + int`, `ptr - int`, `ptr - ptr`.
+    Binary(BinOp, Box<Expr>, Box<Expr>),
+    /// `&&`, `||` with short-circuit; operands are scalars, result `int`.
+    Logical(LogicOp, Box<Expr>, Box<Expr>),
+    /// `lhs = rhs`, `rhs` converted to the type of `lhs`.
+    Assign(Box<Expr>, Box<Expr>),
+    /// `lhs op= rhs`: `lhs` is read, converted to `op_ty`, combined with `rhs` (already of
+    /// `op_ty`), and the result converted back to the type of `lhs`.
+    CompoundAssign { op: BinOp, op_ty: Type, lhs: Box<Expr>, rhs: Box<Expr> },
+    IncDec(IncDec, Box<Expr>),
+    /// `c ? a : b`, the arms converted to the result type.
+    Cond(Box<Expr>, Box<Expr>, Box<Expr>),
+    /// Conversion to `ty`. `implicit` casts were inserted by the front end (no source text).
+    Cast { expr: Box<Expr>, implicit: bool },
+    Call(Callee, Vec<Expr>),
+    /// `base[index]`, `base` a pointer (arrays decay first), `index` an integer.
+    Index(Box<Expr>, Box<Expr>),
+    /// `base.field` (`arrow: false`) or `base->field` (`arrow: true`, base is a pointer).
+    Member { base: Box<Expr>, field: usize, arrow: bool },
+    AddrOf(Box<Expr>),
+    Deref(Box<Expr>),
+    /// Array-to-pointer decay (implicit).
+    Decay(Box<Expr>),
+    /// `sizeof`, already evaluated; `text` keeps the operand for printing.
+    SizeOf { size: u64, text: String },
+    Comma(Box<Expr>, Box<Expr>),
+}
+
+impl Expr {
+    /// The expression with implicit conversions stripped.
+    pub fn strip_implicit(&self) -> &Expr {
+        match &self.kind {
+            ExprKind::Cast { expr, implicit: true } | ExprKind::Decay(expr) => expr.strip_implicit(),
+            _ => self,
+        }
+    }
+}
+
+#[derive(Clone, Debug)]
+pub enum Init {
+    Expr(Expr),
+    /// `{a, b, c}`; nested lists for 2-D arrays and structs. Missing elements are zero.
+    List(Vec<Init>, Span),
+}
+
+#[derive(Clone, Debug)]
+pub struct Stmt {
+    pub kind: StmtKind,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug)]
+pub struct SwitchArm {
+    /// `None` is `default:`.
+    pub label: Option<i64>,
+    pub label_span: Span,
+    /// Statements up to the next label; control falls through to the next arm.
+    pub body: Vec<Stmt>,
+}
+
+#[derive(Clone, Debug)]
+pub enum StmtKind {
+    Expr(Expr),
+    /// One declarator. Locals without an initialiser hold an indeterminate value.
+    Decl { var: VarId, init: Option<Init> },
+    If { cond: Expr, then: Box<Stmt>, els: Option<Box<Stmt>> },
+    While { cond: Expr, body: Box<Stmt> },
+    DoWhile { body: Box<Stmt>, cond: Expr },
+    For { init: Vec<Stmt>, cond: Option<Expr>, step: Option<Expr>, body: Box<Stmt> },
+    Switch { cond: Expr, arms: Vec<SwitchArm> },
+    Break,
+    Continue,
+    Return(Option<Expr>),
+    Block(Vec<Stmt>),
+    Empty,
+}
+
+#[derive(Clone, Debug)]
+pub struct Function {
+    pub name: String,
+    pub ret: Type,
+    pub params: Vec<VarId>,
+    /// `None` for a prototype without a definition.
+    pub body: Option<Stmt>,
+    pub span: Span,
+    pub name_span: Span,
+    /// Every local (and static local) the body declares, in declaration order.
+    pub locals: Vec<VarId>,
+    /// Constructs outside the supported subset; the engines skip a function with any. The
+    /// interpreter refuses to run a program whose executed function has any.
+    pub unsupported: Vec<(String, Span)>,
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct Program {
+    pub vars: Vec<Var>,
+    pub funcs: Vec<Function>,
+    pub structs: Vec<StructDef>,
+    /// Global definitions in source order, with initialisers (constant expressions).
+    pub globals: Vec<(VarId, Option<Init>)>,
+    /// Object-like `#define NAME value` constants, by name, with their definition's span.
+    pub macros: Vec<(String, String, Span)>,
+}
+
+impl Program {
+    pub fn var(&self, id: VarId) -> &Var {
+        &self.vars[id.0 as usize]
+    }
+    pub fn func(&self, id: FuncId) -> &Function {
+        &self.funcs[id.0 as usize]
+    }
+    pub fn func_by_name(&self, name: &str) -> Option<FuncId> {
+        self.funcs.iter().position(|f| f.name == name && f.body.is_some()).map(|i| FuncId(i as u32))
+    }
+    pub fn struct_def(&self, id: StructId) -> &StructDef {
+        &self.structs[id.0 as usize]
+    }
+
+    /// Size in bytes as gcc x86-64 lays it out.
+    pub fn size_of(&self, ty: &Type) -> u64 {
+        match ty {
+            Type::Void | Type::Error => 1,
+            Type::Int(t) => (t.bits() / 8) as u64,
+            Type::Float(super::types::FloatKind::Float) => 4,
+            Type::Float(super::types::FloatKind::Double) => 8,
+            Type::Pointer(_) => 8,
+            Type::Array(elem, n) => self.size_of(elem) * n.unwrap_or(0),
+            Type::Struct(id) => self.struct_def(*id).size,
+        }
+    }
+
+    pub fn align_of(&self, ty: &Type) -> u64 {
+        match ty {
+            Type::Array(elem, _) => self.align_of(elem),
+            Type::Struct(id) => self.struct_def(*id).align,
+            other => self.size_of(other).max(1),
+        }
+    }
+
+    /// A type spelled as C, with struct names.
+    pub fn type_name(&self, ty: &Type) -> String {
+        super::print::type_to_c(ty, "", Some(self))
+    }
+}

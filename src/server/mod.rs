@@ -1,0 +1,1 @@
+//! Language Server Protocol front: the only layer that knows LSP and JSON-RPC.

@@ -1,0 +1,1 @@
+//! C semantics in Z3 and the solver budget.

@@ -1,0 +1,1 @@
+//! Specifications: mend.toml, tests, output comparison; `interp` runs tests safely.
