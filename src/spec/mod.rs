@@ -1,1 +1,2 @@
 //! Specifications: mend.toml, tests, output comparison; `interp` runs tests safely.
+pub mod interp;
