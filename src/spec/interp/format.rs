@@ -23,17 +23,11 @@ impl<'p> Machine<'p> {
         };
         match b {
             Builtin::Printf => {
-                let mut vals = Vec::with_capacity(args.len());
-                for a in args {
-                    vals.push(self.eval(a)?);
-                }
+                let vals = self.eval_args(args)?;
                 self.printf(e, args, &vals)
             }
             Builtin::Scanf => {
-                let mut vals = Vec::with_capacity(args.len());
-                for a in args {
-                    vals.push(self.eval(a)?);
-                }
+                let vals = self.eval_args(args)?;
                 self.scanf(e, args, &vals)
             }
             Builtin::Getchar => {

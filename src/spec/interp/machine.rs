@@ -757,10 +757,7 @@ impl<'p> Machine<'p> {
         match callee {
             Callee::Builtin(b) => self.builtin(*b, e, args),
             Callee::Func(fid) => {
-                let mut vals = Vec::with_capacity(args.len());
-                for a in args {
-                    vals.push(self.eval(a)?);
-                }
+                let vals = self.eval_args(args)?;
                 let v = self.call(*fid, &vals, e.span)?;
                 if want && v == Val::U && !self.prog.func(*fid).ret.is_error() && self.prog.func(*fid).ret != Type::Void {
                     return err(
@@ -772,6 +769,16 @@ impl<'p> Machine<'p> {
                 Ok(v)
             }
         }
+    }
+
+    /// Evaluates call arguments right to left, as gcc does on x86-64 (the order is unspecified
+    /// in C, but students print `f(), counter` and expect what gcc shows).
+    pub fn eval_args(&mut self, args: &'p [Expr]) -> R<Vec<Val>> {
+        let mut vals = vec![Val::U; args.len()];
+        for (i, a) in args.iter().enumerate().rev() {
+            vals[i] = self.eval(a)?;
+        }
+        Ok(vals)
     }
 
     fn call(&mut self, fid: FuncId, args: &[Val], span: Span) -> R<Val> {
