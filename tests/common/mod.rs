@@ -33,9 +33,11 @@ pub fn compile(src: &[u8]) -> Option<PathBuf> {
     if failed.exists() {
         return None;
     }
-    let c = dir.join(format!("{h:016x}.{}.c", std::process::id()));
+    static COUNTER: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let uniq = format!("{}-{}", std::process::id(), COUNTER.fetch_add(1, std::sync::atomic::Ordering::Relaxed));
+    let c = dir.join(format!("{h:016x}.{uniq}.c"));
     std::fs::write(&c, src).unwrap();
-    let tmp_bin = dir.join(format!("{h:016x}.{}.tmp", std::process::id()));
+    let tmp_bin = dir.join(format!("{h:016x}.{uniq}.tmp"));
     let ok = Command::new("gcc")
         .args(["-O0", "-w", "-o"])
         .arg(&tmp_bin)
@@ -65,12 +67,18 @@ pub struct Native {
 }
 
 pub fn run_native(bin: &Path, input: &[u8], timeout: Duration) -> Native {
-    let mut child = Command::new(bin)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("spawn compiled program");
+    // ETXTBSY can happen transiently while another thread's child still holds a write fd.
+    let mut tries = 0;
+    let mut child = loop {
+        match Command::new(bin).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::null()).spawn() {
+            Ok(c) => break c,
+            Err(e) if tries < 50 && e.raw_os_error() == Some(26) => {
+                tries += 1;
+                std::thread::sleep(Duration::from_millis(10));
+            }
+            Err(e) => panic!("spawn {}: {e}", bin.display()),
+        }
+    };
     let mut stdin = child.stdin.take().unwrap();
     let input = input.to_vec();
     let writer = std::thread::spawn(move || {
