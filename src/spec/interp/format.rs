@@ -81,14 +81,16 @@ impl<'p> Machine<'p> {
                     if c == b'\n' && b == Builtin::Gets {
                         break;
                     }
-                    self.mem.store_byte(q, c).map_err(|f| self.fault(f, &deref_of(a), true))?;
+                    let what = if b == Builtin::Gets { "`gets`" } else { "`fgets`" };
+                    self.mem.store_byte(q, c).map_err(|f| self.write_fault(f, a, what))?;
                     q = memory::ptr_add(q, 1);
                     n += 1;
                     if c == b'\n' {
                         break;
                     }
                 }
-                self.mem.store_byte(q, 0).map_err(|f| self.fault(f, &deref_of(a), true))?;
+                let what = if b == Builtin::Gets { "`gets`" } else { "`fgets`" };
+                self.mem.store_byte(q, 0).map_err(|f| self.write_fault(f, a, what))?;
                 self.out_before_last_read = self.out.len();
                 Ok(Val::I(p))
             }
@@ -120,7 +122,8 @@ impl<'p> Machine<'p> {
                 let da = deref_of(a);
                 let start = if b == Builtin::Strcat { self.read_cstr(d, usize::MAX, &da)?.len() } else { 0 };
                 for (i, &ch) in src.iter().chain(std::iter::once(&0u8)).enumerate() {
-                    self.mem.store_byte(memory::ptr_add(d, (start + i) as i64), ch).map_err(|f| self.fault(f, &da, true))?;
+                    let what = if b == Builtin::Strcat { "`strcat`" } else { "`strcpy`" };
+                    self.mem.store_byte(memory::ptr_add(d, (start + i) as i64), ch).map_err(|f| self.write_fault(f, a, what))?;
                 }
                 Ok(Val::I(d))
             }
@@ -569,7 +572,8 @@ impl<'p> Machine<'p> {
                                     4 => IntType::INT,
                                     _ => IntType::LONG,
                                 });
-                                self.store_mem(p, &ty, Val::I(v), &d)?;
+                                let what = format!("`scanf`'s `%{}`", conv as char);
+                                self.store_mem(p, &ty, Val::I(v), &d).map_err(|e| self.rewrite_oob(e, a, &what))?;
                                 done += 1;
                             }
                         }
@@ -578,7 +582,8 @@ impl<'p> Machine<'p> {
                                 let (p, a) = self.scan_dest(e, args, vals, &mut next, conv)?;
                                 let d = deref_of(a);
                                 let ty = if len >= 3 { Type::DOUBLE } else { Type::Float(FloatKind::Float) };
-                                self.store_mem(p, &ty, Val::F(f), &d)?;
+                                let what = format!("`scanf`'s `%{}{}`", if len >= 3 { "l" } else { "" }, conv as char);
+                                self.store_mem(p, &ty, Val::F(f), &d).map_err(|e| self.rewrite_oob(e, a, &what))?;
                                 done += 1;
                             }
                         }
@@ -703,9 +708,42 @@ impl<'p> Machine<'p> {
         let d = if let ExprKind::Decay(inner) = &a.kind { (**inner).clone() } else { d };
         let it = bytes.iter().copied().chain(if nul { Some(0u8) } else { None });
         for (k, b) in it.enumerate() {
-            self.mem.store_byte(memory::ptr_add(p, k as i64), b).map_err(|f| self.fault(f, &d, true))?;
+            let _ = &d;
+            self.mem.store_byte(memory::ptr_add(p, k as i64), b).map_err(|f| self.write_fault(f, a, "`scanf`"))?;
         }
         Ok(())
+    }
+
+    /// A library function writing through pointer argument `a` faulted.
+    fn write_fault(&self, f: super::memory::Fault, a: &Expr, what: &str) -> Box<Stop> {
+        if let super::memory::Fault::OutOfBounds { block, block_size, .. } = f {
+            let b = &self.mem.blocks[block as usize];
+            let target = match b.kind {
+                BlockKind::Heap => format!("the {block_size} bytes of {}", b.name),
+                BlockKind::Literal => "a string literal".to_string(),
+                _ => format!("`{}` ({block_size} bytes)", b.name),
+            };
+            return Box::new(Stop::Err(crate::spec::interp::RuntimeError {
+                kind: K::OutOfBounds,
+                span: a.span,
+                message: format!("{what} writes past the end of {target}"),
+            }));
+        }
+        self.fault(f, &deref_of(a), true)
+    }
+
+    fn rewrite_oob(&self, e: Box<Stop>, a: &Expr, what: &str) -> Box<Stop> {
+        match *e {
+            Stop::Err(ref re) if re.kind == K::OutOfBounds => {
+                let t = super::text::expr(self.prog, a);
+                Box::new(Stop::Err(crate::spec::interp::RuntimeError {
+                    kind: K::OutOfBounds,
+                    span: a.span,
+                    message: format!("{what} writes past the end of what `{t}` points to (does the conversion match the variable's type?)"),
+                }))
+            }
+            _ => e,
+        }
     }
 
     fn peek(&self) -> Option<u8> {

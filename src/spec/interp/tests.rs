@@ -282,3 +282,144 @@ fn malloc_free_and_floats() {
     let e = r.error.unwrap();
     assert_eq!(e.kind, RuntimeErrorKind::Uninitialized);
 }
+
+// ----- tests through the front end -----
+
+fn c_run(src: &str, input: &str) -> RunResult {
+    let lowered = crate::syntax::lower::lower_source(src);
+    let errors: Vec<_> = lowered.diagnostics.iter().filter(|d| d.severity == Severity::Error).collect();
+    assert!(errors.is_empty(), "front-end errors: {errors:?}");
+    run(&lowered.program, "main", input.as_bytes(), &Limits::default(), &crate::cancel::Cancel::new())
+}
+
+fn c_err(src: &str, input: &str) -> RuntimeError {
+    let r = c_run(src, input);
+    r.error.clone().unwrap_or_else(|| panic!("no error; output {:?}", out(&r)))
+}
+
+fn span_text<'a>(src: &'a str, e: &RuntimeError) -> &'a str {
+    &src[e.span.range()]
+}
+
+#[test]
+fn pointer_errors() {
+    let src = "#include <stdio.h>\nint main(void) { int *p = NULL; printf(\"x\"); return *p; }";
+    let e = c_err(src, "");
+    assert_eq!(e.kind, RuntimeErrorKind::NullDereference);
+    assert_eq!(span_text(src, &e), "*p");
+
+    let src = "#include <stdlib.h>\nint main(void) { int *p = malloc(4); *p = 1; free(p); return *p; }";
+    let e = c_err(src, "");
+    assert_eq!(e.kind, RuntimeErrorKind::UseAfterFree);
+    assert_eq!(e.message, "`*p` uses memory that was already freed");
+
+    let src = "#include <stdlib.h>\nint main(void) { int *p = malloc(4); free(p); free(p); return 0; }";
+    assert_eq!(c_err(src, "").kind, RuntimeErrorKind::InvalidFree);
+
+    let src = "#include <stdlib.h>\nint main(void) { int *p = malloc(3 * sizeof(int)); p[0] = 1; return p[1]; }";
+    let e = c_err(src, "");
+    assert_eq!(e.kind, RuntimeErrorKind::Uninitialized);
+    assert_eq!(span_text(src, &e), "p[1]");
+
+    let src = "#include <stdlib.h>\nint main(void) { int *p = calloc(3, sizeof(int)); return p[3]; }";
+    let e = c_err(src, "");
+    assert_eq!(e.kind, RuntimeErrorKind::OutOfBounds);
+
+    let src = "int *f(void) { int x = 5; return &x; }\nint main(void) { int *p = f(); return *p; }";
+    assert_eq!(c_err(src, "").kind, RuntimeErrorKind::UseAfterFree);
+
+    let src = "int main(void) { char *s = \"abc\"; s[0] = 'x'; return 0; }";
+    assert_eq!(c_err(src, "").kind, RuntimeErrorKind::ReadOnlyWrite);
+}
+
+#[test]
+fn library_overflows_are_reported() {
+    let src = "#include <stdio.h>\nint main(void) { char name[4]; scanf(\"%s\", name); printf(\"%s\", name); return 0; }";
+    let e = c_err(src, "abcdef");
+    assert_eq!(e.kind, RuntimeErrorKind::OutOfBounds);
+    assert_eq!(e.message, "`scanf` writes past the end of `name` (4 bytes)");
+    assert_eq!(c_run(src, "abc").output, b"abc");
+
+    let src = "#include <string.h>\nint main(void) { char d[5] = \"ab\"; strcat(d, \"cde\"); return 0; }";
+    assert_eq!(c_err(src, "").message, "`strcat` writes past the end of `d` (5 bytes)");
+}
+
+#[test]
+fn io_bookkeeping() {
+    let src = "#include <stdio.h>\nint main(void) { int a, b; printf(\"Enter a: \"); scanf(\"%d\", &a); printf(\"Enter b: \"); scanf(\"%d\", &b); printf(\"sum %d\\n\", a + b); return a; }";
+    let r = c_run(src, "3 4");
+    assert_eq!(out(&r), "Enter a: Enter b: sum 7\n");
+    assert_eq!(r.output_before_last_read, "Enter a: Enter b: ".len());
+    assert_eq!(r.exit_code, Some(3));
+    assert_eq!(r.value_output(), b"7");
+    let kinds: Vec<_> = r.chunks.iter().map(|c| (String::from_utf8_lossy(&c.text).into_owned(), c.kind)).collect();
+    assert_eq!(kinds[2], ("sum ".to_string(), ChunkKind::Literal));
+    assert_eq!(kinds[3], ("7".to_string(), ChunkKind::Value));
+
+    // A non-literal format is parsed at run time.
+    let src = "#include <stdio.h>\nint main(void) { char f[] = \"<%d|%5.1f>\"; printf(f, 7, 2.25); return 0; }";
+    assert_eq!(out(&c_run(src, "")), "<7|  2.2>");
+
+    // getchar/EOF, gets, exit.
+    let src = "#include <stdio.h>\n#include <stdlib.h>\nint main(void) { int c, n = 0; while ((c = getchar()) != EOF) n++; printf(\"%d\", n); exit(n); }";
+    let r = c_run(src, "abc\n");
+    assert_eq!((out(&r), r.exit_code), ("4".to_string(), Some(4)));
+}
+
+#[test]
+fn verification_builtins() {
+    let src = "#include <assert.h>\nint main(void) { int x = 3; assert(x > 0); assert(x > 5); return 0; }";
+    let e = c_err(src, "");
+    assert_eq!(e.kind, RuntimeErrorKind::AssertionFailed);
+    assert_eq!(e.message, "assertion `x > 5` failed");
+    assert_eq!(span_text(src, &e), "assert(x > 5)");
+
+    let src = "extern int __VERIFIER_nondet_int(void);\nextern void __VERIFIER_assume(int);\nextern void reach_error(void);\nint main(void) { int x = __VERIFIER_nondet_int(); int y = __VERIFIER_nondet_int(); __VERIFIER_assume(x > 0); if (x + y == 10) reach_error(); return x; }";
+    let r = c_run(src, "4 5");
+    assert_eq!((r.exit_code, r.error.is_none()), (Some(4), true));
+    let r = c_run(src, "-4 5");
+    assert!(r.assume_failed && r.error.is_none() && r.exit_code.is_none());
+    assert_eq!(c_run(src, "4 6").error.unwrap().kind, RuntimeErrorKind::ReachError);
+    assert_eq!(c_run(src, "4").error.unwrap().kind, RuntimeErrorKind::InputExhausted);
+}
+
+#[test]
+fn limits() {
+    let src = "#include <stdio.h>\nchar big[1000000];\nint main(void) { char local[1000000]; local[999999] = 'x'; big[999999] = 'y'; printf(\"%c%c\", local[999999], big[999999]); return 0; }";
+    assert_eq!(out(&c_run(src, "")), "xy");
+
+    let src = "#include <stdlib.h>\nint main(void) { while (1) { char *p = malloc(1000000); p[0] = 1; } }";
+    assert_eq!(c_err(src, "").kind, RuntimeErrorKind::MemoryLimit);
+
+    let src = "#include <stdio.h>\nint main(void) { while (1) printf(\"spam\"); }";
+    let r = c_run(src, "");
+    assert_eq!(r.error.clone().unwrap().kind, RuntimeErrorKind::OutputLimit);
+    assert_eq!(r.output.len(), 1 << 20);
+
+    let src = "int f(int n) { return f(n + 1); }\nint main(void) { return f(0); }";
+    let e = c_err(src, "");
+    assert_eq!(e.kind, RuntimeErrorKind::StackOverflow);
+
+    let lowered = crate::syntax::lower::lower_source("int main(void) { for (;;) {} }");
+    let cancel = crate::cancel::Cancel::new();
+    cancel.cancel();
+    let r = run(&lowered.program, "main", b"", &Limits::default(), &cancel);
+    assert_eq!(r.error.clone().unwrap().kind, RuntimeErrorKind::Cancelled);
+    assert!(r.steps <= 1 << 16);
+}
+
+#[test]
+fn uninitialised_and_fall_off() {
+    let src = "#include <stdio.h>\nint main(void) { int sum, i; for (i = 0; i < 3; i++) sum += i; printf(\"%d\", sum); return 0; }";
+    let e = c_err(src, "");
+    assert_eq!(e.message, "`sum` is used before it is given a value");
+    assert_eq!(span_text(src, &e), "sum");
+
+    let src = "int f(int x) { if (x > 0) return 1; }\nint main(void) { f(-1); return f(-1); }";
+    let e = c_err(src, "");
+    assert_eq!(e.kind, RuntimeErrorKind::Uninitialized);
+    assert!(e.message.contains("ended without returning a value"), "{}", e.message);
+
+    let src = "int main(void) { int x = 1; }";
+    assert_eq!(c_run(src, "").exit_code, Some(0));
+}
