@@ -180,6 +180,25 @@ impl<'s> Cx<'s> {
         match kind {
             ";" => {
                 let parent = m.parent();
+                // `whlie (n > 0) {`: a misspelt keyword read as a call.
+                if let Some(callee) = parent
+                    .and_then(|p| p.named_child(0))
+                    .filter(|c| c.kind() == "call_expression")
+                    .and_then(|c| c.child_by_field_name("function"))
+                    .filter(|f| f.kind() == "identifier")
+                {
+                    let word = self.text(callee);
+                    if let Some(kw) = ["while", "switch", "return", "sizeof"].into_iter().find(|k| *k != word && close_typo(word, k)) {
+                        let span = self.report(node_span(callee), format!("unknown word `{word}`: did you mean `{kw}`?"));
+                        self.repair(
+                            span,
+                            format!("Replace `{word}` with `{kw}`"),
+                            vec![TextEdit { span, new_text: kw.to_string() }],
+                            format!("`{word}` looks like a misspelling of `{kw}`."),
+                        );
+                        return;
+                    }
+                }
                 let stmt = parent.map(|p| shorten(&self.src[p.start_byte()..at])).unwrap_or_default();
                 let msg = if stmt.is_empty() { "missing `;`".to_string() } else { format!("missing `;` after `{stmt}`") };
                 let span = self.report(span, msg);
