@@ -114,7 +114,7 @@ pub fn parse(fmt: &[u8], scanf: bool) -> Result<Vec<Piece>, FormatError> {
             _ => match fmt.get(i) {
                 Some(b'h') => Length::Short,
                 Some(b'l') => Length::Long,
-                Some(b'L') | Some(b'q') => Length::LongDouble,
+                Some(b'L') => Length::LongDouble,
                 Some(b'z') | Some(b'j') | Some(b't') => Length::Size,
                 _ => Length::None,
             },
@@ -152,7 +152,11 @@ pub fn parse(fmt: &[u8], scanf: bool) -> Result<Vec<Piece>, FormatError> {
             return Err(FormatError {
                 start,
                 end: i,
-                message: format!("`%{}` is not a conversion {} understands", c as char, if scanf { "scanf" } else { "printf" }),
+                message: format!(
+                    "`{}` is not a conversion {} understands",
+                    String::from_utf8_lossy(&fmt[start..i]),
+                    if scanf { "scanf" } else { "printf" }
+                ),
             });
         }
         d.conv = c as char;
@@ -241,8 +245,10 @@ mod tests {
 
     #[test]
     fn bad_conversion_is_an_error_with_its_range() {
-        let e = parse(b"ab%qz", false).unwrap_err();
+        let e = parse(b"ab%Lz", false).unwrap_err();
         assert_eq!((e.start, e.end), (2, 5));
+        let e = parse(b"%q", false).unwrap_err();
+        assert!(e.message.contains("`%q`"), "{}", e.message);
         assert!(parse(b"50%", false).is_err());
     }
 }

@@ -246,6 +246,16 @@ impl<'a> Lowerer<'a> {
                     let ty = self.type_descriptor(t);
                     (self.program.size_of(&ty), format!("({})", self.text(t)))
                 } else if let Some(v) = node.child_by_field_name("value") {
+                    // `sizeof(Node)` with a typedef name parses as an expression.
+                    let inner = if v.kind() == "parenthesized_expression" { v.named_child(0) } else { None };
+                    let typedef = inner.filter(|i| i.kind() == "identifier").and_then(|i| match self.lookup(self.text(i)) {
+                        Some(Symbol::Typedef(t)) => Some(t.clone()),
+                        _ => None,
+                    });
+                    if let Some(t) = typedef {
+                        let size = self.program.size_of(&t);
+                        return Expr { kind: ExprKind::SizeOf { size, text: self.text(v).to_string() }, ty: Type::Int(IntType::ULONG), span };
+                    }
                     let e = self.lower_expr(v);
                     (self.program.size_of(&e.ty), self.text(v).to_string())
                 } else {

@@ -52,10 +52,9 @@ pub fn lower_source(src: &str) -> Lowered {
 }
 
 fn parse_c(src: &str) -> Tree {
-    let mut parser = tree_sitter::Parser::new();
-    parser.set_language(&tree_sitter_c::LANGUAGE.into()).expect("tree-sitter-c ABI matches");
-    parser.parse(src, None).expect("parser has a language and no timeout")
+    super::parse(src, None)
 }
+
 
 struct MacroDef {
     name: String,
@@ -107,11 +106,16 @@ struct Lowerer<'a> {
     diags: Vec<Diagnostic>,
     scopes: Vec<HashMap<String, Symbol>>,
     structs_by_name: HashMap<String, StructId>,
+    /// Struct and enum specifiers already lowered, by start byte: a file-level type is seen
+    /// by both passes, and a signature's types may be lowered twice.
+    types_by_node: HashMap<usize, Type>,
     sigs: Vec<FuncSig>,
     cur_func: Option<FuncId>,
     loop_depth: u32,
     switch_depth: u32,
     depth: usize,
+    /// The length expression of a variable-length array met by the last `apply_declarator`.
+    pending_vla: Option<Expr>,
     /// Macro names being expanded (guards against self-reference).
     expanding: Vec<String>,
     /// When expanding a macro, every node gets the use site's span.
@@ -127,11 +131,13 @@ impl<'a> Lowerer<'a> {
             diags: Vec::new(),
             scopes: vec![HashMap::new()],
             structs_by_name: HashMap::new(),
+            types_by_node: HashMap::new(),
             sigs: Vec::new(),
             cur_func: None,
             loop_depth: 0,
             switch_depth: 0,
             depth: 0,
+            pending_vla: None,
             expanding: Vec::new(),
             span_override: None,
         }
@@ -249,6 +255,11 @@ impl<'a> Lowerer<'a> {
                         self.register_function(child, false);
                     }
                 }
+                // Types first, so signatures can name types declared before them.
+                "type_definition" => self.lower_typedef(child),
+                "struct_specifier" | "union_specifier" | "enum_specifier" => {
+                    self.lower_type_specifier(child);
+                }
                 "preproc_ifdef" | "preproc_if" | "preproc_else" => self.register_functions(child),
                 _ => {}
             }
@@ -260,10 +271,8 @@ impl<'a> Lowerer<'a> {
             match child.kind() {
                 "function_definition" => self.lower_function(child),
                 "declaration" => self.lower_declaration(child, true, &mut Vec::new()),
-                "type_definition" => self.lower_typedef(child),
-                "struct_specifier" | "union_specifier" | "enum_specifier" => {
-                    self.lower_type_specifier(child);
-                }
+                // Lowered with the function signatures.
+                "type_definition" | "struct_specifier" | "union_specifier" | "enum_specifier" => {}
                 "preproc_include" | "preproc_def" | "preproc_call" | "ERROR" | ";" => {}
                 "preproc_ifdef" | "preproc_if" | "preproc_else" => self.lower_top_level_items(child),
                 "preproc_function_def" => self.unsupported("function-like macros (`#define F(x) ...`)", self.span(child)),
@@ -472,6 +481,7 @@ impl<'a> Lowerer<'a> {
             }
         }
         self.program.funcs[id.0 as usize].params = params;
+        self.pending_vla = None;
         let body = node.child_by_field_name("body");
         let body = match body {
             Some(b) => self.lower_compound(b, false),
@@ -529,6 +539,14 @@ impl<'a> Lowerer<'a> {
                         }
                     },
                 }
+            }
+            "struct_specifier" | "enum_specifier" if self.span_override.is_none() => {
+                if let Some(t) = self.types_by_node.get(&node.start_byte()) {
+                    return t.clone();
+                }
+                let t = if node.kind() == "enum_specifier" { self.lower_enum(node) } else { self.lower_struct(node) };
+                self.types_by_node.insert(node.start_byte(), t.clone());
+                t
             }
             "struct_specifier" => self.lower_struct(node),
             "enum_specifier" => self.lower_enum(node),
@@ -672,8 +690,14 @@ impl<'a> Lowerer<'a> {
                                 Some(1)
                             }
                             None if e.ty.is_error() => Some(1),
+                            None if e.ty.is_integer() && self.cur_func.is_some() && self.pending_vla.is_none() => {
+                                let e = self.rvalue(e);
+                                let e = self.convert(e, &Type::Int(IntType::LONG));
+                                self.pending_vla = Some(e);
+                                None
+                            }
                             None => {
-                                self.unsupported("variable-length arrays", self.span(size));
+                                self.unsupported("this variable-length array", self.span(size));
                                 Some(1)
                             }
                         }
@@ -753,8 +777,20 @@ impl<'a> Lowerer<'a> {
                 }
                 continue;
             }
+            self.pending_vla = None;
             let (name, mut ty) = self.apply_declarator(d, base.clone());
+            let vla_len = self.pending_vla.take();
             let Some((name, name_span)) = name else { continue };
+            if let Some(len) = vla_len {
+                if global || is_static || d.kind() == "init_declarator" || !matches!(ty, Type::Array(_, None)) {
+                    self.unsupported("this variable-length array", name_span);
+                } else {
+                    let var = self.new_var(name, ty, name_span, VarKind::Local);
+                    self.declare(name, Symbol::Var(var), name_span);
+                    out.push(Stmt { kind: StmtKind::VlaDecl { var, len }, span: self.span(d) });
+                    continue;
+                }
+            }
             let init_node = if d.kind() == "init_declarator" { d.child_by_field_name("value") } else { None };
             // `int a[] = {1, 2}` and `char s[] = "hi"` take their length from the initialiser.
             if let (Type::Array(elem, None), Some(init)) = (&ty, init_node) {
@@ -1128,7 +1164,7 @@ impl<'a> Lowerer<'a> {
             None => {
                 if ret_ty != Type::Void && !ret_ty.is_error() {
                     let t = self.program.type_name(&ret_ty);
-                    self.warning("return", span, format!("`{fname}` should return a `{t}` value here"));
+                    self.warning("return", span, format!("`{fname}` should return {} value here", with_article(&t)));
                 }
                 None
             }
@@ -1224,4 +1260,10 @@ pub fn const_eval(e: &Expr) -> Option<i64> {
         }
         _ => return None,
     })
+}
+
+/// "an `int`", "a `double`".
+pub fn with_article(type_name: &str) -> String {
+    let article = if type_name.starts_with(['a', 'e', 'i', 'o', 'u']) { "an" } else { "a" };
+    format!("{article} `{type_name}`")
 }
