@@ -330,8 +330,9 @@ impl<'p> Machine<'p> {
             let base = base.strip_implicit();
             if let ExprKind::Var(v) = base.kind {
                 let var = p.var(v);
-                if let Type::Array(elem, Some(n)) = &var.ty {
+                if let Type::Array(elem, n) = &var.ty {
                     let es = p.size_of(elem).max(1) as i64;
+                    let n = n.unwrap_or(bsize / es as u64);
                     let idx = offset.div_euclid(es);
                     return format!("index {idx} is out of bounds for `{}` ({n} elements)", var.name);
                 }
@@ -989,6 +990,33 @@ impl<'p> Machine<'p> {
                         }
                     }
                 }
+                Ok(Flow::Normal)
+            }
+            StmtKind::VlaDecl { var, len } => {
+                let n = self.eval(len)?;
+                let n = convert(n, &len.ty, &Type::Int(IntType::LONG)).i();
+                let v = self.prog.var(*var);
+                let elem = v.ty.pointee().cloned().unwrap_or(Type::CHAR);
+                if n < 0 {
+                    return err(
+                        K::OutOfBounds,
+                        len.span,
+                        format!("the array `{}` is declared with a negative length ({n})", v.name),
+                    );
+                }
+                let size = (n as u64).saturating_mul(self.prog.size_of(&elem));
+                let info = self.vars[var.0 as usize];
+                // A re-executed declaration (in a loop) replaces the previous array.
+                if let Val::I(old) = *self.slot(info) {
+                    let id = memory::block_of(old);
+                    if let Some(pos) = self.frame_blocks.iter().rposition(|&b| b == id) {
+                        self.frame_blocks.remove(pos);
+                        self.mem.release(id);
+                    }
+                }
+                let b = self.alloc(size, BlockKind::Stack, &v.name, false, s.span)?;
+                self.frame_blocks.push(b);
+                *self.slot(info) = Val::I(memory::ptr(b, 0));
                 Ok(Flow::Normal)
             }
             StmtKind::Empty => Ok(Flow::Normal),

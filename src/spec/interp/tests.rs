@@ -423,3 +423,11 @@ fn uninitialised_and_fall_off() {
     let src = "int main(void) { int x = 1; }";
     assert_eq!(c_run(src, "").exit_code, Some(0));
 }
+
+#[test]
+fn variable_length_arrays() {
+    let src = "#include <stdio.h>\nint main(void) { int n, i, s = 0; scanf(\"%d\", &n); int a[n]; for (i = 0; i < n; i++) a[i] = i * i; for (i = 0; i < n; i++) s += a[i]; printf(\"%d\", s); return a[n]; }";
+    let r = c_run(src, "4");
+    assert_eq!(out(&r), "14");
+    assert_eq!(r.error.unwrap().message, "index 4 is out of bounds for `a` (4 elements)");
+}
