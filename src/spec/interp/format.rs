@@ -830,6 +830,50 @@ impl<'p> Machine<'p> {
                     let v = if lower[0] == b'i' { f64::INFINITY } else { f64::NAN };
                     return Scanned::Float(if neg { -v } else { v });
                 }
+                // glibc's strtod reads hexadecimal floats too: 0x1A, 0x1.8p3.
+                if j + 1 < lim
+                    && inp[j] == b'0'
+                    && (inp[j + 1] | 0x20) == b'x'
+                    && j + 2 < lim
+                    && (inp[j + 2].is_ascii_hexdigit() || (inp[j + 2] == b'.' && j + 3 < lim && inp[j + 3].is_ascii_hexdigit()))
+                {
+                    j += 2;
+                    let mut m = 0.0f64;
+                    let mut exp: i64 = 0;
+                    while j < lim && inp[j].is_ascii_hexdigit() {
+                        m = m * 16.0 + (inp[j] as char).to_digit(16).unwrap() as f64;
+                        j += 1;
+                    }
+                    if j < lim && inp[j] == b'.' {
+                        j += 1;
+                        while j < lim && inp[j].is_ascii_hexdigit() {
+                            m = m * 16.0 + (inp[j] as char).to_digit(16).unwrap() as f64;
+                            exp -= 4;
+                            j += 1;
+                        }
+                    }
+                    if j < lim && (inp[j] | 0x20) == b'p' {
+                        let mut k = j + 1;
+                        let mut eneg = false;
+                        if k < lim && (inp[k] == b'+' || inp[k] == b'-') {
+                            eneg = inp[k] == b'-';
+                            k += 1;
+                        }
+                        if k < lim && inp[k].is_ascii_digit() {
+                            let mut e: i64 = 0;
+                            while k < lim && inp[k].is_ascii_digit() {
+                                e = (e * 10 + (inp[k] - b'0') as i64).min(100_000);
+                                k += 1;
+                            }
+                            exp += if eneg { -e } else { e };
+                            j = k;
+                        }
+                    }
+                    self.pos = j;
+                    let v = m * 2f64.powi(exp.clamp(-2000, 2000) as i32);
+                    let v = if let Conv::Float(4) = conv { v as f32 as f64 } else { v };
+                    return Scanned::Float(if neg { -v } else { v });
+                }
                 let mut digits = 0;
                 while j < lim && inp[j].is_ascii_digit() {
                     j += 1;
