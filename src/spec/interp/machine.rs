@@ -1228,6 +1228,7 @@ pub fn round_to(k: FloatKind, f: f64) -> f64 {
 }
 
 /// C conversion of `v` from `from` to `to`, as gcc does on x86-64.
+#[inline]
 pub fn convert(v: Val, from: &Type, to: &Type) -> Val {
     if let Val::U = v {
         return v;
