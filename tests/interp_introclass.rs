@@ -77,13 +77,11 @@ struct NativeOut {
 fn native_outputs(src: &[u8], tests: &[(String, Vec<u8>)]) -> Option<Vec<NativeOut>> {
     let bin = common::compile(src)?;
     let cache = bin.with_extension("outputs.json");
-    if let Ok(bytes) = std::fs::read(&cache) {
-        if let Ok(v) = serde_json::from_slice::<Vec<NativeOut>>(&bytes) {
-            if v.len() == tests.len() {
+    if let Ok(bytes) = std::fs::read(&cache)
+        && let Ok(v) = serde_json::from_slice::<Vec<NativeOut>>(&bytes)
+            && v.len() == tests.len() {
                 return Some(v);
             }
-        }
-    }
     let outs: Vec<NativeOut> = tests
         .iter()
         .map(|(_, input)| {
@@ -235,11 +233,10 @@ fn introclass_edge_inputs_agree_with_gcc() {
         let src = std::fs::read(&p.file).unwrap();
         let bin = common::compile(&src)?;
         let cache = bin.with_extension("edge.json");
-        if let Ok(v) = std::fs::read(&cache).map(|b| serde_json::from_slice::<Vec<NativeOut>>(&b)) {
-            if let Ok(v) = v {
+        if let Ok(v) = std::fs::read(&cache).map(|b| serde_json::from_slice::<Vec<NativeOut>>(&b))
+            && let Ok(v) = v {
                 return Some(v);
             }
-        }
         let outs: Vec<NativeOut> = p
             .tests
             .iter()

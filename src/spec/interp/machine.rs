@@ -203,11 +203,10 @@ impl<'p> Machine<'p> {
         }
         for f in &prog.funcs {
             for &l in &f.locals {
-                if prog.var(l).kind == VarKind::StaticLocal {
-                    if let Some(init) = find_decl_init(f.body.as_ref(), l) {
+                if prog.var(l).kind == VarKind::StaticLocal
+                    && let Some(init) = find_decl_init(f.body.as_ref(), l) {
                         self.init_var(l, init)?;
                     }
-                }
             }
         }
         let Some(fid) = prog.func_by_name(entry) else {
@@ -347,11 +346,11 @@ impl<'p> Machine<'p> {
                     );
                 }
             }
-            if let ExprKind::Index(inner, _) = &base.kind {
-                if let ExprKind::Var(v) = inner.strip_implicit().kind {
+            if let ExprKind::Index(inner, _) = &base.kind
+                && let ExprKind::Var(v) = inner.strip_implicit().kind {
                     let var = p.var(v);
-                    if let Type::Array(row, Some(n)) = &var.ty {
-                        if let Type::Array(elem, Some(m)) = &**row {
+                    if let Type::Array(row, Some(n)) = &var.ty
+                        && let Type::Array(elem, Some(m)) = &**row {
                             let es = p.size_of(elem).max(1) as i64;
                             let rs = p.size_of(row).max(1) as i64;
                             let i = offset.div_euclid(rs);
@@ -361,9 +360,7 @@ impl<'p> Machine<'p> {
                                 var.name
                             );
                         }
-                    }
                 }
-            }
         }
         format!(
             "`{text}` accesses memory outside {} (byte {offset} of a {bsize}-byte object, access of {size} bytes)",
@@ -670,7 +667,7 @@ impl<'p> Machine<'p> {
                         _ => a != b,
                     }
                 }
-                Type::Int(t) if !(t.bits() == 64 && !t.signed) => cmp(op, x.i(), y.i()),
+                Type::Int(t) if t.bits() != 64 || t.signed => cmp(op, x.i(), y.i()),
                 Type::Int(_) => cmp(op, x.i() as u64, y.i() as u64),
                 _ if bty.is_float() => cmp(op, x.f(), y.f()),
                 // Pointers: by block, then by signed offset.
@@ -829,10 +826,10 @@ impl<'p> Machine<'p> {
         let result = match result {
             Ok(Val::I(addr)) if matches!(f.ret, Type::Struct(_)) => {
                 let size = prog.size_of(&f.ret);
-                self.alloc(size, BlockKind::Temp, "a returned struct", false, span).and_then(|b| {
+                self.alloc(size, BlockKind::Temp, "a returned struct", false, span).map(|b| {
                     let dst = memory::ptr(b, 0);
                     self.mem.copy(dst, addr, size).map_err(|_| ()).ok();
-                    Ok((Val::I(dst), Some(b)))
+                    (Val::I(dst), Some(b))
                 })
             }
             Ok(v) => Ok((v, None)),
@@ -926,11 +923,10 @@ impl<'p> Machine<'p> {
                     self.exec(st)?;
                 }
                 loop {
-                    if let Some(c) = cond {
-                        if !self.eval(c)?.truthy() {
+                    if let Some(c) = cond
+                        && !self.eval(c)?.truthy() {
                             break;
                         }
-                    }
                     match self.exec(body)? {
                         Flow::Break => break,
                         Flow::Return(v) => return Ok(Flow::Return(v)),
@@ -1067,8 +1063,8 @@ impl<'p> Machine<'p> {
     /// Initialises the object of type `ty` at `p` from a single expression (a string literal
     /// for a char array, a struct value, or a scalar).
     fn init_one(&mut self, p: i64, ty: &Type, e: &'p Expr, ev: &Expr) -> R<()> {
-        if let (Type::Array(elem, n), ExprKind::Str(bytes)) = (ty, &e.strip_implicit().kind) {
-            if elem.is_integer() {
+        if let (Type::Array(elem, n), ExprKind::Str(bytes)) = (ty, &e.strip_implicit().kind)
+            && elem.is_integer() {
                 let cap = n.unwrap_or(bytes.len() as u64 + 1).min(self.mem.block_size(memory::block_of(p)));
                 for (i, &c) in bytes.iter().chain(std::iter::once(&0u8)).enumerate() {
                     if i as u64 >= cap {
@@ -1078,7 +1074,6 @@ impl<'p> Machine<'p> {
                 }
                 return Ok(());
             }
-        }
         let x = self.eval(e)?;
         let x = if e.ty != *ty && e.ty.is_arithmetic() && ty.is_arithmetic() { convert(x, &e.ty, ty) } else { x };
         self.store_mem(p, ty, x, ev)
@@ -1096,7 +1091,7 @@ impl<'p> Machine<'p> {
         let members: Vec<(Type, u64)> = match ty {
             Type::Array(elem, n) => {
                 let es = prog.size_of(elem);
-                let n = n.unwrap_or_else(|| if es == 0 { 0 } else { self.mem.block_size(memory::block_of(p)) / es });
+                let n = n.unwrap_or_else(|| self.mem.block_size(memory::block_of(p)).checked_div(es).unwrap_or(0));
                 (0..n).map(|i| ((**elem).clone(), i * es)).collect()
             }
             Type::Struct(id) => prog.struct_def(*id).fields.iter().map(|f| (f.ty.clone(), f.offset)).collect(),
@@ -1276,7 +1271,7 @@ pub fn float_to_int(f: f64, t: IntType) -> i64 {
         return (f != 0.0) as i64;
     }
     let cvt64 = |f: f64| -> i64 {
-        if f.is_nan() || f >= 9.223372036854775808e18 || f < -9.223372036854775808e18 { i64::MIN } else { f as i64 }
+        if f.is_nan() || !(-9.223_372_036_854_776e18..9.223_372_036_854_776e18).contains(&f) { i64::MIN } else { f as i64 }
     };
     let cvt32 = |f: f64| -> i64 {
         if f.is_nan() || f >= 2147483648.0 || f <= -2147483649.0 { i32::MIN as i64 } else { f as i64 }
@@ -1284,8 +1279,8 @@ pub fn float_to_int(f: f64, t: IntType) -> i64 {
     match (t.bits(), t.signed) {
         (64, true) => cvt64(f),
         (64, false) => {
-            if f >= 9.223372036854775808e18 {
-                (cvt64(f - 9.223372036854775808e18) as u64 ^ (1u64 << 63)) as i64
+            if f >= 9.223_372_036_854_776e18 {
+                (cvt64(f - 9.223_372_036_854_776e18) as u64 ^ (1u64 << 63)) as i64
             } else {
                 cvt64(f)
             }

@@ -88,12 +88,11 @@ impl Memory {
             kind,
             name: name.to_string(),
         };
-        if kind == BlockKind::Stack {
-            if let Some(id) = self.free_stack.pop() {
+        if kind == BlockKind::Stack
+            && let Some(id) = self.free_stack.pop() {
                 self.blocks[id as usize] = block;
                 return Some(id);
             }
-        }
         if self.blocks.len() >= (u32::MAX - 1) as usize {
             return None;
         }
@@ -143,7 +142,7 @@ impl Memory {
         let (id, off) = self.check(p, size)?;
         let b = &self.blocks[id];
         let end = off + size as usize;
-        if b.init[off..end].iter().any(|&x| x == 0) {
+        if b.init[off..end].contains(&0) {
             return Err(Fault::Uninit { block: id as u32 });
         }
         let bytes = &b.data[off..end];

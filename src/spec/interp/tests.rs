@@ -1,4 +1,5 @@
 //! Unit tests with hand-built IR.
+#![allow(clippy::approx_constant)]
 
 use super::*;
 use crate::ir::*;
@@ -150,19 +151,19 @@ fn integer_semantics() {
 #[test]
 fn float_formats_match_glibc() {
     use super::format::test_fmt_float as f;
-    assert_eq!(f(0, None, b'f', 3.14159), "3.141590");
+    assert_eq!(f(0, None, b'f', 3.141_59), "3.141590");
     assert_eq!(f(0, Some(2), b'f', 2.675), "2.67"); // 2.675 is 2.67499999...
     assert_eq!(f(0, Some(2), b'f', 0.125), "0.12");
     assert_eq!(f(0, Some(0), b'f', 0.5), "0");
     assert_eq!(f(0, Some(0), b'f', 1.5), "2");
-    assert_eq!(f(8, Some(2), b'f', -3.14159), "   -3.14");
+    assert_eq!(f(8, Some(2), b'f', -3.141_59), "   -3.14");
     assert_eq!(f(0, None, b'e', 12345.678), "1.234568e+04");
     assert_eq!(f(0, None, b'e', 0.0), "0.000000e+00");
     assert_eq!(f(0, None, b'g', 100000.0), "100000");
     assert_eq!(f(0, None, b'g', 1000000.0), "1e+06");
     assert_eq!(f(0, None, b'g', 0.0001), "0.0001");
     assert_eq!(f(0, None, b'g', 0.00001), "1e-05");
-    assert_eq!(f(0, None, b'g', 3.14159265), "3.14159");
+    assert_eq!(f(0, None, b'g', 3.141_592_65), "3.14159");
     assert_eq!(f(0, None, b'g', 0.0), "0");
     assert_eq!(f(0, Some(3), b'g', 2.5), "2.5");
     assert_eq!(f(0, None, b'f', f64::INFINITY), "inf");
