@@ -13,6 +13,8 @@ const IS_ALPHA: i64 = 1024;
 const IS_DIGIT: i64 = 2048;
 const IS_SPACE: i64 = 8192;
 
+const MAX_FIELD: usize = 1 << 21;
+
 impl<'p> Machine<'p> {
     pub fn builtin(&mut self, b: Builtin, e: &'p Expr, args: &'p [Expr]) -> R<Val> {
         let arg = |i: usize| -> R<&'p Expr> {
@@ -323,6 +325,9 @@ impl<'p> Machine<'p> {
                     spec.prec = Some(p);
                 }
             }
+            // Absurd widths and precisions would only exhaust the output limit: cap them.
+            spec.width = spec.width.min(MAX_FIELD);
+            spec.prec = spec.prec.map(|p| p.min(MAX_FIELD));
             let mut len = 0u8; // 0 none, 1 hh, 2 h, 3 l/ll/j/z/t/L
             while i < fmt.len() {
                 match fmt[i] {
@@ -509,7 +514,7 @@ impl<'p> Machine<'p> {
             }
             let mut width = 0usize;
             while i < fmt.len() && fmt[i].is_ascii_digit() {
-                width = width * 10 + (fmt[i] - b'0') as usize;
+                width = width.saturating_mul(10).saturating_add((fmt[i] - b'0') as usize);
                 i += 1;
             }
             let width = if width == 0 { usize::MAX } else { width };

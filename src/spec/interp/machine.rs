@@ -90,6 +90,9 @@ pub struct Machine<'p> {
     slots: Vec<Val>,
     base: usize,
     frame_blocks: Vec<u32>,
+    /// Blocks holding structs returned by value; released at the end of the statement that
+    /// made them (or when the function returns).
+    temps: Vec<u32>,
     depth: u32,
     cur_func: Option<FuncId>,
     pub input: &'p [u8],
@@ -170,6 +173,7 @@ impl<'p> Machine<'p> {
             slots: Vec::with_capacity(1024),
             base: 0,
             frame_blocks: Vec::new(),
+            temps: Vec::new(),
             depth: 0,
             cur_func: None,
             input,
@@ -821,6 +825,7 @@ impl<'p> Machine<'p> {
         self.base = new_base;
         self.cur_func = Some(fid);
         let blocks_mark = self.frame_blocks.len();
+        let temps_mark = self.temps.len();
         let result = self.run_body(f, body, args);
         // Struct results live in the callee's frame: copy them out before it is freed.
         let result = match result {
@@ -838,13 +843,16 @@ impl<'p> Machine<'p> {
         for b in self.frame_blocks.drain(blocks_mark..) {
             self.mem.release(b);
         }
+        for b in self.temps.drain(temps_mark..) {
+            self.mem.release(b);
+        }
         self.slots.truncate(new_base);
         self.base = saved_base;
         self.cur_func = saved_func;
         self.depth -= 1;
         let (v, temp) = result?;
         if let Some(b) = temp {
-            self.frame_blocks.push(b);
+            self.temps.push(b);
         }
         Ok(v)
     }
@@ -874,7 +882,9 @@ impl<'p> Machine<'p> {
         self.tick(s.span)?;
         match &s.kind {
             StmtKind::Expr(e) => {
+                let mark = self.temps.len();
                 self.eval_discard(e)?;
+                self.release_temps(mark);
                 Ok(Flow::Normal)
             }
             StmtKind::Block(stmts) => {
@@ -975,7 +985,11 @@ impl<'p> Machine<'p> {
                     return Ok(Flow::Normal);
                 }
                 match init {
-                    Some(init) => self.init_var(*var, init)?,
+                    Some(init) => {
+                        let mark = self.temps.len();
+                        self.init_var(*var, init)?;
+                        self.release_temps(mark);
+                    }
                     None => {
                         if info.addressable {
                             let p = self.var_addr(*var, s.span)?;
@@ -1016,6 +1030,14 @@ impl<'p> Machine<'p> {
                 Ok(Flow::Normal)
             }
             StmtKind::Empty => Ok(Flow::Normal),
+        }
+    }
+
+    fn release_temps(&mut self, mark: usize) {
+        if self.temps.len() > mark {
+            for b in self.temps.drain(mark..) {
+                self.mem.release(b);
+            }
         }
     }
 

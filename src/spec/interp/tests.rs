@@ -432,3 +432,21 @@ fn variable_length_arrays() {
     assert_eq!(out(&r), "14");
     assert_eq!(r.error.unwrap().message, "index 4 is out of bounds for `a` (4 elements)");
 }
+
+#[test]
+fn long_running_allocation_patterns_stay_bounded() {
+    // Struct temporaries are released per statement; freed heap ids are eventually reused.
+    let src = "#include <stdio.h>\n#include <stdlib.h>\nstruct p { int x, y; };\nstruct p add(struct p a, struct p b) { struct p r = { a.x + b.x, a.y + b.y }; return r; }\nint main(void) { struct p s = {0, 0}, one = {1, 2}; int i; for (i = 0; i < 300000; i++) { s = add(s, one); int *q = malloc(16); q[0] = i; free(q); } printf(\"%d %d\", s.x, add(s, one).y); return 0; }";
+    let r = c_run(src, "");
+    assert_eq!(r.error, None);
+    assert_eq!(out(&r), "300000 600002");
+}
+
+#[test]
+fn hostile_formats_do_not_exhaust_the_host() {
+    let src = "#include <stdio.h>\nint main(void) { printf(\"%999999999d|%.999999999f\", 1, 2.0); return 0; }";
+    let r = c_run(src, "");
+    assert_eq!(r.error.unwrap().kind, RuntimeErrorKind::OutputLimit);
+    let src = "#include <stdio.h>\nint main(void) { int x; return scanf(\"%99999999999999999999999d\", &x); }";
+    assert_eq!(c_run(src, "5").exit_code, Some(1));
+}
