@@ -484,8 +484,10 @@ impl<'s> Cx<'s> {
             item_end = t.min(item_end);
         }
         let mut at = e.start_byte();
-        // Line ends within the error, or right after it.
-        while at <= e.end_byte() {
+        let mut before: Option<usize> = None;
+        let mut tries = 0;
+        // Line ends within the error, or right after it (the first few candidates only).
+        while at <= e.end_byte() && tries < 3 {
             let le = line_end(self.src, at);
             if le >= self.src.len() {
                 break;
@@ -500,7 +502,8 @@ impl<'s> Cx<'s> {
                 && end >= item_start
                 && end <= item_end
             {
-                let before = count_errors(&crate::syntax::parse(&self.src[item_start..item_end], None));
+                tries += 1;
+                let before = *before.get_or_insert_with(|| count_errors(&crate::syntax::parse(&self.src[item_start..item_end], None)));
                 let mut fixed = String::with_capacity(item_end - item_start + 1);
                 fixed.push_str(&self.src[item_start..end]);
                 fixed.push(';');
