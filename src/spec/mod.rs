@@ -1,1 +1,5 @@
 //! Specifications: mend.toml, tests, output comparison; `interp` runs tests safely.
+
+pub mod compare;
+pub mod config;
+pub mod tests;
