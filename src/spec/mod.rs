@@ -2,4 +2,5 @@
 
 pub mod compare;
 pub mod config;
+pub mod interp;
 pub mod tests;
