@@ -1,0 +1,1 @@
+//! C integer operations as Z3 bit-vector terms.
