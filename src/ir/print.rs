@@ -326,6 +326,7 @@ fn collect_headers_stmt(s: &Stmt, out: &mut Vec<&'static str>) {
     match &s.kind {
         StmtKind::Expr(e) | StmtKind::Return(Some(e)) => collect_headers_expr(e, out),
         StmtKind::Decl { init: Some(init), .. } => collect_headers_init(init, out),
+        StmtKind::VlaDecl { len, .. } => collect_headers_expr(len, out),
         StmtKind::If { cond, then, els } => {
             collect_headers_expr(cond, out);
             collect_headers_stmt(then, out);
@@ -537,6 +538,13 @@ impl Printer<'_> {
             }
             StmtKind::Decl { var, init } => {
                 out.push_str(&self.declaration(*var, init.as_ref()));
+                out.push_str(";\n");
+            }
+            StmtKind::VlaDecl { var, len } => {
+                let v = self.p.var(*var);
+                let elem = v.ty.pointee().cloned().unwrap_or(Type::Error);
+                let declarator = format!("{}[{}]", v.name, self.expr(len, COMMA));
+                out.push_str(&type_to_c(&elem, &declarator, Some(self.p)));
                 out.push_str(";\n");
             }
             StmtKind::If { cond, then, els } => {
