@@ -288,6 +288,11 @@ fn collect_headers_expr(e: &Expr, out: &mut Vec<&'static str>) {
     let mut visit = |e: &Expr| collect_headers_expr(e, out);
     match &e.kind {
         ExprKind::Int(_) | ExprKind::Float(_) | ExprKind::Str(_) | ExprKind::Var(_) | ExprKind::SizeOf { .. } => {}
+        ExprKind::Cast { .. } if stream_or_null(e).is_some() => {
+            if !out.contains(&"stdio.h") {
+                out.push("stdio.h");
+            }
+        }
         ExprKind::Unary(_, a)
         | ExprKind::IncDec(_, a)
         | ExprKind::Cast { expr: a, .. }
@@ -435,6 +440,9 @@ impl Printer<'_> {
                 (format!("{} ? {} : {}", self.expr(c, LOR), self.expr(a, ASSIGN), self.expr(b, COND)), COND)
             }
             ExprKind::Cast { expr, implicit: true } => {
+                if let Some(name) = stream_or_null(e) {
+                    return (name.to_string(), PRIMARY);
+                }
                 // A constant converted to char reads as a character; one converted to another
                 // type needs no suffix to keep its own type.
                 if let ExprKind::Int(v) = expr.kind {
@@ -721,6 +729,23 @@ impl Printer<'_> {
     }
 }
 
+/// The front end's encoding of `stdin`/`stdout`/`stderr` (a `long` 1, 2, 3 converted to
+/// `void *`) and of `NULL` (an `int` 0 converted to `void *`).
+fn stream_or_null(e: &Expr) -> Option<&'static str> {
+    let ExprKind::Cast { expr, implicit: true } = &e.kind else { return None };
+    let (ExprKind::Int(v), Type::Pointer(to)) = (&expr.kind, &e.ty) else { return None };
+    if **to != Type::Void {
+        return None;
+    }
+    match (&expr.ty, v) {
+        (Type::Int(t), 0) if t.kind == IntKind::Int => Some("NULL"),
+        (Type::Int(t), 1) if t.kind == IntKind::Long => Some("stdin"),
+        (Type::Int(t), 2) if t.kind == IntKind::Long => Some("stdout"),
+        (Type::Int(t), 3) if t.kind == IntKind::Long => Some("stderr"),
+        _ => None,
+    }
+}
+
 /// The innermost base type's spelling (`int` for `int *a[3]`).
 fn base_name_of(ty: &Type, p: &Program) -> String {
     match ty {
@@ -873,3 +898,7 @@ fn float_literal(v: f64, ty: &Type) -> (String, u8) {
 
 #[cfg(test)]
 mod tests;
+
+/// Round trip through the front end (test-only use of the layer above).
+#[cfg(test)]
+mod roundtrip_tests;
