@@ -201,24 +201,10 @@ pub fn function_to_c(p: &Program, f: &Function) -> String {
 pub fn program_to_c(p: &Program) -> String {
     let pr = Printer { p };
     let mut out = String::new();
-    let mut headers: Vec<&str> = Vec::new();
-    for f in &p.funcs {
-        if let Some(body) = &f.body {
-            collect_headers_stmt(body, &mut headers);
-        }
-    }
-    for (_, init) in &p.globals {
-        if let Some(init) = init {
-            collect_headers_init(init, &mut headers);
-        }
-    }
-    const ORDER: [&str; 6] = ["stdio.h", "stdlib.h", "string.h", "math.h", "ctype.h", "assert.h"];
     let mut any = false;
-    for h in ORDER {
-        if headers.contains(&h) {
-            out.push_str(&format!("#include <{h}>\n"));
-            any = true;
-        }
+    for h in needed_headers(p) {
+        out.push_str(&format!("#include <{h}>\n"));
+        any = true;
     }
     if !p.macros.is_empty() {
         if any {
@@ -250,8 +236,21 @@ pub fn program_to_c(p: &Program) -> String {
         items.push((f.span.start, Item::Func(f)));
     }
     items.sort_by_key(|(start, _)| *start);
+    let order: Vec<&Function> =
+        items.iter().filter_map(|(_, it)| if let Item::Func(f) = it { Some(*f) } else { None }).collect();
+    let mut prototypes = needing_prototypes(p, &order);
     let mut prev_was_global = false;
     for (_, item) in items {
+        if matches!(item, Item::Func(_)) && !prototypes.is_empty() {
+            if any {
+                out.push('\n');
+            }
+            for i in prototypes.drain(..) {
+                out.push_str(&pr.signature(&p.funcs[i]));
+                out.push_str(";\n");
+            }
+            any = true;
+        }
         let is_global = matches!(item, Item::Global(_));
         if any && !(is_global && prev_was_global) {
             out.push('\n');
@@ -277,84 +276,130 @@ pub fn program_to_c(p: &Program) -> String {
     out
 }
 
-fn collect_headers_init(init: &Init, out: &mut Vec<&'static str>) {
+/// Calls `f` on every expression node under `init`, outermost first.
+fn walk_init(init: &Init, f: &mut impl FnMut(&Expr)) {
     match init {
-        Init::Expr(e) => collect_headers_expr(e, out),
-        Init::List(items, _) => items.iter().for_each(|i| collect_headers_init(i, out)),
+        Init::Expr(e) => walk_expr(e, f),
+        Init::List(items, _) => items.iter().for_each(|i| walk_init(i, f)),
     }
 }
 
-fn collect_headers_expr(e: &Expr, out: &mut Vec<&'static str>) {
-    let mut visit = |e: &Expr| collect_headers_expr(e, out);
+fn walk_expr(e: &Expr, f: &mut impl FnMut(&Expr)) {
+    f(e);
     match &e.kind {
         ExprKind::Int(_) | ExprKind::Float(_) | ExprKind::Str(_) | ExprKind::Var(_) | ExprKind::SizeOf { .. } => {}
-        ExprKind::Cast { .. } if stream_or_null(e).is_some() => {
-            if !out.contains(&"stdio.h") {
-                out.push("stdio.h");
-            }
-        }
         ExprKind::Unary(_, a)
         | ExprKind::IncDec(_, a)
         | ExprKind::Cast { expr: a, .. }
         | ExprKind::Member { base: a, .. }
         | ExprKind::AddrOf(a)
         | ExprKind::Deref(a)
-        | ExprKind::Decay(a) => visit(a),
+        | ExprKind::Decay(a) => walk_expr(a, f),
         ExprKind::Binary(_, a, b)
         | ExprKind::Logical(_, a, b)
         | ExprKind::Assign(a, b)
         | ExprKind::CompoundAssign { lhs: a, rhs: b, .. }
         | ExprKind::Index(a, b)
         | ExprKind::Comma(a, b) => {
-            visit(a);
-            visit(b);
+            walk_expr(a, f);
+            walk_expr(b, f);
         }
         ExprKind::Cond(a, b, c) => {
-            visit(a);
-            visit(b);
-            visit(c);
+            walk_expr(a, f);
+            walk_expr(b, f);
+            walk_expr(c, f);
         }
-        ExprKind::Call(callee, args) => {
-            args.iter().for_each(&mut visit);
-            if let Callee::Builtin(b) = callee {
-                if let Some(h) = b.c_header() {
-                    if !out.contains(&h) {
-                        out.push(h);
-                    }
-                }
-            }
-        }
+        ExprKind::Call(_, args) => args.iter().for_each(|a| walk_expr(a, f)),
     }
 }
 
-fn collect_headers_stmt(s: &Stmt, out: &mut Vec<&'static str>) {
+fn walk_stmt(s: &Stmt, f: &mut impl FnMut(&Expr)) {
     match &s.kind {
-        StmtKind::Expr(e) | StmtKind::Return(Some(e)) => collect_headers_expr(e, out),
-        StmtKind::Decl { init: Some(init), .. } => collect_headers_init(init, out),
-        StmtKind::VlaDecl { len, .. } => collect_headers_expr(len, out),
+        StmtKind::Expr(e) | StmtKind::Return(Some(e)) | StmtKind::VlaDecl { len: e, .. } => walk_expr(e, f),
+        StmtKind::Decl { init: Some(init), .. } => walk_init(init, f),
         StmtKind::If { cond, then, els } => {
-            collect_headers_expr(cond, out);
-            collect_headers_stmt(then, out);
+            walk_expr(cond, f);
+            walk_stmt(then, f);
             if let Some(e) = els {
-                collect_headers_stmt(e, out);
+                walk_stmt(e, f);
             }
         }
         StmtKind::While { cond, body } | StmtKind::DoWhile { body, cond } => {
-            collect_headers_expr(cond, out);
-            collect_headers_stmt(body, out);
+            walk_expr(cond, f);
+            walk_stmt(body, f);
         }
         StmtKind::For { init, cond, step, body } => {
-            init.iter().for_each(|s| collect_headers_stmt(s, out));
-            cond.iter().chain(step.iter()).for_each(|e| collect_headers_expr(e, out));
-            collect_headers_stmt(body, out);
+            init.iter().for_each(|s| walk_stmt(s, f));
+            cond.iter().chain(step.iter()).for_each(|e| walk_expr(e, f));
+            walk_stmt(body, f);
         }
         StmtKind::Switch { cond, arms } => {
-            collect_headers_expr(cond, out);
-            arms.iter().flat_map(|a| a.body.iter()).for_each(|s| collect_headers_stmt(s, out));
+            walk_expr(cond, f);
+            arms.iter().flat_map(|a| a.body.iter()).for_each(|s| walk_stmt(s, f));
         }
-        StmtKind::Block(b) => b.iter().for_each(|s| collect_headers_stmt(s, out)),
-        _ => {}
+        StmtKind::Block(b) => b.iter().for_each(|s| walk_stmt(s, f)),
+        StmtKind::Decl { init: None, .. }
+        | StmtKind::Break
+        | StmtKind::Continue
+        | StmtKind::Return(None)
+        | StmtKind::Empty => {}
     }
+}
+
+/// The headers for the builtins (and `NULL`, `stdin`) used in `p`, in a fixed order.
+fn needed_headers(p: &Program) -> Vec<&'static str> {
+    let mut used: Vec<&'static str> = Vec::new();
+    let mut note = |e: &Expr| {
+        let h = match &e.kind {
+            ExprKind::Call(Callee::Builtin(b), _) => b.c_header(),
+            ExprKind::Cast { .. } if stream_or_null(e).is_some() => Some("stdio.h"),
+            _ => None,
+        };
+        if let Some(h) = h.filter(|h| !used.contains(h)) {
+            used.push(h);
+        }
+    };
+    for f in &p.funcs {
+        if let Some(body) = &f.body {
+            walk_stmt(body, &mut note);
+        }
+    }
+    for (_, init) in &p.globals {
+        if let Some(init) = init {
+            walk_init(init, &mut note);
+        }
+    }
+    const ORDER: [&str; 6] = ["stdio.h", "stdlib.h", "string.h", "math.h", "ctype.h", "assert.h"];
+    ORDER.into_iter().filter(|h| used.contains(h)).collect()
+}
+
+/// The defined functions that a function printed earlier in `order` calls: without a prototype
+/// up front, C would declare them implicitly as returning `int`.
+fn needing_prototypes(p: &Program, order: &[&Function]) -> Vec<usize> {
+    let mut defined: Vec<bool> = vec![false; p.funcs.len()];
+    let mut needed: Vec<usize> = Vec::new();
+    let index_of = |f: &Function| p.funcs.iter().position(|g| std::ptr::eq(g, f));
+    for f in order {
+        let Some(i) = index_of(f) else { continue };
+        if f.body.is_none() {
+            // A prototype the front end kept is printed in place and declares the function.
+            defined[i] = true;
+            continue;
+        }
+        defined[i] = true;
+        if let Some(body) = &f.body {
+            walk_stmt(body, &mut |e: &Expr| {
+                if let ExprKind::Call(Callee::Func(id), _) = &e.kind {
+                    let j = id.0 as usize;
+                    if j < defined.len() && !defined[j] && !needed.contains(&j) && p.funcs[j].body.is_some() {
+                        needed.push(j);
+                    }
+                }
+            });
+        }
+    }
+    needed.sort();
+    needed
 }
 
 struct Printer<'p> {
@@ -704,7 +749,8 @@ impl Printer<'_> {
         parts.join(", ")
     }
 
-    fn function(&self, f: &Function, out: &mut String) {
+    /// `int f(int a, char *s)` (`(void)` for a prototype without parameters).
+    fn signature(&self, f: &Function) -> String {
         let params: Vec<String> =
             f.params.iter().map(|v| type_to_c(&self.p.var(*v).ty, &self.p.var(*v).name, Some(self.p))).collect();
         let params = if params.is_empty() {
@@ -712,7 +758,11 @@ impl Printer<'_> {
         } else {
             params.join(", ")
         };
-        out.push_str(&type_to_c(&f.ret, &format!("{}({params})", f.name), Some(self.p)));
+        type_to_c(&f.ret, &format!("{}({params})", f.name), Some(self.p))
+    }
+
+    fn function(&self, f: &Function, out: &mut String) {
+        out.push_str(&self.signature(f));
         match &f.body {
             None => out.push_str(";\n"),
             Some(body) => {

@@ -68,3 +68,18 @@ fn introclass_round_trip() {
     assert!(failures.is_empty(), "{} of {} files fail:\n{}", failures.len(), files.len(), failures.join("\n\n"));
     eprintln!("{} files round-trip", files.len());
 }
+
+/// With `MEND_PRINT_DUMP=DIR`, writes every printed IntroClass program under `DIR` (mirroring the
+/// corpus layout) so they can be compiled and run against the originals.
+#[test]
+fn dump_printed_programs() {
+    let Ok(dir) = std::env::var("MEND_PRINT_DUMP") else { return };
+    for f in corpus(1) {
+        let src = std::fs::read_to_string(&f).unwrap();
+        let printed = program_to_c(&lower_source(&src).program);
+        let rel = f.strip_prefix(DATA).unwrap();
+        let out = Path::new(&dir).join(rel);
+        std::fs::create_dir_all(out.parent().unwrap()).unwrap();
+        std::fs::write(out, printed).unwrap();
+    }
+}

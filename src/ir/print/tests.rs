@@ -426,3 +426,29 @@ fn functions_and_programs() {
          char *dup(char *s, int a[]);\n\nint main() {\n    printf(\"%d\\n\", square(limit));\n    return 0;\n}\n"
     );
 }
+
+#[test]
+fn functions_called_before_their_definition_get_prototypes() {
+    let mut b = B::new();
+    let n = b.var("n", Type::Int(IntType::LLONG), VarKind::Param);
+    let nv = b.v(n);
+    let f = |name: &str, ret: Type, params: Vec<VarId>, body: Stmt, start: usize| Function {
+        name: name.into(),
+        ret,
+        params,
+        body: Some(body),
+        span: Span::new(start, start + 1),
+        name_span: sp(),
+        locals: vec![],
+        unsupported: vec![],
+    };
+    let call_half = e(ExprKind::Call(Callee::Func(FuncId(1)), vec![imp(int(8), Type::Int(IntType::LLONG))]), Type::Int(IntType::LLONG));
+    b.p.funcs.push(f("main", Type::INT, vec![], block(vec![sx(call_half), st(StmtKind::Return(Some(int(0))))]), 10));
+    let recurse = e(ExprKind::Call(Callee::Func(FuncId(1)), vec![nv.clone()]), Type::Int(IntType::LLONG));
+    b.p.funcs.push(f("half", Type::Int(IntType::LLONG), vec![n], block(vec![st(StmtKind::Return(Some(recurse)))]), 20));
+    assert_eq!(
+        program_to_c(&b.p),
+        "long long half(long long n);\n\nint main() {\n    half(8);\n    return 0;\n}\n\n\
+         long long half(long long n) {\n    return half(n);\n}\n"
+    );
+}
