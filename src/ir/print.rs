@@ -452,7 +452,11 @@ impl Printer<'_> {
             ExprKind::Binary(op, a, b) => {
                 let prec = binop_prec(*op);
                 // `c == 'x'`: a constant compared with a char reads as a character.
-                let (l, r) = if op.is_comparison() && is_char(&b.strip_implicit().ty) {
+                let (l, r) = if op.is_comparison() && is_eof(a) && reads_stream(b) {
+                    ("EOF".to_string(), self.expr(b, prec + 1))
+                } else if op.is_comparison() && is_eof(b) && reads_stream(a) {
+                    (self.expr(a, prec), "EOF".to_string())
+                } else if op.is_comparison() && is_char(&b.strip_implicit().ty) {
                     (self.char_operand(a, prec), self.expr(b, prec + 1))
                 } else if op.is_comparison() && is_char(&a.strip_implicit().ty) {
                     (self.expr(a, prec), self.char_operand(b, prec + 1))
@@ -793,6 +797,21 @@ fn stream_or_null(e: &Expr) -> Option<&'static str> {
         (Type::Int(t), 2) if t.kind == IntKind::Long => Some("stdout"),
         (Type::Int(t), 3) if t.kind == IntKind::Long => Some("stderr"),
         _ => None,
+    }
+}
+
+/// `-1` (what the front end makes of `EOF`).
+fn is_eof(e: &Expr) -> bool {
+    matches!(e.strip_implicit().kind, ExprKind::Int(-1))
+}
+
+/// A call of `scanf`/`getchar`, possibly assigned (`(c = getchar())`): compared with -1, that
+/// -1 is `EOF`.
+fn reads_stream(e: &Expr) -> bool {
+    match &e.strip_implicit().kind {
+        ExprKind::Call(Callee::Builtin(Builtin::Scanf | Builtin::Getchar), _) => true,
+        ExprKind::Assign(_, rhs) => reads_stream(rhs),
+        _ => false,
     }
 }
 

@@ -271,6 +271,11 @@ fn char_contexts_print_characters() {
     assert_eq!(expr_to_c(p, &bin(BinOp::Sub, promoted.clone(), int(32))), "c - 32");
     assert_eq!(expr_to_c(p, &bin(BinOp::Eq, n.clone(), int(97))), "n == 97");
     assert_eq!(expr_to_c(p, &assign(c.clone(), imp(int(120), Type::CHAR))), "c = 'x'");
+    // -1 compared with what scanf/getchar return is EOF.
+    let gc = call(Builtin::Getchar, vec![], Type::INT);
+    let read = assign(n.clone(), gc);
+    assert_eq!(expr_to_c(p, &bin(BinOp::Ne, read, int(-1))), "(n = getchar()) != EOF");
+    assert_eq!(expr_to_c(p, &bin(BinOp::Ne, n.clone(), int(-1))), "n != -1");
 }
 
 #[test]
