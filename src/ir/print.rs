@@ -427,10 +427,10 @@ impl Printer<'_> {
     /// An operand that C reads as a character when it is an integer constant (compared with a
     /// `char`, converted to `char`): such constants print as character literals.
     fn char_operand(&self, e: &Expr, min: u8) -> String {
-        if let ExprKind::Int(v) = e.kind {
-            if let Some(lit) = char_literal_if_textual(v) {
-                return lit;
-            }
+        if let ExprKind::Int(v) = e.kind
+            && let Some(lit) = char_literal_if_textual(v)
+        {
+            return lit;
         }
         self.expr(e, min)
     }
@@ -495,15 +495,15 @@ impl Printer<'_> {
                 // A constant converted to char reads as a character; one converted to another
                 // type needs no suffix to keep its own type.
                 if let ExprKind::Int(v) = expr.kind {
-                    if is_char(&e.ty) {
-                        if let Some(lit) = char_literal_if_textual(v) {
-                            return (lit, PRIMARY);
-                        }
+                    if is_char(&e.ty)
+                        && let Some(lit) = char_literal_if_textual(v)
+                    {
+                        return (lit, PRIMARY);
                     }
-                    if let Type::Int(t) = &expr.ty {
-                        if t.signed && i32::try_from(v).is_ok() || !t.signed && (0..=i32::MAX as i64).contains(&v) {
-                            return int_literal(v, &Type::INT);
-                        }
+                    if let Type::Int(t) = &expr.ty
+                        && (t.signed && i32::try_from(v).is_ok() || !t.signed && (0..=i32::MAX as i64).contains(&v))
+                    {
+                        return int_literal(v, &Type::INT);
                     }
                 }
                 self.render(expr)

@@ -33,7 +33,7 @@ impl Rng {
     fn value(&mut self, t: IntType) -> i64 {
         let edges = [0, 1, -1, 2, -2, 7, -7, t.min_value() as i64, t.max_value() as i64];
         let r = self.next();
-        let v = if r % 3 == 0 { edges[(r / 3 % edges.len() as u64) as usize] } else { (self.next() >> (r % 64)) as i64 };
+        let v = if r.is_multiple_of(3) { edges[(r / 3 % edges.len() as u64) as usize] } else { (self.next() >> (r % 64)) as i64 };
         t.wrap(v)
     }
 }
