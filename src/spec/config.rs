@@ -121,12 +121,12 @@ pub fn parse(text: &str, file: &Path, root: &Path) -> Result<Config, ConfigError
         let rel = Path::new(value.get_ref());
         let joined = root.join(rel);
         let real = joined.canonicalize().map_err(|_| {
-            at(value.span().start, format!("`{key}` names {}, which does not exist", joined.display()))
+            at(value.span().start, format!("`{key}` names `{}`, which does not exist next to mend.toml", rel.display()))
         })?;
         if !real.starts_with(&root) {
             return Err(at(
                 value.span().start,
-                format!("`{key}` must name something inside {} (it resolves to {})", root.display(), real.display()),
+                format!("`{key}` must name something inside the directory of mend.toml, and `{}` is outside it", rel.display()),
             ));
         }
         if want_dir && !real.is_dir() {
