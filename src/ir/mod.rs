@@ -6,6 +6,7 @@ pub mod format;
 pub mod print;
 pub mod program;
 pub mod types;
+pub mod walk;
 
 pub use diag::{Diagnostic, Related, Severity};
 pub use program::*;

@@ -247,7 +247,8 @@ impl<'s> Cx<'s> {
         while let Some(n) = stack.pop() {
             let mut c = n.walk();
             for ch in n.children(&mut c) {
-                if ch.child_count() > 0 {
+                // Blocks nest only through statements: expressions and declarations are skipped.
+                if ch.child_count() > 0 && is_block_holder(ch.kind()) {
                     stack.push(ch);
                 }
                 if ch.kind() == "compound_statement" && ch.id() != block.id() {
@@ -461,10 +462,32 @@ impl<'s> Cx<'s> {
     /// checked by parsing the enclosing top-level item with a `;` inserted.
     fn missing_semicolon_at_line_end(&mut self, e: Node<'s>) -> bool {
         let item = top_level_item(e);
-        let (item_start, item_end) = (item.start_byte(), item.end_byte());
+        let (mut item_start, mut item_end) = (item.start_byte(), item.end_byte());
+        // A large item (a `{` too many swallows the rest of the file): try the fix on a window
+        // of lines around the error instead (tree-sitter-c accepts statements at top level).
+        if item_end - item_start > 4000 {
+            let mut s = line_start(self.src, e.start_byte());
+            for _ in 0..3 {
+                if s == 0 {
+                    break;
+                }
+                s = line_start(self.src, s - 1);
+            }
+            let mut t = line_end(self.src, e.end_byte());
+            for _ in 0..3 {
+                if t >= self.src.len() {
+                    break;
+                }
+                t = line_end(self.src, t + 1);
+            }
+            item_start = s.max(item_start);
+            item_end = t.min(item_end);
+        }
         let mut at = e.start_byte();
-        // Line ends within the error, or right after it.
-        while at <= e.end_byte() {
+        let mut before: Option<usize> = None;
+        let mut tries = 0;
+        // Line ends within the error, or right after it (the first few candidates only).
+        while at <= e.end_byte() && tries < 3 {
             let le = line_end(self.src, at);
             if le >= self.src.len() {
                 break;
@@ -479,7 +502,8 @@ impl<'s> Cx<'s> {
                 && end >= item_start
                 && end <= item_end
             {
-                let before = count_errors(&crate::syntax::parse(&self.src[item_start..item_end], None));
+                tries += 1;
+                let before = *before.get_or_insert_with(|| count_errors(&crate::syntax::parse(&self.src[item_start..item_end], None)));
                 let mut fixed = String::with_capacity(item_end - item_start + 1);
                 fixed.push_str(&self.src[item_start..end]);
                 fixed.push(';');
@@ -532,6 +556,23 @@ impl<'s> Cx<'s> {
             }
         }
     }
+}
+
+fn is_block_holder(kind: &str) -> bool {
+    matches!(
+        kind,
+        "compound_statement"
+            | "if_statement"
+            | "else_clause"
+            | "for_statement"
+            | "while_statement"
+            | "do_statement"
+            | "switch_statement"
+            | "case_statement"
+            | "labeled_statement"
+            | "function_definition"
+            | "ERROR"
+    )
 }
 
 fn is_ident_byte(b: u8) -> bool {

@@ -52,10 +52,9 @@ pub fn lower_source(src: &str) -> Lowered {
 }
 
 fn parse_c(src: &str) -> Tree {
-    let mut parser = tree_sitter::Parser::new();
-    parser.set_language(&tree_sitter_c::LANGUAGE.into()).expect("tree-sitter-c ABI matches");
-    parser.parse(src, None).expect("parser has a language and no timeout")
+    super::parse(src, None)
 }
+
 
 struct MacroDef {
     name: String,
