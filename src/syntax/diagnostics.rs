@@ -243,27 +243,29 @@ impl<'s> Cx<'s> {
     fn missing_brace(&mut self, m: Node<'s>) {
         let Some(block) = m.parent() else { return };
         let mut culprit: Option<(Node<'s>, Node<'s>)> = None; // (block, its `}`)
+        // Statements in document order (children pushed in reverse); everything after the
+        // best candidate's `}` is skipped, since only an earlier `}` could replace it.
         let mut stack = vec![block];
         while let Some(n) = stack.pop() {
-            let mut c = n.walk();
-            for ch in n.children(&mut c) {
-                // Blocks nest only through statements: expressions and declarations are skipped.
-                if ch.child_count() > 0 && is_block_holder(ch.kind()) {
-                    stack.push(ch);
-                }
-                if ch.kind() == "compound_statement" && ch.id() != block.id() {
-                    if let Some(close) = ch.child(ch.child_count() - 1).filter(|c| c.kind() == "}" && !c.is_missing()) {
-                        let open_indent = indent_of_line(self.src, ch.start_byte());
-                        let close_line_start = line_start(self.src, close.start_byte());
-                        let starts_line = self.src[close_line_start..close.start_byte()].trim().is_empty();
-                        if starts_line && close.start_byte() - close_line_start < open_indent {
-                            if culprit.is_none_or(|(_, c)| close.start_byte() < c.start_byte()) {
-                                culprit = Some((ch, close));
-                            }
-                        }
+            if culprit.is_some_and(|(_, c)| n.start_byte() > c.start_byte()) {
+                continue;
+            }
+            if n.kind() == "compound_statement" && n.id() != block.id() {
+                if let Some(close) = n.child(n.child_count() - 1).filter(|c| c.kind() == "}" && !c.is_missing()) {
+                    let open_indent = indent_of_line(self.src, n.start_byte());
+                    let close_line_start = line_start(self.src, close.start_byte());
+                    let starts_line = self.src[close_line_start..close.start_byte()].trim().is_empty();
+                    if starts_line
+                        && close.start_byte() - close_line_start < open_indent
+                        && culprit.is_none_or(|(_, c)| close.start_byte() < c.start_byte())
+                    {
+                        culprit = Some((n, close));
                     }
                 }
             }
+            let mut c = n.walk();
+            let children: Vec<Node<'s>> = n.children(&mut c).filter(|ch| ch.child_count() > 0 && is_block_holder(ch.kind())).collect();
+            stack.extend(children.into_iter().rev());
         }
         match culprit {
             Some((open_block, close)) => {
