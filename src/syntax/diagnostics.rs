@@ -28,7 +28,9 @@ pub fn syntax_diagnostics(tree: &Tree, src: &str) -> (Vec<Diagnostic>, Vec<Repai
         cx.top_level(root);
     }
     cx.stray_else(root);
-    let Cx { mut diags, mut repairs, .. } = cx;
+    let Cx { mut diags, mut repairs, suppressed, .. } = cx;
+    // Drop what an earlier explanation already covers (a cascade), keeping that explanation.
+    diags.retain(|d| !suppressed.iter().any(|(r, owner)| r.contains(&(d.span.start as usize)) && d.span != *owner));
     // One diagnostic per line: the first problem on a line explains the rest of it.
     diags.sort_by_key(|d| (d.span.start, d.span.end));
     let mut kept: Vec<Diagnostic> = Vec::with_capacity(diags.len());
@@ -49,7 +51,7 @@ struct Cx<'s> {
     diags: Vec<Diagnostic>,
     repairs: Vec<Repair>,
     /// Byte ranges already explained (no further diagnostic starts inside them).
-    suppressed: Vec<std::ops::Range<usize>>,
+    suppressed: Vec<(std::ops::Range<usize>, Span)>,
 }
 
 impl<'s> Cx<'s> {
@@ -116,17 +118,25 @@ impl<'s> Cx<'s> {
                     j += 1;
                 }
                 let tail = items[i].start_byte()..items[j - 1].end_byte();
+                if items[i..j].iter().all(|n| n.is_error() && self.text(*n).trim() == "}") {
+                    // Only stray `}`s after the function: report them where they are.
+                    for n in &items[i..j] {
+                        self.visit(*n);
+                    }
+                    i = j;
+                    continue;
+                }
                 if let Some(close) = func.child(func.child_count().saturating_sub(1)).and_then(|b| {
                     if b.kind() == "}" { Some(b) } else { b.child(b.child_count().saturating_sub(1)) }
                 }).filter(|c| c.kind() == "}" && !c.is_missing())
                 {
                     let name = function_name(func, self.src).map(|n| format!("`{n}`")).unwrap_or_else(|| "the function".into());
                     let span = node_span(close);
+                    self.suppressed.push((tail.clone(), span));
                     self.report(
                         span,
                         format!("unexpected `}}`: it closes {name} here, so the code after it is outside any function (is there an extra `}}`?)"),
                     );
-                    self.suppressed.push(tail);
                     i = j;
                     continue;
                 }
@@ -153,7 +163,7 @@ impl<'s> Cx<'s> {
             return;
         }
         let start = node.start_byte();
-        let explained = self.suppressed.iter().any(|r| r.contains(&start) && (node.end_byte() <= r.end || node.is_error() || node.is_missing()));
+        let explained = self.suppressed.iter().any(|(r, _)| r.contains(&start) && (node.end_byte() <= r.end || node.is_error() || node.is_missing()));
         if explained {
             return;
         }
@@ -280,7 +290,13 @@ impl<'s> Cx<'s> {
                 let brace = block.child(0).unwrap_or(block);
                 let span = self.report(node_span(brace), "this `{` is never closed".into());
                 let at = m.start_byte();
-                let token = if self.src[..at].ends_with('\n') || at == 0 { "}\n" } else { "\n}" };
+                let token = if block.kind() != "compound_statement" {
+                    "}"
+                } else if self.src[..at].ends_with('\n') || at == 0 {
+                    "}\n"
+                } else {
+                    "\n}"
+                };
                 self.insert(span, at, token);
             }
         }
@@ -302,7 +318,15 @@ impl<'s> Cx<'s> {
             return;
         }
         if first_text == "else" {
-            self.report(node_span(first), "unexpected `else` without `if`".into());
+            self.report_else(first);
+            return;
+        }
+        if text.starts_with("/*") && !text.contains("*/") {
+            let end = line_end(self.src, e.start_byte());
+            self.report(Span::new(e.start_byte(), end), "this comment is never closed: add `*/` where it should end".into());
+            return;
+        }
+        if matches!(first_text, "if" | "while" | "for" | "switch") && self.unclosed_header(first) {
             return;
         }
         if let Some(()) = self.unclosed_string(e) {
@@ -516,7 +540,7 @@ impl<'s> Cx<'s> {
                     // The rest of the cascade is explained by this `;`: all of the item when
                     // the fixed item parses, else up to the end of the next line.
                     let upto = if after == 0 { item_end } else { line_end(self.src, (le + 1).min(self.src.len())) };
-                    self.suppressed.push(e.start_byte()..upto.max(e.end_byte()));
+                    let suppress = e.start_byte()..upto.max(e.end_byte());
                     let stmt_start = line_start(self.src, end) + (code.len() - code.trim_start().len());
                     let stmt = shorten(&self.src[stmt_start..end]);
                     let word_start = self.src[..end]
@@ -527,6 +551,7 @@ impl<'s> Cx<'s> {
                         .map_or(end, |(i, _)| i)
                         .max(stmt_start);
                     let span = self.report(Span::new(word_start, end), format!("missing `;` after `{stmt}`"));
+                    self.suppressed.push((suppress, span));
                     self.insert(span, end, ";");
                     return true;
                 }
@@ -534,6 +559,46 @@ impl<'s> Cx<'s> {
             at = le + 1;
         }
         false
+    }
+
+    fn report_else(&mut self, n: Node<'s>) {
+        let mut msg = "unexpected `else` without `if`".to_string();
+        // Inside the `{…}` of an `if`: that block was not closed before the `else`.
+        let mut up = n.parent();
+        while let Some(p) = up {
+            if p.kind() == "compound_statement" {
+                break;
+            }
+            up = p.parent();
+        }
+        if let Some(block) = up.filter(|b| b.parent().is_some_and(|p| p.kind() == "if_statement")) {
+            msg = "unexpected `else`: the `{` of the `if` before it is not closed yet (missing `}`?)".into();
+            let span = node_span(n);
+            self.suppressed.push((n.start_byte()..block.end_byte(), span));
+            self.report(span, msg);
+            return;
+        }
+        if preceded_by_braceless_if(n) {
+            msg.push_str(": an `if` without `{…}` controls only the one statement after it, so this `else` is not attached to it");
+        }
+        self.report(node_span(n), msg);
+    }
+
+    /// `for (i = 0; i < 3; i++` / `if (x > 0 {` on one line: a `)` is missing.
+    fn unclosed_header(&mut self, kw: Node<'s>) -> bool {
+        let le = line_end(self.src, kw.end_byte());
+        let rest = &self.src[kw.end_byte()..le];
+        if !rest.trim_start().starts_with('(') || balance(rest) <= 0 {
+            return false;
+        }
+        let code = rest.split("//").next().unwrap_or(rest);
+        let code = code.trim_end();
+        let code = code.strip_suffix('{').map(str::trim_end).unwrap_or(code);
+        let at = kw.end_byte() + code.len();
+        let kw_text = self.text(kw);
+        let span = self.report(Span::new(kw.start_byte(), at), format!("missing `)` at the end of the `{kw_text}` header"));
+        self.insert(span, at, ")");
+        true
     }
 
     /// tree-sitter-c reads a stray `else` as a type or variable name, without an error node.
@@ -547,14 +612,10 @@ impl<'s> Cx<'s> {
             }
             let Some(n) = root.descendant_for_byte_range(i, i + 4) else { continue };
             if matches!(n.kind(), "type_identifier" | "identifier") && n.byte_range() == (i..i + 4) {
-                if self.suppressed.iter().any(|r| r.contains(&i)) {
+                if self.suppressed.iter().any(|(r, _)| r.contains(&i)) {
                     continue;
                 }
-                let mut msg = "unexpected `else` without `if`".to_string();
-                if preceded_by_braceless_if(n) {
-                    msg.push_str(": an `if` without `{…}` controls only the one statement after it, so this `else` is not attached to it");
-                }
-                self.report(Span::new(i, i + 4), msg);
+                self.report_else(n);
             }
         }
     }
