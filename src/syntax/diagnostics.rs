@@ -85,13 +85,12 @@ impl<'s> Cx<'s> {
         // Items that are the header of an old-style (K&R / implicit int) function.
         let mut header = vec![false; items.len()];
         for (i, item) in items.iter().enumerate() {
-            if item.kind() == "compound_statement" {
-                if let Some(first) = self.old_style_header(&items, i) {
+            if item.kind() == "compound_statement"
+                && let Some(first) = self.old_style_header(&items, i) {
                     for h in header.iter_mut().take(i).skip(first) {
                         *h = true;
                     }
                 }
-            }
         }
         let mut last_function: Option<Node<'s>> = None;
         let mut i = 0;
@@ -219,8 +218,8 @@ impl<'s> Cx<'s> {
                 let open = if kind == ")" { "(" } else { "[" };
                 let opener = m.parent().and_then(|p| {
                     let mut c = p.walk();
-                    let found = p.children(&mut c).find(|ch| ch.kind() == open);
-                    found
+                    
+                    p.children(&mut c).find(|ch| ch.kind() == open)
                 });
                 let span = self.report(span, format!("missing `{kind}`"));
                 if let (Some(o), Some(d)) = (opener, self.diags.last_mut()) {
@@ -260,8 +259,8 @@ impl<'s> Cx<'s> {
             if culprit.is_some_and(|(_, c)| n.start_byte() > c.start_byte()) {
                 continue;
             }
-            if n.kind() == "compound_statement" && n.id() != block.id() {
-                if let Some(close) = n.child(n.child_count() - 1).filter(|c| c.kind() == "}" && !c.is_missing()) {
+            if n.kind() == "compound_statement" && n.id() != block.id()
+                && let Some(close) = n.child(n.child_count() - 1).filter(|c| c.kind() == "}" && !c.is_missing()) {
                     let open_indent = indent_of_line(self.src, n.start_byte());
                     let close_line_start = line_start(self.src, close.start_byte());
                     let starts_line = self.src[close_line_start..close.start_byte()].trim().is_empty();
@@ -272,7 +271,6 @@ impl<'s> Cx<'s> {
                         culprit = Some((n, close));
                     }
                 }
-            }
             let mut c = n.walk();
             let children: Vec<Node<'s>> = n.children(&mut c).filter(|ch| ch.child_count() > 0 && is_block_holder(ch.kind())).collect();
             stack.extend(children.into_iter().rev());
@@ -342,12 +340,11 @@ impl<'s> Cx<'s> {
             return;
         }
         // A lone operator with nothing after it: `2 * ;`.
-        if e.named_child_count() == 0 && e.child_count() == 1 && is_operator(text) {
-            if next.is_none_or(|n| matches!(n.kind(), ";" | ")" | "]" | ",")) {
+        if e.named_child_count() == 0 && e.child_count() == 1 && is_operator(text)
+            && next.is_none_or(|n| matches!(n.kind(), ";" | ")" | "]" | ",")) {
                 self.report(node_span(e), format!("missing a value after `{text}`"));
                 return;
             }
-        }
         if self.missing_semicolon_at_line_end(e) {
             return;
         }
@@ -363,8 +360,8 @@ impl<'s> Cx<'s> {
         while at < end {
             let le = line_end(self.src, at);
             let line = &self.src[at..le];
-            if !line.trim_start().starts_with('#') {
-                if let Some(q) = unclosed_quote(line) {
+            if !line.trim_start().starts_with('#')
+                && let Some(q) = unclosed_quote(line) {
                     let quote = at + q;
                     // Only when the error is about this line.
                     if le >= e.start_byte() {
@@ -376,7 +373,6 @@ impl<'s> Cx<'s> {
                         return Some(());
                     }
                 }
-            }
             at = le + 1;
         }
         None
@@ -871,8 +867,8 @@ fn close_typo(word: &str, keyword: &str) -> bool {
     for (i, row) in d.iter_mut().enumerate() {
         row[0] = i;
     }
-    for j in 0..=m {
-        d[0][j] = j;
+    for (j, cell) in d[0].iter_mut().enumerate() {
+        *cell = j;
     }
     for i in 1..=n {
         for j in 1..=m {
