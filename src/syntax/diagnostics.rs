@@ -26,6 +26,11 @@ pub fn syntax_diagnostics(tree: &Tree, src: &str) -> (Vec<Diagnostic>, Vec<Repai
     let root = tree.root_node();
     if root.has_error() {
         cx.top_level(root);
+        // tree-sitter may make the root itself an ERROR: explain it as a whole if its parts
+        // did not explain anything.
+        if root.is_error() && cx.diags.is_empty() {
+            cx.error(root);
+        }
     }
     cx.stray_else(root);
     let Cx { mut diags, mut repairs, suppressed, .. } = cx;
