@@ -33,6 +33,7 @@ pub fn syntax_diagnostics(tree: &Tree, src: &str) -> (Vec<Diagnostic>, Vec<Repai
         }
     }
     cx.stray_else(root);
+    cx.return_typos(root);
     let Cx { mut diags, mut repairs, suppressed, .. } = cx;
     // Drop what an earlier explanation already covers (a cascade), keeping that explanation.
     diags.retain(|d| !suppressed.iter().any(|(r, owner)| r.contains(&(d.span.start as usize)) && d.span != *owner));
@@ -470,7 +471,10 @@ impl<'s> Cx<'s> {
             n = p.parent();
         }
         // … or starts with one.
-        let candidate = candidate.or_else(|| first_leaf(e).filter(|l| matches!(l.kind(), "identifier" | "type_identifier")));
+        let candidate = candidate
+            .or_else(|| first_leaf(e).filter(|l| matches!(l.kind(), "identifier" | "type_identifier")))
+            // … or comes right after one (`retunr 0;`).
+            .or_else(|| e.prev_sibling().filter(|p| matches!(p.kind(), "identifier" | "type_identifier")));
         let Some(word) = candidate.filter(|c| matches!(c.kind(), "type_identifier" | "identifier")) else { return false };
         let text = self.text(word);
         const KEYWORDS: &[&str] = &["return", "while", "break", "continue", "else", "switch", "case", "default", "double", "float", "unsigned", "struct", "printf", "scanf"];
@@ -562,6 +566,45 @@ impl<'s> Cx<'s> {
         false
     }
 
+    /// `retrun x;` parses as a declaration of `x` with the type `retrun`: a line starting with
+    /// a misspelt `return` read as a type name. (A text scan of line starts, so files without
+    /// such a line cost no tree walk.)
+    fn return_typos(&mut self, root: Node<'s>) {
+        let mut at = 0;
+        for line in self.src.split_inclusive('\n') {
+            let start = at;
+            at += line.len();
+            let trimmed = line.trim_start();
+            let word_len = trimmed.bytes().take_while(|b| b.is_ascii_lowercase()).count();
+            if !(4..=8).contains(&word_len) || !trimmed[word_len..].starts_with([' ', '\t']) {
+                continue;
+            }
+            let word = &trimmed[..word_len];
+            if word == "return" || !close_typo(word, "return") || C_WORDS.contains(&word) {
+                continue;
+            }
+            let w = start + (line.len() - trimmed.len());
+            let Some(n) = root.descendant_for_byte_range(w, w + word_len) else { continue };
+            if n.kind() != "type_identifier" || n.byte_range() != (w..w + word_len) {
+                continue;
+            }
+            if !n.parent().is_some_and(|p| p.kind() == "declaration") {
+                continue;
+            }
+            let span = node_span(n);
+            if self.diags.iter().any(|d| d.span == span) {
+                continue;
+            }
+            self.report(span, format!("unknown word `{word}`: did you mean `return`?"));
+            self.repair(
+                span,
+                format!("Replace `{word}` with `return`"),
+                vec![TextEdit { span, new_text: "return".into() }],
+                format!("`{word}` looks like a misspelling of `return`."),
+            );
+        }
+    }
+
     fn report_else(&mut self, n: Node<'s>) {
         let mut msg = "unexpected `else` without `if`".to_string();
         // Inside the `{…}` of an `if`: that block was not closed before the `else`.
@@ -621,6 +664,9 @@ impl<'s> Cx<'s> {
         }
     }
 }
+
+/// C words that are close to `return` but are not typos of it.
+const C_WORDS: &[&str] = &["extern", "struct", "short", "retval", "result", "reset", "rerun"];
 
 fn is_block_holder(kind: &str) -> bool {
     matches!(
