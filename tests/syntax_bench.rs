@@ -59,3 +59,17 @@ fn full_parse_2000_lines() {
     }
     eprintln!("full parse of {} bytes / {} lines: {best:.3} ms", src.len(), src.lines().count());
 }
+
+#[test]
+#[ignore]
+fn diagnostics_on_clean_file() {
+    let src = mend::syntax::document::synthetic_source(2000);
+    let tree = mend::syntax::parse(&src, None);
+    let mut best = f64::INFINITY;
+    for _ in 0..50 {
+        let t = std::time::Instant::now();
+        std::hint::black_box(mend::syntax::syntax_diagnostics(&tree, &src));
+        best = best.min(t.elapsed().as_secs_f64() * 1000.0);
+    }
+    eprintln!("syntax_diagnostics on a clean 2000-line file: {best:.4} ms");
+}

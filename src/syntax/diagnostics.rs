@@ -571,6 +571,7 @@ impl<'s> Cx<'s> {
     /// such a line cost no tree walk.)
     fn return_typos(&mut self, root: Node<'s>) {
         let mut at = 0;
+        let mut top = TopLevel::new(root);
         for line in self.src.split_inclusive('\n') {
             let start = at;
             at += line.len();
@@ -584,7 +585,7 @@ impl<'s> Cx<'s> {
                 continue;
             }
             let w = start + (line.len() - trimmed.len());
-            let Some(n) = root.descendant_for_byte_range(w, w + word_len) else { continue };
+            let Some(n) = top.descendant(w, w + word_len) else { continue };
             if n.kind() != "type_identifier" || n.byte_range() != (w..w + word_len) {
                 continue;
             }
@@ -648,13 +649,16 @@ impl<'s> Cx<'s> {
     /// tree-sitter-c reads a stray `else` as a type or variable name, without an error node.
     fn stray_else(&mut self, root: Node<'s>) {
         let bytes = self.src.as_bytes();
+        // Offsets only increase: walk the top-level items once alongside them, so a lookup
+        // searches one item instead of all of them.
+        let mut top = TopLevel::new(root);
         for (i, _) in self.src.match_indices("else") {
             let before_ok = i == 0 || !is_ident_byte(bytes[i - 1]);
             let after_ok = bytes.get(i + 4).is_none_or(|&b| !is_ident_byte(b));
             if !(before_ok && after_ok) {
                 continue;
             }
-            let Some(n) = root.descendant_for_byte_range(i, i + 4) else { continue };
+            let Some(n) = top.descendant(i, i + 4) else { continue };
             if matches!(n.kind(), "type_identifier" | "identifier") && n.byte_range() == (i..i + 4) {
                 if self.suppressed.iter().any(|(r, _)| r.contains(&i)) {
                     continue;
@@ -662,6 +666,35 @@ impl<'s> Cx<'s> {
                 self.report_else(n);
             }
         }
+    }
+}
+
+/// Finds the smallest node spanning a byte range, for increasing ranges, by stepping through
+/// the top-level items once.
+struct TopLevel<'t> {
+    root: Node<'t>,
+    cursor: tree_sitter::TreeCursor<'t>,
+    started: bool,
+    done: bool,
+}
+
+impl<'t> TopLevel<'t> {
+    fn new(root: Node<'t>) -> Self {
+        TopLevel { root, cursor: root.walk(), started: false, done: false }
+    }
+
+    fn descendant(&mut self, start: usize, end: usize) -> Option<Node<'t>> {
+        if !self.started {
+            self.started = true;
+            self.done = !self.cursor.goto_first_child();
+        }
+        while !self.done && self.cursor.node().end_byte() < end {
+            self.done = !self.cursor.goto_next_sibling();
+        }
+        if self.done || self.cursor.node().start_byte() > start {
+            return self.root.descendant_for_byte_range(start, end);
+        }
+        self.cursor.node().descendant_for_byte_range(start, end)
     }
 }
 
