@@ -321,6 +321,11 @@ impl<'s> Cx<'s> {
             self.report(node_span(e), "unexpected `}`: there is no `{` for it to close".into());
             return;
         }
+        if text.trim() == ")" || text.trim() == "]" {
+            let open = if text.trim() == ")" { "(" } else { "[" };
+            self.report(node_span(e), format!("unexpected `{}`: it has no matching `{open}`", text.trim()));
+            return;
+        }
         if first_text == "else" {
             self.report_else(first);
             return;
