@@ -642,6 +642,11 @@ impl<'s> Cx<'s> {
                 continue;
             }
             let word = &trimmed[..word_len];
+            // Cheap filter before the edit distance: mostly the letters of `return`.
+            let near = word.bytes().filter(|b| b"retun".contains(b)).count();
+            if near + 2 < word_len.max(6) {
+                continue;
+            }
             if word == "return" || !close_typo(word, "return") || C_WORDS.contains(&word) {
                 continue;
             }
