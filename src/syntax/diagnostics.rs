@@ -14,7 +14,7 @@
 //! functions (`swap(int *x, int *y) {…}`, `main() {…}`).
 
 use crate::ir::{Diagnostic, Span};
-use crate::patch::{Guarantee, Repair, TextEdit};
+use crate::ir::repair::{Guarantee, Repair, TextEdit};
 use tree_sitter::{Node, Tree};
 
 pub const CODE: &str = "syntax";
