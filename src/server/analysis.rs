@@ -64,7 +64,7 @@ pub fn merge(report: &mut Report, diags: Vec<Diagnostic>, repairs: Vec<crate::pa
             report.repairs.push(r);
         }
     }
-    report.diagnostics.sort_by(|a, b| (a.span.start, a.span.end).cmp(&(b.span.start, b.span.end)));
+    report.diagnostics.sort_by_key(|d| (d.span.start, d.span.end));
 }
 
 pub fn internal_error_report(text: &str, message: &str) -> Report {

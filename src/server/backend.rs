@@ -155,7 +155,7 @@ impl LanguageServer for Backend {
     async fn execute_command(&self, params: lsp::ExecuteCommandParams) -> Result<Option<Value>> {
         match params.command.as_str() {
             CMD_RECHECK => {
-                let uri = params.arguments.first().and_then(|a| uri_arg(a));
+                let uri = params.arguments.first().and_then(uri_arg);
                 self.recheck(uri.as_ref());
                 Ok(None)
             }

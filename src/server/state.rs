@@ -120,6 +120,9 @@ pub struct State {
     progress_ids: AtomicU64,
     /// Set by `shutdown`; read by `main` to choose the exit code.
     pub shutdown: Arc<AtomicBool>,
+    /// `MEND_TEST_ANALYSIS_DELAY_MS`: every analysis job first sleeps this long, ignoring
+    /// cancellation (an engine that reacts late), so tests can exercise stale results.
+    test_delay: Option<Duration>,
 }
 
 impl State {
@@ -134,6 +137,10 @@ impl State {
             generations: AtomicU64::new(0),
             progress_ids: AtomicU64::new(0),
             shutdown,
+            test_delay: std::env::var("MEND_TEST_ANALYSIS_DELAY_MS")
+                .ok()
+                .and_then(|v| v.parse().ok())
+                .map(Duration::from_millis),
         }
     }
 
@@ -324,7 +331,14 @@ impl State {
         if self.caps().work_done_progress {
             self.spawn_progress(settings.progress_delay, done_rx);
         }
-        let report = match tokio::task::spawn_blocking(move || job.run()).await {
+        let delay = self.test_delay;
+        let run = move || {
+            if let Some(delay) = delay {
+                std::thread::sleep(delay);
+            }
+            job.run()
+        };
+        let report = match tokio::task::spawn_blocking(run).await {
             Ok(report) => report,
             Err(e) => super::analysis::internal_error_report("", &e.to_string()),
         };
@@ -348,9 +362,11 @@ impl State {
         let client = self.client.clone();
         let id = self.progress_ids.fetch_add(1, Ordering::Relaxed);
         tokio::spawn(async move {
-            tokio::select! {
-                _ = tokio::time::sleep(delay) => {}
-                _ = &mut done => return,
+            if !delay.is_zero() {
+                tokio::select! {
+                    _ = tokio::time::sleep(delay) => {}
+                    _ = &mut done => return,
+                }
             }
             let token = lsp::ProgressToken::String(format!("mend/analysis/{id}"));
             if client.create_work_done_progress(token.clone()).await.is_err() {
