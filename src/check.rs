@@ -2,11 +2,18 @@
 //! type diagnostics, test results, and repairs from the engines.
 
 use std::path::{Path, PathBuf};
-use std::time::Duration;
+use std::time::{Duration, Instant};
+
+use tree_sitter::Tree;
 
 use crate::cancel::Cancel;
-use crate::ir::Diagnostic;
+use crate::ir::{Diagnostic, Program, Severity, Span};
 use crate::patch::Repair;
+use crate::spec::compare::{self, Compare};
+use crate::spec::config::{self, Config};
+use crate::spec::interp::{self, Limits, RunResult};
+use crate::spec::tests::{self as spec_tests, TestCase};
+use crate::syntax::{self, lower};
 
 #[derive(Clone, Debug)]
 pub struct CheckOptions {
@@ -14,16 +21,19 @@ pub struct CheckOptions {
     pub reference: Option<PathBuf>,
     /// Overrides `tests` from mend.toml.
     pub tests: Option<PathBuf>,
-    /// Overrides `compare` from mend.toml (`exact`, `whitespace`, `values`).
-    pub compare: Option<String>,
+    /// Overrides `compare` from mend.toml.
+    pub compare: Option<Compare>,
     /// Budget for the whole analysis.
     pub timeout: Duration,
     /// Loop bound for bounded engines.
     pub bound: u32,
-    /// Report mend's own syntax and type diagnostics (off when another C server shows them).
+    /// Report mend's own syntax and type diagnostics (off when another C server shows them;
+    /// repair diagnostics and unsupported-construct notes stay).
     pub syntax_diagnostics: bool,
     /// Run the tests of the spec.
     pub run_tests: bool,
+    /// Interpreter steps per test run.
+    pub max_steps: u64,
 }
 
 impl Default for CheckOptions {
@@ -36,6 +46,7 @@ impl Default for CheckOptions {
             bound: 5,
             syntax_diagnostics: true,
             run_tests: true,
+            max_steps: 20_000_000,
         }
     }
 }
@@ -65,11 +76,316 @@ pub struct Stats {
     pub lower_ms: f64,
     pub tests_ms: f64,
     pub total_ms: f64,
+    /// The job was cancelled (a newer document version): the report is partial.
     pub cancelled: bool,
+    /// The time budget ran out before everything was done: the report is partial.
+    pub timed_out: bool,
+}
+
+fn ms_since(t: Instant) -> f64 {
+    t.elapsed().as_secs_f64() * 1000.0
 }
 
 /// Analyses `text` (the content of `path`, which locates mend.toml and relative spec paths).
 pub fn check(path: Option<&Path>, text: &str, opts: &CheckOptions, cancel: &Cancel) -> Report {
-    let _ = (path, text, opts, cancel);
-    Report::default()
+    let started = Instant::now();
+    let tree = syntax::parse(text, None);
+    let parse_ms = ms_since(started);
+    let mut report = check_parsed(path, text, &tree, opts, cancel);
+    report.stats.parse_ms = parse_ms;
+    report.stats.total_ms = ms_since(started);
+    report
+}
+
+/// [`check`] on an already parsed text (the server keeps the tree incrementally).
+pub fn check_parsed(path: Option<&Path>, text: &str, tree: &Tree, opts: &CheckOptions, cancel: &Cancel) -> Report {
+    let started = Instant::now();
+    let deadline = started + opts.timeout;
+    let mut report = Report::default();
+
+    let (syntax_diags, syntax_repairs) = syntax::syntax_diagnostics(tree, text);
+    let has_syntax_errors = !syntax_diags.is_empty();
+    if opts.syntax_diagnostics {
+        report.diagnostics.extend(syntax_diags);
+        report.repairs.extend(syntax_repairs);
+    }
+
+    let t = Instant::now();
+    let lowered = lower::lower(tree, text);
+    report.stats.lower_ms = ms_since(t);
+    let has_type_errors = lowered.diagnostics.iter().any(|d| d.severity == Severity::Error);
+    report
+        .diagnostics
+        .extend(lowered.diagnostics.into_iter().filter(|d| opts.syntax_diagnostics || d.code == "unsupported"));
+
+    let spec = match resolve_spec(path, opts) {
+        Ok(spec) => spec,
+        Err(message) => {
+            report.diagnostics.push(Diagnostic::error("mend-toml", Span::default(), message));
+            None
+        }
+    };
+    if let Some(spec) = spec {
+        if opts.run_tests && spec.tests.is_some() {
+            let t = Instant::now();
+            let blocked = if has_syntax_errors || has_type_errors {
+                Some("the tests were not run: fix the errors above first".to_string())
+            } else {
+                None
+            };
+            run_tests(&lowered.program, &spec, blocked, opts, deadline, cancel, &mut report);
+            report.stats.tests_ms = ms_since(t);
+        }
+    }
+    report.stats.cancelled |= cancel.is_cancelled();
+    report.diagnostics.sort_by_key(|d| (d.span.start, d.span.end, d.severity));
+    report.stats.total_ms = ms_since(started);
+    report
+}
+
+/// The spec in force: mend.toml (found by walking up from `path`) overridden by the options.
+/// `Err` carries a message for a broken mend.toml or a missing reference/tests path.
+struct Spec {
+    config: Config,
+    tests: Option<PathBuf>,
+    reference: Option<PathBuf>,
+    compare: Compare,
+}
+
+fn resolve_spec(path: Option<&Path>, opts: &CheckOptions) -> Result<Option<Spec>, String> {
+    let found = match path {
+        Some(p) => config::discover(p).map_err(|e| {
+            // Name mend.toml relative to the C file when it is above it (the usual case).
+            let base = p.parent().and_then(|d| d.canonicalize().ok());
+            let shown = base
+                .and_then(|b| b.ancestors().position(|a| Some(a) == e.file.parent()).map(|up| "../".repeat(up)))
+                .map(|up| format!("{up}{}", config::FILE_NAME))
+                .unwrap_or_else(|| e.file.display().to_string());
+            format!("{shown}:{}:{}: {}", e.line, e.column, e.message)
+        })?,
+        None => None,
+    };
+    if found.is_none() && opts.tests.is_none() && opts.reference.is_none() {
+        return Ok(None);
+    }
+    let root = path.and_then(Path::parent).map(Path::to_path_buf).unwrap_or_else(|| PathBuf::from("."));
+    let config = found.unwrap_or_else(|| Config::default_at(root));
+    let tests = opts.tests.clone().or_else(|| config.tests.clone());
+    if let Some(t) = &tests {
+        if !t.is_dir() {
+            return Err(format!("the tests directory {} does not exist", t.display()));
+        }
+    }
+    let reference = opts.reference.clone().or_else(|| config.reference.clone());
+    if let Some(r) = &reference {
+        if !r.is_file() {
+            return Err(format!("the reference program {} does not exist", r.display()));
+        }
+    }
+    let compare = opts.compare.unwrap_or(config.compare);
+    Ok(Some(Spec { config, tests, reference, compare }))
+}
+
+/// The reference program, lowered, when the spec names one that lowers without errors.
+fn load_reference(path: &Path) -> Result<Program, String> {
+    let bytes = std::fs::read(path).map_err(|e| format!("cannot read the reference {}: {e}", path.display()))?;
+    let text = String::from_utf8_lossy(&bytes);
+    let lowered = lower::lower_source(&text);
+    if let Some(d) = lowered.diagnostics.iter().find(|d| d.severity == Severity::Error) {
+        return Err(format!("the reference {} has an error: {}", path.display(), d.message));
+    }
+    Ok(lowered.program)
+}
+
+fn run_tests(
+    program: &Program,
+    spec: &Spec,
+    blocked: Option<String>,
+    opts: &CheckOptions,
+    deadline: Instant,
+    cancel: &Cancel,
+    report: &mut Report,
+) {
+    let Some(dir) = &spec.tests else { return };
+    let cases = spec_tests::discover(dir);
+    if cases.is_empty() {
+        report.diagnostics.push(Diagnostic::info(
+            "tests",
+            Span::default(),
+            format!("no tests found in {} (expected N.in / N.out pairs)", dir.display()),
+        ));
+        return;
+    }
+    let entry = spec.config.entry.as_str();
+    let anchor = program.func_by_name(entry).map(|f| program.func(f).name_span).unwrap_or_default();
+    if let Some(reason) = blocked {
+        report.diagnostics.push(Diagnostic::info("tests", anchor, reason));
+        return;
+    }
+    let Some(func) = program.func_by_name(entry) else {
+        report.diagnostics.push(Diagnostic::error("tests", Span::default(), format!("there is no `{entry}` function to test")));
+        return;
+    };
+    if let Some((what, at)) = unsupported_reachable(program, func) {
+        report.diagnostics.push(Diagnostic::info(
+            "tests",
+            at,
+            format!("the tests were not run: the program uses {what}, which mend cannot run yet"),
+        ));
+        return;
+    }
+    // With `values`, the reference tells how much of the expected output is prompt.
+    let reference = match (&spec.reference, spec.compare) {
+        (Some(r), Compare::Values) => match load_reference(r) {
+            Ok(p) => Some(p),
+            Err(message) => {
+                report.diagnostics.push(Diagnostic::warning("reference", Span::default(), message));
+                None
+            }
+        },
+        _ => None,
+    };
+    let limits = Limits { max_steps: opts.max_steps, ..Limits::default() };
+    let mut runtime_errors: Vec<(Span, String, Vec<String>)> = Vec::new();
+    for (i, case) in cases.iter().enumerate() {
+        if cancel.is_cancelled() {
+            report.stats.cancelled = true;
+            return;
+        }
+        if Instant::now() > deadline {
+            report.stats.timed_out = true;
+            report.diagnostics.push(Diagnostic::info(
+                "timeout",
+                anchor,
+                format!("the time budget ran out after {i} of {} tests; the rest were not run", cases.len()),
+            ));
+            break;
+        }
+        let (input, expected) = match read_case(case) {
+            Ok(pair) => pair,
+            Err(message) => {
+                report.diagnostics.push(Diagnostic::warning("tests", Span::default(), message));
+                continue;
+            }
+        };
+        let run = interp::run(program, entry, input.as_bytes(), &limits, cancel);
+        if cancel.is_cancelled() {
+            report.stats.cancelled = true;
+            return;
+        }
+        let actual = String::from_utf8_lossy(&run.output).into_owned();
+        let expected_prompt = reference.as_ref().and_then(|r| {
+            let ref_run = interp::run(r, entry, input.as_bytes(), &limits, cancel);
+            (ref_run.error.is_none() && ref_run.output == expected.as_bytes()).then_some(ref_run.output_before_last_read)
+        });
+        let actual_prompt = Some(run.output_before_last_read);
+        let passed = run.error.is_none()
+            && match spec.compare {
+                Compare::Values => compare::outputs_match_values(&expected, expected_prompt, &actual, actual_prompt),
+                mode => compare::outputs_match(&expected, &actual, mode),
+            };
+        let error = run.error.as_ref().map(|e| e.message.clone());
+        if let Some(e) = &run.error {
+            match runtime_errors.iter_mut().find(|(span, msg, _)| *span == e.span && *msg == e.message) {
+                Some((_, _, tests)) => tests.push(case.name.clone()),
+                None => runtime_errors.push((e.span, e.message.clone(), vec![case.name.clone()])),
+            }
+        } else if !passed {
+            let at = difference_site(&run, &expected, expected_prompt, anchor);
+            let (exp_shown, act_shown) = match spec.compare {
+                Compare::Values => (
+                    compare::tail(&expected, expected_prompt).to_string(),
+                    compare::tail(&actual, actual_prompt).to_string(),
+                ),
+                _ => (expected.clone(), actual.clone()),
+            };
+            report.diagnostics.push(Diagnostic::warning(
+                "test-failed",
+                at,
+                format!(
+                    "test {} (input `{}`): expected `{}`, got `{}`",
+                    case.name,
+                    shorten(&input),
+                    shorten(&exp_shown),
+                    shorten(&act_shown)
+                ),
+            ));
+        }
+        report.tests.push(TestOutcome { name: case.name.clone(), passed, input, expected, actual, error });
+    }
+    for (span, message, tests) in runtime_errors {
+        let more = if tests.len() > 1 { format!(" (and {} more)", tests.len() - 1) } else { String::new() };
+        let first = &tests[0];
+        let input = report.tests.iter().find(|t| &t.name == first).map(|t| shorten(&t.input)).unwrap_or_default();
+        report.diagnostics.push(Diagnostic::error(
+            "runtime-error",
+            span,
+            format!("test {first} (input `{input}`){more}: {message}"),
+        ));
+    }
+}
+
+fn read_case(case: &TestCase) -> Result<(String, String), String> {
+    let read = |p: &Path| {
+        std::fs::read(p)
+            .map(|b| String::from_utf8_lossy(&b).into_owned())
+            .map_err(|e| format!("cannot read test file {}: {e}", p.display()))
+    };
+    Ok((read(&case.input)?, read(&case.output)?))
+}
+
+/// The first unsupported construct in `func` or any function it calls.
+fn unsupported_reachable(program: &Program, func: crate::ir::FuncId) -> Option<(String, Span)> {
+    let mut seen = vec![func];
+    let mut todo = vec![func];
+    while let Some(f) = todo.pop() {
+        let function = program.func(f);
+        if let Some((what, at)) = function.unsupported.first() {
+            return Some((what.clone(), *at));
+        }
+        if let Some(body) = &function.body {
+            crate::ir::walk::calls_in_stmt(body, &mut |callee| {
+                if !seen.contains(&callee) {
+                    seen.push(callee);
+                    todo.push(callee);
+                }
+            });
+        }
+    }
+    None
+}
+
+/// Where a failing test's output goes wrong: the call that printed the first byte after the
+/// common prefix with the expected output (or the last print when the output stops short).
+fn difference_site(run: &RunResult, expected: &str, expected_prompt: Option<usize>, fallback: Span) -> Span {
+    let out = &run.output;
+    let common = if let Some(p) = expected_prompt {
+        // Compare tails, then map back into the actual output.
+        let exp_tail = compare::tail(expected, Some(p)).as_bytes();
+        let act_start = run.output_before_last_read.min(out.len());
+        act_start + exp_tail.iter().zip(&out[act_start..]).take_while(|(a, b)| a == b).count()
+    } else {
+        expected.as_bytes().iter().zip(out).take_while(|(a, b)| a == b).count()
+    };
+    let mut offset = 0usize;
+    for chunk in &run.chunks {
+        let end = offset + chunk.text.len();
+        if common < end {
+            return chunk.span;
+        }
+        offset = end;
+    }
+    run.chunks.last().map(|c| c.span).unwrap_or(fallback)
+}
+
+/// A one-line rendering of program text for messages.
+fn shorten(s: &str) -> String {
+    let trimmed = s.trim_end_matches(['\n', '\r']);
+    let escaped: String = trimmed.chars().flat_map(|c| if c == '\n' { vec!['\\', 'n'] } else { vec![c] }).collect();
+    if escaped.chars().count() > 80 {
+        let cut: String = escaped.chars().take(77).collect();
+        format!("{cut}...")
+    } else {
+        escaped
+    }
 }

@@ -3,6 +3,7 @@
 //! Layers, each using only those below it (see ARCHITECTURE.md):
 //! `server` → `check` → `patch` → `engines` → `smt` → `spec` → `syntax` → `ir`.
 
+pub mod bench;
 pub mod cancel;
 pub mod check;
 pub mod engines;

@@ -10,6 +10,7 @@ use clap::{Parser, Subcommand, ValueEnum};
 use mend::cancel::Cancel;
 use mend::check::CheckOptions;
 use mend::server::{analysis, cli};
+use mend::spec::compare::Compare;
 
 #[derive(Parser)]
 #[command(name = "mend", version, about = "Suggests minimal, checked repairs for student C programs")]
@@ -43,7 +44,7 @@ struct CheckArgs {
     tests: Option<PathBuf>,
     /// How outputs are compared (overrides `compare` in mend.toml).
     #[arg(long, value_enum)]
-    compare: Option<Compare>,
+    compare: Option<CompareArg>,
     /// Time budget per file, in seconds.
     #[arg(long, value_name = "SECS", value_parser = parse_secs)]
     timeout: Option<Duration>,
@@ -58,7 +59,7 @@ struct CheckArgs {
 }
 
 #[derive(Clone, Copy, ValueEnum)]
-enum Compare {
+enum CompareArg {
     Exact,
     Whitespace,
     Values,
@@ -110,13 +111,10 @@ fn check(args: CheckArgs) -> ExitCode {
     let opts = CheckOptions {
         reference: args.reference,
         tests: args.tests,
-        compare: args.compare.map(|c| {
-            match c {
-                Compare::Exact => "exact",
-                Compare::Whitespace => "whitespace",
-                Compare::Values => "values",
-            }
-            .to_string()
+        compare: args.compare.map(|c| match c {
+            CompareArg::Exact => Compare::Exact,
+            CompareArg::Whitespace => Compare::Whitespace,
+            CompareArg::Values => Compare::Values,
         }),
         timeout: args.timeout.unwrap_or(defaults.timeout),
         bound: args.bound.unwrap_or(defaults.bound),
@@ -141,6 +139,7 @@ fn check(args: CheckArgs) -> ExitCode {
         let job = analysis::Job {
             path: Some(file.clone()),
             text: text.as_str().into(),
+            tree: None,
             opts: opts.clone(),
             cancel: Cancel::new(),
         };

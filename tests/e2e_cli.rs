@@ -1,10 +1,11 @@
 //! End-to-end: `mend check` output shape and exit codes.
 
-mod common;
+#[path = "common/lsp.rs"]
+mod lsp;
 
 use std::process::Command;
 
-use common::{BIN, fixture, temp_dir};
+use lsp::{BIN, fixture, temp_dir};
 use expect_test::expect;
 use serde_json::Value;
 
@@ -37,14 +38,14 @@ fn json_output_shape() {
           "diagnostics": [
             {
               "code": "syntax",
-              "message": "missing `;`",
+              "message": "missing `;` after `int sum = 0`",
               "range": {
                 "end": {
                   "character": 15,
                   "line": 5
                 },
                 "start": {
-                  "character": 15,
+                  "character": 14,
                   "line": 5
                 }
               },
@@ -70,7 +71,7 @@ fn json_output_shape() {
                 }
               ],
               "engine": "syntax",
-              "explanation": "The parser expected `;` here.",
+              "explanation": "Inserts the missing `;` so that the file parses.",
               "guarantee": {
                 "level": "syntax"
               },
@@ -82,6 +83,7 @@ fn json_output_shape() {
             "lowerMs": 0,
             "parseMs": 0,
             "testsMs": 0,
+            "timedOut": false,
             "totalMs": 0
           },
           "tests": []
@@ -111,10 +113,10 @@ fn text_output_is_readable() {
     let (code, stdout, _) = mend(&["check", "fixtures/e2e/missing_semi.c"]);
     assert_eq!(code, Some(0));
     expect![[r#"
-        fixtures/e2e/missing_semi.c:6:16: error: missing `;` [syntax]
+        fixtures/e2e/missing_semi.c:6:15: error: missing `;` after `int sum = 0` [syntax]
         repair 1 (syntax, syntax): Insert `;`
             at 6:16: insert ";"
-            The parser expected `;` here.
+            Inserts the missing `;` so that the file parses.
     "#]]
     .assert_eq(&stdout);
 }

@@ -1,10 +1,11 @@
 //! End-to-end: the real `mend lsp` binary over stdio.
 
-mod common;
+#[path = "common/lsp.rs"]
+mod lsp;
 
 use std::time::Duration;
 
-use common::*;
+use lsp::*;
 use serde_json::{Value, json};
 
 const SEC: Duration = Duration::from_secs(1);
@@ -98,7 +99,8 @@ fn code_action_inserts_the_missing_semicolon() {
         .find(|d| d["message"].as_str().unwrap().contains("`;`"))
         .cloned()
         .unwrap_or_else(|| panic!("no missing-`;` diagnostic in {published}"));
-    assert_eq!(diag["range"], range(5, 15, 5, 15));
+    // The diagnostic covers the token before the gap; the fix inserts after it.
+    assert_eq!(diag["range"], range(5, 14, 5, 15));
 
     let reply = s.request(
         "textDocument/codeAction",
@@ -207,7 +209,7 @@ fn bad_input_keeps_the_server_answering() {
     // A full-text change brings it back.
     s.change(uri, 4, json!([{ "text": text }]));
     let back = s.settled_diagnostics(uri, 4, SEC / 2, 10 * SEC);
-    assert_eq!(back["diagnostics"][0]["range"], range(5, 15, 5, 15), "{back}");
+    assert_eq!(back["diagnostics"][0]["range"], range(5, 14, 5, 15), "{back}");
     // End before start, in a notification with a valid first change: nothing is applied.
     s.change(uri, 5, json!([
         { "range": range(0, 0, 0, 0), "text": "// ok\n" },
@@ -218,7 +220,7 @@ fn bad_input_keeps_the_server_answering() {
     s.notify("textDocument/didClose", json!({ "textDocument": { "uri": uri } }));
     s.open(uri, &text, 1);
     let reopened = s.settled_diagnostics(uri, 1, SEC / 2, 10 * SEC);
-    assert_eq!(reopened["diagnostics"][0]["range"], range(5, 15, 5, 15), "{reopened}");
+    assert_eq!(reopened["diagnostics"][0]["range"], range(5, 14, 5, 15), "{reopened}");
 
     // A change to a document that was never opened is ignored.
     s.change("file:///tmp/mend-e2e/never.c", 2, json!([{ "range": range(0, 0, 0, 0), "text": "x" }]));

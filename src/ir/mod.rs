@@ -2,9 +2,11 @@
 //! it knows nothing of tree-sitter, Z3 or LSP.
 
 pub mod diag;
+pub mod format;
 pub mod print;
 pub mod program;
 pub mod types;
+pub mod walk;
 
 pub use diag::{Diagnostic, Related, Severity};
 pub use program::*;

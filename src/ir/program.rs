@@ -260,6 +260,9 @@ pub enum StmtKind {
     Expr(Expr),
     /// One declarator. Locals without an initialiser hold an indeterminate value.
     Decl { var: VarId, init: Option<Init> },
+    /// A variable-length array `T a[len]` (the variable's type is `Array(T, None)`); `len`
+    /// is evaluated when the declaration runs, and must be positive.
+    VlaDecl { var: VarId, len: Expr },
     If { cond: Expr, then: Box<Stmt>, els: Option<Box<Stmt>> },
     While { cond: Expr, body: Box<Stmt> },
     DoWhile { body: Box<Stmt>, cond: Expr },

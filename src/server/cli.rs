@@ -88,6 +88,7 @@ pub fn report_json(file: &str, text: &str, report: &Report) -> Value {
             "testsMs": s.tests_ms,
             "totalMs": s.total_ms,
             "cancelled": s.cancelled,
+            "timedOut": s.timed_out,
         },
     })
 }

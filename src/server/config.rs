@@ -10,6 +10,7 @@ use std::time::Duration;
 use serde_json::Value;
 
 use crate::check::CheckOptions;
+use crate::spec::compare::Compare;
 
 #[derive(Clone, Debug)]
 pub struct Settings {
@@ -66,10 +67,7 @@ impl Settings {
                         self.check.compare = None;
                         true
                     }
-                    Value::String(s) if matches!(s.as_str(), "exact" | "whitespace" | "values") => {
-                        self.check.compare = Some(s.clone());
-                        true
-                    }
+                    Value::String(s) => Compare::parse(s).map(|c| self.check.compare = Some(c)).is_some(),
                     _ => false,
                 },
                 _ => true, // unknown keys are for other versions or other tools
@@ -112,7 +110,7 @@ mod tests {
         assert!(s.update(&json!({"syntaxDiagnostics": false, "runTests": false, "compare": "values"})).is_empty());
         assert!(!s.check.syntax_diagnostics);
         assert!(!s.check.run_tests);
-        assert_eq!(s.check.compare.as_deref(), Some("values"));
+        assert_eq!(s.check.compare, Some(Compare::Values));
     }
 
     #[test]

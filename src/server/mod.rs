@@ -13,7 +13,6 @@ pub mod cli;
 pub mod completion;
 pub mod config;
 pub mod convert;
-mod shim;
 pub mod state;
 pub mod syntax_api;
 

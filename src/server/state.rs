@@ -323,6 +323,7 @@ impl State {
             Job {
                 path: uri.to_file_path().map(|p| PathBuf::from(p.as_ref())),
                 text: Arc::from(st.doc.text.as_str()),
+                tree: Some(st.doc.tree.clone()),
                 opts: settings.check.clone(),
                 cancel: cancel.clone(),
             }
@@ -503,38 +504,18 @@ fn desync_diagnostic(message: &str) -> lsp::Diagnostic {
 }
 
 /// Applies content changes in order. A single change relies on `apply_change` leaving the
-/// document untouched on error; several are applied to a copy, so a failure in the middle
-/// leaves the document exactly as it was.
+/// document untouched on error (it checks the range first); several are applied to a copy, so
+/// a failure in the middle leaves the document exactly as it was.
 fn apply_all(doc: &mut Document, changes: &[lsp::TextDocumentContentChangeEvent], enc: Encoding) -> Result<(), String> {
     fn one(doc: &mut Document, c: &lsp::TextDocumentContentChangeEvent, enc: Encoding) -> Result<(), String> {
-        let range = match c.range {
-            None => None,
-            Some(r) => {
-                if (r.start.line, r.start.character) > (r.end.line, r.end.character) {
-                    return Err(format!(
-                        "range end {}:{} is before its start {}:{}",
-                        r.end.line, r.end.character, r.start.line, r.start.character
-                    ));
-                }
-                let lines = doc.index.line_count() as u32;
-                if r.end.line >= lines {
-                    return Err(format!("line {} is past the end of the document ({lines} lines)", r.end.line));
-                }
-                Some((to_position(r.start), to_position(r.end)))
-            }
-        };
+        let range = c.range.map(|r| (to_position(r.start), to_position(r.end)));
         doc.apply_change(range, &c.text, enc).map_err(|e| e.to_string())
     }
     match changes {
         [] => Ok(()),
         [c] => one(doc, c, enc),
         many => {
-            let mut copy = Document {
-                text: doc.text.clone(),
-                tree: doc.tree.clone(),
-                index: doc.index.clone(),
-                version: doc.version,
-            };
+            let mut copy = doc.clone();
             for c in many {
                 one(&mut copy, c, enc)?;
             }

@@ -1,5 +1,3 @@
-//! The syntax layer's API as the server uses it (one place to switch when it moves).
+//! The syntax layer's API as the server uses it (one place to switch if it moves).
 
-pub use super::shim::diagnostics::syntax_diagnostics;
-pub use super::shim::document::{ChangeError, Document};
-pub use super::shim::line_index::{Encoding, LineIndex, Position};
+pub use crate::syntax::{Document, Encoding, LineIndex, Position, syntax_diagnostics};

@@ -1,1 +1,6 @@
 //! Specifications: mend.toml, tests, output comparison; `interp` runs tests safely.
+
+pub mod compare;
+pub mod config;
+pub mod interp;
+pub mod tests;

@@ -1,0 +1,193 @@
+//! `mend bench`: the performance figures the project reports, measured the same way every
+//! time (release build, wall clock, percentiles over many repetitions), and `mend bench DIR`,
+//! which checks every `.c` file under a folder and prints per-file verdicts and timings.
+
+use std::io::{BufReader, Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use crate::cancel::Cancel;
+use crate::check::{check, CheckOptions};
+use crate::ir::Severity;
+use crate::spec::interp::{self, Limits};
+use crate::syntax::document::{bench_incremental, synthetic_source};
+use crate::syntax::lower::lower_source;
+
+fn percentile(sorted: &[f64], q: f64) -> f64 {
+    if sorted.is_empty() {
+        return 0.0;
+    }
+    sorted[((sorted.len() as f64 - 1.0) * q).round() as usize]
+}
+
+fn timed<T>(f: impl FnOnce() -> T) -> (T, f64) {
+    let started = Instant::now();
+    let value = f();
+    (value, started.elapsed().as_secs_f64() * 1000.0)
+}
+
+/// The foundation benchmarks (issue targets in brackets).
+pub fn run_foundation(out: &mut impl Write) -> std::io::Result<()> {
+    writeln!(out, "mend bench — foundation ({} build)", if cfg!(debug_assertions) { "DEBUG" } else { "release" })?;
+
+    let (p50, p99) = bench_incremental(2000, 2000);
+    writeln!(out, "incremental reparse + syntax diagnostics, 1-char edit, 2,000-line file: p50 {p50:.3} ms, p99 {p99:.3} ms  [p50 < 1 ms, p99 < 5 ms]")?;
+
+    let src = synthetic_source(300);
+    let lines = src.lines().count();
+    let mut times: Vec<f64> = (0..200).map(|_| timed(|| lower_source(&src)).1).collect();
+    times.sort_by(f64::total_cmp);
+    writeln!(
+        out,
+        "parse + lowering + type check, {lines}-line file: p50 {:.3} ms, p99 {:.3} ms  [< 5 ms]",
+        percentile(&times, 0.5),
+        percentile(&times, 0.99)
+    )?;
+
+    let tight = "#include <stdio.h>\nint main(void) {\n    long s = 0;\n    int i;\n    for (i = 0; i < 20000000; i++)\n        s += i;\n    printf(\"%ld\\n\", s);\n    return 0;\n}\n";
+    let program = lower_source(tight).program;
+    let limits = Limits { max_steps: u64::MAX, ..Limits::default() };
+    let (result, ms) = timed(|| interp::run(&program, "main", b"", &limits, &Cancel::new()));
+    let rate = result.steps as f64 / (ms / 1000.0) / 1e6;
+    writeln!(
+        out,
+        "interpreter, tight loop: {} steps in {ms:.0} ms = {rate:.1} M steps/s (output {:?})  [>= 50 M/s]",
+        result.steps,
+        String::from_utf8_lossy(&result.output).trim()
+    )?;
+
+    match server_idle_rss(20) {
+        Ok(kb) => writeln!(out, "server idle RSS with 20 open student files: {:.1} MB  [< 60 MB]", kb as f64 / 1024.0)?,
+        Err(e) => writeln!(out, "server idle RSS: not measured ({e})")?,
+    }
+    Ok(())
+}
+
+/// Starts `mend lsp`, opens `files` IntroClass submissions, waits for analysis to settle and
+/// reads the server's resident set size from /proc.
+fn server_idle_rss(files: usize) -> Result<u64, String> {
+    let exe = std::env::current_exe().map_err(|e| e.to_string())?;
+    let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/data/introclass");
+    let mut sources: Vec<PathBuf> = Vec::new();
+    for problem in ["checksum", "digits", "grade", "median", "smallest", "syllables"] {
+        let dir = data.join(problem).join("submissions");
+        let Ok(entries) = std::fs::read_dir(&dir) else { continue };
+        let mut names: Vec<PathBuf> = entries.filter_map(|e| e.ok().map(|e| e.path())).collect();
+        names.sort();
+        sources.extend(names.into_iter().take(files.div_ceil(6)));
+    }
+    sources.truncate(files);
+    if sources.len() < files {
+        return Err(format!("found {} of {files} files under {}", sources.len(), data.display()));
+    }
+    let mut child = Command::new(exe)
+        .arg("lsp")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .map_err(|e| e.to_string())?;
+    let mut stdin = child.stdin.take().ok_or("no stdin")?;
+    let stdout = child.stdout.take().ok_or("no stdout")?;
+    // Drain the server's messages so it never blocks on a full pipe.
+    let reader = std::thread::spawn(move || {
+        let mut r = BufReader::new(stdout);
+        let mut buf = Vec::new();
+        let _ = r.read_to_end(&mut buf);
+    });
+    let send = |stdin: &mut std::process::ChildStdin, v: serde_json::Value| -> Result<(), String> {
+        let body = v.to_string();
+        write!(stdin, "Content-Length: {}\r\n\r\n{}", body.len(), body).map_err(|e| e.to_string())?;
+        stdin.flush().map_err(|e| e.to_string())
+    };
+    send(&mut stdin, serde_json::json!({"jsonrpc":"2.0","id":1,"method":"initialize","params":{"capabilities":{}}}))?;
+    send(&mut stdin, serde_json::json!({"jsonrpc":"2.0","method":"initialized","params":{}}))?;
+    for (i, path) in sources.iter().enumerate() {
+        let text = String::from_utf8_lossy(&std::fs::read(path).map_err(|e| e.to_string())?).into_owned();
+        let uri = format!("file://{}", path.canonicalize().unwrap_or(path.clone()).display());
+        send(
+            &mut stdin,
+            serde_json::json!({"jsonrpc":"2.0","method":"textDocument/didOpen","params":{"textDocument":{"uri":uri,"languageId":"c","version":i,"text":text}}}),
+        )?;
+    }
+    std::thread::sleep(Duration::from_secs(3));
+    let status = std::fs::read_to_string(format!("/proc/{}/status", child.id())).map_err(|e| e.to_string())?;
+    let rss = status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmRSS:"))
+        .and_then(|v| v.split_whitespace().next()?.parse::<u64>().ok())
+        .ok_or("no VmRSS")?;
+    send(&mut stdin, serde_json::json!({"jsonrpc":"2.0","id":2,"method":"shutdown"}))?;
+    send(&mut stdin, serde_json::json!({"jsonrpc":"2.0","method":"exit"}))?;
+    drop(stdin);
+    let _ = child.wait();
+    let _ = reader.join();
+    Ok(rss)
+}
+
+/// `mend bench DIR`: checks every `.c` file under `dir` (with its mend.toml, if any) and
+/// prints one line per file and a summary.
+pub fn run_dir(dir: &Path, opts: &CheckOptions, out: &mut impl Write) -> std::io::Result<()> {
+    let mut files = Vec::new();
+    collect_c_files(dir, &mut files);
+    files.sort();
+    writeln!(out, "{:<60} {:>8} {:>6} {:>6} {:>8} {:>9}", "file", "verdict", "errors", "tests", "repairs", "time ms")?;
+    let mut times = Vec::new();
+    let (mut clean, mut failing, mut broken) = (0, 0, 0);
+    for file in &files {
+        let text = match std::fs::read(file) {
+            Ok(bytes) => String::from_utf8_lossy(&bytes).into_owned(),
+            Err(e) => {
+                writeln!(out, "{:<60} unreadable: {e}", file.display())?;
+                continue;
+            }
+        };
+        let (report, ms) = timed(|| check(Some(file), &text, opts, &Cancel::new()));
+        times.push(ms);
+        let errors = report.diagnostics.iter().filter(|d| d.severity == Severity::Error).count();
+        let failed_tests = report.tests.iter().filter(|t| !t.passed).count();
+        let verdict = if errors > 0 && report.tests.is_empty() {
+            broken += 1;
+            "errors"
+        } else if failed_tests > 0 {
+            failing += 1;
+            "fails"
+        } else {
+            clean += 1;
+            "ok"
+        };
+        let shown = file.strip_prefix(dir).unwrap_or(file).display().to_string();
+        writeln!(
+            out,
+            "{:<60} {:>8} {:>6} {:>6} {:>8} {:>9.1}",
+            shown,
+            verdict,
+            errors,
+            format!("{}/{}", report.tests.len() - failed_tests, report.tests.len()),
+            report.repairs.len(),
+            ms
+        )?;
+    }
+    times.sort_by(f64::total_cmp);
+    writeln!(
+        out,
+        "summary: {} files, {clean} ok, {failing} failing tests, {broken} with errors; time per file p50 {:.1} ms, p90 {:.1} ms, max {:.1} ms",
+        files.len(),
+        percentile(&times, 0.5),
+        percentile(&times, 0.9),
+        times.last().copied().unwrap_or(0.0)
+    )
+}
+
+fn collect_c_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else { return };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            collect_c_files(&path, out);
+        } else if path.extension().is_some_and(|e| e == "c") {
+            out.push(path);
+        }
+    }
+}

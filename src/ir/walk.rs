@@ -1,0 +1,82 @@
+//! Visitors over the IR: every expression node of a statement, outermost first.
+
+use super::program::*;
+
+/// Calls `f` on every expression node under `init`, outermost first.
+pub fn walk_init(init: &Init, f: &mut impl FnMut(&Expr)) {
+    match init {
+        Init::Expr(e) => walk_expr(e, f),
+        Init::List(items, _) => items.iter().for_each(|i| walk_init(i, f)),
+    }
+}
+
+pub fn walk_expr(e: &Expr, f: &mut impl FnMut(&Expr)) {
+    f(e);
+    match &e.kind {
+        ExprKind::Int(_) | ExprKind::Float(_) | ExprKind::Str(_) | ExprKind::Var(_) | ExprKind::SizeOf { .. } => {}
+        ExprKind::Unary(_, a)
+        | ExprKind::IncDec(_, a)
+        | ExprKind::Cast { expr: a, .. }
+        | ExprKind::Member { base: a, .. }
+        | ExprKind::AddrOf(a)
+        | ExprKind::Deref(a)
+        | ExprKind::Decay(a) => walk_expr(a, f),
+        ExprKind::Binary(_, a, b)
+        | ExprKind::Logical(_, a, b)
+        | ExprKind::Assign(a, b)
+        | ExprKind::CompoundAssign { lhs: a, rhs: b, .. }
+        | ExprKind::Index(a, b)
+        | ExprKind::Comma(a, b) => {
+            walk_expr(a, f);
+            walk_expr(b, f);
+        }
+        ExprKind::Cond(a, b, c) => {
+            walk_expr(a, f);
+            walk_expr(b, f);
+            walk_expr(c, f);
+        }
+        ExprKind::Call(_, args) => args.iter().for_each(|a| walk_expr(a, f)),
+    }
+}
+
+pub fn walk_stmt(s: &Stmt, f: &mut impl FnMut(&Expr)) {
+    match &s.kind {
+        StmtKind::Expr(e) | StmtKind::Return(Some(e)) | StmtKind::VlaDecl { len: e, .. } => walk_expr(e, f),
+        StmtKind::Decl { init: Some(init), .. } => walk_init(init, f),
+        StmtKind::If { cond, then, els } => {
+            walk_expr(cond, f);
+            walk_stmt(then, f);
+            if let Some(e) = els {
+                walk_stmt(e, f);
+            }
+        }
+        StmtKind::While { cond, body } | StmtKind::DoWhile { body, cond } => {
+            walk_expr(cond, f);
+            walk_stmt(body, f);
+        }
+        StmtKind::For { init, cond, step, body } => {
+            init.iter().for_each(|s| walk_stmt(s, f));
+            cond.iter().chain(step.iter()).for_each(|e| walk_expr(e, f));
+            walk_stmt(body, f);
+        }
+        StmtKind::Switch { cond, arms } => {
+            walk_expr(cond, f);
+            arms.iter().flat_map(|a| a.body.iter()).for_each(|s| walk_stmt(s, f));
+        }
+        StmtKind::Block(b) => b.iter().for_each(|s| walk_stmt(s, f)),
+        StmtKind::Decl { init: None, .. }
+        | StmtKind::Break
+        | StmtKind::Continue
+        | StmtKind::Return(None)
+        | StmtKind::Empty => {}
+    }
+}
+
+/// Calls `f` with every user function called (directly) in `s`.
+pub fn calls_in_stmt(s: &Stmt, f: &mut impl FnMut(FuncId)) {
+    walk_stmt(s, &mut |e| {
+        if let ExprKind::Call(Callee::Func(id), _) = &e.kind {
+            f(*id);
+        }
+    });
+}

@@ -1,0 +1,186 @@
+//! Budgeted satisfiability checks: Z3's `timeout` parameter from the remaining time, and a
+//! watcher thread that calls `ContextHandle::interrupt()` when the job's [`Cancel`] fires (or
+//! when the deadline has passed and Z3 has not noticed).
+//!
+//! [`Cancel`]: crate::cancel::Cancel
+
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use z3::ast::Bool;
+use z3::{Context, Model, Optimize, Params, SatResult};
+
+use super::budget::Budget;
+
+/// Why a check gave no answer.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum UnknownReason {
+    /// The budget's deadline passed.
+    Timeout,
+    /// The budget's cancellation token fired.
+    Cancelled,
+    /// Z3 itself gave up (incompleteness, resource limit, ...), with its reason.
+    SolverUnknown(String),
+}
+
+/// The outcome of one check. `Unknown` is never to be read as either answer.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Verdict {
+    Sat,
+    Unsat,
+    Unknown(UnknownReason),
+}
+
+impl Verdict {
+    pub fn is_sat(&self) -> bool {
+        matches!(self, Verdict::Sat)
+    }
+    pub fn is_unsat(&self) -> bool {
+        matches!(self, Verdict::Unsat)
+    }
+    pub fn is_unknown(&self) -> bool {
+        matches!(self, Verdict::Unknown(_))
+    }
+}
+
+/// How often the watcher polls the cancellation token (it is a plain flag, not a waker).
+const POLL: Duration = Duration::from_millis(3);
+/// How long past the deadline the watcher waits for Z3's own timeout before interrupting.
+const DEADLINE_GRACE: Duration = Duration::from_millis(50);
+
+/// A fresh context for one job (model generation on). Keep it on the thread that uses it.
+pub fn new_context() -> Context {
+    let mut cfg = z3::Config::new();
+    cfg.set_model_generation(true);
+    Context::new(&cfg)
+}
+
+/// Checks `solver` under `assumptions` within `budget`. Sets the solver's `timeout` parameter to
+/// the remaining time (it stays set afterwards; every budgeted check sets it again).
+pub fn check_with_budget<'ctx>(solver: &z3::Solver<'ctx>, assumptions: &[Bool<'ctx>], budget: &Budget) -> Verdict {
+    if let Some(r) = budget.stop_reason() {
+        return Verdict::Unknown(r);
+    }
+    let ctx = solver.get_context();
+    let mut params = Params::new(ctx);
+    params.set_u32("timeout", timeout_ms(budget.remaining()));
+    solver.set_params(&params);
+    let result = watched(ctx, budget, DEADLINE_GRACE, || {
+        if assumptions.is_empty() { solver.check() } else { solver.check_assumptions(assumptions) }
+    });
+    classify(result, budget, || solver.get_reason_unknown())
+}
+
+/// Checks an `Optimize` within `budget`. z3 0.12 has no `Optimize::set_params`, so the deadline
+/// is enforced by the watcher's interrupt alone. On `Sat` the model is optimal only if the
+/// optimiser finished, which `Sat` means here.
+pub fn check_optimize_with_budget<'ctx>(opt: &Optimize<'ctx>, assumptions: &[Bool<'ctx>], budget: &Budget) -> Verdict {
+    if let Some(r) = budget.stop_reason() {
+        return Verdict::Unknown(r);
+    }
+    let result = watched(opt.get_context(), budget, Duration::ZERO, || opt.check(assumptions));
+    classify(result, budget, || opt.get_reason_unknown())
+}
+
+fn timeout_ms(d: Duration) -> u32 {
+    d.as_millis().clamp(1, u32::MAX as u128) as u32
+}
+
+/// Runs `check` on this thread while a scoped watcher thread interrupts the context when the
+/// budget is cancelled or `grace` past its deadline.
+fn watched(ctx: &Context, budget: &Budget, grace: Duration, check: impl FnOnce() -> SatResult) -> SatResult {
+    let handle = ctx.handle();
+    let hard_deadline = budget.deadline.checked_add(grace).unwrap_or(budget.deadline);
+    std::thread::scope(|scope| {
+        let (done_tx, done_rx) = mpsc::channel::<()>();
+        let handle = &handle;
+        scope.spawn(move || {
+            loop {
+                let wait = POLL.min(hard_deadline.saturating_duration_since(Instant::now()));
+                match done_rx.recv_timeout(wait) {
+                    Ok(()) | Err(mpsc::RecvTimeoutError::Disconnected) => return,
+                    Err(mpsc::RecvTimeoutError::Timeout) => {
+                        if budget.cancel.is_cancelled() || Instant::now() >= hard_deadline {
+                            handle.interrupt();
+                            return;
+                        }
+                    }
+                }
+            }
+        });
+        let result = check();
+        let _ = done_tx.send(());
+        result
+    })
+}
+
+fn classify(result: SatResult, budget: &Budget, reason: impl FnOnce() -> Option<String>) -> Verdict {
+    match result {
+        SatResult::Sat => Verdict::Sat,
+        SatResult::Unsat => Verdict::Unsat,
+        SatResult::Unknown => {
+            let reason = reason().unwrap_or_default();
+            if budget.cancel.is_cancelled() {
+                Verdict::Unknown(UnknownReason::Cancelled)
+            } else if Instant::now() >= budget.deadline || reason.contains("timeout") {
+                Verdict::Unknown(UnknownReason::Timeout)
+            } else {
+                Verdict::Unknown(UnknownReason::SolverUnknown(reason))
+            }
+        }
+    }
+}
+
+/// A `z3::Solver` with a budget: every check is a budgeted check.
+pub struct Solver<'ctx> {
+    inner: z3::Solver<'ctx>,
+    budget: Budget,
+}
+
+impl<'ctx> Solver<'ctx> {
+    pub fn new(ctx: &'ctx Context, budget: Budget) -> Solver<'ctx> {
+        Solver { inner: z3::Solver::new(ctx), budget }
+    }
+    pub fn from_z3(inner: z3::Solver<'ctx>, budget: Budget) -> Solver<'ctx> {
+        Solver { inner, budget }
+    }
+    pub fn inner(&self) -> &z3::Solver<'ctx> {
+        &self.inner
+    }
+    pub fn context(&self) -> &'ctx Context {
+        self.inner.get_context()
+    }
+    pub fn budget(&self) -> &Budget {
+        &self.budget
+    }
+    pub fn set_budget(&mut self, budget: Budget) {
+        self.budget = budget;
+    }
+    pub fn assert(&self, b: &Bool<'ctx>) {
+        self.inner.assert(b);
+    }
+    pub fn push(&self) {
+        self.inner.push();
+    }
+    pub fn pop(&self, n: u32) {
+        self.inner.pop(n);
+    }
+    pub fn check(&self) -> Verdict {
+        check_with_budget(&self.inner, &[], &self.budget)
+    }
+    pub fn check_assuming(&self, assumptions: &[Bool<'ctx>]) -> Verdict {
+        check_with_budget(&self.inner, assumptions, &self.budget)
+    }
+    /// The model of the last check; only meaningful after [`Verdict::Sat`].
+    pub fn model(&self) -> Option<Model<'ctx>> {
+        self.inner.get_model()
+    }
+    /// The subset of the last check's assumptions that is already unsatisfiable; only
+    /// meaningful after [`Verdict::Unsat`].
+    pub fn unsat_core(&self) -> Vec<Bool<'ctx>> {
+        self.inner.get_unsat_core()
+    }
+}
+
+#[cfg(test)]
+mod tests;

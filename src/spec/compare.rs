@@ -1,0 +1,285 @@
+//! Output comparison: `exact`, `whitespace` and `values`.
+//!
+//! # The `values` rule
+//! Students print their own prompts, so `values` compares only the part of each output that
+//! the program prints **after its last input read** (the caller knows it: the interpreter counts
+//! the bytes printed before the last `scanf`/`getchar`/`fgets`; without that count the whole
+//! output is used), and compares those tails as **sequences of value tokens**:
+//! - a token is a number (`[+-]?digits[.digits]`, or `.digits`), a word (a run of letters), or
+//!   one punctuation character; whitespace only separates tokens;
+//! - numbers are equal when their values are equal (`6`, `6.0`, `+6.00`);
+//! - words are compared case-insensitively (`Student has an A grade` = `student has an a GRADE`);
+//! - punctuation is compared exactly (it carries answers such as the checksum character `-`).
+//!
+//! One generic rule, no per-problem cases. On IntroClass (deterministic submissions, every
+//! recorded test verdict, outputs of the gcc-compiled programs, prompt lengths measured by an
+//! `LD_PRELOAD` shim around the input functions) it agrees with the benchmark's own per-problem
+//! judges on the large majority of verdicts; see the crate's test `syntax_values_agreement`
+//! (ignored: it needs gcc) for the measurement and the numbers in the report.
+
+/// How outputs are compared.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Compare {
+    /// Byte for byte.
+    Exact,
+    /// Equal after collapsing every whitespace run to one space and trimming both ends.
+    #[default]
+    Whitespace,
+    /// Only the printed values after the last input read (see the module documentation).
+    Values,
+}
+
+impl Compare {
+    pub fn parse(s: &str) -> Option<Compare> {
+        match s {
+            "exact" => Some(Compare::Exact),
+            "whitespace" => Some(Compare::Whitespace),
+            "values" => Some(Compare::Values),
+            _ => None,
+        }
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Compare::Exact => "exact",
+            Compare::Whitespace => "whitespace",
+            Compare::Values => "values",
+        }
+    }
+}
+
+impl std::fmt::Display for Compare {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// Whether `actual` matches `expected` under `mode`. For `Values` this compares whole outputs
+/// (no prompt information); prefer [`outputs_match_values`] when the prompt lengths are known.
+pub fn outputs_match(expected: &str, actual: &str, mode: Compare) -> bool {
+    match mode {
+        Compare::Exact => expected == actual,
+        Compare::Whitespace => collapse_ws(expected) == collapse_ws(actual),
+        Compare::Values => outputs_match_values(expected, None, actual, None),
+    }
+}
+
+/// The `values` comparison with the number of bytes each program printed before its last
+/// input read (`None`: unknown, compare everything). See the module documentation.
+pub fn outputs_match_values(
+    expected_full: &str,
+    expected_prompt_len: Option<usize>,
+    actual_full: &str,
+    actual_prompt_len: Option<usize>,
+) -> bool {
+    let e = value_tokens(tail(expected_full, expected_prompt_len));
+    let a = value_tokens(tail(actual_full, actual_prompt_len));
+    e.len() == a.len() && e.iter().zip(&a).all(|(x, y)| x.same_value(y))
+}
+
+/// The part of `s` after its first `prompt_len` bytes (clamped to a character boundary).
+pub fn tail(s: &str, prompt_len: Option<usize>) -> &str {
+    let Some(mut n) = prompt_len else { return s };
+    n = n.min(s.len());
+    while !s.is_char_boundary(n) {
+        n -= 1;
+    }
+    &s[n..]
+}
+
+/// One value token of an output.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Token<'a> {
+    Number(f64, &'a str),
+    Word(&'a str),
+    Punct(char),
+}
+
+impl Token<'_> {
+    pub fn same_value(&self, other: &Token) -> bool {
+        match (self, other) {
+            (Token::Number(a, _), Token::Number(b, _)) => a == b || (a.is_nan() && b.is_nan()),
+            (Token::Word(a), Token::Word(b)) => a.eq_ignore_ascii_case(b),
+            (Token::Punct(a), Token::Punct(b)) => a == b,
+            _ => false,
+        }
+    }
+
+    pub fn text(&self) -> String {
+        match self {
+            Token::Number(_, s) | Token::Word(s) => s.to_string(),
+            Token::Punct(c) => c.to_string(),
+        }
+    }
+}
+
+/// Splits an output into value tokens (see the module documentation).
+pub fn value_tokens(s: &str) -> Vec<Token<'_>> {
+    let b = s.as_bytes();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < b.len() {
+        let c = b[i];
+        if c.is_ascii_whitespace() {
+            i += 1;
+            continue;
+        }
+        // A number, with an optional sign directly in front.
+        let sign = usize::from(matches!(c, b'+' | b'-'));
+        let digits_at = i + sign;
+        let starts_number = b.get(digits_at).is_some_and(u8::is_ascii_digit)
+            || (b.get(digits_at) == Some(&b'.') && b.get(digits_at + 1).is_some_and(u8::is_ascii_digit));
+        if starts_number {
+            let mut j = digits_at;
+            while j < b.len() && b[j].is_ascii_digit() {
+                j += 1;
+            }
+            if j < b.len() && b[j] == b'.' && b.get(j + 1).is_some_and(u8::is_ascii_digit) {
+                j += 1;
+                while j < b.len() && b[j].is_ascii_digit() {
+                    j += 1;
+                }
+            }
+            let text = &s[i..j];
+            out.push(Token::Number(text.parse().unwrap_or(f64::NAN), text));
+            i = j;
+            continue;
+        }
+        let ch = s[i..].chars().next().expect("i is on a char boundary");
+        if ch.is_alphabetic() {
+            let mut j = i;
+            for (k, c) in s[i..].char_indices() {
+                if !c.is_alphabetic() {
+                    break;
+                }
+                j = i + k + c.len_utf8();
+            }
+            out.push(Token::Word(&s[i..j]));
+            i = j;
+            continue;
+        }
+        out.push(Token::Punct(ch));
+        i += ch.len_utf8();
+    }
+    out
+}
+
+fn collapse_ws(s: &str) -> String {
+    s.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// A short description of the first difference, for messages (`None` when they match).
+pub fn describe_difference(expected: &str, actual: &str, mode: Compare) -> Option<String> {
+    describe_difference_values(expected, None, actual, None, mode)
+}
+
+/// [`describe_difference`] with prompt lengths (used by `Values`).
+pub fn describe_difference_values(
+    expected: &str,
+    expected_prompt_len: Option<usize>,
+    actual: &str,
+    actual_prompt_len: Option<usize>,
+    mode: Compare,
+) -> Option<String> {
+    match mode {
+        Compare::Exact => {
+            if expected == actual {
+                return None;
+            }
+            let at = expected.bytes().zip(actual.bytes()).take_while(|(a, b)| a == b).count();
+            let line = expected[..floor(expected, at)].matches('\n').count() + 1;
+            let show = |s: &str| {
+                let from = floor(s, at);
+                let piece: String = s[from..].chars().take(20).collect();
+                if piece.is_empty() { "the end of the output".to_string() } else { format!("{piece:?}") }
+            };
+            Some(format!("on line {line}: expected {}, got {}", show(expected), show(actual)))
+        }
+        Compare::Whitespace => {
+            let (e, a) = (collapse_ws(expected), collapse_ws(actual));
+            if e == a {
+                return None;
+            }
+            let ew: Vec<&str> = e.split(' ').collect();
+            let aw: Vec<&str> = a.split(' ').collect();
+            let at = ew.iter().zip(&aw).take_while(|(x, y)| x == y).count();
+            Some(word_difference(at, ew.get(at).copied(), aw.get(at).copied()))
+        }
+        Compare::Values => {
+            if outputs_match_values(expected, expected_prompt_len, actual, actual_prompt_len) {
+                return None;
+            }
+            let e = value_tokens(tail(expected, expected_prompt_len));
+            let a = value_tokens(tail(actual, actual_prompt_len));
+            let at = e.iter().zip(&a).take_while(|(x, y)| x.same_value(y)).count();
+            Some(word_difference(at, e.get(at).map(|t| t.text()).as_deref(), a.get(at).map(|t| t.text()).as_deref()))
+        }
+    }
+}
+
+fn word_difference(at: usize, expected: Option<&str>, actual: Option<&str>) -> String {
+    let nth = at + 1;
+    match (expected, actual) {
+        (Some(e), Some(a)) => format!("value {nth}: expected `{e}`, got `{a}`"),
+        (Some(e), None) => format!("the output stops before value {nth} (`{e}`)"),
+        (None, Some(a)) => format!("extra output from value {nth}: `{a}`"),
+        (None, None) => "the outputs differ".into(),
+    }
+}
+
+fn floor(s: &str, mut i: usize) -> usize {
+    i = i.min(s.len());
+    while !s.is_char_boundary(i) {
+        i -= 1;
+    }
+    i
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn modes_parse() {
+        for m in [Compare::Exact, Compare::Whitespace, Compare::Values] {
+            assert_eq!(Compare::parse(m.as_str()), Some(m));
+        }
+        assert_eq!(Compare::parse("fuzzy"), None);
+    }
+
+    #[test]
+    fn exact_and_whitespace() {
+        assert!(outputs_match("a b\n", "a b\n", Compare::Exact));
+        assert!(!outputs_match("a b\n", "a b", Compare::Exact));
+        assert!(outputs_match("a  b\n", " a\tb", Compare::Whitespace));
+        assert!(!outputs_match("ab", "a b", Compare::Whitespace));
+        assert_eq!(describe_difference("x = 1\n", "x = 2\n", Compare::Exact).unwrap(), "on line 1: expected \"1\\n\", got \"2\\n\"");
+        assert_eq!(describe_difference("a b c", "a b", Compare::Whitespace).unwrap(), "the output stops before value 3 (`c`)");
+        assert_eq!(describe_difference("a", "a", Compare::Whitespace), None);
+    }
+
+    #[test]
+    fn values_tokens() {
+        let t: Vec<String> = value_tokens("Check sum is -\n6 is the median, -3.50 .5").iter().map(Token::text).collect();
+        assert_eq!(t, ["Check", "sum", "is", "-", "6", "is", "the", "median", ",", "-3.50", ".5"]);
+        assert!(outputs_match("6.0 is the Median", "6 is the median", Compare::Values));
+        assert!(!outputs_match("6 is the median", "7 is the median", Compare::Values));
+    }
+
+    #[test]
+    fn values_drop_prompts() {
+        let expected = "Please enter 3 numbers separated by spaces > 6 is the median\n";
+        let actual = "Enter three numbers: 6 is the median\n";
+        let pe = expected.find('>').unwrap() + 1;
+        let pa = actual.find(':').unwrap() + 1;
+        assert!(outputs_match_values(expected, Some(pe), actual, Some(pa)));
+        assert!(!outputs_match_values(expected, Some(pe), "Enter: 2 is the median", Some(6)));
+        assert!(!outputs_match(expected, actual, Compare::Values));
+        assert_eq!(
+            describe_difference_values(expected, Some(pe), "Enter: 2 is the median", Some(6), Compare::Values).unwrap(),
+            "value 1: expected `6`, got `2`"
+        );
+        // A prompt length inside a multi-byte character clamps.
+        assert_eq!(tail("é1", Some(1)), "é1");
+    }
+}

@@ -1,0 +1,433 @@
+//! Unit tests with hand-built IR.
+
+use super::*;
+use crate::ir::*;
+
+/// A tiny IR builder.
+struct B {
+    p: Program,
+    f: Option<FuncId>,
+}
+
+fn sp() -> Span {
+    Span::new(0, 0)
+}
+
+fn ex(kind: ExprKind, ty: Type) -> Expr {
+    Expr { kind, ty, span: sp() }
+}
+fn int(v: i64) -> Expr {
+    ex(ExprKind::Int(v), Type::INT)
+}
+fn bin(op: BinOp, a: Expr, b: Expr) -> Expr {
+    let ty = if op.is_comparison() { Type::INT } else { a.ty.clone() };
+    ex(ExprKind::Binary(op, Box::new(a), Box::new(b)), ty)
+}
+fn st(kind: StmtKind) -> Stmt {
+    Stmt { kind, span: sp() }
+}
+fn sexpr(e: Expr) -> Stmt {
+    st(StmtKind::Expr(e))
+}
+fn assign(l: Expr, r: Expr) -> Expr {
+    let ty = l.ty.clone();
+    ex(ExprKind::Assign(Box::new(l), Box::new(r)), ty)
+}
+fn lit(s: &str) -> Expr {
+    let n = s.len() as u64 + 1;
+    let e = ex(ExprKind::Str(s.as_bytes().to_vec()), Type::Array(Box::new(Type::CHAR), Some(n)));
+    ex(ExprKind::Decay(Box::new(e)), Type::ptr(Type::CHAR))
+}
+fn call(b: Builtin, args: Vec<Expr>, ty: Type) -> Expr {
+    ex(ExprKind::Call(Callee::Builtin(b), args), ty)
+}
+fn printf(fmt: &str, mut args: Vec<Expr>) -> Stmt {
+    args.insert(0, lit(fmt));
+    sexpr(call(Builtin::Printf, args, Type::INT))
+}
+fn cast(e: Expr, ty: Type) -> Expr {
+    ex(ExprKind::Cast { expr: Box::new(e), implicit: true }, ty)
+}
+fn ret(e: Expr) -> Stmt {
+    st(StmtKind::Return(Some(e)))
+}
+
+impl B {
+    fn new() -> B {
+        B { p: Program::default(), f: None }
+    }
+    fn func(&mut self, name: &str, ret: Type) -> FuncId {
+        let id = FuncId(self.p.funcs.len() as u32);
+        self.p.funcs.push(Function {
+            name: name.into(),
+            ret,
+            params: vec![],
+            body: None,
+            span: sp(),
+            name_span: sp(),
+            locals: vec![],
+            unsupported: vec![],
+        });
+        self.f = Some(id);
+        id
+    }
+    fn var(&mut self, name: &str, ty: Type, addressable: bool) -> Expr {
+        let id = VarId(self.p.vars.len() as u32);
+        let f = self.f.unwrap();
+        self.p.vars.push(Var { name: name.into(), ty: ty.clone(), span: sp(), kind: VarKind::Local, func: Some(f), addressable });
+        self.p.funcs[f.0 as usize].locals.push(id);
+        ex(ExprKind::Var(id), ty)
+    }
+    fn param(&mut self, name: &str, ty: Type) -> Expr {
+        let e = self.var(name, ty, false);
+        let f = self.f.unwrap();
+        let ExprKind::Var(id) = e.kind else { unreachable!() };
+        self.p.funcs[f.0 as usize].locals.pop();
+        self.p.vars[id.0 as usize].kind = VarKind::Param;
+        self.p.funcs[f.0 as usize].params.push(id);
+        e
+    }
+    fn body(&mut self, stmts: Vec<Stmt>) {
+        let f = self.f.unwrap();
+        self.p.funcs[f.0 as usize].body = Some(st(StmtKind::Block(stmts)));
+    }
+    fn run(&self, input: &str) -> RunResult {
+        run(&self.p, "main", input.as_bytes(), &Limits::default(), &crate::cancel::Cancel::new())
+    }
+}
+
+fn decl(v: &Expr, init: Option<Expr>) -> Stmt {
+    let ExprKind::Var(id) = v.kind else { panic!() };
+    st(StmtKind::Decl { var: id, init: init.map(Init::Expr) })
+}
+
+fn out(r: &RunResult) -> String {
+    String::from_utf8_lossy(&r.output).into_owned()
+}
+
+#[test]
+fn hello_and_exit_code() {
+    let mut b = B::new();
+    b.func("main", Type::INT);
+    b.body(vec![printf("hello %d\n", vec![int(42)]), ret(int(3))]);
+    let r = b.run("");
+    assert_eq!(out(&r), "hello 42\n");
+    assert_eq!(r.exit_code, Some(3));
+    assert!(r.error.is_none());
+    assert_eq!(r.chunks.len(), 3);
+    assert_eq!(r.chunks[1].kind, ChunkKind::Value);
+    assert_eq!(r.value_output(), b"42");
+}
+
+#[test]
+fn integer_semantics() {
+    let mut b = B::new();
+    b.func("main", Type::INT);
+    let x = b.var("x", Type::INT, false);
+    let u = b.var("u", Type::Int(IntType::UINT), false);
+    let uty = Type::Int(IntType::UINT);
+    b.body(vec![
+        decl(&x, Some(int(i32::MAX as i64))),
+        sexpr(assign(x.clone(), bin(BinOp::Add, x.clone(), int(1)))),
+        printf("%d\n", vec![x.clone()]),
+        printf("%d %d %d %d\n", vec![bin(BinOp::Div, int(-7), int(2)), bin(BinOp::Rem, int(-7), int(2)), bin(BinOp::Rem, int(7), int(-2)), bin(BinOp::Div, int(i32::MIN as i64), int(-1))]),
+        printf("%d %d\n", vec![bin(BinOp::Shl, int(1), int(33)), bin(BinOp::Shr, int(-16), int(2))]),
+        decl(&u, Some(cast(int(-1), uty.clone()))),
+        printf("%u %x %X %o\n", vec![u.clone(), u.clone(), cast(int(255), uty.clone()), cast(int(8), uty.clone())]),
+        printf("%u\n", vec![bin(BinOp::Div, u.clone(), cast(int(2), uty.clone()))]),
+        printf("[%5d][%-5d][%05d][%+d][% d][%.3d][%x][%#x][%#o]\n", vec![int(42), int(42), int(-42), int(5), int(5), int(7), int(255), int(255), int(8)]),
+        printf("[%c][%3c][%s][%-6s][%6s][%.2s]%%\n", vec![int(65), int(66), lit("abc"), lit("ab"), lit("ab"), lit("xyz")]),
+        ret(int(0)),
+    ]);
+    let r = b.run("");
+    assert_eq!(r.error, None);
+    assert_eq!(
+        out(&r),
+        "-2147483648\n-3 -1 1 -2147483648\n2 -4\n4294967295 ffffffff FF 10\n2147483647\n[   42][42   ][-0042][+5][ 5][007][ff][0xff][010]\n[A][  B][abc][ab    ][    ab][xy]%\n"
+    );
+}
+
+#[test]
+fn float_formats_match_glibc() {
+    use super::format::test_fmt_float as f;
+    assert_eq!(f(0, None, b'f', 3.14159), "3.141590");
+    assert_eq!(f(0, Some(2), b'f', 2.675), "2.67"); // 2.675 is 2.67499999...
+    assert_eq!(f(0, Some(2), b'f', 0.125), "0.12");
+    assert_eq!(f(0, Some(0), b'f', 0.5), "0");
+    assert_eq!(f(0, Some(0), b'f', 1.5), "2");
+    assert_eq!(f(8, Some(2), b'f', -3.14159), "   -3.14");
+    assert_eq!(f(0, None, b'e', 12345.678), "1.234568e+04");
+    assert_eq!(f(0, None, b'e', 0.0), "0.000000e+00");
+    assert_eq!(f(0, None, b'g', 100000.0), "100000");
+    assert_eq!(f(0, None, b'g', 1000000.0), "1e+06");
+    assert_eq!(f(0, None, b'g', 0.0001), "0.0001");
+    assert_eq!(f(0, None, b'g', 0.00001), "1e-05");
+    assert_eq!(f(0, None, b'g', 3.14159265), "3.14159");
+    assert_eq!(f(0, None, b'g', 0.0), "0");
+    assert_eq!(f(0, Some(3), b'g', 2.5), "2.5");
+    assert_eq!(f(0, None, b'f', f64::INFINITY), "inf");
+    assert_eq!(f(0, None, b'f', -0.0), "-0.000000");
+    assert_eq!(f(0, None, b'G', 1e-10), "1E-10");
+}
+
+#[test]
+fn scanf_and_uninitialised() {
+    let mut b = B::new();
+    b.func("main", Type::INT);
+    let a = b.var("a", Type::INT, true);
+    let c = b.var("c", Type::INT, true);
+    let n = b.var("n", Type::INT, false);
+    let addr = |v: &Expr| ex(ExprKind::AddrOf(Box::new(v.clone())), Type::ptr(Type::INT));
+    b.body(vec![
+        decl(&a, None),
+        decl(&c, None),
+        decl(&n, Some(call(Builtin::Scanf, vec![lit("%d %d"), addr(&a), addr(&c)], Type::INT))),
+        printf("n=%d a=%d\n", vec![n.clone(), a.clone()]),
+        printf("c=%d\n", vec![c.clone()]),
+        ret(int(0)),
+    ]);
+    let r = b.run("  17 x");
+    assert_eq!(out(&r), "n=1 a=17\n");
+    let e = r.error.unwrap();
+    assert_eq!(e.kind, RuntimeErrorKind::Uninitialized);
+    assert_eq!(e.message, "`c` is used before it is given a value");
+    let r = b.run("");
+    assert_eq!(r.error.clone().unwrap().kind, RuntimeErrorKind::Uninitialized);
+    assert_eq!(out(&r), "");
+}
+
+#[test]
+fn arrays_bounds_and_division() {
+    let mut b = B::new();
+    b.func("main", Type::INT);
+    let arr_ty = Type::Array(Box::new(Type::INT), Some(10));
+    let arr = b.var("arr", arr_ty, true);
+    let i = b.var("i", Type::INT, false);
+    let decay = ex(ExprKind::Decay(Box::new(arr.clone())), Type::ptr(Type::INT));
+    let idx = |e: Expr| ex(ExprKind::Index(Box::new(decay.clone()), Box::new(e)), Type::INT);
+    let lp = st(StmtKind::For {
+        init: vec![sexpr(assign(i.clone(), int(0)))],
+        cond: Some(bin(BinOp::Le, i.clone(), int(10))),
+        step: Some(ex(ExprKind::IncDec(IncDec::PostInc, Box::new(i.clone())), Type::INT)),
+        body: Box::new(sexpr(assign(idx(i.clone()), bin(BinOp::Mul, i.clone(), i.clone())))),
+    });
+    b.body(vec![decl(&arr, None), decl(&i, None), lp, ret(int(0))]);
+    let r = b.run("");
+    let e = r.error.unwrap();
+    assert_eq!(e.kind, RuntimeErrorKind::OutOfBounds);
+    assert_eq!(e.message, "index 10 is out of bounds for `arr` (10 elements)");
+
+    let mut b = B::new();
+    b.func("main", Type::INT);
+    let x = b.var("x", Type::INT, false);
+    b.body(vec![decl(&x, Some(int(0))), printf("%d\n", vec![bin(BinOp::Div, int(5), x.clone())]), ret(int(0))]);
+    let e = b.run("").error.unwrap();
+    assert_eq!(e.kind, RuntimeErrorKind::DivisionByZero);
+    assert_eq!(e.message, "division by zero in `5 / x`");
+}
+
+#[test]
+fn recursion_and_step_limit() {
+    // int f(int n) { return n <= 1 ? 1 : n * f(n - 1); }
+    let mut b = B::new();
+    let f = b.func("f", Type::INT);
+    let n = b.param("n", Type::INT);
+    let rec = ex(ExprKind::Call(Callee::Func(f), vec![bin(BinOp::Sub, n.clone(), int(1))]), Type::INT);
+    let body = ex(ExprKind::Cond(Box::new(bin(BinOp::Le, n.clone(), int(1))), Box::new(int(1)), Box::new(bin(BinOp::Mul, n.clone(), rec))), Type::INT);
+    b.body(vec![ret(body)]);
+    b.func("main", Type::INT);
+    let x = b.var("x", Type::INT, false);
+    b.body(vec![
+        decl(&x, Some(ex(ExprKind::Call(Callee::Func(f), vec![int(10)]), Type::INT))),
+        printf("%d\n", vec![x.clone()]),
+        sexpr(ex(ExprKind::Call(Callee::Func(f), vec![int(100_000)]), Type::INT)),
+        ret(int(0)),
+    ]);
+    let r = b.run("");
+    assert_eq!(out(&r), "3628800\n");
+    assert_eq!(r.error.unwrap().kind, RuntimeErrorKind::StackOverflow);
+
+    let mut b = B::new();
+    b.func("main", Type::INT);
+    b.body(vec![st(StmtKind::While { cond: int(1), body: Box::new(st(StmtKind::Empty)) })]);
+    let r = b.run("");
+    let e = r.error.unwrap();
+    assert_eq!(e.kind, RuntimeErrorKind::StepLimit);
+    assert_eq!(e.message, "step limit of 50000000 reached: is there an infinite loop?");
+}
+
+#[test]
+fn malloc_free_and_floats() {
+    let mut b = B::new();
+    b.func("main", Type::INT);
+    let pty = Type::ptr(Type::INT);
+    let p = b.var("p", pty.clone(), false);
+    let fv = b.var("f", Type::Float(FloatKind::Float), false);
+    let mal = cast(call(Builtin::Malloc, vec![cast(int(8), Type::Int(IntType::ULONG))], Type::ptr(Type::Void)), pty.clone());
+    let deref = |e: Expr| ex(ExprKind::Deref(Box::new(e)), Type::INT);
+    let plus1 = ex(ExprKind::Binary(BinOp::Add, Box::new(p.clone()), Box::new(int(1))), pty.clone());
+    let ft = Type::Float(FloatKind::Float);
+    b.body(vec![
+        decl(&p, Some(mal)),
+        sexpr(assign(deref(p.clone()), int(5))),
+        printf("%d\n", vec![deref(p.clone())]),
+        decl(&fv, Some(cast(ex(ExprKind::Float(0.1), Type::DOUBLE), ft.clone()))),
+        sexpr(assign(fv.clone(), ex(ExprKind::Binary(BinOp::Mul, Box::new(fv.clone()), Box::new(cast(int(3), ft.clone()))), ft.clone()))),
+        printf("%.10f %d\n", vec![cast(fv.clone(), Type::DOUBLE), cast(cast(ex(ExprKind::Float(-2.7), Type::DOUBLE), Type::INT), Type::INT)]),
+        printf("%d\n", vec![deref(plus1.clone())]),
+        ret(int(0)),
+    ]);
+    let r = b.run("");
+    assert_eq!(out(&r), "5\n0.3000000119 -2\n");
+    let e = r.error.unwrap();
+    assert_eq!(e.kind, RuntimeErrorKind::Uninitialized);
+}
+
+// ----- tests through the front end -----
+
+fn c_run(src: &str, input: &str) -> RunResult {
+    let lowered = crate::syntax::lower::lower_source(src);
+    let errors: Vec<_> = lowered.diagnostics.iter().filter(|d| d.severity == Severity::Error).collect();
+    assert!(errors.is_empty(), "front-end errors: {errors:?}");
+    run(&lowered.program, "main", input.as_bytes(), &Limits::default(), &crate::cancel::Cancel::new())
+}
+
+fn c_err(src: &str, input: &str) -> RuntimeError {
+    let r = c_run(src, input);
+    r.error.clone().unwrap_or_else(|| panic!("no error; output {:?}", out(&r)))
+}
+
+fn span_text<'a>(src: &'a str, e: &RuntimeError) -> &'a str {
+    &src[e.span.range()]
+}
+
+#[test]
+fn pointer_errors() {
+    let src = "#include <stdio.h>\nint main(void) { int *p = NULL; printf(\"x\"); return *p; }";
+    let e = c_err(src, "");
+    assert_eq!(e.kind, RuntimeErrorKind::NullDereference);
+    assert_eq!(span_text(src, &e), "*p");
+
+    let src = "#include <stdlib.h>\nint main(void) { int *p = malloc(4); *p = 1; free(p); return *p; }";
+    let e = c_err(src, "");
+    assert_eq!(e.kind, RuntimeErrorKind::UseAfterFree);
+    assert_eq!(e.message, "`*p` uses memory that was already freed");
+
+    let src = "#include <stdlib.h>\nint main(void) { int *p = malloc(4); free(p); free(p); return 0; }";
+    assert_eq!(c_err(src, "").kind, RuntimeErrorKind::InvalidFree);
+
+    let src = "#include <stdlib.h>\nint main(void) { int *p = malloc(3 * sizeof(int)); p[0] = 1; return p[1]; }";
+    let e = c_err(src, "");
+    assert_eq!(e.kind, RuntimeErrorKind::Uninitialized);
+    assert_eq!(span_text(src, &e), "p[1]");
+
+    let src = "#include <stdlib.h>\nint main(void) { int *p = calloc(3, sizeof(int)); return p[3]; }";
+    let e = c_err(src, "");
+    assert_eq!(e.kind, RuntimeErrorKind::OutOfBounds);
+
+    let src = "int *f(void) { int x = 5; return &x; }\nint main(void) { int *p = f(); return *p; }";
+    assert_eq!(c_err(src, "").kind, RuntimeErrorKind::UseAfterFree);
+
+    let src = "int main(void) { char *s = \"abc\"; s[0] = 'x'; return 0; }";
+    assert_eq!(c_err(src, "").kind, RuntimeErrorKind::ReadOnlyWrite);
+}
+
+#[test]
+fn library_overflows_are_reported() {
+    let src = "#include <stdio.h>\nint main(void) { char name[4]; scanf(\"%s\", name); printf(\"%s\", name); return 0; }";
+    let e = c_err(src, "abcdef");
+    assert_eq!(e.kind, RuntimeErrorKind::OutOfBounds);
+    assert_eq!(e.message, "`scanf` writes past the end of `name` (4 bytes)");
+    assert_eq!(c_run(src, "abc").output, b"abc");
+
+    let src = "#include <string.h>\nint main(void) { char d[5] = \"ab\"; strcat(d, \"cde\"); return 0; }";
+    assert_eq!(c_err(src, "").message, "`strcat` writes past the end of `d` (5 bytes)");
+}
+
+#[test]
+fn io_bookkeeping() {
+    let src = "#include <stdio.h>\nint main(void) { int a, b; printf(\"Enter a: \"); scanf(\"%d\", &a); printf(\"Enter b: \"); scanf(\"%d\", &b); printf(\"sum %d\\n\", a + b); return a; }";
+    let r = c_run(src, "3 4");
+    assert_eq!(out(&r), "Enter a: Enter b: sum 7\n");
+    assert_eq!(r.output_before_last_read, "Enter a: Enter b: ".len());
+    assert_eq!(r.exit_code, Some(3));
+    assert_eq!(r.value_output(), b"7");
+    let kinds: Vec<_> = r.chunks.iter().map(|c| (String::from_utf8_lossy(&c.text).into_owned(), c.kind)).collect();
+    assert_eq!(kinds[2], ("sum ".to_string(), ChunkKind::Literal));
+    assert_eq!(kinds[3], ("7".to_string(), ChunkKind::Value));
+
+    // A non-literal format is parsed at run time.
+    let src = "#include <stdio.h>\nint main(void) { char f[] = \"<%d|%5.1f>\"; printf(f, 7, 2.25); return 0; }";
+    assert_eq!(out(&c_run(src, "")), "<7|  2.2>");
+
+    // getchar/EOF, gets, exit.
+    let src = "#include <stdio.h>\n#include <stdlib.h>\nint main(void) { int c, n = 0; while ((c = getchar()) != EOF) n++; printf(\"%d\", n); exit(n); }";
+    let r = c_run(src, "abc\n");
+    assert_eq!((out(&r), r.exit_code), ("4".to_string(), Some(4)));
+}
+
+#[test]
+fn verification_builtins() {
+    let src = "#include <assert.h>\nint main(void) { int x = 3; assert(x > 0); assert(x > 5); return 0; }";
+    let e = c_err(src, "");
+    assert_eq!(e.kind, RuntimeErrorKind::AssertionFailed);
+    assert_eq!(e.message, "assertion `x > 5` failed");
+    assert_eq!(span_text(src, &e), "assert(x > 5)");
+
+    let src = "extern int __VERIFIER_nondet_int(void);\nextern void __VERIFIER_assume(int);\nextern void reach_error(void);\nint main(void) { int x = __VERIFIER_nondet_int(); int y = __VERIFIER_nondet_int(); __VERIFIER_assume(x > 0); if (x + y == 10) reach_error(); return x; }";
+    let r = c_run(src, "4 5");
+    assert_eq!((r.exit_code, r.error.is_none()), (Some(4), true));
+    let r = c_run(src, "-4 5");
+    assert!(r.assume_failed && r.error.is_none() && r.exit_code.is_none());
+    assert_eq!(c_run(src, "4 6").error.unwrap().kind, RuntimeErrorKind::ReachError);
+    assert_eq!(c_run(src, "4").error.unwrap().kind, RuntimeErrorKind::InputExhausted);
+}
+
+#[test]
+fn limits() {
+    let src = "#include <stdio.h>\nchar big[1000000];\nint main(void) { char local[1000000]; local[999999] = 'x'; big[999999] = 'y'; printf(\"%c%c\", local[999999], big[999999]); return 0; }";
+    assert_eq!(out(&c_run(src, "")), "xy");
+
+    let src = "#include <stdlib.h>\nint main(void) { while (1) { char *p = malloc(1000000); p[0] = 1; } }";
+    assert_eq!(c_err(src, "").kind, RuntimeErrorKind::MemoryLimit);
+
+    let src = "#include <stdio.h>\nint main(void) { while (1) printf(\"spam\"); }";
+    let r = c_run(src, "");
+    assert_eq!(r.error.clone().unwrap().kind, RuntimeErrorKind::OutputLimit);
+    assert_eq!(r.output.len(), 1 << 20);
+
+    let src = "int f(int n) { return f(n + 1); }\nint main(void) { return f(0); }";
+    let e = c_err(src, "");
+    assert_eq!(e.kind, RuntimeErrorKind::StackOverflow);
+
+    let lowered = crate::syntax::lower::lower_source("int main(void) { for (;;) {} }");
+    let cancel = crate::cancel::Cancel::new();
+    cancel.cancel();
+    let r = run(&lowered.program, "main", b"", &Limits::default(), &cancel);
+    assert_eq!(r.error.clone().unwrap().kind, RuntimeErrorKind::Cancelled);
+    assert!(r.steps <= 1 << 16);
+}
+
+#[test]
+fn uninitialised_and_fall_off() {
+    let src = "#include <stdio.h>\nint main(void) { int sum, i; for (i = 0; i < 3; i++) sum += i; printf(\"%d\", sum); return 0; }";
+    let e = c_err(src, "");
+    assert_eq!(e.message, "`sum` is used before it is given a value");
+    assert_eq!(span_text(src, &e), "sum");
+
+    let src = "int f(int x) { if (x > 0) return 1; }\nint main(void) { f(-1); return f(-1); }";
+    let e = c_err(src, "");
+    assert_eq!(e.kind, RuntimeErrorKind::Uninitialized);
+    assert!(e.message.contains("ended without returning a value"), "{}", e.message);
+
+    let src = "int main(void) { int x = 1; }";
+    assert_eq!(c_run(src, "").exit_code, Some(0));
+}
+
+#[test]
+fn variable_length_arrays() {
+    let src = "#include <stdio.h>\nint main(void) { int n, i, s = 0; scanf(\"%d\", &n); int a[n]; for (i = 0; i < n; i++) a[i] = i * i; for (i = 0; i < n; i++) s += a[i]; printf(\"%d\", s); return a[n]; }";
+    let r = c_run(src, "4");
+    assert_eq!(out(&r), "14");
+    assert_eq!(r.error.unwrap().message, "index 4 is out of bounds for `a` (4 elements)");
+}

@@ -1,0 +1,278 @@
+//! An open document: text, syntax tree and line index, kept in step by incremental edits.
+
+use super::line_index::{Encoding, LineIndex, Position};
+use tree_sitter::{InputEdit, Point, Tree};
+
+/// An edit that cannot be applied; the document is left unchanged.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ChangeError {
+    pub message: String,
+}
+
+impl std::fmt::Display for ChangeError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for ChangeError {}
+
+/// Text, tree-sitter tree and line index of one document at one version. Cloning is cheap for
+/// the tree (reference counted) and copies the text: it is how the server takes a snapshot.
+#[derive(Clone, Debug)]
+pub struct Document {
+    pub text: String,
+    pub tree: Tree,
+    pub index: LineIndex,
+    pub version: i32,
+}
+
+impl Document {
+    pub fn new(text: impl Into<String>, version: i32) -> Document {
+        let text = text.into();
+        let tree = super::parse(&text, None);
+        let index = LineIndex::new(&text);
+        Document { text, tree, index, version }
+    }
+
+    /// Applies one LSP-style content change: `range: None` replaces the whole text. The tree is
+    /// edited and reparsed incrementally. A range whose line does not exist, or whose end is
+    /// before its start, gives an error and leaves the document unchanged. (The version is the
+    /// caller's business: set [`Document::version`] after applying a batch.)
+    pub fn apply_change(
+        &mut self,
+        range: Option<(Position, Position)>,
+        new_text: &str,
+        enc: Encoding,
+    ) -> Result<(), ChangeError> {
+        let Some((start, end)) = range else {
+            self.text = new_text.to_string();
+            self.index = LineIndex::new(&self.text);
+            self.tree = super::parse(&self.text, None);
+            return Ok(());
+        };
+        let lines = self.index.line_count();
+        let resolve = |pos: Position, what: &str| {
+            self.index.offset(&self.text, pos, enc).ok_or_else(|| ChangeError {
+                message: format!(
+                    "the change's {what} (line {}, character {}) is past the end of the document, which has {lines} line{}",
+                    pos.line,
+                    pos.character,
+                    if lines == 1 { "" } else { "s" }
+                ),
+            })
+        };
+        let start_byte = resolve(start, "start")?;
+        let old_end_byte = resolve(end, "end")?;
+        if old_end_byte < start_byte {
+            return Err(ChangeError {
+                message: format!(
+                    "the change's end (line {}, character {}) is before its start (line {}, character {})",
+                    end.line, end.character, start.line, start.character
+                ),
+            });
+        }
+        let start_position = self.index.ts_point(&self.text, start_byte);
+        let old_end_position = self.index.ts_point(&self.text, old_end_byte);
+        let new_end_byte = start_byte + new_text.len();
+        let new_end_position = advance(start_position, new_text);
+
+        self.text.replace_range(start_byte..old_end_byte, new_text);
+        self.index = LineIndex::new(&self.text);
+        self.tree.edit(&InputEdit {
+            start_byte,
+            old_end_byte,
+            new_end_byte,
+            start_position,
+            old_end_position,
+            new_end_position,
+        });
+        self.tree = super::parse(&self.text, Some(&self.tree));
+        Ok(())
+    }
+
+    /// Applies a batch of changes in order (as in one `didChange`), then sets the version. On
+    /// an error the changes before it stay applied, and the version is not changed.
+    pub fn apply_changes<'a>(
+        &mut self,
+        changes: impl IntoIterator<Item = (Option<(Position, Position)>, &'a str)>,
+        enc: Encoding,
+        version: i32,
+    ) -> Result<(), ChangeError> {
+        for (range, text) in changes {
+            self.apply_change(range, text, enc)?;
+        }
+        self.version = version;
+        Ok(())
+    }
+
+    pub fn offset(&self, pos: Position, enc: Encoding) -> Option<usize> {
+        self.index.offset(&self.text, pos, enc)
+    }
+
+    pub fn position(&self, offset: usize, enc: Encoding) -> Position {
+        self.index.position(&self.text, offset, enc)
+    }
+}
+
+/// The point reached from `start` after `text` (tree-sitter rows break at `\n` only; columns
+/// are bytes).
+fn advance(start: Point, text: &str) -> Point {
+    match text.bytes().rposition(|b| b == b'\n') {
+        Some(last) => Point {
+            row: start.row + text.bytes().filter(|&b| b == b'\n').count(),
+            column: text.len() - last - 1,
+        },
+        None => Point { row: start.row, column: start.column + text.len() },
+    }
+}
+
+/// A synthetic C file of about `lines` lines: many small functions with loops, conditions,
+/// `scanf`/`printf` calls (the shape of student code, scaled up).
+pub fn synthetic_source(lines: usize) -> String {
+    let mut s = String::from("#include <stdio.h>\n\n");
+    let mut i = 0;
+    while s.lines().count() < lines {
+        s.push_str(&format!(
+            "int f{i}(int n) {{\n    int sum = 0, k;\n    for (k = 0; k < n; k++) {{\n        if (k % {m} == 0) {{\n            sum += k * {i};\n        }} else {{\n            sum -= 1;\n        }}\n    }}\n    printf(\"%d\\n\", sum);\n    return sum;\n}}\n\n",
+            m = i % 7 + 2
+        ));
+        i += 1;
+    }
+    s.push_str("int main(void) {\n    int n;\n    scanf(\"%d\", &n);\n    return f0(n);\n}\n");
+    s
+}
+
+/// Times one-character edits in a file of about `lines` lines: each edit is applied
+/// incrementally (tree edit + reparse + line index) and followed by
+/// [`super::diagnostics::syntax_diagnostics`]. Edits alternate between inserting a character
+/// at a pseudo-random place (sometimes one that breaks the syntax) and deleting it again.
+/// Returns the median and 99th-percentile milliseconds per edit.
+pub fn bench_incremental(lines: usize, edits: usize) -> (f64, f64) {
+    let mut doc = Document::new(synthetic_source(lines), 0);
+    let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
+    let mut times = Vec::with_capacity(edits);
+    let mut pending: Option<Position> = None;
+    for _ in 0..edits {
+        let started = std::time::Instant::now();
+        match pending.take() {
+            None => {
+                let line = (rng.next() % doc.index.line_count() as u64) as u32;
+                let len = doc.index.line_range(&doc.text, line).map_or(0, |r| r.len()) as u64;
+                let col = (rng.next() % (len + 1)) as u32;
+                let pos = Position::new(line, col);
+                let ch = [";", "1", "x", "{", "(", " "][(rng.next() % 6) as usize];
+                doc.apply_change(Some((pos, pos)), ch, Encoding::Utf16).expect("in range");
+                pending = Some(pos);
+            }
+            Some(pos) => {
+                let end = Position::new(pos.line, pos.character + 1);
+                doc.apply_change(Some((pos, end)), "", Encoding::Utf16).expect("in range");
+            }
+        }
+        let diags = super::diagnostics::syntax_diagnostics(&doc.tree, &doc.text);
+        std::hint::black_box(diags);
+        times.push(started.elapsed().as_secs_f64() * 1000.0);
+    }
+    times.sort_by(|a, b| a.total_cmp(b));
+    let pick = |q: f64| times.get(((times.len() as f64 - 1.0) * q).round() as usize).copied().unwrap_or(0.0);
+    (pick(0.5), pick(0.99))
+}
+
+/// xorshift64*: a tiny deterministic generator for benchmarks and tests.
+pub(crate) struct Rng(pub u64);
+
+impl Rng {
+    pub fn next(&mut self) -> u64 {
+        let mut x = self.0;
+        x ^= x >> 12;
+        x ^= x << 25;
+        x ^= x >> 27;
+        self.0 = x;
+        x.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn p(line: u32, character: u32) -> Position {
+        Position { line, character }
+    }
+
+    #[test]
+    fn simple_edit_matches_fresh_parse() {
+        let mut doc = Document::new("int main() {\n  int x = 1;\n  return x;\n}\n", 1);
+        doc.apply_change(Some((p(1, 10), p(1, 11))), "42", Encoding::Utf16).unwrap();
+        assert_eq!(doc.text, "int main() {\n  int x = 42;\n  return x;\n}\n");
+        assert_eq!(doc.tree.root_node().to_sexp(), super::super::parse(&doc.text, None).root_node().to_sexp());
+        doc.apply_change(None, "int y;", Encoding::Utf16).unwrap();
+        assert_eq!(doc.text, "int y;");
+        assert_eq!(doc.index.line_count(), 1);
+    }
+
+    #[test]
+    fn bad_ranges_leave_text_unchanged() {
+        let mut doc = Document::new("ab\ncd\n", 1);
+        let before = doc.text.clone();
+        let e = doc.apply_change(Some((p(5, 0), p(5, 1))), "x", Encoding::Utf16).unwrap_err();
+        assert!(e.message.contains("past the end"), "{}", e.message);
+        let e = doc.apply_change(Some((p(1, 1), p(0, 1))), "x", Encoding::Utf16).unwrap_err();
+        assert!(e.message.contains("before its start"), "{}", e.message);
+        let e = doc.apply_change(Some((p(0, 0), p(3, 0))), "x", Encoding::Utf16).unwrap_err();
+        assert!(e.message.contains("end"), "{}", e.message);
+        assert_eq!(doc.text, before);
+        // Past the end of a line clamps, as LSP says.
+        doc.apply_change(Some((p(0, 9), p(0, 9))), "!", Encoding::Utf16).unwrap();
+        assert_eq!(doc.text, "ab!\ncd\n");
+    }
+
+    #[test]
+    fn multibyte_edit_in_utf16() {
+        let mut doc = Document::new("char *s = \"😀é\"; int x;\n", 0);
+        // Replace `é` (UTF-16 column 13: quote at 10, 😀 = 2 units).
+        doc.apply_change(Some((p(0, 13), p(0, 14))), "e", Encoding::Utf16).unwrap();
+        assert_eq!(doc.text, "char *s = \"😀e\"; int x;\n");
+        assert_eq!(doc.tree.root_node().to_sexp(), super::super::parse(&doc.text, None).root_node().to_sexp());
+    }
+
+    /// Random edit sequences, applied incrementally, give the tree of a fresh parse.
+    #[test]
+    fn random_edits_match_fresh_parse() {
+        let pieces = ["", ";", "}", "{", "(", ")", "x", "1", "\n", "\r\n", "int y = 2;\n", "é", "😀", "if (", "else", " ", "/*", "*/", "\""];
+        let base = "#include <stdio.h>\nint f(int n) {\n  int s = 0;\n  for (int i = 0; i < n; i++) {\n    if (i % 2) s += i; else s -= 1;\n  }\n  return s;\n}\nint main(void) {\n  int n;\n  scanf(\"%d\", &n);\n  printf(\"%d\\n\", f(n));\n}\n";
+        for seed in 1..=40u64 {
+            let mut rng = Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1);
+            let mut doc = Document::new(base, 0);
+            for _ in 0..30 {
+                let enc = [Encoding::Utf8, Encoding::Utf16, Encoding::Utf32][(rng.next() % 3) as usize];
+                let lines = doc.index.line_count() as u64;
+                let l1 = (rng.next() % lines) as u32;
+                let l2 = (l1 + (rng.next() % 3) as u32).min(lines as u32 - 1);
+                let c1 = (rng.next() % 20) as u32;
+                let c2 = if l2 == l1 { c1 + (rng.next() % 4) as u32 } else { (rng.next() % 20) as u32 };
+                let text = pieces[(rng.next() % pieces.len() as u64) as usize];
+                let (a, b) = (p(l1, c1), p(l2, c2));
+                let sa = doc.offset(a, enc).unwrap();
+                let sb = doc.offset(b, enc).unwrap();
+                let mut expected = doc.text.clone();
+                expected.replace_range(sa..sb.max(sa), text);
+                if sb < sa {
+                    continue;
+                }
+                doc.apply_change(Some((a, b)), text, enc).unwrap();
+                assert_eq!(doc.text, expected);
+            }
+            let fresh = super::super::parse(&doc.text, None);
+            assert_eq!(doc.tree.root_node().to_sexp(), fresh.root_node().to_sexp(), "seed {seed}: {:?}", doc.text);
+            assert_eq!(doc.index, LineIndex::new(&doc.text));
+        }
+    }
+
+    #[test]
+    fn bench_runs() {
+        let (p50, p99) = bench_incremental(200, 20);
+        assert!(p50 >= 0.0 && p99 >= p50);
+    }
+}

@@ -1,0 +1,1269 @@
+//! Lowering of the tree-sitter CST into the typed IR, with type checking.
+//!
+//! One pass resolves names, computes types, inserts implicit conversions and reports what a C
+//! compiler would reject (errors) or warn about (warnings). Constructs outside the supported
+//! subset are recorded on their function (`Function::unsupported`) with one informational
+//! diagnostic each, so engines can skip that function while the rest is still analysed.
+
+mod builtins;
+mod expr;
+
+use std::collections::HashMap;
+
+use tree_sitter::{Node, Tree};
+
+use crate::ir::*;
+
+pub use builtins::{lookup as builtin_signature, Params as BuiltinParams, Signature as BuiltinSignature};
+
+/// Expressions and statements nested deeper than this are not lowered (the function is marked
+/// unsupported): it keeps every recursive pass over the IR far from the thread's stack limit.
+pub const MAX_NESTING: usize = 200;
+
+pub struct Lowered {
+    pub program: Program,
+    /// Type errors, warnings and informational "unsupported construct" diagnostics.
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+/// Lowers an already parsed file.
+pub fn lower(tree: &Tree, src: &str) -> Lowered {
+    let root = tree.root_node();
+    // Object-like macros, parsed once as expressions of their own small source.
+    let mut macro_sources = Vec::new();
+    collect_macros(root, src, &mut macro_sources);
+    let macro_trees: Vec<MacroDef> = macro_sources
+        .into_iter()
+        .map(|(name, body, span)| {
+            let wrapper = format!("int __mend_macro = ({body});");
+            let tree = parse_c(&wrapper);
+            MacroDef { name, body, span, wrapper, tree }
+        })
+        .collect();
+    let mut l = Lowerer::new(src, &macro_trees);
+    l.program.macros = macro_trees.iter().map(|m| (m.name.clone(), m.body.clone(), m.span)).collect();
+    l.lower_translation_unit(root);
+    l.finish()
+}
+
+/// Parses and lowers `src` (tests, the CLI, references).
+pub fn lower_source(src: &str) -> Lowered {
+    lower(&parse_c(src), src)
+}
+
+fn parse_c(src: &str) -> Tree {
+    super::parse(src, None)
+}
+
+
+struct MacroDef {
+    name: String,
+    body: String,
+    span: Span,
+    wrapper: String,
+    tree: Tree,
+}
+
+fn collect_macros(node: Node, src: &str, out: &mut Vec<(String, String, Span)>) {
+    let mut cursor = node.walk();
+    for child in node.children(&mut cursor) {
+        match child.kind() {
+            "preproc_def" => {
+                let Some(name) = child.child_by_field_name("name") else { continue };
+                let body = child
+                    .child_by_field_name("value")
+                    .map(|v| src[v.byte_range()].trim().trim_end_matches(';').trim().to_string())
+                    .unwrap_or_default();
+                out.push((src[name.byte_range()].to_string(), body, Span::new(child.start_byte(), child.end_byte())));
+            }
+            // `#ifndef GUARD ... #endif` around a whole file still defines its macros.
+            "preproc_ifdef" | "preproc_if" | "preproc_else" => collect_macros(child, src, out),
+            _ => {}
+        }
+    }
+}
+
+#[derive(Clone, Debug)]
+enum Symbol {
+    Var(VarId),
+    Func(FuncId),
+    Typedef(Type),
+    EnumConst(i64),
+}
+
+#[derive(Clone, Debug)]
+struct FuncSig {
+    ret: Type,
+    params: Vec<Type>,
+    /// `int f()`: parameters unspecified (C89), or `...`.
+    unchecked_params: bool,
+}
+
+struct Lowerer<'a> {
+    src: &'a str,
+    macros: &'a [MacroDef],
+    program: Program,
+    diags: Vec<Diagnostic>,
+    scopes: Vec<HashMap<String, Symbol>>,
+    structs_by_name: HashMap<String, StructId>,
+    /// Struct and enum specifiers already lowered, by start byte: a file-level type is seen
+    /// by both passes, and a signature's types may be lowered twice.
+    types_by_node: HashMap<usize, Type>,
+    sigs: Vec<FuncSig>,
+    cur_func: Option<FuncId>,
+    loop_depth: u32,
+    switch_depth: u32,
+    depth: usize,
+    /// The length expression of a variable-length array met by the last `apply_declarator`.
+    pending_vla: Option<Expr>,
+    /// Macro names being expanded (guards against self-reference).
+    expanding: Vec<String>,
+    /// When expanding a macro, every node gets the use site's span.
+    span_override: Option<Span>,
+}
+
+impl<'a> Lowerer<'a> {
+    fn new(src: &'a str, macros: &'a [MacroDef]) -> Self {
+        Lowerer {
+            src,
+            macros,
+            program: Program::default(),
+            diags: Vec::new(),
+            scopes: vec![HashMap::new()],
+            structs_by_name: HashMap::new(),
+            types_by_node: HashMap::new(),
+            sigs: Vec::new(),
+            cur_func: None,
+            loop_depth: 0,
+            switch_depth: 0,
+            depth: 0,
+            pending_vla: None,
+            expanding: Vec::new(),
+            span_override: None,
+        }
+    }
+
+    fn finish(mut self) -> Lowered {
+        self.diags.sort_by_key(|d| (d.span.start, d.span.end));
+        self.diags.dedup();
+        Lowered { program: self.program, diagnostics: self.diags }
+    }
+
+    // ----- small helpers -------------------------------------------------------------------
+
+    fn text(&self, node: Node) -> &'a str {
+        &self.src[node.byte_range()]
+    }
+
+    fn span(&self, node: Node) -> Span {
+        self.span_override.unwrap_or_else(|| Span::new(node.start_byte(), node.end_byte()))
+    }
+
+    fn error(&mut self, span: Span, message: impl Into<String>) {
+        self.diags.push(Diagnostic::error("type", span, message));
+    }
+
+    fn error_code(&mut self, code: &'static str, span: Span, message: impl Into<String>) {
+        self.diags.push(Diagnostic::error(code, span, message));
+    }
+
+    fn warning(&mut self, code: &'static str, span: Span, message: impl Into<String>) {
+        self.diags.push(Diagnostic::warning(code, span, message));
+    }
+
+    /// Records a construct outside the subset on the current function (or the file).
+    fn unsupported(&mut self, what: &str, span: Span) {
+        let scope = match self.cur_func {
+            Some(f) => {
+                let func = &mut self.program.funcs[f.0 as usize];
+                func.unsupported.push((what.to_string(), span));
+                format!("the repair engines skip `{}`", func.name)
+            }
+            None => "the repair engines skip this file".to_string(),
+        };
+        self.diags.push(Diagnostic::info(
+            "unsupported",
+            span,
+            format!("mend does not support {what} yet; {scope} (the rest is still checked)"),
+        ));
+    }
+
+    fn lookup(&self, name: &str) -> Option<&Symbol> {
+        self.scopes.iter().rev().find_map(|s| s.get(name))
+    }
+
+    fn declare(&mut self, name: &str, symbol: Symbol, span: Span) {
+        let scope = self.scopes.last_mut().expect("global scope");
+        if let Some(previous) = scope.get(name) {
+            let redeclared = match (previous, &symbol) {
+                (Symbol::Func(_), Symbol::Func(_)) => false,
+                (Symbol::Var(a), Symbol::Var(_)) => {
+                    // A repeated global declaration (`int x; int x = 1;`) is allowed in C.
+                    self.program.var(*a).kind != VarKind::Global
+                }
+                _ => true,
+            };
+            if redeclared {
+                let at = match previous {
+                    Symbol::Var(v) => Some(self.program.var(*v).span),
+                    Symbol::Func(f) => Some(self.program.func(*f).name_span),
+                    _ => None,
+                };
+                let mut d = Diagnostic::error("redeclared", span, format!("`{name}` is already declared in this scope"));
+                if let Some(at) = at {
+                    d = d.with_related(at, format!("`{name}` was declared here"));
+                }
+                self.diags.push(d);
+            }
+        }
+        self.scopes.last_mut().expect("global scope").insert(name.to_string(), symbol);
+    }
+
+    fn new_var(&mut self, name: &str, ty: Type, span: Span, kind: VarKind) -> VarId {
+        let id = VarId(self.program.vars.len() as u32);
+        let addressable = matches!(ty, Type::Array(..) | Type::Struct(_)) || kind == VarKind::Global;
+        self.program.vars.push(Var { name: name.to_string(), ty, span, kind, func: self.cur_func, addressable });
+        if let Some(f) = self.cur_func {
+            if kind != VarKind::Param {
+                self.program.funcs[f.0 as usize].locals.push(id);
+            }
+        }
+        id
+    }
+
+    fn children(node: Node<'a>) -> Vec<Node<'a>> {
+        let mut cursor = node.walk();
+        node.named_children(&mut cursor).filter(|c| c.kind() != "comment").collect()
+    }
+
+    // ----- top level -----------------------------------------------------------------------
+
+    fn lower_translation_unit(&mut self, root: Node<'a>) {
+        // Functions may be called before their definition (C89 style), so register all
+        // function signatures first; globals and bodies are then lowered in order.
+        self.register_functions(root);
+        self.lower_top_level_items(root);
+    }
+
+    fn register_functions(&mut self, node: Node<'a>) {
+        for child in Self::children(node) {
+            match child.kind() {
+                "function_definition" => self.register_function(child, true),
+                "declaration" => {
+                    let has_fn = Self::children(child).iter().any(|d| declarator_is_function(*d));
+                    if has_fn {
+                        self.register_function(child, false);
+                    }
+                }
+                // Types first, so signatures can name types declared before them.
+                "type_definition" => self.lower_typedef(child),
+                "struct_specifier" | "union_specifier" | "enum_specifier" => {
+                    self.lower_type_specifier(child);
+                }
+                "preproc_ifdef" | "preproc_if" | "preproc_else" => self.register_functions(child),
+                _ => {}
+            }
+        }
+    }
+
+    fn lower_top_level_items(&mut self, node: Node<'a>) {
+        for child in Self::children(node) {
+            match child.kind() {
+                "function_definition" => self.lower_function(child),
+                "declaration" => self.lower_declaration(child, true, &mut Vec::new()),
+                // Lowered with the function signatures.
+                "type_definition" | "struct_specifier" | "union_specifier" | "enum_specifier" => {}
+                "preproc_include" | "preproc_def" | "preproc_call" | "ERROR" | ";" => {}
+                "preproc_ifdef" | "preproc_if" | "preproc_else" => self.lower_top_level_items(child),
+                "preproc_function_def" => self.unsupported("function-like macros (`#define F(x) ...`)", self.span(child)),
+                // A statement at file level (e.g. code after a stray `}`) is a syntax error the
+                // syntax layer reports.
+                "expression_statement" | "compound_statement" => {}
+                other => {
+                    let what = format!("`{}` at file level", other.replace('_', " "));
+                    self.unsupported(&what, self.span(child));
+                }
+            }
+        }
+    }
+
+    /// The type specifier of a declaration-like node (`type` field plus qualifiers).
+    fn base_type(&mut self, node: Node<'a>) -> Type {
+        match node.child_by_field_name("type") {
+            Some(t) => self.lower_type_specifier(t),
+            // C89 implicit `int` (`main() {...}`, `static x;`).
+            None => Type::INT,
+        }
+    }
+
+    fn register_function(&mut self, node: Node<'a>, is_definition: bool) {
+        let base = self.base_type(node);
+        let declarators: Vec<Node> = if is_definition {
+            node.child_by_field_name("declarator").into_iter().collect()
+        } else {
+            let mut cursor = node.walk();
+            node.children_by_field_name("declarator", &mut cursor).collect()
+        };
+        for decl in declarators {
+            if !declarator_is_function(decl) {
+                continue;
+            }
+            let Some((name, name_span, ret, fdecl)) = self.function_declarator_parts(decl, base.clone()) else { continue };
+            let params_node = fdecl.child_by_field_name("parameters");
+            let (param_types, unchecked) = match params_node {
+                Some(p) => self.parameter_types(p, node),
+                None => (Vec::new(), true),
+            };
+            let sig = FuncSig { ret: ret.clone(), params: param_types, unchecked_params: unchecked };
+            match self.scopes[0].get(name) {
+                Some(Symbol::Func(id)) => {
+                    let id = *id;
+                    if is_definition {
+                        let span = self.span(node);
+                        let f = &mut self.program.funcs[id.0 as usize];
+                        f.span = span;
+                        f.name_span = name_span;
+                        self.sigs[id.0 as usize] = sig;
+                    } else if !sig.unchecked_params && self.sigs[id.0 as usize].unchecked_params {
+                        self.sigs[id.0 as usize] = sig;
+                    }
+                }
+                _ => {
+                    let id = FuncId(self.program.funcs.len() as u32);
+                    self.program.funcs.push(Function {
+                        name: name.to_string(),
+                        ret,
+                        params: Vec::new(),
+                        body: None,
+                        span: self.span(node),
+                        name_span,
+                        locals: Vec::new(),
+                        unsupported: Vec::new(),
+                    });
+                    self.sigs.push(sig);
+                    self.scopes[0].insert(name.to_string(), Symbol::Func(id));
+                }
+            }
+        }
+    }
+
+    /// Splits `int *f(int a)` into the name, its span, the return type and the function
+    /// declarator node.
+    fn function_declarator_parts(&mut self, decl: Node<'a>, base: Type) -> Option<(&'a str, Span, Type, Node<'a>)> {
+        let mut ty = base;
+        let mut node = decl;
+        loop {
+            match node.kind() {
+                "pointer_declarator" => {
+                    ty = Type::ptr(ty);
+                    node = node.child_by_field_name("declarator")?;
+                }
+                "init_declarator" | "parenthesized_declarator" | "attributed_declarator" => {
+                    node = node.child_by_field_name("declarator").or_else(|| node.named_child(0))?;
+                }
+                "function_declarator" => {
+                    let inner = node.child_by_field_name("declarator")?;
+                    if inner.kind() != "identifier" {
+                        self.unsupported("function pointers", self.span(node));
+                        return None;
+                    }
+                    return Some((self.text(inner), self.span(inner), ty, node));
+                }
+                _ => return None,
+            }
+        }
+    }
+
+    /// Parameter types of a `parameter_list`; K&R definitions take the types from the
+    /// declarations between the declarator and the body of `definition`.
+    fn parameter_types(&mut self, params: Node<'a>, definition: Node<'a>) -> (Vec<Type>, bool) {
+        let mut types = Vec::new();
+        let mut unchecked = true;
+        let knr = self.knr_declarations(definition);
+        for p in Self::children(params) {
+            match p.kind() {
+                "parameter_declaration" => {
+                    unchecked = false;
+                    let base = self.base_type(p);
+                    let (name, ty) = match p.child_by_field_name("declarator") {
+                        Some(d) => {
+                            let (name, ty) = self.apply_declarator(d, base);
+                            (name, ty)
+                        }
+                        None => (None, base),
+                    };
+                    if ty == Type::Void && name.is_none() {
+                        continue; // `f(void)`
+                    }
+                    types.push(adjust_param_type(ty));
+                }
+                "identifier" => {
+                    // K&R: `f(a, b) int a; int b; {...}`
+                    let name = self.text(p);
+                    let ty = knr.get(name).cloned().unwrap_or(Type::INT);
+                    unchecked = false;
+                    types.push(adjust_param_type(ty));
+                }
+                "variadic_parameter" => unchecked = true,
+                _ => {}
+            }
+        }
+        (types, unchecked)
+    }
+
+    fn knr_declarations(&mut self, definition: Node<'a>) -> HashMap<&'a str, Type> {
+        let mut map = HashMap::new();
+        if definition.kind() != "function_definition" {
+            return map;
+        }
+        for child in Self::children(definition) {
+            if child.kind() != "declaration" {
+                continue;
+            }
+            let base = self.base_type(child);
+            let mut cursor = child.walk();
+            let declarators: Vec<Node> = child.children_by_field_name("declarator", &mut cursor).collect();
+            for d in declarators {
+                let (name, ty) = self.apply_declarator(d, base.clone());
+                if let Some((name, _)) = name {
+                    map.insert(name, ty);
+                }
+            }
+        }
+        map
+    }
+
+    fn lower_function(&mut self, node: Node<'a>) {
+        let Some(decl) = node.child_by_field_name("declarator") else { return };
+        let base = self.base_type(node);
+        let Some((name, _, _, fdecl)) = self.function_declarator_parts(decl, base) else { return };
+        let Some(Symbol::Func(id)) = self.scopes[0].get(name).cloned() else { return };
+        if self.program.func(id).body.is_some() {
+            let span = self.span(decl);
+            let first = self.program.func(id).name_span;
+            self.diags.push(
+                Diagnostic::error("redeclared", span, format!("`{name}` is defined twice"))
+                    .with_related(first, "first definition"),
+            );
+            return;
+        }
+        self.cur_func = Some(id);
+        self.scopes.push(HashMap::new());
+        let knr = self.knr_declarations(node);
+        let mut params = Vec::new();
+        if let Some(plist) = fdecl.child_by_field_name("parameters") {
+            for p in Self::children(plist) {
+                let (pname, ty) = match p.kind() {
+                    "parameter_declaration" => {
+                        let base = self.base_type(p);
+                        match p.child_by_field_name("declarator") {
+                            Some(d) => self.apply_declarator(d, base),
+                            None => (None, base),
+                        }
+                    }
+                    "identifier" => {
+                        let n = self.text(p);
+                        (Some((n, self.span(p))), knr.get(n).cloned().unwrap_or(Type::INT))
+                    }
+                    _ => continue,
+                };
+                if ty == Type::Void && pname.is_none() {
+                    continue;
+                }
+                let ty = adjust_param_type(ty);
+                let Some((pname, pspan)) = pname else {
+                    self.error(self.span(p), "a parameter of a function definition needs a name");
+                    continue;
+                };
+                let v = self.new_var(pname, ty, pspan, VarKind::Param);
+                self.declare(pname, Symbol::Var(v), pspan);
+                params.push(v);
+            }
+        }
+        self.program.funcs[id.0 as usize].params = params;
+        self.pending_vla = None;
+        let body = node.child_by_field_name("body");
+        let body = match body {
+            Some(b) => self.lower_compound(b, false),
+            None => Stmt { kind: StmtKind::Block(Vec::new()), span: self.span(node) },
+        };
+        if node.has_error() {
+            // The syntax layer reports the error itself; the engines must not trust this body.
+            let f = &mut self.program.funcs[id.0 as usize];
+            f.unsupported.push(("a syntax error".into(), Span::new(node.start_byte(), node.end_byte())));
+        }
+        self.program.funcs[id.0 as usize].body = Some(body);
+        self.scopes.pop();
+        self.cur_func = None;
+    }
+
+    // ----- types ---------------------------------------------------------------------------
+
+    fn lower_type_specifier(&mut self, node: Node<'a>) -> Type {
+        match node.kind() {
+            "primitive_type" => match self.text(node) {
+                "int" => Type::INT,
+                "char" => Type::CHAR,
+                "short" => Type::Int(IntType::SHORT),
+                "long" => Type::Int(IntType::LONG),
+                "float" => Type::Float(FloatKind::Float),
+                "double" => Type::DOUBLE,
+                "void" => Type::Void,
+                "_Bool" | "bool" => Type::Int(IntType::BOOL),
+                "size_t" => Type::Int(IntType::ULONG),
+                "ssize_t" | "ptrdiff_t" | "intptr_t" | "int64_t" => Type::Int(IntType::LONG),
+                "uint64_t" | "uintptr_t" => Type::Int(IntType::ULONG),
+                "int32_t" => Type::INT,
+                "uint32_t" => Type::Int(IntType::UINT),
+                "int16_t" => Type::Int(IntType::SHORT),
+                "uint16_t" => Type::Int(IntType { kind: IntKind::Short, signed: false }),
+                "int8_t" => Type::CHAR,
+                "uint8_t" => Type::Int(IntType::UCHAR),
+                other => {
+                    self.unsupported(&format!("the type `{other}`"), self.span(node));
+                    Type::Error
+                }
+            },
+            "sized_type_specifier" => self.sized_type(node),
+            "type_identifier" => {
+                let name = self.text(node);
+                match self.lookup(name) {
+                    Some(Symbol::Typedef(t)) => t.clone(),
+                    _ => match name {
+                        "FILE" => Type::Void,
+                        "bool" => Type::Int(IntType::BOOL),
+                        "size_t" => Type::Int(IntType::ULONG),
+                        _ => {
+                            self.error_code("undeclared", self.span(node), format!("unknown type name `{name}`"));
+                            Type::Error
+                        }
+                    },
+                }
+            }
+            "struct_specifier" | "enum_specifier" if self.span_override.is_none() => {
+                if let Some(t) = self.types_by_node.get(&node.start_byte()) {
+                    return t.clone();
+                }
+                let t = if node.kind() == "enum_specifier" { self.lower_enum(node) } else { self.lower_struct(node) };
+                self.types_by_node.insert(node.start_byte(), t.clone());
+                t
+            }
+            "struct_specifier" => self.lower_struct(node),
+            "enum_specifier" => self.lower_enum(node),
+            "union_specifier" => {
+                self.unsupported("unions", self.span(node));
+                Type::Error
+            }
+            "macro_type_specifier" => {
+                self.unsupported("macro types", self.span(node));
+                Type::Error
+            }
+            _ => {
+                self.unsupported(&format!("the type `{}`", self.text(node)), self.span(node));
+                Type::Error
+            }
+        }
+    }
+
+    fn sized_type(&mut self, node: Node<'a>) -> Type {
+        let text = self.text(node);
+        let words: Vec<&str> = text.split_whitespace().collect();
+        let signed = !words.contains(&"unsigned");
+        let longs = words.iter().filter(|w| **w == "long").count();
+        let kind = if words.contains(&"char") {
+            IntKind::Char
+        } else if words.contains(&"short") {
+            IntKind::Short
+        } else if longs >= 2 {
+            IntKind::LongLong
+        } else if longs == 1 {
+            if words.contains(&"double") {
+                return Type::DOUBLE; // long double, approximated as double
+            }
+            IntKind::Long
+        } else {
+            IntKind::Int
+        };
+        Type::Int(IntType { kind, signed })
+    }
+
+    fn lower_struct(&mut self, node: Node<'a>) -> Type {
+        let name = node.child_by_field_name("name").map(|n| self.text(n).to_string());
+        let body = node.child_by_field_name("body");
+        let existing = name.as_ref().and_then(|n| self.structs_by_name.get(n).copied());
+        let id = match (existing, body) {
+            (Some(id), None) => return Type::Struct(id),
+            (Some(id), Some(_)) if !self.program.struct_def(id).complete => id,
+            _ => {
+                let id = StructId(self.program.structs.len() as u32);
+                let display = name.clone().unwrap_or_else(|| format!("<anonymous #{}>", id.0));
+                self.program.structs.push(StructDef {
+                    name: display,
+                    fields: Vec::new(),
+                    size: 0,
+                    align: 1,
+                    span: self.span(node),
+                    complete: false,
+                });
+                if let Some(n) = &name {
+                    self.structs_by_name.insert(n.clone(), id);
+                }
+                id
+            }
+        };
+        let Some(body) = body else { return Type::Struct(id) };
+        let mut fields: Vec<Field> = Vec::new();
+        let mut offset = 0u64;
+        let mut align = 1u64;
+        for fd in Self::children(body) {
+            if fd.kind() != "field_declaration" {
+                continue;
+            }
+            let base = self.base_type(fd);
+            let mut cursor = fd.walk();
+            let decls: Vec<Node> = fd.children_by_field_name("declarator", &mut cursor).collect();
+            for d in decls {
+                let (fname, ty) = self.apply_declarator(d, base.clone());
+                let Some((fname, fspan)) = fname else { continue };
+                if fields.iter().any(|f| f.name == fname) {
+                    self.error_code("redeclared", fspan, format!("the struct already has a field `{fname}`"));
+                    continue;
+                }
+                let a = self.program.align_of(&ty).max(1);
+                offset = offset.div_ceil(a) * a;
+                let size = self.program.size_of(&ty);
+                fields.push(Field { name: fname.to_string(), ty, offset, span: fspan });
+                offset += size;
+                align = align.max(a);
+            }
+        }
+        let size = offset.div_ceil(align) * align;
+        let def = &mut self.program.structs[id.0 as usize];
+        def.fields = fields;
+        def.size = size.max(1);
+        def.align = align;
+        def.complete = true;
+        Type::Struct(id)
+    }
+
+    fn lower_enum(&mut self, node: Node<'a>) -> Type {
+        let Some(body) = node.child_by_field_name("body") else { return Type::INT };
+        let mut next = 0i64;
+        for e in Self::children(body) {
+            if e.kind() != "enumerator" {
+                continue;
+            }
+            let Some(name) = e.child_by_field_name("name") else { continue };
+            if let Some(v) = e.child_by_field_name("value") {
+                let ex = self.lower_expr(v);
+                match const_eval(&ex) {
+                    Some(c) => next = c,
+                    None => self.error(self.span(v), "an enumerator's value must be a constant"),
+                }
+            }
+            let n = self.text(name);
+            self.declare(n, Symbol::EnumConst(next), self.span(name));
+            next += 1;
+        }
+        Type::INT
+    }
+
+    /// Applies a declarator to a base type: `*p[3]` on `int` gives `p: int *[3]`.
+    fn apply_declarator(&mut self, node: Node<'a>, base: Type) -> (Option<(&'a str, Span)>, Type) {
+        match node.kind() {
+            "identifier" | "field_identifier" | "type_identifier" => (Some((self.text(node), self.span(node))), base),
+            "pointer_declarator" | "abstract_pointer_declarator" => {
+                let ty = Type::ptr(base);
+                match node.child_by_field_name("declarator") {
+                    Some(d) => self.apply_declarator(d, ty),
+                    None => (None, ty),
+                }
+            }
+            "array_declarator" | "abstract_array_declarator" => {
+                let len = match node.child_by_field_name("size") {
+                    Some(size) => {
+                        let e = self.lower_expr(size);
+                        match const_eval(&e) {
+                            Some(n) if n > 0 => Some(n as u64),
+                            Some(_) => {
+                                self.error(self.span(size), "an array must have a positive size");
+                                Some(1)
+                            }
+                            None if e.ty.is_error() => Some(1),
+                            None if e.ty.is_integer() && self.cur_func.is_some() && self.pending_vla.is_none() => {
+                                let e = self.rvalue(e);
+                                let e = self.convert(e, &Type::Int(IntType::LONG));
+                                self.pending_vla = Some(e);
+                                None
+                            }
+                            None => {
+                                self.unsupported("this variable-length array", self.span(size));
+                                Some(1)
+                            }
+                        }
+                    }
+                    None => None,
+                };
+                let ty = Type::Array(Box::new(base), len);
+                match node.child_by_field_name("declarator") {
+                    Some(d) => self.apply_declarator(d, ty),
+                    None => (None, ty),
+                }
+            }
+            "parenthesized_declarator" | "abstract_parenthesized_declarator" | "attributed_declarator" => {
+                match node.named_child(0) {
+                    Some(d) => self.apply_declarator(d, base),
+                    None => (None, base),
+                }
+            }
+            "function_declarator" | "abstract_function_declarator" => {
+                self.unsupported("function pointers or local function declarations", self.span(node));
+                (None, Type::Error)
+            }
+            "init_declarator" => match node.child_by_field_name("declarator") {
+                Some(d) => self.apply_declarator(d, base),
+                None => (None, base),
+            },
+            _ => (None, base),
+        }
+    }
+
+    fn type_descriptor(&mut self, node: Node<'a>) -> Type {
+        let base = self.base_type(node);
+        match node.child_by_field_name("declarator") {
+            Some(d) => self.apply_declarator(d, base).1,
+            None => base,
+        }
+    }
+
+    fn lower_typedef(&mut self, node: Node<'a>) {
+        let base = self.base_type(node);
+        let mut cursor = node.walk();
+        let decls: Vec<Node> = node.children_by_field_name("declarator", &mut cursor).collect();
+        for d in decls {
+            let (name, ty) = self.apply_declarator(d, base.clone());
+            if let Some((name, span)) = name {
+                if let Type::Struct(id) = &ty {
+                    let def = &mut self.program.structs[id.0 as usize];
+                    if def.name.starts_with("<anonymous") {
+                        def.name = name.to_string();
+                    }
+                }
+                self.declare(name, Symbol::Typedef(ty), span);
+            }
+        }
+    }
+
+    // ----- declarations --------------------------------------------------------------------
+
+    /// Lowers a declaration; locals become `Decl` statements pushed onto `out`, globals are
+    /// recorded on the program.
+    fn lower_declaration(&mut self, node: Node<'a>, global: bool, out: &mut Vec<Stmt>) {
+        let base = self.base_type(node);
+        let storage: Vec<&str> = Self::children(node)
+            .into_iter()
+            .filter(|c| c.kind() == "storage_class_specifier")
+            .map(|c| self.text(c))
+            .collect();
+        let is_static = storage.contains(&"static");
+        let is_extern = storage.contains(&"extern");
+        let mut cursor = node.walk();
+        let decls: Vec<Node> = node.children_by_field_name("declarator", &mut cursor).collect();
+        for d in decls {
+            if declarator_is_function(d) {
+                if !global {
+                    // A local prototype: register it like a global one.
+                    self.register_function(node, false);
+                }
+                continue;
+            }
+            self.pending_vla = None;
+            let (name, mut ty) = self.apply_declarator(d, base.clone());
+            let vla_len = self.pending_vla.take();
+            let Some((name, name_span)) = name else { continue };
+            if let Some(len) = vla_len {
+                if global || is_static || d.kind() == "init_declarator" || !matches!(ty, Type::Array(_, None)) {
+                    self.unsupported("this variable-length array", name_span);
+                } else {
+                    let var = self.new_var(name, ty, name_span, VarKind::Local);
+                    self.declare(name, Symbol::Var(var), name_span);
+                    out.push(Stmt { kind: StmtKind::VlaDecl { var, len }, span: self.span(d) });
+                    continue;
+                }
+            }
+            let init_node = if d.kind() == "init_declarator" { d.child_by_field_name("value") } else { None };
+            // `int a[] = {1, 2}` and `char s[] = "hi"` take their length from the initialiser.
+            if let (Type::Array(elem, None), Some(init)) = (&ty, init_node) {
+                let len = match init.kind() {
+                    "initializer_list" => Some(Self::children(init).len() as u64),
+                    "string_literal" | "concatenated_string" => Some(self.string_bytes(init).len() as u64 + 1),
+                    _ => None,
+                };
+                if let Some(len) = len {
+                    ty = Type::Array(elem.clone(), Some(len.max(1)));
+                }
+            }
+            if ty == Type::Void {
+                self.error(name_span, format!("`{name}` cannot have type `void`"));
+                ty = Type::Error;
+            }
+            if let Type::Struct(id) = &ty {
+                if !self.program.struct_def(*id).complete {
+                    let sname = self.program.struct_def(*id).name.clone();
+                    self.error(name_span, format!("`struct {sname}` is not defined, so `{name}` cannot be declared"));
+                }
+            }
+            if global && is_extern && init_node.is_none() {
+                if let Some(Symbol::Var(_)) = self.scopes[0].get(name) {
+                    continue;
+                }
+            }
+            let kind = if global {
+                VarKind::Global
+            } else if is_static {
+                VarKind::StaticLocal
+            } else {
+                VarKind::Local
+            };
+            // A repeated global (`int x; ... int x = 3;`) refers to the same object.
+            if global {
+                if let Some(Symbol::Var(existing)) = self.scopes[0].get(name).cloned() {
+                    if let Some(init) = init_node {
+                        let init = self.lower_init(init, &ty);
+                        self.program.globals.retain(|(v, _)| *v != existing);
+                        self.program.globals.push((existing, Some(init)));
+                    }
+                    continue;
+                }
+            }
+            let var = self.new_var(name, ty.clone(), name_span, kind);
+            let init = init_node.map(|i| self.lower_init(i, &ty));
+            // The name is in scope from the end of its declarator, after the initialiser in
+            // practice (`int x = x;` reads the new, indeterminate `x` in C; rare enough).
+            self.declare(name, Symbol::Var(var), name_span);
+            if global {
+                self.program.globals.push((var, init));
+            } else {
+                out.push(Stmt { kind: StmtKind::Decl { var, init }, span: self.span(d) });
+            }
+        }
+    }
+
+    fn lower_init(&mut self, node: Node<'a>, ty: &Type) -> Init {
+        match (node.kind(), ty) {
+            ("initializer_list", Type::Array(elem, len)) => {
+                let items = Self::children(node);
+                if let Some(len) = len {
+                    if items.len() as u64 > *len {
+                        self.warning("init", self.span(node), format!("{} values for an array of {len}: the extra ones are ignored", items.len()));
+                    }
+                }
+                let inits = items
+                    .into_iter()
+                    .map(|i| {
+                        if i.kind() == "initializer_pair" {
+                            self.unsupported("designated initialisers", self.span(i));
+                            Init::List(Vec::new(), self.span(i))
+                        } else {
+                            self.lower_init(i, elem)
+                        }
+                    })
+                    .collect();
+                Init::List(inits, self.span(node))
+            }
+            ("initializer_list", Type::Struct(id)) => {
+                let fields: Vec<Type> = self.program.struct_def(*id).fields.iter().map(|f| f.ty.clone()).collect();
+                let items = Self::children(node);
+                let mut inits = Vec::new();
+                for (i, item) in items.into_iter().enumerate() {
+                    if item.kind() == "initializer_pair" {
+                        self.unsupported("designated initialisers", self.span(item));
+                        continue;
+                    }
+                    match fields.get(i) {
+                        Some(fty) => inits.push(self.lower_init(item, fty)),
+                        None => self.warning("init", self.span(item), "more values than the struct has fields"),
+                    }
+                }
+                Init::List(inits, self.span(node))
+            }
+            ("initializer_list", other) => {
+                // `int x = {3};` is valid C for scalars.
+                let items = Self::children(node);
+                match items.first() {
+                    Some(first) if other.is_scalar() => self.lower_init(*first, other),
+                    _ => {
+                        self.error(self.span(node), "a `{...}` list cannot initialise this variable");
+                        Init::List(Vec::new(), self.span(node))
+                    }
+                }
+            }
+            ("string_literal" | "concatenated_string", Type::Array(elem, len)) if elem.as_int().is_some_and(|t| t.kind == IntKind::Char) => {
+                let e = self.lower_expr(node);
+                if let (Some(len), ExprKind::Str(bytes)) = (len, &e.kind) {
+                    if bytes.len() as u64 > *len {
+                        self.warning("init", self.span(node), format!("the string has {} characters but the array holds {len}", bytes.len()));
+                    }
+                }
+                Init::Expr(e)
+            }
+            (_, Type::Array(..)) => {
+                self.error(self.span(node), "an array must be initialised with `{...}` or a string");
+                Init::List(Vec::new(), self.span(node))
+            }
+            _ => {
+                let e = self.lower_expr(node);
+                let e = self.rvalue(e);
+                let span = self.span(node);
+                Init::Expr(self.convert_assign(e, ty, span, "initialise"))
+            }
+        }
+    }
+
+    // ----- statements ----------------------------------------------------------------------
+
+    fn lower_compound(&mut self, node: Node<'a>, new_scope: bool) -> Stmt {
+        if new_scope {
+            self.scopes.push(HashMap::new());
+        }
+        let mut stmts = Vec::new();
+        for child in Self::children(node) {
+            self.lower_stmt_into(child, &mut stmts);
+        }
+        if new_scope {
+            self.scopes.pop();
+        }
+        Stmt { kind: StmtKind::Block(stmts), span: self.span(node) }
+    }
+
+    /// Lowers a statement in a position that takes exactly one (a loop body, an `if` arm).
+    fn lower_single(&mut self, node: Node<'a>) -> Stmt {
+        let mut out = Vec::new();
+        self.scopes.push(HashMap::new());
+        self.lower_stmt_into(node, &mut out);
+        self.scopes.pop();
+        if out.len() == 1 {
+            out.pop().expect("one statement")
+        } else {
+            Stmt { kind: StmtKind::Block(out), span: self.span(node) }
+        }
+    }
+
+    fn lower_stmt_into(&mut self, node: Node<'a>, out: &mut Vec<Stmt>) {
+        if self.depth > MAX_NESTING {
+            self.unsupported(&format!("statements nested more than {MAX_NESTING} levels deep"), self.span(node));
+            return;
+        }
+        self.depth += 1;
+        self.lower_stmt_inner(node, out);
+        self.depth -= 1;
+    }
+
+    fn lower_stmt_inner(&mut self, node: Node<'a>, out: &mut Vec<Stmt>) {
+        let span = self.span(node);
+        let stmt = |kind| Stmt { kind, span };
+        match node.kind() {
+            "compound_statement" => out.push(self.lower_compound(node, true)),
+            "declaration" => self.lower_declaration(node, false, out),
+            "type_definition" => self.lower_typedef(node),
+            "struct_specifier" | "enum_specifier" => {
+                self.lower_type_specifier(node);
+            }
+            "expression_statement" => match node.named_child(0).filter(|c| c.kind() != "comment") {
+                Some(e) => {
+                    let e = self.lower_expr(e);
+                    out.push(stmt(StmtKind::Expr(e)));
+                }
+                None => out.push(stmt(StmtKind::Empty)),
+            },
+            "if_statement" => {
+                let cond = self.condition(node.child_by_field_name("condition"), node);
+                let then = match node.child_by_field_name("consequence") {
+                    Some(c) => self.lower_single(c),
+                    None => stmt(StmtKind::Empty),
+                };
+                let els = node
+                    .child_by_field_name("alternative")
+                    .and_then(|a| Self::children(a).into_iter().next())
+                    .map(|a| Box::new(self.lower_single(a)));
+                out.push(stmt(StmtKind::If { cond, then: Box::new(then), els }));
+            }
+            "while_statement" => {
+                let cond = self.condition(node.child_by_field_name("condition"), node);
+                let body = self.loop_body(node.child_by_field_name("body"), span);
+                out.push(stmt(StmtKind::While { cond, body: Box::new(body) }));
+            }
+            "do_statement" => {
+                let body = self.loop_body(node.child_by_field_name("body"), span);
+                let cond = self.condition(node.child_by_field_name("condition"), node);
+                out.push(stmt(StmtKind::DoWhile { body: Box::new(body), cond }));
+            }
+            "for_statement" => {
+                self.scopes.push(HashMap::new());
+                let mut init = Vec::new();
+                if let Some(i) = node.child_by_field_name("initializer") {
+                    if i.kind() == "declaration" {
+                        self.lower_declaration(i, false, &mut init);
+                    } else {
+                        let e = self.lower_expr(i);
+                        init.push(Stmt { kind: StmtKind::Expr(e), span: self.span(i) });
+                    }
+                }
+                let cond = node.child_by_field_name("condition").map(|c| {
+                    let e = self.lower_expr(c);
+                    self.scalar_condition(e)
+                });
+                let step = node.child_by_field_name("update").map(|u| self.lower_expr(u));
+                let body = self.loop_body(node.child_by_field_name("body"), span);
+                self.scopes.pop();
+                out.push(stmt(StmtKind::For { init, cond, step, body: Box::new(body) }));
+            }
+            "switch_statement" => out.push(self.lower_switch(node)),
+            "break_statement" => {
+                if self.loop_depth == 0 && self.switch_depth == 0 {
+                    self.error_code("break", span, "`break` is only allowed inside a loop or a `switch`");
+                }
+                out.push(stmt(StmtKind::Break));
+            }
+            "continue_statement" => {
+                if self.loop_depth == 0 {
+                    self.error_code("break", span, "`continue` is only allowed inside a loop");
+                }
+                out.push(stmt(StmtKind::Continue));
+            }
+            "return_statement" => out.push(self.lower_return(node)),
+            "case_statement" => {
+                self.error(span, "`case` is only allowed directly inside a `switch`");
+            }
+            "goto_statement" => self.unsupported("`goto`", span),
+            "labeled_statement" => {
+                self.unsupported("labels (for `goto`)", span);
+                if let Some(inner) = Self::children(node).into_iter().find(|c| c.kind() != "statement_identifier") {
+                    self.lower_stmt_into(inner, out);
+                }
+            }
+            "ERROR" => {
+                // Reported by the syntax layer; the function is marked when lowered.
+            }
+            ";" | "preproc_include" | "preproc_def" => {}
+            "preproc_ifdef" | "preproc_if" | "preproc_call" | "preproc_function_def" => {
+                self.unsupported("preprocessor conditionals inside functions", span)
+            }
+            "function_definition" => self.unsupported("nested function definitions", span),
+            other => self.unsupported(&format!("`{}`", other.replace('_', " ")), span),
+        }
+    }
+
+    fn loop_body(&mut self, body: Option<Node<'a>>, span: Span) -> Stmt {
+        self.loop_depth += 1;
+        let saved_switch = std::mem::replace(&mut self.switch_depth, 0);
+        let s = match body {
+            Some(b) => self.lower_single(b),
+            None => Stmt { kind: StmtKind::Empty, span },
+        };
+        self.switch_depth = saved_switch;
+        self.loop_depth -= 1;
+        s
+    }
+
+    fn condition(&mut self, cond: Option<Node<'a>>, owner: Node<'a>) -> Expr {
+        match cond {
+            Some(c) => {
+                let e = self.lower_expr(c);
+                self.scalar_condition(e)
+            }
+            None => Expr { kind: ExprKind::Int(0), ty: Type::Error, span: self.span(owner) },
+        }
+    }
+
+    fn lower_switch(&mut self, node: Node<'a>) -> Stmt {
+        let span = self.span(node);
+        let cond = self.condition(node.child_by_field_name("condition"), node);
+        let cond = if cond.ty.is_integer() {
+            let promoted = expr::promote(&cond.ty);
+            self.convert(cond, &promoted)
+        } else {
+            if !cond.ty.is_error() {
+                self.error(cond.span, "a `switch` needs an integer (or `char`) value");
+            }
+            cond
+        };
+        self.switch_depth += 1;
+        self.scopes.push(HashMap::new());
+        let mut arms: Vec<SwitchArm> = Vec::new();
+        let mut seen: HashMap<Option<i64>, Span> = HashMap::new();
+        if let Some(body) = node.child_by_field_name("body") {
+            for child in Self::children(body) {
+                if child.kind() != "case_statement" {
+                    // Statements before the first label never run; keep them in a dead arm.
+                    if arms.is_empty() {
+                        self.warning("unreachable", self.span(child), "this statement is before the first `case` and never runs");
+                        continue;
+                    }
+                    let mut stmts = Vec::new();
+                    self.lower_stmt_into(child, &mut stmts);
+                    arms.last_mut().expect("an arm").body.extend(stmts);
+                    continue;
+                }
+                let value_node = child.child_by_field_name("value");
+                let label = match value_node {
+                    Some(v) => {
+                        let e = self.lower_expr(v);
+                        match const_eval(&e) {
+                            Some(c) => Some(c),
+                            None => {
+                                if !e.ty.is_error() {
+                                    self.error(self.span(v), "a `case` label must be a constant");
+                                }
+                                continue;
+                            }
+                        }
+                    }
+                    None => None,
+                };
+                let label_span = value_node.map(|v| self.span(v)).unwrap_or_else(|| self.span(child));
+                if let Some(prev) = seen.insert(label, label_span) {
+                    let d = Diagnostic::error("duplicate-case", label_span, "this `case` value appears twice")
+                        .with_related(prev, "first here");
+                    self.diags.push(d);
+                }
+                let mut stmts = Vec::new();
+                for s in Self::children(child) {
+                    if Some(s) == value_node {
+                        continue;
+                    }
+                    self.lower_stmt_into(s, &mut stmts);
+                }
+                arms.push(SwitchArm { label, label_span, body: stmts });
+            }
+        }
+        self.scopes.pop();
+        self.switch_depth -= 1;
+        Stmt { kind: StmtKind::Switch { cond, arms }, span }
+    }
+
+    fn lower_return(&mut self, node: Node<'a>) -> Stmt {
+        let span = self.span(node);
+        let ret_ty = self.cur_func.map(|f| self.program.func(f).ret.clone()).unwrap_or(Type::INT);
+        let fname = self.cur_func.map(|f| self.program.func(f).name.clone()).unwrap_or_default();
+        let value = Self::children(node).into_iter().next();
+        let value = match value {
+            Some(v) => {
+                let e = self.lower_expr(v);
+                let e = self.rvalue(e);
+                if ret_ty == Type::Void {
+                    if e.ty != Type::Void && !e.ty.is_error() {
+                        self.error_code("return", e.span, format!("`{fname}` returns `void`, so it cannot return a value"));
+                    }
+                    Some(e)
+                } else {
+                    let espan = e.span;
+                    Some(self.convert_assign(e, &ret_ty, espan, "return"))
+                }
+            }
+            None => {
+                if ret_ty != Type::Void && !ret_ty.is_error() {
+                    let t = self.program.type_name(&ret_ty);
+                    self.warning("return", span, format!("`{fname}` should return {} value here", with_article(&t)));
+                }
+                None
+            }
+        };
+        Stmt { kind: StmtKind::Return(value), span }
+    }
+}
+
+/// Whether a declarator (possibly behind pointers/init) declares a function.
+fn declarator_is_function(node: Node) -> bool {
+    match node.kind() {
+        "function_declarator" => node.child_by_field_name("declarator").is_some_and(|d| d.kind() == "identifier"),
+        "pointer_declarator" | "parenthesized_declarator" | "attributed_declarator" => {
+            node.child_by_field_name("declarator").or_else(|| node.named_child(0)).is_some_and(|d| {
+                d.kind() == "function_declarator" && d.child_by_field_name("declarator").is_some_and(|i| i.kind() == "identifier")
+                    || declarator_is_function(d) && d.kind() != "parenthesized_declarator"
+            })
+        }
+        _ => false,
+    }
+}
+
+/// Parameters of array type are pointers (C11 6.7.6.3).
+fn adjust_param_type(ty: Type) -> Type {
+    match ty {
+        Type::Array(elem, _) => Type::Pointer(elem),
+        other => other,
+    }
+}
+
+/// Evaluates an integer constant expression.
+pub fn const_eval(e: &Expr) -> Option<i64> {
+    let ty = e.ty.as_int();
+    let wrap = |v: i64| ty.map_or(v, |t| t.wrap(v));
+    Some(match &e.kind {
+        ExprKind::Int(v) => *v,
+        ExprKind::SizeOf { size, .. } => *size as i64,
+        ExprKind::Cast { expr, .. } => match (&e.ty, &expr.ty) {
+            (Type::Int(t), Type::Int(_)) => t.wrap(const_eval(expr)?),
+            (Type::Int(t), Type::Float(_)) => match &expr.kind {
+                ExprKind::Float(f) => t.wrap(*f as i64),
+                _ => return None,
+            },
+            _ => return None,
+        },
+        ExprKind::Unary(op, a) => {
+            let a = const_eval(a)?;
+            wrap(match op {
+                UnOp::Neg => a.wrapping_neg(),
+                UnOp::BitNot => !a,
+                UnOp::Not => (a == 0) as i64,
+            })
+        }
+        ExprKind::Binary(op, a, b) => {
+            let signed = a.ty.as_int().is_none_or(|t| t.signed);
+            let (a, b) = (const_eval(a)?, const_eval(b)?);
+            wrap(match op {
+                BinOp::Add => a.wrapping_add(b),
+                BinOp::Sub => a.wrapping_sub(b),
+                BinOp::Mul => a.wrapping_mul(b),
+                BinOp::Div if b != 0 => {
+                    if signed { a.wrapping_div(b) } else { ((a as u64) / (b as u64)) as i64 }
+                }
+                BinOp::Rem if b != 0 => {
+                    if signed { a.wrapping_rem(b) } else { ((a as u64) % (b as u64)) as i64 }
+                }
+                BinOp::Div | BinOp::Rem => return None,
+                BinOp::Shl => a.wrapping_shl(b as u32),
+                BinOp::Shr => {
+                    if signed { a.wrapping_shr(b as u32) } else { ((a as u64).wrapping_shr(b as u32)) as i64 }
+                }
+                BinOp::BitAnd => a & b,
+                BinOp::BitOr => a | b,
+                BinOp::BitXor => a ^ b,
+                BinOp::Lt => (a < b) as i64,
+                BinOp::Le => (a <= b) as i64,
+                BinOp::Gt => (a > b) as i64,
+                BinOp::Ge => (a >= b) as i64,
+                BinOp::Eq => (a == b) as i64,
+                BinOp::Ne => (a != b) as i64,
+            })
+        }
+        ExprKind::Logical(op, a, b) => {
+            let a = const_eval(a)? != 0;
+            let b = const_eval(b)? != 0;
+            (match op {
+                LogicOp::And => a && b,
+                LogicOp::Or => a || b,
+            }) as i64
+        }
+        ExprKind::Cond(c, a, b) => {
+            if const_eval(c)? != 0 { const_eval(a)? } else { const_eval(b)? }
+        }
+        _ => return None,
+    })
+}
+
+/// "an `int`", "a `double`".
+pub fn with_article(type_name: &str) -> String {
+    let article = if type_name.starts_with(['a', 'e', 'i', 'o', 'u']) { "an" } else { "a" };
+    format!("{article} `{type_name}`")
+}
