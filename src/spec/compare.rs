@@ -11,11 +11,24 @@
 //! - words are compared case-insensitively (`Student has an A grade` = `student has an a GRADE`);
 //! - punctuation is compared exactly (it carries answers such as the checksum character `-`).
 //!
-//! One generic rule, no per-problem cases. On IntroClass (deterministic submissions, every
-//! recorded test verdict, outputs of the gcc-compiled programs, prompt lengths measured by an
-//! `LD_PRELOAD` shim around the input functions) it agrees with the benchmark's own per-problem
-//! judges on the large majority of verdicts; see the crate's test `syntax_values_agreement`
-//! (ignored: it needs gcc) for the measurement and the numbers in the report.
+//! One generic rule, no per-problem cases. Measured on IntroClass (tests/syntax_values_agreement.rs,
+//! ignored, needs gcc): the 892 deterministic submissions compiled with gcc and run on their
+//! 14,058 recorded test verdicts (the benchmark's own per-problem judges), with the prompt
+//! lengths measured by an `LD_PRELOAD` shim around the input functions:
+//!
+//! | rule                                   | agreement | false passes | false fails |
+//! |----------------------------------------|-----------|--------------|-------------|
+//! | `values` (this rule, prompt-free tails) | 97.15 %   | 33           | 367         |
+//! | `values` on whole outputs               | 92.48 %   | 33           | 1,024       |
+//! | `whitespace`                            | 88.00 %   | 25           | 1,662       |
+//! | `exact`                                 | 70.07 %   | 22           | 4,186       |
+//!
+//! 22 of the 33 false passes are outputs byte-identical to the expected ones (the recorded verdict
+//! came from a different run of a program with undefined behaviour). Most false fails are
+//! students who reword or drop literal text that the per-problem judges ignore (digits' closing
+//! `That's all, have a nice day!`, `the student has an A grade`, debug lines). Ignoring words
+//! altogether ("numbers and one-character tokens only") fails fewer (176) but passes 5x more
+//! wrong outputs (176): for a tool that certifies repairs, a false pass is the worse error.
 
 /// How outputs are compared.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]

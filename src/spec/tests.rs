@@ -81,7 +81,7 @@ fn trim_zeros(d: &[u8]) -> &[u8] {
 }
 
 #[cfg(test)]
-mod tests {
+mod unit {
     use super::*;
 
     #[test]

@@ -26,9 +26,17 @@ pub fn syntax_diagnostics(tree: &Tree, src: &str) -> (Vec<Diagnostic>, Vec<Repai
     let root = tree.root_node();
     if root.has_error() {
         cx.top_level(root);
+        // tree-sitter may make the root itself an ERROR: explain it as a whole if its parts
+        // did not explain anything.
+        if root.is_error() && cx.diags.is_empty() {
+            cx.error(root);
+        }
     }
     cx.stray_else(root);
-    let Cx { mut diags, mut repairs, .. } = cx;
+    cx.return_typos(root);
+    let Cx { mut diags, mut repairs, suppressed, .. } = cx;
+    // Drop what an earlier explanation already covers (a cascade), keeping that explanation.
+    diags.retain(|d| !suppressed.iter().any(|(r, owner)| r.contains(&(d.span.start as usize)) && d.span != *owner));
     // One diagnostic per line: the first problem on a line explains the rest of it.
     diags.sort_by_key(|d| (d.span.start, d.span.end));
     let mut kept: Vec<Diagnostic> = Vec::with_capacity(diags.len());
@@ -49,7 +57,7 @@ struct Cx<'s> {
     diags: Vec<Diagnostic>,
     repairs: Vec<Repair>,
     /// Byte ranges already explained (no further diagnostic starts inside them).
-    suppressed: Vec<std::ops::Range<usize>>,
+    suppressed: Vec<(std::ops::Range<usize>, Span)>,
 }
 
 impl<'s> Cx<'s> {
@@ -83,13 +91,12 @@ impl<'s> Cx<'s> {
         // Items that are the header of an old-style (K&R / implicit int) function.
         let mut header = vec![false; items.len()];
         for (i, item) in items.iter().enumerate() {
-            if item.kind() == "compound_statement" {
-                if let Some(first) = self.old_style_header(&items, i) {
+            if item.kind() == "compound_statement"
+                && let Some(first) = self.old_style_header(&items, i) {
                     for h in header.iter_mut().take(i).skip(first) {
                         *h = true;
                     }
                 }
-            }
         }
         let mut last_function: Option<Node<'s>> = None;
         let mut i = 0;
@@ -116,17 +123,25 @@ impl<'s> Cx<'s> {
                     j += 1;
                 }
                 let tail = items[i].start_byte()..items[j - 1].end_byte();
+                if items[i..j].iter().all(|n| n.is_error() && self.text(*n).trim() == "}") {
+                    // Only stray `}`s after the function: report them where they are.
+                    for n in &items[i..j] {
+                        self.visit(*n);
+                    }
+                    i = j;
+                    continue;
+                }
                 if let Some(close) = func.child(func.child_count().saturating_sub(1)).and_then(|b| {
                     if b.kind() == "}" { Some(b) } else { b.child(b.child_count().saturating_sub(1)) }
                 }).filter(|c| c.kind() == "}" && !c.is_missing())
                 {
                     let name = function_name(func, self.src).map(|n| format!("`{n}`")).unwrap_or_else(|| "the function".into());
                     let span = node_span(close);
+                    self.suppressed.push((tail.clone(), span));
                     self.report(
                         span,
                         format!("unexpected `}}`: it closes {name} here, so the code after it is outside any function (is there an extra `}}`?)"),
                     );
-                    self.suppressed.push(tail);
                     i = j;
                     continue;
                 }
@@ -153,7 +168,7 @@ impl<'s> Cx<'s> {
             return;
         }
         let start = node.start_byte();
-        let explained = self.suppressed.iter().any(|r| r.contains(&start) && (node.end_byte() <= r.end || node.is_error() || node.is_missing()));
+        let explained = self.suppressed.iter().any(|(r, _)| r.contains(&start) && (node.end_byte() <= r.end || node.is_error() || node.is_missing()));
         if explained {
             return;
         }
@@ -209,8 +224,8 @@ impl<'s> Cx<'s> {
                 let open = if kind == ")" { "(" } else { "[" };
                 let opener = m.parent().and_then(|p| {
                     let mut c = p.walk();
-                    let found = p.children(&mut c).find(|ch| ch.kind() == open);
-                    found
+                    
+                    p.children(&mut c).find(|ch| ch.kind() == open)
                 });
                 let span = self.report(span, format!("missing `{kind}`"));
                 if let (Some(o), Some(d)) = (opener, self.diags.last_mut()) {
@@ -243,27 +258,28 @@ impl<'s> Cx<'s> {
     fn missing_brace(&mut self, m: Node<'s>) {
         let Some(block) = m.parent() else { return };
         let mut culprit: Option<(Node<'s>, Node<'s>)> = None; // (block, its `}`)
+        // Statements in document order (children pushed in reverse); everything after the
+        // best candidate's `}` is skipped, since only an earlier `}` could replace it.
         let mut stack = vec![block];
         while let Some(n) = stack.pop() {
-            let mut c = n.walk();
-            for ch in n.children(&mut c) {
-                // Blocks nest only through statements: expressions and declarations are skipped.
-                if ch.child_count() > 0 && is_block_holder(ch.kind()) {
-                    stack.push(ch);
-                }
-                if ch.kind() == "compound_statement" && ch.id() != block.id() {
-                    if let Some(close) = ch.child(ch.child_count() - 1).filter(|c| c.kind() == "}" && !c.is_missing()) {
-                        let open_indent = indent_of_line(self.src, ch.start_byte());
-                        let close_line_start = line_start(self.src, close.start_byte());
-                        let starts_line = self.src[close_line_start..close.start_byte()].trim().is_empty();
-                        if starts_line && close.start_byte() - close_line_start < open_indent {
-                            if culprit.is_none_or(|(_, c)| close.start_byte() < c.start_byte()) {
-                                culprit = Some((ch, close));
-                            }
-                        }
+            if culprit.is_some_and(|(_, c)| n.start_byte() > c.start_byte()) {
+                continue;
+            }
+            if n.kind() == "compound_statement" && n.id() != block.id()
+                && let Some(close) = n.child(n.child_count() - 1).filter(|c| c.kind() == "}" && !c.is_missing()) {
+                    let open_indent = indent_of_line(self.src, n.start_byte());
+                    let close_line_start = line_start(self.src, close.start_byte());
+                    let starts_line = self.src[close_line_start..close.start_byte()].trim().is_empty();
+                    if starts_line
+                        && close.start_byte() - close_line_start < open_indent
+                        && culprit.is_none_or(|(_, c)| close.start_byte() < c.start_byte())
+                    {
+                        culprit = Some((n, close));
                     }
                 }
-            }
+            let mut c = n.walk();
+            let children: Vec<Node<'s>> = n.children(&mut c).filter(|ch| ch.child_count() > 0 && is_block_holder(ch.kind())).collect();
+            stack.extend(children.into_iter().rev());
         }
         match culprit {
             Some((open_block, close)) => {
@@ -278,7 +294,13 @@ impl<'s> Cx<'s> {
                 let brace = block.child(0).unwrap_or(block);
                 let span = self.report(node_span(brace), "this `{` is never closed".into());
                 let at = m.start_byte();
-                let token = if self.src[..at].ends_with('\n') || at == 0 { "}\n" } else { "\n}" };
+                let token = if block.kind() != "compound_statement" {
+                    "}"
+                } else if self.src[..at].ends_with('\n') || at == 0 {
+                    "}\n"
+                } else {
+                    "\n}"
+                };
                 self.insert(span, at, token);
             }
         }
@@ -300,7 +322,15 @@ impl<'s> Cx<'s> {
             return;
         }
         if first_text == "else" {
-            self.report(node_span(first), "unexpected `else` without `if`".into());
+            self.report_else(first);
+            return;
+        }
+        if text.starts_with("/*") && !text.contains("*/") {
+            let end = line_end(self.src, e.start_byte());
+            self.report(Span::new(e.start_byte(), end), "this comment is never closed: add `*/` where it should end".into());
+            return;
+        }
+        if matches!(first_text, "if" | "while" | "for" | "switch") && self.unclosed_header(first) {
             return;
         }
         if let Some(()) = self.unclosed_string(e) {
@@ -316,12 +346,11 @@ impl<'s> Cx<'s> {
             return;
         }
         // A lone operator with nothing after it: `2 * ;`.
-        if e.named_child_count() == 0 && e.child_count() == 1 && is_operator(text) {
-            if next.is_none_or(|n| matches!(n.kind(), ";" | ")" | "]" | ",")) {
+        if e.named_child_count() == 0 && e.child_count() == 1 && is_operator(text)
+            && next.is_none_or(|n| matches!(n.kind(), ";" | ")" | "]" | ",")) {
                 self.report(node_span(e), format!("missing a value after `{text}`"));
                 return;
             }
-        }
         if self.missing_semicolon_at_line_end(e) {
             return;
         }
@@ -337,8 +366,8 @@ impl<'s> Cx<'s> {
         while at < end {
             let le = line_end(self.src, at);
             let line = &self.src[at..le];
-            if !line.trim_start().starts_with('#') {
-                if let Some(q) = unclosed_quote(line) {
+            if !line.trim_start().starts_with('#')
+                && let Some(q) = unclosed_quote(line) {
                     let quote = at + q;
                     // Only when the error is about this line.
                     if le >= e.start_byte() {
@@ -350,7 +379,6 @@ impl<'s> Cx<'s> {
                         return Some(());
                     }
                 }
-            }
             at = le + 1;
         }
         None
@@ -443,7 +471,10 @@ impl<'s> Cx<'s> {
             n = p.parent();
         }
         // … or starts with one.
-        let candidate = candidate.or_else(|| first_leaf(e).filter(|l| matches!(l.kind(), "identifier" | "type_identifier")));
+        let candidate = candidate
+            .or_else(|| first_leaf(e).filter(|l| matches!(l.kind(), "identifier" | "type_identifier")))
+            // … or comes right after one (`retunr 0;`).
+            .or_else(|| e.prev_sibling().filter(|p| matches!(p.kind(), "identifier" | "type_identifier")));
         let Some(word) = candidate.filter(|c| matches!(c.kind(), "type_identifier" | "identifier")) else { return false };
         let text = self.text(word);
         const KEYWORDS: &[&str] = &["return", "while", "break", "continue", "else", "switch", "case", "default", "double", "float", "unsigned", "struct", "printf", "scanf"];
@@ -514,7 +545,7 @@ impl<'s> Cx<'s> {
                     // The rest of the cascade is explained by this `;`: all of the item when
                     // the fixed item parses, else up to the end of the next line.
                     let upto = if after == 0 { item_end } else { line_end(self.src, (le + 1).min(self.src.len())) };
-                    self.suppressed.push(e.start_byte()..upto.max(e.end_byte()));
+                    let suppress = e.start_byte()..upto.max(e.end_byte());
                     let stmt_start = line_start(self.src, end) + (code.len() - code.trim_start().len());
                     let stmt = shorten(&self.src[stmt_start..end]);
                     let word_start = self.src[..end]
@@ -525,6 +556,7 @@ impl<'s> Cx<'s> {
                         .map_or(end, |(i, _)| i)
                         .max(stmt_start);
                     let span = self.report(Span::new(word_start, end), format!("missing `;` after `{stmt}`"));
+                    self.suppressed.push((suppress, span));
                     self.insert(span, end, ";");
                     return true;
                 }
@@ -534,29 +566,140 @@ impl<'s> Cx<'s> {
         false
     }
 
+    /// `retrun x;` parses as a declaration of `x` with the type `retrun`: a line starting with
+    /// a misspelt `return` read as a type name. (A text scan of line starts, so files without
+    /// such a line cost no tree walk.)
+    fn return_typos(&mut self, root: Node<'s>) {
+        let mut at = 0;
+        let mut top = TopLevel::new(root);
+        for line in self.src.split_inclusive('\n') {
+            let start = at;
+            at += line.len();
+            let trimmed = line.trim_start();
+            let word_len = trimmed.bytes().take_while(|b| b.is_ascii_lowercase()).count();
+            if !(4..=8).contains(&word_len) || !trimmed[word_len..].starts_with([' ', '\t']) {
+                continue;
+            }
+            let word = &trimmed[..word_len];
+            if word == "return" || !close_typo(word, "return") || C_WORDS.contains(&word) {
+                continue;
+            }
+            let w = start + (line.len() - trimmed.len());
+            let Some(n) = top.descendant(w, w + word_len) else { continue };
+            if n.kind() != "type_identifier" || n.byte_range() != (w..w + word_len) {
+                continue;
+            }
+            if !n.parent().is_some_and(|p| p.kind() == "declaration") {
+                continue;
+            }
+            let span = node_span(n);
+            if self.diags.iter().any(|d| d.span == span) {
+                continue;
+            }
+            self.report(span, format!("unknown word `{word}`: did you mean `return`?"));
+            self.repair(
+                span,
+                format!("Replace `{word}` with `return`"),
+                vec![TextEdit { span, new_text: "return".into() }],
+                format!("`{word}` looks like a misspelling of `return`."),
+            );
+        }
+    }
+
+    fn report_else(&mut self, n: Node<'s>) {
+        let mut msg = "unexpected `else` without `if`".to_string();
+        // Inside the `{…}` of an `if`: that block was not closed before the `else`.
+        let mut up = n.parent();
+        while let Some(p) = up {
+            if p.kind() == "compound_statement" {
+                break;
+            }
+            up = p.parent();
+        }
+        if let Some(block) = up.filter(|b| b.parent().is_some_and(|p| p.kind() == "if_statement")) {
+            msg = "unexpected `else`: the `{` of the `if` before it is not closed yet (missing `}`?)".into();
+            let span = node_span(n);
+            self.suppressed.push((n.start_byte()..block.end_byte(), span));
+            self.report(span, msg);
+            return;
+        }
+        if preceded_by_braceless_if(n) {
+            msg.push_str(": an `if` without `{…}` controls only the one statement after it, so this `else` is not attached to it");
+        }
+        self.report(node_span(n), msg);
+    }
+
+    /// `for (i = 0; i < 3; i++` / `if (x > 0 {` on one line: a `)` is missing.
+    fn unclosed_header(&mut self, kw: Node<'s>) -> bool {
+        let le = line_end(self.src, kw.end_byte());
+        let rest = &self.src[kw.end_byte()..le];
+        if !rest.trim_start().starts_with('(') || balance(rest) <= 0 {
+            return false;
+        }
+        let code = rest.split("//").next().unwrap_or(rest);
+        let code = code.trim_end();
+        let code = code.strip_suffix('{').map(str::trim_end).unwrap_or(code);
+        let at = kw.end_byte() + code.len();
+        let kw_text = self.text(kw);
+        let span = self.report(Span::new(kw.start_byte(), at), format!("missing `)` at the end of the `{kw_text}` header"));
+        self.insert(span, at, ")");
+        true
+    }
+
     /// tree-sitter-c reads a stray `else` as a type or variable name, without an error node.
     fn stray_else(&mut self, root: Node<'s>) {
         let bytes = self.src.as_bytes();
+        // Offsets only increase: walk the top-level items once alongside them, so a lookup
+        // searches one item instead of all of them.
+        let mut top = TopLevel::new(root);
         for (i, _) in self.src.match_indices("else") {
             let before_ok = i == 0 || !is_ident_byte(bytes[i - 1]);
             let after_ok = bytes.get(i + 4).is_none_or(|&b| !is_ident_byte(b));
             if !(before_ok && after_ok) {
                 continue;
             }
-            let Some(n) = root.descendant_for_byte_range(i, i + 4) else { continue };
+            let Some(n) = top.descendant(i, i + 4) else { continue };
             if matches!(n.kind(), "type_identifier" | "identifier") && n.byte_range() == (i..i + 4) {
-                if self.suppressed.iter().any(|r| r.contains(&i)) {
+                if self.suppressed.iter().any(|(r, _)| r.contains(&i)) {
                     continue;
                 }
-                let mut msg = "unexpected `else` without `if`".to_string();
-                if preceded_by_braceless_if(n) {
-                    msg.push_str(": an `if` without `{…}` controls only the one statement after it, so this `else` is not attached to it");
-                }
-                self.report(Span::new(i, i + 4), msg);
+                self.report_else(n);
             }
         }
     }
 }
+
+/// Finds the smallest node spanning a byte range, for increasing ranges, by stepping through
+/// the top-level items once.
+struct TopLevel<'t> {
+    root: Node<'t>,
+    cursor: tree_sitter::TreeCursor<'t>,
+    started: bool,
+    done: bool,
+}
+
+impl<'t> TopLevel<'t> {
+    fn new(root: Node<'t>) -> Self {
+        TopLevel { root, cursor: root.walk(), started: false, done: false }
+    }
+
+    fn descendant(&mut self, start: usize, end: usize) -> Option<Node<'t>> {
+        if !self.started {
+            self.started = true;
+            self.done = !self.cursor.goto_first_child();
+        }
+        while !self.done && self.cursor.node().end_byte() < end {
+            self.done = !self.cursor.goto_next_sibling();
+        }
+        if self.done || self.cursor.node().start_byte() > start {
+            return self.root.descendant_for_byte_range(start, end);
+        }
+        self.cursor.node().descendant_for_byte_range(start, end)
+    }
+}
+
+/// C words that are close to `return` but are not typos of it.
+const C_WORDS: &[&str] = &["extern", "struct", "short", "retval", "result", "reset", "rerun"];
 
 fn is_block_holder(kind: &str) -> bool {
     matches!(
@@ -808,8 +951,8 @@ fn close_typo(word: &str, keyword: &str) -> bool {
     for (i, row) in d.iter_mut().enumerate() {
         row[0] = i;
     }
-    for j in 0..=m {
-        d[0][j] = j;
+    for (j, cell) in d[0].iter_mut().enumerate() {
+        *cell = j;
     }
     for i in 1..=n {
         for j in 1..=m {
