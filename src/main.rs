@@ -142,6 +142,7 @@ fn check(args: CheckArgs) -> ExitCode {
             tree: None,
             opts: opts.clone(),
             cancel: Cancel::new(),
+            quick: false,
         };
         let report = job.run();
         if report.diagnostics.iter().any(|d| d.code == analysis::INTERNAL_ERROR) {

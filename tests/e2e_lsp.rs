@@ -373,3 +373,28 @@ fn slow_analysis_never_publishes_stale_results() {
     );
     assert_eq!(s.shutdown_and_exit().code(), Some(0));
 }
+
+/// Type diagnostics arrive with the keystroke (the quick stage), long before a debounced full
+/// analysis would run.
+#[test]
+fn type_diagnostics_do_not_wait_for_the_debounce() {
+    let text = std::fs::read_to_string(fixture("undeclared.c")).unwrap();
+    let uri = "file:///tmp/mend-e2e/undeclared.c";
+    let (mut s, _) = Server::start(json!({}), json!({ "mend": { "debounceMs": 60000 } }));
+    s.open(uri, &text, 1);
+    let started = std::time::Instant::now();
+    let published = s
+        .wait_for("textDocument/publishDiagnostics", 10 * SEC, |p| {
+            p["uri"] == uri && p["diagnostics"].as_array().unwrap().iter().any(|d| d["code"] == "undeclared")
+        })
+        .expect("an undeclared-identifier diagnostic");
+    assert!(started.elapsed() < 10 * SEC);
+    assert_eq!(published["version"], 1);
+    // Typing the fix clears it, again without waiting for the debounce.
+    s.change(uri, 2, json!([{ "range": range(4, 22, 4, 22), "text": "a" }]));
+    let fixed = s
+        .wait_for("textDocument/publishDiagnostics", 10 * SEC, |p| p["uri"] == uri && p["version"] == 2 && p["diagnostics"] == json!([]))
+        .expect("diagnostics cleared");
+    assert_eq!(fixed["version"], 2);
+    assert_eq!(s.shutdown_and_exit().code(), Some(0));
+}

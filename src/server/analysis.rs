@@ -25,15 +25,18 @@ pub struct Job {
     pub tree: Option<tree_sitter::Tree>,
     pub opts: CheckOptions,
     pub cancel: Cancel,
+    /// Only syntax and type diagnostics (see [`quick_report`]), for every keystroke.
+    pub quick: bool,
 }
 
 impl Job {
     /// Runs the job to completion on a big-stack thread (blocking the caller); never panics.
     pub fn run(self) -> Report {
-        let Job { path, text, tree, opts, cancel } = self;
+        let Job { path, text, tree, opts, cancel, quick } = self;
         let keep = text.clone();
         let work = move || {
             catch_unwind(AssertUnwindSafe(|| match &tree {
+                Some(tree) if quick => quick_report(&text, tree, &opts),
                 Some(tree) => check_parsed(path.as_deref(), &text, tree, &opts, &cancel),
                 None => check(path.as_deref(), &text, &opts, &cancel),
             }))
@@ -44,6 +47,24 @@ impl Job {
             Ok(Err(message)) | Err(message) => internal_error_report(&keep, &message),
         }
     }
+}
+
+/// The part of [`check_parsed`] that takes milliseconds: syntax diagnostics and repairs plus
+/// the lowering's type diagnostics, filtered and sorted as `check` does, so that the full
+/// report of the same text only adds to it (tests, engines).
+pub fn quick_report(text: &str, tree: &tree_sitter::Tree, opts: &CheckOptions) -> Report {
+    let mut report = Report::default();
+    if opts.syntax_diagnostics {
+        let (diags, repairs) = crate::syntax::syntax_diagnostics(tree, text);
+        report.diagnostics = diags;
+        report.repairs = repairs;
+    }
+    let lowered = crate::syntax::lower::lower(tree, text);
+    report
+        .diagnostics
+        .extend(lowered.diagnostics.into_iter().filter(|d| opts.syntax_diagnostics || d.code == "unsupported"));
+    report.diagnostics.sort_by_key(|d| (d.span.start, d.span.end, d.severity));
+    report
 }
 
 /// A report holding only an internal-error diagnostic on the first line.

@@ -47,8 +47,12 @@ pub struct ClientCaps {
 /// Publication stages of one version, in the order they may replace each other.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Stage {
+    /// Syntax diagnostics, computed with the edit.
     Syntax = 0,
-    Analysis = 1,
+    /// Syntax and type diagnostics, milliseconds after the edit.
+    Quick = 1,
+    /// The full report (tests, engines), after the debounce.
+    Analysis = 2,
 }
 
 type PubKey = (u64, i32, Stage);
@@ -61,8 +65,8 @@ struct DocState {
     client_version: i32,
     /// Syntax-layer diagnostics and repairs of `doc` (empty when they are switched off).
     syntax: (Vec<Diagnostic>, Vec<Repair>),
-    /// The latest analysis; only used while `analysis.0 == doc.version`.
-    analysis: Option<Arc<(i32, Report)>>,
+    /// The latest quick or full analysis; only used while `analysis.0 == doc.version`.
+    analysis: Option<Arc<(i32, Stage, Report)>>,
     /// Cancels the job of the current version.
     cancel: Cancel,
     /// Set when an edit could not be applied: the text no longer matches the client's.
@@ -72,7 +76,7 @@ struct DocState {
 impl DocState {
     fn current_analysis(&self) -> Option<&Report> {
         match &self.analysis {
-            Some(a) if a.0 == self.doc.version && self.desync.is_none() => Some(&a.1),
+            Some(a) if a.0 == self.doc.version && self.desync.is_none() => Some(&a.2),
             _ => None,
         }
     }
@@ -284,12 +288,13 @@ impl State {
             }
             this.publish(&work.uri, work.key).await;
             if !work.immediate {
+                this.analyse(&work.uri, work.key, &work.cancel, Stage::Quick).await;
                 tokio::time::sleep(this.settings().debounce).await;
             }
             if work.cancel.is_cancelled() {
                 return;
             }
-            this.analyse(work.uri, work.key, work.cancel).await;
+            this.analyse(&work.uri, work.key, &work.cancel, Stage::Analysis).await;
         });
     }
 
@@ -309,10 +314,13 @@ impl State {
         });
     }
 
-    async fn analyse(self: &Arc<Self>, uri: lsp::Uri, key: PubKey, cancel: Cancel) {
+    /// Runs a quick or full analysis of version `key.1` on the blocking pool and publishes it
+    /// if that version is still current when it ends.
+    async fn analyse(self: &Arc<Self>, uri: &lsp::Uri, key: PubKey, cancel: &Cancel, stage: Stage) {
+        let quick = stage == Stage::Quick;
         let settings = self.settings();
         let job = {
-            let Some(st) = self.docs.get(&uri) else { return };
+            let Some(st) = self.docs.get(uri) else { return };
             if st.generation != key.0 || st.client_version != key.1 || st.desync.is_some() {
                 return;
             }
@@ -326,13 +334,14 @@ impl State {
                 tree: Some(st.doc.tree.clone()),
                 opts: settings.check.clone(),
                 cancel: cancel.clone(),
+                quick,
             }
         };
         let (done_tx, done_rx) = oneshot::channel::<()>();
-        if self.caps().work_done_progress {
+        if self.caps().work_done_progress && !quick {
             self.spawn_progress(settings.progress_delay, done_rx);
         }
-        let delay = self.test_delay;
+        let delay = if quick { None } else { self.test_delay };
         let run = move || {
             if let Some(delay) = delay {
                 std::thread::sleep(delay);
@@ -345,17 +354,21 @@ impl State {
         };
         drop(done_tx);
         if cancel.is_cancelled() {
-            debug!("dropping the cancelled analysis of {} v{}", uri.as_str(), key.1);
+            debug!("dropping the cancelled {stage:?} analysis of {} v{}", uri.as_str(), key.1);
             return;
         }
         {
-            let Some(mut st) = self.docs.get_mut(&uri) else { return };
+            let Some(mut st) = self.docs.get_mut(uri) else { return };
             if st.generation != key.0 || st.doc.version != key.1 || st.desync.is_some() {
                 return;
             }
-            st.analysis = Some(Arc::new((key.1, report)));
+            // A quick result never replaces the full one of the same version.
+            if st.analysis.as_ref().is_some_and(|a| (a.0, a.1) > (key.1, stage)) {
+                return;
+            }
+            st.analysis = Some(Arc::new((key.1, stage, report)));
         }
-        self.publish(&uri, (key.0, key.1, Stage::Analysis)).await;
+        self.publish(uri, (key.0, key.1, stage)).await;
     }
 
     /// Shows a work-done progress if the job is still running after `delay`.
@@ -401,7 +414,7 @@ impl State {
                     }
                     st.syntax.0.iter().map(|d| lines.diagnostic(d, uri)).collect()
                 }
-                (None, Stage::Analysis) => match st.current_analysis() {
+                (None, Stage::Quick | Stage::Analysis) => match st.current_analysis() {
                     Some(r) => r.diagnostics.iter().map(|d| lines.diagnostic(d, uri)).collect(),
                     None => return,
                 },
