@@ -162,3 +162,17 @@ fn non_utf8_and_empty_files_are_checked() {
     assert_eq!(code, Some(0), "{stderr}");
     assert_eq!(stdout.lines().count(), 2);
 }
+
+#[test]
+fn a_panicking_analysis_is_reported_and_exits_1() {
+    let out = Command::new(BIN)
+        .args(["check", "--format", "json", "fixtures/e2e/undeclared.c", "fixtures/e2e/missing_semi.c"])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .env("MEND_TEST_ANALYSIS_PANIC", "1")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let lines: Vec<Value> = String::from_utf8(out.stdout).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!(lines.len(), 2, "every file is still reported");
+    assert!(lines.iter().all(|l| l["diagnostics"][0]["code"] == "internal-error"));
+}

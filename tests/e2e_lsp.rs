@@ -398,3 +398,20 @@ fn type_diagnostics_do_not_wait_for_the_debounce() {
     assert_eq!(fixed["version"], 2);
     assert_eq!(s.shutdown_and_exit().code(), Some(0));
 }
+
+/// A panic inside the analysis becomes an internal-error diagnostic; the server lives on.
+#[test]
+fn a_panicking_analysis_does_not_kill_the_server() {
+    let text = std::fs::read_to_string(fixture("undeclared.c")).unwrap();
+    let uri = "file:///tmp/mend-e2e/panic.c";
+    let (mut s, _) = Server::start_with_env(json!({}), json!({}), &[("MEND_TEST_ANALYSIS_PANIC", "1")]);
+    s.open(uri, &text, 1);
+    let published = s
+        .wait_for("textDocument/publishDiagnostics", 10 * SEC, |p| p["diagnostics"][0]["code"] == "internal-error")
+        .expect("an internal-error diagnostic");
+    assert_eq!(published["version"], 1);
+    assert!(s.is_responsive(uri));
+    s.change(uri, 2, json!([{ "range": range(0, 0, 0, 0), "text": "\n" }]));
+    s.settled_diagnostics(uri, 2, SEC / 2, 10 * SEC);
+    assert_eq!(s.shutdown_and_exit().code(), Some(0));
+}

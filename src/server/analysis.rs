@@ -36,6 +36,8 @@ impl Job {
         let keep = text.clone();
         let work = move || {
             catch_unwind(AssertUnwindSafe(|| match &tree {
+                // Lets the end-to-end tests check that a panicking analysis is survived.
+                _ if std::env::var_os("MEND_TEST_ANALYSIS_PANIC").is_some() => panic!("MEND_TEST_ANALYSIS_PANIC is set"),
                 Some(tree) if quick => quick_report(&text, tree, &opts),
                 Some(tree) => check_parsed(path.as_deref(), &text, tree, &opts, &cancel),
                 None => check(path.as_deref(), &text, &opts, &cancel),

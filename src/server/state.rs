@@ -12,6 +12,15 @@
 //!   is sent only if its document generation and version are still current, and the
 //!   (generation, version, stage) key never goes backwards per document, so a late syntax
 //!   publication cannot overwrite the analysis of the same version.
+//!
+//! # Stages of one version
+//! 1. `Syntax`: computed inside the edit handler, published at once.
+//! 2. `Quick`: syntax + type diagnostics (the lowering), on the blocking pool right away.
+//! 3. `Analysis`: the full [`check`](crate::check::check) after the debounce, with work-done
+//!    progress when it takes longer than `progressDelayMs`.
+//!
+//! Jobs run on tokio's blocking pool, each inside a 512 MB-stack thread with `catch_unwind`
+//! (see `analysis.rs`): a panic becomes an `internal-error` diagnostic.
 
 use std::collections::HashMap;
 use std::path::PathBuf;
