@@ -19,6 +19,9 @@ fn check(src: &str, stats: &mut [u32; 4]) {
     stats[0] += 1;
     stats[1] += u32::from(!diags.is_empty());
     for d in &diags {
+        if std::env::var("KINDS").is_ok() {
+            eprintln!("KIND {}", d.message);
+        }
         assert!(d.span.start <= d.span.end && (d.span.end as usize) <= src.len(), "{src}");
         assert!(src.is_char_boundary(d.span.start as usize) && src.is_char_boundary(d.span.end as usize));
         assert!(!d.message.is_empty());

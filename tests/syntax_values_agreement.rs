@@ -100,6 +100,8 @@ fn values_rule_agrees_with_recorded_verdicts() {
     let mut values = Score::default();
     let mut values_no_prompt = Score::default();
     let mut whitespace = Score::default();
+    let mut exact = Score::default();
+    let mut false_pass_identical = 0;
     let mut per_problem: std::collections::BTreeMap<String, Score> = Default::default();
     let mut examples = Vec::new();
     for entry in index.as_array().unwrap() {
@@ -122,6 +124,8 @@ fn values_rule_agrees_with_recorded_verdicts() {
                     per_problem.entry(problem.to_string()).or_default().add(verdict, ours);
                     values_no_prompt.add(verdict, outputs_match(&expected, &actual, Compare::Values));
                     whitespace.add(verdict, outputs_match(&expected, &actual, Compare::Whitespace));
+                    exact.add(verdict, outputs_match(&expected, &actual, Compare::Exact));
+                    false_pass_identical += u32::from(!verdict && expected == actual);
                     if verdict != ours && examples.len() < 40 {
                         examples.push(format!(
                             "{problem}/{id} {kind}/{n} recorded {key}: expected tail {:?} actual tail {:?}",
@@ -136,6 +140,8 @@ fn values_rule_agrees_with_recorded_verdicts() {
     eprintln!("{}", values.line("values (prompt-free)"));
     eprintln!("{}", values_no_prompt.line("values (whole output)"));
     eprintln!("{}", whitespace.line("whitespace"));
+    eprintln!("{}", exact.line("exact"));
+    eprintln!("recorded fails whose output here is byte-identical to the expected: {false_pass_identical}");
     for (p, s) in &per_problem {
         eprintln!("  {}", s.line(p));
     }

@@ -5,11 +5,13 @@ pub mod diag;
 pub mod format;
 pub mod print;
 pub mod program;
+pub mod repair;
 pub mod types;
 pub mod walk;
 
 pub use diag::{Diagnostic, Related, Severity};
 pub use program::*;
+pub use repair::{Guarantee, Repair, TextEdit, apply_edits};
 pub use types::{FloatKind, IntKind, IntType, StructId, Type};
 
 /// A byte range in the source text (`start..end`, UTF-8 offsets).

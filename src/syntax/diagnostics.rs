@@ -14,7 +14,7 @@
 //! functions (`swap(int *x, int *y) {…}`, `main() {…}`).
 
 use crate::ir::{Diagnostic, Span};
-use crate::patch::{Guarantee, Repair, TextEdit};
+use crate::ir::repair::{Guarantee, Repair, TextEdit};
 use tree_sitter::{Node, Tree};
 
 pub const CODE: &str = "syntax";
@@ -321,6 +321,11 @@ impl<'s> Cx<'s> {
             self.report(node_span(e), "unexpected `}`: there is no `{` for it to close".into());
             return;
         }
+        if text.trim() == ")" || text.trim() == "]" {
+            let open = if text.trim() == ")" { "(" } else { "[" };
+            self.report(node_span(e), format!("unexpected `{}`: it has no matching `{open}`", text.trim()));
+            return;
+        }
         if first_text == "else" {
             self.report_else(first);
             return;
@@ -334,6 +339,9 @@ impl<'s> Cx<'s> {
             return;
         }
         if let Some(()) = self.unclosed_string(e) {
+            return;
+        }
+        if self.struct_without_semicolon(e) || self.condition_split(e, first_text) || self.header_missing_paren(e) {
             return;
         }
         if matches!(first_text, "if" | "while" | "switch") && self.condition_without_parens(e, first) {
@@ -356,6 +364,59 @@ impl<'s> Cx<'s> {
         }
         let shown = if text.len() <= 20 && !text.contains('\n') { text } else { first_text };
         self.report(node_span(if shown == text { e } else { first }), format!("unexpected `{}`", shorten(shown)));
+    }
+
+    /// `struct point { … }` followed by another declaration without the `;` after `}`.
+    fn struct_without_semicolon(&mut self, e: Node<'s>) -> bool {
+        let Some(prev) = e.prev_sibling() else { return false };
+        if !matches!(prev.kind(), "struct_specifier" | "union_specifier" | "enum_specifier") || prev.child_by_field_name("body").is_none() {
+            return false;
+        }
+        let what = shorten(self.src[prev.byte_range()].split('{').next().unwrap_or("").trim());
+        let close = last_leaf(prev);
+        let span = self.report(node_span(close), format!("missing `;` after the `}}` of `{what}`"));
+        self.insert(span, close.end_byte(), ";");
+        self.suppressed.push((e.start_byte()..e.parent().map_or(e.end_byte(), |p| p.end_byte()), span));
+        true
+    }
+
+    /// `if (x > 2) && (x < 5) {`: the condition continues after its parentheses.
+    fn condition_split(&mut self, e: Node<'s>, first_text: &str) -> bool {
+        let Some(stmt) = e.parent().filter(|p| matches!(p.kind(), "if_statement" | "while_statement")) else { return false };
+        let Some(cond) = stmt.child_by_field_name("condition") else { return false };
+        if cond.end_byte() > e.start_byte() || (!is_operator(first_text) && !matches!(first_text, "&&" | "||")) {
+            return false;
+        }
+        let kw = if stmt.kind() == "if_statement" { "if" } else { "while" };
+        let span = self.report(
+            Span::new(cond.start_byte(), e.end_byte()),
+            format!("the whole condition of `{kw}` goes inside one pair of parentheses"),
+        );
+        self.repair(
+            span,
+            "Put the whole condition in `(…)`".into(),
+            vec![
+                TextEdit { span: Span::new(cond.start_byte(), cond.start_byte()), new_text: "(".into() },
+                TextEdit { span: Span::new(e.end_byte(), e.end_byte()), new_text: ")".into() },
+            ],
+            format!("`{kw} (a) && (b)` ends the condition after `(a)`; write `{kw} ((a) && (b))`."),
+        );
+        true
+    }
+
+    /// `int main( {`: a line opening more `(` than it closes, then a block.
+    fn header_missing_paren(&mut self, e: Node<'s>) -> bool {
+        let le = line_end(self.src, e.start_byte());
+        let line = &self.src[e.start_byte()..le];
+        let code = line.split("//").next().unwrap_or(line).trim_end();
+        let Some(head) = code.strip_suffix('{') else { return false };
+        if balance(head) <= 0 || unclosed_quote(head).is_some() {
+            return false;
+        }
+        let at = e.start_byte() + head.trim_end().len();
+        let span = self.report(Span::new(e.start_byte(), at), "missing `)` before `{`".into());
+        self.insert(span, at, ")");
+        true
     }
 
     /// A string literal that runs to the end of its line.
@@ -581,6 +642,11 @@ impl<'s> Cx<'s> {
                 continue;
             }
             let word = &trimmed[..word_len];
+            // Cheap filter before the edit distance: mostly the letters of `return`.
+            let near = word.bytes().filter(|b| b"retun".contains(b)).count();
+            if near + 2 < word_len.max(6) {
+                continue;
+            }
             if word == "return" || !close_typo(word, "return") || C_WORDS.contains(&word) {
                 continue;
             }

@@ -21,6 +21,15 @@ fn hash_of(bytes: &[u8]) -> u64 {
     h.finish()
 }
 
+/// Whether a `gcc` is installed (the comparison tests skip, loudly, without one).
+pub fn have_gcc() -> bool {
+    let ok = Command::new("gcc").arg("--version").stdout(Stdio::null()).stderr(Stdio::null()).status().is_ok_and(|s| s.success());
+    if !ok {
+        eprintln!("gcc not found: skipping the comparison with gcc");
+    }
+    ok
+}
+
 /// Compiles `src` with `gcc -O0` (binaries cached by content); `None` if gcc rejects it.
 pub fn compile(src: &[u8]) -> Option<PathBuf> {
     let dir = cache_dir();

@@ -92,6 +92,10 @@ const ARITH: [BinOp; 10] = [
 ];
 const CMP: [BinOp; 6] = [BinOp::Lt, BinOp::Le, BinOp::Gt, BinOp::Ge, BinOp::Eq, BinOp::Ne];
 
+/// How many of each operation's cases also go through a solver check (the rest only through the
+/// simplifier), to keep the test quick.
+const SOLVER_CASES: usize = 12;
+
 fn budget() -> Budget {
     Budget::new(Duration::from_secs(30), Cancel::new())
 }
@@ -137,7 +141,8 @@ fn arithmetic_matches_wrapping_arithmetic() {
                 assert_eq!(value_of(&r, t), Some(expected(op, a, b, t)), "{a} {} {b} in {t:?}", op.c_token());
                 assert!(defined(op, &constant(&ctx, t, a), &constant(&ctx, t, b), t).simplify().as_bool().is_some());
             }
-            solver_agrees(&ctx, t, &cases, |x, y| arith(op, x, y, t).unwrap(), |a, b| constant(&ctx, t, expected(op, a, b, t)));
+            let some = &cases[..SOLVER_CASES];
+            solver_agrees(&ctx, t, some, |x, y| arith(op, x, y, t).unwrap(), |a, b| constant(&ctx, t, expected(op, a, b, t)));
         }
     }
 }
@@ -162,7 +167,7 @@ fn comparisons_are_signed_or_unsigned() {
             solver_agrees(
                 &ctx,
                 t,
-                &cases,
+                &cases[..SOLVER_CASES],
                 |x, y| from_bool(&compare(op, x, y, t.signed).unwrap(), int),
                 |a, b| constant(&ctx, int, expected(op, a, b, t)),
             );

@@ -13,6 +13,8 @@ const IS_ALPHA: i64 = 1024;
 const IS_DIGIT: i64 = 2048;
 const IS_SPACE: i64 = 8192;
 
+const MAX_FIELD: usize = 1 << 21;
+
 impl<'p> Machine<'p> {
     pub fn builtin(&mut self, b: Builtin, e: &'p Expr, args: &'p [Expr]) -> R<Val> {
         let arg = |i: usize| -> R<&'p Expr> {
@@ -323,6 +325,9 @@ impl<'p> Machine<'p> {
                     spec.prec = Some(p);
                 }
             }
+            // Absurd widths and precisions would only exhaust the output limit: cap them.
+            spec.width = spec.width.min(MAX_FIELD);
+            spec.prec = spec.prec.map(|p| p.min(MAX_FIELD));
             let mut len = 0u8; // 0 none, 1 hh, 2 h, 3 l/ll/j/z/t/L
             while i < fmt.len() {
                 match fmt[i] {
@@ -509,7 +514,7 @@ impl<'p> Machine<'p> {
             }
             let mut width = 0usize;
             while i < fmt.len() && fmt[i].is_ascii_digit() {
-                width = width * 10 + (fmt[i] - b'0') as usize;
+                width = width.saturating_mul(10).saturating_add((fmt[i] - b'0') as usize);
                 i += 1;
             }
             let width = if width == 0 { usize::MAX } else { width };
@@ -828,6 +833,50 @@ impl<'p> Machine<'p> {
                     let n = if lower.starts_with(b"infinity") { 8 } else { 3 };
                     self.pos = j + n;
                     let v = if lower[0] == b'i' { f64::INFINITY } else { f64::NAN };
+                    return Scanned::Float(if neg { -v } else { v });
+                }
+                // glibc's strtod reads hexadecimal floats too: 0x1A, 0x1.8p3.
+                if j + 1 < lim
+                    && inp[j] == b'0'
+                    && (inp[j + 1] | 0x20) == b'x'
+                    && j + 2 < lim
+                    && (inp[j + 2].is_ascii_hexdigit() || (inp[j + 2] == b'.' && j + 3 < lim && inp[j + 3].is_ascii_hexdigit()))
+                {
+                    j += 2;
+                    let mut m = 0.0f64;
+                    let mut exp: i64 = 0;
+                    while j < lim && inp[j].is_ascii_hexdigit() {
+                        m = m * 16.0 + (inp[j] as char).to_digit(16).unwrap() as f64;
+                        j += 1;
+                    }
+                    if j < lim && inp[j] == b'.' {
+                        j += 1;
+                        while j < lim && inp[j].is_ascii_hexdigit() {
+                            m = m * 16.0 + (inp[j] as char).to_digit(16).unwrap() as f64;
+                            exp -= 4;
+                            j += 1;
+                        }
+                    }
+                    if j < lim && (inp[j] | 0x20) == b'p' {
+                        let mut k = j + 1;
+                        let mut eneg = false;
+                        if k < lim && (inp[k] == b'+' || inp[k] == b'-') {
+                            eneg = inp[k] == b'-';
+                            k += 1;
+                        }
+                        if k < lim && inp[k].is_ascii_digit() {
+                            let mut e: i64 = 0;
+                            while k < lim && inp[k].is_ascii_digit() {
+                                e = (e * 10 + (inp[k] - b'0') as i64).min(100_000);
+                                k += 1;
+                            }
+                            exp += if eneg { -e } else { e };
+                            j = k;
+                        }
+                    }
+                    self.pos = j;
+                    let v = m * 2f64.powi(exp.clamp(-2000, 2000) as i32);
+                    let v = if let Conv::Float(4) = conv { v as f32 as f64 } else { v };
                     return Scanned::Float(if neg { -v } else { v });
                 }
                 let mut digits = 0;

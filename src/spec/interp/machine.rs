@@ -90,6 +90,9 @@ pub struct Machine<'p> {
     slots: Vec<Val>,
     base: usize,
     frame_blocks: Vec<u32>,
+    /// Blocks holding structs returned by value; released at the end of the statement that
+    /// made them (or when the function returns).
+    temps: Vec<u32>,
     depth: u32,
     cur_func: Option<FuncId>,
     pub input: &'p [u8],
@@ -170,6 +173,7 @@ impl<'p> Machine<'p> {
             slots: Vec::with_capacity(1024),
             base: 0,
             frame_blocks: Vec::new(),
+            temps: Vec::new(),
             depth: 0,
             cur_func: None,
             input,
@@ -203,11 +207,10 @@ impl<'p> Machine<'p> {
         }
         for f in &prog.funcs {
             for &l in &f.locals {
-                if prog.var(l).kind == VarKind::StaticLocal {
-                    if let Some(init) = find_decl_init(f.body.as_ref(), l) {
+                if prog.var(l).kind == VarKind::StaticLocal
+                    && let Some(init) = find_decl_init(f.body.as_ref(), l) {
                         self.init_var(l, init)?;
                     }
-                }
             }
         }
         let Some(fid) = prog.func_by_name(entry) else {
@@ -347,11 +350,11 @@ impl<'p> Machine<'p> {
                     );
                 }
             }
-            if let ExprKind::Index(inner, _) = &base.kind {
-                if let ExprKind::Var(v) = inner.strip_implicit().kind {
+            if let ExprKind::Index(inner, _) = &base.kind
+                && let ExprKind::Var(v) = inner.strip_implicit().kind {
                     let var = p.var(v);
-                    if let Type::Array(row, Some(n)) = &var.ty {
-                        if let Type::Array(elem, Some(m)) = &**row {
+                    if let Type::Array(row, Some(n)) = &var.ty
+                        && let Type::Array(elem, Some(m)) = &**row {
                             let es = p.size_of(elem).max(1) as i64;
                             let rs = p.size_of(row).max(1) as i64;
                             let i = offset.div_euclid(rs);
@@ -361,9 +364,7 @@ impl<'p> Machine<'p> {
                                 var.name
                             );
                         }
-                    }
                 }
-            }
         }
         format!(
             "`{text}` accesses memory outside {} (byte {offset} of a {bsize}-byte object, access of {size} bytes)",
@@ -670,7 +671,7 @@ impl<'p> Machine<'p> {
                         _ => a != b,
                     }
                 }
-                Type::Int(t) if !(t.bits() == 64 && !t.signed) => cmp(op, x.i(), y.i()),
+                Type::Int(t) if t.bits() != 64 || t.signed => cmp(op, x.i(), y.i()),
                 Type::Int(_) => cmp(op, x.i() as u64, y.i() as u64),
                 _ if bty.is_float() => cmp(op, x.f(), y.f()),
                 // Pointers: by block, then by signed offset.
@@ -824,15 +825,16 @@ impl<'p> Machine<'p> {
         self.base = new_base;
         self.cur_func = Some(fid);
         let blocks_mark = self.frame_blocks.len();
+        let temps_mark = self.temps.len();
         let result = self.run_body(f, body, args);
         // Struct results live in the callee's frame: copy them out before it is freed.
         let result = match result {
             Ok(Val::I(addr)) if matches!(f.ret, Type::Struct(_)) => {
                 let size = prog.size_of(&f.ret);
-                self.alloc(size, BlockKind::Temp, "a returned struct", false, span).and_then(|b| {
+                self.alloc(size, BlockKind::Temp, "a returned struct", false, span).map(|b| {
                     let dst = memory::ptr(b, 0);
                     self.mem.copy(dst, addr, size).map_err(|_| ()).ok();
-                    Ok((Val::I(dst), Some(b)))
+                    (Val::I(dst), Some(b))
                 })
             }
             Ok(v) => Ok((v, None)),
@@ -841,13 +843,16 @@ impl<'p> Machine<'p> {
         for b in self.frame_blocks.drain(blocks_mark..) {
             self.mem.release(b);
         }
+        for b in self.temps.drain(temps_mark..) {
+            self.mem.release(b);
+        }
         self.slots.truncate(new_base);
         self.base = saved_base;
         self.cur_func = saved_func;
         self.depth -= 1;
         let (v, temp) = result?;
         if let Some(b) = temp {
-            self.frame_blocks.push(b);
+            self.temps.push(b);
         }
         Ok(v)
     }
@@ -877,7 +882,9 @@ impl<'p> Machine<'p> {
         self.tick(s.span)?;
         match &s.kind {
             StmtKind::Expr(e) => {
+                let mark = self.temps.len();
                 self.eval_discard(e)?;
+                self.release_temps(mark);
                 Ok(Flow::Normal)
             }
             StmtKind::Block(stmts) => {
@@ -926,11 +933,10 @@ impl<'p> Machine<'p> {
                     self.exec(st)?;
                 }
                 loop {
-                    if let Some(c) = cond {
-                        if !self.eval(c)?.truthy() {
+                    if let Some(c) = cond
+                        && !self.eval(c)?.truthy() {
                             break;
                         }
-                    }
                     match self.exec(body)? {
                         Flow::Break => break,
                         Flow::Return(v) => return Ok(Flow::Return(v)),
@@ -979,7 +985,11 @@ impl<'p> Machine<'p> {
                     return Ok(Flow::Normal);
                 }
                 match init {
-                    Some(init) => self.init_var(*var, init)?,
+                    Some(init) => {
+                        let mark = self.temps.len();
+                        self.init_var(*var, init)?;
+                        self.release_temps(mark);
+                    }
                     None => {
                         if info.addressable {
                             let p = self.var_addr(*var, s.span)?;
@@ -1020,6 +1030,14 @@ impl<'p> Machine<'p> {
                 Ok(Flow::Normal)
             }
             StmtKind::Empty => Ok(Flow::Normal),
+        }
+    }
+
+    fn release_temps(&mut self, mark: usize) {
+        if self.temps.len() > mark {
+            for b in self.temps.drain(mark..) {
+                self.mem.release(b);
+            }
         }
     }
 
@@ -1067,8 +1085,8 @@ impl<'p> Machine<'p> {
     /// Initialises the object of type `ty` at `p` from a single expression (a string literal
     /// for a char array, a struct value, or a scalar).
     fn init_one(&mut self, p: i64, ty: &Type, e: &'p Expr, ev: &Expr) -> R<()> {
-        if let (Type::Array(elem, n), ExprKind::Str(bytes)) = (ty, &e.strip_implicit().kind) {
-            if elem.is_integer() {
+        if let (Type::Array(elem, n), ExprKind::Str(bytes)) = (ty, &e.strip_implicit().kind)
+            && elem.is_integer() {
                 let cap = n.unwrap_or(bytes.len() as u64 + 1).min(self.mem.block_size(memory::block_of(p)));
                 for (i, &c) in bytes.iter().chain(std::iter::once(&0u8)).enumerate() {
                     if i as u64 >= cap {
@@ -1078,7 +1096,6 @@ impl<'p> Machine<'p> {
                 }
                 return Ok(());
             }
-        }
         let x = self.eval(e)?;
         let x = if e.ty != *ty && e.ty.is_arithmetic() && ty.is_arithmetic() { convert(x, &e.ty, ty) } else { x };
         self.store_mem(p, ty, x, ev)
@@ -1096,7 +1113,7 @@ impl<'p> Machine<'p> {
         let members: Vec<(Type, u64)> = match ty {
             Type::Array(elem, n) => {
                 let es = prog.size_of(elem);
-                let n = n.unwrap_or_else(|| if es == 0 { 0 } else { self.mem.block_size(memory::block_of(p)) / es });
+                let n = n.unwrap_or_else(|| self.mem.block_size(memory::block_of(p)).checked_div(es).unwrap_or(0));
                 (0..n).map(|i| ((**elem).clone(), i * es)).collect()
             }
             Type::Struct(id) => prog.struct_def(*id).fields.iter().map(|f| (f.ty.clone(), f.offset)).collect(),
@@ -1228,6 +1245,7 @@ pub fn round_to(k: FloatKind, f: f64) -> f64 {
 }
 
 /// C conversion of `v` from `from` to `to`, as gcc does on x86-64.
+#[inline]
 pub fn convert(v: Val, from: &Type, to: &Type) -> Val {
     if let Val::U = v {
         return v;
@@ -1275,7 +1293,7 @@ pub fn float_to_int(f: f64, t: IntType) -> i64 {
         return (f != 0.0) as i64;
     }
     let cvt64 = |f: f64| -> i64 {
-        if f.is_nan() || f >= 9.223372036854775808e18 || f < -9.223372036854775808e18 { i64::MIN } else { f as i64 }
+        if f.is_nan() || !(-9.223_372_036_854_776e18..9.223_372_036_854_776e18).contains(&f) { i64::MIN } else { f as i64 }
     };
     let cvt32 = |f: f64| -> i64 {
         if f.is_nan() || f >= 2147483648.0 || f <= -2147483649.0 { i32::MIN as i64 } else { f as i64 }
@@ -1283,8 +1301,8 @@ pub fn float_to_int(f: f64, t: IntType) -> i64 {
     match (t.bits(), t.signed) {
         (64, true) => cvt64(f),
         (64, false) => {
-            if f >= 9.223372036854775808e18 {
-                (cvt64(f - 9.223372036854775808e18) as u64 ^ (1u64 << 63)) as i64
+            if f >= 9.223_372_036_854_776e18 {
+                (cvt64(f - 9.223_372_036_854_776e18) as u64 ^ (1u64 << 63)) as i64
             } else {
                 cvt64(f)
             }

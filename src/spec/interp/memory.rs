@@ -37,6 +37,8 @@ pub enum Fault {
 
 pub const NULL: i64 = 0;
 
+pub const HEAP_QUARANTINE: usize = 100_000;
+
 #[inline]
 pub fn ptr(block: u32, offset: i64) -> i64 {
     (((block as u64) << 32) | (offset as u32 as u64)) as i64
@@ -61,6 +63,10 @@ pub struct Memory {
     pub blocks: Vec<Block>,
     /// Ids of dead stack blocks, reused for new stack blocks.
     free_stack: Vec<u32>,
+    /// Ids of freed heap blocks, oldest first. They stay dead (so a use after free is caught)
+    /// until there are more than [`HEAP_QUARANTINE`] of them; then the oldest is reused, which
+    /// bounds the bookkeeping of programs that malloc and free in a long loop.
+    free_heap: std::collections::VecDeque<u32>,
     pub live_bytes: u64,
     pub max_bytes: u64,
 }
@@ -68,7 +74,7 @@ pub struct Memory {
 impl Memory {
     pub fn new(max_bytes: u64) -> Self {
         let null = Block { data: Vec::new(), init: Vec::new(), alive: false, kind: BlockKind::Global, name: "null".into() };
-        Memory { blocks: vec![null], free_stack: Vec::new(), live_bytes: 0, max_bytes }
+        Memory { blocks: vec![null], free_stack: Vec::new(), free_heap: Default::default(), live_bytes: 0, max_bytes }
     }
 
     /// Allocates `size` bytes, zeroed and marked initialised if `zeroed`, else uninitialised.
@@ -88,11 +94,15 @@ impl Memory {
             kind,
             name: name.to_string(),
         };
-        if kind == BlockKind::Stack {
-            if let Some(id) = self.free_stack.pop() {
+        if kind == BlockKind::Stack
+            && let Some(id) = self.free_stack.pop() {
                 self.blocks[id as usize] = block;
                 return Some(id);
             }
+        if kind == BlockKind::Heap && self.free_heap.len() > HEAP_QUARANTINE {
+            let id = self.free_heap.pop_front().unwrap();
+            self.blocks[id as usize] = block;
+            return Some(id);
         }
         if self.blocks.len() >= (u32::MAX - 1) as usize {
             return None;
@@ -108,11 +118,11 @@ impl Memory {
         }
         b.alive = false;
         self.live_bytes -= b.data.len() as u64;
-        let size = b.data.len();
         b.data = Vec::new();
         b.init = Vec::new();
-        // Remember the size for messages through the name only.
-        let _ = size;
+        if b.kind == BlockKind::Heap {
+            self.free_heap.push_back(id);
+        }
         if b.kind == BlockKind::Stack || b.kind == BlockKind::Temp {
             self.free_stack.push(id);
             self.blocks[id as usize].kind = BlockKind::Stack;
@@ -143,7 +153,7 @@ impl Memory {
         let (id, off) = self.check(p, size)?;
         let b = &self.blocks[id];
         let end = off + size as usize;
-        if b.init[off..end].iter().any(|&x| x == 0) {
+        if b.init[off..end].contains(&0) {
             return Err(Fault::Uninit { block: id as u32 });
         }
         let bytes = &b.data[off..end];

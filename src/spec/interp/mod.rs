@@ -6,6 +6,23 @@
 //! For well-defined programs the output agrees byte for byte with gcc -O0 on x86-64 glibc:
 //! integers wrap to their type, signed division truncates, shift counts are masked as x86 does,
 //! `float` arithmetic is rounded to single precision, and `printf` formats like glibc.
+//!
+//! Choices where C leaves freedom (each the one gcc -O0 makes on x86-64, unless stated):
+//! - call arguments are evaluated right to left (`printf("%d %d", next(), counter)`);
+//! - signed overflow, `INT_MIN / -1` and `abs(INT_MIN)` wrap silently;
+//! - an out-of-range float-to-int conversion gives what `cvttsd2si` gives (`INT_MIN`);
+//! - reading a scalar that was never given a value is an error (not gcc's stack garbage); so
+//!   is any access outside an object, even one gcc would survive (`a[10]` of `int a[10]`);
+//!   moving a pointer out of bounds is fine until it is dereferenced;
+//! - a block-scope variable without initialiser becomes indeterminate again each time its
+//!   declaration runs (gcc would keep the previous iteration's value);
+//! - a freed heap block stays dead (use after free is caught) for the next 100,000 frees;
+//! - `%p` prints an interpreter address, not gcc's.
+//!
+//! Memory is a set of blocks (one per variable, string literal, `malloc` result) with a
+//! per-byte "initialised" flag; a pointer is `(block, offset)` packed into 64 bits, so it can
+//! be stored in memory like any scalar. Variables whose address is never taken live in frame
+//! slots. Every evaluated expression node and executed statement is one step.
 
 mod format;
 mod machine;

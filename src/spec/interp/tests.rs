@@ -1,4 +1,5 @@
 //! Unit tests with hand-built IR.
+#![allow(clippy::approx_constant)]
 
 use super::*;
 use crate::ir::*;
@@ -150,19 +151,19 @@ fn integer_semantics() {
 #[test]
 fn float_formats_match_glibc() {
     use super::format::test_fmt_float as f;
-    assert_eq!(f(0, None, b'f', 3.14159), "3.141590");
+    assert_eq!(f(0, None, b'f', 3.141_59), "3.141590");
     assert_eq!(f(0, Some(2), b'f', 2.675), "2.67"); // 2.675 is 2.67499999...
     assert_eq!(f(0, Some(2), b'f', 0.125), "0.12");
     assert_eq!(f(0, Some(0), b'f', 0.5), "0");
     assert_eq!(f(0, Some(0), b'f', 1.5), "2");
-    assert_eq!(f(8, Some(2), b'f', -3.14159), "   -3.14");
+    assert_eq!(f(8, Some(2), b'f', -3.141_59), "   -3.14");
     assert_eq!(f(0, None, b'e', 12345.678), "1.234568e+04");
     assert_eq!(f(0, None, b'e', 0.0), "0.000000e+00");
     assert_eq!(f(0, None, b'g', 100000.0), "100000");
     assert_eq!(f(0, None, b'g', 1000000.0), "1e+06");
     assert_eq!(f(0, None, b'g', 0.0001), "0.0001");
     assert_eq!(f(0, None, b'g', 0.00001), "1e-05");
-    assert_eq!(f(0, None, b'g', 3.14159265), "3.14159");
+    assert_eq!(f(0, None, b'g', 3.141_592_65), "3.14159");
     assert_eq!(f(0, None, b'g', 0.0), "0");
     assert_eq!(f(0, Some(3), b'g', 2.5), "2.5");
     assert_eq!(f(0, None, b'f', f64::INFINITY), "inf");
@@ -430,4 +431,22 @@ fn variable_length_arrays() {
     let r = c_run(src, "4");
     assert_eq!(out(&r), "14");
     assert_eq!(r.error.unwrap().message, "index 4 is out of bounds for `a` (4 elements)");
+}
+
+#[test]
+fn long_running_allocation_patterns_stay_bounded() {
+    // Struct temporaries are released per statement; freed heap ids are eventually reused.
+    let src = "#include <stdio.h>\n#include <stdlib.h>\nstruct p { int x, y; };\nstruct p add(struct p a, struct p b) { struct p r = { a.x + b.x, a.y + b.y }; return r; }\nint main(void) { struct p s = {0, 0}, one = {1, 2}; int i; for (i = 0; i < 300000; i++) { s = add(s, one); int *q = malloc(16); q[0] = i; free(q); } printf(\"%d %d\", s.x, add(s, one).y); return 0; }";
+    let r = c_run(src, "");
+    assert_eq!(r.error, None);
+    assert_eq!(out(&r), "300000 600002");
+}
+
+#[test]
+fn hostile_formats_do_not_exhaust_the_host() {
+    let src = "#include <stdio.h>\nint main(void) { printf(\"%999999999d|%.999999999f\", 1, 2.0); return 0; }";
+    let r = c_run(src, "");
+    assert_eq!(r.error.unwrap().kind, RuntimeErrorKind::OutputLimit);
+    let src = "#include <stdio.h>\nint main(void) { int x; return scanf(\"%99999999999999999999999d\", &x); }";
+    assert_eq!(c_run(src, "5").exit_code, Some(1));
 }

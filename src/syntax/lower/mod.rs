@@ -309,6 +309,11 @@ impl<'a> Lowerer<'a> {
                 continue;
             }
             let Some((name, name_span, ret, fdecl)) = self.function_declarator_parts(decl, base.clone()) else { continue };
+            // A prototype of a library or verifier function (`extern int __VERIFIER_nondet_int(void);`)
+            // keeps the call a builtin.
+            if !is_definition && builtins::lookup(name).is_some() {
+                continue;
+            }
             let params_node = fdecl.child_by_field_name("parameters");
             let (param_types, unchecked) = match params_node {
                 Some(p) => self.parameter_types(p, node),
@@ -531,7 +536,7 @@ impl<'a> Lowerer<'a> {
                     Some(Symbol::Typedef(t)) => t.clone(),
                     _ => match name {
                         "FILE" => Type::Void,
-                        "bool" => Type::Int(IntType::BOOL),
+                        "bool" | "_Bool" => Type::Int(IntType::BOOL),
                         "size_t" => Type::Int(IntType::ULONG),
                         _ => {
                             self.error_code("undeclared", self.span(node), format!("unknown type name `{name}`"));
@@ -851,41 +856,14 @@ impl<'a> Lowerer<'a> {
 
     fn lower_init(&mut self, node: Node<'a>, ty: &Type) -> Init {
         match (node.kind(), ty) {
-            ("initializer_list", Type::Array(elem, len)) => {
+            ("initializer_list", Type::Array(..) | Type::Struct(_)) => {
                 let items = Self::children(node);
-                if let Some(len) = len {
-                    if items.len() as u64 > *len {
-                        self.warning("init", self.span(node), format!("{} values for an array of {len}: the extra ones are ignored", items.len()));
-                    }
+                let mut next = 0;
+                let init = self.lower_init_items(&items, &mut next, ty, self.span(node));
+                if next < items.len() {
+                    self.warning("init", self.span(items[next]), "more values than the variable holds: the extra ones are ignored");
                 }
-                let inits = items
-                    .into_iter()
-                    .map(|i| {
-                        if i.kind() == "initializer_pair" {
-                            self.unsupported("designated initialisers", self.span(i));
-                            Init::List(Vec::new(), self.span(i))
-                        } else {
-                            self.lower_init(i, elem)
-                        }
-                    })
-                    .collect();
-                Init::List(inits, self.span(node))
-            }
-            ("initializer_list", Type::Struct(id)) => {
-                let fields: Vec<Type> = self.program.struct_def(*id).fields.iter().map(|f| f.ty.clone()).collect();
-                let items = Self::children(node);
-                let mut inits = Vec::new();
-                for (i, item) in items.into_iter().enumerate() {
-                    if item.kind() == "initializer_pair" {
-                        self.unsupported("designated initialisers", self.span(item));
-                        continue;
-                    }
-                    match fields.get(i) {
-                        Some(fty) => inits.push(self.lower_init(item, fty)),
-                        None => self.warning("init", self.span(item), "more values than the struct has fields"),
-                    }
-                }
-                Init::List(inits, self.span(node))
+                init
             }
             ("initializer_list", other) => {
                 // `int x = {3};` is valid C for scalars.
@@ -918,6 +896,42 @@ impl<'a> Lowerer<'a> {
                 Init::Expr(self.convert_assign(e, ty, span, "initialise"))
             }
         }
+    }
+
+    /// Lowers the items of a `{...}` list from `*next` on into an aggregate of type `ty`,
+    /// consuming as many as it needs: a nested `{...}` fills one element, and bare values fill
+    /// nested aggregates in order (C's brace elision: `int a[2][2] = {1, 2, 3, 4}`).
+    fn lower_init_items(&mut self, items: &[Node<'a>], next: &mut usize, ty: &Type, span: Span) -> Init {
+        // The element types in order; arrays are walked lazily (`char s[1000000] = {0}`).
+        let (array_elem, count, fields): (Option<Type>, usize, Vec<Type>) = match ty {
+            Type::Array(elem, len) => (Some((**elem).clone()), len.map_or(usize::MAX, |n| n as usize), Vec::new()),
+            Type::Struct(id) => {
+                let fields: Vec<Type> = self.program.struct_def(*id).fields.iter().map(|f| f.ty.clone()).collect();
+                (None, fields.len(), fields)
+            }
+            _ => return Init::List(Vec::new(), span),
+        };
+        let element_types = (0..count).map(|k| array_elem.clone().unwrap_or_else(|| fields[k].clone()));
+        let mut inits = Vec::new();
+        for elem_ty in element_types {
+            let Some(item) = items.get(*next).copied() else { break };
+            if item.kind() == "initializer_pair" {
+                self.unsupported("designated initialisers", self.span(item));
+                *next += 1;
+                continue;
+            }
+            let aggregate = matches!(elem_ty, Type::Array(..) | Type::Struct(_));
+            let is_string_for_chars = matches!(item.kind(), "string_literal" | "concatenated_string")
+                && matches!(&elem_ty, Type::Array(e, _) if e.as_int().is_some_and(|t| t.kind == IntKind::Char));
+            if item.kind() == "initializer_list" || !aggregate || is_string_for_chars {
+                inits.push(self.lower_init(item, &elem_ty));
+                *next += 1;
+            } else {
+                let item_span = self.span(item);
+                inits.push(self.lower_init_items(items, next, &elem_ty, item_span));
+            }
+        }
+        Init::List(inits, span)
     }
 
     // ----- statements ----------------------------------------------------------------------

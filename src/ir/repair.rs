@@ -1,0 +1,67 @@
+//! Repairs as data: text edits of the original source with a title, an explanation and a
+//! guarantee. Pure data, so every layer (even the syntax layer's insert-token fixes) can
+//! produce them; `patch/` turns engine results into them.
+
+use super::Span;
+use serde::Serialize;
+
+/// What a repair is known to achieve. Every suggestion carries exactly one; a level is never
+/// upgraded on a solver `unknown` or a timeout.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(tag = "level", rename_all = "lowercase")]
+pub enum Guarantee {
+    /// Proved for all inputs.
+    Verified,
+    /// Proved for all runs with at most `bound` loop iterations / call depth.
+    Bounded { bound: u32 },
+    /// Passes every given test (`tests` of them), nothing more is known.
+    Tested { tests: u32 },
+    /// Only makes the file parse (a missing token inserted); says nothing of behaviour.
+    Syntax,
+}
+
+impl Guarantee {
+    pub fn label(&self) -> String {
+        match self {
+            Guarantee::Verified => "verified".into(),
+            Guarantee::Bounded { bound } => format!("bounded, b={bound}"),
+            Guarantee::Tested { tests } => format!("passes {tests} tests"),
+            Guarantee::Syntax => "syntax".into(),
+        }
+    }
+}
+
+/// Replace the bytes of `span` in the original text by `new_text`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TextEdit {
+    pub span: Span,
+    pub new_text: String,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Repair {
+    pub title: String,
+    /// `syntax`, `mutation`, `verified`, `typed`, ...
+    pub engine: &'static str,
+    pub guarantee: Guarantee,
+    /// Non-overlapping edits, sorted by position.
+    pub edits: Vec<TextEdit>,
+    pub explanation: String,
+    /// The diagnostic this repair fixes (its span), so editors attach the quick fix to it.
+    pub fixes: Span,
+}
+
+/// Applies non-overlapping edits to `text` (any order).
+pub fn apply_edits(text: &str, edits: &[TextEdit]) -> String {
+    let mut sorted: Vec<&TextEdit> = edits.iter().collect();
+    sorted.sort_by_key(|e| (e.span.start, e.span.end));
+    let mut out = String::with_capacity(text.len());
+    let mut at = 0usize;
+    for edit in sorted {
+        out.push_str(&text[at..edit.span.start as usize]);
+        out.push_str(&edit.new_text);
+        at = edit.span.end as usize;
+    }
+    out.push_str(&text[at..]);
+    out
+}
