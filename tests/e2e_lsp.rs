@@ -415,3 +415,43 @@ fn a_panicking_analysis_does_not_kill_the_server() {
     s.settled_diagnostics(uri, 2, SEC / 2, 10 * SEC);
     assert_eq!(s.shutdown_and_exit().code(), Some(0));
 }
+
+/// Measurement, not a check (`cargo test --release --test e2e_lsp -- --ignored --nocapture`):
+/// time from sending a `didChange` to the first publication for that version (syntax stage)
+/// and to one carrying type diagnostics (quick stage), over 100 edits of a small file.
+#[test]
+#[ignore]
+fn keystroke_latency() {
+    let text = std::fs::read_to_string(fixture("undeclared.c")).unwrap();
+    let uri = "file:///tmp/mend-e2e/latency.c";
+    let (mut s, _) = Server::start(json!({}), json!({ "mend": { "debounceMs": 60000 } }));
+    s.open(uri, &text, 1);
+    s.settled_diagnostics(uri, 1, SEC / 2, 10 * SEC);
+    let (mut first, mut typed) = (Vec::new(), Vec::new());
+    for v in 2..102i64 {
+        // Alternately break and restore the identifier: odd versions have `totl` undeclared.
+        let change = if v % 2 == 0 {
+            json!({ "range": range(4, 22, 4, 22), "text": "a" })
+        } else {
+            json!({ "range": range(4, 22, 4, 23), "text": "" })
+        };
+        let t = std::time::Instant::now();
+        s.change(uri, v, json!([change]));
+        s.wait_for("textDocument/publishDiagnostics", 10 * SEC, |p| p["version"] == v).expect("syntax stage");
+        first.push(t.elapsed().as_secs_f64() * 1000.0);
+        let want_undeclared = v % 2 == 1;
+        s.wait_for("textDocument/publishDiagnostics", 10 * SEC, |p| {
+            p["version"] == v
+                && p["diagnostics"].as_array().unwrap().iter().any(|d| d["code"] == "undeclared") == want_undeclared
+        })
+        .expect("quick stage");
+        typed.push(t.elapsed().as_secs_f64() * 1000.0);
+    }
+    let stats = |xs: &mut Vec<f64>| {
+        xs.sort_by(f64::total_cmp);
+        (xs[xs.len() / 2], xs[xs.len() * 95 / 100], xs[xs.len() - 1])
+    };
+    eprintln!("syntax stage ms (median, p95, max): {:?}", stats(&mut first));
+    eprintln!("type diagnostics ms (median, p95, max): {:?}", stats(&mut typed));
+    assert_eq!(s.shutdown_and_exit().code(), Some(0));
+}
