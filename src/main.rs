@@ -1,1 +1,160 @@
-fn main() {}
+//! The `mend` command: a thin CLI over the library.
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Duration;
+
+use clap::{Parser, Subcommand, ValueEnum};
+
+use mend::cancel::Cancel;
+use mend::check::CheckOptions;
+use mend::server::{analysis, cli};
+use mend::spec::compare::Compare;
+
+#[derive(Parser)]
+#[command(name = "mend", version, about = "Suggests minimal, checked repairs for student C programs")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Run the language server on stdin/stdout (logs go to stderr; set MEND_LOG=debug for more).
+    Lsp,
+    /// Check C files and print diagnostics, repairs and test results.
+    ///
+    /// Exit status: 0 whether or not problems were found; 1 if some file could not be read or
+    /// analysed (the others are still reported); 2 on usage errors.
+    Check(CheckArgs),
+    // `mend bench [DIR]` goes here (calls `mend::bench::run`).
+}
+
+#[derive(clap::Args)]
+struct CheckArgs {
+    /// C files to check.
+    #[arg(required = true)]
+    files: Vec<PathBuf>,
+    /// Reference program (overrides `reference` in mend.toml).
+    #[arg(long, value_name = "REF")]
+    reference: Option<PathBuf>,
+    /// Folder of N.in / N.out tests (overrides `tests` in mend.toml).
+    #[arg(long, value_name = "DIR")]
+    tests: Option<PathBuf>,
+    /// How outputs are compared (overrides `compare` in mend.toml).
+    #[arg(long, value_enum)]
+    compare: Option<CompareArg>,
+    /// Time budget per file, in seconds.
+    #[arg(long, value_name = "SECS", value_parser = parse_secs)]
+    timeout: Option<Duration>,
+    /// Loop bound for bounded verification.
+    #[arg(long, value_name = "N")]
+    bound: Option<u32>,
+    /// Output format. `json`: one object per file per line, with LSP-style zero-based ranges
+    /// whose `character` counts UTF-16 code units. `text`: `file:line:col: severity: message
+    /// [code]` with one-based lines and columns counted in characters.
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    format: Format,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum CompareArg {
+    Exact,
+    Whitespace,
+    Values,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum Format {
+    Json,
+    Text,
+}
+
+fn parse_secs(s: &str) -> Result<Duration, String> {
+    let secs: f64 = s.parse().map_err(|_| format!("`{s}` is not a number of seconds"))?;
+    if secs.is_finite() && secs > 0.0 && secs < 1e9 {
+        Ok(Duration::from_secs_f64(secs))
+    } else {
+        Err("the timeout must be a positive number of seconds".into())
+    }
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    init_logging();
+    match cli.command {
+        Command::Lsp => {
+            let runtime = match tokio::runtime::Runtime::new() {
+                Ok(rt) => rt,
+                Err(e) => {
+                    eprintln!("mend: cannot start the async runtime: {e}");
+                    return ExitCode::from(1);
+                }
+            };
+            let code = runtime.block_on(mend::server::serve_stdio());
+            // Analysis threads may still be running; they hold nothing that needs flushing.
+            std::process::exit(code);
+        }
+        Command::Check(args) => check(args),
+    }
+}
+
+fn init_logging() {
+    use tracing_subscriber::EnvFilter;
+    let filter = EnvFilter::try_from_env("MEND_LOG").unwrap_or_else(|_| EnvFilter::new("warn"));
+    let _ = tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).with_ansi(false).try_init();
+}
+
+fn check(args: CheckArgs) -> ExitCode {
+    let defaults = CheckOptions::default();
+    let opts = CheckOptions {
+        reference: args.reference,
+        tests: args.tests,
+        compare: args.compare.map(|c| match c {
+            CompareArg::Exact => Compare::Exact,
+            CompareArg::Whitespace => Compare::Whitespace,
+            CompareArg::Values => Compare::Values,
+        }),
+        timeout: args.timeout.unwrap_or(defaults.timeout),
+        bound: args.bound.unwrap_or(defaults.bound),
+        ..defaults
+    };
+    let mut failed = false;
+    let stdout = std::io::stdout();
+    for file in &args.files {
+        let name = file.display().to_string();
+        let text = match std::fs::read(file) {
+            Ok(bytes) => String::from_utf8(bytes)
+                .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned()),
+            Err(e) => {
+                eprintln!("mend: cannot read {name}: {e}");
+                failed = true;
+                if args.format == Format::Json {
+                    let _ = writeln!(stdout.lock(), "{}", cli::error_json(&name, &e.to_string()));
+                }
+                continue;
+            }
+        };
+        let job = analysis::Job {
+            path: Some(file.clone()),
+            text: text.as_str().into(),
+            tree: None,
+            opts: opts.clone(),
+            cancel: Cancel::new(),
+            quick: false,
+        };
+        let report = job.run();
+        if report.diagnostics.iter().any(|d| d.code == analysis::INTERNAL_ERROR) {
+            failed = true;
+        }
+        let out = match args.format {
+            Format::Json => format!("{}\n", cli::report_json(&name, &text, &report)),
+            Format::Text => cli::report_text(&name, &text, &report),
+        };
+        if stdout.lock().write_all(out.as_bytes()).is_err() {
+            return ExitCode::from(1); // stdout closed (e.g. `| head`)
+        }
+    }
+    if failed { ExitCode::from(1) } else { ExitCode::SUCCESS }
+}

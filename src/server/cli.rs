@@ -1,0 +1,142 @@
+//! `mend check` output: one JSON object per file (the CLI contract) or readable text.
+
+use serde_json::{Value, json};
+
+use crate::check::Report;
+use crate::ir::Span;
+
+use super::syntax_api::{Encoding, LineIndex};
+
+/// Positions in a text: LSP-style zero-based line/character (UTF-16 code units) for JSON,
+/// one-based line/column (in characters) for text.
+pub struct Located<'a> {
+    text: &'a str,
+    index: LineIndex,
+}
+
+impl<'a> Located<'a> {
+    pub fn new(text: &'a str) -> Self {
+        Located { text, index: LineIndex::new(text) }
+    }
+
+    fn pos_json(&self, offset: u32) -> Value {
+        let p = self.index.position(self.text, offset as usize, Encoding::Utf16);
+        json!({ "line": p.line, "character": p.character })
+    }
+
+    pub fn range_json(&self, span: Span) -> Value {
+        json!({ "start": self.pos_json(span.start), "end": self.pos_json(span.end) })
+    }
+
+    /// `line:col`, both one-based, the column counted in characters.
+    pub fn line_col(&self, offset: u32) -> String {
+        let p = self.index.position(self.text, offset as usize, Encoding::Utf32);
+        format!("{}:{}", p.line + 1, p.character + 1)
+    }
+}
+
+/// The JSON object of one analysed file.
+pub fn report_json(file: &str, text: &str, report: &Report) -> Value {
+    let at = Located::new(text);
+    let diagnostics: Vec<Value> = report
+        .diagnostics
+        .iter()
+        .map(|d| {
+            json!({
+                "range": at.range_json(d.span),
+                "severity": d.severity.as_str(),
+                "message": d.message,
+                "code": d.code,
+            })
+        })
+        .collect();
+    let repairs: Vec<Value> = report
+        .repairs
+        .iter()
+        .map(|r| {
+            json!({
+                "title": r.title,
+                "engine": r.engine,
+                "guarantee": r.guarantee,
+                "edits": r.edits.iter().map(|e| json!({ "range": at.range_json(e.span), "newText": e.new_text })).collect::<Vec<_>>(),
+                "explanation": r.explanation,
+            })
+        })
+        .collect();
+    let tests: Vec<Value> = report
+        .tests
+        .iter()
+        .map(|t| {
+            json!({
+                "name": t.name,
+                "passed": t.passed,
+                "expected": t.expected,
+                "actual": t.actual,
+                "error": t.error,
+            })
+        })
+        .collect();
+    let s = &report.stats;
+    json!({
+        "file": file,
+        "diagnostics": diagnostics,
+        "repairs": repairs,
+        "tests": tests,
+        "stats": {
+            "parseMs": s.parse_ms,
+            "lowerMs": s.lower_ms,
+            "testsMs": s.tests_ms,
+            "totalMs": s.total_ms,
+            "cancelled": s.cancelled,
+            "timedOut": s.timed_out,
+        },
+    })
+}
+
+/// The JSON object for a file that could not be analysed.
+pub fn error_json(file: &str, error: &str) -> Value {
+    json!({ "file": file, "error": error })
+}
+
+/// A student-readable report: `file:line:col: severity: message [code]`, then repairs, then
+/// the test summary.
+pub fn report_text(file: &str, text: &str, report: &Report) -> String {
+    use std::fmt::Write;
+    let at = Located::new(text);
+    let mut out = String::new();
+    for d in &report.diagnostics {
+        let _ = writeln!(out, "{file}:{}: {}: {} [{}]", at.line_col(d.span.start), d.severity.as_str(), d.message, d.code);
+    }
+    for (i, r) in report.repairs.iter().enumerate() {
+        let _ = writeln!(out, "repair {} ({}, {}): {}", i + 1, r.engine, r.guarantee.label(), r.title);
+        for e in &r.edits {
+            let old = text.get(e.span.range()).unwrap_or("");
+            let what = match (old.is_empty(), e.new_text.is_empty()) {
+                (true, _) => format!("insert {:?}", e.new_text),
+                (false, true) => format!("delete {old:?}"),
+                (false, false) => format!("replace {old:?} with {:?}", e.new_text),
+            };
+            let _ = writeln!(out, "    at {}: {what}", at.line_col(e.span.start));
+        }
+        if !r.explanation.is_empty() {
+            let _ = writeln!(out, "    {}", r.explanation);
+        }
+    }
+    if !report.tests.is_empty() {
+        let passed = report.tests.iter().filter(|t| t.passed).count();
+        let _ = writeln!(out, "tests: {passed}/{} passed", report.tests.len());
+        for t in report.tests.iter().filter(|t| !t.passed) {
+            let _ = write!(out, "  test {} failed: input {:?}: expected {:?}, got {:?}", t.name, t.input, t.expected, t.actual);
+            match &t.error {
+                Some(e) => {
+                    let _ = writeln!(out, " ({e})");
+                }
+                None => out.push('\n'),
+            }
+        }
+    }
+    if report.diagnostics.is_empty() && report.repairs.is_empty() && report.tests.is_empty() {
+        let _ = writeln!(out, "{file}: no problems found");
+    }
+    out
+}

@@ -1,0 +1,548 @@
+//! The document store and the scheduler: ordered edits, per-version analysis jobs, and a
+//! publisher that never sends a stale result.
+//!
+//! # Ordering guarantees
+//! * **Edits in order.** tower-lsp-server creates each handler's future while reading messages
+//!   in arrival order and first polls them in that order; the text-sync handlers call
+//!   [`State::open`], [`State::change`] and [`State::close`], which are synchronous (no `.await`
+//!   before the state update), so every edit is applied before the next message's handler runs.
+//!   DashMap guards live only inside these synchronous functions.
+//! * **No stale result.** Each document version gets a fresh [`Cancel`]; a newer version cancels
+//!   the previous one. Publishing happens under one async mutex and re-reads the store: a result
+//!   is sent only if its document generation and version are still current, and the
+//!   (generation, version, stage) key never goes backwards per document, so a late syntax
+//!   publication cannot overwrite the analysis of the same version.
+//!
+//! # Stages of one version
+//! 1. `Syntax`: computed inside the edit handler, published at once.
+//! 2. `Quick`: syntax + type diagnostics (the lowering), on the blocking pool right away.
+//! 3. `Analysis`: the full [`check`](crate::check::check) after the debounce, with work-done
+//!    progress when it takes longer than `progressDelayMs`.
+//!
+//! Jobs run on tokio's blocking pool, each inside a 512 MB-stack thread with `catch_unwind`
+//! (see `analysis.rs`): a panic becomes an `internal-error` diagnostic.
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, RwLock};
+use std::time::Duration;
+
+use dashmap::DashMap;
+use tokio::sync::oneshot;
+use tower_lsp_server::Client;
+use tower_lsp_server::ls_types as lsp;
+use tracing::{debug, info, warn};
+
+use crate::cancel::Cancel;
+use crate::check::Report;
+use crate::ir::Diagnostic;
+use crate::patch::Repair;
+
+use super::analysis::Job;
+use super::config::Settings;
+use super::convert::{Lines, to_position};
+use super::syntax_api::{Document, Encoding, syntax_diagnostics};
+
+/// What the client told us it can do.
+#[derive(Clone, Debug, Default)]
+pub struct ClientCaps {
+    pub work_done_progress: bool,
+    pub document_changes: bool,
+    pub configuration: bool,
+    pub apply_edit: bool,
+}
+
+/// Publication stages of one version, in the order they may replace each other.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Stage {
+    /// Syntax diagnostics, computed with the edit.
+    Syntax = 0,
+    /// Syntax and type diagnostics, milliseconds after the edit.
+    Quick = 1,
+    /// The full report (tests, engines), after the debounce.
+    Analysis = 2,
+}
+
+type PubKey = (u64, i32, Stage);
+
+struct DocState {
+    doc: Document,
+    /// Distinguishes an open from a later re-open of the same URI.
+    generation: u64,
+    /// The version the client last sent; equals `doc.version` unless out of sync.
+    client_version: i32,
+    /// Syntax-layer diagnostics and repairs of `doc` (empty when they are switched off).
+    syntax: (Vec<Diagnostic>, Vec<Repair>),
+    /// The latest quick or full analysis; only used while `analysis.0 == doc.version`.
+    analysis: Option<Arc<(i32, Stage, Report)>>,
+    /// Cancels the job of the current version.
+    cancel: Cancel,
+    /// Set when an edit could not be applied: the text no longer matches the client's.
+    desync: Option<String>,
+}
+
+impl DocState {
+    fn current_analysis(&self) -> Option<&Report> {
+        match &self.analysis {
+            Some(a) if a.0 == self.doc.version && self.desync.is_none() => Some(&a.2),
+            _ => None,
+        }
+    }
+
+    /// Repairs valid for the current text, analysis first.
+    fn repairs(&self) -> Vec<Repair> {
+        if self.desync.is_some() {
+            return Vec::new();
+        }
+        let mut out: Vec<Repair> = self.current_analysis().map(|r| r.repairs.clone()).unwrap_or_default();
+        for r in &self.syntax.1 {
+            if !out.contains(r) {
+                out.push(r.clone());
+            }
+        }
+        out
+    }
+
+    /// The diagnostics currently shown for this document.
+    fn diagnostics(&self) -> &[Diagnostic] {
+        match self.current_analysis() {
+            Some(r) => &r.diagnostics,
+            None => &self.syntax.0,
+        }
+    }
+}
+
+/// Work to start once the synchronous state update is done.
+pub struct Followup {
+    uri: lsp::Uri,
+    key: PubKey,
+    cancel: Cancel,
+    immediate: bool,
+    notify: Option<String>,
+}
+
+pub struct State {
+    pub client: Client,
+    docs: DashMap<lsp::Uri, DocState>,
+    settings: RwLock<Settings>,
+    encoding: RwLock<Encoding>,
+    caps: RwLock<ClientCaps>,
+    last_published: tokio::sync::Mutex<HashMap<lsp::Uri, PubKey>>,
+    generations: AtomicU64,
+    progress_ids: AtomicU64,
+    /// Set by `shutdown`; read by `main` to choose the exit code.
+    pub shutdown: Arc<AtomicBool>,
+    /// `MEND_TEST_ANALYSIS_DELAY_MS`: every analysis job first sleeps this long, ignoring
+    /// cancellation (an engine that reacts late), so tests can exercise stale results.
+    test_delay: Option<Duration>,
+}
+
+impl State {
+    pub fn new(client: Client, shutdown: Arc<AtomicBool>) -> State {
+        State {
+            client,
+            docs: DashMap::new(),
+            settings: RwLock::new(Settings::default()),
+            encoding: RwLock::new(Encoding::Utf16),
+            caps: RwLock::new(ClientCaps::default()),
+            last_published: tokio::sync::Mutex::new(HashMap::new()),
+            generations: AtomicU64::new(0),
+            progress_ids: AtomicU64::new(0),
+            shutdown,
+            test_delay: std::env::var("MEND_TEST_ANALYSIS_DELAY_MS")
+                .ok()
+                .and_then(|v| v.parse().ok())
+                .map(Duration::from_millis),
+        }
+    }
+
+    pub fn encoding(&self) -> Encoding {
+        *self.encoding.read().unwrap_or_else(|e| e.into_inner())
+    }
+    pub fn set_encoding(&self, enc: Encoding) {
+        *self.encoding.write().unwrap_or_else(|e| e.into_inner()) = enc;
+    }
+    pub fn caps(&self) -> ClientCaps {
+        self.caps.read().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+    pub fn set_caps(&self, caps: ClientCaps) {
+        *self.caps.write().unwrap_or_else(|e| e.into_inner()) = caps;
+    }
+    pub fn settings(&self) -> Settings {
+        self.settings.read().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+    /// Applies a settings object; returns the keys that were rejected.
+    pub fn update_settings(&self, value: &serde_json::Value) -> Vec<String> {
+        self.settings.write().unwrap_or_else(|e| e.into_inner()).update(value)
+    }
+
+    fn syntax_of(&self, doc: &Document, enabled: bool) -> (Vec<Diagnostic>, Vec<Repair>) {
+        if enabled { syntax_diagnostics(&doc.tree, &doc.text) } else { (Vec::new(), Vec::new()) }
+    }
+
+    // ---- text synchronisation: synchronous, called before any `.await` -----------------------
+
+    pub fn open(&self, uri: lsp::Uri, text: String, version: i32) -> Followup {
+        let generation = self.generations.fetch_add(1, Ordering::Relaxed) + 1;
+        let doc = Document::new(text, version);
+        let syntax = self.syntax_of(&doc, self.settings().check.syntax_diagnostics);
+        let cancel = Cancel::new();
+        let st = DocState {
+            doc,
+            generation,
+            client_version: version,
+            syntax,
+            analysis: None,
+            cancel: cancel.clone(),
+            desync: None,
+        };
+        if let Some(old) = self.docs.insert(uri.clone(), st) {
+            warn!("didOpen of an already open document {}; replacing it", uri.as_str());
+            old.cancel.cancel();
+        }
+        Followup { uri, key: (generation, version, Stage::Syntax), cancel, immediate: false, notify: None }
+    }
+
+    pub fn change(&self, params: lsp::DidChangeTextDocumentParams) -> Option<Followup> {
+        let uri = params.text_document.uri;
+        let version = params.text_document.version;
+        let enc = self.encoding();
+        let syntax_enabled = self.settings().check.syntax_diagnostics;
+        let Some(mut entry) = self.docs.get_mut(&uri) else {
+            warn!("didChange for a document that is not open: {}", uri.as_str());
+            return None;
+        };
+        let st = entry.value_mut();
+        st.cancel.cancel();
+        st.cancel = Cancel::new();
+        if version <= st.client_version {
+            warn!("didChange version {version} after {} for {}", st.client_version, uri.as_str());
+        }
+        st.client_version = version;
+
+        // Everything before the last full-text change is irrelevant, and a full-text change
+        // brings a document that was out of sync back in sync.
+        let changes = params.content_changes;
+        let first = changes.iter().rposition(|c| c.range.is_none()).unwrap_or(0);
+        let changes = &changes[first..];
+        let resync = changes.first().is_some_and(|c| c.range.is_none());
+        let mut notify = None;
+        if st.desync.is_some() && !resync {
+            debug!("ignoring an edit to out-of-sync {}", uri.as_str());
+        } else {
+            match apply_all(&mut st.doc, changes, enc) {
+                Ok(()) => {
+                    st.doc.version = version;
+                    st.desync = None;
+                    st.syntax = self.syntax_of(&st.doc, syntax_enabled);
+                }
+                Err(message) => {
+                    warn!("could not apply an edit to {} (version {version}): {message}", uri.as_str());
+                    let text = format!(
+                        "mend could not apply an edit to this file ({message}), so it no longer \
+                         knows its text; close and reopen the file to resume checking."
+                    );
+                    notify = Some(text.clone());
+                    st.desync = Some(text);
+                }
+            }
+        }
+        let key = (st.generation, version, Stage::Syntax);
+        Some(Followup { uri, key, cancel: st.cancel.clone(), immediate: false, notify })
+    }
+
+    pub fn close(&self, uri: &lsp::Uri) -> Option<u64> {
+        let (_, st) = self.docs.remove(uri)?;
+        st.cancel.cancel();
+        Some(st.generation)
+    }
+
+    /// Re-runs every open document (new settings, `mend.recheck`), skipping the debounce.
+    pub fn recheck(&self, only: Option<&lsp::Uri>) -> Vec<Followup> {
+        let syntax_enabled = self.settings().check.syntax_diagnostics;
+        let mut out = Vec::new();
+        for mut entry in self.docs.iter_mut() {
+            if only.is_some_and(|u| u != entry.key()) {
+                continue;
+            }
+            let uri = entry.key().clone();
+            let st = entry.value_mut();
+            st.cancel.cancel();
+            st.cancel = Cancel::new();
+            if st.desync.is_none() {
+                st.syntax = self.syntax_of(&st.doc, syntax_enabled);
+            }
+            let key = (st.generation, st.client_version, Stage::Syntax);
+            out.push(Followup { uri, key, cancel: st.cancel.clone(), immediate: true, notify: None });
+        }
+        out
+    }
+
+    pub fn cancel_all(&self) {
+        for entry in self.docs.iter() {
+            entry.cancel.cancel();
+        }
+    }
+
+    // ---- asynchronous follow-up ---------------------------------------------------------------
+
+    /// Publishes the syntax stage now, then (after the debounce) analyses and publishes.
+    pub fn spawn(self: &Arc<Self>, work: Followup) {
+        let this = self.clone();
+        tokio::spawn(async move {
+            if let Some(message) = work.notify {
+                let client = this.client.clone();
+                tokio::spawn(async move { client.show_message(lsp::MessageType::ERROR, message).await });
+            }
+            this.publish(&work.uri, work.key).await;
+            if !work.immediate {
+                this.analyse(&work.uri, work.key, &work.cancel, Stage::Quick).await;
+                tokio::time::sleep(this.settings().debounce).await;
+            }
+            if work.cancel.is_cancelled() {
+                return;
+            }
+            this.analyse(&work.uri, work.key, &work.cancel, Stage::Analysis).await;
+        });
+    }
+
+    /// Clears the diagnostics of a closed document (unless it was re-opened meanwhile).
+    pub fn spawn_clear(self: &Arc<Self>, uri: lsp::Uri, generation: u64) {
+        let this = self.clone();
+        tokio::spawn(async move {
+            let mut last = this.last_published.lock().await;
+            if this.docs.contains_key(&uri) {
+                return; // re-opened: its own publication replaces ours
+            }
+            if last.get(&uri).is_some_and(|k| k.0 > generation) {
+                return;
+            }
+            last.remove(&uri);
+            this.client.publish_diagnostics(uri, Vec::new(), None).await;
+        });
+    }
+
+    /// Runs a quick or full analysis of version `key.1` on the blocking pool and publishes it
+    /// if that version is still current when it ends.
+    async fn analyse(self: &Arc<Self>, uri: &lsp::Uri, key: PubKey, cancel: &Cancel, stage: Stage) {
+        let quick = stage == Stage::Quick;
+        let settings = self.settings();
+        let job = {
+            let Some(st) = self.docs.get(uri) else { return };
+            if st.generation != key.0 || st.client_version != key.1 || st.desync.is_some() {
+                return;
+            }
+            if st.doc.text.len() > settings.max_analysis_bytes {
+                info!("{} is {} bytes; analysis skipped", uri.as_str(), st.doc.text.len());
+                return;
+            }
+            Job {
+                path: uri.to_file_path().map(|p| PathBuf::from(p.as_ref())),
+                text: Arc::from(st.doc.text.as_str()),
+                tree: Some(st.doc.tree.clone()),
+                opts: settings.check.clone(),
+                cancel: cancel.clone(),
+                quick,
+            }
+        };
+        let (done_tx, done_rx) = oneshot::channel::<()>();
+        if self.caps().work_done_progress && !quick {
+            self.spawn_progress(settings.progress_delay, done_rx);
+        }
+        let delay = if quick { None } else { self.test_delay };
+        let run = move || {
+            if let Some(delay) = delay {
+                std::thread::sleep(delay);
+            }
+            job.run()
+        };
+        let report = match tokio::task::spawn_blocking(run).await {
+            Ok(report) => report,
+            Err(e) => super::analysis::internal_error_report("", &e.to_string()),
+        };
+        drop(done_tx);
+        if cancel.is_cancelled() {
+            debug!("dropping the cancelled {stage:?} analysis of {} v{}", uri.as_str(), key.1);
+            return;
+        }
+        {
+            let Some(mut st) = self.docs.get_mut(uri) else { return };
+            if st.generation != key.0 || st.doc.version != key.1 || st.desync.is_some() {
+                return;
+            }
+            // A quick result never replaces the full one of the same version.
+            if st.analysis.as_ref().is_some_and(|a| (a.0, a.1) > (key.1, stage)) {
+                return;
+            }
+            st.analysis = Some(Arc::new((key.1, stage, report)));
+        }
+        self.publish(uri, (key.0, key.1, stage)).await;
+    }
+
+    /// Shows a work-done progress if the job is still running after `delay`.
+    fn spawn_progress(self: &Arc<Self>, delay: Duration, mut done: oneshot::Receiver<()>) {
+        let client = self.client.clone();
+        let id = self.progress_ids.fetch_add(1, Ordering::Relaxed);
+        tokio::spawn(async move {
+            if !delay.is_zero() {
+                tokio::select! {
+                    _ = tokio::time::sleep(delay) => {}
+                    _ = &mut done => return,
+                }
+            }
+            let token = lsp::ProgressToken::String(format!("mend/analysis/{id}"));
+            if client.create_work_done_progress(token.clone()).await.is_err() {
+                return;
+            }
+            let ongoing = client.progress(token, "mend").with_message("checking…").begin().await;
+            let _ = done.await;
+            ongoing.finish().await;
+        });
+    }
+
+    /// Sends the diagnostics of `key`'s stage if that is still the document's current state and
+    /// nothing newer went out already.
+    async fn publish(&self, uri: &lsp::Uri, key: PubKey) {
+        let mut last = self.last_published.lock().await;
+        if last.get(uri).is_some_and(|prev| *prev > key) {
+            return;
+        }
+        let diags = {
+            let Some(st) = self.docs.get(uri) else { return };
+            if st.generation != key.0 || st.client_version != key.1 {
+                return;
+            }
+            let enc = self.encoding();
+            let lines = Lines { text: &st.doc.text, index: &st.doc.index, enc };
+            match (&st.desync, key.2) {
+                (Some(message), _) => vec![desync_diagnostic(message)],
+                (None, Stage::Syntax) => {
+                    if !self.settings().check.syntax_diagnostics && st.analysis.is_some() {
+                        return; // keep showing the previous analysis until the new one
+                    }
+                    st.syntax.0.iter().map(|d| lines.diagnostic(d, uri)).collect()
+                }
+                (None, Stage::Quick | Stage::Analysis) => match st.current_analysis() {
+                    Some(r) => r.diagnostics.iter().map(|d| lines.diagnostic(d, uri)).collect(),
+                    None => return,
+                },
+            }
+        };
+        last.insert(uri.clone(), key);
+        self.client.publish_diagnostics(uri.clone(), diags, Some(key.1)).await;
+    }
+
+    // ---- queries ------------------------------------------------------------------------------
+
+    /// Quick fixes for `range`: every current repair whose diagnostic touches the range.
+    pub fn code_actions(&self, uri: &lsp::Uri, range: lsp::Range, context: &[lsp::Diagnostic]) -> Vec<lsp::CodeAction> {
+        let enc = self.encoding();
+        let caps = self.caps();
+        let Some(st) = self.docs.get(uri) else { return Vec::new() };
+        let lines = Lines { text: &st.doc.text, index: &st.doc.index, enc };
+        let diags = st.diagnostics();
+        let mut out = Vec::new();
+        for (i, repair) in st.repairs().iter().enumerate() {
+            let fixes = lines.range(repair.fixes);
+            let requested = super::convert::touches(fixes, range)
+                || repair.edits.iter().any(|e| super::convert::touches(lines.range(e.span), range));
+            if !requested {
+                continue;
+            }
+            let diagnostic = diags
+                .iter()
+                .find(|d| d.span == repair.fixes)
+                .map(|d| lines.diagnostic(d, uri))
+                .or_else(|| context.iter().find(|d| d.range == fixes).cloned());
+            let edits = lines.text_edits(repair);
+            out.push(lsp::CodeAction {
+                title: repair.title.clone(),
+                kind: Some(lsp::CodeActionKind::QUICKFIX),
+                diagnostics: diagnostic.map(|d| vec![d]),
+                edit: Some(workspace_edit(uri, st.doc.version, edits, caps.document_changes)),
+                is_preferred: Some(i == 0),
+                ..Default::default()
+            });
+        }
+        out
+    }
+
+    /// The edit of repair `index` (in code-action order) for `version`, if still current.
+    pub fn repair_edit(&self, uri: &lsp::Uri, version: Option<i32>, index: usize) -> Option<lsp::WorkspaceEdit> {
+        let enc = self.encoding();
+        let caps = self.caps();
+        let st = self.docs.get(uri)?;
+        if version.is_some_and(|v| v != st.doc.version) {
+            return None;
+        }
+        let repair = st.repairs().into_iter().nth(index)?;
+        let lines = Lines { text: &st.doc.text, index: &st.doc.index, enc };
+        Some(workspace_edit(uri, st.doc.version, lines.text_edits(&repair), caps.document_changes))
+    }
+
+    /// Text and byte offset of `pos` in the current document (for completion).
+    pub fn text_at(&self, uri: &lsp::Uri, pos: lsp::Position) -> Option<(String, usize)> {
+        let enc = self.encoding();
+        let st = self.docs.get(uri)?;
+        if st.desync.is_some() {
+            return None;
+        }
+        let offset = st.doc.index.offset(&st.doc.text, to_position(pos), enc)?;
+        Some((st.doc.text.clone(), offset))
+    }
+
+    pub fn open_uris(&self) -> Vec<lsp::Uri> {
+        self.docs.iter().map(|e| e.key().clone()).collect()
+    }
+}
+
+fn workspace_edit(uri: &lsp::Uri, version: i32, edits: Vec<lsp::TextEdit>, versioned: bool) -> lsp::WorkspaceEdit {
+    if versioned {
+        lsp::WorkspaceEdit {
+            document_changes: Some(lsp::DocumentChanges::Edits(vec![lsp::TextDocumentEdit {
+                text_document: lsp::OptionalVersionedTextDocumentIdentifier {
+                    uri: uri.clone(),
+                    version: Some(version),
+                },
+                edits: edits.into_iter().map(lsp::OneOf::Left).collect(),
+            }])),
+            ..Default::default()
+        }
+    } else {
+        lsp::WorkspaceEdit { changes: Some(HashMap::from([(uri.clone(), edits)])), ..Default::default() }
+    }
+}
+
+fn desync_diagnostic(message: &str) -> lsp::Diagnostic {
+    lsp::Diagnostic {
+        range: lsp::Range::default(),
+        severity: Some(lsp::DiagnosticSeverity::ERROR),
+        code: Some(lsp::NumberOrString::String("edit-not-applied".into())),
+        source: Some("mend".into()),
+        message: message.to_string(),
+        ..Default::default()
+    }
+}
+
+/// Applies content changes in order. A single change relies on `apply_change` leaving the
+/// document untouched on error (it checks the range first); several are applied to a copy, so
+/// a failure in the middle leaves the document exactly as it was.
+fn apply_all(doc: &mut Document, changes: &[lsp::TextDocumentContentChangeEvent], enc: Encoding) -> Result<(), String> {
+    fn one(doc: &mut Document, c: &lsp::TextDocumentContentChangeEvent, enc: Encoding) -> Result<(), String> {
+        let range = c.range.map(|r| (to_position(r.start), to_position(r.end)));
+        doc.apply_change(range, &c.text, enc).map_err(|e| e.to_string())
+    }
+    match changes {
+        [] => Ok(()),
+        [c] => one(doc, c, enc),
+        many => {
+            let mut copy = doc.clone();
+            for c in many {
+                one(&mut copy, c, enc)?;
+            }
+            *doc = copy;
+            Ok(())
+        }
+    }
+}

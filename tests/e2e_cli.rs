@@ -1,0 +1,178 @@
+//! End-to-end: `mend check` output shape and exit codes.
+
+#[path = "common/lsp.rs"]
+mod lsp;
+
+use std::process::Command;
+
+use lsp::{BIN, fixture, temp_dir};
+use expect_test::expect;
+use serde_json::Value;
+
+fn mend(args: &[&str]) -> (Option<i32>, String, String) {
+    let out = Command::new(BIN).args(args).current_dir(env!("CARGO_MANIFEST_DIR")).output().expect("run mend");
+    (out.status.code(), String::from_utf8(out.stdout).unwrap(), String::from_utf8(out.stderr).unwrap())
+}
+
+/// Timings vary from run to run: replace every number under `stats` by 0.
+fn redact_stats(mut v: Value) -> Value {
+    if let Some(Value::Object(stats)) = v.get_mut("stats") {
+        for (_, x) in stats.iter_mut() {
+            if x.is_number() {
+                *x = Value::from(0);
+            }
+        }
+    }
+    v
+}
+
+#[test]
+fn json_output_shape() {
+    let (code, stdout, stderr) = mend(&["check", "--format", "json", "fixtures/e2e/missing_semi.c"]);
+    assert_eq!(code, Some(0), "{stderr}");
+    let lines: Vec<&str> = stdout.lines().collect();
+    assert_eq!(lines.len(), 1, "one object per file per line");
+    let v = redact_stats(serde_json::from_str(lines[0]).unwrap());
+    expect![[r#"
+        {
+          "diagnostics": [
+            {
+              "code": "syntax",
+              "message": "missing `;` after `int sum = 0`",
+              "range": {
+                "end": {
+                  "character": 15,
+                  "line": 5
+                },
+                "start": {
+                  "character": 14,
+                  "line": 5
+                }
+              },
+              "severity": "error"
+            }
+          ],
+          "file": "fixtures/e2e/missing_semi.c",
+          "repairs": [
+            {
+              "edits": [
+                {
+                  "newText": ";",
+                  "range": {
+                    "end": {
+                      "character": 15,
+                      "line": 5
+                    },
+                    "start": {
+                      "character": 15,
+                      "line": 5
+                    }
+                  }
+                }
+              ],
+              "engine": "syntax",
+              "explanation": "Inserts the missing `;` so that the file parses.",
+              "guarantee": {
+                "level": "syntax"
+              },
+              "title": "Insert `;`"
+            }
+          ],
+          "stats": {
+            "cancelled": false,
+            "lowerMs": 0,
+            "parseMs": 0,
+            "testsMs": 0,
+            "timedOut": false,
+            "totalMs": 0
+          },
+          "tests": []
+        }"#]]
+    .assert_eq(&serde_json::to_string_pretty(&v).unwrap());
+}
+
+#[test]
+fn json_ranges_count_utf16_units() {
+    let (code, stdout, _) = mend(&["check", "--format", "json", "fixtures/e2e/unicode.c"]);
+    assert_eq!(code, Some(0));
+    let v: Value = serde_json::from_str(stdout.lines().next().unwrap()).unwrap();
+    let text = std::fs::read_to_string(fixture("unicode.c")).unwrap();
+    let start = &v["diagnostics"][0]["range"]["start"];
+    let (line, character) = (start["line"].as_u64().unwrap(), start["character"].as_u64().unwrap());
+    let line_text = text.lines().nth(line as usize).unwrap();
+    let utf16_len = line_text.encode_utf16().count() as u64;
+    assert!(line_text.len() as u64 > utf16_len, "the line has multi-byte characters");
+    // The character index lands on the same place as the UTF-16 prefix of the error token.
+    let prefix: String = String::from_utf16(&line_text.encode_utf16().take(character as usize).collect::<Vec<_>>()).unwrap();
+    assert!(line_text.starts_with(&prefix));
+    assert!(prefix.contains('😀'), "error after the emoji: {prefix:?}");
+}
+
+#[test]
+fn text_output_is_readable() {
+    let (code, stdout, _) = mend(&["check", "fixtures/e2e/missing_semi.c"]);
+    assert_eq!(code, Some(0));
+    expect![[r#"
+        fixtures/e2e/missing_semi.c:6:15: error: missing `;` after `int sum = 0` [syntax]
+        repair 1 (syntax, syntax): Insert `;`
+            at 6:16: insert ";"
+            Inserts the missing `;` so that the file parses.
+    "#]]
+    .assert_eq(&stdout);
+}
+
+#[test]
+fn exit_codes() {
+    // Problems found: still 0.
+    assert_eq!(mend(&["check", "--format", "json", "fixtures/e2e/missing_semi.c"]).0, Some(0));
+    // Unreadable file: reported, the others still checked, exit 1.
+    let (code, stdout, stderr) =
+        mend(&["check", "--format", "json", "fixtures/e2e/no-such-file.c", "fixtures/e2e/missing_semi.c"]);
+    assert_eq!(code, Some(1));
+    assert!(stderr.contains("no-such-file.c"), "{stderr}");
+    let lines: Vec<Value> = stdout.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!(lines.len(), 2);
+    assert!(lines[0]["error"].is_string());
+    assert_eq!(lines[1]["file"], "fixtures/e2e/missing_semi.c");
+    // A directory is not a readable file either.
+    assert_eq!(mend(&["check", "fixtures/e2e"]).0, Some(1));
+    // Usage errors: 2.
+    assert_eq!(mend(&["check"]).0, Some(2));
+    assert_eq!(mend(&["check", "--compare", "fuzzy", "x.c"]).0, Some(2));
+    assert_eq!(mend(&["check", "--timeout", "-1", "x.c"]).0, Some(2));
+    assert_eq!(mend(&["frobnicate"]).0, Some(2));
+    // --version and --help.
+    let (code, stdout, _) = mend(&["--version"]);
+    assert_eq!(code, Some(0));
+    assert!(stdout.starts_with("mend "));
+    let (code, stdout, _) = mend(&["check", "--help"]);
+    assert_eq!(code, Some(0));
+    assert!(stdout.contains("UTF-16"), "{stdout}");
+}
+
+#[test]
+fn non_utf8_and_empty_files_are_checked() {
+    let dir = temp_dir("cli-bytes");
+    let latin1 = dir.join("latin1.c");
+    std::fs::write(&latin1, b"int main(void) { /* gr\xf6\xdfe */ return 0; }\n").unwrap();
+    let empty = dir.join("empty.c");
+    std::fs::write(&empty, b"").unwrap();
+    let (code, stdout, stderr) =
+        mend(&["check", "--format", "json", latin1.to_str().unwrap(), empty.to_str().unwrap()]);
+    assert_eq!(code, Some(0), "{stderr}");
+    assert_eq!(stdout.lines().count(), 2);
+}
+
+#[test]
+fn a_panicking_analysis_is_reported_and_exits_1() {
+    let out = Command::new(BIN)
+        .args(["check", "--format", "json", "fixtures/e2e/undeclared.c", "fixtures/e2e/missing_semi.c"])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .env("MEND_TEST_ANALYSIS_PANIC", "1")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let lines: Vec<Value> = String::from_utf8(out.stdout).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!(lines.len(), 2, "every file is still reported");
+    assert!(lines.iter().all(|l| l["diagnostics"][0]["code"] == "internal-error"));
+}

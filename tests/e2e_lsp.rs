@@ -1,0 +1,457 @@
+//! End-to-end: the real `mend lsp` binary over stdio.
+
+#[path = "common/lsp.rs"]
+mod lsp;
+
+use std::time::Duration;
+
+use lsp::*;
+use serde_json::{Value, json};
+
+const SEC: Duration = Duration::from_secs(1);
+
+fn utf16_client() -> Value {
+    json!({ "window": { "workDoneProgress": true } })
+}
+
+/// The final diagnostics after a burst of 50 unawaited edits are those of the final text (as
+/// `mend check` computes them), and no publication ever goes back to an older version.
+#[test]
+fn burst_of_edits_publishes_the_final_versions_result() {
+    let dir = temp_dir("burst");
+    let path = dir.join("sum.c");
+    let mut text = std::fs::read_to_string(fixture("missing_semi.c")).unwrap();
+    std::fs::write(&path, &text).unwrap();
+    let uri = file_uri(&path);
+
+    let (mut s, _) = Server::start(utf16_client(), json!({ "mend": { "debounceMs": 100 } }));
+    s.open(&uri, &text, 1);
+
+    // Line 9 is `    printf("%d\n", sum);`, line 5 `    int sum = 0` (no `;`).
+    let mut edits: Vec<Value> = Vec::new();
+    // 1..=21: type a statement character by character in front of the printf.
+    for (k, c) in "    sum = sum * 2;\n".chars().enumerate() {
+        let k = k as u64;
+        edits.push(json!([{ "range": range(9, k, 9, k), "text": c.to_string() }]));
+    }
+    // The printf is now line 10. Introduce a syntax error (drop its `)`), then repair it.
+    edits.push(json!([{ "range": range(10, 26, 10, 27), "text": "" }]));
+    edits.push(json!([{ "range": range(6, 4, 6, 4), "text": "((" }]));
+    edits.push(json!([{ "range": range(6, 0, 6, 6), "text": "    " }]));
+    edits.push(json!([{ "range": range(10, 26, 10, 26), "text": ")" }]));
+    // Fix the missing `;` and break it again later.
+    edits.push(json!([{ "range": range(5, 15, 5, 15), "text": ";" }]));
+    // Two changes in one notification.
+    edits.push(json!([
+        { "range": range(3, 4, 3, 9), "text": "long n" },
+        { "range": range(3, 4, 3, 8), "text": "int" },
+    ]));
+    // A multi-line replacement and its undo.
+    edits.push(json!([{ "range": range(7, 0, 9, 0), "text": "        sum = sum + i;\n    }\n" }]));
+    edits.push(json!([{ "range": range(0, 0, 0, 0), "text": "/* header */\n" }]));
+    edits.push(json!([{ "range": range(0, 0, 1, 0), "text": "" }]));
+    // Typing and deleting a character, then a trailing space: 49 notifications so far.
+    while edits.len() < 48 {
+        edits.push(json!([{ "range": range(11, 4, 11, 4), "text": "x" }]));
+        edits.push(json!([{ "range": range(11, 4, 11, 5), "text": "" }]));
+    }
+    edits.push(json!([{ "range": range(11, 13, 11, 13), "text": " " }]));
+    // 50: remove the `;` again: the final text has exactly one missing `;`.
+    edits.push(json!([{ "range": range(5, 15, 5, 16), "text": "" }]));
+    assert_eq!(edits.len(), 50);
+
+    for (i, changes) in edits.iter().enumerate() {
+        for c in changes.as_array().unwrap() {
+            apply_change(&mut text, c, "utf-16");
+        }
+        s.change(&uri, i as i64 + 2, changes.clone());
+    }
+    let final_version = 51;
+
+    let last = s.settled_diagnostics(&uri, final_version, 2 * SEC, 30 * SEC);
+    assert_eq!(last["version"], final_version, "last publication is for the final version");
+
+    std::fs::write(&path, &text).unwrap();
+    let cli = cli_check_json(&path);
+    assert_eq!(lsp_diag_keys(&last["diagnostics"]), cli_diag_keys(&cli), "server vs mend check on:\n{text}");
+    let keys = cli_diag_keys(&cli);
+    assert!(keys.iter().any(|k| k.3.contains(';')), "the final text misses a `;`: {keys:?}");
+
+    let versions: Vec<i64> = s.published(&uri).iter().map(|p| p["version"].as_i64().unwrap()).collect();
+    assert!(versions.windows(2).all(|w| w[0] <= w[1]), "publications went back in time: {versions:?}");
+
+    let status = s.shutdown_and_exit();
+    assert_eq!(status.code(), Some(0));
+}
+
+/// The quick fix for a missing `;` inserts it where the diagnostic is.
+#[test]
+fn code_action_inserts_the_missing_semicolon() {
+    let text = std::fs::read_to_string(fixture("missing_semi.c")).unwrap();
+    let uri = "file:///tmp/mend-e2e/missing_semi.c";
+    let (mut s, _) = Server::start(json!({}), json!({}));
+    s.open(uri, &text, 1);
+    let published = s.settled_diagnostics(uri, 1, SEC, 10 * SEC);
+    let diag = published["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|d| d["message"].as_str().unwrap().contains("`;`"))
+        .cloned()
+        .unwrap_or_else(|| panic!("no missing-`;` diagnostic in {published}"));
+    // The diagnostic covers the token before the gap; the fix inserts after it.
+    assert_eq!(diag["range"], range(5, 14, 5, 15));
+
+    let reply = s.request(
+        "textDocument/codeAction",
+        json!({
+            "textDocument": { "uri": uri },
+            "range": diag["range"],
+            "context": { "diagnostics": [diag] },
+        }),
+    );
+    let actions = reply["result"].as_array().unwrap_or_else(|| panic!("{reply}"));
+    let action = actions.iter().find(|a| a["title"].as_str().unwrap().contains(';')).expect("a `;` fix");
+    assert_eq!(action["kind"], "quickfix");
+    assert_eq!(action["diagnostics"][0]["range"], diag["range"]);
+    let edits = action["edit"]["changes"][uri].as_array().expect("edits for the document");
+    assert_eq!(edits.len(), 1);
+    assert_eq!(edits[0]["range"], range(5, 15, 5, 15));
+    assert_eq!(edits[0]["newText"], ";");
+
+    let mut fixed = text.clone();
+    apply_change(&mut fixed, &edits[0], "utf-16");
+    assert!(fixed.contains("int sum = 0;\n"));
+
+    // Nothing offered away from the error; a non-quickfix kind gets nothing.
+    let far = s.request(
+        "textDocument/codeAction",
+        json!({ "textDocument": { "uri": uri }, "range": range(0, 0, 0, 3), "context": { "diagnostics": [] } }),
+    );
+    assert_eq!(far["result"], json!([]));
+    let refactor = s.request(
+        "textDocument/codeAction",
+        json!({ "textDocument": { "uri": uri }, "range": diag["range"],
+                "context": { "diagnostics": [diag], "only": ["refactor"] } }),
+    );
+    assert_eq!(refactor["result"], json!([]));
+
+    // With documentChanges support, the edit is tied to the document version.
+    drop(s);
+    let (mut s, _) = Server::start(json!({ "workspace": { "workspaceEdit": { "documentChanges": true } } }), json!({}));
+    s.open(uri, &text, 7);
+    s.settled_diagnostics(uri, 7, SEC, 10 * SEC);
+    let reply = s.request(
+        "textDocument/codeAction",
+        json!({ "textDocument": { "uri": uri }, "range": range(5, 15, 5, 15), "context": { "diagnostics": [] } }),
+    );
+    let change = &reply["result"][0]["edit"]["documentChanges"][0];
+    assert_eq!(change["textDocument"]["version"], 7, "{reply}");
+    assert_eq!(change["edits"][0]["newText"], ";");
+    assert_eq!(s.shutdown_and_exit().code(), Some(0));
+}
+
+/// UTF-8 is chosen when offered, UTF-16 otherwise; ranges and incoming edit positions on a line
+/// with multi-byte characters follow the negotiated encoding.
+#[test]
+fn position_encoding_negotiation() {
+    let text = std::fs::read_to_string(fixture("unicode.c")).unwrap();
+    let cli = cli_check_json(&fixture("unicode.c"));
+    let cli_diag = &cli["diagnostics"][0];
+    let start16 = (cli_diag["range"]["start"]["line"].as_u64().unwrap(), cli_diag["range"]["start"]["character"].as_u64().unwrap());
+    let error_offset = offset_of(&text, start16.0, start16.1, "utf-16");
+
+    for (offered, expected) in [(json!(["utf-8", "utf-16"]), "utf-8"), (json!(["utf-16"]), "utf-16"), (Value::Null, "utf-16")] {
+        let caps = if offered.is_null() { json!({}) } else { json!({ "general": { "positionEncodings": offered } }) };
+        let (mut s, init) = Server::start(caps, json!({}));
+        assert_eq!(init["capabilities"]["positionEncoding"], expected);
+        let uri = "file:///tmp/mend-e2e/unicode.c";
+        s.open(uri, &text, 1);
+        let published = s.settled_diagnostics(uri, 1, SEC, 10 * SEC);
+        let d = &published["diagnostics"][0];
+        let got = (d["range"]["start"]["line"].as_u64().unwrap(), d["range"]["start"]["character"].as_u64().unwrap());
+        assert_eq!(got, position_of(&text, error_offset, expected), "{expected}: {published}");
+        assert_eq!(d["message"], cli_diag["message"]);
+
+        // Insert the missing `;` right after `x = 1` on the line with multi-byte characters,
+        // giving the position in the negotiated encoding: the error goes away only if the
+        // server reads the position in that encoding.
+        let at = text.find("x = 1").unwrap() + "x = 1".len();
+        let (line, character) = position_of(&text, at, expected);
+        s.change(uri, 2, json!([{ "range": range(line, character, line, character), "text": ";" }]));
+        let after = s.settled_diagnostics(uri, 2, SEC, 10 * SEC);
+        assert_eq!(after["diagnostics"], json!([]), "{expected}: {after}");
+        assert_eq!(s.shutdown_and_exit().code(), Some(0));
+    }
+}
+
+/// Invalid edits, huge, random and deeply nested documents, and cancelled requests: the server
+/// keeps answering, and exits 0 after shutdown + exit.
+#[test]
+fn bad_input_keeps_the_server_answering() {
+    let (mut s, _) = Server::start(json!({}), json!({}));
+    let text = std::fs::read_to_string(fixture("missing_semi.c")).unwrap();
+    let uri = "file:///tmp/mend-e2e/bad.c";
+    s.open(uri, &text, 1);
+    s.settled_diagnostics(uri, 1, SEC / 2, 10 * SEC);
+
+    // A line past the end: the edit is refused, the user is told, the text is kept.
+    s.change(uri, 2, json!([{ "range": range(400, 0, 400, 1), "text": "x" }]));
+    let refused = s.settled_diagnostics(uri, 2, SEC / 2, 10 * SEC);
+    assert_eq!(refused["diagnostics"][0]["code"], "edit-not-applied", "{refused}");
+    assert!(s.wait_for("window/showMessage", 5 * SEC, |p| p["type"] == 1).is_some());
+    // Later incremental edits cannot be applied to an unknown text: still out of sync.
+    s.change(uri, 3, json!([{ "range": range(0, 0, 0, 0), "text": " " }]));
+    let still = s.settled_diagnostics(uri, 3, SEC / 2, 10 * SEC);
+    assert_eq!(still["diagnostics"][0]["code"], "edit-not-applied");
+    assert_eq!(s.request("textDocument/codeAction", json!({ "textDocument": { "uri": uri },
+        "range": range(5, 15, 5, 15), "context": { "diagnostics": [] } }))["result"], json!([]));
+    // A full-text change brings it back.
+    s.change(uri, 4, json!([{ "text": text }]));
+    let back = s.settled_diagnostics(uri, 4, SEC / 2, 10 * SEC);
+    assert_eq!(back["diagnostics"][0]["range"], range(5, 14, 5, 15), "{back}");
+    // End before start, in a notification with a valid first change: nothing is applied.
+    s.change(uri, 5, json!([
+        { "range": range(0, 0, 0, 0), "text": "// ok\n" },
+        { "range": range(3, 5, 2, 0), "text": "" },
+    ]));
+    let refused = s.settled_diagnostics(uri, 5, SEC / 2, 10 * SEC);
+    assert_eq!(refused["diagnostics"][0]["code"], "edit-not-applied");
+    s.notify("textDocument/didClose", json!({ "textDocument": { "uri": uri } }));
+    s.open(uri, &text, 1);
+    let reopened = s.settled_diagnostics(uri, 1, SEC / 2, 10 * SEC);
+    assert_eq!(reopened["diagnostics"][0]["range"], range(5, 14, 5, 15), "{reopened}");
+
+    // A change to a document that was never opened is ignored.
+    s.change("file:///tmp/mend-e2e/never.c", 2, json!([{ "range": range(0, 0, 0, 0), "text": "x" }]));
+
+    // 10 MB document.
+    let big_uri = "file:///tmp/mend-e2e/big.c";
+    let mut big = String::with_capacity(10 << 20);
+    while big.len() < 10 << 20 {
+        big.push_str("int f(int x) { return x * 2 + 1; }\n");
+    }
+    s.open(big_uri, &big, 1);
+    assert!(s.is_responsive(big_uri), "no answer after a 10 MB document; stderr:\n{}", s.stderr());
+    s.change(big_uri, 2, json!([{ "range": range(3, 0, 3, 0), "text": "int" }]));
+    s.settled_diagnostics(big_uri, 2, SEC / 2, 60 * SEC);
+
+    // Random characters (any code point a JSON string can carry).
+    let mut seed = 0x2545_f491_4f6c_dd1du64;
+    let random: String = (0..20_000)
+        .filter_map(|_| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            char::from_u32((seed % 0x11_0000) as u32).or(Some('\u{fffd}'))
+        })
+        .collect();
+    let random_uri = "file:///tmp/mend-e2e/random.c";
+    s.open(random_uri, &random, 1);
+    s.settled_diagnostics(random_uri, 1, SEC / 2, 30 * SEC);
+    assert!(s.is_responsive(random_uri));
+
+    // 10,000 levels of parentheses.
+    let deep = format!("int main(void) {{ return {}1{}; }}\n", "(".repeat(10_000), ")".repeat(10_000));
+    let deep_uri = "file:///tmp/mend-e2e/deep.c";
+    s.open(deep_uri, &deep, 1);
+    s.settled_diagnostics(deep_uri, 1, SEC, 60 * SEC);
+    assert!(s.is_responsive(deep_uri), "stderr:\n{}", s.stderr());
+
+    // $/cancelRequest: the request is either answered or cancelled (-32800), never lost, and
+    // the server goes on.
+    let id = s.send_request(
+        "textDocument/codeAction",
+        json!({ "textDocument": { "uri": uri }, "range": range(5, 15, 5, 15), "context": { "diagnostics": [] } }),
+    );
+    s.notify("$/cancelRequest", json!({ "id": id }));
+    let reply = s.response(id, 10 * SEC).expect("a response to the cancelled request");
+    assert!(reply.get("result").is_some() || reply["error"]["code"] == -32800, "{reply}");
+    s.notify("$/cancelRequest", json!({ "id": 9999 }));
+    assert!(s.is_responsive(uri));
+
+    // Unknown request and malformed params get errors, not silence.
+    let unknown = s.request("mend/unknown", json!({}));
+    assert_eq!(unknown["error"]["code"], -32601);
+    let malformed = s.request("textDocument/codeAction", json!({ "textDocument": 3 }));
+    assert_eq!(malformed["error"]["code"], -32602);
+
+    assert!(!s.stderr().contains("panicked"), "stderr:\n{}", s.stderr());
+    assert_eq!(s.shutdown_and_exit().code(), Some(0));
+}
+
+/// `shutdown` then a request → InvalidRequest; `exit` without `shutdown` → exit code 1.
+#[test]
+fn lifecycle_exit_codes() {
+    let (mut s, _) = Server::start(json!({}), json!({}));
+    assert!(s.request("shutdown", Value::Null).get("error").is_none());
+    let after = s.request(
+        "textDocument/completion",
+        json!({ "textDocument": { "uri": "file:///x.c" }, "position": { "line": 0, "character": 0 } }),
+    );
+    assert_eq!(after["error"]["code"], -32600, "{after}");
+    s.notify("exit", Value::Null);
+    assert_eq!(s.wait_exit(10 * SEC).code(), Some(0));
+
+    let (mut s, _) = Server::start(json!({}), json!({}));
+    s.notify("exit", Value::Null);
+    assert_eq!(s.wait_exit(10 * SEC).code(), Some(1));
+}
+
+/// With `progressDelayMs: 0` every analysis reports work-done progress (create, begin, end) to
+/// a client that supports it; settings changes and `mend.recheck` re-run the analysis.
+#[test]
+fn progress_settings_and_commands() {
+    let text = std::fs::read_to_string(fixture("missing_semi.c")).unwrap();
+    let uri = "file:///tmp/mend-e2e/progress.c";
+    let (mut s, init) = Server::start(utf16_client(), json!({ "progressDelayMs": 0, "debounceMs": 10 }));
+    let commands = &init["capabilities"]["executeCommandProvider"]["commands"];
+    assert!(commands.as_array().unwrap().contains(&json!("mend.recheck")), "{init}");
+    assert_eq!(init["capabilities"]["textDocumentSync"]["change"], 2);
+    s.open(uri, &text, 1);
+    let created = s.wait_for("window/workDoneProgress/create", 10 * SEC, |_| true).expect("progress created");
+    let token = created["token"].clone();
+    assert!(s.wait_for("$/progress", 10 * SEC, |p| p["token"] == token && p["value"]["kind"] == "begin").is_some());
+    assert!(s.wait_for("$/progress", 10 * SEC, |p| p["token"] == token && p["value"]["kind"] == "end").is_some());
+    s.settled_diagnostics(uri, 1, SEC / 2, 10 * SEC);
+
+    // syntaxDiagnostics off: the syntax error is no longer reported.
+    s.notify("workspace/didChangeConfiguration", json!({ "settings": { "mend": { "syntaxDiagnostics": false } } }));
+    let quiet = s.settled_diagnostics(uri, 1, SEC, 10 * SEC);
+    assert_eq!(quiet["diagnostics"], json!([]), "{quiet}");
+    s.notify("workspace/didChangeConfiguration", json!({ "settings": { "syntaxDiagnostics": true } }));
+    let back = s.settled_diagnostics(uri, 1, SEC, 10 * SEC);
+    assert_eq!(back["diagnostics"].as_array().unwrap().len(), 1, "{back}");
+
+    let reply = s.request("workspace/executeCommand", json!({ "command": "mend.recheck", "arguments": [uri] }));
+    assert!(reply.get("error").is_none(), "{reply}");
+    s.settled_diagnostics(uri, 1, SEC / 2, 10 * SEC);
+    let reply = s.request(
+        "workspace/executeCommand",
+        json!({ "command": "mend.applyRepair", "arguments": [{ "uri": uri, "version": 1, "index": 0 }] }),
+    );
+    assert!(reply.get("error").is_none(), "{reply}");
+    let bad = s.request("workspace/executeCommand", json!({ "command": "mend.nothing", "arguments": [] }));
+    assert!(bad.get("error").is_some());
+    assert_eq!(s.shutdown_and_exit().code(), Some(0));
+}
+
+/// Analysis slower than the typing (every job sleeps 400 ms and ignores cancellation): results
+/// of versions that were edited meanwhile are never published, the last version's is, and the
+/// slow jobs show work-done progress.
+#[test]
+fn slow_analysis_never_publishes_stale_results() {
+    let text = std::fs::read_to_string(fixture("missing_semi.c")).unwrap();
+    let uri = "file:///tmp/mend-e2e/slow.c";
+    let (mut s, _) = Server::start_with_env(
+        utf16_client(),
+        json!({ "mend": { "debounceMs": 50 } }),
+        &[("MEND_TEST_ANALYSIS_DELAY_MS", "400")],
+    );
+    s.open(uri, &text, 1);
+    let mut local = text.clone();
+    for v in 2..=6 {
+        std::thread::sleep(Duration::from_millis(150));
+        // Alternately fix and re-break the missing `;`.
+        let change = if v % 2 == 0 {
+            json!({ "range": range(5, 15, 5, 15), "text": ";" })
+        } else {
+            json!({ "range": range(5, 15, 5, 16), "text": "" })
+        };
+        apply_change(&mut local, &change, "utf-16");
+        s.change(uri, v, json!([change]));
+    }
+    // v6 fixed the `;`: the final analysis reports nothing.
+    let last = s.settled_diagnostics(uri, 6, 2 * SEC, 30 * SEC);
+    assert_eq!(last["version"], 6);
+    assert_eq!(last["diagnostics"], json!([]), "{last}");
+    let versions: Vec<i64> = s.published(uri).iter().map(|p| p["version"].as_i64().unwrap()).collect();
+    assert!(versions.windows(2).all(|w| w[0] <= w[1]), "a stale result was published: {versions:?}");
+    assert!(
+        s.history.iter().any(|(m, p)| m == "$/progress" && p["value"]["kind"] == "begin"),
+        "a 400 ms job shows progress"
+    );
+    assert_eq!(s.shutdown_and_exit().code(), Some(0));
+}
+
+/// Type diagnostics arrive with the keystroke (the quick stage), long before a debounced full
+/// analysis would run.
+#[test]
+fn type_diagnostics_do_not_wait_for_the_debounce() {
+    let text = std::fs::read_to_string(fixture("undeclared.c")).unwrap();
+    let uri = "file:///tmp/mend-e2e/undeclared.c";
+    let (mut s, _) = Server::start(json!({}), json!({ "mend": { "debounceMs": 60000 } }));
+    s.open(uri, &text, 1);
+    let started = std::time::Instant::now();
+    let published = s
+        .wait_for("textDocument/publishDiagnostics", 10 * SEC, |p| {
+            p["uri"] == uri && p["diagnostics"].as_array().unwrap().iter().any(|d| d["code"] == "undeclared")
+        })
+        .expect("an undeclared-identifier diagnostic");
+    assert!(started.elapsed() < 10 * SEC);
+    assert_eq!(published["version"], 1);
+    // Typing the fix clears it, again without waiting for the debounce.
+    s.change(uri, 2, json!([{ "range": range(4, 22, 4, 22), "text": "a" }]));
+    let fixed = s
+        .wait_for("textDocument/publishDiagnostics", 10 * SEC, |p| p["uri"] == uri && p["version"] == 2 && p["diagnostics"] == json!([]))
+        .expect("diagnostics cleared");
+    assert_eq!(fixed["version"], 2);
+    assert_eq!(s.shutdown_and_exit().code(), Some(0));
+}
+
+/// A panic inside the analysis becomes an internal-error diagnostic; the server lives on.
+#[test]
+fn a_panicking_analysis_does_not_kill_the_server() {
+    let text = std::fs::read_to_string(fixture("undeclared.c")).unwrap();
+    let uri = "file:///tmp/mend-e2e/panic.c";
+    let (mut s, _) = Server::start_with_env(json!({}), json!({}), &[("MEND_TEST_ANALYSIS_PANIC", "1")]);
+    s.open(uri, &text, 1);
+    let published = s
+        .wait_for("textDocument/publishDiagnostics", 10 * SEC, |p| p["diagnostics"][0]["code"] == "internal-error")
+        .expect("an internal-error diagnostic");
+    assert_eq!(published["version"], 1);
+    assert!(s.is_responsive(uri));
+    s.change(uri, 2, json!([{ "range": range(0, 0, 0, 0), "text": "\n" }]));
+    s.settled_diagnostics(uri, 2, SEC / 2, 10 * SEC);
+    assert_eq!(s.shutdown_and_exit().code(), Some(0));
+}
+
+/// Measurement, not a check (`cargo test --release --test e2e_lsp -- --ignored --nocapture`):
+/// time from sending a `didChange` to the first publication for that version (syntax stage)
+/// and to one carrying type diagnostics (quick stage), over 100 edits of a small file.
+#[test]
+#[ignore]
+fn keystroke_latency() {
+    let text = std::fs::read_to_string(fixture("undeclared.c")).unwrap();
+    let uri = "file:///tmp/mend-e2e/latency.c";
+    let (mut s, _) = Server::start(json!({}), json!({ "mend": { "debounceMs": 60000 } }));
+    s.open(uri, &text, 1);
+    s.settled_diagnostics(uri, 1, SEC / 2, 10 * SEC);
+    let (mut first, mut typed) = (Vec::new(), Vec::new());
+    for v in 2..102i64 {
+        // Alternately break and restore the identifier: odd versions have `totl` undeclared.
+        let change = if v % 2 == 0 {
+            json!({ "range": range(4, 22, 4, 22), "text": "a" })
+        } else {
+            json!({ "range": range(4, 22, 4, 23), "text": "" })
+        };
+        let t = std::time::Instant::now();
+        s.change(uri, v, json!([change]));
+        s.wait_for("textDocument/publishDiagnostics", 10 * SEC, |p| p["version"] == v).expect("syntax stage");
+        first.push(t.elapsed().as_secs_f64() * 1000.0);
+        let want_undeclared = v % 2 == 1;
+        s.wait_for("textDocument/publishDiagnostics", 10 * SEC, |p| {
+            p["version"] == v
+                && p["diagnostics"].as_array().unwrap().iter().any(|d| d["code"] == "undeclared") == want_undeclared
+        })
+        .expect("quick stage");
+        typed.push(t.elapsed().as_secs_f64() * 1000.0);
+    }
+    let stats = |xs: &mut Vec<f64>| {
+        xs.sort_by(f64::total_cmp);
+        (xs[xs.len() / 2], xs[xs.len() * 95 / 100], xs[xs.len() - 1])
+    };
+    eprintln!("syntax stage ms (median, p95, max): {:?}", stats(&mut first));
+    eprintln!("type diagnostics ms (median, p95, max): {:?}", stats(&mut typed));
+    assert_eq!(s.shutdown_and_exit().code(), Some(0));
+}
