@@ -6,6 +6,7 @@
 pub mod bench;
 pub mod cancel;
 pub mod check;
+pub mod cli;
 pub mod engines;
 pub mod ir;
 pub mod patch;

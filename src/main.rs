@@ -9,7 +9,8 @@ use clap::{Parser, Subcommand, ValueEnum};
 
 use mend::cancel::Cancel;
 use mend::check::CheckOptions;
-use mend::server::{analysis, cli};
+use mend::check::job as analysis;
+use mend::cli;
 use mend::spec::compare::Compare;
 
 #[derive(Parser)]

@@ -7,9 +7,7 @@
 //! * `config` — settings → `CheckOptions`.
 //! * `cli` — `mend check` output (JSON and text).
 
-pub mod analysis;
 pub mod backend;
-pub mod cli;
 pub mod completion;
 pub mod config;
 pub mod convert;

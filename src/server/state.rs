@@ -39,7 +39,7 @@ use crate::check::Report;
 use crate::ir::Diagnostic;
 use crate::patch::Repair;
 
-use super::analysis::Job;
+use crate::check::job::Job;
 use super::config::Settings;
 use super::convert::{Lines, to_position};
 use super::syntax_api::{Document, Encoding, syntax_diagnostics};
@@ -359,7 +359,7 @@ impl State {
         };
         let report = match tokio::task::spawn_blocking(run).await {
             Ok(report) => report,
-            Err(e) => super::analysis::internal_error_report("", &e.to_string()),
+            Err(e) => crate::check::job::internal_error_report("", &e.to_string()),
         };
         drop(done_tx);
         if cancel.is_cancelled() {

@@ -1,4 +1,4 @@
-//! One analysis of a file, shared by the server and `mend check` so both report the same thing:
+//! One analysis job, shared by the server and `mend check` so both report the same thing:
 //! [`check`] run on a thread of its own with a large stack, with a panic turned into an
 //! internal-error diagnostic instead of taking the process down.
 
@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use crate::cancel::Cancel;
-use crate::check::{CheckOptions, Report, check, check_parsed};
+use super::{CheckOptions, Report, check, check_parsed, quick};
 use crate::ir::{Diagnostic, Span};
 
 /// Stack for analysis threads: deeply nested sources (10,000 parentheses) must not overflow a
@@ -25,7 +25,7 @@ pub struct Job {
     pub tree: Option<tree_sitter::Tree>,
     pub opts: CheckOptions,
     pub cancel: Cancel,
-    /// Only syntax and type diagnostics (see [`quick_report`]), for every keystroke.
+    /// Only syntax and type diagnostics (see [`quick`]), for every keystroke.
     pub quick: bool,
 }
 
@@ -38,7 +38,7 @@ impl Job {
             catch_unwind(AssertUnwindSafe(|| match &tree {
                 // Lets the end-to-end tests check that a panicking analysis is survived.
                 _ if std::env::var_os("MEND_TEST_ANALYSIS_PANIC").is_some() => panic!("MEND_TEST_ANALYSIS_PANIC is set"),
-                Some(tree) if quick => quick_report(&text, tree, &opts),
+                Some(tree) if quick => self::quick(tree, &text, &opts),
                 Some(tree) => check_parsed(path.as_deref(), &text, tree, &opts, &cancel),
                 None => check(path.as_deref(), &text, &opts, &cancel),
             }))
@@ -49,24 +49,6 @@ impl Job {
             Ok(Err(message)) | Err(message) => internal_error_report(&keep, &message),
         }
     }
-}
-
-/// The part of [`check_parsed`] that takes milliseconds: syntax diagnostics and repairs plus
-/// the lowering's type diagnostics, filtered and sorted as `check` does, so that the full
-/// report of the same text only adds to it (tests, engines).
-pub fn quick_report(text: &str, tree: &tree_sitter::Tree, opts: &CheckOptions) -> Report {
-    let mut report = Report::default();
-    if opts.syntax_diagnostics {
-        let (diags, repairs) = crate::syntax::syntax_diagnostics(tree, text);
-        report.diagnostics = diags;
-        report.repairs = repairs;
-    }
-    let lowered = crate::syntax::lower::lower(tree, text);
-    report
-        .diagnostics
-        .extend(lowered.diagnostics.into_iter().filter(|d| opts.syntax_diagnostics || d.code == "unsupported"));
-    report.diagnostics.sort_by_key(|d| (d.span.start, d.span.end, d.severity));
-    report
 }
 
 /// A report holding only an internal-error diagnostic on the first line.

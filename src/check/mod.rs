@@ -15,6 +15,8 @@ use crate::spec::interp::{self, Limits, RunResult};
 use crate::spec::tests::{self as spec_tests, TestCase};
 use crate::syntax::{self, lower};
 
+pub mod job;
+
 #[derive(Clone, Debug)]
 pub struct CheckOptions {
     /// Overrides `reference` from mend.toml.
@@ -101,22 +103,10 @@ pub fn check(path: Option<&Path>, text: &str, opts: &CheckOptions, cancel: &Canc
 pub fn check_parsed(path: Option<&Path>, text: &str, tree: &Tree, opts: &CheckOptions, cancel: &Cancel) -> Report {
     let started = Instant::now();
     let deadline = started + opts.timeout;
-    let mut report = Report::default();
-
-    let (syntax_diags, syntax_repairs) = syntax::syntax_diagnostics(tree, text);
-    let has_syntax_errors = !syntax_diags.is_empty();
-    if opts.syntax_diagnostics {
-        report.diagnostics.extend(syntax_diags);
-        report.repairs.extend(syntax_repairs);
-    }
-
-    let t = Instant::now();
-    let lowered = lower::lower(tree, text);
-    report.stats.lower_ms = ms_since(t);
-    let has_type_errors = lowered.diagnostics.iter().any(|d| d.severity == Severity::Error);
-    report
-        .diagnostics
-        .extend(lowered.diagnostics.into_iter().filter(|d| opts.syntax_diagnostics || d.code == "unsupported"));
+    let front = front_end(tree, text, opts);
+    let mut report = front.report;
+    let (has_syntax_errors, has_type_errors) = (front.has_syntax_errors, front.has_type_errors);
+    let lowered = front.lowered;
 
     let spec = match resolve_spec(path, opts) {
         Ok(spec) => spec,
@@ -141,6 +131,47 @@ pub fn check_parsed(path: Option<&Path>, text: &str, tree: &Tree, opts: &CheckOp
     report.diagnostics.sort_by_key(|d| (d.span.start, d.span.end, d.severity));
     report.stats.total_ms = ms_since(started);
     report
+}
+
+/// The part of [`check_parsed`] that takes milliseconds, for every keystroke: syntax
+/// diagnostics and repairs plus the type checker's diagnostics. The full report of the same
+/// text only adds to it (tests, engines).
+pub fn quick(tree: &Tree, text: &str, opts: &CheckOptions) -> Report {
+    let mut report = front_end(tree, text, opts).report;
+    report.diagnostics.sort_by_key(|d| (d.span.start, d.span.end, d.severity));
+    report
+}
+
+struct FrontEnd {
+    report: Report,
+    lowered: lower::Lowered,
+    has_syntax_errors: bool,
+    has_type_errors: bool,
+}
+
+fn front_end(tree: &Tree, text: &str, opts: &CheckOptions) -> FrontEnd {
+    let mut report = Report::default();
+    let (syntax_diags, syntax_repairs) = syntax::syntax_diagnostics(tree, text);
+    let has_syntax_errors = !syntax_diags.is_empty();
+    if opts.syntax_diagnostics {
+        report.diagnostics.extend(syntax_diags);
+        report.repairs.extend(syntax_repairs);
+    }
+    let t = Instant::now();
+    let mut lowered = lower::lower(tree, text);
+    report.stats.lower_ms = ms_since(t);
+    let has_type_errors = lowered.diagnostics.iter().any(|d| d.severity == Severity::Error);
+    // One mistake, one diagnostic: where the syntax layer already explains a span, the type
+    // checker's view of the same broken text is noise.
+    let syntax_spans: Vec<Span> = report.diagnostics.iter().map(|d| d.span).collect();
+    let overlaps_syntax = |d: &Diagnostic| syntax_spans.iter().any(|s| s.start < d.span.end.max(d.span.start + 1) && d.span.start < s.end.max(s.start + 1));
+    report.diagnostics.extend(
+        std::mem::take(&mut lowered.diagnostics)
+            .into_iter()
+            .filter(|d| opts.syntax_diagnostics || d.code == "unsupported")
+            .filter(|d| !overlaps_syntax(d)),
+    );
+    FrontEnd { report, lowered, has_syntax_errors, has_type_errors }
 }
 
 /// The spec in force: mend.toml (found by walking up from `path`) overridden by the options.

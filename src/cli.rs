@@ -5,7 +5,7 @@ use serde_json::{Value, json};
 use crate::check::Report;
 use crate::ir::Span;
 
-use super::syntax_api::{Encoding, LineIndex};
+use crate::syntax::{Encoding, LineIndex};
 
 /// Positions in a text: LSP-style zero-based line/character (UTF-16 code units) for JSON,
 /// one-based line/column (in characters) for text.
