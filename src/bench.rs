@@ -11,7 +11,7 @@ use crate::cancel::Cancel;
 use crate::check::{check, CheckOptions};
 use crate::ir::Severity;
 use crate::spec::interp::{self, Limits};
-use crate::syntax::document::{bench_incremental, synthetic_source};
+use crate::syntax::document::{bench_incremental_with, synthetic_source};
 use crate::syntax::lower::lower_source;
 
 fn percentile(sorted: &[f64], q: f64) -> f64 {
@@ -31,8 +31,14 @@ fn timed<T>(f: impl FnOnce() -> T) -> (T, f64) {
 pub fn run_foundation(out: &mut impl Write) -> std::io::Result<()> {
     writeln!(out, "mend bench — foundation ({} build)", if cfg!(debug_assertions) { "DEBUG" } else { "release" })?;
 
-    let (p50, p99) = bench_incremental(2000, 2000);
-    writeln!(out, "incremental reparse + syntax diagnostics, 1-char edit, 2,000-line file: p50 {p50:.3} ms, p99 {p99:.3} ms  [p50 < 1 ms, p99 < 5 ms]")?;
+    // Each edit timed once (raw wall clock) and as the best of 3 repetitions, which filters
+    // out time slices lost to other processes on a busy machine.
+    let (raw50, raw99) = bench_incremental_with(2000, 2000, 1);
+    let (p50, p99) = bench_incremental_with(2000, 2000, 3);
+    writeln!(
+        out,
+        "incremental reparse + syntax diagnostics, 1-char edit, 2,000-line file: raw p50 {raw50:.3} ms, p99 {raw99:.3} ms; best-of-3 p50 {p50:.3} ms, p99 {p99:.3} ms  [p50 < 1 ms, p99 < 5 ms]"
+    )?;
 
     let src = synthetic_source(300);
     let lines = src.lines().count();

@@ -29,7 +29,12 @@ enum Command {
     /// Exit status: 0 whether or not problems were found; 1 if some file could not be read or
     /// analysed (the others are still reported); 2 on usage errors.
     Check(CheckArgs),
-    // `mend bench [DIR]` goes here (calls `mend::bench::run`).
+    /// Print the performance figures (build with --release), or with DIR check every `.c`
+    /// file under it and print per-file verdicts and timings.
+    Bench {
+        /// A folder of C files (with their mend.toml) to check.
+        dir: Option<PathBuf>,
+    },
 }
 
 #[derive(clap::Args)]
@@ -98,6 +103,20 @@ fn main() -> ExitCode {
             std::process::exit(code);
         }
         Command::Check(args) => check(args),
+        Command::Bench { dir } => {
+            let mut out = std::io::stdout().lock();
+            let result = match dir {
+                Some(dir) => mend::bench::run_dir(&dir, &CheckOptions::default(), &mut out),
+                None => mend::bench::run_foundation(&mut out),
+            };
+            match result {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(e) => {
+                    eprintln!("mend bench: {e}");
+                    ExitCode::from(1)
+                }
+            }
+        }
     }
 }
 
