@@ -2,10 +2,12 @@
 //!
 //! * `state` — document store, scheduler and publisher (the ordering guarantees are there).
 //! * `backend` — the `LanguageServer` handlers.
-//! * `analysis` — one analysis run (shared with `mend check`), panic- and stack-safe.
 //! * `convert` — byte spans ↔ LSP positions in the negotiated encoding.
 //! * `config` — settings → `CheckOptions`.
-//! * `cli` — `mend check` output (JSON and text).
+//! * `completion` — completion items (filled by the typed engine later).
+//!
+//! Analysis jobs are [`crate::check::job::Job`]s, the same panic- and stack-safe runs that
+//! `mend check` uses.
 
 pub mod backend;
 pub mod completion;

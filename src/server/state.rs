@@ -20,7 +20,7 @@
 //!    progress when it takes longer than `progressDelayMs`.
 //!
 //! Jobs run on tokio's blocking pool, each inside a 512 MB-stack thread with `catch_unwind`
-//! (see `analysis.rs`): a panic becomes an `internal-error` diagnostic.
+//! (see [`crate::check::job`]): a panic becomes an `internal-error` diagnostic.
 
 use std::collections::HashMap;
 use std::path::PathBuf;
