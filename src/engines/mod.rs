@@ -1,1 +1,3 @@
 //! Repair engines: plain Rust, program + spec in, ranked repairs with guarantees out.
+
+pub mod mutation;

@@ -1,0 +1,673 @@
+//! The mutation catalogue: alternatives for one location's expression.
+//!
+//! Level 1 and level 2 follow Table 1 of AllRepair (Rothenberg & Grumberg, FM 2016):
+//!
+//! | category | level 1 | level 2 (in addition) |
+//! | --- | --- | --- |
+//! | arithmetic | `{+,-}`, `{*,/,%}` | `{+,-,*,/,%}` |
+//! | relational | `{>,>=}`, `{<,<=}` | `{>,>=,<,<=}`, `{==,!=}` |
+//! | logical | `{&&,\|\|}` | |
+//! | bitwise | `{>>,<<}`, `{&,\|,^}` | |
+//! | constants | | `C+1`, `C-1`, `-C`, `0` |
+//!
+//! and the slips students make that the paper's catalogue lacks, each named:
+//! - `init-off-by-one` (level 1): an initialisation or assignment of the constant `0` or `1`
+//!   becomes the other (`i = 0` ↔ `i = 1`);
+//! - `negate-condition` (level 1): a branch or loop condition is negated (a comparison flips
+//!   its operator, `<` → `>=`; anything else gets `!( )`);
+//! - `swap-operands` (level 1): `a - b` → `b - a`, `a / b` → `b / a`;
+//! - `delete-assignment` (level 1): `x = e` becomes `x = x` (the statement is deleted);
+//! - `replace-variable` (level 2): a variable read becomes another variable of the same type in
+//!   scope at that point.
+//!
+//! Every mutant changes exactly one node of the location's expression and comes with the
+//! minimal text edit that makes the same change in the student's source, so applying a repair
+//! touches nothing else. A mutant whose edit cannot be located exactly (inside a macro
+//! expansion, say) is not offered.
+
+use crate::ir::*;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum MutationKind {
+    ArithmeticOperator,
+    RelationalOperator,
+    LogicalOperator,
+    BitwiseOperator,
+    ConstantPlusOne,
+    ConstantMinusOne,
+    ConstantNegated,
+    ConstantZero,
+    InitOffByOne,
+    NegateCondition,
+    SwapOperands,
+    DeleteAssignment,
+    ReplaceVariable,
+}
+
+impl MutationKind {
+    pub fn name(self) -> &'static str {
+        match self {
+            MutationKind::ArithmeticOperator => "arithmetic-operator",
+            MutationKind::RelationalOperator => "relational-operator",
+            MutationKind::LogicalOperator => "logical-operator",
+            MutationKind::BitwiseOperator => "bitwise-operator",
+            MutationKind::ConstantPlusOne => "constant-plus-one",
+            MutationKind::ConstantMinusOne => "constant-minus-one",
+            MutationKind::ConstantNegated => "constant-negated",
+            MutationKind::ConstantZero => "constant-zero",
+            MutationKind::InitOffByOne => "init-off-by-one",
+            MutationKind::NegateCondition => "negate-condition",
+            MutationKind::SwapOperands => "swap-operands",
+            MutationKind::DeleteAssignment => "delete-assignment",
+            MutationKind::ReplaceVariable => "replace-variable",
+        }
+    }
+}
+
+/// Where a location's expression sits, which decides the mutations that make sense.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Role {
+    /// The condition of an `if`, loop or `?:`.
+    Condition,
+    /// A whole expression statement, initialiser, return value or argument.
+    Value,
+}
+
+#[derive(Clone, Debug)]
+pub struct Mutant {
+    /// The location's whole expression with the one change applied.
+    pub expr: Expr,
+    pub kind: MutationKind,
+    /// The minimal edit of the original source.
+    pub edit: TextEdit,
+    /// "`i < n` → `i <= n`"
+    pub description: String,
+}
+
+/// Variables that may replace a read at a position (same type, in scope there).
+pub trait Scope {
+    fn candidates(&self, at: Span, ty: &Type) -> Vec<VarId>;
+}
+
+/// No variable replacement.
+pub struct NoScope;
+
+impl Scope for NoScope {
+    fn candidates(&self, _: Span, _: &Type) -> Vec<VarId> {
+        Vec::new()
+    }
+}
+
+/// All mutants of `expr` at `level` (1 or 2), in a deterministic order: by node position in the
+/// expression (pre-order), then by catalogue order.
+pub fn mutants(program: &Program, src: &str, expr: &Expr, role: Role, level: u8, scope: &dyn Scope) -> Vec<Mutant> {
+    let mut out = Vec::new();
+    let ctx = Ctx { program, src, level, scope, root: expr };
+    if role == Role::Condition && level >= 1 {
+        if let Some(m) = ctx.negate_condition(expr) {
+            out.push(m);
+        }
+    }
+    if let ExprKind::Assign(lhs, rhs) = &expr.kind {
+        if let Some(m) = ctx.delete_assignment(expr, lhs, rhs) {
+            out.push(m);
+        }
+        if let Some(m) = ctx.init_off_by_one(expr, rhs) {
+            out.push(m);
+        }
+    }
+    let mut path = Vec::new();
+    ctx.visit(expr, &mut path, &mut out);
+    // Several catalogue entries can produce the same text edit (`0` → `1` by C+1 and by the
+    // off-by-one rule): keep the first.
+    let mut seen = std::collections::HashSet::new();
+    out.retain(|m| seen.insert((m.edit.span, m.edit.new_text.clone())));
+    out
+}
+
+/// The alternatives of an initialiser `T x = c;` (a declaration is not an expression in the
+/// IR, so its initialiser is its own location).
+pub fn init_mutants(program: &Program, src: &str, init: &Expr, level: u8, scope: &dyn Scope) -> Vec<Mutant> {
+    let mut out = Vec::new();
+    let ctx = Ctx { program, src, level, scope, root: init };
+    if let Some(m) = ctx.off_by_one_constant(init, init) {
+        out.push(m);
+    }
+    let mut path = Vec::new();
+    ctx.visit(init, &mut path, &mut out);
+    let mut seen = std::collections::HashSet::new();
+    out.retain(|m| seen.insert((m.edit.span, m.edit.new_text.clone())));
+    out
+}
+
+struct Ctx<'a> {
+    program: &'a Program,
+    src: &'a str,
+    level: u8,
+    scope: &'a dyn Scope,
+    root: &'a Expr,
+}
+
+/// A child position inside an expression, for rebuilding the root with one node replaced.
+type Path = Vec<usize>;
+
+fn children_mut(e: &mut Expr) -> Vec<&mut Expr> {
+    match &mut e.kind {
+        ExprKind::Int(_) | ExprKind::Float(_) | ExprKind::Str(_) | ExprKind::Var(_) | ExprKind::SizeOf { .. } => vec![],
+        ExprKind::Unary(_, a)
+        | ExprKind::IncDec(_, a)
+        | ExprKind::Cast { expr: a, .. }
+        | ExprKind::Member { base: a, .. }
+        | ExprKind::AddrOf(a)
+        | ExprKind::Deref(a)
+        | ExprKind::Decay(a) => vec![&mut **a],
+        ExprKind::Binary(_, a, b)
+        | ExprKind::Logical(_, a, b)
+        | ExprKind::Assign(a, b)
+        | ExprKind::CompoundAssign { lhs: a, rhs: b, .. }
+        | ExprKind::Index(a, b)
+        | ExprKind::Comma(a, b) => vec![&mut **a, &mut **b],
+        ExprKind::Cond(a, b, c) => vec![&mut **a, &mut **b, &mut **c],
+        ExprKind::Call(_, args) => args.iter_mut().collect(),
+    }
+}
+
+fn children(e: &Expr) -> Vec<&Expr> {
+    match &e.kind {
+        ExprKind::Int(_) | ExprKind::Float(_) | ExprKind::Str(_) | ExprKind::Var(_) | ExprKind::SizeOf { .. } => vec![],
+        ExprKind::Unary(_, a)
+        | ExprKind::IncDec(_, a)
+        | ExprKind::Cast { expr: a, .. }
+        | ExprKind::Member { base: a, .. }
+        | ExprKind::AddrOf(a)
+        | ExprKind::Deref(a)
+        | ExprKind::Decay(a) => vec![&**a],
+        ExprKind::Binary(_, a, b)
+        | ExprKind::Logical(_, a, b)
+        | ExprKind::Assign(a, b)
+        | ExprKind::CompoundAssign { lhs: a, rhs: b, .. }
+        | ExprKind::Index(a, b)
+        | ExprKind::Comma(a, b) => vec![&**a, &**b],
+        ExprKind::Cond(a, b, c) => vec![&**a, &**b, &**c],
+        ExprKind::Call(_, args) => args.iter().collect(),
+    }
+}
+
+/// `root` with the node at `path` replaced by `node`.
+fn replace_at(root: &Expr, path: &[usize], node: Expr) -> Expr {
+    let mut copy = root.clone();
+    let mut at = &mut copy;
+    for &i in path {
+        at = children_mut(at).into_iter().nth(i).expect("path from visit");
+    }
+    *at = node;
+    copy
+}
+
+fn relational_group(op: BinOp, level: u8) -> &'static [BinOp] {
+    use BinOp::*;
+    match (op, level) {
+        (Gt | Ge, 1) => &[Gt, Ge],
+        (Lt | Le, 1) => &[Lt, Le],
+        (Gt | Ge | Lt | Le, _) => &[Gt, Ge, Lt, Le],
+        (Eq | Ne, l) if l >= 2 => &[Eq, Ne],
+        _ => &[],
+    }
+}
+
+fn arithmetic_group(op: BinOp, level: u8) -> &'static [BinOp] {
+    use BinOp::*;
+    match (op, level) {
+        (Add | Sub, 1) => &[Add, Sub],
+        (Mul | Div | Rem, 1) => &[Mul, Div, Rem],
+        (Add | Sub | Mul | Div | Rem, _) => &[Add, Sub, Mul, Div, Rem],
+        _ => &[],
+    }
+}
+
+fn bitwise_group(op: BinOp) -> &'static [BinOp] {
+    use BinOp::*;
+    match op {
+        Shl | Shr => &[Shl, Shr],
+        BitAnd | BitOr | BitXor => &[BitAnd, BitOr, BitXor],
+        _ => &[],
+    }
+}
+
+fn negated(op: BinOp) -> Option<BinOp> {
+    use BinOp::*;
+    Some(match op {
+        Lt => Ge,
+        Le => Gt,
+        Gt => Le,
+        Ge => Lt,
+        Eq => Ne,
+        Ne => Eq,
+        _ => return None,
+    })
+}
+
+impl Ctx<'_> {
+    fn text(&self, span: Span) -> &str {
+        self.src.get(span.range()).unwrap_or("")
+    }
+
+    /// The span of the operator token between two operands, if the source has exactly `token`
+    /// there (not inside a macro expansion).
+    fn operator_span(&self, a: &Expr, b: &Expr, token: &str) -> Option<Span> {
+        let (start, end) = (a.span.end as usize, b.span.start as usize);
+        if start >= end {
+            return None;
+        }
+        let gap = self.src.get(start..end)?;
+        let trimmed = gap.trim();
+        if trimmed != token {
+            return None;
+        }
+        let offset = start + gap.find(token)?;
+        Some(Span::new(offset, offset + token.len()))
+    }
+
+    fn mutant(&self, path: &[usize], node: Expr, kind: MutationKind, edit_span: Span, new_text: String) -> Mutant {
+        let old = self.text(edit_span).to_string();
+        let description = format!("`{old}` → `{new_text}`");
+        Mutant { expr: replace_at(self.root, path, node), kind, edit: TextEdit { span: edit_span, new_text }, description }
+    }
+
+    fn visit(&self, e: &Expr, path: &mut Path, out: &mut Vec<Mutant>) {
+        match &e.kind {
+            ExprKind::Binary(op, a, b) => self.binary(e, *op, a, b, path, out),
+            ExprKind::Logical(op, a, b) => {
+                let (from, to) = match op {
+                    LogicOp::And => ("&&", LogicOp::Or),
+                    LogicOp::Or => ("||", LogicOp::And),
+                };
+                if let Some(span) = self.operator_span(a, b, from) {
+                    let node = Expr { kind: ExprKind::Logical(to, a.clone(), b.clone()), ..e.clone() };
+                    let text = if to == LogicOp::And { "&&" } else { "||" };
+                    out.push(self.mutant(path, node, MutationKind::LogicalOperator, span, text.into()));
+                }
+            }
+            ExprKind::Int(v) if self.level >= 2 => self.constant_int(e, *v, path, out),
+            ExprKind::Float(v) if self.level >= 2 => self.constant_float(e, *v, path, out),
+            ExprKind::Var(v) if self.level >= 2 => self.replace_variable(e, *v, path, out),
+            _ => {}
+        }
+        // Do not descend into the target of an assignment: mutating `a[i] = ...` into
+        // `a[i+1] = ...` is outside the catalogue (the left side is a location of its own
+        // only through its index expression, which `visit` still reaches below).
+        for (i, child) in children(e).into_iter().enumerate() {
+            let is_write_target = matches!(&e.kind, ExprKind::Assign(..) | ExprKind::CompoundAssign { .. } | ExprKind::IncDec(..)) && i == 0;
+            if is_write_target && matches!(child.kind, ExprKind::Var(_)) {
+                continue;
+            }
+            path.push(i);
+            self.visit(child, path, out);
+            path.pop();
+        }
+    }
+
+    fn binary(&self, e: &Expr, op: BinOp, a: &Expr, b: &Expr, path: &[usize], out: &mut Vec<Mutant>) {
+        let operands_integer = a.ty.is_integer() && b.ty.is_integer();
+        let pointer_arith = a.ty.is_pointer() || b.ty.is_pointer();
+        let mut group: Vec<BinOp> = Vec::new();
+        if op.is_comparison() {
+            group.extend(relational_group(op, self.level));
+        } else if !pointer_arith {
+            group.extend(arithmetic_group(op, self.level).iter().filter(|o| **o != BinOp::Rem || operands_integer));
+            group.extend(bitwise_group(op));
+        }
+        if let Some(span) = self.operator_span(a, b, op.c_token()) {
+            for &to in &group {
+                if to == op {
+                    continue;
+                }
+                let kind = if op.is_comparison() {
+                    MutationKind::RelationalOperator
+                } else if bitwise_group(op).contains(&to) {
+                    MutationKind::BitwiseOperator
+                } else {
+                    MutationKind::ArithmeticOperator
+                };
+                let node = Expr { kind: ExprKind::Binary(to, Box::new(a.clone()), Box::new(b.clone())), ..e.clone() };
+                if precedence(to) == precedence(op) {
+                    out.push(self.mutant(path, node, kind, span, to.c_token().into()));
+                } else {
+                    // A different precedence would regroup the text (`n * (n + 1) / 2` with `+`
+                    // for `*`): rewrite the whole operation, parenthesized.
+                    let (ta, tb) = (self.text(a.span), self.text(b.span));
+                    let gap_a = self.src.get(a.span.end as usize..span.start as usize).unwrap_or(" ");
+                    let gap_b = self.src.get(span.end as usize..b.span.start as usize).unwrap_or(" ");
+                    let text = format!("({}{gap_a}{}{gap_b}{})", parenthesize(a, ta), to.c_token(), parenthesize(b, tb));
+                    out.push(self.mutant(path, node, kind, Span { start: a.span.start, end: b.span.end }, text));
+                }
+            }
+            if matches!(op, BinOp::Sub | BinOp::Div) && !pointer_arith {
+                let (ta, tb, gap) = (self.text(a.span), self.text(b.span), self.src.get(a.span.end as usize..b.span.start as usize));
+                if let Some(gap) = gap {
+                    if !ta.is_empty() && !tb.is_empty() && a.span.start < b.span.start {
+                        let node = Expr { kind: ExprKind::Binary(op, Box::new(b.clone()), Box::new(a.clone())), ..e.clone() };
+                        let whole = Span { start: a.span.start, end: b.span.end };
+                        let (ta, tb) = (parenthesize(a, ta), parenthesize(b, tb));
+                        out.push(self.mutant(path, node, MutationKind::SwapOperands, whole, format!("{tb}{gap}{ta}")));
+                    }
+                }
+            }
+        }
+    }
+
+    fn constant_int(&self, e: &Expr, v: i64, path: &[usize], out: &mut Vec<Mutant>) {
+        let Some(t) = e.ty.as_int() else { return };
+        let text = self.text(e.span);
+        if text.is_empty() || !(text.starts_with(|c: char| c.is_ascii_digit() || c == '-' || c == '\'')) {
+            return; // a macro or a named constant: its text is not the number
+        }
+        let is_char = text.starts_with('\'');
+        // Keep the literal's suffix (`3u` → `4u`) so the type stays the same.
+        let suffix: String = if is_char { String::new() } else { text.chars().rev().take_while(|c| "uUlL".contains(*c)).collect::<Vec<_>>().into_iter().rev().collect() };
+        for (kind, nv) in [
+            (MutationKind::ConstantPlusOne, v.wrapping_add(1)),
+            (MutationKind::ConstantMinusOne, v.wrapping_sub(1)),
+            (MutationKind::ConstantNegated, v.wrapping_neg()),
+            (MutationKind::ConstantZero, 0),
+        ] {
+            let nv = t.wrap(nv);
+            if nv == v {
+                continue;
+            }
+            let node = Expr { kind: ExprKind::Int(nv), ..e.clone() };
+            out.push(self.mutant(path, node, kind, e.span, int_text(nv, is_char) + &suffix));
+        }
+    }
+
+    fn constant_float(&self, e: &Expr, v: f64, path: &[usize], out: &mut Vec<Mutant>) {
+        let text = self.text(e.span);
+        if text.is_empty() || !text.starts_with(|c: char| c.is_ascii_digit() || c == '-' || c == '.') {
+            return;
+        }
+        for (kind, nv) in [
+            (MutationKind::ConstantPlusOne, v + 1.0),
+            (MutationKind::ConstantMinusOne, v - 1.0),
+            (MutationKind::ConstantNegated, -v),
+            (MutationKind::ConstantZero, 0.0),
+        ] {
+            if nv == v {
+                continue;
+            }
+            let node = Expr { kind: ExprKind::Float(nv), ..e.clone() };
+            out.push(self.mutant(path, node, kind, e.span, float_text(nv)));
+        }
+    }
+
+    fn replace_variable(&self, e: &Expr, v: VarId, path: &[usize], out: &mut Vec<Mutant>) {
+        let name = &self.program.var(v).name;
+        if self.text(e.span) != name {
+            return;
+        }
+        for w in self.scope.candidates(e.span, &e.ty) {
+            if w == v {
+                continue;
+            }
+            let node = Expr { kind: ExprKind::Var(w), ..e.clone() };
+            out.push(self.mutant(path, node, MutationKind::ReplaceVariable, e.span, self.program.var(w).name.clone()));
+        }
+    }
+
+    fn negate_condition(&self, cond: &Expr) -> Option<Mutant> {
+        let core = cond.strip_implicit();
+        if let ExprKind::Binary(op, a, b) = &core.kind {
+            if let Some(neg) = negated(*op) {
+                let span = self.operator_span(a, b, op.c_token())?;
+                let node = Expr { kind: ExprKind::Binary(neg, a.clone(), b.clone()), ..core.clone() };
+                let mut m = self.mutant(&[], node, MutationKind::NegateCondition, span, neg.c_token().into());
+                m.description = format!("`{}` → `{}` (negated condition)", self.text(core.span), {
+                    let mut t = self.text(core.span).to_string();
+                    let rel = (span.start - core.span.start) as usize..(span.end - core.span.start) as usize;
+                    t.replace_range(rel, neg.c_token());
+                    t
+                });
+                return Some(m);
+            }
+        }
+        let text = self.text(cond.span);
+        if text.is_empty() {
+            return None;
+        }
+        let (node, new_text) = match &core.kind {
+            ExprKind::Unary(UnOp::Not, inner) => ((**inner).clone(), self.text(inner.span).to_string()),
+            _ => {
+                let node = Expr { kind: ExprKind::Unary(UnOp::Not, Box::new(cond.clone())), ty: Type::INT, span: cond.span };
+                // An `if`/`while` condition's span includes the statement's parentheses: keep
+                // them around the negation.
+                let wrapped = if text.starts_with('(') && text.ends_with(')') { format!("(!{text})") } else { format!("!({text})") };
+                (node, wrapped)
+            }
+        };
+        if new_text.is_empty() {
+            return None;
+        }
+        let mut m = self.mutant(&[], node, MutationKind::NegateCondition, cond.span, new_text);
+        m.description.push_str(" (negated condition)");
+        Some(m)
+    }
+
+    fn delete_assignment(&self, e: &Expr, lhs: &Expr, rhs: &Expr) -> Option<Mutant> {
+        let target = self.text(lhs.span);
+        if target.is_empty() || self.text(rhs.span).is_empty() {
+            return None;
+        }
+        // `x = e` → `x = x`: the same state change as deleting the assignment.
+        let self_read = Expr { kind: (*lhs).kind.clone(), ty: lhs.ty.clone(), span: rhs.span };
+        let node = Expr { kind: ExprKind::Assign(Box::new(lhs.clone()), Box::new(self_read)), ..e.clone() };
+        let mut m = self.mutant(&[], node, MutationKind::DeleteAssignment, rhs.span, target.to_string());
+        m.description = format!("delete `{}`", self.text(e.span));
+        Some(m)
+    }
+
+    fn init_off_by_one(&self, e: &Expr, rhs: &Expr) -> Option<Mutant> {
+        let core = rhs.strip_implicit();
+        let path = path_to(e, core)?;
+        self.off_by_one_constant_at(core, &path)
+    }
+
+    fn off_by_one_constant(&self, root: &Expr, target: &Expr) -> Option<Mutant> {
+        let core = target.strip_implicit();
+        let path = path_to(root, core)?;
+        self.off_by_one_constant_at(core, &path)
+    }
+
+    fn off_by_one_constant_at(&self, core: &Expr, path: &[usize]) -> Option<Mutant> {
+        let ExprKind::Int(v @ (0 | 1)) = core.kind else { return None };
+        let text = self.text(core.span);
+        if text != "0" && text != "1" {
+            return None;
+        }
+        let nv = 1 - v;
+        let node = Expr { kind: ExprKind::Int(nv), ..core.clone() };
+        Some(self.mutant(path, node, MutationKind::InitOffByOne, core.span, nv.to_string()))
+    }
+}
+
+/// C's binding strength of a binary operator (higher binds tighter).
+fn precedence(op: BinOp) -> u8 {
+    use BinOp::*;
+    match op {
+        Mul | Div | Rem => 10,
+        Add | Sub => 9,
+        Shl | Shr => 8,
+        Lt | Le | Gt | Ge => 7,
+        Eq | Ne => 6,
+        BitAnd => 5,
+        BitXor => 4,
+        BitOr => 3,
+    }
+}
+
+/// An operand's text, parenthesized when it is a compound expression that would bind
+/// differently on the other side of the operator.
+fn parenthesize(e: &Expr, text: &str) -> String {
+    let compound = matches!(
+        e.strip_implicit().kind,
+        ExprKind::Binary(..) | ExprKind::Logical(..) | ExprKind::Cond(..) | ExprKind::Assign(..) | ExprKind::CompoundAssign { .. } | ExprKind::Comma(..)
+    );
+    if compound && !(text.starts_with('(') && text.ends_with(')')) { format!("({text})") } else { text.to_string() }
+}
+
+/// The child-index path from `root` to the node `target` (by address).
+fn path_to(root: &Expr, target: &Expr) -> Option<Path> {
+    if std::ptr::eq(root, target) {
+        return Some(Vec::new());
+    }
+    for (i, c) in children(root).into_iter().enumerate() {
+        if let Some(mut p) = path_to(c, target) {
+            p.insert(0, i);
+            return Some(p);
+        }
+    }
+    None
+}
+
+fn int_text(v: i64, as_char: bool) -> String {
+    if as_char && (0x20..0x7f).contains(&v) && v != '\'' as i64 && v != '\\' as i64 {
+        format!("'{}'", v as u8 as char)
+    } else {
+        v.to_string()
+    }
+}
+
+fn float_text(v: f64) -> String {
+    let s = format!("{v}");
+    if s.contains(['.', 'e', 'i', 'N']) { s } else { format!("{s}.0") }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ir::print::expr_to_c;
+    use crate::ir::walk::walk_stmt;
+    use crate::syntax::lower::lower_source;
+
+    /// Every variable of the program is a candidate when its type matches (enough for tests).
+    struct AllVars<'a>(&'a Program);
+
+    impl Scope for AllVars<'_> {
+        fn candidates(&self, _: Span, ty: &Type) -> Vec<VarId> {
+            (0..self.0.vars.len() as u32).map(VarId).filter(|v| &self.0.var(*v).ty == ty).collect()
+        }
+    }
+
+    /// Locations of `main`: expression statements, conditions, initialisers.
+    fn locations(p: &Program) -> Vec<(Expr, Role, bool)> {
+        let main = p.func(p.func_by_name("main").unwrap());
+        let mut out = Vec::new();
+        fn go(s: &Stmt, out: &mut Vec<(Expr, Role, bool)>) {
+            match &s.kind {
+                StmtKind::Expr(e) => out.push((e.clone(), Role::Value, false)),
+                StmtKind::Decl { init: Some(Init::Expr(e)), .. } => out.push((e.clone(), Role::Value, true)),
+                StmtKind::If { cond, then, els } => {
+                    out.push((cond.clone(), Role::Condition, false));
+                    go(then, out);
+                    if let Some(e) = els {
+                        go(e, out);
+                    }
+                }
+                StmtKind::While { cond, body } => {
+                    out.push((cond.clone(), Role::Condition, false));
+                    go(body, out);
+                }
+                StmtKind::For { init, cond, step, body } => {
+                    init.iter().for_each(|s| go(s, out));
+                    if let Some(c) = cond {
+                        out.push((c.clone(), Role::Condition, false));
+                    }
+                    if let Some(s) = step {
+                        out.push((s.clone(), Role::Value, false));
+                    }
+                    go(body, out);
+                }
+                StmtKind::Block(b) => b.iter().for_each(|s| go(s, out)),
+                StmtKind::Return(Some(e)) => out.push((e.clone(), Role::Value, false)),
+                _ => {}
+            }
+        }
+        go(main.body.as_ref().unwrap(), &mut out);
+        out
+    }
+
+    fn all_mutants(src: &str, level: u8) -> (Program, Vec<(Expr, Mutant)>) {
+        let p = lower_source(src).program;
+        let mut out = Vec::new();
+        for (e, role, is_init) in locations(&p) {
+            let ms = if is_init { init_mutants(&p, src, &e, level, &AllVars(&p)) } else { mutants(&p, src, &e, role, level, &AllVars(&p)) };
+            out.extend(ms.into_iter().map(|m| (e.clone(), m)));
+        }
+        (p, out)
+    }
+
+    const SUM: &str = "int main(void) {\n    int n = nondet_int();\n    int sum = 0, i;\n    for (i = 0; i < n; i++)\n        sum += i;\n    if (sum >= n * (n + 1) / 2 && n > 0)\n        sum = sum - 1;\n    return sum;\n}\n";
+
+    #[test]
+    fn level_one_catalogue() {
+        let (_, ms) = all_mutants(SUM, 1);
+        let lines: Vec<String> = ms.iter().map(|(_, m)| format!("{} [{}]", m.description, m.kind.name())).collect();
+        expect_test::expect![[r#"
+            `0` → `1` [init-off-by-one]
+            delete `i = 0` [delete-assignment]
+            `0` → `1` [init-off-by-one]
+            `i < n` → `i >= n` (negated condition) [negate-condition]
+            `<` → `<=` [relational-operator]
+            `(sum >= n * (n + 1) / 2 && n > 0)` → `(!(sum >= n * (n + 1) / 2 && n > 0))` (negated condition) [negate-condition]
+            `&&` → `||` [logical-operator]
+            `>=` → `>` [relational-operator]
+            `/` → `*` [arithmetic-operator]
+            `/` → `%` [arithmetic-operator]
+            `n * (n + 1) / 2` → `2 / (n * (n + 1))` [swap-operands]
+            `*` → `/` [arithmetic-operator]
+            `*` → `%` [arithmetic-operator]
+            `+` → `-` [arithmetic-operator]
+            `>` → `>=` [relational-operator]
+            delete `sum = sum - 1` [delete-assignment]
+            `-` → `+` [arithmetic-operator]
+            `sum - 1` → `1 - sum` [swap-operands]
+        "#]]
+        .assert_eq(&(lines.join("\n") + "\n"));
+    }
+
+    /// Applying a mutant's text edit and lowering the result gives the mutant's expression:
+    /// the edit and the IR change agree, at both levels.
+    const BITS: &str = "int main(void) {\n    unsigned x = nondet_uint(), y = 3u;\n    char c = 'a';\n    double d = 2.5;\n    int k = (x & y | x ^ 1) << 2 >> 1;\n    if (c == 'b' || (d > 1.5 ? x : y) != 0)\n        k = k % 3 - -1;\n    return k + (int)(d * 2.0);\n}\n";
+
+    #[test]
+    fn edits_agree_with_mutated_expressions() {
+        for (level, src) in [(1, SUM), (2, SUM), (1, BITS), (2, BITS)] {
+            let (_, ms) = all_mutants(src, level);
+            assert!(ms.len() > 10);
+            for (orig, m) in &ms {
+                let edited = apply_edits(src, std::slice::from_ref(&m.edit));
+                let p2 = lower_source(&edited).program;
+                let main = p2.func(p2.func_by_name("main").unwrap());
+                // The location starts where the original did (edits are inside it).
+                let mut found = None;
+                walk_stmt(main.body.as_ref().unwrap(), &mut |e: &Expr| {
+                    if e.span.start == orig.span.start && found.as_ref().is_none_or(|f: &Expr| e.span.end > f.span.end) {
+                        found = Some(e.clone());
+                    }
+                });
+                let p1 = lower_source(src).program;
+                let expected = expr_to_c(&p1, &m.expr);
+                let got = expr_to_c(&p2, &found.unwrap_or_else(|| panic!("no expression at the location after {}", m.description)));
+                assert_eq!(got, expected, "{} at level {level}", m.description);
+            }
+        }
+    }
+
+    #[test]
+    fn level_two_adds_constants_and_variables() {
+        let (_, ms) = all_mutants(SUM, 2);
+        let kinds: std::collections::BTreeSet<&str> = ms.iter().map(|(_, m)| m.kind.name()).collect();
+        for k in ["constant-plus-one", "constant-minus-one", "constant-negated", "constant-zero", "replace-variable"] {
+            assert!(kinds.contains(k), "{k} missing from {kinds:?}");
+        }
+        assert!(ms.iter().any(|(_, m)| m.description == "`<` → `>`"), "level 2 has the full relational group");
+    }
+}

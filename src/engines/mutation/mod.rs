@@ -1,0 +1,6 @@
+//! Mutation repair against assertions (AllRepair): every original expression is a location
+//! with mutated alternatives; the search enumerates all minimal sets of mutations that make
+//! the program correct, smallest first.
+
+pub mod catalogue;
+pub mod search;
