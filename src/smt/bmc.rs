@@ -27,6 +27,10 @@ use crate::spec::interp::{self, Limits, RuntimeErrorKind};
 #[derive(Clone, Debug)]
 pub struct BmcResult {
     pub verdict: BmcVerdict,
+    /// Reads of a possibly uninitialised scalar that some run within the bound reaches with
+    /// the variable never assigned (span of the read, variable name), in source order. Only
+    /// computed when the verdict is not `Unknown`.
+    pub uninit_reads: Vec<(Span, String)>,
     pub stats: BmcStats,
 }
 
@@ -142,19 +146,21 @@ pub fn verify(program: &Program, entry: &str, bound: u32, budget: &Budget) -> Bm
     let ctx = solver::new_context();
     let enc = match encode(&ctx, program, entry, &EncodeOptions::new(bound)) {
         Ok(e) => e,
-        Err(u) => return BmcResult { verdict: BmcVerdict::Unknown(BmcUnknown::Unsupported(u)), stats },
+        Err(u) => return BmcResult { verdict: BmcVerdict::Unknown(BmcUnknown::Unsupported(u)), uninit_reads: vec![], stats },
     };
     stats.encode_time = t0.elapsed();
     stats.hard_constraints = enc.hard.len();
     stats.violation_checks = enc.violations.len();
     stats.unwinding_points = enc.unwinding.len();
     stats.input_reads = enc.inputs.len();
+    // No assumptions and no push: Z3 then runs its non-incremental tactic (bit-blasting to
+    // SAT), far faster on bit-vector arithmetic than the incremental core. The unwinding check
+    // gets a solver of its own for the same reason.
     let s = z3::Solver::new(&ctx);
     enc.assert_into(&s);
-    let viol = Bool::new_const(&ctx, "bmc!violation");
-    s.assert(&viol.implies(&enc.any_violation()));
+    s.assert(&enc.any_violation());
     let t1 = Instant::now();
-    let v = check_with_budget(&s, std::slice::from_ref(&viol), budget);
+    let v = check_with_budget(&s, &[], budget);
     stats.solve_time = t1.elapsed();
     let verdict = match v {
         Verdict::Sat => {
@@ -165,16 +171,45 @@ pub fn verify(program: &Program, entry: &str, bound: u32, budget: &Budget) -> Bm
         }
         Verdict::Unknown(r) => BmcVerdict::Unknown(BmcUnknown::Solver(r)),
         Verdict::Unsat => {
-            let over = Bool::new_const(&ctx, "bmc!unwind");
-            s.assert(&over.implies(&enc.any_unwinding()));
+            let u = z3::Solver::new(&ctx);
+            enc.assert_into(&u);
+            u.assert(&enc.any_unwinding());
             let t2 = Instant::now();
-            let u = check_with_budget(&s, &[over], budget);
+            let uv = check_with_budget(&u, &[], budget);
             stats.unwind_time = t2.elapsed();
             // An unknown unwinding check leaves the result bounded: never upgraded.
-            BmcVerdict::Holds { complete: u.is_unsat() }
+            BmcVerdict::Holds { complete: uv.is_unsat() }
         }
     };
-    BmcResult { verdict, stats }
+    let uninit_reads = if matches!(verdict, BmcVerdict::Unknown(_)) { vec![] } else { reachable_uninit(&enc, budget) };
+    BmcResult { verdict, uninit_reads, stats }
+}
+
+/// Which recorded uninitialised reads are reachable (one incremental check per read site).
+fn reachable_uninit(enc: &Encoding<'_>, budget: &Budget) -> Vec<(Span, String)> {
+    if enc.uninit_reads.is_empty() {
+        return vec![];
+    }
+    let ctx = enc.ctx;
+    let s = z3::Solver::new(ctx);
+    enc.assert_into(&s);
+    let mut sites: Vec<(Span, String, Vec<&Bool<'_>>)> = Vec::new();
+    for r in &enc.uninit_reads {
+        match sites.iter_mut().find(|(sp, n, _)| *sp == r.span && *n == r.name) {
+            Some(site) => site.2.push(&r.cond),
+            None => sites.push((r.span, r.name.clone(), vec![&r.cond])),
+        }
+    }
+    sites.sort_by_key(|s| s.0);
+    let mut out = Vec::new();
+    for (i, (span, name, conds)) in sites.into_iter().enumerate() {
+        let lit = Bool::new_const(ctx, format!("bmc!uninit!{i}"));
+        s.assert(&lit.implies(&Bool::or(ctx, &conds)));
+        if check_with_budget(&s, std::slice::from_ref(&lit), &budget.sub(Duration::from_secs(2))).is_sat() {
+            out.push((span, name));
+        }
+    }
+    out
 }
 
 fn is_true<'ctx>(m: &Model<'ctx>, b: &Bool<'ctx>) -> bool {
