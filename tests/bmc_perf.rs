@@ -16,7 +16,7 @@ fn time(name: &str, bounds: &[u32]) -> Vec<Duration> {
 }
 
 fn time_path(path: &Path, name: &str, bounds: &[u32]) -> Vec<Duration> {
-    let src = std::fs::read_to_string(&path).unwrap();
+    let src = std::fs::read_to_string(path).unwrap();
     let p = lower_source(&src).program;
     let mut out = Vec::new();
     for &b in bounds {

@@ -225,7 +225,7 @@ pub fn model_value<'ctx>(m: &Model<'ctx>, v: &SymVal<'ctx>, ty: &Type) -> Option
         }
         (SymVal::Float(f), Type::Float(k)) => {
             let mut ops = FpOps::new(f.get_ctx());
-            let bits = ops.to_bits(f, *k);
+            let bits = ops.ieee_bits(f, *k);
             let u = m.eval(&bits, true)?.as_u64()?;
             Some(InputValue::Float(fp::from_bits(u, *k)))
         }

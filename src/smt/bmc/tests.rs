@@ -19,3 +19,31 @@ fn sum_buggy_is_violated() {
         v => panic!("{v:?}"),
     }
 }
+
+#[test]
+fn exhausted_budget_is_unknown_never_holds() {
+    let l = lower_source("int main(void){ int x = nondet_int(); assert(x * x != 17); return 0; }");
+    let b = Budget::new(std::time::Duration::ZERO, Cancel::new());
+    let r = verify(&l.program, "main", 2, &b);
+    assert!(matches!(r.verdict, BmcVerdict::Unknown(BmcUnknown::Solver(UnknownReason::Timeout))), "{:?}", r.verdict);
+    let c = Cancel::new();
+    c.cancel();
+    let r = verify(&l.program, "main", 2, &Budget::unlimited(c));
+    assert!(matches!(r.verdict, BmcVerdict::Unknown(BmcUnknown::Solver(UnknownReason::Cancelled))), "{:?}", r.verdict);
+    assert_eq!(r.proved_for_all_runs(), None);
+}
+
+#[test]
+fn scanf_text_keeps_literals_and_separates_values() {
+    assert_eq!(scanf_text(b"%d%d", &["1", "-2"]), "1 -2\n");
+    assert_eq!(scanf_text(b"%d,%d", &["1", "2"]), "1,2\n");
+    assert_eq!(scanf_text(b" %c", &["x"]), "x\n");
+    assert_eq!(scanf_text(b"%d\n", &["7"]), "7\n");
+}
+
+#[test]
+fn missing_entry_is_unsupported() {
+    let l = lower_source("int f(void){ return 0; }");
+    let r = verify(&l.program, "main", 2, &Budget::unlimited(Cancel::new()));
+    assert!(matches!(r.verdict, BmcVerdict::Unknown(BmcUnknown::Unsupported(_))));
+}

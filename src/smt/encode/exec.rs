@@ -999,13 +999,13 @@ impl<'a, 'ctx> Exec<'a, 'ctx> {
                 SymVal::Void
             }
             (SymVal::Int(b), Type::Int(f), Type::Int(t)) => SymVal::Int(c_int::cast(&b, *f, *t)),
-            (SymVal::Int(b), Type::Int(f), Type::Float(k)) => SymVal::Float(self.fp.from_int(&b, f.signed, *k)),
+            (SymVal::Int(b), Type::Int(f), Type::Float(k)) => SymVal::Float(self.fp.int_to_float(&b, f.signed, *k)),
             (SymVal::Float(x), Type::Float(_), Type::Int(t)) => {
                 if t.kind == IntKind::Bool {
                     let c = self.fp.is_zero(&x).not();
                     SymVal::Int(c_int::from_bool(&c, *t))
                 } else {
-                    SymVal::Int(self.fp.to_int(&x, t.signed, c_int::width(*t)))
+                    SymVal::Int(self.fp.float_to_int(&x, t.signed, c_int::width(*t)))
                 }
             }
             (SymVal::Float(x), Type::Float(f), Type::Float(k)) => {
@@ -1480,10 +1480,10 @@ impl<'a, 'ctx> Exec<'a, 'ctx> {
         match (ty, init) {
             (Type::Array(elem, n), Init::List(items, sp)) => {
                 let step = leaf_count(elem).unwrap_or(1);
-                if let Some(n) = n {
-                    if items.len() as u64 > *n {
-                        return self.unsupported("an initialiser with too many elements", *sp);
-                    }
+                if let Some(n) = n
+                    && items.len() as u64 > *n
+                {
+                    return self.unsupported("an initialiser with too many elements", *sp);
                 }
                 for (i, it) in items.iter().enumerate() {
                     self.flatten_init(elem, it, base + i as u64 * step, out)?;
@@ -1617,8 +1617,10 @@ impl<'a, 'ctx> Exec<'a, 'ctx> {
             if self.st.dead {
                 break;
             }
-            if !(do_while && k == 0) {
-                if let Some(c) = cond {
+            if !(do_while && k == 0)
+                && let Some(c) = cond
+            {
+                {
                     let cv = self.eval_cond(c)?;
                     if self.st.dead {
                         break;
@@ -1638,10 +1640,10 @@ impl<'a, 'ctx> Exec<'a, 'ctx> {
                 all.push(self.st.clone());
                 self.st = self.merge(all, None);
             }
-            if let Some(s) = step {
-                if !self.st.dead {
-                    self.top_expr(s)?;
-                }
+            if let Some(s) = step
+                && !self.st.dead
+            {
+                self.top_expr(s)?;
             }
         }
         if !self.st.dead {

@@ -104,7 +104,7 @@ impl<'ctx> FpOps<'ctx> {
         self.float(&format!("((_ to_fp {e} {s}) RNE a0)"), &[a], to)
     }
     /// Integer (bit-vector, `signed` or not) to float, rounded to nearest.
-    pub fn from_int(&mut self, a: &BV<'ctx>, signed: bool, to: FloatKind) -> Float<'ctx> {
+    pub fn int_to_float(&mut self, a: &BV<'ctx>, signed: bool, to: FloatKind) -> Float<'ctx> {
         let (e, s) = sbits(to);
         let f = if signed { "to_fp" } else { "to_fp_unsigned" };
         let d = Dynamic::from_ast(a);
@@ -112,13 +112,13 @@ impl<'ctx> FpOps<'ctx> {
     }
     /// Float to integer, truncating toward zero (C conversion; out-of-range values are
     /// undefined in C and whatever Z3 chooses here).
-    pub fn to_int(&mut self, a: &Float<'ctx>, signed: bool, bits: u32) -> BV<'ctx> {
+    pub fn float_to_int(&mut self, a: &Float<'ctx>, signed: bool, bits: u32) -> BV<'ctx> {
         let f = if signed { "fp.to_sbv" } else { "fp.to_ubv" };
         let d = Dynamic::from_ast(a);
         self.apply(&format!("((_ {f} {bits}) RTZ a0)"), &[&d], &Sort::bitvector(self.ctx, bits)).as_bv().expect("bv")
     }
     /// The IEEE-754 bits of `a` (for reading model values).
-    pub fn to_bits(&mut self, a: &Float<'ctx>, k: FloatKind) -> BV<'ctx> {
+    pub fn ieee_bits(&mut self, a: &Float<'ctx>, k: FloatKind) -> BV<'ctx> {
         let (e, s) = sbits(k);
         let d = Dynamic::from_ast(a);
         self.apply("(fp.to_ieee_bv a0)", &[&d], &Sort::bitvector(self.ctx, e + s)).as_bv().expect("bv")

@@ -432,3 +432,6 @@ pub fn encode<'ctx>(
     exec::run(ctx, program, entry, opts, loc_of)
 }
 
+
+#[cfg(test)]
+mod tests;
