@@ -63,6 +63,8 @@ impl BmcResult {
 pub enum InputValue {
     Int(i64),
     Float(f64),
+    /// A `%s` word.
+    Str(String),
 }
 
 impl std::fmt::Display for InputValue {
@@ -70,6 +72,7 @@ impl std::fmt::Display for InputValue {
         match self {
             InputValue::Int(v) => write!(f, "{v}"),
             InputValue::Float(v) => write!(f, "{v:?}"),
+            InputValue::Str(s) => write!(f, "{s:?}"),
         }
     }
 }
@@ -254,6 +257,7 @@ fn value_text(v: &InputValue, ty: &Type, conv: char) -> String {
                 }
             }
         }
+        InputValue::Str(s) => s.clone(),
         InputValue::Float(f) => match ty {
             Type::Float(FloatKind::Float) => format!("{:?}", *f as f32),
             _ => format!("{f:?}"),
@@ -275,7 +279,17 @@ fn counterexample<'ctx>(enc: &Encoding<'ctx>, m: &Model<'ctx>) -> Counterexample
             texts.push(None);
             continue;
         }
-        let value = model_value(m, &r.value, &r.ty).unwrap_or(InputValue::Int(0));
+        let value = match &r.string {
+            Some(w) => {
+                let len = m.eval(&w.len, true).and_then(|l| l.as_u64()).unwrap_or(1) as usize;
+                let word: String = w.chars[..len.min(w.chars.len())]
+                    .iter()
+                    .map(|c| m.eval(c, true).and_then(|c| c.as_u64()).unwrap_or(b'a' as u64) as u8 as char)
+                    .collect();
+                InputValue::Str(word)
+            }
+            None => model_value(m, &r.value, &r.ty).unwrap_or(InputValue::Int(0)),
+        };
         let text = value_text(&value, &r.ty, r.conv);
         texts.push(Some(text.clone()));
         if r.name != "(skipped)" {

@@ -1166,6 +1166,7 @@ impl<'a, 'ctx> Exec<'a, 'ctx> {
                     span: e.span,
                     source: InputSource::Nondet,
                     conv: 'd',
+                    string: None,
                 });
                 Ok(v)
             }
@@ -1220,6 +1221,25 @@ impl<'a, 'ctx> Exec<'a, 'ctx> {
                     _ => FloatKind::Double,
                 };
                 Ok(SymVal::Float(self.fp.abs(&v, k)))
+            }
+            Builtin::Strlen => {
+                let Some(a) = arg(0) else { return self.unsupported("strlen without an argument", e.span) };
+                self.strlen(e, a)
+            }
+            Builtin::Strcmp => {
+                let (Some(a), Some(b)) = (arg(0), arg(1)) else {
+                    return self.unsupported("strcmp without two arguments", e.span);
+                };
+                self.strcmp(e, a, b)
+            }
+            Builtin::Floor | Builtin::Ceil | Builtin::Round | Builtin::Sqrt => {
+                let Some(a) = arg(0) else { return self.unsupported("a math function without an argument", e.span) };
+                let v = self.eval(a)?;
+                let x = self.cast(v, &a.ty, &Type::DOUBLE, a.span)?;
+                let SymVal::Float(x) = x else { return self.unsupported("a math function of this type", e.span) };
+                let f = format!("{b:?}").to_lowercase();
+                let r = self.fp.math(&f, &x, FloatKind::Double).expect("known math function");
+                self.cast(SymVal::Float(r), &Type::DOUBLE, &e.ty, e.span)
             }
             other => self.unsupported(format!("the library function `{}`", format!("{other:?}").to_lowercase()), e.span),
         }
@@ -1279,7 +1299,7 @@ impl<'a, 'ctx> Exec<'a, 'ctx> {
         for piece in &pieces {
             let Piece::Directive(d) = piece else { continue };
             match d.conv {
-                's' | '[' | 'n' | 'p' => {
+                '[' | 'n' | 'p' => {
                     return self.unsupported(format!("scanf `%{}`", if d.conv == '[' { "[...]".to_string() } else { d.conv.to_string() }), e.span)
                 }
                 'c' if d.start == 0 || !fmt[d.start - 1].is_ascii_whitespace() => {
@@ -1300,6 +1320,7 @@ impl<'a, 'ctx> Exec<'a, 'ctx> {
                     span: e.span,
                     source: InputSource::Scanf { call },
                     conv: d.conv,
+                    string: None,
                 });
                 self.enc.input_calls[call].reads.push(idx);
                 continue;
@@ -1309,6 +1330,11 @@ impl<'a, 'ctx> Exec<'a, 'ctx> {
                 return self.unsupported("a scanf argument that is not a pointer", a.span);
             };
             next += 1;
+            if d.conv == 's' {
+                self.scan_word(a, ptr, d.width, call)?;
+                assigned += 1;
+                continue;
+            }
             let Some(ty) = a.ty.pointee().cloned() else { return self.unsupported("a scanf argument that is not a pointer", a.span) };
             let name = match &a.strip_implicit().kind {
                 ExprKind::AddrOf(x) => crate::ir::print::expr_to_c(self.p, x),
@@ -1324,12 +1350,134 @@ impl<'a, 'ctx> Exec<'a, 'ctx> {
                 span: a.span,
                 source: InputSource::Scanf { call },
                 conv: d.conv,
+                string: None,
             });
             self.enc.input_calls[call].reads.push(idx);
             self.store(Place::Mem { ptr, ty }, v, a.span)?;
             assigned += 1;
         }
         Ok(SymVal::Int(c_int::constant(self.ctx, IntType::INT, assigned)))
+    }
+
+    /// `scanf("%s", a)`: a word of symbolic length written with its NUL.
+    fn scan_word(&mut self, a: &Expr, ptr: SymPtr<'ctx>, width: Count, call: usize) -> R<()> {
+        let o = self.single_char_object(&ptr, a.span)?;
+        let n = self.objects[o as usize].len;
+        let Some(off0) = ptr.off.simplify().as_u64() else {
+            return self.unsupported("`%s` into a position the verifier cannot compute", a.span);
+        };
+        let avail = n.saturating_sub(off0);
+        let max = match width {
+            Count::Fixed(w) => avail.min(w as u64),
+            _ => avail,
+        }
+        .max(1);
+        let name = match &a.strip_implicit().kind {
+            ExprKind::AddrOf(x) | ExprKind::Decay(x) => crate::ir::print::expr_to_c(self.p, x),
+            _ => crate::ir::print::expr_to_c(self.p, a.strip_implicit()),
+        };
+        let ctx = self.ctx;
+        let w = |v: u64| BV::from_u64(ctx, v, OFF_BITS);
+        let len = BV::new_const(ctx, self.name(&format!("in:{name}.len")), OFF_BITS);
+        self.enc.hard.push(Bool::and(ctx, &[&len.bvuge(&w(1)), &len.bvule(&w(max))]));
+        let mut chars = Vec::new();
+        for i in 0..max {
+            let c = BV::new_const(ctx, self.name(&format!("in:{name}[{i}]")), 8);
+            let (lo, hi) = (BV::from_u64(ctx, 33, 8), BV::from_u64(ctx, 126, 8));
+            self.enc.hard.push(Bool::and(ctx, &[&c.bvuge(&lo), &c.bvule(&hi)]));
+            chars.push(c);
+        }
+        let idx = self.enc.inputs.len();
+        self.enc.inputs.push(InputRead {
+            name,
+            ty: Type::Array(Box::new(Type::CHAR), Some(n)),
+            value: SymVal::Void,
+            guard: self.st.guard.clone(),
+            span: a.span,
+            source: InputSource::Scanf { call },
+            conv: 's',
+            string: Some(StringRead { len: len.clone(), chars: chars.clone() }),
+        });
+        self.enc.input_calls[call].reads.push(idx);
+        // The NUL goes to off0 + len, which must be inside the array.
+        let ok = w(off0).bvadd(&len).bvult(&w(n));
+        self.check(ok, ViolationKind::OutOfBounds, a.span);
+        let mut arr = self.mem_array(o, a.span)?;
+        let zero = BV::from_u64(ctx, 0, 8);
+        for i in 0..(max + 1).min(avail) {
+            let at = w(off0 + i);
+            let old = arr.select(&at).as_bv().expect("char array");
+            let is_nul = len._eq(&w(i));
+            let v = if i < max { len.bvugt(&w(i)).ite(&chars[i as usize], &is_nul.ite(&zero, &old)) } else { is_nul.ite(&zero, &old) };
+            arr = arr.store(&at, &v);
+        }
+        self.st.mem.insert(o, arr);
+        Ok(())
+    }
+
+    fn single_char_object(&self, ptr: &SymPtr<'ctx>, span: Span) -> R<u32> {
+        if ptr.targets.len() != 1 {
+            return self.unsupported("a string pointer the verifier cannot track", span);
+        }
+        let o = ptr.targets[0];
+        if !matches!(self.objects[o as usize].elem, Type::Int(t) if t.kind == IntKind::Char) {
+            return self.unsupported("a string function on a non-char array", span);
+        }
+        Ok(o)
+    }
+
+    /// The characters at `ptr + i` for `i` in `0..=len(object)`, each with "inside the object".
+    fn string_chars(&mut self, ptr: &SymPtr<'ctx>, span: Span) -> R<Vec<(BV<'ctx>, Bool<'ctx>)>> {
+        let o = self.single_char_object(ptr, span)?;
+        let n = self.objects[o as usize].len;
+        let arr = self.mem_array(o, span)?;
+        let mut out = Vec::new();
+        for i in 0..=n {
+            let at = ptr.off.bvadd(&BV::from_u64(self.ctx, i, OFF_BITS));
+            let inside = at.bvult(&BV::from_u64(self.ctx, n, OFF_BITS));
+            out.push((arr.select(&at).as_bv().expect("char array"), inside));
+        }
+        Ok(out)
+    }
+
+    fn strlen(&mut self, e: &Expr, a: &Expr) -> R<SymVal<'ctx>> {
+        let SymVal::Ptr(p) = self.eval(a)? else { return self.unsupported("strlen of a non-pointer", a.span) };
+        let chars = self.string_chars(&p, a.span)?;
+        let Type::Int(t) = e.ty else { return self.unsupported("strlen of this type", e.span) };
+        let zero = BV::from_u64(self.ctx, 0, 8);
+        // From the end: the index of the first NUL inside the object; `ok`: there is one.
+        let mut r = c_int::constant(self.ctx, t, chars.len() as i64);
+        let mut ok = Bool::from_bool(self.ctx, false);
+        for (i, (c, inside)) in chars.iter().enumerate().rev() {
+            let stop = Bool::and(self.ctx, &[inside, &c._eq(&zero)]);
+            r = stop.ite(&c_int::constant(self.ctx, t, i as i64), &r);
+            ok = Bool::and(self.ctx, &[inside, &Bool::or(self.ctx, &[&c._eq(&zero), &ok])]);
+        }
+        self.check(ok, ViolationKind::OutOfBounds, deref_span(a));
+        Ok(SymVal::Int(r))
+    }
+
+    fn strcmp(&mut self, e: &Expr, a: &Expr, b: &Expr) -> R<SymVal<'ctx>> {
+        // Arguments right to left, as the interpreter evaluates them.
+        let SymVal::Ptr(q) = self.eval(b)? else { return self.unsupported("strcmp of a non-pointer", b.span) };
+        let SymVal::Ptr(p) = self.eval(a)? else { return self.unsupported("strcmp of a non-pointer", a.span) };
+        let xs = self.string_chars(&p, a.span)?;
+        let ys = self.string_chars(&q, b.span)?;
+        let Type::Int(t) = e.ty else { return self.unsupported("strcmp of this type", e.span) };
+        let m = xs.len().min(ys.len());
+        let zero = BV::from_u64(self.ctx, 0, 8);
+        let w = c_int::width(t);
+        let mut r = c_int::constant(self.ctx, t, 0);
+        let mut ok = Bool::from_bool(self.ctx, false);
+        for i in (0..m).rev() {
+            let ((x, ix), (y, iy)) = (&xs[i], &ys[i]);
+            let stop = Bool::or(self.ctx, &[&x._eq(y).not(), &x._eq(&zero)]);
+            let diff = x.zero_ext(w - 8).bvsub(&y.zero_ext(w - 8));
+            r = stop.ite(&diff, &r);
+            ok = Bool::and(self.ctx, &[ix, iy, &Bool::or(self.ctx, &[&stop, &ok])]);
+        }
+        self.check(ok, ViolationKind::OutOfBounds, deref_span(a));
+        Ok(SymVal::Int(r))
     }
 
     fn string_value(&mut self, a: &Expr) -> R<OutValue<'ctx>> {
@@ -1703,6 +1851,14 @@ impl<'a, 'ctx> Exec<'a, 'ctx> {
         }
         self.st = self.merge(exits, None);
         Ok(())
+    }
+}
+
+/// The span the interpreter reports for a fault reading through pointer argument `a`.
+fn deref_span(a: &Expr) -> Span {
+    match &a.strip_implicit().kind {
+        ExprKind::AddrOf(x) => x.span,
+        _ => a.strip_implicit().span,
     }
 }
 

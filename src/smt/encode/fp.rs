@@ -99,6 +99,17 @@ impl<'ctx> FpOps<'ctx> {
     pub fn is_finite(&mut self, a: &Float<'ctx>) -> Bool<'ctx> {
         self.pred("(not (or (fp.isNaN a0) (fp.isInfinite a0)))", &[a])
     }
+    /// `floor`, `ceil`, `round` (half away from zero), `sqrt` (correctly rounded).
+    pub fn math(&mut self, f: &str, a: &Float<'ctx>, k: FloatKind) -> Option<Float<'ctx>> {
+        let t = match f {
+            "floor" => "(fp.roundToIntegral RTN a0)",
+            "ceil" => "(fp.roundToIntegral RTP a0)",
+            "round" => "(fp.roundToIntegral RNA a0)",
+            "sqrt" => "(fp.sqrt RNE a0)",
+            _ => return None,
+        };
+        Some(self.float(t, &[a], k))
+    }
     pub fn convert(&mut self, a: &Float<'ctx>, to: FloatKind) -> Float<'ctx> {
         let (e, s) = sbits(to);
         self.float(&format!("((_ to_fp {e} {s}) RNE a0)"), &[a], to)

@@ -35,7 +35,10 @@
 //! * I/O: `scanf` reads fresh symbolic values (recorded in [`Encoding::inputs`] with their C
 //!   types and path guards); **every read is assumed to succeed**, so `scanf` returns the number
 //!   of assigned directives. `%c` is supported only after whitespace in the format (`" %c"`) and
-//!   reads a printable non-space character; `%s`/`%[` are unsupported. `printf`, `putchar` and
+//!   reads a printable non-space character; `%s` reads a word of printable non-space characters
+//!   of any length from 1 up to the room left in its array (a word that fills the array makes the
+//!   terminating NUL an out-of-bounds write); `%[` is unsupported. `strlen` and `strcmp` read
+//!   up to the NUL (bounds-checked); `floor`, `ceil`, `round`, `sqrt`, `fabs`, `abs` are exact. `printf`, `putchar` and
 //!   `puts` append to [`Encoding::output`]; `printf`'s return value is an unconstrained `int`.
 //! * An uninitialised scalar local holds a fresh arbitrary value; each reachable read of a
 //!   possibly uninitialised scalar is recorded in [`Encoding::uninit_reads`].
@@ -301,8 +304,18 @@ pub struct InputRead<'ctx> {
     pub guard: Bool<'ctx>,
     pub span: Span,
     pub source: InputSource,
-    /// For scanf: the conversion (`d`, `u`, `x`, `f`, `c`, ...).
+    /// For scanf: the conversion (`d`, `u`, `x`, `f`, `c`, `s`, ...).
     pub conv: char,
+    /// For `%s`: the word read (`value` is then `Void`).
+    pub string: Option<StringRead<'ctx>>,
+}
+
+/// A word read by `scanf("%s")`: `len` (64-bit, at least 1) printable non-space characters,
+/// the first `len` of `chars`.
+#[derive(Clone, Debug)]
+pub struct StringRead<'ctx> {
+    pub len: BV<'ctx>,
+    pub chars: Vec<BV<'ctx>>,
 }
 
 /// One `scanf` call executed under `guard`: its format and its reads (indices into
