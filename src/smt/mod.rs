@@ -5,8 +5,10 @@
 //! turns the budget into Z3's `timeout` parameter plus a watcher that interrupts Z3 when the job is
 //! cancelled. A check that ends in `unknown` is never reported as sat or unsat.
 
+pub mod bmc;
 pub mod budget;
 pub mod c_int;
+pub mod encode;
 pub mod solver;
 
 pub use budget::Budget;

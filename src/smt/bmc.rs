@@ -1,0 +1,393 @@
+//! Bounded verification of a program's assertions (and of the other specifications the encoding
+//! checks: `reach_error`, division by zero, out-of-bounds accesses) with counterexamples that
+//! are replayed in the concrete interpreter.
+//!
+//! [`verify`] asks one solver two questions: is a violation reachable within the bound (sat:
+//! a [`Counterexample`]), and if not, can any run go beyond the bound (the *unwinding check*)?
+//! When no run can, the result holds for every run ([`BmcVerdict::Holds`] with `complete`,
+//! guarantee `verified`); otherwise only for runs within the bound (`bounded`). A solver
+//! `unknown` is never read as either answer.
+
+use std::time::{Duration, Instant};
+
+use z3::ast::{Ast, Bool};
+use z3::Model;
+
+use super::budget::Budget;
+use super::encode::fp::{self, FpOps};
+use super::encode::{
+    encode, BranchKind, EncodeOptions, Encoding, InputSource, SymVal, Unsupported, ViolationKind,
+};
+use super::solver::{self, check_with_budget, UnknownReason, Verdict};
+use crate::cancel::Cancel;
+use crate::ir::format::{self as cfmt, Piece};
+use crate::ir::{FloatKind, Program, Span, Type};
+use crate::spec::interp::{self, Limits, RuntimeErrorKind};
+
+#[derive(Clone, Debug)]
+pub struct BmcResult {
+    pub verdict: BmcVerdict,
+    /// Reads of a possibly uninitialised scalar that some run within the bound reaches with
+    /// the variable never assigned (span of the read, variable name), in source order. Only
+    /// computed when the verdict is not `Unknown`.
+    pub uninit_reads: Vec<(Span, String)>,
+    pub stats: BmcStats,
+}
+
+#[derive(Clone, Debug)]
+pub enum BmcVerdict {
+    /// No run within the bound violates a specification; `complete`: no run can exceed the
+    /// bound either, so this holds for all runs.
+    Holds { complete: bool },
+    Violated(Box<Counterexample>),
+    Unknown(BmcUnknown),
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum BmcUnknown {
+    Solver(UnknownReason),
+    Unsupported(Unsupported),
+}
+
+impl BmcResult {
+    /// `Some(true)` for verified (all runs), `Some(false)` for bounded, `None` otherwise.
+    pub fn proved_for_all_runs(&self) -> Option<bool> {
+        match self.verdict {
+            BmcVerdict::Holds { complete } => Some(complete),
+            _ => None,
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum InputValue {
+    Int(i64),
+    Float(f64),
+    /// A `%s` word.
+    Str(String),
+}
+
+impl std::fmt::Display for InputValue {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            InputValue::Int(v) => write!(f, "{v}"),
+            InputValue::Float(v) => write!(f, "{v:?}"),
+            InputValue::Str(s) => write!(f, "{s:?}"),
+        }
+    }
+}
+
+/// One value the failing run reads, in read order.
+#[derive(Clone, Debug)]
+pub struct InputItem {
+    /// The variable read (`n`, `a[i]`) or the nondet call (`nondet_int()`).
+    pub name: String,
+    pub ty: Type,
+    pub value: InputValue,
+    /// How it is typed on stdin.
+    pub text: String,
+    pub span: Span,
+}
+
+/// A branch decision of the failing run.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Step {
+    pub span: Span,
+    pub kind: BranchKind,
+    pub taken: bool,
+}
+
+/// Whether the concrete interpreter, fed the counterexample's stdin, fails the same way.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Replay {
+    Confirmed,
+    /// The interpreter stopped on something the verifier does not model as a violation
+    /// (e.g. reading an uninitialised variable), before or instead of the violation.
+    Inconclusive(String),
+    /// A disagreement between the encoding and the interpreter: a bug.
+    Mismatch(String),
+}
+
+#[derive(Clone, Debug)]
+pub struct Counterexample {
+    pub kind: ViolationKind,
+    /// The assert call, the division, the access, or the `reach_error()` call.
+    pub span: Span,
+    pub inputs: Vec<InputItem>,
+    /// Text that, typed on stdin, reproduces the violation (nondet values included, one a line).
+    pub stdin: String,
+    pub steps: Vec<Step>,
+    pub replay: Replay,
+}
+
+impl Counterexample {
+    /// `n = 0, m = 3`
+    pub fn inputs_text(&self) -> String {
+        self.inputs.iter().map(|i| format!("{} = {}", i.name, i.value)).collect::<Vec<_>>().join(", ")
+    }
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct BmcStats {
+    pub bound: u32,
+    pub encode_time: Duration,
+    /// The violation check.
+    pub solve_time: Duration,
+    /// The unwinding check (zero when not run).
+    pub unwind_time: Duration,
+    pub hard_constraints: usize,
+    pub violation_checks: usize,
+    pub unwinding_points: usize,
+    pub input_reads: usize,
+}
+
+/// Verifies `entry` of `program` for runs within `bound` loop iterations / active copies of a
+/// function, and replays any counterexample in the interpreter.
+pub fn verify(program: &Program, entry: &str, bound: u32, budget: &Budget) -> BmcResult {
+    let mut stats = BmcStats { bound, ..Default::default() };
+    let t0 = Instant::now();
+    let ctx = solver::new_context();
+    let enc = match encode(&ctx, program, entry, &EncodeOptions::new(bound)) {
+        Ok(e) => e,
+        Err(u) => return BmcResult { verdict: BmcVerdict::Unknown(BmcUnknown::Unsupported(u)), uninit_reads: vec![], stats },
+    };
+    stats.encode_time = t0.elapsed();
+    stats.hard_constraints = enc.hard.len();
+    stats.violation_checks = enc.violations.len();
+    stats.unwinding_points = enc.unwinding.len();
+    stats.input_reads = enc.inputs.len();
+    // No assumptions and no push: Z3 then runs its non-incremental tactic (bit-blasting to
+    // SAT), far faster on bit-vector arithmetic than the incremental core. The unwinding check
+    // gets a solver of its own for the same reason.
+    let s = z3::Solver::new(&ctx);
+    enc.assert_into(&s);
+    s.assert(&enc.any_violation());
+    let t1 = Instant::now();
+    let v = check_with_budget(&s, &[], budget);
+    stats.solve_time = t1.elapsed();
+    let verdict = match v {
+        Verdict::Sat => {
+            let model = s.get_model().expect("a model after sat");
+            let mut cex = counterexample(&enc, &model);
+            cex.replay = replay(program, entry, &cex);
+            BmcVerdict::Violated(Box::new(cex))
+        }
+        Verdict::Unknown(r) => BmcVerdict::Unknown(BmcUnknown::Solver(r)),
+        Verdict::Unsat => {
+            let u = z3::Solver::new(&ctx);
+            enc.assert_into(&u);
+            u.assert(&enc.any_unwinding());
+            let t2 = Instant::now();
+            let uv = check_with_budget(&u, &[], budget);
+            stats.unwind_time = t2.elapsed();
+            // An unknown unwinding check leaves the result bounded: never upgraded.
+            BmcVerdict::Holds { complete: uv.is_unsat() }
+        }
+    };
+    let uninit_reads = if matches!(verdict, BmcVerdict::Unknown(_)) { vec![] } else { reachable_uninit(&enc, budget) };
+    BmcResult { verdict, uninit_reads, stats }
+}
+
+/// Which recorded uninitialised reads are reachable (one incremental check per read site).
+fn reachable_uninit(enc: &Encoding<'_>, budget: &Budget) -> Vec<(Span, String)> {
+    if enc.uninit_reads.is_empty() {
+        return vec![];
+    }
+    let ctx = enc.ctx;
+    let s = z3::Solver::new(ctx);
+    enc.assert_into(&s);
+    let mut sites: Vec<(Span, String, Vec<&Bool<'_>>)> = Vec::new();
+    for r in &enc.uninit_reads {
+        match sites.iter_mut().find(|(sp, n, _)| *sp == r.span && *n == r.name) {
+            Some(site) => site.2.push(&r.cond),
+            None => sites.push((r.span, r.name.clone(), vec![&r.cond])),
+        }
+    }
+    sites.sort_by_key(|s| s.0);
+    let mut out = Vec::new();
+    for (i, (span, name, conds)) in sites.into_iter().enumerate() {
+        let lit = Bool::new_const(ctx, format!("bmc!uninit!{i}"));
+        s.assert(&lit.implies(&Bool::or(ctx, &conds)));
+        if check_with_budget(&s, std::slice::from_ref(&lit), &budget.sub(Duration::from_secs(2))).is_sat() {
+            out.push((span, name));
+        }
+    }
+    out
+}
+
+fn is_true<'ctx>(m: &Model<'ctx>, b: &Bool<'ctx>) -> bool {
+    m.eval(b, true).and_then(|v| v.as_bool()).unwrap_or(false)
+}
+
+/// Reads a scalar value from a model.
+pub fn model_value<'ctx>(m: &Model<'ctx>, v: &SymVal<'ctx>, ty: &Type) -> Option<InputValue> {
+    match (v, ty) {
+        (SymVal::Int(b), Type::Int(t)) => {
+            let u = m.eval(b, true)?.as_u64()?;
+            Some(InputValue::Int(t.wrap(u as i64)))
+        }
+        (SymVal::Float(f), Type::Float(k)) => {
+            let mut ops = FpOps::new(f.get_ctx());
+            let bits = ops.ieee_bits(f, *k);
+            let u = m.eval(&bits, true)?.as_u64()?;
+            Some(InputValue::Float(fp::from_bits(u, *k)))
+        }
+        _ => None,
+    }
+}
+
+fn value_text(v: &InputValue, ty: &Type, conv: char) -> String {
+    match v {
+        InputValue::Int(x) => {
+            let t = ty.as_int();
+            let bits = t.map_or(64, |t| t.bits());
+            let mask = if bits == 64 { u64::MAX } else { (1u64 << bits) - 1 };
+            let u = (*x as u64) & mask;
+            match conv {
+                'c' => ((*x as u8) as char).to_string(),
+                'x' | 'X' => format!("{u:x}"),
+                'o' => format!("{u:o}"),
+                'u' => format!("{u}"),
+                _ => {
+                    if t.is_some_and(|t| t.signed) {
+                        format!("{x}")
+                    } else {
+                        format!("{u}")
+                    }
+                }
+            }
+        }
+        InputValue::Str(s) => s.clone(),
+        InputValue::Float(f) => match ty {
+            Type::Float(FloatKind::Float) => format!("{:?}", *f as f32),
+            _ => format!("{f:?}"),
+        },
+    }
+}
+
+fn counterexample<'ctx>(enc: &Encoding<'ctx>, m: &Model<'ctx>) -> Counterexample {
+    let (kind, span) = enc
+        .violations
+        .iter()
+        .find(|v| is_true(m, &v.cond))
+        .map(|v| (v.kind, v.span))
+        .unwrap_or((ViolationKind::Assertion, Span::default()));
+    let mut inputs = Vec::new();
+    let mut texts: Vec<Option<String>> = Vec::new();
+    for r in &enc.inputs {
+        if !is_true(m, &r.guard) {
+            texts.push(None);
+            continue;
+        }
+        let value = match &r.string {
+            Some(w) => {
+                let len = m.eval(&w.len, true).and_then(|l| l.as_u64()).unwrap_or(1) as usize;
+                let word: String = w.chars[..len.min(w.chars.len())]
+                    .iter()
+                    .map(|c| m.eval(c, true).and_then(|c| c.as_u64()).unwrap_or(b'a' as u64) as u8 as char)
+                    .collect();
+                InputValue::Str(word)
+            }
+            None => model_value(m, &r.value, &r.ty).unwrap_or(InputValue::Int(0)),
+        };
+        let text = value_text(&value, &r.ty, r.conv);
+        texts.push(Some(text.clone()));
+        if r.name != "(skipped)" {
+            inputs.push(InputItem { name: r.name.clone(), ty: r.ty.clone(), value, text, span: r.span });
+        }
+    }
+    // stdin: scanf calls in order (their literal text kept), nondet values one a line.
+    let mut stdin = String::new();
+    let mut done_calls = std::collections::HashSet::new();
+    for (i, r) in enc.inputs.iter().enumerate() {
+        if texts[i].is_none() {
+            continue;
+        }
+        match r.source {
+            InputSource::Nondet => {
+                stdin.push_str(texts[i].as_deref().unwrap_or("0"));
+                stdin.push('\n');
+            }
+            InputSource::Scanf { call } => {
+                if !done_calls.insert(call) {
+                    continue;
+                }
+                let c = &enc.input_calls[call];
+                let vals: Vec<&str> = c.reads.iter().map(|&j| texts[j].as_deref().unwrap_or("0")).collect();
+                stdin.push_str(&scanf_text(&c.format, &vals));
+            }
+        }
+    }
+    let steps = enc
+        .branches
+        .iter()
+        .filter(|b| is_true(m, &b.guard))
+        .map(|b| Step { span: b.span, kind: b.what, taken: is_true(m, &b.taken) })
+        .collect();
+    Counterexample { kind, span, inputs, stdin, steps, replay: Replay::Inconclusive("not replayed".into()) }
+}
+
+/// The text one `scanf(format, ...)` call consumes to read `vals` (one per directive).
+fn scanf_text(format: &[u8], vals: &[&str]) -> String {
+    let mut out = String::new();
+    let Ok(pieces) = cfmt::parse(format, true) else { return out };
+    let mut next = vals.iter();
+    let mut prev_directive = false;
+    for p in pieces {
+        match p {
+            Piece::Literal(bytes) => {
+                for b in bytes {
+                    if b.is_ascii_whitespace() {
+                        if !out.ends_with(' ') && !out.is_empty() {
+                            out.push(' ');
+                        }
+                    } else {
+                        out.push(b as char);
+                    }
+                }
+                prev_directive = false;
+            }
+            Piece::Directive(_) => {
+                if prev_directive {
+                    out.push(' ');
+                }
+                out.push_str(next.next().copied().unwrap_or("0"));
+                prev_directive = true;
+            }
+        }
+    }
+    let trimmed = out.trim_end().len();
+    out.truncate(trimmed);
+    out.push('\n');
+    out
+}
+
+/// Runs the interpreter on the counterexample's stdin and compares the failure.
+pub fn replay(program: &Program, entry: &str, cex: &Counterexample) -> Replay {
+    let r = interp::run(program, entry, cex.stdin.as_bytes(), &Limits::default(), &Cancel::new());
+    if r.assume_failed {
+        return Replay::Mismatch("an assumption failed when the interpreter ran the counterexample".into());
+    }
+    let Some(err) = r.error else {
+        return Replay::Mismatch(format!("the interpreter ran the counterexample to completion (stdin {:?})", cex.stdin));
+    };
+    let expected = match cex.kind {
+        ViolationKind::Assertion => RuntimeErrorKind::AssertionFailed,
+        ViolationKind::ReachError => RuntimeErrorKind::ReachError,
+        ViolationKind::DivisionByZero => RuntimeErrorKind::DivisionByZero,
+        ViolationKind::OutOfBounds => RuntimeErrorKind::OutOfBounds,
+    };
+    if err.kind == expected && err.span == cex.span {
+        Replay::Confirmed
+    } else if err.kind == RuntimeErrorKind::Uninitialized {
+        Replay::Inconclusive(format!("the run reads an uninitialised value first: {}", err.message))
+    } else {
+        Replay::Mismatch(format!(
+            "expected {:?} at {:?}, the interpreter stopped with {:?} at {:?}: {} (stdin {:?})",
+            expected, cex.span, err.kind, err.span, err.message, cex.stdin
+        ))
+    }
+}
+
+#[cfg(test)]
+mod tests;

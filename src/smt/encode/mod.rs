@@ -1,0 +1,450 @@
+//! The translation unit of AllRepair (Rothenberg & Grumberg, FM 2016, §3.1) for the typed IR:
+//! a bounded program becomes Z3 constraints whose conjunction is satisfiable iff some b-run
+//! violates a specification.
+//!
+//! # Steps
+//! * **Simplification.** Every original expression occurrence that is the right-hand side of an
+//!   assignment, a condition, a returned value or a call argument is a [`Location`]; its value
+//!   is defined by one constraint `x == encode(e)` (conditions define guard booleans).
+//! * **Unwinding.** Loops are unwound `bound` times; at the innermost copy the loop condition
+//!   becomes an *unwinding assumption* (runs longer than the bound are cut, not bugs) and its
+//!   reachability is recorded in [`Encoding::unwinding`] for the separate unwinding check.
+//!   Calls are inlined; at most `bound` copies of one function may be active at once (deeper
+//!   calls are cut the same way).
+//! * **SSA.** Each assignment defines a fresh constant; at joins, Φ-assignments
+//!   `x_k == ite(g1, x_i, x_j)` (hard constraints).
+//!
+//! # Semantics (gcc on x86-64, like the interpreter)
+//! * Integers of every width are bit-vectors through [`crate::smt::c_int`]. **Signed overflow
+//!   wraps** (as `gcc -fwrapv`, and as the interpreter): it is not a violation. Shift amounts are
+//!   masked to the promoted width as x86 does (again as the interpreter).
+//! * `float`/`double` are Z3 IEEE floating point (`Float32`/`Float64`), round-to-nearest-even;
+//!   `+ - * /`, comparisons, negation, `fabs` and all int↔float↔float conversions are exact
+//!   IEEE semantics. Float division by zero is not a violation (it gives inf/NaN). Float inputs
+//!   are assumed finite.
+//! * Fixed-size arrays (1-D, 2-D) and address-taken scalars are *objects*: Z3 arrays from a
+//!   64-bit index to the element sort, indexed in flat scalar units; a pointer is (object id,
+//!   offset). Every access is bounds-checked against its whole object (as the interpreter
+//!   does): an access outside is a violation. Array elements without an initialiser are
+//!   arbitrary; their reads are not tracked as uninitialised.
+//! * Specification: `assert(e)` false, `reach_error()` reached, integer division or remainder by
+//!   zero, out-of-bounds access are violations; after a check the path continues only where it
+//!   passed, so the first violation of a run is the one reported. `assume(e)` (and the
+//!   `__VERIFIER_`/`__CPROVER_` forms) strengthens the path guard. `nondet_*()` are fresh
+//!   inputs. `exit()` ends the path (not a violation).
+//! * I/O: `scanf` reads fresh symbolic values (recorded in [`Encoding::inputs`] with their C
+//!   types and path guards); **every read is assumed to succeed**, so `scanf` returns the number
+//!   of assigned directives. `%c` is supported only after whitespace in the format (`" %c"`) and
+//!   reads a printable non-space character; `%s` reads a word of printable non-space characters
+//!   of any length from 1 up to the room left in its array (a word that fills the array makes the
+//!   terminating NUL an out-of-bounds write); `%[` is unsupported. `strlen` and `strcmp` read
+//!   up to the NUL (bounds-checked); `floor`, `ceil`, `round`, `sqrt`, `fabs`, `abs` are exact. `printf`, `putchar` and
+//!   `puts` append to [`Encoding::output`]; `printf`'s return value is an unconstrained `int`.
+//! * An uninitialised scalar local holds a fresh arbitrary value; each reachable read of a
+//!   possibly uninitialised scalar is recorded in [`Encoding::uninit_reads`].
+//!
+//! Anything else (structs, heap, pointers stored in memory, pointer casts, string and math
+//! library functions, VLAs, ...) makes [`encode`] return [`Unsupported`]: engines skip the
+//! function.
+
+mod exec;
+pub(crate) mod fp;
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+
+use z3::ast::{Bool, Float, BV};
+use z3::Context;
+
+use crate::ir::{Builtin, Callee, Expr, ExprKind, FuncId, Init, IntType, Program, Span, Stmt, StmtKind, Type};
+
+pub use exec::SymVal;
+
+/// One original expression occurrence subject to repair.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct LocationId(pub u32);
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum LocationKind {
+    /// Right-hand side of `x = e` or `x op= e`.
+    Assign,
+    /// Initialiser of a declaration (each scalar of an initialiser list).
+    Init,
+    /// Condition of `if`, `while`, `do`, `for`, or a `switch` scrutinee.
+    Condition,
+    /// `return e`.
+    Return,
+    /// An argument of a call to a user function, or a value argument of `printf`/`putchar`.
+    Arg,
+    /// A statement-level `x++`/`x--`/`++x`/`--x` (the whole expression).
+    Update,
+}
+
+#[derive(Clone, Debug)]
+pub struct Location {
+    pub id: LocationId,
+    pub func: FuncId,
+    pub span: Span,
+    /// The original IR expression.
+    pub expr: Expr,
+    pub kind: LocationKind,
+}
+
+/// Locations of every non-frozen function with a body, in a deterministic pre-order (functions
+/// in program order, statements in source order, no location nested in another).
+pub fn locations(program: &Program, frozen: &HashSet<String>) -> Vec<Location> {
+    let mut out = Vec::new();
+    for_each_location(program, frozen, &mut |func, e, kind| {
+        out.push(Location { id: LocationId(out.len() as u32), func, span: e.span, expr: e.clone(), kind });
+    });
+    out
+}
+
+pub(crate) fn location_map(program: &Program, frozen: &HashSet<String>) -> HashMap<*const Expr, LocationId> {
+    let mut m = HashMap::new();
+    for_each_location(program, frozen, &mut |_, e, _| {
+        let id = LocationId(m.len() as u32);
+        m.insert(e as *const Expr, id);
+    });
+    m
+}
+
+fn for_each_location<'p>(p: &'p Program, frozen: &HashSet<String>, f: &mut dyn FnMut(FuncId, &'p Expr, LocationKind)) {
+    for (i, func) in p.funcs.iter().enumerate() {
+        if frozen.contains(&func.name) {
+            continue;
+        }
+        if let Some(body) = &func.body {
+            loc_stmt(FuncId(i as u32), body, f);
+        }
+    }
+}
+
+fn loc_stmt<'p>(fid: FuncId, s: &'p Stmt, f: &mut dyn FnMut(FuncId, &'p Expr, LocationKind)) {
+    match &s.kind {
+        StmtKind::Expr(e) => loc_top(fid, e, f),
+        StmtKind::Decl { init: Some(init), .. } => loc_init(fid, init, f),
+        StmtKind::If { cond, then, els } => {
+            f(fid, cond, LocationKind::Condition);
+            loc_stmt(fid, then, f);
+            if let Some(e) = els {
+                loc_stmt(fid, e, f);
+            }
+        }
+        StmtKind::While { cond, body } => {
+            f(fid, cond, LocationKind::Condition);
+            loc_stmt(fid, body, f);
+        }
+        StmtKind::DoWhile { body, cond } => {
+            loc_stmt(fid, body, f);
+            f(fid, cond, LocationKind::Condition);
+        }
+        StmtKind::For { init, cond, step, body } => {
+            init.iter().for_each(|s| loc_stmt(fid, s, f));
+            if let Some(c) = cond {
+                f(fid, c, LocationKind::Condition);
+            }
+            if let Some(s) = step {
+                loc_top(fid, s, f);
+            }
+            loc_stmt(fid, body, f);
+        }
+        StmtKind::Switch { cond, arms } => {
+            f(fid, cond, LocationKind::Condition);
+            arms.iter().flat_map(|a| a.body.iter()).for_each(|s| loc_stmt(fid, s, f));
+        }
+        StmtKind::Return(Some(e)) => f(fid, e, LocationKind::Return),
+        StmtKind::Block(b) => b.iter().for_each(|s| loc_stmt(fid, s, f)),
+        _ => {}
+    }
+}
+
+fn loc_init<'p>(fid: FuncId, init: &'p Init, f: &mut dyn FnMut(FuncId, &'p Expr, LocationKind)) {
+    match init {
+        Init::Expr(e) => {
+            if !matches!(e.strip_implicit().kind, ExprKind::Str(_)) {
+                f(fid, e, LocationKind::Init)
+            }
+        }
+        Init::List(items, _) => items.iter().for_each(|i| loc_init(fid, i, f)),
+    }
+}
+
+fn loc_top<'p>(fid: FuncId, e: &'p Expr, f: &mut dyn FnMut(FuncId, &'p Expr, LocationKind)) {
+    match &e.kind {
+        ExprKind::Assign(_, r) => f(fid, r, LocationKind::Assign),
+        ExprKind::CompoundAssign { rhs, .. } => f(fid, rhs, LocationKind::Assign),
+        ExprKind::IncDec(..) => f(fid, e, LocationKind::Update),
+        ExprKind::Comma(a, b) => {
+            loc_top(fid, a, f);
+            loc_top(fid, b, f);
+        }
+        ExprKind::Call(callee, args) => loc_args(fid, callee, args, f),
+        ExprKind::Cast { expr, .. } => loc_top(fid, expr, f),
+        _ => {}
+    }
+}
+
+fn loc_args<'p>(fid: FuncId, callee: &Callee, args: &'p [Expr], f: &mut dyn FnMut(FuncId, &'p Expr, LocationKind)) {
+    let skip = match callee {
+        Callee::Func(_) => 0,
+        Callee::Builtin(Builtin::Printf) => 1,
+        Callee::Builtin(Builtin::Putchar) => 0,
+        Callee::Builtin(_) => return,
+    };
+    for a in &args[skip.min(args.len())..] {
+        f(fid, a, LocationKind::Arg);
+    }
+}
+
+/// Alternatives per location (k = 1.. in the encoding; k = 0 is always the original). Each
+/// alternative must have the original's type.
+pub type AltProvider<'a> = &'a dyn Fn(LocationId, &Expr) -> Vec<Expr>;
+
+#[derive(Clone, Copy)]
+pub struct EncodeOptions<'a> {
+    /// Loop unwinding depth and the maximal number of active copies of a function.
+    pub bound: u32,
+    /// Functions that get no locations (and thus no alternatives).
+    pub frozen: Option<&'a HashSet<String>>,
+    pub alternatives: Option<AltProvider<'a>>,
+}
+
+impl<'a> EncodeOptions<'a> {
+    pub fn new(bound: u32) -> Self {
+        EncodeOptions { bound, frozen: None, alternatives: None }
+    }
+}
+
+/// A construct the verifier does not model; the engines skip such a function.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Unsupported {
+    /// The function it occurs in, when known.
+    pub func: Option<String>,
+    pub what: String,
+    pub span: Span,
+}
+
+impl std::fmt::Display for Unsupported {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "unsupported by the verifier: {}", self.what)?;
+        if let Some(func) = &self.func {
+            write!(f, " (in `{func}`)")?;
+        }
+        Ok(())
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ViolationKind {
+    Assertion,
+    ReachError,
+    DivisionByZero,
+    OutOfBounds,
+}
+
+impl ViolationKind {
+    pub fn describe(self) -> &'static str {
+        match self {
+            ViolationKind::Assertion => "assertion can fail",
+            ViolationKind::ReachError => "`reach_error()` is reachable",
+            ViolationKind::DivisionByZero => "division by zero",
+            ViolationKind::OutOfBounds => "out-of-bounds array access",
+        }
+    }
+}
+
+/// A specification check: `cond` holds iff the run reaches the check and fails it.
+#[derive(Clone, Debug)]
+pub struct Violation<'ctx> {
+    pub kind: ViolationKind,
+    pub span: Span,
+    pub cond: Bool<'ctx>,
+}
+
+/// The innermost copy of a loop (or a too-deep call): `cond` holds iff a run would go beyond
+/// the bound there.
+#[derive(Clone, Debug)]
+pub struct UnwindPoint<'ctx> {
+    pub span: Span,
+    pub cond: Bool<'ctx>,
+}
+
+/// A branch decision: where `guard` holds, the run took the `then` side iff `taken`.
+#[derive(Clone, Debug)]
+pub struct Branch<'ctx> {
+    pub span: Span,
+    pub guard: Bool<'ctx>,
+    pub taken: Bool<'ctx>,
+    pub what: BranchKind,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BranchKind {
+    If,
+    Loop,
+    Switch,
+}
+
+#[derive(Clone, Debug)]
+pub enum InputSource {
+    /// The `index`-th directive of a `scanf` call (the call is [`Encoding::input_calls`]).
+    Scanf { call: usize },
+    Nondet,
+}
+
+/// One value read from the input, in encoding order (which, along any one path, is execution
+/// order).
+#[derive(Clone, Debug)]
+pub struct InputRead<'ctx> {
+    /// What receives the value (`x`, `a[i]`) or the nondet call's text.
+    pub name: String,
+    pub ty: Type,
+    pub value: SymVal<'ctx>,
+    /// The read happens iff this holds.
+    pub guard: Bool<'ctx>,
+    pub span: Span,
+    pub source: InputSource,
+    /// For scanf: the conversion (`d`, `u`, `x`, `f`, `c`, `s`, ...).
+    pub conv: char,
+    /// For `%s`: the word read (`value` is then `Void`).
+    pub string: Option<StringRead<'ctx>>,
+}
+
+/// A word read by `scanf("%s")`: `len` (64-bit, at least 1) printable non-space characters,
+/// the first `len` of `chars`.
+#[derive(Clone, Debug)]
+pub struct StringRead<'ctx> {
+    pub len: BV<'ctx>,
+    pub chars: Vec<BV<'ctx>>,
+}
+
+/// One `scanf` call executed under `guard`: its format and its reads (indices into
+/// [`Encoding::inputs`], one per directive, suppressed `%*d` ones included).
+#[derive(Clone, Debug)]
+pub struct InputCall<'ctx> {
+    pub span: Span,
+    pub guard: Bool<'ctx>,
+    pub format: Vec<u8>,
+    pub reads: Vec<usize>,
+}
+
+#[derive(Clone, Debug)]
+pub enum OutValue<'ctx> {
+    Int { value: BV<'ctx>, ty: IntType },
+    Float { value: Float<'ctx>, kind: crate::ir::FloatKind },
+    /// A string literal.
+    Text(Vec<u8>),
+    /// A char array's elements from the pointer to the end of its object (print up to the NUL).
+    Chars(Vec<BV<'ctx>>),
+}
+
+/// One entry of the output stream model: under `guard`, `format` (printf syntax) is printed
+/// with `values` (one per consuming directive).
+#[derive(Clone, Debug)]
+pub struct OutputEntry<'ctx> {
+    pub span: Span,
+    pub guard: Bool<'ctx>,
+    pub format: Vec<u8>,
+    pub values: Vec<OutValue<'ctx>>,
+}
+
+#[derive(Clone, Debug)]
+pub struct UninitRead<'ctx> {
+    pub span: Span,
+    pub name: String,
+    /// Reachable with the variable never assigned.
+    pub cond: Bool<'ctx>,
+}
+
+/// A soft constraint: `selector → constraint`.
+#[derive(Clone, Debug)]
+pub struct Soft<'ctx> {
+    pub loc: LocationId,
+    pub k: usize,
+    pub constraint: Bool<'ctx>,
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct EncodeStats {
+    pub hard: usize,
+    pub soft: usize,
+    pub violations: usize,
+    pub unwinding_points: usize,
+    pub inlined_calls: usize,
+}
+
+/// The constraints of one program at one bound.
+pub struct Encoding<'ctx> {
+    pub ctx: &'ctx Context,
+    pub bound: u32,
+    /// SSA definitions without alternatives, Φ-assignments, selector well-formedness.
+    pub hard: Vec<Bool<'ctx>>,
+    /// Guarded definitions of locations with alternatives (`selectors[loc][k] → c`).
+    pub soft: Vec<Soft<'ctx>>,
+    /// `selectors[loc][k]`; k = 0 is the original expression. Only locations with alternatives.
+    pub selectors: BTreeMap<LocationId, Vec<Bool<'ctx>>>,
+    pub violations: Vec<Violation<'ctx>>,
+    pub unwinding: Vec<UnwindPoint<'ctx>>,
+    pub branches: Vec<Branch<'ctx>>,
+    pub inputs: Vec<InputRead<'ctx>>,
+    pub input_calls: Vec<InputCall<'ctx>>,
+    pub output: Vec<OutputEntry<'ctx>>,
+    pub uninit_reads: Vec<UninitRead<'ctx>>,
+    /// The entry's returned value (merged over all returning paths), if it returns one.
+    pub return_value: Option<SymVal<'ctx>>,
+    /// `exit(code)` calls: (guard, code).
+    pub exits: Vec<(Bool<'ctx>, BV<'ctx>)>,
+    pub stats: EncodeStats,
+}
+
+impl<'ctx> Encoding<'ctx> {
+    /// Some specification is violated.
+    pub fn any_violation(&self) -> Bool<'ctx> {
+        let v: Vec<&Bool<'ctx>> = self.violations.iter().map(|v| &v.cond).collect();
+        Bool::or(self.ctx, &v)
+    }
+    /// Some run goes beyond the bound.
+    pub fn any_unwinding(&self) -> Bool<'ctx> {
+        let v: Vec<&Bool<'ctx>> = self.unwinding.iter().map(|v| &v.cond).collect();
+        Bool::or(self.ctx, &v)
+    }
+    /// Asserts the hard constraints and every `selector → soft` into `solver`.
+    pub fn assert_into(&self, solver: &z3::Solver<'ctx>) {
+        for h in &self.hard {
+            solver.assert(h);
+        }
+        for s in &self.soft {
+            solver.assert(&self.selectors[&s.loc][s.k].implies(&s.constraint));
+        }
+    }
+    /// Assumption literals choosing alternative `k` at each listed location and the original
+    /// (k = 0) everywhere else: exactly one selector true per location.
+    pub fn choose(&self, choice: &[(LocationId, usize)]) -> Vec<Bool<'ctx>> {
+        let chosen: HashMap<LocationId, usize> = choice.iter().copied().collect();
+        let mut out = Vec::new();
+        for (loc, sels) in &self.selectors {
+            let k = chosen.get(loc).copied().unwrap_or(0);
+            for (i, s) in sels.iter().enumerate() {
+                out.push(if i == k { s.clone() } else { s.not() });
+            }
+        }
+        out
+    }
+}
+
+/// Encodes the b-runs of `entry` (called without arguments).
+pub fn encode<'ctx>(
+    ctx: &'ctx Context,
+    program: &Program,
+    entry: &str,
+    opts: &EncodeOptions<'_>,
+) -> Result<Encoding<'ctx>, Unsupported> {
+    let empty = HashSet::new();
+    let frozen = opts.frozen.unwrap_or(&empty);
+    let loc_of = if opts.alternatives.is_some() { location_map(program, frozen) } else { HashMap::new() };
+    exec::run(ctx, program, entry, opts, loc_of)
+}
+
+
+#[cfg(test)]
+mod tests;
