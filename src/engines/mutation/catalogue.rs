@@ -140,6 +140,54 @@ pub fn init_mutants(program: &Program, src: &str, init: &Expr, level: u8, scope:
     out
 }
 
+/// The assignment-level mutations of `lhs = rhs`, as alternatives of the location `rhs`:
+/// deleting the assignment (`x = e` → `x = x`) and the off-by-one initialisation
+/// (`i = 0` ↔ `i = 1`).
+pub fn assignment_mutants(program: &Program, src: &str, assign: &Expr, lhs: &Expr, rhs: &Expr) -> Vec<Mutant> {
+    let ctx = Ctx { program, src, level: 1, scope: &NoScope, root: rhs };
+    let mut out = Vec::new();
+    if let Some(m) = ctx.off_by_one_constant(rhs, rhs) {
+        out.push(m);
+    }
+    let (target, whole) = (ctx.text(lhs.span), ctx.text(assign.span));
+    if !target.is_empty() && !whole.is_empty() && matches!(lhs.kind, ExprKind::Var(_)) {
+        let self_read = Expr { kind: lhs.kind.clone(), ty: lhs.ty.clone(), span: rhs.span };
+        let expr = ctx.convert_like(self_read, rhs);
+        out.push(Mutant {
+            expr,
+            kind: MutationKind::DeleteAssignment,
+            edit: TextEdit { span: deletion_span(src, assign.span), new_text: String::new() },
+            description: format!("delete `{whole}`"),
+        });
+    }
+    out
+}
+
+/// The text to remove to delete the assignment at `span`: with its `;` when it is a
+/// statement (and its whole line when nothing else is on it); only itself in a `for` header.
+fn deletion_span(src: &str, span: Span) -> Span {
+    let bytes = src.as_bytes();
+    let (mut start, mut end) = (span.start as usize, span.end as usize);
+    let before = src[..start].trim_end();
+    if before.ends_with('(') || before.ends_with(',') {
+        return span; // `for (i = 0; ...)`: keep the header's punctuation
+    }
+    let mut j = end;
+    while j < bytes.len() && (bytes[j] == b' ' || bytes[j] == b'\t') {
+        j += 1;
+    }
+    if j < bytes.len() && bytes[j] == b';' {
+        end = j + 1;
+        let line_start = src[..start].rfind('\n').map_or(0, |i| i + 1);
+        let rest_end = src[end..].find('\n').map_or(src.len(), |i| end + i);
+        if src[line_start..start].trim().is_empty() && src[end..rest_end].trim().is_empty() {
+            start = line_start;
+            end = (rest_end + 1).min(src.len());
+        }
+    }
+    Span::new(start, end)
+}
+
 struct Ctx<'a> {
     program: &'a Program,
     src: &'a str,
@@ -248,6 +296,27 @@ fn negated(op: BinOp) -> Option<BinOp> {
 }
 
 impl Ctx<'_> {
+    /// `e` converted the way `like` is (the right side of an assignment carries an implicit
+    /// conversion to the target's type).
+    fn convert_like(&self, e: Expr, like: &Expr) -> Expr {
+        if e.ty == like.ty {
+            e
+        } else {
+            Expr { ty: like.ty.clone(), span: like.span, kind: ExprKind::Cast { expr: Box::new(e), implicit: true } }
+        }
+    }
+
+    /// "`i < n` → `i <= n`": the change shown inside the node it belongs to (when short).
+    fn in_context(&self, node: Span, edit: Span, new_text: &str) -> String {
+        let old = self.text(node);
+        if old.len() > 40 || edit.start < node.start || edit.end > node.end {
+            return format!("`{}` → `{new_text}`", self.text(edit));
+        }
+        let mut new = old.to_string();
+        new.replace_range((edit.start - node.start) as usize..(edit.end - node.start) as usize, new_text);
+        format!("`{old}` → `{new}`")
+    }
+
     fn text(&self, span: Span) -> &str {
         self.src.get(span.range()).unwrap_or("")
     }
@@ -285,7 +354,24 @@ impl Ctx<'_> {
                 if let Some(span) = self.operator_span(a, b, from) {
                     let node = Expr { kind: ExprKind::Logical(to, a.clone(), b.clone()), ..e.clone() };
                     let text = if to == LogicOp::And { "&&" } else { "||" };
-                    out.push(self.mutant(path, node, MutationKind::LogicalOperator, span, text.into()));
+                    let mut m = self.mutant(path, node, MutationKind::LogicalOperator, span, text.into());
+                    m.description = self.in_context(e.span, span, text);
+                    out.push(m);
+                }
+            }
+            ExprKind::IncDec(op, target) => {
+                let (from, to) = if matches!(op, IncDec::PreInc | IncDec::PostInc) { ("++", "--") } else { ("--", "++") };
+                let flipped = op.flip();
+                let text = self.text(e.span);
+                let target_text = self.text(target.span);
+                let at = if matches!(op, IncDec::PreInc | IncDec::PreDec) { text.find(from) } else { text.rfind(from) };
+                if let (Some(at), false) = (at, target_text.contains(from)) {
+                    let start = e.span.start as usize + at;
+                    let node = Expr { kind: ExprKind::IncDec(flipped, target.clone()), ..e.clone() };
+                    let edit = Span::new(start, start + 2);
+                    let mut m = self.mutant(path, node, MutationKind::ArithmeticOperator, edit, to.into());
+                    m.description = self.in_context(e.span, edit, to);
+                    out.push(m);
                 }
             }
             ExprKind::Int(v) if self.level >= 2 => self.constant_int(e, *v, path, out),
@@ -331,7 +417,9 @@ impl Ctx<'_> {
                 };
                 let node = Expr { kind: ExprKind::Binary(to, Box::new(a.clone()), Box::new(b.clone())), ..e.clone() };
                 if precedence(to) == precedence(op) {
-                    out.push(self.mutant(path, node, kind, span, to.c_token().into()));
+                    let mut m = self.mutant(path, node, kind, span, to.c_token().into());
+                    m.description = self.in_context(e.span, span, to.c_token());
+                    out.push(m);
                 } else {
                     // A different precedence would regroup the text (`n * (n + 1) / 2` with `+`
                     // for `*`): rewrite the whole operation, parenthesized.
@@ -513,6 +601,22 @@ fn parenthesize(e: &Expr, text: &str) -> String {
     if compound && !(text.starts_with('(') && text.ends_with(')')) { format!("({text})") } else { text.to_string() }
 }
 
+trait Flip {
+    fn flip(self) -> Self;
+}
+
+impl Flip for IncDec {
+    /// `x++` ↔ `x--`, `++x` ↔ `--x`.
+    fn flip(self) -> Self {
+        match self {
+            IncDec::PreInc => IncDec::PreDec,
+            IncDec::PreDec => IncDec::PreInc,
+            IncDec::PostInc => IncDec::PostDec,
+            IncDec::PostDec => IncDec::PostInc,
+        }
+    }
+}
+
 /// The child-index path from `root` to the node `target` (by address).
 fn path_to(root: &Expr, target: &Expr) -> Option<Path> {
     if std::ptr::eq(root, target) {
@@ -615,19 +719,20 @@ mod tests {
             delete `i = 0` [delete-assignment]
             `0` → `1` [init-off-by-one]
             `i < n` → `i >= n` (negated condition) [negate-condition]
-            `<` → `<=` [relational-operator]
+            `i < n` → `i <= n` [relational-operator]
+            `i++` → `i--` [arithmetic-operator]
             `(sum >= n * (n + 1) / 2 && n > 0)` → `(!(sum >= n * (n + 1) / 2 && n > 0))` (negated condition) [negate-condition]
-            `&&` → `||` [logical-operator]
-            `>=` → `>` [relational-operator]
-            `/` → `*` [arithmetic-operator]
-            `/` → `%` [arithmetic-operator]
+            `(sum >= n * (n + 1) / 2 && n > 0)` → `(sum >= n * (n + 1) / 2 || n > 0)` [logical-operator]
+            `sum >= n * (n + 1) / 2` → `sum > n * (n + 1) / 2` [relational-operator]
+            `n * (n + 1) / 2` → `n * (n + 1) * 2` [arithmetic-operator]
+            `n * (n + 1) / 2` → `n * (n + 1) % 2` [arithmetic-operator]
             `n * (n + 1) / 2` → `2 / (n * (n + 1))` [swap-operands]
-            `*` → `/` [arithmetic-operator]
-            `*` → `%` [arithmetic-operator]
-            `+` → `-` [arithmetic-operator]
-            `>` → `>=` [relational-operator]
+            `n * (n + 1)` → `n / (n + 1)` [arithmetic-operator]
+            `n * (n + 1)` → `n % (n + 1)` [arithmetic-operator]
+            `(n + 1)` → `(n - 1)` [arithmetic-operator]
+            `n > 0` → `n >= 0` [relational-operator]
             delete `sum = sum - 1` [delete-assignment]
-            `-` → `+` [arithmetic-operator]
+            `sum - 1` → `sum + 1` [arithmetic-operator]
             `sum - 1` → `1 - sum` [swap-operands]
         "#]]
         .assert_eq(&(lines.join("\n") + "\n"));
@@ -668,6 +773,6 @@ mod tests {
         for k in ["constant-plus-one", "constant-minus-one", "constant-negated", "constant-zero", "replace-variable"] {
             assert!(kinds.contains(k), "{k} missing from {kinds:?}");
         }
-        assert!(ms.iter().any(|(_, m)| m.description == "`<` → `>`"), "level 2 has the full relational group");
+        assert!(ms.iter().any(|(_, m)| m.description == "`i < n` → `i > n`"), "level 2 has the full relational group");
     }
 }

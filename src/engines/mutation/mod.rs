@@ -3,4 +3,5 @@
 //! the program correct, smallest first.
 
 pub mod catalogue;
+pub mod engine;
 pub mod search;

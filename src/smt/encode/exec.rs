@@ -134,6 +134,7 @@ pub(super) fn run<'ctx>(
         uninit_reads: Vec::new(),
         return_value: None,
         exits: Vec::new(),
+        completes: Bool::from_bool(ctx, false),
         stats: EncodeStats::default(),
     };
     let mut x = Exec {
@@ -164,6 +165,10 @@ pub(super) fn run<'ctx>(
     if !matches!(ret, SymVal::Void) {
         x.enc.return_value = Some(ret);
     }
+    let returned = if x.st.dead { Bool::from_bool(ctx, false) } else { x.st.guard.clone() };
+    let mut ends: Vec<&Bool<'ctx>> = x.enc.exits.iter().map(|(g, _)| g).collect();
+    ends.push(&returned);
+    x.enc.completes = Bool::or(ctx, &ends);
     let mut enc = x.enc;
     enc.stats.hard = enc.hard.len();
     enc.stats.soft = enc.soft.len();

@@ -394,6 +394,9 @@ pub struct Encoding<'ctx> {
     pub return_value: Option<SymVal<'ctx>>,
     /// `exit(code)` calls: (guard, code).
     pub exits: Vec<(Bool<'ctx>, BV<'ctx>)>,
+    /// Some run returns from the entry (or calls `exit`) within the bound with every
+    /// assumption holding: false in every model means the program is vacuously correct.
+    pub completes: Bool<'ctx>,
     pub stats: EncodeStats,
 }
 

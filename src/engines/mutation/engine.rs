@@ -1,0 +1,393 @@
+//! The mutation repair engine: the translation unit (`smt::encode` with selector-guarded
+//! alternatives), the mutation unit ([`super::catalogue`]) and the repair unit
+//! ([`super::search`]) put together, as in AllRepair's Fig. 1.
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::time::{Duration, Instant};
+
+use crate::ir::walk::walk_stmt;
+use crate::ir::*;
+use crate::smt::bmc::{self, BmcResult, BmcVerdict};
+use crate::smt::encode::{self, EncodeOptions, Encoding, Location, LocationId, LocationKind};
+use crate::smt::solver::{self, check_with_budget};
+use crate::smt::{Budget, Verdict as SmtVerdict};
+
+use super::catalogue::{self, Mutant, Role, Scope};
+use super::search::{self, Oracle, Outcome, SearchOptions, Selection, Verdict};
+
+#[derive(Clone, Debug)]
+pub struct Options {
+    pub entry: String,
+    /// Loop unwinding / recursion bound.
+    pub bound: u32,
+    /// Mutation level: 1 or 2 (see the catalogue).
+    pub level: u8,
+    /// Largest number of mutated locations in a repair.
+    pub max_size: usize,
+    /// Functions never changed (mend.toml `frozen`; `AllRepair_correct_*` are added).
+    pub frozen: HashSet<String>,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options { entry: "main".into(), bound: 5, level: 1, max_size: 2, frozen: HashSet::new() }
+    }
+}
+
+/// One mutated location of a repair.
+#[derive(Clone, Debug)]
+pub struct Change {
+    pub location: Location,
+    pub mutant: Mutant,
+}
+
+#[derive(Clone, Debug)]
+pub struct FoundRepair {
+    pub changes: Vec<Change>,
+    pub guarantee: Guarantee,
+    /// Time from the start of the engine to this repair.
+    pub found_after: Duration,
+}
+
+impl FoundRepair {
+    pub fn edits(&self) -> Vec<TextEdit> {
+        let mut edits: Vec<TextEdit> = self.changes.iter().map(|c| c.mutant.edit.clone()).collect();
+        edits.sort_by_key(|e| e.span.start);
+        edits
+    }
+
+    /// "Fix (bounded, b=5): `i < n` → `i <= n`"
+    pub fn title(&self) -> String {
+        let what: Vec<&str> = self.changes.iter().map(|c| c.mutant.description.as_str()).collect();
+        format!("Fix ({}): {}", self.guarantee.label(), what.join("; "))
+    }
+}
+
+#[derive(Debug)]
+pub struct EngineReport {
+    /// The bounded verification of the program as written.
+    pub original: BmcResult,
+    /// Minimal repairs in the order found (increasing size).
+    pub repairs: Vec<FoundRepair>,
+    /// How the search ended (`None` when no search ran: the program holds, or is unsupported).
+    pub outcome: Option<Outcome>,
+    pub locations: usize,
+    pub alternatives: usize,
+    pub candidates_checked: usize,
+    /// Candidates rejected because no run of them stays within the bound.
+    pub vacuous: usize,
+    pub total_time: Duration,
+}
+
+/// Verifies the program and, when a specification can be violated, searches for every
+/// minimal mutation repair up to `opts.max_size`, calling `on_repair` as each is found.
+pub fn run(program: &Program, src: &str, opts: &Options, budget: &Budget, on_repair: &mut dyn FnMut(&FoundRepair)) -> EngineReport {
+    let started = Instant::now();
+    let original = bmc::verify(program, &opts.entry, opts.bound, budget);
+    let mut report = EngineReport {
+        original,
+        repairs: Vec::new(),
+        outcome: None,
+        locations: 0,
+        alternatives: 0,
+        candidates_checked: 0,
+        vacuous: 0,
+        total_time: Duration::ZERO,
+    };
+    if !matches!(report.original.verdict, BmcVerdict::Violated(_)) {
+        report.total_time = started.elapsed();
+        return report;
+    }
+
+    let mut frozen = opts.frozen.clone();
+    frozen.extend(program.funcs.iter().filter(|f| f.name.starts_with("AllRepair_correct_")).map(|f| f.name.clone()));
+    let frozen_regions = frozen_regions(src);
+    let scope = FunctionScopes::new(program);
+    let assignments = assignment_targets(program);
+
+    // The mutation unit: alternatives per location.
+    let mut alternatives: BTreeMap<LocationId, (Location, Vec<Mutant>)> = BTreeMap::new();
+    for loc in encode::locations(program, &frozen) {
+        if frozen_regions.iter().any(|r| r.start <= loc.span.start && loc.span.end <= r.end) {
+            continue;
+        }
+        let ms = location_mutants(program, src, &loc, &assignments, opts.level, &scope);
+        if !ms.is_empty() {
+            alternatives.insert(loc.id, (loc, ms));
+        }
+    }
+    report.locations = alternatives.len();
+    report.alternatives = alternatives.values().map(|(_, m)| m.len()).sum();
+
+    // The translation unit, with every location's alternatives behind selectors.
+    let ctx = solver::new_context();
+    let provider = |id: LocationId, _: &Expr| -> Vec<Expr> {
+        alternatives.get(&id).map(|(_, ms)| ms.iter().map(|m| m.expr.clone()).collect()).unwrap_or_default()
+    };
+    let enc_opts = EncodeOptions { bound: opts.bound, frozen: Some(&frozen), alternatives: Some(&provider) };
+    let enc = match encode::encode(&ctx, program, &opts.entry, &enc_opts) {
+        Ok(e) => e,
+        Err(u) => {
+            report.outcome = Some(Outcome::Incomplete { reason: u.to_string(), size_reached: 0 });
+            report.total_time = started.elapsed();
+            return report;
+        }
+    };
+    // Locations in the search order = the encoding's selector order.
+    let loc_ids: Vec<LocationId> = enc.selectors.keys().copied().collect();
+    let counts: Vec<usize> = loc_ids.iter().map(|id| enc.selectors[id].len()).collect();
+    let suspiciousness = localize(&report.original, &loc_ids, &alternatives);
+
+    let mut oracle = SmtOracle::new(&enc, loc_ids.clone(), budget);
+    let unwinding = UnwindingCheck::new(&enc, budget);
+    let search_opts = SearchOptions { max_size: opts.max_size, suspiciousness: Some(suspiciousness) };
+    let mut found: Vec<FoundRepair> = Vec::new();
+    let (outcome, stats) = search::all_repairs(&counts, &mut oracle, &search_opts, budget, &mut |selection: &Selection| {
+        let choice: Vec<(LocationId, usize)> =
+            loc_ids.iter().zip(selection).filter(|(_, k)| **k != 0).map(|(id, k)| (*id, *k)).collect();
+        let guarantee = if unwinding.runs_within_bound(&choice) {
+            Guarantee::Verified
+        } else {
+            Guarantee::Bounded { bound: opts.bound }
+        };
+        let changes = choice
+            .iter()
+            .map(|(id, k)| {
+                let (loc, ms) = &alternatives[id];
+                Change { location: loc.clone(), mutant: ms[*k - 1].clone() }
+            })
+            .collect();
+        let repair = FoundRepair { changes, guarantee, found_after: started.elapsed() };
+        on_repair(&repair);
+        found.push(repair);
+    });
+    report.repairs = found;
+    report.outcome = Some(outcome);
+    report.candidates_checked = stats.candidates_checked;
+    report.vacuous = oracle.vacuous;
+    report.total_time = started.elapsed();
+    report
+}
+
+/// The SMT side: hard constraints, guarded alternatives and "some violation" in one solver,
+/// checked under the selectors of a candidate as assumptions.
+///
+/// One deliberate strengthening of the paper's b-correctness: a candidate none of whose runs
+/// completes within the bound with its assumptions holding (`i++` → `i--` in a counting loop:
+/// every run is cut by the unwinding assumption, so no assertion is ever checked) is
+/// vacuously b-correct; it counts as failing, so it is not reported and its supersets stay
+/// in the search.
+struct SmtOracle<'a, 'ctx> {
+    enc: &'a Encoding<'ctx>,
+    violation: z3::Solver<'ctx>,
+    within_bound: z3::Solver<'ctx>,
+    loc_ids: Vec<LocationId>,
+    budget: &'a Budget,
+    /// Candidates rejected as vacuous.
+    vacuous: usize,
+}
+
+impl<'a, 'ctx> SmtOracle<'a, 'ctx> {
+    fn new(enc: &'a Encoding<'ctx>, loc_ids: Vec<LocationId>, budget: &'a Budget) -> Self {
+        let violation = z3::Solver::new(enc.ctx);
+        enc.assert_into(&violation);
+        violation.assert(&enc.any_violation());
+        let within_bound = z3::Solver::new(enc.ctx);
+        enc.assert_into(&within_bound);
+        within_bound.assert(&enc.completes);
+        SmtOracle { enc, violation, within_bound, loc_ids, budget, vacuous: 0 }
+    }
+}
+
+/// "Can a run of the repaired program exceed the bound?" with its own incremental solver.
+struct UnwindingCheck<'a, 'ctx> {
+    enc: &'a Encoding<'ctx>,
+    unwinding: z3::Solver<'ctx>,
+    budget: &'a Budget,
+}
+
+impl<'a, 'ctx> UnwindingCheck<'a, 'ctx> {
+    fn new(enc: &'a Encoding<'ctx>, budget: &'a Budget) -> Self {
+        let unwinding = z3::Solver::new(enc.ctx);
+        enc.assert_into(&unwinding);
+        unwinding.assert(&enc.any_unwinding());
+        UnwindingCheck { enc, unwinding, budget }
+    }
+
+    /// The unwinding check of a repaired program: `true` when no run can exceed the bound,
+    /// so the repair holds for all runs. `unknown` counts as `false` (never upgrade).
+    fn runs_within_bound(&self, choice: &[(LocationId, usize)]) -> bool {
+        if self.enc.unwinding.is_empty() {
+            return true;
+        }
+        let assumptions = self.enc.choose(choice);
+        check_with_budget(&self.unwinding, &assumptions, self.budget) == SmtVerdict::Unsat
+    }
+}
+
+impl Oracle for SmtOracle<'_, '_> {
+    fn check(&mut self, selection: &Selection) -> Verdict {
+        let choice: Vec<(LocationId, usize)> =
+            self.loc_ids.iter().zip(selection).filter(|(_, k)| **k != 0).map(|(id, k)| (*id, *k)).collect();
+        let assumptions = self.enc.choose(&choice);
+        match check_with_budget(&self.violation, &assumptions, self.budget) {
+            SmtVerdict::Unsat => match check_with_budget(&self.within_bound, &assumptions, self.budget) {
+                SmtVerdict::Sat => Verdict::Repaired,
+                SmtVerdict::Unsat => {
+                    self.vacuous += 1;
+                    Verdict::Fails
+                }
+                SmtVerdict::Unknown(r) => Verdict::Unknown(format!("{r:?}")),
+            },
+            SmtVerdict::Sat => Verdict::Fails,
+            SmtVerdict::Unknown(r) => Verdict::Unknown(format!("{r:?}")),
+        }
+    }
+}
+
+/// The catalogue's alternatives for one location, by its kind.
+fn location_mutants(
+    program: &Program,
+    src: &str,
+    loc: &Location,
+    assignments: &HashMap<Span, Expr>,
+    level: u8,
+    scope: &dyn Scope,
+) -> Vec<Mutant> {
+    let role = if loc.kind == LocationKind::Condition { Role::Condition } else { Role::Value };
+    let mut ms = match loc.kind {
+        LocationKind::Init => catalogue::init_mutants(program, src, &loc.expr, level, scope),
+        _ => catalogue::mutants(program, src, &loc.expr, role, level, scope),
+    };
+    // The right-hand side of `x = e`: the assignment-level mutations apply to the whole
+    // assignment, but the location (and so the alternative) is `e`.
+    if loc.kind == LocationKind::Assign {
+        if let Some(assign) = assignments.get(&loc.span) {
+            if let ExprKind::Assign(lhs, _) = &assign.kind {
+                for m in catalogue::assignment_mutants(program, src, assign, lhs, &loc.expr) {
+                    if !ms.iter().any(|x| x.edit == m.edit) {
+                        ms.push(m);
+                    }
+                }
+            }
+        }
+    }
+    ms.retain(|m| m.expr.ty == loc.expr.ty);
+    ms
+}
+
+/// Every plain assignment `lhs = rhs`, by the span of its right-hand side.
+fn assignment_targets(program: &Program) -> HashMap<Span, Expr> {
+    let mut map = HashMap::new();
+    for f in &program.funcs {
+        if let Some(body) = &f.body {
+            walk_stmt(body, &mut |e: &Expr| {
+                if let ExprKind::Assign(_, rhs) = &e.kind {
+                    map.insert(rhs.span, e.clone());
+                }
+            });
+        }
+    }
+    map
+}
+
+/// Regions the repair must not change: between `//<ASSUME_CORRECT>` and `//</ASSUME_CORRECT>`
+/// (the AllRepair benchmarks' convention) and between `// mend:frozen` and `// mend:end-frozen`.
+pub fn frozen_regions(src: &str) -> Vec<Span> {
+    let mut out = Vec::new();
+    for (open, close) in [("<ASSUME_CORRECT>", "</ASSUME_CORRECT>"), ("mend:frozen", "mend:end-frozen")] {
+        let mut from = 0;
+        while let Some(i) = src[from..].find(open) {
+            let start = from + i;
+            let end = src[start..].find(close).map_or(src.len(), |j| start + j);
+            out.push(Span::new(start, end));
+            from = end.max(start + open.len());
+            if from >= src.len() {
+                break;
+            }
+        }
+    }
+    out
+}
+
+/// Suspiciousness per location from the counterexample: a location on a branch of the
+/// failing path, or in the same function as the violation and before it, ranks higher; the
+/// nearer the violation, the higher. Every location keeps a positive score: this orders the
+/// search, it never removes a location.
+fn localize(original: &BmcResult, loc_ids: &[LocationId], alternatives: &BTreeMap<LocationId, (Location, Vec<Mutant>)>) -> Vec<f64> {
+    let BmcVerdict::Violated(cex) = &original.verdict else { return vec![1.0; loc_ids.len()] };
+    loc_ids
+        .iter()
+        .map(|id| {
+            let span = alternatives[id].0.span;
+            let on_path = cex.steps.iter().any(|s| s.span.start <= span.start && span.end <= s.span.end.max(s.span.start));
+            let before = span.end <= cex.span.start;
+            let distance = (cex.span.start as f64 - span.start as f64).abs();
+            1.0 + if on_path { 2.0 } else { 0.0 } + if before { 1.0 } else { 0.0 } + 1.0 / (1.0 + distance / 80.0)
+        })
+        .collect()
+}
+
+/// Variables in scope at a position, by C's block scoping: parameters, globals declared
+/// before, and locals whose declaration precedes the position inside an enclosing block.
+pub struct FunctionScopes<'p> {
+    program: &'p Program,
+    /// (variable, visible from, visible until)
+    ranges: Vec<(VarId, u32, u32)>,
+}
+
+impl<'p> FunctionScopes<'p> {
+    pub fn new(program: &'p Program) -> Self {
+        let mut ranges = Vec::new();
+        for (var, _) in &program.globals {
+            ranges.push((*var, program.var(*var).span.end, u32::MAX));
+        }
+        for f in &program.funcs {
+            let Some(body) = &f.body else { continue };
+            for p in &f.params {
+                ranges.push((*p, f.span.start, f.span.end));
+            }
+            collect_scopes(body, body.span.end, &mut ranges);
+        }
+        FunctionScopes { program, ranges }
+    }
+}
+
+fn collect_scopes(s: &Stmt, until: u32, out: &mut Vec<(VarId, u32, u32)>) {
+    match &s.kind {
+        StmtKind::Decl { var, .. } | StmtKind::VlaDecl { var, .. } => out.push((*var, s.span.end, until)),
+        StmtKind::Block(b) => b.iter().for_each(|x| collect_scopes(x, s.span.end, out)),
+        StmtKind::If { then, els, .. } => {
+            collect_scopes(then, then.span.end, out);
+            if let Some(e) = els {
+                collect_scopes(e, e.span.end, out);
+            }
+        }
+        StmtKind::While { body, .. } | StmtKind::DoWhile { body, .. } => collect_scopes(body, body.span.end, out),
+        StmtKind::For { init, body, .. } => {
+            init.iter().for_each(|x| collect_scopes(x, s.span.end, out));
+            collect_scopes(body, body.span.end, out);
+        }
+        StmtKind::Switch { arms, .. } => arms.iter().flat_map(|a| a.body.iter()).for_each(|x| collect_scopes(x, s.span.end, out)),
+        _ => {}
+    }
+}
+
+impl Scope for FunctionScopes<'_> {
+    fn candidates(&self, at: Span, ty: &Type) -> Vec<VarId> {
+        let mut vars: Vec<VarId> = self
+            .ranges
+            .iter()
+            .filter(|(v, from, until)| *from <= at.start && at.end <= *until && &self.program.var(*v).ty == ty)
+            .map(|(v, _, _)| *v)
+            .collect();
+        // An inner declaration shadows an outer one of the same name.
+        vars.sort();
+        vars.dedup();
+        let mut seen = HashSet::new();
+        vars.reverse();
+        vars.retain(|v| seen.insert(self.program.var(*v).name.clone()));
+        vars.reverse();
+        vars
+    }
+}
