@@ -15,6 +15,7 @@ use crate::spec::interp::{self, Limits, RunResult};
 use crate::spec::tests::{self as spec_tests, TestCase};
 use crate::syntax::{self, lower};
 
+mod assertions;
 pub mod job;
 
 #[derive(Clone, Debug)]
@@ -36,6 +37,12 @@ pub struct CheckOptions {
     pub run_tests: bool,
     /// Interpreter steps per test run.
     pub max_steps: u64,
+    /// Mutation level of the assertion-repair engine (1 or 2).
+    pub mutation_level: u8,
+    /// Largest number of changed locations in a mutation repair.
+    pub max_repair_size: usize,
+    /// Run the assertion verifier and mutation repair on files with `assert`s.
+    pub repair_assertions: bool,
 }
 
 impl Default for CheckOptions {
@@ -49,6 +56,9 @@ impl Default for CheckOptions {
             syntax_diagnostics: true,
             run_tests: true,
             max_steps: 20_000_000,
+            mutation_level: 1,
+            max_repair_size: 2,
+            repair_assertions: true,
         }
     }
 }
@@ -126,6 +136,10 @@ pub fn check_parsed(path: Option<&Path>, text: &str, tree: &Tree, opts: &CheckOp
             run_tests(&lowered.program, &spec, blocked, opts, deadline, cancel, &mut report);
             report.stats.tests_ms = ms_since(t);
         }
+    }
+    if opts.repair_assertions && !has_syntax_errors && !has_type_errors && !cancel.is_cancelled() {
+        let frozen = spec_frozen(path, opts);
+        assertions::check_assertions(&lowered.program, text, opts, frozen, deadline, cancel, &mut report);
     }
     report.stats.cancelled |= cancel.is_cancelled();
     report.diagnostics.sort_by_key(|d| (d.span.start, d.span.end, d.severity));
@@ -215,6 +229,12 @@ fn resolve_spec(path: Option<&Path>, opts: &CheckOptions) -> Result<Option<Spec>
     }
     let compare = opts.compare.unwrap_or(config.compare);
     Ok(Some(Spec { config, tests, reference, compare }))
+}
+
+/// Functions mend.toml says a repair must never change (a broken mend.toml is reported by
+/// the spec step; here it just means none).
+fn spec_frozen(path: Option<&Path>, _opts: &CheckOptions) -> Vec<String> {
+    path.and_then(|p| config::discover(p).ok().flatten()).map(|c| c.frozen).unwrap_or_default()
 }
 
 /// The reference program, lowered, when the spec names one that lowers without errors.

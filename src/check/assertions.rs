@@ -1,0 +1,119 @@
+//! Assertions as the spec: the bounded verifier's verdict as diagnostics, and the mutation
+//! engine's minimal repairs as quick fixes.
+
+use std::time::Instant;
+
+use crate::cancel::Cancel;
+use crate::engines::mutation::engine::{self, FoundRepair, Options};
+use crate::ir::walk::walk_stmt;
+use crate::ir::*;
+use crate::smt::bmc::{BmcUnknown, BmcVerdict};
+use crate::smt::Budget;
+
+use super::{CheckOptions, Report};
+
+/// Whether any function uses a verification convention (`assert`, `assume`, `nondet_*`,
+/// `reach_error`): only then is there an assertion spec to verify against.
+pub fn has_assertions(program: &Program) -> bool {
+    let mut found = false;
+    for f in &program.funcs {
+        if let Some(body) = &f.body {
+            walk_stmt(body, &mut |e: &Expr| {
+                if let ExprKind::Call(Callee::Builtin(Builtin::Assert | Builtin::ReachError), _) = e.kind {
+                    found = true;
+                }
+            });
+        }
+    }
+    found
+}
+
+pub fn check_assertions(
+    program: &Program,
+    text: &str,
+    opts: &CheckOptions,
+    frozen: Vec<String>,
+    deadline: Instant,
+    cancel: &Cancel,
+    report: &mut Report,
+) {
+    if !has_assertions(program) {
+        return;
+    }
+    let Some(main) = program.func_by_name("main") else { return };
+    let anchor = program.func(main).name_span;
+    let remaining = deadline.saturating_duration_since(Instant::now());
+    let budget = Budget::new(remaining, cancel.clone());
+    let engine_opts = Options {
+        entry: "main".into(),
+        bound: opts.bound,
+        level: opts.mutation_level,
+        max_size: opts.max_repair_size,
+        frozen: frozen.into_iter().collect(),
+    };
+    let mut found: Vec<FoundRepair> = Vec::new();
+    let result = engine::run(program, text, &engine_opts, &budget, &mut |r| found.push(r.clone()));
+    let b = opts.bound;
+    match &result.original.verdict {
+        BmcVerdict::Holds { complete: true } => {
+            report.diagnostics.push(Diagnostic::info("verified", anchor, "every assertion holds for all inputs (verified)"));
+        }
+        BmcVerdict::Holds { complete: false } => report.diagnostics.push(Diagnostic::info(
+            "bounded",
+            anchor,
+            format!("every assertion holds on runs with at most {b} loop iterations (bounded, b={b}); longer runs were not checked"),
+        )),
+        BmcVerdict::Unknown(BmcUnknown::Unsupported(u)) => {
+            report.diagnostics.push(Diagnostic::info("unsupported", u.span, format!("the assertions were not verified: {u}")));
+        }
+        BmcVerdict::Unknown(BmcUnknown::Solver(reason)) => report.diagnostics.push(Diagnostic::info(
+            "unknown",
+            anchor,
+            format!("the assertions could not be decided ({reason:?}); nothing is claimed about them"),
+        )),
+        BmcVerdict::Violated(cex) => {
+            let inputs = cex.inputs_text();
+            let when = if inputs.is_empty() { String::new() } else { format!(" for {inputs}") };
+            let mut d = Diagnostic::error("assertion", cex.span, format!("{} {when}", cex.kind.describe()).trim_end().replace("  ", " "));
+            if !cex.stdin.is_empty() {
+                d.message.push_str(&format!(" (input `{}`)", cex.stdin.trim_end().replace('\n', " ")));
+            }
+            for step in cex.steps.iter().take(8) {
+                let what = if step.taken { "this branch is taken" } else { "this branch is not taken" };
+                d = d.with_related(step.span, what);
+            }
+            report.diagnostics.push(d);
+            if found.is_empty() {
+                let why = match &result.outcome {
+                    Some(crate::engines::mutation::search::Outcome::Incomplete { reason, .. }) => format!("the search stopped early ({reason})"),
+                    _ => format!("no repair changes at most {} expressions at mutation level {}", opts.max_repair_size, opts.mutation_level),
+                };
+                report.diagnostics.push(Diagnostic::info("no-repair", cex.span, why));
+            }
+        }
+    }
+    for (span, name) in &result.original.uninit_reads {
+        report.diagnostics.push(Diagnostic::warning("uninitialised", *span, format!("`{name}` may be used before it is given a value")));
+    }
+    for repair in found {
+        let first = repair.changes.first().map(|c| c.location.span).unwrap_or(anchor);
+        let title = repair.title();
+        let mut d = Diagnostic::new(Severity::Hint, "repair", first, title.clone());
+        for c in repair.changes.iter().skip(1) {
+            d = d.with_related(c.location.span, "also changed by this repair");
+        }
+        report.diagnostics.push(d);
+        let explanation = format!(
+            "Changes {} expression{} so that every assertion holds{}; found in {} ms.",
+            repair.changes.len(),
+            if repair.changes.len() == 1 { "" } else { "s" },
+            match repair.guarantee {
+                Guarantee::Verified => " for all inputs".to_string(),
+                Guarantee::Bounded { bound } => format!(" on every run with at most {bound} loop iterations"),
+                _ => String::new(),
+            },
+            repair.found_after.as_millis()
+        );
+        report.repairs.push(Repair { title, engine: "mutation", guarantee: repair.guarantee.clone(), edits: repair.edits(), explanation, fixes: first });
+    }
+}
