@@ -57,6 +57,13 @@ struct CheckArgs {
     /// Loop bound for bounded verification.
     #[arg(long, value_name = "N")]
     bound: Option<u32>,
+    /// Mutation level of the assertion-repair engine (1: the paper's level 1 plus student
+    /// slips; 2: adds wider operator groups, constants and variable replacement).
+    #[arg(long, value_name = "L", value_parser = clap::value_parser!(u8).range(1..=2))]
+    level: Option<u8>,
+    /// Largest number of changed expressions in a mutation repair.
+    #[arg(long, value_name = "N")]
+    max_repair_size: Option<usize>,
     /// Output format. `json`: one object per file per line, with LSP-style zero-based ranges
     /// whose `character` counts UTF-16 code units. `text`: `file:line:col: severity: message
     /// [code]` with one-based lines and columns counted in characters.
@@ -138,6 +145,8 @@ fn check(args: CheckArgs) -> ExitCode {
         }),
         timeout: args.timeout.unwrap_or(defaults.timeout),
         bound: args.bound.unwrap_or(defaults.bound),
+        mutation_level: args.level.unwrap_or(defaults.mutation_level),
+        max_repair_size: args.max_repair_size.unwrap_or(defaults.max_repair_size),
         ..defaults
     };
     let mut failed = false;

@@ -455,3 +455,32 @@ fn keystroke_latency() {
     eprintln!("type diagnostics ms (median, p95, max): {:?}", stats(&mut typed));
     assert_eq!(s.shutdown_and_exit().code(), Some(0));
 }
+
+/// A file with an assertion: the verifier's error sits on the assertion, the mutation
+/// repair is a quick fix on the mutated expression, and applying it changes exactly that
+/// operator (nothing else in the text moves).
+#[test]
+fn mutation_repair_is_a_quick_fix_that_changes_only_the_mutated_text() {
+    let text = std::fs::read_to_string(fixture("sum_assert.c")).unwrap();
+    let uri = "file:///tmp/mend-e2e/sum_assert.c";
+    let (mut s, _) = Server::start(json!({}), json!({}));
+    s.open(uri, &text, 1);
+    let published = s.settled_diagnostics(uri, 1, 3 * SEC, 60 * SEC);
+    let diags = published["diagnostics"].as_array().unwrap();
+    assert!(diags.iter().any(|d| d["code"] == "assertion"), "no assertion diagnostic in {published}");
+    let hint = diags.iter().find(|d| d["code"] == "repair").cloned().unwrap_or_else(|| panic!("no repair hint in {published}"));
+    assert_eq!(hint["message"], "Fix (bounded, b=5): `i < n` → `i <= n`");
+    let reply = s.request(
+        "textDocument/codeAction",
+        json!({ "textDocument": { "uri": uri }, "range": hint["range"], "context": { "diagnostics": [hint] } }),
+    );
+    let actions = reply["result"].as_array().unwrap_or_else(|| panic!("{reply}"));
+    let action = actions.iter().find(|a| a["title"] == hint["message"]).unwrap_or_else(|| panic!("no repair action in {reply}"));
+    let edits = action["edit"]["changes"][uri].as_array().expect("edits");
+    let mut fixed = text.clone();
+    for e in edits.iter().rev() {
+        apply_change(&mut fixed, e, "utf-16");
+    }
+    assert_eq!(fixed, text.replacen("i < n;", "i <= n;", 1));
+    assert_eq!(s.shutdown_and_exit().code(), Some(0));
+}
