@@ -110,6 +110,10 @@ struct Exec<'a, 'ctx> {
     next_frame: u32,
     names: u32,
     fp: FpOps<'ctx>,
+    /// Doubles known to hold exactly the value of a (≤ 32-bit) integer term: `(double)n`, and
+    /// `floor`/`ceil`/`round`/`fabs`-free rounding of those. Converting them back to an integer
+    /// is then plain bit-vector conversion, without floating point in the formula.
+    exact_ints: HashMap<Float<'ctx>, (BV<'ctx>, IntType)>,
 }
 
 pub(super) fn run<'ctx>(
@@ -153,6 +157,7 @@ pub(super) fn run<'ctx>(
         next_frame: 1,
         names: 0,
         fp: FpOps::new(ctx),
+        exact_ints: HashMap::new(),
     };
     let fid = p.func_by_name(entry).ok_or_else(|| Unsupported {
         func: None,
@@ -999,7 +1004,17 @@ impl<'a, 'ctx> Exec<'a, 'ctx> {
                 SymVal::Void
             }
             (SymVal::Int(b), Type::Int(f), Type::Int(t)) => SymVal::Int(c_int::cast(&b, *f, *t)),
-            (SymVal::Int(b), Type::Int(f), Type::Float(k)) => SymVal::Float(self.fp.int_to_float(&b, f.signed, *k)),
+            (SymVal::Int(b), Type::Int(f), Type::Float(k)) => {
+                let x = self.fp.int_to_float(&b, f.signed, *k);
+                if *k == FloatKind::Double && f.bits() <= 32 {
+                    self.exact_ints.insert(x.clone(), (b, *f));
+                }
+                SymVal::Float(x)
+            }
+            (SymVal::Float(x), Type::Float(_), Type::Int(t)) if t.kind != IntKind::Bool && self.exact_ints.contains_key(&x) => {
+                let (b, f) = self.exact_ints[&x].clone();
+                SymVal::Int(c_int::cast(&b, f, *t))
+            }
             (SymVal::Float(x), Type::Float(_), Type::Int(t)) => {
                 if t.kind == IntKind::Bool {
                     let c = self.fp.is_zero(&x).not();
@@ -1238,7 +1253,12 @@ impl<'a, 'ctx> Exec<'a, 'ctx> {
                 let x = self.cast(v, &a.ty, &Type::DOUBLE, a.span)?;
                 let SymVal::Float(x) = x else { return self.unsupported("a math function of this type", e.span) };
                 let f = format!("{b:?}").to_lowercase();
-                let r = self.fp.math(&f, &x, FloatKind::Double).expect("known math function");
+                // Rounding an integer-valued double is the identity.
+                let r = if f != "sqrt" && self.exact_ints.contains_key(&x) {
+                    x
+                } else {
+                    self.fp.math(&f, &x, FloatKind::Double).expect("known math function")
+                };
                 self.cast(SymVal::Float(r), &Type::DOUBLE, &e.ty, e.span)
             }
             other => self.unsupported(format!("the library function `{}`", format!("{other:?}").to_lowercase()), e.span),
