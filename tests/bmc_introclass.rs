@@ -39,11 +39,17 @@ fn bmc_over_introclass() {
     for f in &files {
         let src = std::fs::read_to_string(f).unwrap();
         let p = lower_source(&src).program;
+        if std::env::var("BMC_VERBOSE").is_ok() {
+            eprintln!("start {}", f.display());
+        }
         let t = Instant::now();
         let r = std::panic::catch_unwind(|| {
             verify(&p, "main", bound, &Budget::new(Duration::from_secs(5), Cancel::new()))
         });
         times.push(t.elapsed());
+        if std::env::var("BMC_VERBOSE").is_ok() {
+            eprintln!("{:8.1} ms {}", t.elapsed().as_secs_f64() * 1e3, f.display());
+        }
         let key = match r {
             Err(_) => {
                 bad.push(format!("{}: panic", f.display()));

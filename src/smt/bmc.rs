@@ -265,7 +265,10 @@ fn value_text(v: &InputValue, ty: &Type, conv: char) -> String {
     }
 }
 
-fn counterexample<'ctx>(enc: &Encoding<'ctx>, m: &Model<'ctx>) -> Counterexample {
+/// The counterexample a model of `enc`'s constraints plus [`Encoding::any_violation`] describes
+/// (not yet replayed: see [`replay`]). Engines that solve an [`Encoding`] themselves (e.g. under
+/// selector assumptions) use it to show the failing input.
+pub fn counterexample<'ctx>(enc: &Encoding<'ctx>, m: &Model<'ctx>) -> Counterexample {
     let (kind, span) = enc
         .violations
         .iter()

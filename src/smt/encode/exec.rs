@@ -110,6 +110,10 @@ struct Exec<'a, 'ctx> {
     next_frame: u32,
     names: u32,
     fp: FpOps<'ctx>,
+    /// Doubles known to hold exactly the value of a (≤ 32-bit) integer term: `(double)n`, and
+    /// `floor`/`ceil`/`round`/`fabs`-free rounding of those. Converting them back to an integer
+    /// is then plain bit-vector conversion, without floating point in the formula.
+    exact_ints: HashMap<Float<'ctx>, (BV<'ctx>, IntType)>,
 }
 
 pub(super) fn run<'ctx>(
@@ -154,6 +158,7 @@ pub(super) fn run<'ctx>(
         next_frame: 1,
         names: 0,
         fp: FpOps::new(ctx),
+        exact_ints: HashMap::new(),
     };
     let fid = p.func_by_name(entry).ok_or_else(|| Unsupported {
         func: None,
@@ -1004,7 +1009,17 @@ impl<'a, 'ctx> Exec<'a, 'ctx> {
                 SymVal::Void
             }
             (SymVal::Int(b), Type::Int(f), Type::Int(t)) => SymVal::Int(c_int::cast(&b, *f, *t)),
-            (SymVal::Int(b), Type::Int(f), Type::Float(k)) => SymVal::Float(self.fp.int_to_float(&b, f.signed, *k)),
+            (SymVal::Int(b), Type::Int(f), Type::Float(k)) => {
+                let x = self.fp.int_to_float(&b, f.signed, *k);
+                if *k == FloatKind::Double && f.bits() <= 32 {
+                    self.exact_ints.insert(x.clone(), (b, *f));
+                }
+                SymVal::Float(x)
+            }
+            (SymVal::Float(x), Type::Float(_), Type::Int(t)) if t.kind != IntKind::Bool && self.exact_ints.contains_key(&x) => {
+                let (b, f) = self.exact_ints[&x].clone();
+                SymVal::Int(c_int::cast(&b, f, *t))
+            }
             (SymVal::Float(x), Type::Float(_), Type::Int(t)) => {
                 if t.kind == IntKind::Bool {
                     let c = self.fp.is_zero(&x).not();
@@ -1243,7 +1258,12 @@ impl<'a, 'ctx> Exec<'a, 'ctx> {
                 let x = self.cast(v, &a.ty, &Type::DOUBLE, a.span)?;
                 let SymVal::Float(x) = x else { return self.unsupported("a math function of this type", e.span) };
                 let f = format!("{b:?}").to_lowercase();
-                let r = self.fp.math(&f, &x, FloatKind::Double).expect("known math function");
+                // Rounding an integer-valued double is the identity.
+                let r = if f != "sqrt" && self.exact_ints.contains_key(&x) {
+                    x
+                } else {
+                    self.fp.math(&f, &x, FloatKind::Double).expect("known math function")
+                };
                 self.cast(SymVal::Float(r), &Type::DOUBLE, &e.ty, e.span)
             }
             other => self.unsupported(format!("the library function `{}`", format!("{other:?}").to_lowercase()), e.span),
@@ -1372,11 +1392,17 @@ impl<'a, 'ctx> Exec<'a, 'ctx> {
             return self.unsupported("`%s` into a position the verifier cannot compute", a.span);
         };
         let avail = n.saturating_sub(off0);
-        let max = match width {
+        let room = match width {
             Count::Fixed(w) => avail.min(w as u64),
             _ => avail,
         }
         .max(1);
+        // Words longer than the string cap are cut like loops beyond the bound.
+        let max = room.min(self.str_cap());
+        if room > max {
+            let cond = self.st.guard.clone();
+            self.enc.unwinding.push(UnwindPoint { span: a.span, cond });
+        }
         let name = match &a.strip_implicit().kind {
             ExprKind::AddrOf(x) | ExprKind::Decay(x) => crate::ir::print::expr_to_c(self.p, x),
             _ => crate::ir::print::expr_to_c(self.p, a.strip_implicit()),
@@ -1431,13 +1457,19 @@ impl<'a, 'ctx> Exec<'a, 'ctx> {
         Ok(o)
     }
 
-    /// The characters at `ptr + i` for `i` in `0..=len(object)`, each with "inside the object".
+    /// Strings are scanned up to this many characters; longer ones are cut (an unwinding point).
+    fn str_cap(&self) -> u64 {
+        (self.bound as u64 + 1).max(32)
+    }
+
+    /// The characters at `ptr + i` for `i` in `0..min(len(object), cap) + 1`, each with
+    /// "inside the object".
     fn string_chars(&mut self, ptr: &SymPtr<'ctx>, span: Span) -> R<Vec<(BV<'ctx>, Bool<'ctx>)>> {
         let o = self.single_char_object(ptr, span)?;
         let n = self.objects[o as usize].len;
         let arr = self.mem_array(o, span)?;
         let mut out = Vec::new();
-        for i in 0..=n {
+        for i in 0..=n.min(self.str_cap()) {
             let at = ptr.off.bvadd(&BV::from_u64(self.ctx, i, OFF_BITS));
             let inside = at.bvult(&BV::from_u64(self.ctx, n, OFF_BITS));
             out.push((arr.select(&at).as_bv().expect("char array"), inside));
@@ -1445,20 +1477,41 @@ impl<'a, 'ctx> Exec<'a, 'ctx> {
         Ok(out)
     }
 
+    /// Cuts runs where `cut` holds (a string longer than the cap), then checks `ok` (the string
+    /// ends inside its object).
+    fn cut_then_check(&mut self, cut: Bool<'ctx>, ok: Bool<'ctx>, span: Span, fault: Span) {
+        if cut.as_bool() != Some(false) {
+            let cond = self.and(&self.st.guard, &cut);
+            self.enc.unwinding.push(UnwindPoint { span, cond });
+            self.st.guard = self.and(&self.st.guard, &cut.not());
+        }
+        self.check(ok, ViolationKind::OutOfBounds, fault);
+    }
+
+    /// A NUL-terminated string: its scanned characters, after the cut and the bounds check.
+    fn cstring(&mut self, ptr: &SymPtr<'ctx>, span: Span, fault: Span) -> R<Vec<(BV<'ctx>, Bool<'ctx>)>> {
+        let chars = self.string_chars(ptr, span)?;
+        let zero = BV::from_u64(self.ctx, 0, 8);
+        let mut ok = Bool::from_bool(self.ctx, false);
+        let mut cut = Bool::from_bool(self.ctx, true);
+        for (c, inside) in chars.iter().rev() {
+            ok = Bool::and(self.ctx, &[inside, &Bool::or(self.ctx, &[&c._eq(&zero), &ok])]);
+            cut = Bool::and(self.ctx, &[inside, &c._eq(&zero).not(), &cut]);
+        }
+        self.cut_then_check(cut, ok, span, fault);
+        Ok(chars)
+    }
+
     fn strlen(&mut self, e: &Expr, a: &Expr) -> R<SymVal<'ctx>> {
         let SymVal::Ptr(p) = self.eval(a)? else { return self.unsupported("strlen of a non-pointer", a.span) };
-        let chars = self.string_chars(&p, a.span)?;
+        let chars = self.cstring(&p, e.span, deref_span(a))?;
         let Type::Int(t) = e.ty else { return self.unsupported("strlen of this type", e.span) };
         let zero = BV::from_u64(self.ctx, 0, 8);
-        // From the end: the index of the first NUL inside the object; `ok`: there is one.
+        // From the end: the index of the first NUL (one exists where the path continues).
         let mut r = c_int::constant(self.ctx, t, chars.len() as i64);
-        let mut ok = Bool::from_bool(self.ctx, false);
-        for (i, (c, inside)) in chars.iter().enumerate().rev() {
-            let stop = Bool::and(self.ctx, &[inside, &c._eq(&zero)]);
-            r = stop.ite(&c_int::constant(self.ctx, t, i as i64), &r);
-            ok = Bool::and(self.ctx, &[inside, &Bool::or(self.ctx, &[&c._eq(&zero), &ok])]);
+        for (i, (c, _)) in chars.iter().enumerate().rev() {
+            r = c._eq(&zero).ite(&c_int::constant(self.ctx, t, i as i64), &r);
         }
-        self.check(ok, ViolationKind::OutOfBounds, deref_span(a));
         Ok(SymVal::Int(r))
     }
 
@@ -1474,14 +1527,16 @@ impl<'a, 'ctx> Exec<'a, 'ctx> {
         let w = c_int::width(t);
         let mut r = c_int::constant(self.ctx, t, 0);
         let mut ok = Bool::from_bool(self.ctx, false);
+        let mut cut = Bool::from_bool(self.ctx, true);
         for i in (0..m).rev() {
             let ((x, ix), (y, iy)) = (&xs[i], &ys[i]);
             let stop = Bool::or(self.ctx, &[&x._eq(y).not(), &x._eq(&zero)]);
             let diff = x.zero_ext(w - 8).bvsub(&y.zero_ext(w - 8));
             r = stop.ite(&diff, &r);
             ok = Bool::and(self.ctx, &[ix, iy, &Bool::or(self.ctx, &[&stop, &ok])]);
+            cut = Bool::and(self.ctx, &[ix, iy, &stop.not(), &cut]);
         }
-        self.check(ok, ViolationKind::OutOfBounds, deref_span(a));
+        self.cut_then_check(cut, ok, e.span, deref_span(a));
         Ok(SymVal::Int(r))
     }
 
@@ -1493,18 +1548,8 @@ impl<'a, 'ctx> Exec<'a, 'ctx> {
         if p.targets.len() != 1 {
             return self.unsupported("`%s` of a pointer the verifier cannot track", a.span);
         }
-        let o = p.targets[0];
-        let len = self.objects[o as usize].len;
-        let arr = self.mem_array(o, a.span)?;
-        let mut chars = Vec::new();
-        for i in 0..len {
-            let idx = p.off.bvadd(&BV::from_u64(self.ctx, i, OFF_BITS));
-            match arr.select(&idx).as_bv() {
-                Some(b) if b.get_size() == 8 => chars.push(b),
-                _ => return self.unsupported("`%s` of a non-char array", a.span),
-            }
-        }
-        Ok(OutValue::Chars(chars))
+        let chars = self.cstring(&p, a.span, deref_span(a))?;
+        Ok(OutValue::Chars(chars.into_iter().map(|(c, _)| c).collect()))
     }
 
     fn printf(&mut self, e: &Expr, args: &[Expr]) -> R<SymVal<'ctx>> {

@@ -37,7 +37,10 @@
 //!   of assigned directives. `%c` is supported only after whitespace in the format (`" %c"`) and
 //!   reads a printable non-space character; `%s` reads a word of printable non-space characters
 //!   of any length from 1 up to the room left in its array (a word that fills the array makes the
-//!   terminating NUL an out-of-bounds write); `%[` is unsupported. `strlen` and `strcmp` read
+//!   terminating NUL an out-of-bounds write). Strings are modelled up to `max(32, bound + 1)`
+//!   characters: a longer word, or a `strlen`/`strcmp`/`%s` scan finding no NUL within the cap,
+//!   is cut like a loop beyond the bound (an unwinding point, so the result is at best
+//!   `bounded`); `%[` is unsupported. `strlen` and `strcmp` read
 //!   up to the NUL (bounds-checked); `floor`, `ceil`, `round`, `sqrt`, `fabs`, `abs` are exact. `printf`, `putchar` and
 //!   `puts` append to [`Encoding::output`]; `printf`'s return value is an unconstrained `int`.
 //! * An uninitialised scalar local holds a fresh arbitrary value; each reachable read of a
@@ -334,7 +337,8 @@ pub enum OutValue<'ctx> {
     Float { value: Float<'ctx>, kind: crate::ir::FloatKind },
     /// A string literal.
     Text(Vec<u8>),
-    /// A char array's elements from the pointer to the end of its object (print up to the NUL).
+    /// A char array's characters from the pointer on, up to the string cap (print up to the
+    /// NUL; on every path that continues there is one among them).
     Chars(Vec<BV<'ctx>>),
 }
 
