@@ -12,30 +12,52 @@ pub fn walk_init(init: &Init, f: &mut impl FnMut(&Expr)) {
 
 pub fn walk_expr(e: &Expr, f: &mut impl FnMut(&Expr)) {
     f(e);
-    match &e.kind {
-        ExprKind::Int(_) | ExprKind::Float(_) | ExprKind::Str(_) | ExprKind::Var(_) | ExprKind::SizeOf { .. } => {}
+    for c in children(e) {
+        walk_expr(c, f);
+    }
+}
+
+/// [`children`], mutable.
+pub fn children_mut(e: &mut Expr) -> Vec<&mut Expr> {
+    match &mut e.kind {
+        ExprKind::Int(_) | ExprKind::Float(_) | ExprKind::Str(_) | ExprKind::Var(_) | ExprKind::SizeOf { .. } => vec![],
         ExprKind::Unary(_, a)
         | ExprKind::IncDec(_, a)
         | ExprKind::Cast { expr: a, .. }
         | ExprKind::Member { base: a, .. }
         | ExprKind::AddrOf(a)
         | ExprKind::Deref(a)
-        | ExprKind::Decay(a) => walk_expr(a, f),
+        | ExprKind::Decay(a) => vec![&mut **a],
         ExprKind::Binary(_, a, b)
         | ExprKind::Logical(_, a, b)
         | ExprKind::Assign(a, b)
         | ExprKind::CompoundAssign { lhs: a, rhs: b, .. }
         | ExprKind::Index(a, b)
-        | ExprKind::Comma(a, b) => {
-            walk_expr(a, f);
-            walk_expr(b, f);
-        }
-        ExprKind::Cond(a, b, c) => {
-            walk_expr(a, f);
-            walk_expr(b, f);
-            walk_expr(c, f);
-        }
-        ExprKind::Call(_, args) => args.iter().for_each(|a| walk_expr(a, f)),
+        | ExprKind::Comma(a, b) => vec![&mut **a, &mut **b],
+        ExprKind::Cond(a, b, c) => vec![&mut **a, &mut **b, &mut **c],
+        ExprKind::Call(_, args) => args.iter_mut().collect(),
+    }
+}
+
+/// The direct subexpressions of `e`, left to right.
+pub fn children(e: &Expr) -> Vec<&Expr> {
+    match &e.kind {
+        ExprKind::Int(_) | ExprKind::Float(_) | ExprKind::Str(_) | ExprKind::Var(_) | ExprKind::SizeOf { .. } => vec![],
+        ExprKind::Unary(_, a)
+        | ExprKind::IncDec(_, a)
+        | ExprKind::Cast { expr: a, .. }
+        | ExprKind::Member { base: a, .. }
+        | ExprKind::AddrOf(a)
+        | ExprKind::Deref(a)
+        | ExprKind::Decay(a) => vec![&**a],
+        ExprKind::Binary(_, a, b)
+        | ExprKind::Logical(_, a, b)
+        | ExprKind::Assign(a, b)
+        | ExprKind::CompoundAssign { lhs: a, rhs: b, .. }
+        | ExprKind::Index(a, b)
+        | ExprKind::Comma(a, b) => vec![&**a, &**b],
+        ExprKind::Cond(a, b, c) => vec![&**a, &**b, &**c],
+        ExprKind::Call(_, args) => args.iter().collect(),
     }
 }
 

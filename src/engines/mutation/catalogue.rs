@@ -25,6 +25,7 @@
 //! touches nothing else. A mutant whose edit cannot be located exactly (inside a macro
 //! expansion, say) is not offered.
 
+use crate::ir::walk::{children, children_mut};
 use crate::ir::*;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -198,48 +199,6 @@ struct Ctx<'a> {
 
 /// A child position inside an expression, for rebuilding the root with one node replaced.
 type Path = Vec<usize>;
-
-fn children_mut(e: &mut Expr) -> Vec<&mut Expr> {
-    match &mut e.kind {
-        ExprKind::Int(_) | ExprKind::Float(_) | ExprKind::Str(_) | ExprKind::Var(_) | ExprKind::SizeOf { .. } => vec![],
-        ExprKind::Unary(_, a)
-        | ExprKind::IncDec(_, a)
-        | ExprKind::Cast { expr: a, .. }
-        | ExprKind::Member { base: a, .. }
-        | ExprKind::AddrOf(a)
-        | ExprKind::Deref(a)
-        | ExprKind::Decay(a) => vec![&mut **a],
-        ExprKind::Binary(_, a, b)
-        | ExprKind::Logical(_, a, b)
-        | ExprKind::Assign(a, b)
-        | ExprKind::CompoundAssign { lhs: a, rhs: b, .. }
-        | ExprKind::Index(a, b)
-        | ExprKind::Comma(a, b) => vec![&mut **a, &mut **b],
-        ExprKind::Cond(a, b, c) => vec![&mut **a, &mut **b, &mut **c],
-        ExprKind::Call(_, args) => args.iter_mut().collect(),
-    }
-}
-
-fn children(e: &Expr) -> Vec<&Expr> {
-    match &e.kind {
-        ExprKind::Int(_) | ExprKind::Float(_) | ExprKind::Str(_) | ExprKind::Var(_) | ExprKind::SizeOf { .. } => vec![],
-        ExprKind::Unary(_, a)
-        | ExprKind::IncDec(_, a)
-        | ExprKind::Cast { expr: a, .. }
-        | ExprKind::Member { base: a, .. }
-        | ExprKind::AddrOf(a)
-        | ExprKind::Deref(a)
-        | ExprKind::Decay(a) => vec![&**a],
-        ExprKind::Binary(_, a, b)
-        | ExprKind::Logical(_, a, b)
-        | ExprKind::Assign(a, b)
-        | ExprKind::CompoundAssign { lhs: a, rhs: b, .. }
-        | ExprKind::Index(a, b)
-        | ExprKind::Comma(a, b) => vec![&**a, &**b],
-        ExprKind::Cond(a, b, c) => vec![&**a, &**b, &**c],
-        ExprKind::Call(_, args) => args.iter().collect(),
-    }
-}
 
 /// `root` with the node at `path` replaced by `node`.
 fn replace_at(root: &Expr, path: &[usize], node: Expr) -> Expr {

@@ -1064,21 +1064,9 @@ impl<'a, 'ctx> Exec<'a, 'ctx> {
             Callee::Builtin(b) => self.builtin(*b, e, args),
             Callee::Func(fid) => {
                 let f = self.p.func(*fid);
+                // Prototypes of verification conventions are builtins already (lowering).
                 if f.body.is_none() {
-                    let name = f.name.as_str();
-                    let b = if name.starts_with("__VERIFIER_nondet_") || name.starts_with("nondet_") {
-                        Some(Builtin::Nondet)
-                    } else if matches!(name, "__VERIFIER_assume" | "__CPROVER_assume" | "assume") {
-                        Some(Builtin::Assume)
-                    } else if matches!(name, "reach_error" | "__VERIFIER_error") {
-                        Some(Builtin::ReachError)
-                    } else {
-                        None
-                    };
-                    return match b {
-                        Some(b) => self.builtin(b, e, args),
-                        None => self.unsupported(format!("a call to `{name}`, which has no body"), e.span),
-                    };
+                    return self.unsupported(format!("a call to `{}`, which has no body", f.name), e.span);
                 }
                 let mut vals = vec![SymVal::Void; args.len()];
                 for i in (0..args.len()).rev() {

@@ -759,24 +759,6 @@ impl<'p> Machine<'p> {
         match callee {
             Callee::Builtin(b) => self.builtin(*b, e, args),
             Callee::Func(fid) => {
-                let f = self.prog.func(*fid);
-                if f.body.is_none() {
-                    // Verification conventions declared by prototype (`extern int
-                    // __VERIFIER_nondet_int(void);`) behave as the builtins.
-                    let name = f.name.as_str();
-                    let b = if name.starts_with("__VERIFIER_nondet_") || name.starts_with("nondet_") {
-                        Some(Builtin::Nondet)
-                    } else if matches!(name, "__VERIFIER_assume" | "__CPROVER_assume" | "assume") {
-                        Some(Builtin::Assume)
-                    } else if matches!(name, "reach_error" | "__VERIFIER_error") {
-                        Some(Builtin::ReachError)
-                    } else {
-                        None
-                    };
-                    if let Some(b) = b {
-                        return self.builtin(b, e, args);
-                    }
-                }
                 let vals = self.eval_args(args)?;
                 let v = self.call(*fid, &vals, e.span)?;
                 if want && v == Val::U && !self.prog.func(*fid).ret.is_error() && self.prog.func(*fid).ret != Type::Void {
