@@ -114,7 +114,13 @@ struct Exec<'a, 'ctx> {
     /// `floor`/`ceil`/`round`/`fabs`-free rounding of those. Converting them back to an integer
     /// is then plain bit-vector conversion, without floating point in the formula.
     exact_ints: HashMap<Float<'ctx>, (BV<'ctx>, IntType)>,
+    /// Statements encoded so far (unwound and inlined copies counted), against [`MAX_STMTS`].
+    stmts: u64,
 }
+
+/// The unwound, inlined program may have at most this many statement copies (e.g. a doubly
+/// recursive function at a large bound): beyond it the encoding gives up as unsupported.
+pub const MAX_STMTS: u64 = 50_000;
 
 pub(super) fn run<'ctx>(
     ctx: &'ctx Context,
@@ -158,6 +164,7 @@ pub(super) fn run<'ctx>(
         names: 0,
         fp: FpOps::new(ctx),
         exact_ints: HashMap::new(),
+        stmts: 0,
     };
     let fid = p.func_by_name(entry).ok_or_else(|| Unsupported {
         func: None,
@@ -1144,7 +1151,18 @@ impl<'a, 'ctx> Exec<'a, 'ctx> {
             }
             value = if vals.len() > 1 { self.define(&format!("{}.ret", f.name), acc) } else { acc };
         }
-        let sts: Vec<State<'ctx>> = live.into_iter().map(|(s, _)| s).collect();
+        // The callee's locals are dead: drop them before the merge so states stay small.
+        let frame_objs: Vec<u32> = self.var_objs.iter().filter(|(k, _)| k.0 == frame).map(|(_, o)| *o).collect();
+        let sts: Vec<State<'ctx>> = live
+            .into_iter()
+            .map(|(mut s, _)| {
+                s.vars.retain(|k, _| k.0 != frame);
+                for o in &frame_objs {
+                    s.mem.remove(o);
+                }
+                s
+            })
+            .collect();
         self.st = self.merge(sts, None);
         Ok(value)
     }
@@ -1709,6 +1727,13 @@ impl<'a, 'ctx> Exec<'a, 'ctx> {
     fn stmt(&mut self, s: &Stmt) -> R<()> {
         if self.st.dead {
             return Ok(());
+        }
+        self.stmts += 1;
+        if self.stmts > MAX_STMTS {
+            return self.unsupported(
+                format!("a program that unwinds to more than {MAX_STMTS} statements at bound {}", self.bound),
+                s.span,
+            );
         }
         match &s.kind {
             StmtKind::Expr(e) => {
