@@ -587,6 +587,9 @@ impl<'a, 'ctx> Exec<'a, 'ctx> {
                 if matches!(v, SymVal::Ptr(_)) {
                     return self.unsupported("pointers stored in memory", span);
                 }
+                if ptr.targets.iter().any(|o| self.literal_objs.values().any(|l| l == o)) {
+                    return self.unsupported("a write through a pointer that may point into a string literal", span);
+                }
                 self.access_type_ok(&ptr, &ty, span)?;
                 let ok = self.in_bounds(&ptr, span)?;
                 self.check(ok, ViolationKind::OutOfBounds, span);

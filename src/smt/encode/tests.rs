@@ -150,3 +150,11 @@ fn uninitialised_reads_are_recorded() {
     let names: Vec<&str> = enc.uninit_reads.iter().map(|r| r.name.as_str()).collect();
     assert_eq!(names, ["x"]);
 }
+
+#[test]
+fn writing_into_a_string_literal_is_unsupported() {
+    let p = program("int main(void) { char *s = \"abc\"; s[0] = 'x'; return s[0]; }");
+    let ctx = new_context();
+    let err = encode(&ctx, &p, "main", &EncodeOptions::new(2)).err().expect("unsupported");
+    assert!(err.what.contains("string literal"), "{err}");
+}
