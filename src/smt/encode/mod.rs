@@ -46,11 +46,30 @@
 //! * An uninitialised scalar local holds a fresh arbitrary value; each reachable read of a
 //!   possibly uninitialised scalar is recorded in [`Encoding::uninit_reads`].
 //!
-//! Anything else (structs, heap, pointers stored in memory, pointer casts, string and math
-//! library functions, VLAs, ...) makes [`encode`] return [`Unsupported`]: engines skip the
-//! function.
+//! Anything else (structs, heap, pointers stored in memory, pointer casts, `getchar`/`gets`/
+//! `fgets`, `pow`/`log`/`exp`, `%c` without a space before it, VLAs, writes that may hit a string
+//! literal, unwindings beyond [`exec::MAX_STMTS`] statement copies, ...) makes [`encode`] return
+//! [`Unsupported`]: engines skip the function.
+//!
+//! # Use by a mutation-repair engine (AllRepair §3.3–4)
+//! ```ignore
+//! let opts = EncodeOptions { bound, frozen: Some(&frozen), alternatives: Some(&mutations) };
+//! let enc = encode(&ctx, &program, "main", &opts)?;      // one context per job
+//! let s = z3::Solver::new(&ctx);
+//! enc.assert_into(&s);                                     // hard ∧ (sel → soft)
+//! s.assert(&enc.any_violation());
+//! // For each candidate selection vector: unsat = b-correct; sat = a counterexample
+//! // (`bmc::counterexample(&enc, &s.get_model().unwrap())`, then `bmc::replay`).
+//! let verdict = check_with_budget(&s, &enc.choose(&[(loc, k)]), &budget);
+//! ```
+//! Only locations the encoding reached and for which the provider gave alternatives have
+//! selectors ([`Encoding::selectors`]); all unwound and inlined copies of a location share them,
+//! so their number does not depend on the bound. Note: Z3 answers checks *with assumptions*
+//! with its incremental core, which is much slower on bit-vector multiplication and division
+//! than the bit-blasting tactic `bmc::verify` gets by asserting everything and checking
+//! without assumptions (30 s vs 3 s on `fixtures/bmc/student_avg.c`).
 
-mod exec;
+pub mod exec;
 pub(crate) mod fp;
 
 use std::collections::{BTreeMap, HashMap, HashSet};
