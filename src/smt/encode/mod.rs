@@ -440,6 +440,25 @@ impl<'ctx> Encoding<'ctx> {
             solver.assert(&self.selectors[&s.loc][s.k].implies(&s.constraint));
         }
     }
+    /// Asserts into a fresh `solver` the program with `choice` applied (hard constraints, the
+    /// chosen alternatives' definitions, and the selector literals as facts). A check without
+    /// assumptions then runs Z3's fast non-incremental tactic: an alternative to
+    /// [`Encoding::assert_into`] + [`Encoding::choose`] when checks are few or arithmetic heavy.
+    pub fn assert_choice_into(&self, solver: &z3::Solver<'ctx>, choice: &[(LocationId, usize)]) {
+        let chosen: HashMap<LocationId, usize> = choice.iter().copied().collect();
+        for h in &self.hard {
+            solver.assert(h);
+        }
+        for s in &self.soft {
+            if chosen.get(&s.loc).copied().unwrap_or(0) == s.k {
+                solver.assert(&s.constraint);
+            }
+        }
+        for lit in self.choose(choice) {
+            solver.assert(&lit);
+        }
+    }
+
     /// Assumption literals choosing alternative `k` at each listed location and the original
     /// (k = 0) everywhere else: exactly one selector true per location.
     pub fn choose(&self, choice: &[(LocationId, usize)]) -> Vec<Bool<'ctx>> {

@@ -93,6 +93,18 @@ fn selectors_choose_a_repair_incrementally() {
         assert_eq!(check(&[(cond, 1)]), SatResult::Unsat, "`i <= n` alone repairs it");
         assert_eq!(check(&[(i_init, 1)]), SatResult::Sat, "`i = 1` alone does not");
         assert_eq!(check(&[(i_init, 1), (cond, 1)]), SatResult::Unsat, "both together do");
+        // The same answers from fresh solvers with the choice asserted (tactic mode).
+        for (choice, want) in [
+            (vec![], SatResult::Sat),
+            (vec![(cond, 1)], SatResult::Unsat),
+            (vec![(i_init, 1)], SatResult::Sat),
+            (vec![(i_init, 1), (cond, 1)], SatResult::Unsat),
+        ] {
+            let f = z3::Solver::new(&ctx);
+            enc.assert_choice_into(&f, &choice);
+            f.assert(&enc.any_violation());
+            assert_eq!(f.check(), want, "{choice:?}");
+        }
     }
     assert_eq!(counts[0], counts[1]);
     assert_eq!(counts[0], 3, "two `0` initialisers and the condition");
