@@ -46,8 +46,13 @@
 //! * An uninitialised scalar local holds a fresh arbitrary value; each reachable read of a
 //!   possibly uninitialised scalar is recorded in [`Encoding::uninit_reads`].
 //!
-//! Anything else (structs, heap, pointers stored in memory, pointer casts, `getchar`/`gets`/
-//! `fgets`, `pow`/`log`/`exp`, `%c` without a space before it, VLAs, writes that may hit a string
+//! * `fgets(buf, n, stdin)` and `gets(buf)` read a whole line of printable characters (space
+//!   included) when the stream is at the start of a line (nothing read yet, or after another
+//!   line read); a line too long for `fgets` (it would be split) is cut as an unwinding point,
+//!   so `fgets` programs are at best `bounded`; `gets` of a line that fills the array overflows.
+//!
+//! Anything else (structs, heap, pointers stored in memory, pointer casts, `getchar`, `fgets`/
+//! `gets` after `scanf`, `pow`/`log`/`exp`, `%c` without a space before it, VLAs, writes that may hit a string
 //! literal, unwindings beyond [`exec::MAX_STMTS`] statement copies, ...) makes [`encode`] return
 //! [`Unsupported`]: engines skip the function.
 //!
@@ -312,6 +317,8 @@ pub enum InputSource {
     /// The `index`-th directive of a `scanf` call (the call is [`Encoding::input_calls`]).
     Scanf { call: usize },
     Nondet,
+    /// A whole line (`fgets`, `gets`); `string` holds it without its '\n'.
+    Line,
 }
 
 /// One value read from the input, in encoding order (which, along any one path, is execution
@@ -332,8 +339,9 @@ pub struct InputRead<'ctx> {
     pub string: Option<StringRead<'ctx>>,
 }
 
-/// A word read by `scanf("%s")`: `len` (64-bit, at least 1) printable non-space characters,
-/// the first `len` of `chars`.
+/// A word read by `scanf("%s")` (`len` ≥ 1 printable non-space characters) or a line read by
+/// `fgets`/`gets` (`len` ≥ 0 printable characters, space included): the first `len` (64-bit)
+/// of `chars`.
 #[derive(Clone, Debug)]
 pub struct StringRead<'ctx> {
     pub len: BV<'ctx>,
