@@ -284,7 +284,7 @@ pub fn counterexample<'ctx>(enc: &Encoding<'ctx>, m: &Model<'ctx>) -> Counterexa
         }
         let value = match &r.string {
             Some(w) => {
-                let len = m.eval(&w.len, true).and_then(|l| l.as_u64()).unwrap_or(1) as usize;
+                let len = m.eval(&w.len, true).and_then(|l| l.as_u64()).unwrap_or(0) as usize;
                 let word: String = w.chars[..len.min(w.chars.len())]
                     .iter()
                     .map(|c| m.eval(c, true).and_then(|c| c.as_u64()).unwrap_or(b'a' as u64) as u8 as char)
@@ -309,6 +309,10 @@ pub fn counterexample<'ctx>(enc: &Encoding<'ctx>, m: &Model<'ctx>) -> Counterexa
         match r.source {
             InputSource::Nondet => {
                 stdin.push_str(texts[i].as_deref().unwrap_or("0"));
+                stdin.push('\n');
+            }
+            InputSource::Line => {
+                stdin.push_str(texts[i].as_deref().unwrap_or(""));
                 stdin.push('\n');
             }
             InputSource::Scanf { call } => {

@@ -47,3 +47,16 @@ fn missing_entry_is_unsupported() {
     let r = verify(&l.program, "main", 2, &Budget::unlimited(Cancel::new()));
     assert!(matches!(r.verdict, BmcVerdict::Unknown(BmcUnknown::Unsupported(_))));
 }
+
+#[test]
+fn exponential_unwinding_is_refused_not_hung() {
+    let src = "int fib(int n){ if (n < 2) return n; return fib(n-1) + fib(n-2); }
+int main(void){ int n = nondet_int(); return fib(n); }";
+    let r = run(src, 30);
+    match r.verdict {
+        BmcVerdict::Unknown(BmcUnknown::Unsupported(u)) => assert!(u.what.contains("unwinds"), "{u}"),
+        v => panic!("{v:?}"),
+    }
+    let r = run(src, 4);
+    assert_eq!(r.proved_for_all_runs(), Some(false));
+}

@@ -74,6 +74,16 @@ struct State<'ctx> {
     dead: bool,
     vars: BTreeMap<Key, Slot<'ctx>>,
     mem: BTreeMap<u32, Array<'ctx>>,
+    line: LineState,
+}
+
+/// Where the input stream stands, for line-oriented reads (`fgets`, `gets`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum LineState {
+    /// At the start of a line: nothing read yet, or a whole line was read.
+    Start,
+    /// After `scanf`/`nondet`: the rest of the current line is unknown.
+    Mid,
 }
 
 struct CallCtx<'ctx> {
@@ -114,7 +124,13 @@ struct Exec<'a, 'ctx> {
     /// `floor`/`ceil`/`round`/`fabs`-free rounding of those. Converting them back to an integer
     /// is then plain bit-vector conversion, without floating point in the formula.
     exact_ints: HashMap<Float<'ctx>, (BV<'ctx>, IntType)>,
+    /// Statements encoded so far (unwound and inlined copies counted), against [`MAX_STMTS`].
+    stmts: u64,
 }
+
+/// The unwound, inlined program may have at most this many statement copies (e.g. a doubly
+/// recursive function at a large bound): beyond it the encoding gives up as unsupported.
+pub const MAX_STMTS: u64 = 50_000;
 
 pub(super) fn run<'ctx>(
     ctx: &'ctx Context,
@@ -149,7 +165,13 @@ pub(super) fn run<'ctx>(
         loc_of,
         alt_cache: HashMap::new(),
         enc,
-        st: State { guard: Bool::from_bool(ctx, true), dead: false, vars: BTreeMap::new(), mem: BTreeMap::new() },
+        st: State {
+            guard: Bool::from_bool(ctx, true),
+            dead: false,
+            vars: BTreeMap::new(),
+            mem: BTreeMap::new(),
+            line: LineState::Start,
+        },
         objects: vec![ObjInfo { len: 0, elem: Type::Void }],
         var_objs: HashMap::new(),
         literal_objs: HashMap::new(),
@@ -159,6 +181,7 @@ pub(super) fn run<'ctx>(
         names: 0,
         fp: FpOps::new(ctx),
         exact_ints: HashMap::new(),
+        stmts: 0,
     };
     let fid = p.func_by_name(entry).ok_or_else(|| Unsupported {
         func: None,
@@ -428,7 +451,8 @@ impl<'a, 'ctx> Exec<'a, 'ctx> {
             };
             mem.insert(o, arr);
         }
-        State { guard, dead: false, vars, mem }
+        let line = if live.iter().all(|s| s.line == LineState::Start) { LineState::Start } else { LineState::Mid };
+        State { guard, dead: false, vars, mem, line }
     }
 
     fn selectors(&mut self, loc: LocationId, n: usize) -> Vec<Bool<'ctx>> {
@@ -584,6 +608,9 @@ impl<'a, 'ctx> Exec<'a, 'ctx> {
                 }
                 if matches!(v, SymVal::Ptr(_)) {
                     return self.unsupported("pointers stored in memory", span);
+                }
+                if ptr.targets.iter().any(|o| self.literal_objs.values().any(|l| l == o)) {
+                    return self.unsupported("a write through a pointer that may point into a string literal", span);
                 }
                 self.access_type_ok(&ptr, &ty, span)?;
                 let ok = self.in_bounds(&ptr, span)?;
@@ -1137,7 +1164,18 @@ impl<'a, 'ctx> Exec<'a, 'ctx> {
             }
             value = if vals.len() > 1 { self.define(&format!("{}.ret", f.name), acc) } else { acc };
         }
-        let sts: Vec<State<'ctx>> = live.into_iter().map(|(s, _)| s).collect();
+        // The callee's locals are dead: drop them before the merge so states stay small.
+        let frame_objs: Vec<u32> = self.var_objs.iter().filter(|(k, _)| k.0 == frame).map(|(_, o)| *o).collect();
+        let sts: Vec<State<'ctx>> = live
+            .into_iter()
+            .map(|(mut s, _)| {
+                s.vars.retain(|k, _| k.0 != frame);
+                for o in &frame_objs {
+                    s.mem.remove(o);
+                }
+                s
+            })
+            .collect();
         self.st = self.merge(sts, None);
         Ok(value)
     }
@@ -1164,6 +1202,7 @@ impl<'a, 'ctx> Exec<'a, 'ctx> {
                 Ok(SymVal::Void)
             }
             Builtin::Nondet => {
+                self.st.line = LineState::Mid;
                 let name = crate::ir::print::expr_to_c(self.p, e);
                 let v = self.input_value(&name, &e.ty, 'd', e.span)?;
                 self.enc.inputs.push(InputRead {
@@ -1230,6 +1269,7 @@ impl<'a, 'ctx> Exec<'a, 'ctx> {
                 };
                 Ok(SymVal::Float(self.fp.abs(&v, k)))
             }
+            Builtin::Fgets | Builtin::Gets => self.read_line(b, e, args),
             Builtin::Strlen => {
                 let Some(a) = arg(0) else { return self.unsupported("strlen without an argument", e.span) };
                 self.strlen(e, a)
@@ -1305,6 +1345,7 @@ impl<'a, 'ctx> Exec<'a, 'ctx> {
         for i in (1..args.len()).rev() {
             ptrs[i] = self.eval(&args[i])?;
         }
+        self.st.line = LineState::Mid;
         let call = self.enc.input_calls.len();
         self.enc.input_calls.push(InputCall { span: e.span, guard: self.st.guard.clone(), format: fmt.clone(), reads: vec![] });
         let mut next = 1usize;
@@ -1432,6 +1473,95 @@ impl<'a, 'ctx> Exec<'a, 'ctx> {
         }
         self.st.mem.insert(o, arr);
         Ok(())
+    }
+
+    /// `fgets(buf, n, stdin)` / `gets(buf)`: a line of printable characters (space included)
+    /// read at the start of a line. A line longer than `fgets` can take, or than the string cap,
+    /// is cut (an unwinding point); `gets` of a line that fills the array overflows it.
+    fn read_line(&mut self, b: Builtin, e: &Expr, args: &[Expr]) -> R<SymVal<'ctx>> {
+        let what = if b == Builtin::Gets { "gets" } else { "fgets" };
+        let Some(a) = args.first() else { return self.unsupported(format!("{what} without a buffer"), e.span) };
+        let SymVal::Ptr(ptr) = self.eval(a)? else { return self.unsupported(format!("{what} into a non-pointer"), a.span) };
+        let size = if b == Builtin::Fgets {
+            let Some(n) = args.get(1) else { return self.unsupported("fgets without a size", e.span) };
+            let SymVal::Int(nv) = self.eval(n)? else { return self.unsupported("fgets with a non-integer size", n.span) };
+            // The stream argument is `stdin` (the type checker rejects any other): nothing to do.
+            match c_int::value_of(&nv, n.ty.as_int().unwrap_or(IntType::INT)) {
+                Some(v) if v >= 2 => Some(v as u64),
+                _ => return self.unsupported("fgets with a size that is not a constant of at least 2", n.span),
+            }
+        } else {
+            None
+        };
+        if self.st.line != LineState::Start {
+            return self.unsupported(format!("{what} after scanf or nondet (the rest of a line is not modelled)"), e.span);
+        }
+        let o = self.single_char_object(&ptr, a.span)?;
+        let n = self.objects[o as usize].len;
+        let Some(off0) = ptr.off.simplify().as_u64() else {
+            return self.unsupported(format!("{what} into a position the verifier cannot compute"), a.span);
+        };
+        let avail = n.saturating_sub(off0);
+        // Characters before the '\n' (fgets keeps it) and the NUL.
+        let room = match size {
+            Some(sz) => sz - 2,
+            None => avail,
+        };
+        let max = room.min(self.str_cap());
+        if size.is_some() || room > max {
+            // fgets: a longer line is always possible (it would be split); gets: beyond the cap.
+            let cond = self.st.guard.clone();
+            self.enc.unwinding.push(UnwindPoint { span: e.span, cond });
+        }
+        let name = match &a.strip_implicit().kind {
+            ExprKind::Decay(x) => crate::ir::print::expr_to_c(self.p, x),
+            _ => crate::ir::print::expr_to_c(self.p, a.strip_implicit()),
+        };
+        let ctx = self.ctx;
+        let w = |v: u64| BV::from_u64(ctx, v, OFF_BITS);
+        let len = BV::new_const(ctx, self.name(&format!("in:{name}.len")), OFF_BITS);
+        self.enc.hard.push(len.bvule(&w(max)));
+        let mut chars = Vec::new();
+        for i in 0..max {
+            let c = BV::new_const(ctx, self.name(&format!("in:{name}[{i}]")), 8);
+            let (lo, hi) = (BV::from_u64(ctx, 32, 8), BV::from_u64(ctx, 126, 8));
+            self.enc.hard.push(Bool::and(ctx, &[&c.bvuge(&lo), &c.bvule(&hi)]));
+            chars.push(c);
+        }
+
+        self.enc.inputs.push(InputRead {
+            name,
+            ty: Type::Array(Box::new(Type::CHAR), Some(n)),
+            value: SymVal::Void,
+            guard: self.st.guard.clone(),
+            span: a.span,
+            source: InputSource::Line,
+            conv: 'l',
+            string: Some(StringRead { len: len.clone(), chars: chars.clone() }),
+        });
+        // The last byte written (the NUL) is at off0 + len (+ 1 after fgets' '\n').
+        let keep_nl = b == Builtin::Fgets;
+        let last = if keep_nl { w(off0).bvadd(&len).bvadd(&w(1)) } else { w(off0).bvadd(&len) };
+        self.check(last.bvult(&w(n)), ViolationKind::OutOfBounds, a.span);
+        let mut arr = self.mem_array(o, a.span)?;
+        let zero = BV::from_u64(ctx, 0, 8);
+        let nl = BV::from_u64(ctx, b'\n' as u64, 8);
+        for i in 0..(max + 2).min(avail) {
+            let at = w(off0 + i);
+            let old = arr.select(&at).as_bv().expect("char array");
+            let at_len = len._eq(&w(i));
+            let after = if i > 0 { len._eq(&w(i - 1)) } else { Bool::from_bool(ctx, false) };
+            let tail = if keep_nl {
+                at_len.ite(&nl, &after.ite(&zero, &old))
+            } else {
+                at_len.ite(&zero, &old)
+            };
+            let v = if i < max { len.bvugt(&w(i)).ite(&chars[i as usize], &tail) } else { tail };
+            arr = arr.store(&at, &v);
+        }
+        self.st.mem.insert(o, arr);
+        self.st.line = LineState::Start;
+        Ok(SymVal::Ptr(ptr))
     }
 
     fn single_char_object(&self, ptr: &SymPtr<'ctx>, span: Span) -> R<u32> {
@@ -1702,6 +1832,13 @@ impl<'a, 'ctx> Exec<'a, 'ctx> {
     fn stmt(&mut self, s: &Stmt) -> R<()> {
         if self.st.dead {
             return Ok(());
+        }
+        self.stmts += 1;
+        if self.stmts > MAX_STMTS {
+            return self.unsupported(
+                format!("a program that unwinds to more than {MAX_STMTS} statements at bound {}", self.bound),
+                s.span,
+            );
         }
         match &s.kind {
             StmtKind::Expr(e) => {

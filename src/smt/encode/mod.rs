@@ -46,11 +46,35 @@
 //! * An uninitialised scalar local holds a fresh arbitrary value; each reachable read of a
 //!   possibly uninitialised scalar is recorded in [`Encoding::uninit_reads`].
 //!
-//! Anything else (structs, heap, pointers stored in memory, pointer casts, string and math
-//! library functions, VLAs, ...) makes [`encode`] return [`Unsupported`]: engines skip the
-//! function.
+//! * `fgets(buf, n, stdin)` and `gets(buf)` read a whole line of printable characters (space
+//!   included) when the stream is at the start of a line (nothing read yet, or after another
+//!   line read); a line too long for `fgets` (it would be split) is cut as an unwinding point,
+//!   so `fgets` programs are at best `bounded`; `gets` of a line that fills the array overflows.
+//!
+//! Anything else (structs, heap, pointers stored in memory, pointer casts, `getchar`, `fgets`/
+//! `gets` after `scanf`, `pow`/`log`/`exp`, `%c` without a space before it, VLAs, writes that may hit a string
+//! literal, unwindings beyond [`exec::MAX_STMTS`] statement copies, ...) makes [`encode`] return
+//! [`Unsupported`]: engines skip the function.
+//!
+//! # Use by a mutation-repair engine (AllRepair §3.3–4)
+//! ```ignore
+//! let opts = EncodeOptions { bound, frozen: Some(&frozen), alternatives: Some(&mutations) };
+//! let enc = encode(&ctx, &program, "main", &opts)?;      // one context per job
+//! let s = z3::Solver::new(&ctx);
+//! enc.assert_into(&s);                                     // hard ∧ (sel → soft)
+//! s.assert(&enc.any_violation());
+//! // For each candidate selection vector: unsat = b-correct; sat = a counterexample
+//! // (`bmc::counterexample(&enc, &s.get_model().unwrap())`, then `bmc::replay`).
+//! let verdict = check_with_budget(&s, &enc.choose(&[(loc, k)]), &budget);
+//! ```
+//! Only locations the encoding reached and for which the provider gave alternatives have
+//! selectors ([`Encoding::selectors`]); all unwound and inlined copies of a location share them,
+//! so their number does not depend on the bound. Note: Z3 answers checks *with assumptions*
+//! with its incremental core, which is much slower on bit-vector multiplication and division
+//! than the bit-blasting tactic `bmc::verify` gets by asserting everything and checking
+//! without assumptions (30 s vs 3 s on `fixtures/bmc/student_avg.c`).
 
-mod exec;
+pub mod exec;
 pub(crate) mod fp;
 
 use std::collections::{BTreeMap, HashMap, HashSet};
@@ -293,6 +317,8 @@ pub enum InputSource {
     /// The `index`-th directive of a `scanf` call (the call is [`Encoding::input_calls`]).
     Scanf { call: usize },
     Nondet,
+    /// A whole line (`fgets`, `gets`); `string` holds it without its '\n'.
+    Line,
 }
 
 /// One value read from the input, in encoding order (which, along any one path, is execution
@@ -313,8 +339,9 @@ pub struct InputRead<'ctx> {
     pub string: Option<StringRead<'ctx>>,
 }
 
-/// A word read by `scanf("%s")`: `len` (64-bit, at least 1) printable non-space characters,
-/// the first `len` of `chars`.
+/// A word read by `scanf("%s")` (`len` ≥ 1 printable non-space characters) or a line read by
+/// `fgets`/`gets` (`len` ≥ 0 printable characters, space included): the first `len` (64-bit)
+/// of `chars`.
 #[derive(Clone, Debug)]
 pub struct StringRead<'ctx> {
     pub len: BV<'ctx>,
@@ -424,6 +451,25 @@ impl<'ctx> Encoding<'ctx> {
             solver.assert(&self.selectors[&s.loc][s.k].implies(&s.constraint));
         }
     }
+    /// Asserts into a fresh `solver` the program with `choice` applied (hard constraints, the
+    /// chosen alternatives' definitions, and the selector literals as facts). A check without
+    /// assumptions then runs Z3's fast non-incremental tactic: an alternative to
+    /// [`Encoding::assert_into`] + [`Encoding::choose`] when checks are few or arithmetic heavy.
+    pub fn assert_choice_into(&self, solver: &z3::Solver<'ctx>, choice: &[(LocationId, usize)]) {
+        let chosen: HashMap<LocationId, usize> = choice.iter().copied().collect();
+        for h in &self.hard {
+            solver.assert(h);
+        }
+        for s in &self.soft {
+            if chosen.get(&s.loc).copied().unwrap_or(0) == s.k {
+                solver.assert(&s.constraint);
+            }
+        }
+        for lit in self.choose(choice) {
+            solver.assert(&lit);
+        }
+    }
+
     /// Assumption literals choosing alternative `k` at each listed location and the original
     /// (k = 0) everywhere else: exactly one selector true per location.
     pub fn choose(&self, choice: &[(LocationId, usize)]) -> Vec<Bool<'ctx>> {

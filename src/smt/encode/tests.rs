@@ -93,6 +93,18 @@ fn selectors_choose_a_repair_incrementally() {
         assert_eq!(check(&[(cond, 1)]), SatResult::Unsat, "`i <= n` alone repairs it");
         assert_eq!(check(&[(i_init, 1)]), SatResult::Sat, "`i = 1` alone does not");
         assert_eq!(check(&[(i_init, 1), (cond, 1)]), SatResult::Unsat, "both together do");
+        // The same answers from fresh solvers with the choice asserted (tactic mode).
+        for (choice, want) in [
+            (vec![], SatResult::Sat),
+            (vec![(cond, 1)], SatResult::Unsat),
+            (vec![(i_init, 1)], SatResult::Sat),
+            (vec![(i_init, 1), (cond, 1)], SatResult::Unsat),
+        ] {
+            let f = z3::Solver::new(&ctx);
+            enc.assert_choice_into(&f, &choice);
+            f.assert(&enc.any_violation());
+            assert_eq!(f.check(), want, "{choice:?}");
+        }
     }
     assert_eq!(counts[0], counts[1]);
     assert_eq!(counts[0], 3, "two `0` initialisers and the condition");
@@ -149,4 +161,12 @@ fn uninitialised_reads_are_recorded() {
     let enc = encode(&ctx, &p, "main", &EncodeOptions::new(2)).unwrap();
     let names: Vec<&str> = enc.uninit_reads.iter().map(|r| r.name.as_str()).collect();
     assert_eq!(names, ["x"]);
+}
+
+#[test]
+fn writing_into_a_string_literal_is_unsupported() {
+    let p = program("int main(void) { char *s = \"abc\"; s[0] = 'x'; return s[0]; }");
+    let ctx = new_context();
+    let err = encode(&ctx, &p, "main", &EncodeOptions::new(2)).err().expect("unsupported");
+    assert!(err.what.contains("string literal"), "{err}");
 }
