@@ -63,6 +63,27 @@ pub fn run_foundation(out: &mut impl Write) -> std::io::Result<()> {
         String::from_utf8_lossy(&result.output).trim()
     )?;
 
+    // Mutation repair of the AllRepair paper's `sum` (Fig. 2), growing the bound.
+    let sum = include_str!("../fixtures/mutation/sum.c");
+    let program = lower_source(sum).program;
+    for bound in [2, 5, 10] {
+        let opts = crate::engines::mutation::engine::Options { bound, ..Default::default() };
+        let budget = crate::smt::Budget::new(Duration::from_secs(120), Cancel::new());
+        let mut first: Option<f64> = None;
+        let started = Instant::now();
+        let report = crate::engines::mutation::engine::run(&program, sum, &opts, &budget, &mut |_| {
+            first.get_or_insert(started.elapsed().as_secs_f64() * 1000.0);
+        });
+        writeln!(
+            out,
+            "mutation repair, paper's sum, b={bound}, level 1, size <= 2: first repair {} ms, all {} repair(s) in {:.0} ms ({} candidates)",
+            first.map_or("-".into(), |f| format!("{f:.0}")),
+            report.repairs.len(),
+            report.total_time.as_secs_f64() * 1000.0,
+            report.candidates_checked
+        )?;
+    }
+
     match server_idle_rss(20) {
         Ok(kb) => writeln!(out, "server idle RSS with 20 open student files: {:.1} MB  [< 60 MB]", kb as f64 / 1024.0)?,
         Err(e) => writeln!(out, "server idle RSS: not measured ({e})")?,
