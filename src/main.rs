@@ -143,8 +143,8 @@ fn check(args: CheckArgs) -> ExitCode {
             CompareArg::Whitespace => Compare::Whitespace,
             CompareArg::Values => Compare::Values,
         }),
-        timeout: args.timeout.unwrap_or(defaults.timeout),
-        bound: args.bound.unwrap_or(defaults.bound),
+        timeout: args.timeout,
+        bound: args.bound,
         mutation_level: args.level.unwrap_or(defaults.mutation_level),
         max_repair_size: args.max_repair_size.unwrap_or(defaults.max_repair_size),
         ..defaults

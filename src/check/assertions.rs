@@ -32,6 +32,7 @@ pub fn check_assertions(
     program: &Program,
     text: &str,
     opts: &CheckOptions,
+    bound: u32,
     frozen: Vec<String>,
     deadline: Instant,
     cancel: &Cancel,
@@ -46,14 +47,14 @@ pub fn check_assertions(
     let budget = Budget::new(remaining, cancel.clone());
     let engine_opts = Options {
         entry: "main".into(),
-        bound: opts.bound,
+        bound,
         level: opts.mutation_level,
         max_size: opts.max_repair_size,
         frozen: frozen.into_iter().collect(),
     };
     let mut found: Vec<FoundRepair> = Vec::new();
     let result = engine::run(program, text, &engine_opts, &budget, &mut |r| found.push(r.clone()));
-    let b = opts.bound;
+    let b = bound;
     match &result.original.verdict {
         BmcVerdict::Holds { complete: true } => {
             report.diagnostics.push(Diagnostic::info("verified", anchor, "every assertion holds for all inputs (verified)"));

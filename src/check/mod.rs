@@ -26,10 +26,10 @@ pub struct CheckOptions {
     pub tests: Option<PathBuf>,
     /// Overrides `compare` from mend.toml.
     pub compare: Option<Compare>,
-    /// Budget for the whole analysis.
-    pub timeout: Duration,
-    /// Loop bound for bounded engines.
-    pub bound: u32,
+    /// Budget for the whole analysis; `None`: mend.toml's `timeout_secs`, else 10 s.
+    pub timeout: Option<Duration>,
+    /// Loop bound for bounded engines; `None`: mend.toml's `bound`, else 5.
+    pub bound: Option<u32>,
     /// Report mend's own syntax and type diagnostics (off when another C server shows them;
     /// repair diagnostics and unsupported-construct notes stay).
     pub syntax_diagnostics: bool,
@@ -51,8 +51,8 @@ impl Default for CheckOptions {
             reference: None,
             tests: None,
             compare: None,
-            timeout: Duration::from_secs(10),
-            bound: 5,
+            timeout: None,
+            bound: None,
             syntax_diagnostics: true,
             run_tests: true,
             max_steps: 20_000_000,
@@ -94,6 +94,9 @@ pub struct Stats {
     pub timed_out: bool,
 }
 
+/// The analysis budget when neither the options nor mend.toml set one.
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(10);
+
 fn ms_since(t: Instant) -> f64 {
     t.elapsed().as_secs_f64() * 1000.0
 }
@@ -112,19 +115,28 @@ pub fn check(path: Option<&Path>, text: &str, opts: &CheckOptions, cancel: &Canc
 /// [`check`] on an already parsed text (the server keeps the tree incrementally).
 pub fn check_parsed(path: Option<&Path>, text: &str, tree: &Tree, opts: &CheckOptions, cancel: &Cancel) -> Report {
     let started = Instant::now();
-    let deadline = started + opts.timeout;
+    // The spec first: mend.toml may set the budget and the bound (options override it).
+    let spec = resolve_spec(path, opts);
+    let config = match &spec {
+        Ok(Some(s)) => Some(&s.config),
+        _ => None,
+    };
+    let bound = opts.bound.or(config.map(|c| c.bound)).unwrap_or(config::DEFAULT_BOUND);
+    let timeout = opts.timeout.or(config.map(|c| Duration::from_secs(c.timeout_secs))).unwrap_or(DEFAULT_TIMEOUT);
+    let deadline = started + timeout;
     let front = front_end(tree, text, opts);
     let mut report = front.report;
     let (has_syntax_errors, has_type_errors) = (front.has_syntax_errors, front.has_type_errors);
     let lowered = front.lowered;
 
-    let spec = match resolve_spec(path, opts) {
+    let spec = match spec {
         Ok(spec) => spec,
         Err(message) => {
             report.diagnostics.push(Diagnostic::error("mend-toml", Span::default(), message));
             None
         }
     };
+    let frozen = spec.as_ref().map(|s| s.config.frozen.clone()).unwrap_or_default();
     if let Some(spec) = spec {
         if opts.run_tests && spec.tests.is_some() {
             let t = Instant::now();
@@ -138,8 +150,7 @@ pub fn check_parsed(path: Option<&Path>, text: &str, tree: &Tree, opts: &CheckOp
         }
     }
     if opts.repair_assertions && !has_syntax_errors && !has_type_errors && !cancel.is_cancelled() {
-        let frozen = spec_frozen(path, opts);
-        assertions::check_assertions(&lowered.program, text, opts, frozen, deadline, cancel, &mut report);
+        assertions::check_assertions(&lowered.program, text, opts, bound, frozen, deadline, cancel, &mut report);
     }
     report.stats.cancelled |= cancel.is_cancelled();
     report.diagnostics.sort_by_key(|d| (d.span.start, d.span.end, d.severity));
@@ -229,12 +240,6 @@ fn resolve_spec(path: Option<&Path>, opts: &CheckOptions) -> Result<Option<Spec>
     }
     let compare = opts.compare.unwrap_or(config.compare);
     Ok(Some(Spec { config, tests, reference, compare }))
-}
-
-/// Functions mend.toml says a repair must never change (a broken mend.toml is reported by
-/// the spec step; here it just means none).
-fn spec_frozen(path: Option<&Path>, _opts: &CheckOptions) -> Vec<String> {
-    path.and_then(|p| config::discover(p).ok().flatten()).map(|c| c.frozen).unwrap_or_default()
 }
 
 /// The reference program, lowered, when the spec names one that lowers without errors.

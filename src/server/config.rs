@@ -51,8 +51,8 @@ impl Settings {
         };
         for (key, v) in obj {
             let ok = match key.as_str() {
-                "timeout" => secs(v).map(|d| self.check.timeout = d).is_some(),
-                "bound" => v.as_u64().map(|b| self.check.bound = b.min(u32::MAX as u64) as u32).is_some(),
+                "timeout" => secs(v).map(|d| self.check.timeout = Some(d)).is_some(),
+                "bound" => v.as_u64().filter(|b| *b >= 1).map(|b| self.check.bound = Some(b.min(u32::MAX as u64) as u32)).is_some(),
                 "syntaxDiagnostics" => v.as_bool().map(|b| self.check.syntax_diagnostics = b).is_some(),
                 "runTests" => v.as_bool().map(|b| self.check.run_tests = b).is_some(),
                 "repairAssertions" => v.as_bool().map(|b| self.check.repair_assertions = b).is_some(),
@@ -107,8 +107,8 @@ mod tests {
     fn wrapped_and_bare_shapes() {
         let mut s = Settings::default();
         assert!(s.update(&json!({"mend": {"timeout": 2.5, "bound": 7, "debounceMs": 10}})).is_empty());
-        assert_eq!(s.check.timeout, Duration::from_millis(2500));
-        assert_eq!(s.check.bound, 7);
+        assert_eq!(s.check.timeout, Some(Duration::from_millis(2500)));
+        assert_eq!(s.check.bound, Some(7));
         assert_eq!(s.debounce, Duration::from_millis(10));
         assert!(s.update(&json!({"syntaxDiagnostics": false, "runTests": false, "compare": "values"})).is_empty());
         assert!(s.update(&json!({"mutationLevel": 2, "maxRepairSize": 3, "repairAssertions": false})).is_empty());
@@ -124,8 +124,8 @@ mod tests {
         let mut s = Settings::default();
         let rejected = s.update(&json!({"timeout": "soon", "bound": -1, "compare": "fuzzy", "other": 1}));
         assert_eq!(rejected.len(), 3);
-        assert_eq!(s.check.timeout, Duration::from_secs(10));
-        assert_eq!(s.check.bound, 5);
+        assert_eq!(s.check.timeout, None);
+        assert_eq!(s.check.bound, None);
         assert_eq!(s.check.compare, None);
     }
 }

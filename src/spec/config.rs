@@ -6,7 +6,7 @@
 //! compare = "values"           # exact | whitespace | values (default: whitespace)
 //! entry = "main"               # the function to compare (default: main)
 //! timeout_secs = 10            # per-file analysis budget (default: 10)
-//! bound = 8                    # loop / recursion bound for bounded proofs (default: 8)
+//! bound = 8                    # loop / recursion bound for bounded proofs (default: 5)
 //! frozen = ["print_result"]    # functions a repair must never change (default: none)
 //! ```
 //! Paths are relative to the directory of `mend.toml` and must stay inside it (after resolving
@@ -18,6 +18,9 @@ use serde::Deserialize;
 use std::path::{Path, PathBuf};
 
 pub const FILE_NAME: &str = "mend.toml";
+
+/// The loop / recursion bound when mend.toml and the options leave it unset.
+pub const DEFAULT_BOUND: u32 = 5;
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct Config {
@@ -41,7 +44,7 @@ impl Config {
             compare: Compare::Whitespace,
             entry: "main".into(),
             timeout_secs: 10,
-            bound: 8,
+            bound: DEFAULT_BOUND,
             frozen: Vec::new(),
             root,
         }
