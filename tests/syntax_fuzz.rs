@@ -67,7 +67,7 @@ fn random_slips_never_panic() {
                 at -= 1;
             }
             let mut s = src.clone();
-            if rng.next() % 2 == 0 {
+            if rng.next().is_multiple_of(2) {
                 // Delete one punctuation character near `at`.
                 if let Some(i) = s[at..].find([';', '(', ')', '{', '}', '"', ',']) {
                     s.remove(at + i);

@@ -10,7 +10,7 @@ use crate::ir::*;
 use crate::smt::bmc::{BmcUnknown, BmcVerdict};
 use crate::smt::Budget;
 
-use super::{CheckOptions, Report};
+use super::Report;
 
 /// Whether any function uses a verification convention (`assert`, `assume`, `nondet_*`,
 /// `reach_error`): only then is there an assertion spec to verify against.
@@ -31,9 +31,7 @@ pub fn has_assertions(program: &Program) -> bool {
 pub fn check_assertions(
     program: &Program,
     text: &str,
-    opts: &CheckOptions,
-    bound: u32,
-    frozen: Vec<String>,
+    engine_opts: &Options,
     deadline: Instant,
     cancel: &Cancel,
     report: &mut Report,
@@ -45,16 +43,9 @@ pub fn check_assertions(
     let anchor = program.func(main).name_span;
     let remaining = deadline.saturating_duration_since(Instant::now());
     let budget = Budget::new(remaining, cancel.clone());
-    let engine_opts = Options {
-        entry: "main".into(),
-        bound,
-        level: opts.mutation_level,
-        max_size: opts.max_repair_size,
-        frozen: frozen.into_iter().collect(),
-    };
     let mut found: Vec<FoundRepair> = Vec::new();
-    let result = engine::run(program, text, &engine_opts, &budget, &mut |r| found.push(r.clone()));
-    let b = bound;
+    let result = engine::run(program, text, engine_opts, &budget, &mut |r| found.push(r.clone()));
+    let b = engine_opts.bound;
     match &result.original.verdict {
         BmcVerdict::Holds { complete: true } => {
             report.diagnostics.push(Diagnostic::info("verified", anchor, "every assertion holds for all inputs (verified)"));
@@ -87,7 +78,7 @@ pub fn check_assertions(
             if found.is_empty() {
                 let why = match &result.outcome {
                     Some(crate::engines::mutation::search::Outcome::Incomplete { reason, .. }) => format!("the search stopped early ({reason})"),
-                    _ => format!("no repair changes at most {} expressions at mutation level {}", opts.max_repair_size, opts.mutation_level),
+                    _ => format!("no repair changes at most {} expressions at mutation level {}", engine_opts.max_size, engine_opts.level),
                 };
                 report.diagnostics.push(Diagnostic::info("no-repair", cex.span, why));
             }

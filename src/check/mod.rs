@@ -137,8 +137,8 @@ pub fn check_parsed(path: Option<&Path>, text: &str, tree: &Tree, opts: &CheckOp
         }
     };
     let frozen = spec.as_ref().map(|s| s.config.frozen.clone()).unwrap_or_default();
-    if let Some(spec) = spec {
-        if opts.run_tests && spec.tests.is_some() {
+    if let Some(spec) = spec
+        && opts.run_tests && spec.tests.is_some() {
             let t = Instant::now();
             let blocked = if has_syntax_errors || has_type_errors {
                 Some("the tests were not run: fix the errors above first".to_string())
@@ -148,9 +148,15 @@ pub fn check_parsed(path: Option<&Path>, text: &str, tree: &Tree, opts: &CheckOp
             run_tests(&lowered.program, &spec, blocked, opts, deadline, cancel, &mut report);
             report.stats.tests_ms = ms_since(t);
         }
-    }
     if opts.repair_assertions && !has_syntax_errors && !has_type_errors && !cancel.is_cancelled() {
-        assertions::check_assertions(&lowered.program, text, opts, bound, frozen, deadline, cancel, &mut report);
+        let engine_opts = crate::engines::mutation::engine::Options {
+            entry: "main".into(),
+            bound,
+            level: opts.mutation_level,
+            max_size: opts.max_repair_size,
+            frozen: frozen.into_iter().collect(),
+        };
+        assertions::check_assertions(&lowered.program, text, &engine_opts, deadline, cancel, &mut report);
     }
     report.stats.cancelled |= cancel.is_cancelled();
     report.diagnostics.sort_by_key(|d| (d.span.start, d.span.end, d.severity));
@@ -227,17 +233,15 @@ fn resolve_spec(path: Option<&Path>, opts: &CheckOptions) -> Result<Option<Spec>
     let root = path.and_then(Path::parent).map(Path::to_path_buf).unwrap_or_else(|| PathBuf::from("."));
     let config = found.unwrap_or_else(|| Config::default_at(root));
     let tests = opts.tests.clone().or_else(|| config.tests.clone());
-    if let Some(t) = &tests {
-        if !t.is_dir() {
+    if let Some(t) = &tests
+        && !t.is_dir() {
             return Err(format!("the tests directory {} does not exist", t.display()));
         }
-    }
     let reference = opts.reference.clone().or_else(|| config.reference.clone());
-    if let Some(r) = &reference {
-        if !r.is_file() {
+    if let Some(r) = &reference
+        && !r.is_file() {
             return Err(format!("the reference program {} does not exist", r.display()));
         }
-    }
     let compare = opts.compare.unwrap_or(config.compare);
     Ok(Some(Spec { config, tests, reference, compare }))
 }

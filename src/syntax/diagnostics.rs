@@ -655,7 +655,7 @@ impl<'s> Cx<'s> {
             if n.kind() != "type_identifier" || n.byte_range() != (w..w + word_len) {
                 continue;
             }
-            if !n.parent().is_some_and(|p| p.kind() == "declaration") {
+            if n.parent().is_none_or(|p| p.kind() != "declaration") {
                 continue;
             }
             let span = node_span(n);

@@ -104,11 +104,10 @@ impl Scope for NoScope {
 pub fn mutants(program: &Program, src: &str, expr: &Expr, role: Role, level: u8, scope: &dyn Scope) -> Vec<Mutant> {
     let mut out = Vec::new();
     let ctx = Ctx { program, src, level, scope, root: expr };
-    if role == Role::Condition && level >= 1 {
-        if let Some(m) = ctx.negate_condition(expr) {
+    if role == Role::Condition && level >= 1
+        && let Some(m) = ctx.negate_condition(expr) {
             out.push(m);
         }
-    }
     if let ExprKind::Assign(lhs, rhs) = &expr.kind {
         if let Some(m) = ctx.delete_assignment(expr, lhs, rhs) {
             out.push(m);
@@ -391,14 +390,13 @@ impl Ctx<'_> {
             }
             if matches!(op, BinOp::Sub | BinOp::Div) && !pointer_arith {
                 let (ta, tb, gap) = (self.text(a.span), self.text(b.span), self.src.get(a.span.end as usize..b.span.start as usize));
-                if let Some(gap) = gap {
-                    if !ta.is_empty() && !tb.is_empty() && a.span.start < b.span.start {
+                if let Some(gap) = gap
+                    && !ta.is_empty() && !tb.is_empty() && a.span.start < b.span.start {
                         let node = Expr { kind: ExprKind::Binary(op, Box::new(b.clone()), Box::new(a.clone())), ..e.clone() };
                         let whole = Span { start: a.span.start, end: b.span.end };
                         let (ta, tb) = (parenthesize(a, ta), parenthesize(b, tb));
                         out.push(self.mutant(path, node, MutationKind::SwapOperands, whole, format!("{tb}{gap}{ta}")));
                     }
-                }
             }
         }
     }
@@ -462,8 +460,8 @@ impl Ctx<'_> {
 
     fn negate_condition(&self, cond: &Expr) -> Option<Mutant> {
         let core = cond.strip_implicit();
-        if let ExprKind::Binary(op, a, b) = &core.kind {
-            if let Some(neg) = negated(*op) {
+        if let ExprKind::Binary(op, a, b) = &core.kind
+            && let Some(neg) = negated(*op) {
                 let span = self.operator_span(a, b, op.c_token())?;
                 let node = Expr { kind: ExprKind::Binary(neg, a.clone(), b.clone()), ..core.clone() };
                 let mut m = self.mutant(&[], node, MutationKind::NegateCondition, span, neg.c_token().into());
@@ -475,7 +473,6 @@ impl Ctx<'_> {
                 });
                 return Some(m);
             }
-        }
         let text = self.text(cond.span);
         if text.is_empty() {
             return None;
@@ -504,7 +501,7 @@ impl Ctx<'_> {
             return None;
         }
         // `x = e` → `x = x`: the same state change as deleting the assignment.
-        let self_read = Expr { kind: (*lhs).kind.clone(), ty: lhs.ty.clone(), span: rhs.span };
+        let self_read = Expr { kind: lhs.kind.clone(), ty: lhs.ty.clone(), span: rhs.span };
         let node = Expr { kind: ExprKind::Assign(Box::new(lhs.clone()), Box::new(self_read)), ..e.clone() };
         let mut m = self.mutant(&[], node, MutationKind::DeleteAssignment, rhs.span, target.to_string());
         m.description = format!("delete `{}`", self.text(e.span));

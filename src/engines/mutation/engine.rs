@@ -261,17 +261,15 @@ fn location_mutants(
     };
     // The right-hand side of `x = e`: the assignment-level mutations apply to the whole
     // assignment, but the location (and so the alternative) is `e`.
-    if loc.kind == LocationKind::Assign {
-        if let Some(assign) = assignments.get(&loc.span) {
-            if let ExprKind::Assign(lhs, _) = &assign.kind {
+    if loc.kind == LocationKind::Assign
+        && let Some(assign) = assignments.get(&loc.span)
+            && let ExprKind::Assign(lhs, _) = &assign.kind {
                 for m in catalogue::assignment_mutants(program, src, assign, lhs, &loc.expr) {
                     if !ms.iter().any(|x| x.edit == m.edit) {
                         ms.push(m);
                     }
                 }
             }
-        }
-    }
     ms.retain(|m| m.expr.ty == loc.expr.ty);
     ms
 }

@@ -458,7 +458,7 @@ impl<'a> Lowerer<'a> {
                 }
             };
         }
-        let suffix_start = lower.find(|c: char| c == 'u' || c == 'l').unwrap_or(lower.len());
+        let suffix_start = lower.find(['u', 'l']).unwrap_or(lower.len());
         let (digits, suffix) = lower.split_at(suffix_start);
         let (radix, digits) = if let Some(h) = digits.strip_prefix("0x") {
             (16, h)
@@ -678,11 +678,10 @@ impl<'a> Lowerer<'a> {
                     return Expr { span, ..e };
                 }
                 // Fold `-5` into a constant so it prints and mutates as one literal.
-                if let ExprKind::Int(v) = e.kind {
-                    if let Type::Int(t) = &ty {
+                if let ExprKind::Int(v) = e.kind
+                    && let Type::Int(t) = &ty {
                         return int_expr(t.wrap(v.wrapping_neg()), ty, span);
                     }
-                }
                 if let ExprKind::Float(v) = e.kind {
                     return Expr { kind: ExprKind::Float(-v), ty, span };
                 }
@@ -820,9 +819,7 @@ impl<'a> Lowerer<'a> {
             Type::Error
         } else if a.ty.is_arithmetic() && b.ty.is_arithmetic() {
             usual_arithmetic(&a.ty, &b.ty)
-        } else if a.ty == b.ty {
-            a.ty.clone()
-        } else if a.ty.is_pointer() && is_null_constant(&b) {
+        } else if a.ty == b.ty || (a.ty.is_pointer() && is_null_constant(&b)) {
             a.ty.clone()
         } else if b.ty.is_pointer() && is_null_constant(&a) {
             b.ty.clone()
@@ -933,13 +930,11 @@ impl<'a> Lowerer<'a> {
                 Params::Fixed(params) => self.check_args(name, fspan, span, args, &params, false),
                 Params::Format { scanf } => self.check_format_call(name, fspan, span, args, scanf),
             };
-            if sig.builtin == crate::ir::Builtin::Fgets {
-                if let Some(stream) = args.get(2) {
-                    if !matches!(stream.strip_implicit().kind, ExprKind::Int(1)) && !stream.ty.is_error() {
+            if sig.builtin == crate::ir::Builtin::Fgets
+                && let Some(stream) = args.get(2)
+                    && !matches!(stream.strip_implicit().kind, ExprKind::Int(1)) && !stream.ty.is_error() {
                         self.unsupported("`fgets` from a stream other than `stdin`", stream.span);
                     }
-                }
-            }
             return Expr { kind: ExprKind::Call(Callee::Builtin(sig.builtin), args), ty: sig.ret, span };
         }
         if builtins::is_unmodelled_library_function(name) {

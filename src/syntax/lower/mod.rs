@@ -223,11 +223,10 @@ impl<'a> Lowerer<'a> {
         let id = VarId(self.program.vars.len() as u32);
         let addressable = matches!(ty, Type::Array(..) | Type::Struct(_)) || kind == VarKind::Global;
         self.program.vars.push(Var { name: name.to_string(), ty, span, kind, func: self.cur_func, addressable });
-        if let Some(f) = self.cur_func {
-            if kind != VarKind::Param {
+        if let Some(f) = self.cur_func
+            && kind != VarKind::Param {
                 self.program.funcs[f.0 as usize].locals.push(id);
             }
-        }
         id
     }
 
@@ -812,17 +811,15 @@ impl<'a> Lowerer<'a> {
                 self.error(name_span, format!("`{name}` cannot have type `void`"));
                 ty = Type::Error;
             }
-            if let Type::Struct(id) = &ty {
-                if !self.program.struct_def(*id).complete {
+            if let Type::Struct(id) = &ty
+                && !self.program.struct_def(*id).complete {
                     let sname = self.program.struct_def(*id).name.clone();
                     self.error(name_span, format!("`struct {sname}` is not defined, so `{name}` cannot be declared"));
                 }
-            }
-            if global && is_extern && init_node.is_none() {
-                if let Some(Symbol::Var(_)) = self.scopes[0].get(name) {
+            if global && is_extern && init_node.is_none()
+                && let Some(Symbol::Var(_)) = self.scopes[0].get(name) {
                     continue;
                 }
-            }
             let kind = if global {
                 VarKind::Global
             } else if is_static {
@@ -831,8 +828,8 @@ impl<'a> Lowerer<'a> {
                 VarKind::Local
             };
             // A repeated global (`int x; ... int x = 3;`) refers to the same object.
-            if global {
-                if let Some(Symbol::Var(existing)) = self.scopes[0].get(name).cloned() {
+            if global
+                && let Some(Symbol::Var(existing)) = self.scopes[0].get(name).cloned() {
                     if let Some(init) = init_node {
                         let init = self.lower_init(init, &ty);
                         self.program.globals.retain(|(v, _)| *v != existing);
@@ -840,7 +837,6 @@ impl<'a> Lowerer<'a> {
                     }
                     continue;
                 }
-            }
             let var = self.new_var(name, ty.clone(), name_span, kind);
             let init = init_node.map(|i| self.lower_init(i, &ty));
             // The name is in scope from the end of its declarator, after the initialiser in
@@ -878,11 +874,10 @@ impl<'a> Lowerer<'a> {
             }
             ("string_literal" | "concatenated_string", Type::Array(elem, len)) if elem.as_int().is_some_and(|t| t.kind == IntKind::Char) => {
                 let e = self.lower_expr(node);
-                if let (Some(len), ExprKind::Str(bytes)) = (len, &e.kind) {
-                    if bytes.len() as u64 > *len {
+                if let (Some(len), ExprKind::Str(bytes)) = (len, &e.kind)
+                    && bytes.len() as u64 > *len {
                         self.warning("init", self.span(node), format!("the string has {} characters but the array holds {len}", bytes.len()));
                     }
-                }
                 Init::Expr(e)
             }
             (_, Type::Array(..)) => {
