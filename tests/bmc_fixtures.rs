@@ -11,9 +11,10 @@ use mend::smt::bmc::{verify, BmcUnknown, BmcVerdict, Replay};
 use mend::smt::Budget;
 use mend::syntax::lower::lower_source;
 
+/// One-based line and byte column, through the library's own line index.
 fn line_col(src: &str, offset: usize) -> (usize, usize) {
-    let before = &src[..offset];
-    (before.matches('\n').count() + 1, offset - before.rfind('\n').map_or(0, |i| i + 1) + 1)
+    let p = mend::syntax::LineIndex::new(src).position(src, offset, mend::syntax::Encoding::Utf8);
+    (p.line as usize + 1, p.character as usize + 1)
 }
 
 fn bounds(src: &str) -> Vec<u32> {

@@ -6,11 +6,10 @@ use std::path::Path;
 
 use mend::syntax::lower::lower_source;
 
+/// One-based line and byte column, through the library's own line index.
 fn line_col(src: &str, offset: usize) -> (usize, usize) {
-    let before = &src[..offset];
-    let line = before.matches('\n').count() + 1;
-    let col = offset - before.rfind('\n').map_or(0, |i| i + 1) + 1;
-    (line, col)
+    let p = mend::syntax::LineIndex::new(src).position(src, offset, mend::syntax::Encoding::Utf8);
+    (p.line as usize + 1, p.character as usize + 1)
 }
 
 #[test]
