@@ -159,9 +159,14 @@ pub fn run_dir(dir: &Path, opts: &CheckOptions, out: &mut impl Write) -> std::io
     let mut files = Vec::new();
     collect_c_files(dir, &mut files);
     files.sort();
-    writeln!(out, "{:<60} {:>8} {:>6} {:>6} {:>8} {:>9}", "file", "verdict", "errors", "tests", "repairs", "time ms")?;
+    writeln!(
+        out,
+        "{:<60} {:>8} {:>10} {:>6} {:>6} {:>8} {:>13} {:>9}",
+        "file", "verdict", "assertions", "errors", "tests", "repairs", "1st repair ms", "time ms"
+    )?;
     let mut times = Vec::new();
     let (mut clean, mut failing, mut broken) = (0, 0, 0);
+    let mut first_repairs: Vec<f64> = Vec::new();
     for file in &files {
         let text = match std::fs::read(file) {
             Ok(bytes) => String::from_utf8_lossy(&bytes).into_owned(),
@@ -174,12 +179,15 @@ pub fn run_dir(dir: &Path, opts: &CheckOptions, out: &mut impl Write) -> std::io
         times.push(ms);
         let errors = report.diagnostics.iter().filter(|d| d.severity == Severity::Error).count();
         let failed_tests = report.tests.iter().filter(|t| !t.passed).count();
-        let verdict = if errors > 0 && report.tests.is_empty() {
-            broken += 1;
-            "errors"
-        } else if failed_tests > 0 {
+        if let Some(f) = report.stats.first_repair_ms {
+            first_repairs.push(f);
+        }
+        let verdict = if failed_tests > 0 || report.stats.assertions == Some("violated") {
             failing += 1;
             "fails"
+        } else if errors > 0 {
+            broken += 1;
+            "errors"
         } else {
             clean += 1;
             "ok"
@@ -187,20 +195,25 @@ pub fn run_dir(dir: &Path, opts: &CheckOptions, out: &mut impl Write) -> std::io
         let shown = file.strip_prefix(dir).unwrap_or(file).display().to_string();
         writeln!(
             out,
-            "{:<60} {:>8} {:>6} {:>6} {:>8} {:>9.1}",
+            "{:<60} {:>8} {:>10} {:>6} {:>6} {:>8} {:>13} {:>9.1}",
             shown,
             verdict,
+            report.stats.assertions.unwrap_or("-"),
             errors,
             format!("{}/{}", report.tests.len() - failed_tests, report.tests.len()),
-            report.repairs.len(),
+            report.repairs.iter().filter(|r| r.engine != "syntax").count(),
+            report.stats.first_repair_ms.map_or("-".to_string(), |f| format!("{f:.0}")),
             ms
         )?;
     }
     times.sort_by(f64::total_cmp);
+    first_repairs.sort_by(f64::total_cmp);
     writeln!(
         out,
-        "summary: {} files, {clean} ok, {failing} failing tests, {broken} with errors; time per file p50 {:.1} ms, p90 {:.1} ms, max {:.1} ms",
+        "summary: {} files, {clean} ok, {failing} failing (tests or assertions), {broken} with errors; {} with a repair, first repair p50 {:.0} ms; time per file p50 {:.1} ms, p90 {:.1} ms, max {:.1} ms",
         files.len(),
+        first_repairs.len(),
+        percentile(&first_repairs, 0.5),
         percentile(&times, 0.5),
         percentile(&times, 0.9),
         times.last().copied().unwrap_or(0.0)

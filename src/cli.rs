@@ -89,6 +89,9 @@ pub fn report_json(file: &str, text: &str, report: &Report) -> Value {
             "totalMs": s.total_ms,
             "cancelled": s.cancelled,
             "timedOut": s.timed_out,
+            "assertions": s.assertions,
+            "repairMs": s.repair_ms,
+            "firstRepairMs": s.first_repair_ms,
         },
     })
 }

@@ -79,9 +79,12 @@ fn json_output_shape() {
             }
           ],
           "stats": {
+            "assertions": null,
             "cancelled": false,
+            "firstRepairMs": null,
             "lowerMs": 0,
             "parseMs": 0,
+            "repairMs": 0,
             "testsMs": 0,
             "timedOut": false,
             "totalMs": 0

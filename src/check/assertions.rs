@@ -46,6 +46,15 @@ pub fn check_assertions(
     let mut found: Vec<FoundRepair> = Vec::new();
     let result = engine::run(program, text, engine_opts, &budget, &mut |r| found.push(r.clone()));
     let b = engine_opts.bound;
+    report.stats.repair_ms = result.total_time.as_secs_f64() * 1000.0;
+    report.stats.first_repair_ms = found.first().map(|r| r.found_after.as_secs_f64() * 1000.0);
+    report.stats.assertions = Some(match &result.original.verdict {
+        BmcVerdict::Holds { complete: true } => "verified",
+        BmcVerdict::Holds { complete: false } => "bounded",
+        BmcVerdict::Violated(_) => "violated",
+        BmcVerdict::Unknown(BmcUnknown::Unsupported(_)) => "unsupported",
+        BmcVerdict::Unknown(BmcUnknown::Solver(_)) => "unknown",
+    });
     match &result.original.verdict {
         BmcVerdict::Holds { complete: true } => {
             report.diagnostics.push(Diagnostic::info("verified", anchor, "every assertion holds for all inputs (verified)"));

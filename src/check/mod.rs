@@ -92,6 +92,13 @@ pub struct Stats {
     pub cancelled: bool,
     /// The time budget ran out before everything was done: the report is partial.
     pub timed_out: bool,
+    /// The assertion verdict of the program as written: `verified`, `bounded`, `violated`,
+    /// `unknown` or `unsupported` (`None`: the file has no assertions).
+    pub assertions: Option<&'static str>,
+    /// Time of the verifier plus the mutation search.
+    pub repair_ms: f64,
+    /// Time from the start of the assertion check to the first repair.
+    pub first_repair_ms: Option<f64>,
 }
 
 /// The analysis budget when neither the options nor mend.toml set one.
