@@ -28,6 +28,50 @@ pub fn has_assertions(program: &Program) -> bool {
     found
 }
 
+/// "n = 4, m = 0": each input named by the variable it initialises or is assigned to
+/// (`int n = nondet_int();` reads as `n`), else as the verifier names it.
+fn input_names(program: &Program, cex: &crate::smt::bmc::Counterexample) -> String {
+    let mut targets: std::collections::HashMap<Span, String> = std::collections::HashMap::new();
+    for f in &program.funcs {
+        let Some(body) = &f.body else { continue };
+        crate::ir::walk::walk_stmt(body, &mut |e: &Expr| {
+            if let ExprKind::Assign(lhs, rhs) = &e.kind
+                && let ExprKind::Var(v) = lhs.kind
+            {
+                targets.insert(rhs.strip_implicit().span, program.var(v).name.clone());
+            }
+        });
+        collect_initialised(body, program, &mut targets);
+    }
+    cex.inputs
+        .iter()
+        .map(|i| format!("{} = {}", targets.get(&i.span).cloned().unwrap_or_else(|| i.name.clone()), i.value))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+fn collect_initialised(s: &Stmt, program: &Program, out: &mut std::collections::HashMap<Span, String>) {
+    match &s.kind {
+        StmtKind::Decl { var, init: Some(Init::Expr(e)) } => {
+            out.insert(e.strip_implicit().span, program.var(*var).name.clone());
+        }
+        StmtKind::Block(b) => b.iter().for_each(|x| collect_initialised(x, program, out)),
+        StmtKind::If { then, els, .. } => {
+            collect_initialised(then, program, out);
+            if let Some(e) = els {
+                collect_initialised(e, program, out);
+            }
+        }
+        StmtKind::While { body, .. } | StmtKind::DoWhile { body, .. } => collect_initialised(body, program, out),
+        StmtKind::For { init, body, .. } => {
+            init.iter().for_each(|x| collect_initialised(x, program, out));
+            collect_initialised(body, program, out);
+        }
+        StmtKind::Switch { arms, .. } => arms.iter().flat_map(|a| a.body.iter()).for_each(|x| collect_initialised(x, program, out)),
+        _ => {}
+    }
+}
+
 pub fn check_assertions(
     program: &Program,
     text: &str,
@@ -73,7 +117,7 @@ pub fn check_assertions(
             format!("the assertions could not be decided ({reason:?}); nothing is claimed about them"),
         )),
         BmcVerdict::Violated(cex) => {
-            let inputs = cex.inputs_text();
+            let inputs = input_names(program, cex);
             let when = if inputs.is_empty() { String::new() } else { format!(" for {inputs}") };
             let mut d = Diagnostic::error("assertion", cex.span, format!("{} {when}", cex.kind.describe()).trim_end().replace("  ", " "));
             if !cex.stdin.is_empty() {
