@@ -461,7 +461,8 @@ fn keystroke_latency() {
 /// operator (nothing else in the text moves).
 #[test]
 fn mutation_repair_is_a_quick_fix_that_changes_only_the_mutated_text() {
-    let text = std::fs::read_to_string(fixture("sum_assert.c")).unwrap();
+    // The mutation engine's own fixture of the paper's `sum` (no mend.toml there: b = 5).
+    let text = std::fs::read_to_string(fixture("../mutation/sum.c")).unwrap();
     let uri = "file:///tmp/mend-e2e/sum_assert.c";
     let (mut s, _) = Server::start(json!({}), json!({}));
     s.open(uri, &text, 1);
