@@ -94,6 +94,52 @@ pub fn walk_stmt(s: &Stmt, f: &mut impl FnMut(&Expr)) {
     }
 }
 
+/// Calls `f` on the expression nodes of `s`, outermost first, mutably; where `f` returns
+/// `true` (it replaced the node, say) the node's subexpressions are not visited.
+pub fn walk_stmt_mut(s: &mut Stmt, f: &mut impl FnMut(&mut Expr) -> bool) {
+    fn expr(e: &mut Expr, f: &mut impl FnMut(&mut Expr) -> bool) {
+        if !f(e) {
+            children_mut(e).into_iter().for_each(|c| expr(c, f));
+        }
+    }
+    fn init(i: &mut Init, f: &mut impl FnMut(&mut Expr) -> bool) {
+        match i {
+            Init::Expr(e) => expr(e, f),
+            Init::List(items, _) => items.iter_mut().for_each(|i| init(i, f)),
+        }
+    }
+    match &mut s.kind {
+        StmtKind::Expr(e) | StmtKind::Return(Some(e)) | StmtKind::VlaDecl { len: e, .. } => expr(e, f),
+        StmtKind::Decl { init: Some(i), .. } => init(i, f),
+        StmtKind::If { cond, then, els } => {
+            expr(cond, f);
+            walk_stmt_mut(then, f);
+            if let Some(e) = els {
+                walk_stmt_mut(e, f);
+            }
+        }
+        StmtKind::While { cond, body } | StmtKind::DoWhile { body, cond } => {
+            expr(cond, f);
+            walk_stmt_mut(body, f);
+        }
+        StmtKind::For { init: inits, cond, step, body } => {
+            inits.iter_mut().for_each(|s| walk_stmt_mut(s, f));
+            cond.iter_mut().chain(step.iter_mut()).for_each(|e| expr(e, f));
+            walk_stmt_mut(body, f);
+        }
+        StmtKind::Switch { cond, arms } => {
+            expr(cond, f);
+            arms.iter_mut().flat_map(|a| a.body.iter_mut()).for_each(|s| walk_stmt_mut(s, f));
+        }
+        StmtKind::Block(b) => b.iter_mut().for_each(|s| walk_stmt_mut(s, f)),
+        StmtKind::Decl { init: None, .. }
+        | StmtKind::Break
+        | StmtKind::Continue
+        | StmtKind::Return(None)
+        | StmtKind::Empty => {}
+    }
+}
+
 /// Calls `f` with every user function called (directly) in `s`.
 pub fn calls_in_stmt(s: &Stmt, f: &mut impl FnMut(FuncId)) {
     walk_stmt(s, &mut |e| {

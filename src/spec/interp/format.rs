@@ -39,6 +39,7 @@ impl<'p> Machine<'p> {
                     self.out_before_last_read = self.out.len();
                     Ok(Val::I(c as i64))
                 } else {
+                    self.input_exhausted = true;
                     Ok(Val::I(-1))
                 }
             }
@@ -73,6 +74,7 @@ impl<'p> Machine<'p> {
                     usize::MAX
                 };
                 if self.pos >= self.input.len() {
+                    self.input_exhausted = true;
                     return Ok(Val::I(memory::NULL));
                 }
                 let mut q = p;
@@ -597,6 +599,7 @@ impl<'p> Machine<'p> {
                 b'c' => {
                     let w = if width == usize::MAX { 1 } else { width };
                     if self.pos >= self.input.len() {
+                        self.input_exhausted = true;
                         input_failure = true;
                         break 'outer;
                     }
@@ -641,6 +644,7 @@ impl<'p> Machine<'p> {
                         None
                     };
                     if self.pos >= self.input.len() {
+                        self.input_exhausted = true;
                         input_failure = true;
                         break 'outer;
                     }
@@ -766,6 +770,7 @@ impl<'p> Machine<'p> {
     fn scan_value(&mut self, conv: Conv, width: usize) -> Scanned {
         self.skip_ws();
         if self.pos >= self.input.len() {
+            self.input_exhausted = true;
             return Scanned::Eof;
         }
         let inp = self.input;

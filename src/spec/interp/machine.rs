@@ -94,12 +94,15 @@ pub struct Machine<'p> {
     /// made them (or when the function returns).
     temps: Vec<u32>,
     depth: u32,
+    /// Active calls per function (for the unwinding bound).
+    active_calls: Vec<u32>,
     cur_func: Option<FuncId>,
     pub input: &'p [u8],
     pub pos: usize,
     pub out: Vec<u8>,
     pub chunks: Vec<OutputChunk>,
     pub out_before_last_read: usize,
+    pub input_exhausted: bool,
     literals: HashMap<*const Expr, i64>,
 }
 
@@ -113,6 +116,7 @@ pub fn run_here(prog: &Program, entry: &str, input: &[u8], limits: &Limits, canc
         chunks: std::mem::take(&mut m.chunks),
         steps: m.steps,
         output_before_last_read: m.out_before_last_read,
+        input_exhausted: m.input_exhausted,
         ..Default::default()
     };
     match outcome {
@@ -175,12 +179,14 @@ impl<'p> Machine<'p> {
             frame_blocks: Vec::new(),
             temps: Vec::new(),
             depth: 0,
+            active_calls: vec![0; prog.funcs.len()],
             cur_func: None,
             input,
             pos: 0,
             out: Vec::new(),
             chunks: Vec::new(),
             out_before_last_read: 0,
+            input_exhausted: false,
             literals: HashMap::new(),
         }
     }
@@ -783,6 +789,15 @@ impl<'p> Machine<'p> {
         Ok(vals)
     }
 
+    /// One more execution of a loop body; past the unwinding bound the run stops.
+    fn count_iteration(&mut self, iterations: &mut u32, span: Span) -> R<()> {
+        *iterations += 1;
+        match self.limits.unwinding_bound {
+            Some(b) if *iterations > b => err(K::BoundExceeded, span, format!("a loop runs more than {b} times")),
+            _ => Ok(()),
+        }
+    }
+
     fn call(&mut self, fid: FuncId, args: &[Val], span: Span) -> R<Val> {
         let prog = self.prog;
         let f = prog.func(fid);
@@ -799,6 +814,12 @@ impl<'p> Machine<'p> {
                 format!("stack overflow: more than {} nested calls (runaway recursion?)", self.limits.max_call_depth),
             );
         }
+        if let Some(b) = self.limits.unwinding_bound
+            && self.active_calls[fid.0 as usize] >= b.max(1)
+        {
+            return err(K::BoundExceeded, span, format!("more than {b} nested calls of `{}`", f.name));
+        }
+        self.active_calls[fid.0 as usize] += 1;
         self.depth += 1;
         let saved_base = self.base;
         let saved_func = self.cur_func;
@@ -832,6 +853,7 @@ impl<'p> Machine<'p> {
         self.base = saved_base;
         self.cur_func = saved_func;
         self.depth -= 1;
+        self.active_calls[fid.0 as usize] -= 1;
         let (v, temp) = result?;
         if let Some(b) = temp {
             self.temps.push(b);
@@ -888,7 +910,9 @@ impl<'p> Machine<'p> {
                 }
             }
             StmtKind::While { cond, body } => {
+                let mut iterations = 0;
                 while self.eval(cond)?.truthy() {
+                    self.count_iteration(&mut iterations, s.span)?;
                     match self.exec(body)? {
                         Flow::Break => break,
                         Flow::Return(v) => return Ok(Flow::Return(v)),
@@ -898,7 +922,9 @@ impl<'p> Machine<'p> {
                 Ok(Flow::Normal)
             }
             StmtKind::DoWhile { body, cond } => {
+                let mut iterations = 0;
                 loop {
+                    self.count_iteration(&mut iterations, s.span)?;
                     match self.exec(body)? {
                         Flow::Break => break,
                         Flow::Return(v) => return Ok(Flow::Return(v)),
@@ -914,11 +940,13 @@ impl<'p> Machine<'p> {
                 for st in init {
                     self.exec(st)?;
                 }
+                let mut iterations = 0;
                 loop {
                     if let Some(c) = cond
                         && !self.eval(c)?.truthy() {
                             break;
                         }
+                    self.count_iteration(&mut iterations, s.span)?;
                     match self.exec(body)? {
                         Flow::Break => break,
                         Flow::Return(v) => return Ok(Flow::Return(v)),

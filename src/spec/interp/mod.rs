@@ -46,11 +46,16 @@ pub struct Limits {
     pub max_output: usize,
     /// Nested function calls (`main` is depth 1).
     pub max_call_depth: u32,
+    /// The bounded verifier's unwinding bound: a run that executes one loop's body more than
+    /// this many times in a row, or calls a function that already has this many active calls,
+    /// stops with [`RuntimeErrorKind::BoundExceeded`]. A run that stays within it is a run of
+    /// the bounded encoding, so the engines can decide a candidate on a concrete input.
+    pub unwinding_bound: Option<u32>,
 }
 
 impl Default for Limits {
     fn default() -> Self {
-        Limits { max_steps: 50_000_000, max_memory: 64 << 20, max_output: 1 << 20, max_call_depth: 10_000 }
+        Limits { max_steps: 50_000_000, max_memory: 64 << 20, max_output: 1 << 20, max_call_depth: 10_000, unwinding_bound: None }
     }
 }
 
@@ -95,6 +100,8 @@ pub enum RuntimeErrorKind {
     BadFormat,
     /// A `nondet_*()` call found no more input.
     InputExhausted,
+    /// The run went past [`Limits::unwinding_bound`].
+    BoundExceeded,
     /// A function without a body, or with constructs outside the supported subset.
     Unsupported,
     /// The entry function does not exist.
@@ -124,6 +131,8 @@ pub struct RunResult {
     /// Byte length of `output` at the last successful input read (a `scanf` that assigned
     /// something, a `getchar` that returned a byte, ...): output before it is mostly prompts.
     pub output_before_last_read: usize,
+    /// Some read found the input at its end (`scanf` returning EOF, `getchar` -1, ...).
+    pub input_exhausted: bool,
 }
 
 impl RunResult {
