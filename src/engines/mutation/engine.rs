@@ -13,7 +13,12 @@ use crate::smt::solver::{self, check_with_budget};
 use crate::smt::{Budget, Verdict as SmtVerdict};
 
 use super::catalogue::{self, Mutant, Role, Scope};
+use super::concrete::ConcreteRuns;
 use super::search::{self, Oracle, Outcome, SearchOptions, Selection, Verdict};
+
+/// Bounds of the per-candidate first-pass time (a tenth of the budget in between).
+const FIRST_PASS_CAP_MIN: Duration = Duration::from_millis(250);
+const FIRST_PASS_CAP_MAX: Duration = Duration::from_secs(2);
 
 #[derive(Clone, Debug)]
 pub struct Options {
@@ -76,6 +81,8 @@ pub struct EngineReport {
     pub candidates_checked: usize,
     /// Candidates rejected because no run of them stays within the bound.
     pub vacuous: usize,
+    /// Candidates rejected by running a stored counterexample, without the solver.
+    pub rejected_concretely: usize,
     pub total_time: Duration,
 }
 
@@ -92,6 +99,7 @@ pub fn run(program: &Program, src: &str, opts: &Options, budget: &Budget, on_rep
         alternatives: 0,
         candidates_checked: 0,
         vacuous: 0,
+        rejected_concretely: 0,
         total_time: Duration::ZERO,
     };
     if !matches!(report.original.verdict, BmcVerdict::Violated(_)) {
@@ -138,14 +146,21 @@ pub fn run(program: &Program, src: &str, opts: &Options, budget: &Budget, on_rep
     let counts: Vec<usize> = loc_ids.iter().map(|id| enc.selectors[id].len()).collect();
     let suspiciousness = localize(&report.original, &loc_ids, &alternatives);
 
-    let mut oracle = SmtOracle::new(&enc, loc_ids.clone(), budget);
-    let unwinding = UnwindingCheck::new(&enc, budget);
-    let search_opts = SearchOptions { max_size: opts.max_size, suspiciousness: Some(suspiciousness) };
+    let mut runs = ConcreteRuns::new(program, &opts.entry, opts.bound);
+    if let BmcVerdict::Violated(cex) = &report.original.verdict {
+        runs.add_input(cex.stdin.clone());
+    }
+    let mut oracle =
+        SmtOracle { enc: &enc, loc_ids: loc_ids.clone(), alternatives: &alternatives, runs, vacuous: 0, rejected_concretely: 0 };
+    // A slow candidate waits for the end of its size rather than delaying the others.
+    let first_pass_cap = (budget.remaining() / 10).clamp(FIRST_PASS_CAP_MIN, FIRST_PASS_CAP_MAX);
+    let search_opts =
+        SearchOptions { max_size: opts.max_size, suspiciousness: Some(suspiciousness), first_pass_cap: Some(first_pass_cap) };
     let mut found: Vec<FoundRepair> = Vec::new();
     let (outcome, stats) = search::all_repairs(&counts, &mut oracle, &search_opts, budget, &mut |selection: &Selection| {
         let choice: Vec<(LocationId, usize)> =
             loc_ids.iter().zip(selection).filter(|(_, k)| **k != 0).map(|(id, k)| (*id, *k)).collect();
-        let guarantee = if unwinding.runs_within_bound(&choice) {
+        let guarantee = if runs_within_bound(&enc, &choice, budget) {
             Guarantee::Verified
         } else {
             Guarantee::Bounded { bound: opts.bound }
@@ -165,12 +180,21 @@ pub fn run(program: &Program, src: &str, opts: &Options, budget: &Budget, on_rep
     report.outcome = Some(outcome);
     report.candidates_checked = stats.candidates_checked;
     report.vacuous = oracle.vacuous;
+    report.rejected_concretely = oracle.rejected_concretely;
     report.total_time = started.elapsed();
     report
 }
 
-/// The SMT side: hard constraints, guarded alternatives and "some violation" in one solver,
-/// checked under the selectors of a candidate as assumptions.
+/// The SMT side, with concrete runs in front ([`ConcreteRuns`]: a candidate that violates a
+/// specification on a stored counterexample is rejected without the solver).
+///
+/// Each solver check runs in a fresh solver holding the hard constraints and only the chosen
+/// alternatives' definitions, with the selector values as facts, and no assumptions: Z3 then
+/// simplifies the unchosen code away and runs its non-incremental bit-blasting tactic.
+/// Measured on the bubble-sort fixture this is 10-50x faster per candidate than one
+/// incremental solver checked under assumptions (the paper's set-up), whose core solver
+/// cannot bit-blast the whole formula up front; asserting the shared terms into a fresh
+/// solver costs well under a millisecond.
 ///
 /// One deliberate strengthening of the paper's b-correctness: a candidate none of whose runs
 /// completes within the bound with its assumptions holding (`i++` → `i--` in a counting loop:
@@ -179,59 +203,65 @@ pub fn run(program: &Program, src: &str, opts: &Options, budget: &Budget, on_rep
 /// in the search.
 struct SmtOracle<'a, 'ctx> {
     enc: &'a Encoding<'ctx>,
-    violation: z3::Solver<'ctx>,
-    within_bound: z3::Solver<'ctx>,
     loc_ids: Vec<LocationId>,
-    budget: &'a Budget,
+    alternatives: &'a BTreeMap<LocationId, (Location, Vec<Mutant>)>,
+    runs: ConcreteRuns<'a>,
     /// Candidates rejected as vacuous.
     vacuous: usize,
+    /// Candidates rejected by a concrete run.
+    rejected_concretely: usize,
 }
 
-impl<'a, 'ctx> SmtOracle<'a, 'ctx> {
-    fn new(enc: &'a Encoding<'ctx>, loc_ids: Vec<LocationId>, budget: &'a Budget) -> Self {
-        let violation = z3::Solver::new(enc.ctx);
-        enc.assert_into(&violation);
-        violation.assert(&enc.any_violation());
-        let within_bound = z3::Solver::new(enc.ctx);
-        enc.assert_into(&within_bound);
-        within_bound.assert(&enc.completes);
-        SmtOracle { enc, violation, within_bound, loc_ids, budget, vacuous: 0 }
+impl SmtOracle<'_, '_> {
+    fn choice(&self, selection: &Selection) -> Vec<(LocationId, usize)> {
+        self.loc_ids.iter().zip(selection).filter(|(_, k)| **k != 0).map(|(id, k)| (*id, *k)).collect()
     }
 }
 
-/// "Can a run of the repaired program exceed the bound?" with its own incremental solver.
-struct UnwindingCheck<'a, 'ctx> {
-    enc: &'a Encoding<'ctx>,
-    unwinding: z3::Solver<'ctx>,
-    budget: &'a Budget,
+/// Is `goal` satisfiable in the program with `choice` applied? On `Sat`, the model's
+/// counterexample input (stdin text) when `want_input`.
+fn check_choice<'ctx>(
+    enc: &Encoding<'ctx>,
+    choice: &[(LocationId, usize)],
+    goal: &z3::ast::Bool<'ctx>,
+    budget: &Budget,
+    want_input: bool,
+) -> (SmtVerdict, Option<String>) {
+    let solver = z3::Solver::new(enc.ctx);
+    enc.assert_choice_into(&solver, choice);
+    solver.assert(goal);
+    let verdict = check_with_budget(&solver, &[], budget);
+    let input = match (&verdict, want_input) {
+        (SmtVerdict::Sat, true) => solver.get_model().map(|m| bmc::counterexample(enc, &m).stdin),
+        _ => None,
+    };
+    (verdict, input)
 }
 
-impl<'a, 'ctx> UnwindingCheck<'a, 'ctx> {
-    fn new(enc: &'a Encoding<'ctx>, budget: &'a Budget) -> Self {
-        let unwinding = z3::Solver::new(enc.ctx);
-        enc.assert_into(&unwinding);
-        unwinding.assert(&enc.any_unwinding());
-        UnwindingCheck { enc, unwinding, budget }
-    }
-
-    /// The unwinding check of a repaired program: `true` when no run can exceed the bound,
-    /// so the repair holds for all runs. `unknown` counts as `false` (never upgrade).
-    fn runs_within_bound(&self, choice: &[(LocationId, usize)]) -> bool {
-        if self.enc.unwinding.is_empty() {
-            return true;
-        }
-        let assumptions = self.enc.choose(choice);
-        check_with_budget(&self.unwinding, &assumptions, self.budget) == SmtVerdict::Unsat
-    }
+/// The unwinding check of a repaired program: `true` when no run can exceed the bound, so the
+/// repair holds for all runs. `unknown` counts as `false` (never upgrade).
+fn runs_within_bound(enc: &Encoding<'_>, choice: &[(LocationId, usize)], budget: &Budget) -> bool {
+    enc.unwinding.is_empty() || check_choice(enc, choice, &enc.any_unwinding(), budget, false).0 == SmtVerdict::Unsat
 }
 
 impl Oracle for SmtOracle<'_, '_> {
-    fn check(&mut self, selection: &Selection) -> Verdict {
-        let choice: Vec<(LocationId, usize)> =
-            self.loc_ids.iter().zip(selection).filter(|(_, k)| **k != 0).map(|(id, k)| (*id, *k)).collect();
-        let assumptions = self.enc.choose(&choice);
-        match check_with_budget(&self.violation, &assumptions, self.budget) {
-            SmtVerdict::Unsat => match check_with_budget(&self.within_bound, &assumptions, self.budget) {
+    fn check(&mut self, selection: &Selection, budget: &Budget) -> Verdict {
+        let choice = self.choice(selection);
+        let changes: Vec<(Span, &Expr)> = choice
+            .iter()
+            .map(|(id, k)| {
+                let (loc, ms) = &self.alternatives[id];
+                (loc.span, &ms[*k - 1].expr)
+            })
+            .collect();
+        let evidence = self.runs.evidence(&changes, &budget.cancel);
+        if evidence.violates {
+            self.rejected_concretely += 1;
+            return Verdict::Fails;
+        }
+        match check_choice(self.enc, &choice, &self.enc.any_violation(), budget, true) {
+            (SmtVerdict::Unsat, _) if evidence.completes => Verdict::Repaired,
+            (SmtVerdict::Unsat, _) => match check_choice(self.enc, &choice, &self.enc.completes, budget, false).0 {
                 SmtVerdict::Sat => Verdict::Repaired,
                 SmtVerdict::Unsat => {
                     self.vacuous += 1;
@@ -239,8 +269,13 @@ impl Oracle for SmtOracle<'_, '_> {
                 }
                 SmtVerdict::Unknown(r) => Verdict::Unknown(format!("{r:?}")),
             },
-            SmtVerdict::Sat => Verdict::Fails,
-            SmtVerdict::Unknown(r) => Verdict::Unknown(format!("{r:?}")),
+            (SmtVerdict::Sat, input) => {
+                if let Some(stdin) = input {
+                    self.runs.add_input(stdin);
+                }
+                Verdict::Fails
+            }
+            (SmtVerdict::Unknown(r), _) => Verdict::Unknown(format!("{r:?}")),
         }
     }
 }

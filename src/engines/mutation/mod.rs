@@ -3,5 +3,6 @@
 //! the program correct, smallest first.
 
 pub mod catalogue;
+pub mod concrete;
 pub mod engine;
 pub mod search;

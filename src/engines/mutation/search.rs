@@ -8,10 +8,18 @@
 //! exactly the paper's: a failing selection blocks itself (`⋁ ¬v` over its literals); a
 //! repairing one blocks every superset of its mutations (`⋁ ¬v` over its mutated literals).
 //!
+//! A candidate whose check runs past the first-pass cap is deferred, not decided: the search
+//! goes on with the others (a slow candidate must not delay the first repair) and, before the
+//! next size starts, retries the deferred ones with whatever budget is left. Only candidates
+//! still undecided then make the outcome incomplete, so minimality holds whenever the outcome
+//! says so.
+//!
 //! Fault localization orders, never filters: among the candidates of the current size the
 //! SAT side is steered (through Z3's `Optimize` with a secondary objective) to the one whose
 //! mutated locations are the most suspicious, then by location and alternative index, so the
 //! output order is deterministic and every location stays in the search (completeness).
+
+use std::time::Duration;
 
 use z3::ast::Bool;
 use z3::{Optimize, SatResult};
@@ -31,9 +39,9 @@ pub enum Verdict {
     Unknown(String),
 }
 
-/// The SMT side: decides whether a selection is a repair.
+/// The SMT side: decides whether a selection is a repair within `budget`.
 pub trait Oracle {
-    fn check(&mut self, selection: &Selection) -> Verdict;
+    fn check(&mut self, selection: &Selection, budget: &Budget) -> Verdict;
 }
 
 #[derive(Clone, Debug)]
@@ -42,6 +50,9 @@ pub struct SearchOptions {
     pub max_size: usize,
     /// Suspiciousness per location (higher first); `None`: source order.
     pub suspiciousness: Option<Vec<f64>>,
+    /// Time one candidate may take on the first pass before it is deferred to the end of its
+    /// size; `None`: no cap (every check may use the whole budget).
+    pub first_pass_cap: Option<Duration>,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -60,6 +71,8 @@ pub struct SearchStats {
     pub candidates_checked: usize,
     pub sat_calls: usize,
     pub unknown: usize,
+    /// Candidates deferred by the first-pass cap (each retried before the next size).
+    pub deferred: usize,
 }
 
 /// Runs AllRepair over locations with `alternatives[i]` choices each (the original included,
@@ -95,8 +108,24 @@ pub fn all_repairs(
         }
     }
     let originals: Vec<&Bool> = vars.iter().map(|v| &v[0]).collect();
+    let block = |selection: &Selection, only_mutated: bool| {
+        let lits: Vec<Bool> = selection
+            .iter()
+            .enumerate()
+            .filter(|(_, a)| !only_mutated || **a != 0)
+            .map(|(i, &a)| vars[i][a].not())
+            .collect();
+        let refs: Vec<&Bool> = lits.iter().collect();
+        opt.assert(&Bool::or(&ctx, &refs));
+    };
+    let first_pass = |b: &Budget| match opts.first_pass_cap {
+        Some(cap) => b.sub(cap),
+        None => b.clone(),
+    };
     let mut k = 1usize;
     let mut undecided = 0usize;
+    // Candidates of the current size whose first check ran past the cap (already blocked).
+    let mut deferred: Vec<Selection> = Vec::new();
     loop {
         if let Some(reason) = budget.stop_reason() {
             return (Outcome::Incomplete { reason: format!("{reason:?}"), size_reached: k }, stats);
@@ -112,6 +141,21 @@ pub fn all_repairs(
         let result = opt.check(&[at_least]);
         match result {
             SatResult::Unsat => {
+                // Size k is explored but for the deferred candidates: decide them now, with
+                // the whole remaining budget, before any larger candidate is looked at.
+                for selection in std::mem::take(&mut deferred) {
+                    match oracle.check(&selection, budget) {
+                        Verdict::Repaired => {
+                            on_repair(&selection);
+                            block(&selection, true);
+                        }
+                        Verdict::Fails => {}
+                        Verdict::Unknown(_) => {
+                            stats.unknown += 1;
+                            undecided += 1;
+                        }
+                    }
+                }
                 // No unexplored selection of size ≤ k; is there any at all (φ alone)?
                 stats.sat_calls += 1;
                 if opt.check(&[]) == SatResult::Unsat {
@@ -133,32 +177,29 @@ pub fn all_repairs(
             .map(|v| v.iter().position(|b| model.eval(b, true).and_then(|x| x.as_bool()) == Some(true)).unwrap_or(0))
             .collect();
         stats.candidates_checked += 1;
-        let chosen: Vec<&Bool> = selection.iter().enumerate().map(|(i, &a)| &vars[i][a]).collect();
-        match oracle.check(&selection) {
+        match oracle.check(&selection, &first_pass(budget)) {
             Verdict::Repaired => {
                 on_repair(&selection);
-                // Block every superset of this repair's mutations.
-                let mutated: Vec<Bool> = chosen.iter().zip(&selection).filter(|(_, a)| **a != 0).map(|(b, _)| b.not()).collect();
-                if mutated.is_empty() {
+                if selection.iter().all(|&a| a == 0) {
                     // The original program is correct: the only minimal repair is no change.
                     return (Outcome::Complete, stats);
                 }
-                let refs: Vec<&Bool> = mutated.iter().collect();
-                opt.assert(&Bool::or(&ctx, &refs));
+                // Block every superset of this repair's mutations.
+                block(&selection, true);
             }
-            Verdict::Fails => {
-                let negs: Vec<Bool> = chosen.iter().map(|b| b.not()).collect();
-                let refs: Vec<&Bool> = negs.iter().collect();
-                opt.assert(&Bool::or(&ctx, &refs));
+            Verdict::Fails => block(&selection, false),
+            Verdict::Unknown(_) if budget.stop_reason().is_none() => {
+                // Only the first-pass cap ran out: decide it at the end of this size.
+                stats.deferred += 1;
+                block(&selection, false);
+                deferred.push(selection);
             }
             Verdict::Unknown(_) => {
                 // Not a repair as far as we know; block it so the search goes on, and say the
                 // result is incomplete.
                 stats.unknown += 1;
                 undecided += 1;
-                let negs: Vec<Bool> = chosen.iter().map(|b| b.not()).collect();
-                let refs: Vec<&Bool> = negs.iter().collect();
-                opt.assert(&Bool::or(&ctx, &refs));
+                block(&selection, false);
             }
         }
     }
@@ -198,7 +239,7 @@ mod tests {
     }
 
     impl Oracle for SetOracle {
-        fn check(&mut self, s: &Selection) -> Verdict {
+        fn check(&mut self, s: &Selection, _: &Budget) -> Verdict {
             self.checked.push(s.clone());
             let ok = self.fixes.iter().any(|fix| fix.iter().all(|&(l, a)| s[l] == a));
             if ok { Verdict::Repaired } else { Verdict::Fails }
@@ -212,7 +253,7 @@ mod tests {
         let (outcome, _) = all_repairs(
             alts,
             &mut oracle,
-            &SearchOptions { max_size: max, suspiciousness: susp },
+            &SearchOptions { max_size: max, suspiciousness: susp, first_pass_cap: None },
             &budget,
             &mut |s| found.push(s.clone()),
         );
@@ -244,6 +285,40 @@ mod tests {
         assert_eq!(found, vec![vec![0, 0]]);
         assert_eq!(outcome, Outcome::Complete);
         assert_eq!(oracle.checked.len(), 1);
+    }
+
+    /// `slow` needs more than a second; everything else is a set oracle.
+    struct SlowOracle {
+        inner: SetOracle,
+        slow: Selection,
+    }
+
+    impl Oracle for SlowOracle {
+        fn check(&mut self, s: &Selection, budget: &Budget) -> Verdict {
+            if *s == self.slow && budget.remaining() < Duration::from_secs(1) {
+                return Verdict::Unknown("timeout".into());
+            }
+            self.inner.check(s, budget)
+        }
+    }
+
+    #[test]
+    fn a_slow_candidate_is_deferred_to_the_end_of_its_size_not_dropped() {
+        // Source order would check [1,0,0] first; it is slow, so [0,0,1] comes out first, and
+        // the slow repair is still found, before any size-2 candidate is checked.
+        let fixes = vec![vec![(0, 1)], vec![(2, 1)], vec![(1, 1), (0, 1)]];
+        let mut oracle = SlowOracle { inner: SetOracle { fixes, checked: Vec::new() }, slow: vec![1, 0, 0] };
+        let mut found = Vec::new();
+        let budget = Budget::new(Duration::from_secs(30), Cancel::new());
+        let opts = SearchOptions { max_size: 2, suspiciousness: None, first_pass_cap: Some(Duration::from_millis(10)) };
+        let (outcome, stats) = all_repairs(&[2, 2, 2], &mut oracle, &opts, &budget, &mut |s| found.push(s.clone()));
+        assert_eq!(found, vec![vec![0, 0, 1], vec![1, 0, 0]]);
+        assert_eq!(stats.deferred, 1);
+        // Every size-2 selection contains a repair: nothing is left.
+        assert_eq!(outcome, Outcome::Complete);
+        let sizes: Vec<usize> = oracle.inner.checked.iter().map(|s| s.iter().filter(|&&a| a != 0).count()).collect();
+        assert!(sizes.windows(2).all(|w| w[0] <= w[1]), "sizes in order: {sizes:?}");
+        assert!(!oracle.inner.checked.contains(&vec![1, 1, 0]), "a superset of a repair is never checked");
     }
 
     #[test]

@@ -1,0 +1,174 @@
+//! Deciding candidates on concrete inputs before the solver, CEGIS-style: every
+//! counterexample the search meets (the original program's, then each failing candidate's)
+//! is kept as an input, and a candidate is first run on those inputs in the interpreter,
+//! with the interpreter bounded exactly as the encoding is (`Limits::unwinding_bound`).
+//!
+//! A run can only *reject* a candidate (it violates a specification within the bound, so
+//! the bounded encoding has the same violating run) or *witness* that some run completes
+//! (the vacuity check); "repaired" is always the solver's answer. Runs the encoding does not
+//! model the same way (an uninitialised read, input running out, an assumption failing, any
+//! other runtime error) decide nothing and leave the candidate to the solver, so the filter
+//! never changes a verdict, only how fast it is reached: most candidates of a search fail on
+//! an input some earlier candidate already failed on.
+
+use std::collections::HashMap;
+
+use crate::cancel::Cancel;
+use crate::ir::walk::walk_stmt_mut;
+use crate::ir::*;
+use crate::spec::interp::{self, Limits, RuntimeErrorKind};
+
+/// Inputs kept; older ones are dropped first (newer counterexamples come from candidates
+/// closer to the current search frontier).
+const MAX_INPUTS: usize = 32;
+/// Steps per run: a run within the unwinding bound of a student program is short; one that
+/// is not is left to the solver.
+const MAX_STEPS: u64 = 2_000_000;
+
+/// What the stored inputs say about one candidate.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Evidence {
+    /// A stored input makes the candidate violate a specification within the bound.
+    pub violates: bool,
+    /// A stored input runs the candidate to completion within the bound, every check holding.
+    pub completes: bool,
+}
+
+pub struct ConcreteRuns<'p> {
+    program: &'p Program,
+    entry: String,
+    bound: u32,
+    /// stdin texts, newest last.
+    inputs: Vec<String>,
+}
+
+impl<'p> ConcreteRuns<'p> {
+    pub fn new(program: &'p Program, entry: &str, bound: u32) -> Self {
+        ConcreteRuns { program, entry: entry.to_string(), bound, inputs: Vec::new() }
+    }
+
+    pub fn add_input(&mut self, stdin: String) {
+        if self.inputs.contains(&stdin) {
+            return;
+        }
+        if self.inputs.len() == MAX_INPUTS {
+            self.inputs.remove(0);
+        }
+        self.inputs.push(stdin);
+    }
+
+    pub fn inputs(&self) -> usize {
+        self.inputs.len()
+    }
+
+    /// Runs the program with `changes` applied (each the span of an original expression and
+    /// its replacement) on the stored inputs, newest first, until one violates.
+    pub fn evidence(&self, changes: &[(Span, &Expr)], cancel: &Cancel) -> Evidence {
+        let mut evidence = Evidence::default();
+        let Some(program) = apply(self.program, changes) else { return evidence };
+        let limits = Limits { max_steps: MAX_STEPS, unwinding_bound: Some(self.bound), ..Limits::default() };
+        for stdin in self.inputs.iter().rev() {
+            if cancel.is_cancelled() {
+                break;
+            }
+            let r = interp::run(&program, &self.entry, stdin.as_bytes(), &limits, cancel);
+            if r.input_exhausted || r.assume_failed {
+                continue;
+            }
+            match r.error.map(|e| e.kind) {
+                Some(
+                    RuntimeErrorKind::AssertionFailed
+                    | RuntimeErrorKind::ReachError
+                    | RuntimeErrorKind::DivisionByZero
+                    | RuntimeErrorKind::OutOfBounds,
+                ) => {
+                    evidence.violates = true;
+                    return evidence;
+                }
+                None if r.exit_code.is_some() => evidence.completes = true,
+                _ => {}
+            }
+        }
+        evidence
+    }
+}
+
+/// `program` with each `(span, replacement)` applied to the outermost expression of that span
+/// and type; `None` when some change finds no such expression.
+pub fn apply(program: &Program, changes: &[(Span, &Expr)]) -> Option<Program> {
+    let mut pending: HashMap<Span, &Expr> = changes.iter().copied().collect();
+    let mut out = program.clone();
+    for f in &mut out.funcs {
+        if let Some(body) = &mut f.body {
+            walk_stmt_mut(body, &mut |e: &mut Expr| match pending.get(&e.span) {
+                Some(new) if new.ty == e.ty => {
+                    *e = (*new).clone();
+                    pending.remove(&e.span);
+                    true
+                }
+                _ => false,
+            });
+        }
+    }
+    pending.is_empty().then_some(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::syntax::lower::lower_source;
+
+    const SUM: &str = "#include <assert.h>\nint main(void) { int n = __VERIFIER_nondet_int(); __VERIFIER_assume(n >= 1 && n <= 4);\n int s = 0; for (int i = 0; i < n; i++) s += i;\n assert(s == n * (n + 1) / 2); return 0; }";
+
+    fn cond_and_fix(p: &Program) -> (Span, Expr) {
+        // The loop condition `i < n` and `i <= n` built from it.
+        let mut cond = None;
+        for f in &p.funcs {
+            if let Some(b) = &f.body {
+                crate::ir::walk::walk_stmt(b, &mut |e: &Expr| {
+                    if let ExprKind::Binary(BinOp::Lt, ..) = &e.kind {
+                        cond = Some(e.clone());
+                    }
+                });
+            }
+        }
+        let cond = cond.expect("a `<`");
+        let mut fixed = cond.clone();
+        if let ExprKind::Binary(op, ..) = &mut fixed.kind {
+            *op = BinOp::Le;
+        }
+        (cond.span, fixed)
+    }
+
+    #[test]
+    fn a_counterexample_rejects_the_original_and_the_fix_completes_on_it() {
+        let p = lower_source(SUM).program;
+        let mut runs = ConcreteRuns::new(&p, "main", 5);
+        runs.add_input("2\n".into());
+        assert_eq!(runs.evidence(&[], &Cancel::new()), Evidence { violates: true, completes: false });
+        let (span, fixed) = cond_and_fix(&p);
+        assert_eq!(runs.evidence(&[(span, &fixed)], &Cancel::new()), Evidence { violates: false, completes: true });
+    }
+
+    #[test]
+    fn runs_beyond_the_bound_or_the_input_decide_nothing() {
+        let p = lower_source(SUM).program;
+        let (span, fixed) = cond_and_fix(&p);
+        // n = 4 needs 4 iterations (5 with `<=`): beyond a bound of 3 it is no evidence.
+        let mut runs = ConcreteRuns::new(&p, "main", 3);
+        runs.add_input("4\n".into());
+        assert_eq!(runs.evidence(&[], &Cancel::new()), Evidence::default());
+        assert_eq!(runs.evidence(&[(span, &fixed)], &Cancel::new()), Evidence::default());
+        // No input at all: the nondet read finds none.
+        let mut runs = ConcreteRuns::new(&p, "main", 5);
+        runs.add_input(String::new());
+        assert_eq!(runs.evidence(&[], &Cancel::new()), Evidence::default());
+    }
+
+    #[test]
+    fn a_change_that_matches_no_expression_is_not_applied() {
+        let p = lower_source(SUM).program;
+        let (_, fixed) = cond_and_fix(&p);
+        assert!(apply(&p, &[(Span::new(0, 1), &fixed)]).is_none());
+    }
+}
