@@ -8,14 +8,16 @@ use std::path::Path;
 use std::time::Duration;
 
 use mend::cancel::Cancel;
-use mend::engines::mutation::engine::{self, Options};
+use mend::engines::mutation::engine::{self, Options, SolverMode};
 use mend::ir::apply_edits;
 use mend::smt::bmc::{self, BmcVerdict};
 use mend::smt::Budget;
 use mend::syntax::lower::lower_source;
 
-fn options(src: &str) -> Options {
+/// The fixture's options, and whether to cross-check the paper's incremental solver set-up.
+fn options(src: &str) -> (Options, bool) {
     let mut o = Options { frozen: HashSet::new(), ..Options::default() };
+    let mut cross_check = false;
     let line = src.lines().find_map(|l| l.trim().strip_prefix("// mend-test:")).unwrap_or("");
     for kv in line.split_whitespace() {
         let (k, v) = kv.split_once('=').unwrap();
@@ -23,10 +25,11 @@ fn options(src: &str) -> Options {
             "level" => o.level = v.parse().unwrap(),
             "bound" => o.bound = v.parse().unwrap(),
             "max_size" => o.max_size = v.parse().unwrap(),
+            "incremental" => cross_check = v == "yes",
             other => panic!("unknown option {other}"),
         }
     }
-    o
+    (o, cross_check)
 }
 
 #[test]
@@ -36,7 +39,7 @@ fn mutation_fixtures() {
     files.sort();
     for f in files {
         let src = std::fs::read_to_string(&f).unwrap();
-        let opts = options(&src);
+        let (opts, cross_check) = options(&src);
         let program = lower_source(&src).program;
         let budget = Budget::new(Duration::from_secs(120), Cancel::new());
         let report = engine::run(&program, &src, &opts, &budget, &mut |_| {});
@@ -58,6 +61,14 @@ fn mutation_fixtures() {
             assert!(matches!(again.verdict, BmcVerdict::Holds { .. }), "{}: repair {} does not verify: {:?}\n{fixed}", f.display(), r.title(), again.verdict);
         }
         out.push_str(&format!("outcome: {:?}\n", report.outcome));
+        if cross_check {
+            // Both solver set-ups decide the same question: same repairs, same order.
+            let inc = Options { solver_mode: SolverMode::Incremental, ..opts.clone() };
+            let again = engine::run(&program, &src, &inc, &Budget::new(Duration::from_secs(120), Cancel::new()), &mut |_| {});
+            let titles = |r: &engine::EngineReport| r.repairs.iter().map(|x| x.title()).collect::<Vec<_>>();
+            assert_eq!(titles(&report), titles(&again), "{}: incremental solver disagrees", f.display());
+            assert_eq!(report.outcome, again.outcome, "{}", f.display());
+        }
         expect_test::expect_file![f.with_extension("expected")].assert_eq(&out);
     }
 }

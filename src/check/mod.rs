@@ -162,6 +162,7 @@ pub fn check_parsed(path: Option<&Path>, text: &str, tree: &Tree, opts: &CheckOp
             level: opts.mutation_level,
             max_size: opts.max_repair_size,
             frozen: frozen.into_iter().collect(),
+            ..Default::default()
         };
         assertions::check_assertions(&lowered.program, text, &engine_opts, deadline, cancel, &mut report);
     }

@@ -31,11 +31,31 @@ pub struct Options {
     pub max_size: usize,
     /// Functions never changed (mend.toml `frozen`; `AllRepair_correct_*` are added).
     pub frozen: HashSet<String>,
+    /// How candidates are checked by the solver.
+    pub solver_mode: SolverMode,
+}
+
+/// The SMT side's set-up. Both decide the same question; `mend bench` measures both.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum SolverMode {
+    /// A fresh solver per candidate with the choice as facts (see [`SmtOracle`]).
+    #[default]
+    Fresh,
+    /// The paper's set-up: one incremental solver holding every alternative behind its
+    /// selector, checked under the candidate's selectors as assumptions.
+    Incremental,
 }
 
 impl Default for Options {
     fn default() -> Self {
-        Options { entry: "main".into(), bound: 5, level: 1, max_size: 2, frozen: HashSet::new() }
+        Options {
+            entry: "main".into(),
+            bound: 5,
+            level: 1,
+            max_size: 2,
+            frozen: HashSet::new(),
+            solver_mode: SolverMode::Fresh,
+        }
     }
 }
 
@@ -150,8 +170,24 @@ pub fn run(program: &Program, src: &str, opts: &Options, budget: &Budget, on_rep
     if let BmcVerdict::Violated(cex) = &report.original.verdict {
         runs.add_input(cex.stdin.clone());
     }
-    let mut oracle =
-        SmtOracle { enc: &enc, loc_ids: loc_ids.clone(), alternatives: &alternatives, runs, vacuous: 0, rejected_concretely: 0 };
+    let incremental = (opts.solver_mode == SolverMode::Incremental).then(|| {
+        let violating = z3::Solver::new(&ctx);
+        enc.assert_into(&violating);
+        violating.assert(&enc.any_violation());
+        let completing = z3::Solver::new(&ctx);
+        enc.assert_into(&completing);
+        completing.assert(&enc.completes);
+        (violating, completing)
+    });
+    let mut oracle = SmtOracle {
+        enc: &enc,
+        loc_ids: loc_ids.clone(),
+        alternatives: &alternatives,
+        runs,
+        incremental,
+        vacuous: 0,
+        rejected_concretely: 0,
+    };
     // A slow candidate waits for the end of its size rather than delaying the others.
     let first_pass_cap = (budget.remaining() / 10).clamp(FIRST_PASS_CAP_MIN, FIRST_PASS_CAP_MAX);
     let search_opts =
@@ -206,13 +242,40 @@ struct SmtOracle<'a, 'ctx> {
     loc_ids: Vec<LocationId>,
     alternatives: &'a BTreeMap<LocationId, (Location, Vec<Mutant>)>,
     runs: ConcreteRuns<'a>,
+    /// With [`SolverMode::Incremental`]: solvers holding the whole encoding plus "some
+    /// violation" and "some run completes", checked under assumptions.
+    incremental: Option<(z3::Solver<'ctx>, z3::Solver<'ctx>)>,
     /// Candidates rejected as vacuous.
     vacuous: usize,
     /// Candidates rejected by a concrete run.
     rejected_concretely: usize,
 }
 
-impl SmtOracle<'_, '_> {
+impl<'ctx> SmtOracle<'_, 'ctx> {
+    /// Is `goal` (some violation, or some run completing) satisfiable with `choice` applied?
+    fn check_goal(
+        &self,
+        choice: &[(LocationId, usize)],
+        violation: bool,
+        budget: &Budget,
+    ) -> (SmtVerdict, Option<String>) {
+        match &self.incremental {
+            Some((violating, completing)) => {
+                let solver = if violation { violating } else { completing };
+                let verdict = check_with_budget(solver, &self.enc.choose(choice), budget);
+                let input = match (&verdict, violation) {
+                    (SmtVerdict::Sat, true) => solver.get_model().map(|m| bmc::counterexample(self.enc, &m).stdin),
+                    _ => None,
+                };
+                (verdict, input)
+            }
+            None => {
+                let goal = if violation { self.enc.any_violation() } else { self.enc.completes.clone() };
+                check_choice(self.enc, choice, &goal, budget, violation)
+            }
+        }
+    }
+
     fn choice(&self, selection: &Selection) -> Vec<(LocationId, usize)> {
         self.loc_ids.iter().zip(selection).filter(|(_, k)| **k != 0).map(|(id, k)| (*id, *k)).collect()
     }
@@ -259,9 +322,9 @@ impl Oracle for SmtOracle<'_, '_> {
             self.rejected_concretely += 1;
             return Verdict::Fails;
         }
-        match check_choice(self.enc, &choice, &self.enc.any_violation(), budget, true) {
+        match self.check_goal(&choice, true, budget) {
             (SmtVerdict::Unsat, _) if evidence.completes => Verdict::Repaired,
-            (SmtVerdict::Unsat, _) => match check_choice(self.enc, &choice, &self.enc.completes, budget, false).0 {
+            (SmtVerdict::Unsat, _) => match self.check_goal(&choice, false, budget).0 {
                 SmtVerdict::Sat => Verdict::Repaired,
                 SmtVerdict::Unsat => {
                     self.vacuous += 1;
