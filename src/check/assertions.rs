@@ -140,25 +140,31 @@ pub fn check_assertions(
     for (span, name) in &result.original.uninit_reads {
         report.diagnostics.push(Diagnostic::warning("uninitialised", *span, format!("`{name}` may be used before it is given a value")));
     }
-    for repair in found {
-        let first = repair.changes.first().map(|c| c.location.span).unwrap_or(anchor);
-        let title = repair.title();
-        let mut d = Diagnostic::new(Severity::Hint, "repair", first, title.clone());
-        for c in repair.changes.iter().skip(1) {
-            d = d.with_related(c.location.span, "also changed by this repair");
-        }
-        report.diagnostics.push(d);
-        let explanation = format!(
-            "Changes {} expression{} so that every assertion holds{}; found in {} ms.",
-            repair.changes.len(),
-            if repair.changes.len() == 1 { "" } else { "s" },
-            match repair.guarantee {
-                Guarantee::Verified => " for all inputs".to_string(),
-                Guarantee::Bounded { bound } => format!(" on every run with at most {bound} loop iterations"),
-                _ => String::new(),
-            },
-            repair.found_after.as_millis()
-        );
-        report.repairs.push(Repair { title, engine: "mutation", guarantee: repair.guarantee.clone(), edits: repair.edits(), explanation, fixes: first });
+    for repair in &found {
+        push_repair(report, repair, anchor, "every assertion holds");
     }
+}
+
+/// A mutation repair as a hint diagnostic on its first changed expression (the others as
+/// related information) and a quick fix; `what` says what the repaired program achieves.
+pub fn push_repair(report: &mut Report, repair: &FoundRepair, anchor: Span, what: &str) {
+    let first = repair.changes.first().map(|c| c.location.span).unwrap_or(anchor);
+    let title = repair.title();
+    let mut d = Diagnostic::new(Severity::Hint, "repair", first, title.clone());
+    for c in repair.changes.iter().skip(1) {
+        d = d.with_related(c.location.span, "also changed by this repair");
+    }
+    report.diagnostics.push(d);
+    let explanation = format!(
+        "Changes {} expression{} so that {what}{}; found in {} ms.",
+        repair.changes.len(),
+        if repair.changes.len() == 1 { "" } else { "s" },
+        match repair.guarantee {
+            Guarantee::Verified => " for all inputs".to_string(),
+            Guarantee::Bounded { bound } => format!(" on every run with at most {bound} loop iterations"),
+            _ => String::new(),
+        },
+        repair.found_after.as_millis()
+    );
+    report.repairs.push(Repair { title, engine: "mutation", guarantee: repair.guarantee.clone(), edits: repair.edits(), explanation, fixes: first });
 }

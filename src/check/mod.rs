@@ -17,6 +17,7 @@ use crate::syntax::{self, lower};
 
 mod assertions;
 pub mod job;
+mod tests_repair;
 
 #[derive(Clone, Debug)]
 pub struct CheckOptions {
@@ -43,6 +44,8 @@ pub struct CheckOptions {
     pub max_repair_size: usize,
     /// Run the assertion verifier and mutation repair on files with `assert`s.
     pub repair_assertions: bool,
+    /// Search mutation repairs that make every test pass when a test fails.
+    pub repair_tests: bool,
 }
 
 impl Default for CheckOptions {
@@ -59,6 +62,7 @@ impl Default for CheckOptions {
             mutation_level: 1,
             max_repair_size: 2,
             repair_assertions: true,
+            repair_tests: true,
         }
     }
 }
@@ -144,26 +148,36 @@ pub fn check_parsed(path: Option<&Path>, text: &str, tree: &Tree, opts: &CheckOp
         }
     };
     let frozen = spec.as_ref().map(|s| s.config.frozen.clone()).unwrap_or_default();
+    let engine_opts = crate::engines::mutation::engine::Options {
+        entry: spec.as_ref().map_or_else(|| "main".to_string(), |s| s.config.entry.clone()),
+        bound,
+        level: opts.mutation_level,
+        max_size: opts.max_repair_size,
+        frozen: frozen.into_iter().collect(),
+        ..Default::default()
+    };
+    let clean = !has_syntax_errors && !has_type_errors;
     if let Some(spec) = spec
         && opts.run_tests && spec.tests.is_some() {
             let t = Instant::now();
-            let blocked = if has_syntax_errors || has_type_errors {
-                Some("the tests were not run: fix the errors above first".to_string())
-            } else {
-                None
-            };
-            run_tests(&lowered.program, &spec, blocked, opts, deadline, cancel, &mut report);
+            let blocked = if clean { None } else { Some("the tests were not run: fix the errors above first".to_string()) };
+            let tests = run_tests(&lowered.program, &spec, blocked, opts, deadline, cancel, &mut report);
             report.stats.tests_ms = ms_since(t);
+            if opts.repair_tests && clean && !cancel.is_cancelled() {
+                tests_repair::repair_against_tests(
+                    &lowered.program,
+                    text,
+                    &tests,
+                    spec.compare,
+                    &engine_opts,
+                    opts.max_steps,
+                    deadline,
+                    cancel,
+                    &mut report,
+                );
+            }
         }
-    if opts.repair_assertions && !has_syntax_errors && !has_type_errors && !cancel.is_cancelled() {
-        let engine_opts = crate::engines::mutation::engine::Options {
-            entry: "main".into(),
-            bound,
-            level: opts.mutation_level,
-            max_size: opts.max_repair_size,
-            frozen: frozen.into_iter().collect(),
-            ..Default::default()
-        };
+    if opts.repair_assertions && clean && !cancel.is_cancelled() {
         assertions::check_assertions(&lowered.program, text, &engine_opts, deadline, cancel, &mut report);
     }
     report.stats.cancelled |= cancel.is_cancelled();
@@ -265,6 +279,30 @@ fn load_reference(path: &Path) -> Result<Program, String> {
     Ok(lowered.program)
 }
 
+/// One test, read and run on the program as written.
+#[derive(Clone, Debug)]
+pub(crate) struct PreparedTest {
+    pub input: String,
+    pub expected: String,
+    /// With `values`: how much of the expected output is prompt (from the reference's run).
+    pub expected_prompt: Option<usize>,
+    pub passed: bool,
+}
+
+/// Runs one test: whether `program`'s output on `input` matches, and the run.
+pub(crate) fn run_test(program: &Program, entry: &str, t: &PreparedTest, compare: Compare, limits: &Limits, cancel: &Cancel) -> (bool, RunResult) {
+    let run = interp::run(program, entry, t.input.as_bytes(), limits, cancel);
+    let actual = String::from_utf8_lossy(&run.output);
+    let passed = run.error.is_none()
+        && match compare {
+            Compare::Values => compare::outputs_match_values(&t.expected, t.expected_prompt, &actual, Some(run.output_before_last_read)),
+            mode => compare::outputs_match(&t.expected, &actual, mode),
+        };
+    (passed, run)
+}
+
+/// Runs the spec's tests, reporting failures as diagnostics; returns the tests it ran.
+#[allow(clippy::too_many_arguments)]
 fn run_tests(
     program: &Program,
     spec: &Spec,
@@ -273,8 +311,9 @@ fn run_tests(
     deadline: Instant,
     cancel: &Cancel,
     report: &mut Report,
-) {
-    let Some(dir) = &spec.tests else { return };
+) -> Vec<PreparedTest> {
+    let mut prepared = Vec::new();
+    let Some(dir) = &spec.tests else { return prepared };
     let cases = spec_tests::discover(dir);
     if cases.is_empty() {
         report.diagnostics.push(Diagnostic::info(
@@ -282,17 +321,17 @@ fn run_tests(
             Span::default(),
             format!("no tests found in {} (expected N.in / N.out pairs)", dir.display()),
         ));
-        return;
+        return prepared;
     }
     let entry = spec.config.entry.as_str();
     let anchor = program.func_by_name(entry).map(|f| program.func(f).name_span).unwrap_or_default();
     if let Some(reason) = blocked {
         report.diagnostics.push(Diagnostic::info("tests", anchor, reason));
-        return;
+        return prepared;
     }
     let Some(func) = program.func_by_name(entry) else {
         report.diagnostics.push(Diagnostic::error("tests", Span::default(), format!("there is no `{entry}` function to test")));
-        return;
+        return prepared;
     };
     if let Some((what, at)) = unsupported_reachable(program, func) {
         report.diagnostics.push(Diagnostic::info(
@@ -300,7 +339,7 @@ fn run_tests(
             at,
             format!("the tests were not run: the program uses {what}, which mend cannot run yet"),
         ));
-        return;
+        return prepared;
     }
     // With `values`, the reference tells how much of the expected output is prompt.
     let reference = match (&spec.reference, spec.compare) {
@@ -318,7 +357,7 @@ fn run_tests(
     for (i, case) in cases.iter().enumerate() {
         if cancel.is_cancelled() {
             report.stats.cancelled = true;
-            return;
+            return prepared;
         }
         if Instant::now() > deadline {
             report.stats.timed_out = true;
@@ -336,22 +375,21 @@ fn run_tests(
                 continue;
             }
         };
-        let run = interp::run(program, entry, input.as_bytes(), &limits, cancel);
-        if cancel.is_cancelled() {
-            report.stats.cancelled = true;
-            return;
-        }
-        let actual = String::from_utf8_lossy(&run.output).into_owned();
         let expected_prompt = reference.as_ref().and_then(|r| {
             let ref_run = interp::run(r, entry, input.as_bytes(), &limits, cancel);
             (ref_run.error.is_none() && ref_run.output == expected.as_bytes()).then_some(ref_run.output_before_last_read)
         });
+        let mut test = PreparedTest { input, expected, expected_prompt, passed: false };
+        let (passed, run) = run_test(program, entry, &test, spec.compare, &limits, cancel);
+        if cancel.is_cancelled() {
+            report.stats.cancelled = true;
+            return prepared;
+        }
+        test.passed = passed;
+        let PreparedTest { input, expected, .. } = test.clone();
+        prepared.push(test);
+        let actual = String::from_utf8_lossy(&run.output).into_owned();
         let actual_prompt = Some(run.output_before_last_read);
-        let passed = run.error.is_none()
-            && match spec.compare {
-                Compare::Values => compare::outputs_match_values(&expected, expected_prompt, &actual, actual_prompt),
-                mode => compare::outputs_match(&expected, &actual, mode),
-            };
         let error = run.error.as_ref().map(|e| e.message.clone());
         if let Some(e) = &run.error {
             match runtime_errors.iter_mut().find(|(span, msg, _)| *span == e.span && *msg == e.message) {
@@ -391,6 +429,7 @@ fn run_tests(
             format!("test {first} (input `{input}`){more}: {message}"),
         ));
     }
+    prepared
 }
 
 fn read_case(case: &TestCase) -> Result<(String, String), String> {

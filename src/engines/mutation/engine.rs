@@ -127,23 +127,7 @@ pub fn run(program: &Program, src: &str, opts: &Options, budget: &Budget, on_rep
         return report;
     }
 
-    let mut frozen = opts.frozen.clone();
-    frozen.extend(program.funcs.iter().filter(|f| f.name.starts_with("AllRepair_correct_")).map(|f| f.name.clone()));
-    let frozen_regions = frozen_regions(src);
-    let scope = FunctionScopes::new(program);
-    let assignments = assignment_targets(program);
-
-    // The mutation unit: alternatives per location.
-    let mut alternatives: BTreeMap<LocationId, (Location, Vec<Mutant>)> = BTreeMap::new();
-    for loc in encode::locations(program, &frozen) {
-        if frozen_regions.iter().any(|r| r.start <= loc.span.start && loc.span.end <= r.end) {
-            continue;
-        }
-        let ms = location_mutants(program, src, &loc, &assignments, opts.level, &scope);
-        if !ms.is_empty() {
-            alternatives.insert(loc.id, (loc, ms));
-        }
-    }
+    let (frozen, alternatives) = mutation_unit(program, src, opts);
     report.locations = alternatives.len();
     report.alternatives = alternatives.values().map(|(_, m)| m.len()).sum();
 
@@ -201,13 +185,7 @@ pub fn run(program: &Program, src: &str, opts: &Options, budget: &Budget, on_rep
         } else {
             Guarantee::Bounded { bound: opts.bound }
         };
-        let changes = choice
-            .iter()
-            .map(|(id, k)| {
-                let (loc, ms) = &alternatives[id];
-                Change { location: loc.clone(), mutant: ms[*k - 1].clone() }
-            })
-            .collect();
+        let changes = selection_changes(&loc_ids, selection, &alternatives).into_iter().map(|(_, _, c)| c).collect();
         let repair = FoundRepair { changes, guarantee, found_after: started.elapsed() };
         on_repair(&repair);
         found.push(repair);
@@ -219,6 +197,44 @@ pub fn run(program: &Program, src: &str, opts: &Options, budget: &Budget, on_rep
     report.rejected_concretely = oracle.rejected_concretely;
     report.total_time = started.elapsed();
     report
+}
+
+/// Every mutable location's alternatives (the mutation unit), keyed by location, and the set
+/// of frozen functions it honoured (mend.toml's plus `AllRepair_correct_*`).
+pub type Alternatives = BTreeMap<LocationId, (Location, Vec<Mutant>)>;
+
+pub fn mutation_unit(program: &Program, src: &str, opts: &Options) -> (HashSet<String>, Alternatives) {
+    let mut frozen = opts.frozen.clone();
+    frozen.extend(program.funcs.iter().filter(|f| f.name.starts_with("AllRepair_correct_")).map(|f| f.name.clone()));
+    let frozen_regions = frozen_regions(src);
+    let scope = FunctionScopes::new(program);
+    let assignments = assignment_targets(program);
+    let mut alternatives = Alternatives::new();
+    for loc in encode::locations(program, &frozen) {
+        if frozen_regions.iter().any(|r| r.start <= loc.span.start && loc.span.end <= r.end) {
+            continue;
+        }
+        let ms = location_mutants(program, src, &loc, &assignments, opts.level, &scope);
+        if !ms.is_empty() {
+            alternatives.insert(loc.id, (loc, ms));
+        }
+    }
+    (frozen, alternatives)
+}
+
+/// The program changes a selection stands for: (original span, replacement) per mutated
+/// location, and the repair's changes.
+pub fn selection_changes<'a>(loc_ids: &[LocationId], selection: &Selection, alternatives: &'a Alternatives) -> Vec<(Span, &'a Expr, Change)> {
+    loc_ids
+        .iter()
+        .zip(selection)
+        .filter(|(_, k)| **k != 0)
+        .map(|(id, k)| {
+            let (loc, ms) = &alternatives[id];
+            let m = &ms[*k - 1];
+            (loc.span, &m.expr, Change { location: loc.clone(), mutant: m.clone() })
+        })
+        .collect()
 }
 
 /// The SMT side, with concrete runs in front ([`ConcreteRuns`]: a candidate that violates a
@@ -240,7 +256,7 @@ pub fn run(program: &Program, src: &str, opts: &Options, budget: &Budget, on_rep
 struct SmtOracle<'a, 'ctx> {
     enc: &'a Encoding<'ctx>,
     loc_ids: Vec<LocationId>,
-    alternatives: &'a BTreeMap<LocationId, (Location, Vec<Mutant>)>,
+    alternatives: &'a Alternatives,
     runs: ConcreteRuns<'a>,
     /// With [`SolverMode::Incremental`]: solvers holding the whole encoding plus "some
     /// violation" and "some run completes", checked under assumptions.
@@ -310,13 +326,8 @@ fn runs_within_bound(enc: &Encoding<'_>, choice: &[(LocationId, usize)], budget:
 impl Oracle for SmtOracle<'_, '_> {
     fn check(&mut self, selection: &Selection, budget: &Budget) -> Verdict {
         let choice = self.choice(selection);
-        let changes: Vec<(Span, &Expr)> = choice
-            .iter()
-            .map(|(id, k)| {
-                let (loc, ms) = &self.alternatives[id];
-                (loc.span, &ms[*k - 1].expr)
-            })
-            .collect();
+        let changes: Vec<(Span, &Expr)> =
+            selection_changes(&self.loc_ids, selection, self.alternatives).into_iter().map(|(s, e, _)| (s, e)).collect();
         let evidence = self.runs.evidence(&changes, &budget.cancel);
         if evidence.violates {
             self.rejected_concretely += 1;
@@ -410,7 +421,7 @@ pub fn frozen_regions(src: &str) -> Vec<Span> {
 /// failing path, or in the same function as the violation and before it, ranks higher; the
 /// nearer the violation, the higher. Every location keeps a positive score: this orders the
 /// search, it never removes a location.
-fn localize(original: &BmcResult, loc_ids: &[LocationId], alternatives: &BTreeMap<LocationId, (Location, Vec<Mutant>)>) -> Vec<f64> {
+fn localize(original: &BmcResult, loc_ids: &[LocationId], alternatives: &Alternatives) -> Vec<f64> {
     let BmcVerdict::Violated(cex) = &original.verdict else { return vec![1.0; loc_ids.len()] };
     loc_ids
         .iter()

@@ -3,6 +3,7 @@
 //! the program correct, smallest first.
 
 pub mod catalogue;
+pub mod against_tests;
 pub mod concrete;
 pub mod engine;
 pub mod search;

@@ -103,6 +103,7 @@ pub struct Machine<'p> {
     pub chunks: Vec<OutputChunk>,
     pub out_before_last_read: usize,
     pub input_exhausted: bool,
+    covered: std::collections::HashSet<Span>,
     literals: HashMap<*const Expr, i64>,
 }
 
@@ -117,6 +118,11 @@ pub fn run_here(prog: &Program, entry: &str, input: &[u8], limits: &Limits, canc
         steps: m.steps,
         output_before_last_read: m.out_before_last_read,
         input_exhausted: m.input_exhausted,
+        covered: {
+            let mut c: Vec<Span> = m.covered.drain().collect();
+            c.sort_by_key(|s| (s.start, s.end));
+            c
+        },
         ..Default::default()
     };
     match outcome {
@@ -187,6 +193,7 @@ impl<'p> Machine<'p> {
             chunks: Vec::new(),
             out_before_last_read: 0,
             input_exhausted: false,
+            covered: Default::default(),
             literals: HashMap::new(),
         }
     }
@@ -884,6 +891,9 @@ impl<'p> Machine<'p> {
 
     fn exec(&mut self, s: &'p Stmt) -> R<Flow> {
         self.tick(s.span)?;
+        if self.limits.record_coverage {
+            self.covered.insert(s.span);
+        }
         match &s.kind {
             StmtKind::Expr(e) => {
                 let mark = self.temps.len();

@@ -51,11 +51,14 @@ pub struct Limits {
     /// stops with [`RuntimeErrorKind::BoundExceeded`]. A run that stays within it is a run of
     /// the bounded encoding, so the engines can decide a candidate on a concrete input.
     pub unwinding_bound: Option<u32>,
+    /// Record the spans of the statements executed ([`RunResult::covered`]), for
+    /// spectrum-based fault localization.
+    pub record_coverage: bool,
 }
 
 impl Default for Limits {
     fn default() -> Self {
-        Limits { max_steps: 50_000_000, max_memory: 64 << 20, max_output: 1 << 20, max_call_depth: 10_000, unwinding_bound: None }
+        Limits { max_steps: 50_000_000, max_memory: 64 << 20, max_output: 1 << 20, max_call_depth: 10_000, unwinding_bound: None, record_coverage: false }
     }
 }
 
@@ -133,6 +136,8 @@ pub struct RunResult {
     pub output_before_last_read: usize,
     /// Some read found the input at its end (`scanf` returning EOF, `getchar` -1, ...).
     pub input_exhausted: bool,
+    /// With [`Limits::record_coverage`]: every statement executed, each once, sorted.
+    pub covered: Vec<Span>,
 }
 
 impl RunResult {

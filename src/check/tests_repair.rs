@@ -1,0 +1,84 @@
+//! Tests as the spec of the mutation engine: when a test fails, every minimal mutation repair
+//! that makes all tests pass, as quick fixes labelled with the number of tests.
+
+use std::time::Instant;
+
+use crate::cancel::Cancel;
+use crate::engines::mutation::against_tests::{self, TestResult};
+use crate::engines::mutation::engine::{FoundRepair, Options};
+use crate::engines::mutation::search::{Outcome, Verdict};
+use crate::ir::{Diagnostic, Program};
+use crate::smt::Budget;
+use crate::spec::compare::Compare;
+use crate::spec::interp::{Limits, RuntimeErrorKind};
+
+use super::assertions::push_repair;
+use super::{run_test, PreparedTest, Report};
+
+const CANDIDATE_STEPS: u64 = 1_000_000;
+
+#[allow(clippy::too_many_arguments)]
+pub fn repair_against_tests(
+    program: &Program,
+    text: &str,
+    tests: &[PreparedTest],
+    compare: Compare,
+    engine_opts: &Options,
+    max_steps: u64,
+    deadline: Instant,
+    cancel: &Cancel,
+    report: &mut Report,
+) {
+    if tests.is_empty() || tests.iter().all(|t| t.passed) {
+        return;
+    }
+    let entry = engine_opts.entry.as_str();
+    let anchor = program.func_by_name(entry).map(|f| program.func(f).name_span).unwrap_or_default();
+    // Failing tests first: a candidate usually fails where the original did.
+    let mut order: Vec<&PreparedTest> = tests.iter().collect();
+    order.sort_by_key(|t| t.passed);
+    // A mutation that makes a loop run away must not eat the budget: test runs of candidates
+    // stop at a million steps (student programs on their tests take far fewer).
+    let limits = Limits { max_steps: max_steps.min(CANDIDATE_STEPS), ..Limits::default() };
+    let mut passes_all = |candidate: &Program, budget: &Budget| -> Verdict {
+        for t in &order {
+            if let Some(reason) = budget.stop_reason() {
+                return Verdict::Unknown(format!("{reason:?}"));
+            }
+            let (passed, run) = run_test(candidate, entry, t, compare, &limits, &budget.cancel);
+            if !passed {
+                // A mutation that makes a test loop for ever is a failing candidate, not an
+                // undecided one: the student needs a program that terminates on the tests.
+                return match run.error.map(|e| e.kind) {
+                    Some(RuntimeErrorKind::Cancelled) => Verdict::Unknown("cancelled".into()),
+                    _ => Verdict::Fails,
+                };
+            }
+        }
+        Verdict::Repaired
+    };
+    let results: Vec<TestResult> = tests.iter().map(|t| TestResult { input: t.input.clone(), passed: t.passed }).collect();
+    let budget = Budget::new(deadline.saturating_duration_since(Instant::now()), cancel.clone());
+    let mut found: Vec<FoundRepair> = Vec::new();
+    let result = against_tests::run(program, text, engine_opts, &results, &mut passes_all, &budget, &mut |r| found.push(r.clone()));
+    report.stats.repair_ms += result.total_time.as_secs_f64() * 1000.0;
+    if report.stats.first_repair_ms.is_none() {
+        report.stats.first_repair_ms = found.first().map(|r| r.found_after.as_secs_f64() * 1000.0);
+    }
+    let failing = tests.iter().filter(|t| !t.passed).count();
+    if found.is_empty() {
+        let why = match &result.outcome {
+            Some(Outcome::Incomplete { reason, .. }) => format!("no repair for the failing tests yet: the search stopped early ({reason})"),
+            _ => format!(
+                "no repair for the {failing} failing test{} changes at most {} expressions at mutation level {}",
+                if failing == 1 { "" } else { "s" },
+                engine_opts.max_size,
+                engine_opts.level
+            ),
+        };
+        report.diagnostics.push(Diagnostic::info("no-repair", anchor, why));
+    }
+    for repair in &found {
+        push_repair(report, repair, anchor, &format!("all {} tests pass", tests.len()));
+    }
+}
