@@ -172,6 +172,7 @@ fn check(args: CheckArgs) -> ExitCode {
             opts: opts.clone(),
             cancel: Cancel::new(),
             quick: false,
+            on_partial: None,
         };
         let report = job.run();
         if report.diagnostics.iter().any(|d| d.code == analysis::INTERNAL_ERROR) {

@@ -485,3 +485,27 @@ fn mutation_repair_is_a_quick_fix_that_changes_only_the_mutated_text() {
     assert_eq!(fixed, text.replacen("i < n;", "i <= n;", 1));
     assert_eq!(s.shutdown_and_exit().code(), Some(0));
 }
+
+/// Repairs stream in: the first repair is published while the search still runs (a partial
+/// report, before the assertion's own diagnostic is added at the end), and the final report
+/// has both. With size-3 repairs the search of `sum` goes on for about a second after the
+/// first repair (measured with `mend check --max-repair-size 3`), far longer than a publication.
+#[test]
+fn the_first_repair_is_published_before_the_search_ends() {
+    let text = std::fs::read_to_string(fixture("../mutation/sum.c")).unwrap();
+    let uri = "file:///tmp/mend-e2e/sum_stream.c";
+    let (mut s, _) = Server::start(json!({}), json!({ "mend": { "maxRepairSize": 3 } }));
+    s.open(uri, &text, 1);
+    let last = s.settled_diagnostics(uri, 1, 3 * SEC, 60 * SEC);
+    let codes = |p: &Value| -> Vec<String> {
+        p["diagnostics"].as_array().unwrap().iter().map(|d| d["code"].as_str().unwrap_or("").to_string()).collect()
+    };
+    assert!(codes(&last).contains(&"assertion".into()) && codes(&last).contains(&"repair".into()), "final: {last}");
+    let published = s.published(uri);
+    let first_with_repair = published.iter().find(|p| codes(p).contains(&"repair".into())).expect("a repair was published");
+    assert!(
+        !codes(first_with_repair).contains(&"assertion".into()),
+        "the first repair came only with the final report: {published:?}"
+    );
+    assert_eq!(s.shutdown_and_exit().code(), Some(0));
+}

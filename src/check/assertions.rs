@@ -10,7 +10,10 @@ use crate::ir::*;
 use crate::smt::bmc::{BmcUnknown, BmcVerdict};
 use crate::smt::Budget;
 
-use super::Report;
+use super::{OnPartial, Report};
+
+/// What an assertion repair achieves, in its explanation.
+const WHAT: &str = "every assertion holds";
 
 /// Whether any function uses a verification convention (`assert`, `assume`, `nondet_*`,
 /// `reach_error`): only then is there an assertion spec to verify against.
@@ -79,6 +82,7 @@ pub fn check_assertions(
     deadline: Instant,
     cancel: &Cancel,
     report: &mut Report,
+    on_partial: OnPartial<'_>,
 ) {
     if !has_assertions(program) {
         return;
@@ -88,7 +92,11 @@ pub fn check_assertions(
     let remaining = deadline.saturating_duration_since(Instant::now());
     let budget = Budget::new(remaining, cancel.clone());
     let mut found: Vec<FoundRepair> = Vec::new();
-    let result = engine::run(program, text, engine_opts, &budget, &mut |r| found.push(r.clone()));
+    let so_far = report.clone();
+    let result = engine::run(program, text, engine_opts, &budget, &mut |r| {
+        found.push(r.clone());
+        stream(&so_far, &found, anchor, WHAT, on_partial);
+    });
     let b = engine_opts.bound;
     report.stats.repair_ms = result.total_time.as_secs_f64() * 1000.0;
     report.stats.first_repair_ms = found.first().map(|r| r.found_after.as_secs_f64() * 1000.0);
@@ -141,7 +149,7 @@ pub fn check_assertions(
         report.diagnostics.push(Diagnostic::warning("uninitialised", *span, format!("`{name}` may be used before it is given a value")));
     }
     for repair in &found {
-        push_repair(report, repair, anchor, "every assertion holds");
+        push_repair(report, repair, anchor, WHAT);
     }
 }
 
@@ -167,4 +175,14 @@ pub fn push_repair(report: &mut Report, repair: &FoundRepair, anchor: Span, what
         repair.found_after.as_millis()
     );
     report.repairs.push(Repair { title, engine: "mutation", guarantee: repair.guarantee.clone(), edits: repair.edits(), explanation, fixes: first });
+}
+
+/// Sends `so_far` plus the repairs found until now to `on_partial`.
+pub fn stream(so_far: &Report, found: &[FoundRepair], anchor: Span, what: &str, on_partial: OnPartial<'_>) {
+    let mut partial = so_far.clone();
+    for r in found {
+        push_repair(&mut partial, r, anchor, what);
+    }
+    partial.diagnostics.sort_by_key(|d| (d.span.start, d.span.end, d.severity));
+    on_partial(&partial);
 }

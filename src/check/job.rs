@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use crate::cancel::Cancel;
-use super::{CheckOptions, Report, check, check_parsed, quick};
+use super::{CheckOptions, Report, check, check_parsed, check_streaming, quick};
 use crate::ir::{Diagnostic, Span};
 
 /// Stack for analysis threads: deeply nested sources (10,000 parentheses) must not overflow a
@@ -27,19 +27,24 @@ pub struct Job {
     pub cancel: Cancel,
     /// Only syntax and type diagnostics (see [`quick`]), for every keystroke.
     pub quick: bool,
+    /// Receives partial reports as repairs are found (see [`check_streaming`]).
+    pub on_partial: Option<Arc<dyn Fn(&Report) + Send + Sync>>,
 }
 
 impl Job {
     /// Runs the job to completion on a big-stack thread (blocking the caller); never panics.
     pub fn run(self) -> Report {
-        let Job { path, text, tree, opts, cancel, quick } = self;
+        let Job { path, text, tree, opts, cancel, quick, on_partial } = self;
         let keep = text.clone();
         let work = move || {
             catch_unwind(AssertUnwindSafe(|| match &tree {
                 // Lets the end-to-end tests check that a panicking analysis is survived.
                 _ if std::env::var_os("MEND_TEST_ANALYSIS_PANIC").is_some() => panic!("MEND_TEST_ANALYSIS_PANIC is set"),
                 Some(tree) if quick => self::quick(tree, &text, &opts),
-                Some(tree) => check_parsed(path.as_deref(), &text, tree, &opts, &cancel),
+                Some(tree) => match &on_partial {
+                    Some(f) => check_streaming(path.as_deref(), &text, tree, &opts, &cancel, &|r: &Report| f(r)),
+                    None => check_parsed(path.as_deref(), &text, tree, &opts, &cancel),
+                },
                 None => check(path.as_deref(), &text, &opts, &cancel),
             }))
             .map_err(|payload| panic_message(&*payload))

@@ -123,8 +123,24 @@ pub fn check(path: Option<&Path>, text: &str, opts: &CheckOptions, cancel: &Canc
     report
 }
 
+/// Receives the report as it stands each time an engine finds a repair, so an editor can show
+/// the first repair while the search goes on.
+pub type OnPartial<'a> = &'a (dyn Fn(&Report) + Sync);
+
 /// [`check`] on an already parsed text (the server keeps the tree incrementally).
 pub fn check_parsed(path: Option<&Path>, text: &str, tree: &Tree, opts: &CheckOptions, cancel: &Cancel) -> Report {
+    check_streaming(path, text, tree, opts, cancel, &|_| {})
+}
+
+/// [`check_parsed`], passing partial reports to `on_partial` as repairs are found.
+pub fn check_streaming(
+    path: Option<&Path>,
+    text: &str,
+    tree: &Tree,
+    opts: &CheckOptions,
+    cancel: &Cancel,
+    on_partial: OnPartial<'_>,
+) -> Report {
     let started = Instant::now();
     // The spec first: mend.toml may set the budget and the bound (options override it).
     let spec = resolve_spec(path, opts);
@@ -174,11 +190,12 @@ pub fn check_parsed(path: Option<&Path>, text: &str, tree: &Tree, opts: &CheckOp
                     deadline,
                     cancel,
                     &mut report,
+                    on_partial,
                 );
             }
         }
     if opts.repair_assertions && clean && !cancel.is_cancelled() {
-        assertions::check_assertions(&lowered.program, text, &engine_opts, deadline, cancel, &mut report);
+        assertions::check_assertions(&lowered.program, text, &engine_opts, deadline, cancel, &mut report, on_partial);
     }
     report.stats.cancelled |= cancel.is_cancelled();
     report.diagnostics.sort_by_key(|d| (d.span.start, d.span.end, d.severity));

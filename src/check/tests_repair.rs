@@ -12,8 +12,8 @@ use crate::smt::Budget;
 use crate::spec::compare::Compare;
 use crate::spec::interp::{Limits, RuntimeErrorKind};
 
-use super::assertions::push_repair;
-use super::{run_test, PreparedTest, Report};
+use super::assertions::{push_repair, stream};
+use super::{run_test, OnPartial, PreparedTest, Report};
 
 const CANDIDATE_STEPS: u64 = 1_000_000;
 
@@ -28,6 +28,7 @@ pub fn repair_against_tests(
     deadline: Instant,
     cancel: &Cancel,
     report: &mut Report,
+    on_partial: OnPartial<'_>,
 ) {
     if tests.is_empty() || tests.iter().all(|t| t.passed) {
         return;
@@ -60,7 +61,12 @@ pub fn repair_against_tests(
     let results: Vec<TestResult> = tests.iter().map(|t| TestResult { input: t.input.clone(), passed: t.passed }).collect();
     let budget = Budget::new(deadline.saturating_duration_since(Instant::now()), cancel.clone());
     let mut found: Vec<FoundRepair> = Vec::new();
-    let result = against_tests::run(program, text, engine_opts, &results, &mut passes_all, &budget, &mut |r| found.push(r.clone()));
+    let what = format!("all {} tests pass", tests.len());
+    let so_far = report.clone();
+    let result = against_tests::run(program, text, engine_opts, &results, &mut passes_all, &budget, &mut |r| {
+        found.push(r.clone());
+        stream(&so_far, &found, anchor, &what, on_partial);
+    });
     report.stats.repair_ms += result.total_time.as_secs_f64() * 1000.0;
     if report.stats.first_repair_ms.is_none() {
         report.stats.first_repair_ms = found.first().map(|r| r.found_after.as_secs_f64() * 1000.0);
@@ -79,6 +85,6 @@ pub fn repair_against_tests(
         report.diagnostics.push(Diagnostic::info("no-repair", anchor, why));
     }
     for repair in &found {
-        push_repair(report, repair, anchor, &format!("all {} tests pass", tests.len()));
+        push_repair(report, repair, anchor, &what);
     }
 }

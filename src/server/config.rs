@@ -56,6 +56,7 @@ impl Settings {
                 "syntaxDiagnostics" => v.as_bool().map(|b| self.check.syntax_diagnostics = b).is_some(),
                 "runTests" => v.as_bool().map(|b| self.check.run_tests = b).is_some(),
                 "repairAssertions" => v.as_bool().map(|b| self.check.repair_assertions = b).is_some(),
+                "repairTests" => v.as_bool().map(|b| self.check.repair_tests = b).is_some(),
                 "mutationLevel" => v.as_u64().filter(|l| (1..=2).contains(l)).map(|l| self.check.mutation_level = l as u8).is_some(),
                 "maxRepairSize" => v.as_u64().filter(|n| (1..=8).contains(n)).map(|n| self.check.max_repair_size = n as usize).is_some(),
                 "debounceMs" => v.as_u64().map(|ms| self.debounce = Duration::from_millis(ms)).is_some(),
@@ -111,8 +112,9 @@ mod tests {
         assert_eq!(s.check.bound, Some(7));
         assert_eq!(s.debounce, Duration::from_millis(10));
         assert!(s.update(&json!({"syntaxDiagnostics": false, "runTests": false, "compare": "values"})).is_empty());
-        assert!(s.update(&json!({"mutationLevel": 2, "maxRepairSize": 3, "repairAssertions": false})).is_empty());
+        assert!(s.update(&json!({"mutationLevel": 2, "maxRepairSize": 3, "repairAssertions": false, "repairTests": false})).is_empty());
         assert_eq!((s.check.mutation_level, s.check.max_repair_size, s.check.repair_assertions), (2, 3, false));
+        assert!(!s.check.repair_tests);
         assert_eq!(s.update(&json!({"mutationLevel": 3})).len(), 1, "level 3 does not exist");
         assert!(!s.check.syntax_diagnostics);
         assert!(!s.check.run_tests);

@@ -60,8 +60,10 @@ pub enum Stage {
     Syntax = 0,
     /// Syntax and type diagnostics, milliseconds after the edit.
     Quick = 1,
+    /// The full analysis as it stands when an engine finds a repair (repairs stream in).
+    Partial = 2,
     /// The full report (tests, engines), after the debounce.
-    Analysis = 2,
+    Analysis = 3,
 }
 
 type PubKey = (u64, i32, Stage);
@@ -344,8 +346,30 @@ impl State {
                 opts: settings.check.clone(),
                 cancel: cancel.clone(),
                 quick,
+                on_partial: None,
             }
         };
+        let mut job = job;
+        if !quick {
+            // Partial reports go out as repairs are found; the final one replaces them.
+            let (partial_tx, mut partial_rx) = tokio::sync::mpsc::unbounded_channel::<Report>();
+            job.on_partial = Some(Arc::new(move |r: &Report| {
+                let _ = partial_tx.send(r.clone());
+            }));
+            let this = self.clone();
+            let uri = uri.clone();
+            let cancel = cancel.clone();
+            tokio::spawn(async move {
+                while let Some(report) = partial_rx.recv().await {
+                    if cancel.is_cancelled() {
+                        return;
+                    }
+                    if this.store_analysis(&uri, key, Stage::Partial, report) {
+                        this.publish(&uri, (key.0, key.1, Stage::Partial)).await;
+                    }
+                }
+            });
+        }
         let (done_tx, done_rx) = oneshot::channel::<()>();
         if self.caps().work_done_progress && !quick {
             self.spawn_progress(settings.progress_delay, done_rx);
@@ -366,18 +390,23 @@ impl State {
             debug!("dropping the cancelled {stage:?} analysis of {} v{}", uri.as_str(), key.1);
             return;
         }
-        {
-            let Some(mut st) = self.docs.get_mut(uri) else { return };
-            if st.generation != key.0 || st.doc.version != key.1 || st.desync.is_some() {
-                return;
-            }
-            // A quick result never replaces the full one of the same version.
-            if st.analysis.as_ref().is_some_and(|a| (a.0, a.1) > (key.1, stage)) {
-                return;
-            }
-            st.analysis = Some(Arc::new((key.1, stage, report)));
+        if self.store_analysis(uri, key, stage, report) {
+            self.publish(uri, (key.0, key.1, stage)).await;
         }
-        self.publish(uri, (key.0, key.1, stage)).await;
+    }
+
+    /// Keeps `report` as the document's analysis if version `key` is still current and no
+    /// later stage of it is stored (a quick or partial result never replaces the full one).
+    fn store_analysis(&self, uri: &lsp::Uri, key: PubKey, stage: Stage, report: Report) -> bool {
+        let Some(mut st) = self.docs.get_mut(uri) else { return false };
+        if st.generation != key.0 || st.doc.version != key.1 || st.desync.is_some() {
+            return false;
+        }
+        if st.analysis.as_ref().is_some_and(|a| (a.0, a.1) > (key.1, stage)) {
+            return false;
+        }
+        st.analysis = Some(Arc::new((key.1, stage, report)));
+        true
     }
 
     /// Shows a work-done progress if the job is still running after `delay`.
@@ -423,7 +452,7 @@ impl State {
                     }
                     st.syntax.0.iter().map(|d| lines.diagnostic(d, uri)).collect()
                 }
-                (None, Stage::Quick | Stage::Analysis) => match st.current_analysis() {
+                (None, Stage::Quick | Stage::Partial | Stage::Analysis) => match st.current_analysis() {
                     Some(r) => r.diagnostics.iter().map(|d| lines.diagnostic(d, uri)).collect(),
                     None => return,
                 },
