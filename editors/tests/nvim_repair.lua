@@ -1,15 +1,18 @@
 -- Headless Neovim 0.11 against `mend lsp`, through editors/neovim/lsp/mend.lua:
---   nvim --clean --headless -l nvim_repair.lua MEND_BIN REPO_ROOT WORK_DIR [clangd]
+--   nvim --clean --headless -l nvim_repair.lua MEND_BIN REPO_ROOT WORK_DIR [clangd|clangd-late]
 -- 1. open a copy of fixtures/mutation/sum.c, wait for mend's assertion and repair diagnostics;
 -- 2. request code actions on the repair, apply the preferred one with Neovim's own
 --    vim.lsp.util.apply_workspace_edit, and compare the buffer with the expected fixed program;
 -- 3. wait for the re-analysis of the fixed buffer: the assertion error is gone;
 -- 4. with `clangd`: clangd is attached as well, and on a file with a missing `;` the student
---    sees the error once (clangd's), not twice.
+--    sees the error once (clangd's), not twice. `clangd-late`: clangd is not enabled but
+--    started by hand (as nvim-lspconfig does) after mend has analysed the file; mend.lua's
+--    LspAttach autocommand must tell the running mend.
 -- Every wait is bounded; any failure exits 1 with a message on stderr.
 
-local mend_bin, root, work, with_clangd = arg[1], arg[2], arg[3], arg[4] == 'clangd'
-local label = with_clangd and 'nvim+clangd' or 'nvim'
+local mend_bin, root, work, mode = arg[1], arg[2], arg[3], arg[4]
+local with_clangd, late = mode == 'clangd' or mode == 'clangd-late', mode == 'clangd-late'
+local label = with_clangd and ('nvim+' .. mode) or 'nvim'
 
 local function fail(msg)
   io.stderr:write(('[%s] FAIL: %s\n'):format(label, msg))
@@ -43,8 +46,9 @@ end
 -- The user's configuration: the shipped lsp/mend.lua, with the freshly built binary.
 vim.opt.runtimepath:prepend(root .. '/editors/neovim')
 vim.lsp.config('mend', { cmd = { mend_bin, 'lsp' } })
-if with_clangd then
-  vim.lsp.config('clangd', { cmd = { 'clangd', '--log=error' }, filetypes = { 'c' }, root_markers = { '.git' } })
+local clangd_config = { name = 'clangd', cmd = { 'clangd', '--log=error' }, filetypes = { 'c' }, root_markers = { '.git' } }
+if with_clangd and not late then
+  vim.lsp.config('clangd', clangd_config)
   vim.lsp.enable('clangd')
 end
 vim.lsp.enable('mend')
@@ -73,7 +77,7 @@ wait(10000, 'mend to attach', function()
   return client_named('mend') ~= nil
 end)
 local mend = client_named('mend')
-if with_clangd then
+if with_clangd and not late then
   wait(10000, 'clangd to attach', function()
     return client_named('clangd') ~= nil
   end)
@@ -95,6 +99,21 @@ end
 wait(60000, "mend's repair diagnostic", function()
   return find(mend_diagnostics(buf), 'repair') ~= nil
 end)
+if late then
+  check(not mend._mend_knows_clangd, 'mend was told about a clangd that is not there')
+  local before = published[mend.id .. vim.uri_from_bufnr(buf)] or 0
+  vim.lsp.start(vim.tbl_extend('force', clangd_config, { root_dir = work }), { bufnr = buf })
+  wait(10000, 'clangd to attach', function()
+    return client_named('clangd') ~= nil
+  end)
+  wait(5000, 'mend.lua to tell mend about clangd', function()
+    return mend._mend_knows_clangd == true
+  end)
+  -- The re-check that follows the new setting still offers the repair.
+  wait(60000, "mend's re-check after the new setting, still with the repair", function()
+    return (published[mend.id .. vim.uri_from_bufnr(buf)] or 0) > before and find(mend_diagnostics(buf), 'repair') ~= nil
+  end)
+end
 local diags = mend_diagnostics(buf)
 local assertion, repair = find(diags, 'assertion'), find(diags, 'repair')
 check(assertion ~= nil, 'no assertion diagnostic')
@@ -144,6 +163,9 @@ if with_clangd then
   write(semi_path, read(root .. '/fixtures/e2e/missing_semi.c'))
   vim.cmd.edit(vim.fn.fnameescape(semi_path))
   local sbuf = vim.api.nvim_get_current_buf()
+  if late then
+    vim.lsp.start(vim.tbl_extend('force', clangd_config, { root_dir = work }), { bufnr = sbuf })
+  end
   wait(10000, 'both servers on missing_semi.c', function()
     return #vim.lsp.get_clients({ bufnr = sbuf }) == 2
   end)
