@@ -2,7 +2,8 @@
 # The real-client stage (scripts/test.sh runs it after `cargo test`): installs what it needs
 # (idempotent, quiet), builds and packages the VS Code extension, then runs pytest over
 # editors/tests: pytest-lsp per recorded client, headless Neovim (alone and beside clangd),
-# Neovim in tmux, the Helix smoke script, the .vsix and its package.json.
+# Neovim in tmux, the Helix smoke script, the .vsix and its package.json. The extension's
+# own logic runs under node's test runner (editors/vscode/test) before packaging.
 #
 #   bash editors/tests/run.sh [MEND_BIN [PYTEST_ARGS...]]
 # MEND_BIN defaults to the debug binary `cargo test` built (target dir from cargo metadata).
@@ -49,6 +50,7 @@ fi
     cp package-lock.json node_modules/.mend-lock
   fi
   npm run --silent compile
+  npm test --silent
   npx --no-install vsce package --skip-license --allow-missing-repository --out mend.vsix >/dev/null
 ) 2> >(grep -v -e nodedir -e 'you should bundle your extension' >&2)
 echo "editors: installs, compile and package took $(( $(date +%s) - start )) s"

@@ -27,7 +27,7 @@ def test_vsix_contents():
     assert "extension/out/extension.js" in names
     assert "extension/node_modules/vscode-languageclient/node.js" in names
     assert "extension/readme.md" in names, "the students' README is the extension page"
-    assert not any(n.startswith("extension/src/") or n.endswith(".ts") for n in names), "sources are not shipped"
+    assert not any(n.startswith(("extension/src/", "extension/test/")) or n.endswith(".ts") for n in names), "sources and tests are not shipped"
     assert not any("/typescript/" in n or "/@vscode/vsce/" in n for n in names), "dev dependencies are not shipped"
     assert 'Id="mend"' in vsixmanifest and 'Publisher="mend"' in vsixmanifest
 
