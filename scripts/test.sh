@@ -1,7 +1,11 @@
 #!/usr/bin/env bash
 # The test command (README): system packages, then every Rust test (unit, fixture
-# snapshots, interpreter-vs-gcc over IntroClass, end-to-end LSP over stdio).
+# snapshots, interpreter-vs-gcc over IntroClass, end-to-end LSP over stdio), then the
+# real-client stage (editors/tests/run.sh: pytest-lsp per recorded client, headless Neovim
+# alone and beside clangd, Neovim in tmux, the Helix smoke script, the VS Code .vsix) against
+# the debug `mend` that `cargo test` built.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh
 cargo test --locked
+bash editors/tests/run.sh

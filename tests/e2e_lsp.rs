@@ -509,3 +509,56 @@ fn the_first_repair_is_published_before_the_search_ends() {
     );
     assert_eq!(s.shutdown_and_exit().code(), Some(0));
 }
+
+/// Beside clangd (`otherCServer: true` with the default `syntaxDiagnostics: "auto"`), mend
+/// drops its own syntax errors but keeps the assertion and repair diagnostics and the repair's
+/// quick fix; `syntaxDiagnostics: "on"` brings the syntax errors back.
+#[test]
+fn beside_another_c_server_only_repairs_are_shown() {
+    let semi = std::fs::read_to_string(fixture("missing_semi.c")).unwrap();
+    let sum = std::fs::read_to_string(fixture("../mutation/sum.c")).unwrap();
+    let semi_uri = "file:///tmp/mend-e2e/coexist_semi.c";
+    let sum_uri = "file:///tmp/mend-e2e/coexist_sum.c";
+    let (mut s, _) = Server::start(json!({}), json!({ "mend": { "otherCServer": true, "hintLevel": "fix" } }));
+    s.open(semi_uri, &semi, 1);
+    s.open(sum_uri, &sum, 1);
+    let quiet = s.settled_diagnostics(semi_uri, 1, SEC, 10 * SEC);
+    assert_eq!(quiet["diagnostics"], json!([]), "clangd reports the missing `;`: {quiet}");
+    let warned = s.wait_for("window/showMessage", Duration::ZERO, |m| m["message"].as_str().unwrap_or("").contains("ignored"));
+    assert!(warned.is_none(), "otherCServer and hintLevel are accepted: {warned:?}");
+    let repairs = s.settled_diagnostics(sum_uri, 1, 3 * SEC, 60 * SEC);
+    let diags = repairs["diagnostics"].as_array().unwrap();
+    assert!(diags.iter().any(|d| d["code"] == "assertion"), "{repairs}");
+    let hint = diags.iter().find(|d| d["code"] == "repair").cloned().unwrap_or_else(|| panic!("{repairs}"));
+    assert_eq!(hint["message"], "Fix (bounded, b=5): `i < n` → `i <= n`");
+    let reply = s.request(
+        "textDocument/codeAction",
+        json!({ "textDocument": { "uri": sum_uri }, "range": hint["range"], "context": { "diagnostics": [hint] } }),
+    );
+    assert_eq!(reply["result"][0]["title"], hint["message"], "{reply}");
+    // Neovim's `gra` with the cursor at the start of the line: the cursor position and the
+    // line's diagnostics as context. The repair is offered because its diagnostic is there.
+    let line_start = range(9, 0, 9, 0);
+    let from_line = s.request(
+        "textDocument/codeAction",
+        json!({ "textDocument": { "uri": sum_uri }, "range": line_start, "context": { "diagnostics": [hint] } }),
+    );
+    assert_eq!(from_line["result"][0]["title"], hint["message"], "{from_line}");
+    let elsewhere = s.request(
+        "textDocument/codeAction",
+        json!({ "textDocument": { "uri": sum_uri }, "range": line_start, "context": { "diagnostics": [] } }),
+    );
+    assert_eq!(elsewhere["result"], json!([]), "{elsewhere}");
+    // No `;` quick fix either: clangd offers its own.
+    let none = s.request(
+        "textDocument/codeAction",
+        json!({ "textDocument": { "uri": semi_uri }, "range": range(5, 15, 5, 15), "context": { "diagnostics": [] } }),
+    );
+    assert_eq!(none["result"], json!([]), "{none}");
+
+    s.notify("workspace/didChangeConfiguration", json!({ "settings": { "mend": { "syntaxDiagnostics": "on" } } }));
+    let back = s.settled_diagnostics(semi_uri, 1, SEC, 10 * SEC);
+    let messages: Vec<&str> = back["diagnostics"].as_array().unwrap().iter().filter_map(|d| d["message"].as_str()).collect();
+    assert!(messages.len() == 1 && messages[0].contains("`;`"), "{back}");
+    assert_eq!(s.shutdown_and_exit().code(), Some(0));
+}

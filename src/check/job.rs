@@ -28,8 +28,11 @@ pub struct Job {
     /// Only syntax and type diagnostics (see [`quick`]), for every keystroke.
     pub quick: bool,
     /// Receives partial reports as repairs are found (see [`check_streaming`]).
-    pub on_partial: Option<Arc<dyn Fn(&Report) + Send + Sync>>,
+    pub on_partial: Option<PartialSink>,
 }
+
+/// Where a job sends its partial reports (shared with the thread that runs it).
+pub type PartialSink = Arc<dyn Fn(&Report) + Send + Sync>;
 
 impl Job {
     /// Runs the job to completion on a big-stack thread (blocking the caller); never panics.

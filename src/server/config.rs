@@ -21,6 +21,38 @@ pub struct Settings {
     pub progress_delay: Duration,
     /// Files larger than this get syntax diagnostics only (no analysis).
     pub max_analysis_bytes: usize,
+    /// `syntaxDiagnostics`: whether mend shows its own syntax and type diagnostics.
+    pub syntax_mode: SyntaxMode,
+    /// `otherCServer`: the editor runs another C language server (clangd) on the same files.
+    pub other_c_server: bool,
+}
+
+/// `syntaxDiagnostics`: `"auto"` (default) shows mend's syntax and type diagnostics unless the
+/// editor says another C server is attached (`otherCServer: true`); `"on"`/`true` and
+/// `"off"`/`false` decide regardless. Repair, test and assertion diagnostics are never hidden.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum SyntaxMode {
+    #[default]
+    Auto,
+    On,
+    Off,
+}
+
+impl SyntaxMode {
+    fn parse(v: &Value) -> Option<SyntaxMode> {
+        match v {
+            Value::Bool(true) => Some(SyntaxMode::On),
+            Value::Bool(false) => Some(SyntaxMode::Off),
+            Value::Null => Some(SyntaxMode::Auto),
+            Value::String(s) => match s.as_str() {
+                "auto" => Some(SyntaxMode::Auto),
+                "on" => Some(SyntaxMode::On),
+                "off" => Some(SyntaxMode::Off),
+                _ => None,
+            },
+            _ => None,
+        }
+    }
 }
 
 impl Default for Settings {
@@ -30,6 +62,8 @@ impl Default for Settings {
             debounce: Duration::from_millis(150),
             progress_delay: Duration::from_millis(200),
             max_analysis_bytes: 1 << 20,
+            syntax_mode: SyntaxMode::Auto,
+            other_c_server: false,
         }
     }
 }
@@ -51,9 +85,19 @@ impl Settings {
         };
         for (key, v) in obj {
             let ok = match key.as_str() {
+                // `null` (an editor setting left empty) means mend.toml's value or the default.
+                "timeout" if v.is_null() => {
+                    self.check.timeout = None;
+                    true
+                }
+                "bound" if v.is_null() => {
+                    self.check.bound = None;
+                    true
+                }
                 "timeout" => secs(v).map(|d| self.check.timeout = Some(d)).is_some(),
                 "bound" => v.as_u64().filter(|b| *b >= 1).map(|b| self.check.bound = Some(b.min(u32::MAX as u64) as u32)).is_some(),
-                "syntaxDiagnostics" => v.as_bool().map(|b| self.check.syntax_diagnostics = b).is_some(),
+                "syntaxDiagnostics" => SyntaxMode::parse(v).map(|m| self.syntax_mode = m).is_some(),
+                "otherCServer" => v.as_bool().map(|b| self.other_c_server = b).is_some(),
                 "runTests" => v.as_bool().map(|b| self.check.run_tests = b).is_some(),
                 "repairAssertions" => v.as_bool().map(|b| self.check.repair_assertions = b).is_some(),
                 "repairTests" => v.as_bool().map(|b| self.check.repair_tests = b).is_some(),
@@ -80,6 +124,11 @@ impl Settings {
                 rejected.push(format!("{key} = {v}"));
             }
         }
+        self.check.syntax_diagnostics = match self.syntax_mode {
+            SyntaxMode::Auto => !self.other_c_server,
+            SyntaxMode::On => true,
+            SyntaxMode::Off => false,
+        };
         rejected
     }
 }
@@ -129,5 +178,29 @@ mod tests {
         assert_eq!(s.check.timeout, None);
         assert_eq!(s.check.bound, None);
         assert_eq!(s.check.compare, None);
+    }
+
+    #[test]
+    fn syntax_diagnostics_auto_follows_other_c_server() {
+        let mut s = Settings::default();
+        assert!(s.check.syntax_diagnostics, "alone, mend shows syntax errors");
+        assert!(s.update(&json!({"otherCServer": true})).is_empty());
+        assert!(!s.check.syntax_diagnostics, "auto + clangd: clangd shows them");
+        assert!(s.update(&json!({"syntaxDiagnostics": "on"})).is_empty());
+        assert!(s.check.syntax_diagnostics, "on wins over otherCServer");
+        assert!(s.update(&json!({"syntaxDiagnostics": "auto", "otherCServer": false})).is_empty());
+        assert!(s.check.syntax_diagnostics);
+        assert!(s.update(&json!({"syntaxDiagnostics": false})).is_empty());
+        assert!(!s.check.syntax_diagnostics, "a bool still works");
+        assert_eq!(s.update(&json!({"syntaxDiagnostics": "sometimes", "otherCServer": "yes"})).len(), 2);
+        assert_eq!(s.syntax_mode, SyntaxMode::Off, "a bad value keeps the old one");
+    }
+
+    #[test]
+    fn null_bound_and_timeout_mean_unset_and_unknown_keys_pass() {
+        let mut s = Settings::default();
+        assert!(s.update(&json!({"bound": 3, "timeout": 4})).is_empty());
+        assert!(s.update(&json!({"bound": null, "timeout": null, "hintLevel": "location"})).is_empty());
+        assert_eq!((s.check.bound, s.check.timeout), (None, None));
     }
 }

@@ -474,8 +474,11 @@ impl State {
         let mut out = Vec::new();
         for (i, repair) in st.repairs().iter().enumerate() {
             let fixes = lines.range(repair.fixes);
+            // Neovim asks with the cursor position and every diagnostic of the cursor's line:
+            // a repair whose own diagnostic is in the context is requested too.
             let requested = super::convert::touches(fixes, range)
-                || repair.edits.iter().any(|e| super::convert::touches(lines.range(e.span), range));
+                || repair.edits.iter().any(|e| super::convert::touches(lines.range(e.span), range))
+                || context.iter().any(|d| d.range == fixes && d.source.as_deref() == Some("mend"));
             if !requested {
                 continue;
             }
