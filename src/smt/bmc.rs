@@ -144,10 +144,25 @@ pub struct BmcStats {
 /// Verifies `entry` of `program` for runs within `bound` loop iterations / active copies of a
 /// function, and replays any counterexample in the interpreter.
 pub fn verify(program: &Program, entry: &str, bound: u32, budget: &Budget) -> BmcResult {
+    verify_with(program, None, entry, bound, budget)
+}
+
+/// Bounded verification of the product of `program` and `reference` (see
+/// [`crate::smt::product`]): `Violated` with [`ViolationKind::OutputMismatch`] when some input
+/// makes the printed values differ.
+pub fn verify_against(program: &Program, reference: &Program, entry: &str, bound: u32, budget: &Budget) -> BmcResult {
+    verify_with(program, Some(reference), entry, bound, budget)
+}
+
+fn verify_with(program: &Program, reference: Option<&Program>, entry: &str, bound: u32, budget: &Budget) -> BmcResult {
     let mut stats = BmcStats { bound, ..Default::default() };
     let t0 = Instant::now();
     let ctx = solver::new_context();
-    let enc = match encode(&ctx, program, entry, &EncodeOptions::new(bound)) {
+    let encoded = match reference {
+        None => encode(&ctx, program, entry, &EncodeOptions::new(bound)),
+        Some(r) => crate::smt::product::encode_product(&ctx, program, r, entry, &EncodeOptions::new(bound)),
+    };
+    let enc = match encoded {
         Ok(e) => e,
         Err(u) => return BmcResult { verdict: BmcVerdict::Unknown(BmcUnknown::Unsupported(u)), uninit_reads: vec![], stats },
     };
@@ -383,6 +398,9 @@ pub fn replay(program: &Program, entry: &str, cex: &Counterexample) -> Replay {
         ViolationKind::ReachError => RuntimeErrorKind::ReachError,
         ViolationKind::DivisionByZero => RuntimeErrorKind::DivisionByZero,
         ViolationKind::OutOfBounds => RuntimeErrorKind::OutOfBounds,
+        ViolationKind::OutputMismatch => {
+            return Replay::Inconclusive("an output difference is judged against the reference, not replayed alone".into());
+        }
     };
     if err.kind == expected && err.span == cex.span {
         Replay::Confirmed

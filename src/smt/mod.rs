@@ -9,6 +9,7 @@ pub mod bmc;
 pub mod budget;
 pub mod c_int;
 pub mod encode;
+pub mod product;
 pub mod solver;
 
 pub use budget::Budget;

@@ -136,7 +136,7 @@ pub fn run(program: &Program, src: &str, opts: &Options, budget: &Budget, on_rep
     let provider = |id: LocationId, _: &Expr| -> Vec<Expr> {
         alternatives.get(&id).map(|(_, ms)| ms.iter().map(|m| m.expr.clone()).collect()).unwrap_or_default()
     };
-    let enc_opts = EncodeOptions { bound: opts.bound, frozen: Some(&frozen), alternatives: Some(&provider) };
+    let enc_opts = EncodeOptions { bound: opts.bound, frozen: Some(&frozen), alternatives: Some(&provider), namespace: "" };
     let enc = match encode::encode(&ctx, program, &opts.entry, &enc_opts) {
         Ok(e) => e,
         Err(u) => {

@@ -119,6 +119,7 @@ struct Exec<'a, 'ctx> {
     jumps: Vec<Jump<'ctx>>,
     next_frame: u32,
     names: u32,
+    namespace: String,
     fp: FpOps<'ctx>,
     /// Doubles known to hold exactly the value of a (≤ 32-bit) integer term: `(double)n`, and
     /// `floor`/`ceil`/`round`/`fabs`-free rounding of those. Converting them back to an integer
@@ -179,6 +180,7 @@ pub(super) fn run<'ctx>(
         jumps: Vec::new(),
         next_frame: 1,
         names: 0,
+        namespace: opts.namespace.to_string(),
         fp: FpOps::new(ctx),
         exact_ints: HashMap::new(),
         stmts: 0,
@@ -258,7 +260,7 @@ impl<'a, 'ctx> Exec<'a, 'ctx> {
 
     fn name(&mut self, base: &str) -> String {
         self.names += 1;
-        format!("{base}!{}", self.names)
+        format!("{}{base}!{}", self.namespace, self.names)
     }
 
     fn kill(&mut self) {

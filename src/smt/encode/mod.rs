@@ -58,7 +58,7 @@
 //!
 //! # Use by a mutation-repair engine (AllRepair §3.3–4)
 //! ```ignore
-//! let opts = EncodeOptions { bound, frozen: Some(&frozen), alternatives: Some(&mutations) };
+//! let opts = EncodeOptions { bound, frozen: Some(&frozen), alternatives: Some(&mutations), namespace: "" };
 //! let enc = encode(&ctx, &program, "main", &opts)?;      // one context per job
 //! let s = z3::Solver::new(&ctx);
 //! enc.assert_into(&s);                                     // hard ∧ (sel → soft)
@@ -234,11 +234,13 @@ pub struct EncodeOptions<'a> {
     /// Functions that get no locations (and thus no alternatives).
     pub frozen: Option<&'a HashSet<String>>,
     pub alternatives: Option<AltProvider<'a>>,
+    /// Prefix of every constant's name, so two programs can share one context (a product).
+    pub namespace: &'a str,
 }
 
 impl<'a> EncodeOptions<'a> {
     pub fn new(bound: u32) -> Self {
-        EncodeOptions { bound, frozen: None, alternatives: None }
+        EncodeOptions { bound, frozen: None, alternatives: None, namespace: "" }
     }
 }
 
@@ -267,6 +269,8 @@ pub enum ViolationKind {
     ReachError,
     DivisionByZero,
     OutOfBounds,
+    /// In a product program: the values printed differ from the reference's.
+    OutputMismatch,
 }
 
 impl ViolationKind {
@@ -276,6 +280,7 @@ impl ViolationKind {
             ViolationKind::ReachError => "`reach_error()` is reachable",
             ViolationKind::DivisionByZero => "division by zero",
             ViolationKind::OutOfBounds => "out-of-bounds array access",
+            ViolationKind::OutputMismatch => "the output differs from the reference's",
         }
     }
 }

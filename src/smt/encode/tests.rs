@@ -80,7 +80,7 @@ fn selectors_choose_a_repair_incrementally() {
     let ctx = new_context();
     let mut counts = Vec::new();
     for bound in [2, 4] {
-        let opts = EncodeOptions { bound, frozen: None, alternatives: Some(&mutations) };
+        let opts = EncodeOptions { bound, frozen: None, alternatives: Some(&mutations), namespace: "" };
         let enc = encode(&ctx, &p, "main", &opts).unwrap();
         // One selector set per location with alternatives, whatever the bound.
         counts.push(enc.selectors.len());

@@ -1,0 +1,200 @@
+//! Product programs: the student's program and the instructor's reference encoded side by side
+//! in one context over one input stream, with "the printed values differ" as a violation (as
+//! AllRepair's TCAS experiment inlines the correct version and asserts equal results, here for
+//! two separate programs with I/O).
+//!
+//! * **Inputs.** Each program's reads are numbered along its path (the `k`-th value read on a
+//!   run has position `k`: a prefix sum of the guards of the reads before it, which along any
+//!   path are in execution order). The student's and the reference's reads at the same
+//!   position read the same token, so their values are equal (integers compared after sign or
+//!   zero extension to 64 bits, floating point values of one sort as IEEE values).
+//! * **Outputs.** Each program's printed values (the `%d`/`%f`/... arguments, not literal text)
+//!   are numbered the same way; the outputs agree when both print as many values and the
+//!   values at each position are equal. This is the `values` comparison mode (prompts and
+//!   labels are free); an approximation of it in two ways, both stated in ARCHITECTURE.md:
+//!   values printed in prompts count too, and two different floating point values that print
+//!   the same text (`%.2f`) count as different.
+//! * **What is compared.** Runs on which both programs complete within the bound; the
+//!   reference's own runtime errors are assumed away (an input that crashes the reference is
+//!   outside the specification). The student's runtime errors stay violations.
+//!
+//! Unsupported (the product is then not built): string inputs (`%s`, lines), printed strings
+//! of characters, and an integer read against a floating point one at the same position.
+
+use z3::ast::{Ast, Bool, BV};
+use z3::Context;
+
+use crate::ir::{IntType, Program, Span, Type};
+
+use super::encode::exec::SymVal;
+use super::encode::{self, EncodeOptions, Encoding, OutValue, Unsupported, Violation, ViolationKind};
+
+/// The product of `student` (encoded with `opts`, alternatives included) and `reference`:
+/// the student's encoding with the reference's constraints added, the inputs linked, and an
+/// [`ViolationKind::OutputMismatch`] violation.
+pub fn encode_product<'ctx>(
+    ctx: &'ctx Context,
+    student: &Program,
+    reference: &Program,
+    entry: &str,
+    opts: &EncodeOptions<'_>,
+) -> Result<Encoding<'ctx>, Unsupported> {
+    let mut enc = encode::encode(ctx, student, entry, opts)?;
+    let ref_opts = EncodeOptions { bound: opts.bound, frozen: None, alternatives: None, namespace: "ref." };
+    let r = encode::encode(ctx, reference, entry, &ref_opts).map_err(|u| Unsupported {
+        func: u.func,
+        what: format!("the reference uses {}", u.what),
+        span: Span::default(),
+    })?;
+    let unsupported = |what: &str| Unsupported { func: None, what: what.to_string(), span: Span::default() };
+    if enc.inputs.iter().chain(&r.inputs).any(|i| i.string.is_some()) {
+        return Err(unsupported("string input compared with a reference"));
+    }
+
+    // Inputs: equal values at equal positions.
+    let s_pos = positions(ctx, enc.inputs.iter().map(|i| &i.guard));
+    let r_pos = positions(ctx, r.inputs.iter().map(|i| &i.guard));
+    let mut links = Vec::new();
+    for (i, a) in enc.inputs.iter().enumerate() {
+        for (j, b) in r.inputs.iter().enumerate() {
+            let same = same_value(ctx, &a.value, &a.ty, &b.value, &b.ty)
+                .ok_or_else(|| unsupported("an input read as a number of another kind than the reference reads it"))?;
+            let at = Bool::and(ctx, &[&a.guard, &b.guard, &s_pos[i]._eq(&r_pos[j])]);
+            links.push(at.implies(&same));
+        }
+    }
+
+    // Outputs: the printed values, in order.
+    let s_out = printed_values(&enc)?;
+    let r_out = printed_values(&r)?;
+    let s_opos = positions(ctx, s_out.iter().map(|(g, _)| g));
+    let r_opos = positions(ctx, r_out.iter().map(|(g, _)| g));
+    let mut differ = vec![count(ctx, s_out.iter().map(|(g, _)| g))._eq(&count(ctx, r_out.iter().map(|(g, _)| g))).not()];
+    for (i, (ga, a)) in s_out.iter().enumerate() {
+        for (j, (gb, b)) in r_out.iter().enumerate() {
+            let equal = printed_equal(ctx, a, b);
+            differ.push(Bool::and(ctx, &[ga, gb, &s_opos[i]._eq(&r_opos[j]), &equal.not()]));
+        }
+    }
+    let refs: Vec<&Bool> = differ.iter().collect();
+    let mismatch = Bool::and(ctx, &[&enc.completes, &r.completes, &Bool::or(ctx, &refs)]);
+    let at = student.func_by_name(entry).map(|f| student.func(f).name_span).unwrap_or_default();
+
+    enc.hard.extend(r.hard);
+    enc.hard.extend(links);
+    // The reference's own runtime errors: outside the specification.
+    enc.hard.extend(r.violations.iter().map(|v| v.cond.not()));
+    enc.violations.push(Violation { kind: ViolationKind::OutputMismatch, span: at, cond: mismatch });
+    enc.unwinding.extend(r.unwinding);
+    enc.completes = Bool::and(ctx, &[&enc.completes, &r.completes]);
+    Ok(enc)
+}
+
+/// Position of each guarded item along a path: how many items before it happen.
+fn positions<'a, 'ctx: 'a>(ctx: &'ctx Context, guards: impl Iterator<Item = &'a Bool<'ctx>>) -> Vec<BV<'ctx>> {
+    let (zero, one) = (BV::from_u64(ctx, 0, 32), BV::from_u64(ctx, 1, 32));
+    let mut at = zero.clone();
+    let mut out = Vec::new();
+    for g in guards {
+        out.push(at.clone());
+        at = at.bvadd(&g.ite(&one, &zero)).simplify();
+    }
+    out
+}
+
+fn count<'a, 'ctx: 'a>(ctx: &'ctx Context, guards: impl Iterator<Item = &'a Bool<'ctx>>) -> BV<'ctx> {
+    let (zero, one) = (BV::from_u64(ctx, 0, 32), BV::from_u64(ctx, 1, 32));
+    guards.fold(zero.clone(), |n, g| n.bvadd(&g.ite(&one, &zero)))
+}
+
+/// The values a program prints (literal text left out), each with its path guard.
+fn printed_values<'a, 'ctx>(enc: &'a Encoding<'ctx>) -> Result<Vec<(Bool<'ctx>, &'a OutValue<'ctx>)>, Unsupported> {
+    let mut out = Vec::new();
+    for entry in &enc.output {
+        for v in &entry.values {
+            match v {
+                OutValue::Text(_) => {}
+                OutValue::Chars(_) => {
+                    return Err(Unsupported {
+                        func: None,
+                        what: "printing a string compared with a reference".into(),
+                        span: entry.span,
+                    });
+                }
+                _ => out.push((entry.guard.clone(), v)),
+            }
+        }
+    }
+    Ok(out)
+}
+
+fn widen<'ctx>(v: &BV<'ctx>, t: IntType) -> BV<'ctx> {
+    let extra = 64 - v.get_size();
+    if extra == 0 {
+        v.clone()
+    } else if t.signed {
+        v.sign_ext(extra)
+    } else {
+        v.zero_ext(extra)
+    }
+}
+
+/// "Both read the same token": equal numbers; `None` for an integer against a float.
+fn same_value<'ctx>(ctx: &'ctx Context, a: &SymVal<'ctx>, at: &Type, b: &SymVal<'ctx>, bt: &Type) -> Option<Bool<'ctx>> {
+    match (a, at, b, bt) {
+        (SymVal::Int(x), Type::Int(tx), SymVal::Int(y), Type::Int(ty)) => Some(widen(x, *tx)._eq(&widen(y, *ty))),
+        (SymVal::Float(x), _, SymVal::Float(y), _) if x.get_sort() == y.get_sort() => Some(x._eq(y)),
+        (SymVal::Void, _, _, _) | (_, _, SymVal::Void, _) => Some(Bool::from_bool(ctx, true)),
+        _ => None,
+    }
+}
+
+fn printed_equal<'ctx>(ctx: &'ctx Context, a: &OutValue<'ctx>, b: &OutValue<'ctx>) -> Bool<'ctx> {
+    match (a, b) {
+        (OutValue::Int { value: x, ty: tx }, OutValue::Int { value: y, ty: ty_ }) => widen(x, *tx)._eq(&widen(y, *ty_)),
+        (OutValue::Float { value: x, .. }, OutValue::Float { value: y, .. }) if x.get_sort() == y.get_sort() => x._eq(y),
+        _ => Bool::from_bool(ctx, false),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::cancel::Cancel;
+    use crate::smt::bmc::{verify_against, BmcVerdict};
+    use crate::smt::encode::ViolationKind;
+    use crate::smt::Budget;
+    use crate::syntax::lower::lower_source;
+
+    const REFERENCE: &str = "#include <stdio.h>\nint main(void) { int a, b; scanf(\"%d %d\", &a, &b); printf(\"%d\\n\", a > b ? a : b); return 0; }";
+
+    fn verdict(student: &str) -> BmcVerdict {
+        let s = lower_source(student).program;
+        let r = lower_source(REFERENCE).program;
+        verify_against(&s, &r, "main", 3, &Budget::new(std::time::Duration::from_secs(30), Cancel::new())).verdict
+    }
+
+    #[test]
+    fn same_values_through_other_prompts_and_branches_are_equivalent() {
+        let student = "#include <stdio.h>\nint main(void) { int x, y; printf(\"Two numbers: \"); scanf(\"%d%d\", &x, &y);\n if (x >= y) printf(\"Max is %d\\n\", x); else printf(\"Max is %d\\n\", y); return 0; }";
+        assert!(matches!(verdict(student), BmcVerdict::Holds { complete: true }), "{:?}", verdict(student));
+    }
+
+    #[test]
+    fn a_different_value_is_a_mismatch_with_the_input_that_shows_it() {
+        let student = "#include <stdio.h>\nint main(void) { int a, b; scanf(\"%d %d\", &a, &b); printf(\"%d\\n\", a < b ? a : b); return 0; }";
+        match verdict(student) {
+            BmcVerdict::Violated(cex) => {
+                assert_eq!(cex.kind, ViolationKind::OutputMismatch);
+                let nums: Vec<i64> = cex.stdin.split_whitespace().map(|t| t.parse().unwrap()).collect();
+                assert_ne!(nums[0], nums[1], "equal inputs print the same: {}", cex.stdin);
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn printing_one_value_too_many_is_a_mismatch() {
+        let student = "#include <stdio.h>\nint main(void) { int a, b; scanf(\"%d %d\", &a, &b); printf(\"%d %d\\n\", a > b ? a : b, a); return 0; }";
+        assert!(matches!(verdict(student), BmcVerdict::Violated(_)));
+    }
+}
