@@ -17,6 +17,7 @@ use crate::syntax::{self, lower};
 
 mod assertions;
 pub mod job;
+mod reference_repair;
 mod tests_repair;
 
 #[derive(Clone, Debug)]
@@ -46,6 +47,8 @@ pub struct CheckOptions {
     pub repair_assertions: bool,
     /// Search mutation repairs that make every test pass when a test fails.
     pub repair_tests: bool,
+    /// Compare with the reference (product program) and search repairs against it.
+    pub repair_reference: bool,
 }
 
 impl Default for CheckOptions {
@@ -63,6 +66,7 @@ impl Default for CheckOptions {
             max_repair_size: 2,
             repair_assertions: true,
             repair_tests: true,
+            repair_reference: true,
         }
     }
 }
@@ -173,11 +177,11 @@ pub fn check_streaming(
         ..Default::default()
     };
     let clean = !has_syntax_errors && !has_type_errors;
-    if let Some(spec) = spec
+    if let Some(spec) = &spec
         && opts.run_tests && spec.tests.is_some() {
             let t = Instant::now();
             let blocked = if clean { None } else { Some("the tests were not run: fix the errors above first".to_string()) };
-            let tests = run_tests(&lowered.program, &spec, blocked, opts, deadline, cancel, &mut report);
+            let tests = run_tests(&lowered.program, spec, blocked, opts, deadline, cancel, &mut report);
             report.stats.tests_ms = ms_since(t);
             if opts.repair_tests && clean && !cancel.is_cancelled() {
                 tests_repair::repair_against_tests(
@@ -194,6 +198,23 @@ pub fn check_streaming(
                 );
             }
         }
+    if let Some(path) = spec.as_ref().and_then(|s| s.reference.as_ref())
+        && opts.repair_reference && clean && !cancel.is_cancelled() {
+            match load_reference(path) {
+                Ok(reference) => reference_repair::repair_against_reference(
+                    &lowered.program,
+                    text,
+                    &reference,
+                    &engine_opts,
+                    deadline,
+                    cancel,
+                    &mut report,
+                    on_partial,
+                ),
+                Err(message) => report.diagnostics.push(Diagnostic::warning("reference", Span::default(), message)),
+            }
+        }
+    keep_strongest_repairs(&mut report);
     if opts.repair_assertions && clean && !cancel.is_cancelled() {
         assertions::check_assertions(&lowered.program, text, &engine_opts, deadline, cancel, &mut report, on_partial);
     }
@@ -294,6 +315,28 @@ fn load_reference(path: &Path) -> Result<Program, String> {
         return Err(format!("the reference {} has an error: {}", path.display(), d.message));
     }
     Ok(lowered.program)
+}
+
+/// The same patch found against the tests and against the reference is offered once, with
+/// the stronger guarantee (verified, then bounded, then tested).
+fn keep_strongest_repairs(report: &mut Report) {
+    use crate::ir::Guarantee;
+    let strength = |g: &Guarantee| match g {
+        Guarantee::Verified => 3,
+        Guarantee::Bounded { .. } => 2,
+        Guarantee::Tested { .. } => 1,
+        Guarantee::Syntax => 0,
+    };
+    let mut dropped: Vec<String> = Vec::new();
+    let all = report.repairs.clone();
+    report.repairs.retain(|r| {
+        let stronger = all.iter().any(|o| o.edits == r.edits && strength(&o.guarantee) > strength(&r.guarantee));
+        if stronger {
+            dropped.push(r.title.clone());
+        }
+        !stronger
+    });
+    report.diagnostics.retain(|d| !(d.code == "repair" && dropped.contains(&d.message)));
 }
 
 /// One test, read and run on the program as written.
@@ -503,7 +546,7 @@ fn difference_site(run: &RunResult, expected: &str, expected_prompt: Option<usiz
 }
 
 /// A one-line rendering of program text for messages.
-fn shorten(s: &str) -> String {
+pub(crate) fn shorten(s: &str) -> String {
     let trimmed = s.trim_end_matches(['\n', '\r']);
     let escaped: String = trimmed.chars().flat_map(|c| if c == '\n' { vec!['\\', 'n'] } else { vec![c] }).collect();
     if escaped.chars().count() > 80 {

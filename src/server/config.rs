@@ -101,6 +101,7 @@ impl Settings {
                 "runTests" => v.as_bool().map(|b| self.check.run_tests = b).is_some(),
                 "repairAssertions" => v.as_bool().map(|b| self.check.repair_assertions = b).is_some(),
                 "repairTests" => v.as_bool().map(|b| self.check.repair_tests = b).is_some(),
+                "repairReference" => v.as_bool().map(|b| self.check.repair_reference = b).is_some(),
                 "mutationLevel" => v.as_u64().filter(|l| (1..=2).contains(l)).map(|l| self.check.mutation_level = l as u8).is_some(),
                 "maxRepairSize" => v.as_u64().filter(|n| (1..=8).contains(n)).map(|n| self.check.max_repair_size = n as usize).is_some(),
                 "debounceMs" => v.as_u64().map(|ms| self.debounce = Duration::from_millis(ms)).is_some(),

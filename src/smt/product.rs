@@ -8,12 +8,14 @@
 //!   path are in execution order). The student's and the reference's reads at the same
 //!   position read the same token, so their values are equal (integers compared after sign or
 //!   zero extension to 64 bits, floating point values of one sort as IEEE values).
-//! * **Outputs.** Each program's printed values (the `%d`/`%f`/... arguments, not literal text)
-//!   are numbered the same way; the outputs agree when both print as many values and the
-//!   values at each position are equal. This is the `values` comparison mode (prompts and
-//!   labels are free); an approximation of it in two ways, both stated in ARCHITECTURE.md:
-//!   values printed in prompts count too, and two different floating point values that print
-//!   the same text (`%.2f`) count as different.
+//! * **Outputs.** What each program prints *after its last input read* (the `values`
+//!   comparison mode: prompts are free) becomes a sequence of tokens: the words and numbers of
+//!   the format strings' literal text (tokenized as `spec::compare` does, case-insensitively)
+//!   and the printed values (`%d`, `%f`, ...). The outputs agree when both sequences have the
+//!   same length and equal tokens at each position. Approximations of the `values` mode, stated
+//!   in ARCHITECTURE.md: punctuation is not compared; a value glued to literal text (`x=%d`) is
+//!   two tokens here; two different floating point values that print the same text (`%.2f`)
+//!   count as different; the mode's stripping of leftover prompt words is not modelled.
 //! * **What is compared.** Runs on which both programs complete within the bound; the
 //!   reference's own runtime errors are assumed away (an input that crashes the reference is
 //!   outside the specification). The student's runtime errors stay violations.
@@ -21,10 +23,12 @@
 //! Unsupported (the product is then not built): string inputs (`%s`, lines), printed strings
 //! of characters, and an integer read against a floating point one at the same position.
 
-use z3::ast::{Ast, Bool, BV};
+use z3::ast::{Ast, Bool, Float, BV};
 use z3::Context;
 
+use crate::ir::format::{self, Piece};
 use crate::ir::{IntType, Program, Span, Type};
+use crate::spec::compare;
 
 use super::encode::exec::SymVal;
 use super::encode::{self, EncodeOptions, Encoding, OutValue, Unsupported, Violation, ViolationKind};
@@ -64,15 +68,18 @@ pub fn encode_product<'ctx>(
         }
     }
 
-    // Outputs: the printed values, in order.
-    let s_out = printed_values(&enc)?;
-    let r_out = printed_values(&r)?;
+    // Outputs: the tokens printed after the last read, in order.
+    let s_out = printed_tokens(ctx, &enc)?;
+    let r_out = printed_tokens(ctx, &r)?;
     let s_opos = positions(ctx, s_out.iter().map(|(g, _)| g));
     let r_opos = positions(ctx, r_out.iter().map(|(g, _)| g));
     let mut differ = vec![count(ctx, s_out.iter().map(|(g, _)| g))._eq(&count(ctx, r_out.iter().map(|(g, _)| g))).not()];
     for (i, (ga, a)) in s_out.iter().enumerate() {
         for (j, (gb, b)) in r_out.iter().enumerate() {
-            let equal = printed_equal(ctx, a, b);
+            let equal = a.equal(ctx, b);
+            if equal.as_bool() == Some(true) {
+                continue;
+            }
             differ.push(Bool::and(ctx, &[ga, gb, &s_opos[i]._eq(&r_opos[j]), &equal.not()]));
         }
     }
@@ -107,21 +114,68 @@ fn count<'a, 'ctx: 'a>(ctx: &'ctx Context, guards: impl Iterator<Item = &'a Bool
     guards.fold(zero.clone(), |n, g| n.bvadd(&g.ite(&one, &zero)))
 }
 
-/// The values a program prints (literal text left out), each with its path guard.
-fn printed_values<'a, 'ctx>(enc: &'a Encoding<'ctx>) -> Result<Vec<(Bool<'ctx>, &'a OutValue<'ctx>)>, Unsupported> {
+/// One printed token.
+enum Token<'ctx> {
+    Word(String),
+    Number(f64),
+    Int(BV<'ctx>, IntType),
+    Float(Float<'ctx>),
+}
+
+impl<'ctx> Token<'ctx> {
+    fn equal(&self, ctx: &'ctx Context, other: &Token<'ctx>) -> Bool<'ctx> {
+        let constant = |b: bool| Bool::from_bool(ctx, b);
+        let int_is = |x: &BV<'ctx>, t: IntType, n: f64| {
+            if n.fract() == 0.0 && n.abs() < 9.0e18 {
+                widen(x, t)._eq(&BV::from_i64(ctx, n as i64, 64))
+            } else {
+                constant(false)
+            }
+        };
+        match (self, other) {
+            (Token::Word(a), Token::Word(b)) => constant(a == b),
+            (Token::Number(a), Token::Number(b)) => constant(a == b),
+            (Token::Int(x, tx), Token::Int(y, ty)) => widen(x, *tx)._eq(&widen(y, *ty)),
+            (Token::Float(x), Token::Float(y)) if x.get_sort() == y.get_sort() => x._eq(y),
+            (Token::Int(x, t), Token::Number(n)) | (Token::Number(n), Token::Int(x, t)) => int_is(x, *t, *n),
+            _ => constant(false),
+        }
+    }
+}
+
+/// The tokens a program prints after its last input read, each with the condition that it
+/// is printed then (its path guard, and no read after it on the path).
+fn printed_tokens<'ctx>(ctx: &'ctx Context, enc: &Encoding<'ctx>) -> Result<Vec<(Bool<'ctx>, Token<'ctx>)>, Unsupported> {
     let mut out = Vec::new();
     for entry in &enc.output {
-        for v in &entry.values {
-            match v {
-                OutValue::Text(_) => {}
-                OutValue::Chars(_) => {
-                    return Err(Unsupported {
-                        func: None,
-                        what: "printing a string compared with a reference".into(),
-                        span: entry.span,
-                    });
-                }
-                _ => out.push((entry.guard.clone(), v)),
+        let later_reads: Vec<&Bool<'ctx>> = enc.inputs.iter().filter(|r| r.seq > entry.seq).map(|r| &r.guard).collect();
+        let after_last_read = Bool::and(ctx, &[&entry.guard, &Bool::or(ctx, &later_reads).not()]).simplify();
+        if after_last_read.as_bool() == Some(false) {
+            continue;
+        }
+        let unsupported = |what: &str| Unsupported { func: None, what: what.to_string(), span: entry.span };
+        let pieces = format::parse(&entry.format, false).map_err(|_| unsupported("a malformed format compared with a reference"))?;
+        let mut values = entry.values.iter();
+        let push_text = |bytes: &[u8], out: &mut Vec<(Bool<'ctx>, Token<'ctx>)>| {
+            for t in compare::value_tokens(&String::from_utf8_lossy(bytes)) {
+                let token = match t {
+                    compare::Token::Word(w) => Token::Word(w.to_ascii_lowercase()),
+                    compare::Token::Number(n, _) => Token::Number(n),
+                    compare::Token::Punct(_) => continue,
+                };
+                out.push((after_last_read.clone(), token));
+            }
+        };
+        for piece in pieces {
+            match piece {
+                Piece::Literal(bytes) => push_text(&bytes, &mut out),
+                Piece::Directive(_) => match values.next() {
+                    Some(OutValue::Text(bytes)) => push_text(bytes, &mut out),
+                    Some(OutValue::Int { value, ty }) => out.push((after_last_read.clone(), Token::Int(value.clone(), *ty))),
+                    Some(OutValue::Float { value, .. }) => out.push((after_last_read.clone(), Token::Float(value.clone()))),
+                    Some(OutValue::Chars(_)) => return Err(unsupported("printing a string compared with a reference")),
+                    None => {}
+                },
             }
         }
     }
@@ -149,14 +203,6 @@ fn same_value<'ctx>(ctx: &'ctx Context, a: &SymVal<'ctx>, at: &Type, b: &SymVal<
     }
 }
 
-fn printed_equal<'ctx>(ctx: &'ctx Context, a: &OutValue<'ctx>, b: &OutValue<'ctx>) -> Bool<'ctx> {
-    match (a, b) {
-        (OutValue::Int { value: x, ty: tx }, OutValue::Int { value: y, ty: ty_ }) => widen(x, *tx)._eq(&widen(y, *ty_)),
-        (OutValue::Float { value: x, .. }, OutValue::Float { value: y, .. }) if x.get_sort() == y.get_sort() => x._eq(y),
-        _ => Bool::from_bool(ctx, false),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use crate::cancel::Cancel;
@@ -175,7 +221,7 @@ mod tests {
 
     #[test]
     fn same_values_through_other_prompts_and_branches_are_equivalent() {
-        let student = "#include <stdio.h>\nint main(void) { int x, y; printf(\"Two numbers: \"); scanf(\"%d%d\", &x, &y);\n if (x >= y) printf(\"Max is %d\\n\", x); else printf(\"Max is %d\\n\", y); return 0; }";
+        let student = "#include <stdio.h>\nint main(void) { int x, y; printf(\"Two numbers: \"); scanf(\"%d%d\", &x, &y);\n if (x >= y) printf(\"%d\\n\", x); else printf(\"%d\\n\", y); return 0; }";
         assert!(matches!(verdict(student), BmcVerdict::Holds { complete: true }), "{:?}", verdict(student));
     }
 
@@ -190,6 +236,19 @@ mod tests {
             }
             other => panic!("{other:?}"),
         }
+    }
+
+    #[test]
+    fn literal_words_after_the_last_read_count_prompts_do_not() {
+        let reference = "#include <stdio.h>\nint main(void) { int n; scanf(\"%d\", &n); if (n > 1) printf(\"%d is prime\\n\", n); else printf(\"%d is not prime\\n\", n); return 0; }";
+        let student = "#include <stdio.h>\nint main(void) { int n; printf(\"Number please: \"); scanf(\"%d\", &n); printf(\"%d is prime\\n\", n); return 0; }";
+        let fixed = "#include <stdio.h>\nint main(void) { int n; printf(\"Number please: \"); scanf(\"%d\", &n); if (n >= 2) printf(\"%d IS prime\\n\", n); else printf(\"%d is not prime\\n\", n); return 0; }";
+        let verdict = |s: &str| {
+            let (s, r) = (lower_source(s).program, lower_source(reference).program);
+            verify_against(&s, &r, "main", 3, &Budget::new(std::time::Duration::from_secs(30), Cancel::new())).verdict
+        };
+        assert!(matches!(verdict(student), BmcVerdict::Violated(_)), "`is prime` vs `is not prime` must differ");
+        assert!(matches!(verdict(fixed), BmcVerdict::Holds { complete: true }), "{:?}", verdict(fixed));
     }
 
     #[test]

@@ -33,6 +33,9 @@ pub struct Options {
     pub frozen: HashSet<String>,
     /// How candidates are checked by the solver.
     pub solver_mode: SolverMode,
+    /// Repair against this reference instead of the assertions alone: the spec is the product
+    /// program (see [`crate::smt::product`]); the reference is frozen by construction.
+    pub reference: Option<Program>,
 }
 
 /// The SMT side's set-up. Both decide the same question; `mend bench` measures both.
@@ -55,6 +58,7 @@ impl Default for Options {
             max_size: 2,
             frozen: HashSet::new(),
             solver_mode: SolverMode::Fresh,
+            reference: None,
         }
     }
 }
@@ -110,7 +114,10 @@ pub struct EngineReport {
 /// minimal mutation repair up to `opts.max_size`, calling `on_repair` as each is found.
 pub fn run(program: &Program, src: &str, opts: &Options, budget: &Budget, on_repair: &mut dyn FnMut(&FoundRepair)) -> EngineReport {
     let started = Instant::now();
-    let original = bmc::verify(program, &opts.entry, opts.bound, budget);
+    let original = match &opts.reference {
+        None => bmc::verify(program, &opts.entry, opts.bound, budget),
+        Some(r) => bmc::verify_against(program, r, &opts.entry, opts.bound, budget),
+    };
     let mut report = EngineReport {
         original,
         repairs: Vec::new(),
@@ -137,7 +144,11 @@ pub fn run(program: &Program, src: &str, opts: &Options, budget: &Budget, on_rep
         alternatives.get(&id).map(|(_, ms)| ms.iter().map(|m| m.expr.clone()).collect()).unwrap_or_default()
     };
     let enc_opts = EncodeOptions { bound: opts.bound, frozen: Some(&frozen), alternatives: Some(&provider), namespace: "" };
-    let enc = match encode::encode(&ctx, program, &opts.entry, &enc_opts) {
+    let encoded = match &opts.reference {
+        None => encode::encode(&ctx, program, &opts.entry, &enc_opts),
+        Some(r) => crate::smt::product::encode_product(&ctx, program, r, &opts.entry, &enc_opts),
+    };
+    let enc = match encoded {
         Ok(e) => e,
         Err(u) => {
             report.outcome = Some(Outcome::Incomplete { reason: u.to_string(), size_reached: 0 });
@@ -169,6 +180,8 @@ pub fn run(program: &Program, src: &str, opts: &Options, budget: &Budget, on_rep
         alternatives: &alternatives,
         runs,
         incremental,
+        // A student run that completes says nothing of the reference's run in a product.
+        witness_completion: opts.reference.is_none(),
         vacuous: 0,
         rejected_concretely: 0,
     };
@@ -261,6 +274,8 @@ struct SmtOracle<'a, 'ctx> {
     /// With [`SolverMode::Incremental`]: solvers holding the whole encoding plus "some
     /// violation" and "some run completes", checked under assumptions.
     incremental: Option<(z3::Solver<'ctx>, z3::Solver<'ctx>)>,
+    /// Whether a concrete run that completes witnesses "some run completes".
+    witness_completion: bool,
     /// Candidates rejected as vacuous.
     vacuous: usize,
     /// Candidates rejected by a concrete run.
@@ -334,7 +349,7 @@ impl Oracle for SmtOracle<'_, '_> {
             return Verdict::Fails;
         }
         match self.check_goal(&choice, true, budget) {
-            (SmtVerdict::Unsat, _) if evidence.completes => Verdict::Repaired,
+            (SmtVerdict::Unsat, _) if evidence.completes && self.witness_completion => Verdict::Repaired,
             (SmtVerdict::Unsat, _) => match self.check_goal(&choice, false, budget).0 {
                 SmtVerdict::Sat => Verdict::Repaired,
                 SmtVerdict::Unsat => {

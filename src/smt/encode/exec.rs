@@ -120,6 +120,8 @@ struct Exec<'a, 'ctx> {
     next_frame: u32,
     names: u32,
     namespace: String,
+    /// Order of inputs and outputs in the encoding (along a path: execution order).
+    seq: std::cell::Cell<u64>,
     fp: FpOps<'ctx>,
     /// Doubles known to hold exactly the value of a (≤ 32-bit) integer term: `(double)n`, and
     /// `floor`/`ceil`/`round`/`fabs`-free rounding of those. Converting them back to an integer
@@ -181,6 +183,7 @@ pub(super) fn run<'ctx>(
         next_frame: 1,
         names: 0,
         namespace: opts.namespace.to_string(),
+        seq: std::cell::Cell::new(0),
         fp: FpOps::new(ctx),
         exact_ints: HashMap::new(),
         stmts: 0,
@@ -256,6 +259,12 @@ impl<'a, 'ctx> Exec<'a, 'ctx> {
             (Some(false), _) | (_, Some(false)) => Bool::from_bool(self.ctx, false),
             _ => Bool::and(self.ctx, &[a, b]),
         }
+    }
+
+    fn next_seq(&self) -> u64 {
+        let n = self.seq.get();
+        self.seq.set(n + 1);
+        n
     }
 
     fn name(&mut self, base: &str) -> String {
@@ -1208,6 +1217,7 @@ impl<'a, 'ctx> Exec<'a, 'ctx> {
                 let name = crate::ir::print::expr_to_c(self.p, e);
                 let v = self.input_value(&name, &e.ty, 'd', e.span)?;
                 self.enc.inputs.push(InputRead {
+            seq: self.next_seq(),
                     name,
                     ty: e.ty.clone(),
                     value: v.clone(),
@@ -1227,6 +1237,7 @@ impl<'a, 'ctx> Exec<'a, 'ctx> {
                 let SymVal::Int(b) = v.clone() else { return self.unsupported("putchar of a non-integer", e.span) };
                 let ty = a.ty.as_int().unwrap_or(IntType::INT);
                 self.enc.output.push(OutputEntry {
+            seq: self.next_seq(),
                     span: e.span,
                     guard: self.st.guard.clone(),
                     format: b"%c".to_vec(),
@@ -1238,6 +1249,7 @@ impl<'a, 'ctx> Exec<'a, 'ctx> {
                 let Some(a) = arg(0) else { return self.unsupported("puts without an argument", e.span) };
                 let v = self.string_value(a)?;
                 self.enc.output.push(OutputEntry {
+            seq: self.next_seq(),
                     span: e.span,
                     guard: self.st.guard.clone(),
                     format: b"%s\n".to_vec(),
@@ -1369,6 +1381,7 @@ impl<'a, 'ctx> Exec<'a, 'ctx> {
                 let v = self.input_value("skipped", &ty, d.conv, e.span)?;
                 let idx = self.enc.inputs.len();
                 self.enc.inputs.push(InputRead {
+            seq: self.next_seq(),
                     name: "(skipped)".into(),
                     ty,
                     value: v,
@@ -1399,6 +1412,7 @@ impl<'a, 'ctx> Exec<'a, 'ctx> {
             let v = self.input_value(&name, &ty, d.conv, a.span)?;
             let idx = self.enc.inputs.len();
             self.enc.inputs.push(InputRead {
+            seq: self.next_seq(),
                 name,
                 ty: ty.clone(),
                 value: v.clone(),
@@ -1451,6 +1465,7 @@ impl<'a, 'ctx> Exec<'a, 'ctx> {
         }
         let idx = self.enc.inputs.len();
         self.enc.inputs.push(InputRead {
+            seq: self.next_seq(),
             name,
             ty: Type::Array(Box::new(Type::CHAR), Some(n)),
             value: SymVal::Void,
@@ -1532,6 +1547,7 @@ impl<'a, 'ctx> Exec<'a, 'ctx> {
         }
 
         self.enc.inputs.push(InputRead {
+            seq: self.next_seq(),
             name,
             ty: Type::Array(Box::new(Type::CHAR), Some(n)),
             value: SymVal::Void,
@@ -1713,6 +1729,7 @@ impl<'a, 'ctx> Exec<'a, 'ctx> {
             });
         }
         self.enc.output.push(OutputEntry {
+            seq: self.next_seq(),
             span: e.span,
             guard: self.st.guard.clone(),
             format: fmt,

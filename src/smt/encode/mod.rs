@@ -330,6 +330,8 @@ pub enum InputSource {
 /// order).
 #[derive(Clone, Debug)]
 pub struct InputRead<'ctx> {
+    /// Position among the encoding's inputs and outputs (along a path, execution order).
+    pub seq: u64,
     /// What receives the value (`x`, `a[i]`) or the nondet call's text.
     pub name: String,
     pub ty: Type,
@@ -378,6 +380,8 @@ pub enum OutValue<'ctx> {
 /// with `values` (one per consuming directive).
 #[derive(Clone, Debug)]
 pub struct OutputEntry<'ctx> {
+    /// Position among the encoding's inputs and outputs (along a path, execution order).
+    pub seq: u64,
     pub span: Span,
     pub guard: Bool<'ctx>,
     pub format: Vec<u8>,
