@@ -19,18 +19,7 @@ if [ $# -gt 0 ]; then shift; fi  # the rest goes to pytest
 [ -x "$mend" ] || { echo "editors: $mend is not built (run cargo test or cargo build first)" >&2; exit 1; }
 
 # System packages: clangd (coexistence tests), tmux (screen test), a venv-capable Python, npm.
-need=()
-command -v clangd >/dev/null 2>&1 || need+=(clangd)
-command -v tmux >/dev/null 2>&1 || need+=(tmux)
-command -v npm >/dev/null 2>&1 || need+=(nodejs npm)
-python3 -c 'import ensurepip, venv' >/dev/null 2>&1 || need+=(python3-venv)
-if [ ${#need[@]} -gt 0 ]; then
-  SUDO=""
-  [ "$(id -u)" -eq 0 ] || SUDO=sudo
-  export DEBIAN_FRONTEND=noninteractive
-  $SUDO apt-get update -qq
-  $SUDO apt-get install -y -qq "${need[@]}" >/dev/null
-fi
+bash scripts/install-deps.sh --editors
 
 # Python tools in a venv under the cargo target dir (Debian's Python is externally managed).
 venv=$target/editors-venv
