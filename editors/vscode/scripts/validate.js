@@ -25,7 +25,8 @@ need(fs.existsSync(main), `main ${pkg.main} does not exist (run npm run compile)
 
 const props = ((pkg.contributes || {}).configuration || {}).properties || {};
 for (const key of ['mend.server.path', 'mend.bound', 'mend.mutationLevel', 'mend.hintLevel', 'mend.timeout',
-  'mend.syntaxDiagnostics', 'mend.runTests', 'mend.repairAssertions', 'mend.trace.server']) {
+  'mend.syntaxDiagnostics', 'mend.runTests', 'mend.repairAssertions', 'mend.repairTests',
+  'mend.repairReference', 'mend.trace.server']) {
   need(key in props, `setting ${key} is not contributed`);
 }
 for (const [key, p] of Object.entries(props)) {

@@ -42,6 +42,8 @@ export function serverSettings(): Record<string, unknown> {
     otherCServer: clangdPresent(),
     runTests: c.get<boolean>('runTests', true),
     repairAssertions: c.get<boolean>('repairAssertions', true),
+    repairTests: c.get<boolean>('repairTests', true),
+    repairReference: c.get<boolean>('repairReference', true),
   };
 }
 

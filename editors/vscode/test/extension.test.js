@@ -86,6 +86,7 @@ test('settings: defaults leave bound and timeout to mend.toml; clangd is detecte
   assert.deepEqual(ext.serverSettings(), {
     bound: null, timeout: null, mutationLevel: 1, maxRepairSize: 2, hintLevel: 'fix',
     syntaxDiagnostics: 'auto', otherCServer: false, runTests: true, repairAssertions: true,
+    repairTests: true, repairReference: true,
   });
   clangdInstalled = true;
   Object.assign(config, { bound: 7, mutationLevel: 2, hintLevel: 'location', syntaxDiagnostics: 'on' });
