@@ -404,6 +404,12 @@ mod tests {
     }
 
     #[test]
+    fn scanf_gets_its_missing_argument() {
+        let src = "#include <stdio.h>\nint main(void) {\n    char c;\n    scanf(\"%c\");\n    return c;\n}\n";
+        assert_eq!(first_fix(src)[0], "scanf(\"%c\", &c)");
+    }
+
+    #[test]
     fn minimal_edits_cut_at_tokens() {
         let src = "x = coutn + 1;";
         let e = minimal_edit(src, Span::new(4, 13), "count + 1");

@@ -15,8 +15,10 @@ use super::types::{Ty, TyKind, Types};
 pub const DROP_PENALTY: u32 = 10;
 /// Candidates kept per type inside a repair's search (at least the N asked for).
 pub const SEARCH_N: usize = 8;
+/// Candidates of the repaired node's own type ranked with the intent penalties.
+pub const WIDE_N: usize = 48;
 /// Cost of changing one directive of a format string to fit its argument.
-pub const FORMAT_EDIT: u32 = 4;
+pub const FORMAT_EDIT: u32 = 5;
 /// Cost of using only a part of one of the node's children, or of losing its operator.
 pub const PARTIAL_PENALTY: u32 = 3;
 const BINARY_OPS: &[&str] = &["+", "-", "*", "/", "%", "<", "<=", ">", ">=", "==", "!="];
@@ -215,7 +217,7 @@ impl<'e, 'p> Repairer<'e, 'p> {
             synth.order = family.clone();
             synth.callee = callee.clone().map(|c| (c, callee_bit));
             for &target in &targets {
-                for c in synth.synthesize(target, self.cmax) {
+                for c in synth.synthesize_wide(target, self.cmax, WIDE_N) {
                     let score = c.cost + self.intent_penalty(&c, &direct, &family, own.as_ref(), callee.as_deref());
                     found.push((score, c));
                 }
@@ -319,7 +321,7 @@ impl<'e, 'p> Repairer<'e, 'p> {
             }
         }
         if changed > 0 {
-            push(extra, rewritten, want2, base + FORMAT_EDIT * changed);
+            push(extra, rewritten, want2, base + 1 + FORMAT_EDIT * changed);
         }
     }
 

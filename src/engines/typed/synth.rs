@@ -62,6 +62,31 @@ impl<'g> Synth<'g> {
 
     /// Algorithm 1: up to N expressions of type `tau` costing at most `cmax`, cheapest first.
     pub fn synthesize(&mut self, tau: Ty, cmax: u32) -> Vec<Cand> {
+        self.prepare(tau, cmax);
+        self.get(tau, cmax)
+    }
+
+    /// Algorithm 1 with up to `wide` results at the goal type (the arguments still from the
+    /// N best of their types): repair ranks the goal's candidates by more than their cost.
+    pub fn synthesize_wide(&mut self, tau: Ty, cmax: u32, wide: usize) -> Vec<Cand> {
+        self.prepare(tau, cmax);
+        let g = self.g;
+        let mut results = Vec::new();
+        if self.minc[tau.0 as usize] <= cmax {
+            for &f in &g.producers[tau.0 as usize] {
+                self.expand(f, cmax, &mut results);
+            }
+        }
+        results.sort_by(|a, b| (a.cost, &a.text).cmp(&(b.cost, &b.text)));
+        let mut seen = HashSet::new();
+        results.retain(|c| seen.insert((c.text.clone(), c.mask)));
+        results.truncate(wide);
+        results
+    }
+
+    /// The first part of Algorithm 1: the types that can take part, farthest first, each
+    /// computed with the budget its distance to `tau` leaves.
+    fn prepare(&mut self, tau: Ty, cmax: u32) {
         let dist = self.distances_to(tau);
         let mut order: Vec<usize> = (0..dist.len())
             .filter(|&t| dist[t] < INF && self.minc[t] < INF && dist[t] + self.minc[t] <= cmax)
@@ -70,7 +95,6 @@ impl<'g> Synth<'g> {
         for t in order {
             self.get(Ty(t as u32), cmax - dist[t]);
         }
-        self.get(tau, cmax)
     }
 
     /// Cheapest cost of an expression "around" each type that yields `tau`.
@@ -208,6 +232,10 @@ impl<'g> Synth<'g> {
         let mut overlap = 0u32;
         // The node's own reinforced part (a format literal) counts as used already.
         let mut mask = self.own_bit(f);
+        // One of the student's arguments in two places (`f(x, &x)` for `f(&x)`).
+        for m in &self.order {
+            overlap += (args.iter().filter(|a| a.mask & m != 0).count() as u32).saturating_sub(1);
+        }
         for (i, a) in args.iter().enumerate() {
             overlap += (mask & a.mask).count_ones();
             mask |= a.mask;
