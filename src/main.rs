@@ -35,7 +35,8 @@ enum Command {
         /// A folder of C files (with their mend.toml) to check; `typed` runs the typed
         /// engine's accuracy and latency benchmark instead.
         dir: Option<PathBuf>,
-        /// With `typed`: the programs to break and repair (default `../shared/data/introclass`).
+        /// With `typed`: the programs to break and repair (default `../shared/data/introclass`,
+        /// else `/work/shared/data/introclass`).
         data: Option<PathBuf>,
     },
 }
@@ -117,7 +118,10 @@ fn main() -> ExitCode {
             let mut out = std::io::stdout().lock();
             let result = match dir {
                 Some(dir) if dir.as_os_str() == "typed" => {
-                    let data = data.unwrap_or_else(|| PathBuf::from("../shared/data/introclass"));
+                    let data = data.unwrap_or_else(|| {
+                        let rel = PathBuf::from("../shared/data/introclass");
+                        if rel.exists() { rel } else { PathBuf::from("/work/shared/data/introclass") }
+                    });
                     mend::bench::run_typed(&data, &mut out)
                 }
                 Some(dir) => mend::bench::run_dir(&dir, &CheckOptions::default(), &mut out),

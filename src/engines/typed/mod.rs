@@ -29,7 +29,7 @@ use types::Types;
 pub const REPAIRED_CODES: &[&str] = &["undeclared", "arity", "type", "no-field", "scanf-pointer", "format"];
 
 /// Cost bound of completion (C_max of Algorithm 1).
-pub const COMPLETION_CMAX: u32 = 40;
+pub const COMPLETION_CMAX: u32 = 32;
 
 /// One ranked replacement of the ill-typed expression at `span`.
 #[derive(Clone, Debug, PartialEq)]

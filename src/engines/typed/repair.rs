@@ -13,6 +13,8 @@ use super::types::{Ty, TyKind, Types};
 
 /// Cost of leaving out one of the repaired node's own well-typed children (or its callee).
 pub const DROP_PENALTY: u32 = 10;
+/// Cost bound of a repair step's synthesis (C_max of Algorithm 1).
+pub const REPAIR_CMAX: u32 = 32;
 /// Candidates kept per type inside a repair's search (at least the N asked for).
 pub const SEARCH_N: usize = 8;
 /// Candidates of the repaired node's own type ranked with the intent penalties.
@@ -66,7 +68,7 @@ enum Hint {
 impl<'e, 'p> Repairer<'e, 'p> {
     pub fn new(env: &'e mut Env<'p>, graph: Graph, n: usize) -> Self {
         let base_len = graph.fns.len();
-        Repairer { env, graph, n, cmax: 48, next_bit: 0, base_len }
+        Repairer { env, graph, n, cmax: REPAIR_CMAX, next_bit: 0, base_len }
     }
 
     pub fn fits(&mut self, expect: Expect, t: Ty, term: &Term) -> bool {

@@ -51,6 +51,9 @@ pub struct Synth<'g> {
     pub callee: Option<(String, u8)>,
 }
 
+/// Combinations of argument candidates tried per function node and budget.
+const MAX_COMBINATIONS: usize = 200;
+
 /// Cost of moving one of the student's arguments to another position.
 pub const ORDER_PENALTY: u32 = 2;
 
@@ -176,16 +179,22 @@ impl<'g> Synth<'g> {
             lists.push(list);
         }
         // Best combinations first (a k-best enumeration over the sorted argument lists).
-        let limit = self.n * 2;
+        // Combinations are popped in order of their plain cost; penalties (reuse, moved
+        // arguments) only add, so once the plain cost reaches the N-th best full cost found,
+        // nothing later can enter the N best. A hard cap bounds the work.
         let mut heap = BinaryHeap::new();
         let mut seen = HashSet::new();
         let start = vec![0usize; lists.len()];
         let sum = |idx: &[usize]| idx.iter().enumerate().map(|(s, &i)| lists[s][i].cost).sum::<u32>();
         heap.push(Reverse((sum(&start), start.clone())));
         seen.insert(start);
+        let mut best: Vec<u32> = Vec::new();
         let mut taken = 0;
         while let Some(Reverse((s, idx))) = heap.pop() {
-            if node.cost + s > budget || taken >= limit {
+            if node.cost + s > budget || taken >= MAX_COMBINATIONS {
+                break;
+            }
+            if best.len() >= self.n && node.cost + s >= best[self.n - 1] {
                 break;
             }
             taken += 1;
@@ -193,6 +202,8 @@ impl<'g> Synth<'g> {
             if let Some(c) = self.combine(f, args)
                 && c.cost <= budget
             {
+                let at = best.partition_point(|&b| b <= c.cost);
+                best.insert(at, c.cost);
                 out.push(c);
             }
             for slot in 0..idx.len() {
