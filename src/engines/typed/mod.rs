@@ -28,6 +28,9 @@ use types::Types;
 /// The diagnostic codes of the front end whose expression the engine repairs.
 pub const REPAIRED_CODES: &[&str] = &["undeclared", "arity", "type", "no-field", "scanf-pointer", "format"];
 
+/// Type diagnostics of one file that get quick fixes (the first ones).
+pub const MAX_REPAIRED_DIAGNOSTICS: usize = 16;
+
 /// Cost bound of completion (C_max of Algorithm 1).
 pub const COMPLETION_CMAX: u32 = 32;
 
@@ -193,10 +196,8 @@ pub fn repairs(program: &Program, tree: &Tree, src: &str, diagnostics: &[Diagnos
     if n == 0 {
         return out;
     }
-    for d in diagnostics {
-        if !REPAIRED_CODES.contains(&d.code) {
-            continue;
-        }
+    // A file full of errors (a paste, a half-typed block) must not stall the keystroke stage.
+    for d in diagnostics.iter().filter(|d| REPAIRED_CODES.contains(&d.code)).take(MAX_REPAIRED_DIAGNOSTICS) {
         for s in suggest(program, tree, src, d.span, n) {
             let edit = minimal_edit(src, s.span, &s.replacement);
             out.push(Repair {

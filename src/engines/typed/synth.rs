@@ -228,6 +228,8 @@ impl<'g> Synth<'g> {
             // The same for the student's own `&x` and `*p`.
             (FnKind::Deref | FnKind::Index, FnKind::Reinforced { text, .. }) if text.starts_with('&') => false,
             (FnKind::AddrOf, FnKind::Reinforced { text, .. }) if text.starts_with('*') => false,
+            // `(&s)->f` is `s.f`; a printf's count is never the argument meant.
+            (FnKind::Field(_, true), FnKind::AddrOf) | (_, FnKind::Format { .. }) => false,
             (FnKind::Conv | FnKind::Cast(_), FnKind::Conv | FnKind::Cast(_)) => false,
             (FnKind::Format { fixed, scanf, .. }, FnKind::Conv) if slot >= *fixed => {
                 // Variadic arguments only get the default promotions.
