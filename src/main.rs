@@ -32,8 +32,12 @@ enum Command {
     /// Print the performance figures (build with --release), or with DIR check every `.c`
     /// file under it and print per-file verdicts and timings.
     Bench {
-        /// A folder of C files (with their mend.toml) to check.
+        /// A folder of C files (with their mend.toml) to check; `typed` runs the typed
+        /// engine's accuracy and latency benchmark instead.
         dir: Option<PathBuf>,
+        /// With `typed`: the programs to break and repair (default `../shared/data/introclass`,
+        /// else `/work/shared/data/introclass`).
+        data: Option<PathBuf>,
     },
 }
 
@@ -110,9 +114,16 @@ fn main() -> ExitCode {
             std::process::exit(code);
         }
         Command::Check(args) => check(args),
-        Command::Bench { dir } => {
+        Command::Bench { dir, data } => {
             let mut out = std::io::stdout().lock();
             let result = match dir {
+                Some(dir) if dir.as_os_str() == "typed" => {
+                    let data = data.unwrap_or_else(|| {
+                        let rel = PathBuf::from("../shared/data/introclass");
+                        if rel.exists() { rel } else { PathBuf::from("/work/shared/data/introclass") }
+                    });
+                    mend::bench::run_typed(&data, &mut out)
+                }
                 Some(dir) => mend::bench::run_dir(&dir, &CheckOptions::default(), &mut out),
                 None => mend::bench::run_foundation(&mut out),
             };

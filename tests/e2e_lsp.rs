@@ -562,3 +562,51 @@ fn beside_another_c_server_only_repairs_are_shown() {
     assert!(messages.len() == 1 && messages[0].contains("`;`"), "{back}");
     assert_eq!(s.shutdown_and_exit().code(), Some(0));
 }
+
+/// A type error gets the typed engine's quick fix (`scanf("%d", n)` → `&n`), and completion
+/// after `total = ` offers expressions of `total`'s type in cost order.
+#[test]
+fn typed_quick_fix_and_completion() {
+    let text = std::fs::read_to_string(fixture("../typed/conversions.c")).unwrap();
+    let uri = "file:///tmp/mend-e2e/conversions.c";
+    let (mut s, _) = Server::start(json!({}), json!({ "mend": { "typedRepairs": 2 } }));
+    s.open(uri, &text, 1);
+    let published = s.settled_diagnostics(uri, 1, SEC, 10 * SEC);
+    let diag = published["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|d| d["code"] == "scanf-pointer")
+        .cloned()
+        .unwrap_or_else(|| panic!("no scanf diagnostic in {published}"));
+    let reply = s.request(
+        "textDocument/codeAction",
+        json!({ "textDocument": { "uri": uri }, "range": diag["range"], "context": { "diagnostics": [diag] } }),
+    );
+    let actions = reply["result"].as_array().unwrap_or_else(|| panic!("{reply}"));
+    let typed: Vec<&Value> = actions.iter().filter(|a| a["title"].as_str().unwrap().starts_with("Replace `scanf")).collect();
+    assert_eq!(typed.len(), 2, "typedRepairs = 2: {reply}");
+    assert_eq!(typed[0]["title"], "Replace `scanf(\"%d\", n)` with `scanf(\"%d\", &n)`");
+    let edits = typed[0]["edit"]["changes"][uri].as_array().expect("edits");
+    let mut fixed = text.clone();
+    apply_change(&mut fixed, &edits[0], "utf-16");
+    assert!(fixed.contains("scanf(\"%d\", &n);"), "{fixed}");
+
+    // Completion at the start of `return values[0];`'s expression: an `int`.
+    let line = text.lines().position(|l| l.contains("return values[0];")).unwrap() as u64;
+    let reply = s.request(
+        "textDocument/completion",
+        json!({ "textDocument": { "uri": uri }, "position": { "line": line, "character": 11 } }),
+    );
+    let items = reply["result"].as_array().unwrap_or_else(|| panic!("{reply}"));
+    assert!(!items.is_empty(), "{reply}");
+    let labels: Vec<&str> = items.iter().map(|i| i["label"].as_str().unwrap()).collect();
+    assert!(labels.contains(&"n"), "{labels:?}");
+    assert!(labels.iter().any(|l| l.contains('[') || l.contains('.') || l.contains('*')), "expressions, not only names: {labels:?}");
+    let sort: Vec<&str> = items.iter().map(|i| i["sortText"].as_str().unwrap()).collect();
+    let mut sorted = sort.clone();
+    sorted.sort();
+    assert_eq!(sort, sorted, "items come in cost order");
+    assert_eq!(items[0]["insertText"], items[0]["label"]);
+    assert_eq!(s.shutdown_and_exit().code(), Some(0));
+}

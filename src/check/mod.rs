@@ -49,6 +49,8 @@ pub struct CheckOptions {
     pub repair_tests: bool,
     /// Compare with the reference (product program) and search repairs against it.
     pub repair_reference: bool,
+    /// Quick fixes per type diagnostic from the typed engine (0: none).
+    pub typed_repairs: usize,
 }
 
 impl Default for CheckOptions {
@@ -67,6 +69,7 @@ impl Default for CheckOptions {
             repair_assertions: true,
             repair_tests: true,
             repair_reference: true,
+            typed_repairs: 3,
         }
     }
 }
@@ -256,12 +259,17 @@ fn front_end(tree: &Tree, text: &str, opts: &CheckOptions) -> FrontEnd {
     // checker's view of the same broken text is noise.
     let syntax_spans: Vec<Span> = report.diagnostics.iter().map(|d| d.span).collect();
     let overlaps_syntax = |d: &Diagnostic| syntax_spans.iter().any(|s| s.start < d.span.end.max(d.span.start + 1) && d.span.start < s.end.max(s.start + 1));
-    report.diagnostics.extend(
-        std::mem::take(&mut lowered.diagnostics)
-            .into_iter()
-            .filter(|d| opts.syntax_diagnostics || d.code == "unsupported")
-            .filter(|d| !overlaps_syntax(d)),
-    );
+    let type_diags: Vec<Diagnostic> = std::mem::take(&mut lowered.diagnostics)
+        .into_iter()
+        .filter(|d| opts.syntax_diagnostics || d.code == "unsupported")
+        .filter(|d| !overlaps_syntax(d))
+        .collect();
+    // Type errors get well-typed replacements of their expression, ranked (engines/typed).
+    if opts.typed_repairs > 0 {
+        let repairs = crate::engines::typed::repairs(&lowered.program, tree, text, &type_diags, opts.typed_repairs);
+        report.repairs.extend(repairs);
+    }
+    report.diagnostics.extend(type_diags);
     FrontEnd { report, lowered, has_syntax_errors, has_type_errors }
 }
 
@@ -325,7 +333,7 @@ fn keep_strongest_repairs(report: &mut Report) {
         Guarantee::Verified => 3,
         Guarantee::Bounded { .. } => 2,
         Guarantee::Tested { .. } => 1,
-        Guarantee::Syntax => 0,
+        Guarantee::WellTyped | Guarantee::Syntax => 0,
     };
     let mut dropped: Vec<String> = Vec::new();
     let all = report.repairs.clone();

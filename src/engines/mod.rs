@@ -1,3 +1,4 @@
 //! Repair engines: plain Rust, program + spec in, ranked repairs with guarantees out.
 
 pub mod mutation;
+pub mod typed;

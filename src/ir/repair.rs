@@ -18,6 +18,9 @@ pub enum Guarantee {
     Tested { tests: u32 },
     /// Only makes the file parse (a missing token inserted); says nothing of behaviour.
     Syntax,
+    /// The replaced expression type-checks in its context; says nothing of behaviour.
+    #[serde(rename = "type-checks")]
+    WellTyped,
 }
 
 impl Guarantee {
@@ -27,6 +30,7 @@ impl Guarantee {
             Guarantee::Bounded { bound } => format!("bounded, b={bound}"),
             Guarantee::Tested { tests } => format!("passes {tests} tests"),
             Guarantee::Syntax => "syntax".into(),
+            Guarantee::WellTyped => "type-checks".into(),
         }
     }
 }

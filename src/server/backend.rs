@@ -146,7 +146,10 @@ impl LanguageServer for Backend {
     async fn completion(&self, params: lsp::CompletionParams) -> Result<Option<lsp::CompletionResponse>> {
         let at = params.text_document_position;
         let items = match self.state.text_at(&at.text_document.uri, at.position) {
-            Some((text, offset)) => completion::items(&text, offset),
+            // Lowering and synthesis take milliseconds: off the async workers.
+            Some((text, tree, offset)) => {
+                tokio::task::spawn_blocking(move || completion::items(&text, &tree, offset)).await.unwrap_or_default()
+            }
             None => Vec::new(),
         };
         Ok(Some(lsp::CompletionResponse::Array(items)))

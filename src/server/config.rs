@@ -103,6 +103,7 @@ impl Settings {
                 "repairTests" => v.as_bool().map(|b| self.check.repair_tests = b).is_some(),
                 "repairReference" => v.as_bool().map(|b| self.check.repair_reference = b).is_some(),
                 "mutationLevel" => v.as_u64().filter(|l| (1..=2).contains(l)).map(|l| self.check.mutation_level = l as u8).is_some(),
+                "typedRepairs" => v.as_u64().filter(|n| *n <= 20).map(|n| self.check.typed_repairs = n as usize).is_some(),
                 "maxRepairSize" => v.as_u64().filter(|n| (1..=8).contains(n)).map(|n| self.check.max_repair_size = n as usize).is_some(),
                 "debounceMs" => v.as_u64().map(|ms| self.debounce = Duration::from_millis(ms)).is_some(),
                 "progressDelayMs" => {
@@ -163,6 +164,9 @@ mod tests {
         assert_eq!(s.debounce, Duration::from_millis(10));
         assert!(s.update(&json!({"syntaxDiagnostics": false, "runTests": false, "compare": "values"})).is_empty());
         assert!(s.update(&json!({"mutationLevel": 2, "maxRepairSize": 3, "repairAssertions": false, "repairTests": false})).is_empty());
+        assert!(s.update(&json!({"typedRepairs": 5})).is_empty());
+        assert_eq!(s.check.typed_repairs, 5);
+        assert_eq!(s.update(&json!({"typedRepairs": 99})).len(), 1, "at most 20");
         assert_eq!((s.check.mutation_level, s.check.max_repair_size, s.check.repair_assertions), (2, 3, false));
         assert!(!s.check.repair_tests);
         assert_eq!(s.update(&json!({"mutationLevel": 3})).len(), 1, "level 3 does not exist");

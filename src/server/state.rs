@@ -513,15 +513,15 @@ impl State {
         Some(workspace_edit(uri, st.doc.version, lines.text_edits(&repair), caps.document_changes))
     }
 
-    /// Text and byte offset of `pos` in the current document (for completion).
-    pub fn text_at(&self, uri: &lsp::Uri, pos: lsp::Position) -> Option<(String, usize)> {
+    /// Text, syntax tree and byte offset of `pos` in the current document (for completion).
+    pub fn text_at(&self, uri: &lsp::Uri, pos: lsp::Position) -> Option<(String, tree_sitter::Tree, usize)> {
         let enc = self.encoding();
         let st = self.docs.get(uri)?;
         if st.desync.is_some() {
             return None;
         }
         let offset = st.doc.index.offset(&st.doc.text, to_position(pos), enc)?;
-        Some((st.doc.text.clone(), offset))
+        Some((st.doc.text.clone(), st.doc.tree.clone(), offset))
     }
 
     pub fn open_uris(&self) -> Vec<lsp::Uri> {

@@ -14,6 +14,7 @@ use tree_sitter::{Node, Tree};
 
 use crate::ir::*;
 
+pub use expr::{decode_escapes, edit_distance};
 pub use builtins::{lookup as builtin_signature, Params as BuiltinParams, Signature as BuiltinSignature};
 
 /// Expressions and statements nested deeper than this are not lowered (the function is marked

@@ -1,0 +1,39 @@
+//! The typed engine's accuracy on IntroClass, with a regression floor: calls and assignments of a
+//! fixed, spread-out subset of the programs (every problem's reference and every 40th
+//! submission in path order) are broken one way at a time and repaired; the original must come
+//! back first / in the first three often enough. The full figures and all timings are
+//! `mend bench typed` (release); no timing is asserted here.
+
+use std::path::{Path, PathBuf};
+
+use mend::engines::typed::bench;
+
+#[test]
+fn introclass_breakages_are_repaired() {
+    // The main checkout has the data next to it; a worktree finds it at its fixed place.
+    let rel = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/data/introclass");
+    let root = if rel.exists() { rel } else { PathBuf::from("/work/shared/data/introclass") };
+    let mut problems: Vec<_> = std::fs::read_dir(&root)
+        .expect("the IntroClass data exists")
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.is_dir())
+        .collect();
+    problems.sort();
+    let mut files = Vec::new();
+    for dir in problems {
+        files.push(dir.join("reference.c"));
+        let mut subs: Vec<_> = std::fs::read_dir(dir.join("submissions")).unwrap().map(|e| e.unwrap().path()).collect();
+        subs.sort();
+        files.extend(subs.into_iter().step_by(40));
+    }
+    let texts: Vec<String> = files.iter().map(|f| String::from_utf8_lossy(&std::fs::read(f).unwrap()).into_owned()).collect();
+    let r = bench::evaluate(&texts, 3, false);
+    let t = r.total();
+    let rate = |k: usize| k as f64 / t.cases as f64;
+    eprintln!("{} cases: top-1 {:.3}, top-3 {:.3}; {:?}", t.cases, rate(t.top1), rate(t.top3), r.per_kind);
+    assert!(t.cases > 500, "{} cases", t.cases);
+    // A regression floor a few points under the measured 0.586 / 0.631 (2026-11-22), not the
+    // issue's targets (0.80 / 0.95), which the engine does not reach yet.
+    assert!(rate(t.top1) >= 0.55, "top-1 {:.3}", rate(t.top1));
+    assert!(rate(t.top3) >= 0.60, "top-3 {:.3}", rate(t.top3));
+}
