@@ -88,10 +88,15 @@ fn mutation_options(src: &str) -> MutationOptions {
     o
 }
 
+/// Engine time budgets (s) of the table's runs and of the bound-growth runs, which keep
+/// `mend bench` within a few minutes; a run that hits its budget shows as INCOMPLETE.
+const TABLE_BUDGET_S: u64 = 30;
+const GROWTH_BUDGET_S: u64 = 15;
+
 /// One engine run: the report and the time to the first repair (ms).
-fn mutation_run(src: &str, opts: &MutationOptions) -> (EngineReport, Option<f64>) {
+fn mutation_run(src: &str, opts: &MutationOptions, budget_s: u64) -> (EngineReport, Option<f64>) {
     let program = lower_source(src).program;
-    let budget = crate::smt::Budget::new(Duration::from_secs(60), Cancel::new());
+    let budget = crate::smt::Budget::new(Duration::from_secs(budget_s), Cancel::new());
     let mut first: Option<f64> = None;
     let started = Instant::now();
     let report = mutation::engine::run(&program, src, opts, &budget, &mut |_| {
@@ -141,7 +146,7 @@ fn run_mutation(out: &mut impl Write) -> std::io::Result<()> {
     };
     let fixtures = read("mutation");
     let tcas: Vec<(String, String)> = read("perf").into_iter().filter(|(n, _)| n.starts_with("tcas_v")).collect();
-    writeln!(out, "mutation repair (AllRepair), one run per line; times in ms [TCAS-like: level 1 first repair < 500, level 2 < 5000]")?;
+    writeln!(out, "mutation repair (AllRepair), one run per line, budget {TABLE_BUDGET_S} s; times in ms [TCAS-like: level 1 first repair < 500, level 2 < 5000]")?;
     writeln!(
         out,
         "  {:<16} {:>2} {:>3} {:>4} {:>5} {:>5} {:>9} {:>9} {:>6} {:>6} {:>4} outcome",
@@ -150,7 +155,7 @@ fn run_mutation(out: &mut impl Write) -> std::io::Result<()> {
     let mut small_locs = Vec::new();
     for (name, src) in &fixtures {
         let opts = mutation_options(src);
-        let (report, first) = mutation_run(src, &opts);
+        let (report, first) = mutation_run(src, &opts, TABLE_BUDGET_S);
         small_locs.push(report.locations);
         mutation_row(out, name, &opts, &report, first)?;
     }
@@ -161,7 +166,7 @@ fn run_mutation(out: &mut impl Write) -> std::io::Result<()> {
         let declared = mutation_options(src);
         for level in [1u8, 2] {
             let opts = MutationOptions { level, ..declared.clone() };
-            let (report, first) = mutation_run(src, &opts);
+            let (report, first) = mutation_run(src, &opts, TABLE_BUDGET_S);
             if level == 1 {
                 tcas_locs.push(report.locations);
             }
@@ -204,7 +209,7 @@ fn run_mutation(out: &mut impl Write) -> std::io::Result<()> {
         let declared = mutation_options(src);
         let mut cells = Vec::new();
         for bound in [2, 5, 10, 20] {
-            let (report, first) = mutation_run(src, &MutationOptions { bound, ..declared.clone() });
+            let (report, first) = mutation_run(src, &MutationOptions { bound, ..declared.clone() }, GROWTH_BUDGET_S);
             cells.push(format!(
                 "b={bound}: first {} / all {:.0} ({} repairs, {} cands)",
                 first.map_or("-".into(), |f| format!("{f:.0}")),
@@ -213,7 +218,7 @@ fn run_mutation(out: &mut impl Write) -> std::io::Result<()> {
                 report.candidates_checked
             ));
         }
-        writeln!(out, "  bound growth, {name}: {}", cells.join("; "))?;
+        writeln!(out, "  bound growth, {name} (budget {GROWTH_BUDGET_S} s): {}", cells.join("; "))?;
     }
 
     // The two solver set-ups.
@@ -221,8 +226,8 @@ fn run_mutation(out: &mut impl Write) -> std::io::Result<()> {
     for name in ["sum", "max_sort", "tcas_v1"] {
         let Some((_, src)) = fixtures.iter().chain(&tcas).find(|(n, _)| n == name) else { continue };
         let declared = mutation_options(src);
-        let (_, fresh) = mutation_run(src, &MutationOptions { solver_mode: SolverMode::Fresh, ..declared.clone() });
-        let (_, inc) = mutation_run(src, &MutationOptions { solver_mode: SolverMode::Incremental, ..declared.clone() });
+        let (_, fresh) = mutation_run(src, &MutationOptions { solver_mode: SolverMode::Fresh, ..declared.clone() }, TABLE_BUDGET_S);
+        let (_, inc) = mutation_run(src, &MutationOptions { solver_mode: SolverMode::Incremental, ..declared.clone() }, TABLE_BUDGET_S);
         let f = |t: Option<f64>| t.map_or("-".into(), |t| format!("{t:.0}"));
         cells.push(format!("{name} {} vs {}", f(fresh), f(inc)));
     }
