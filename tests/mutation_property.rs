@@ -315,3 +315,24 @@ fn check_case(
         }
     }
 }
+
+/// Every repair the engine reports on the TCAS-like version 1 (one arithmetic bug), re-verified
+/// from scratch. Ignored because it fails today: 12 of the 13 reported "verified" level-1
+/// repairs have counterexamples (both solver modes agree); only the inverse holds. With most
+/// functions frozen (4 or fewer mutable functions) the engine reports only the inverse.
+#[test]
+#[ignore = "engine bug: spurious repairs on fixtures/perf/tcas_v1.c (run with --ignored)"]
+fn tcas_v1_repairs_reverify() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/perf/tcas_v1.c");
+    let src = std::fs::read_to_string(path).unwrap();
+    let program = lower_source(&src).program;
+    let report = engine::run(&program, &src, &opts(2, 1, 1), &Budget::new(Duration::from_secs(60), Cancel::new()), &mut |_| {});
+    assert!(!report.repairs.is_empty());
+    let wrong: Vec<String> = report
+        .repairs
+        .iter()
+        .filter(|r| !matches!(verdict(&apply_edits(&src, &r.edits()), 2), BmcVerdict::Holds { .. }))
+        .map(|r| r.title())
+        .collect();
+    assert!(wrong.is_empty(), "{} of {} repairs do not verify: {wrong:#?}", wrong.len(), report.repairs.len());
+}
