@@ -9,6 +9,7 @@ use std::time::{Duration, Instant};
 
 use crate::cancel::Cancel;
 use crate::check::{check, CheckOptions};
+use crate::engines::mutation::{self, engine::{EngineReport, Options as MutationOptions, SolverMode}};
 use crate::ir::Severity;
 use crate::spec::interp::{self, Limits};
 use crate::syntax::document::{bench_incremental_with, synthetic_source};
@@ -63,31 +64,174 @@ pub fn run_foundation(out: &mut impl Write) -> std::io::Result<()> {
         String::from_utf8_lossy(&result.output).trim()
     )?;
 
-    // Mutation repair of the AllRepair paper's `sum` (Fig. 2), growing the bound.
-    let sum = include_str!("../fixtures/mutation/sum.c");
-    let program = lower_source(sum).program;
-    for bound in [2, 5, 10] {
-        let opts = crate::engines::mutation::engine::Options { bound, ..Default::default() };
-        let budget = crate::smt::Budget::new(Duration::from_secs(120), Cancel::new());
-        let mut first: Option<f64> = None;
-        let started = Instant::now();
-        let report = crate::engines::mutation::engine::run(&program, sum, &opts, &budget, &mut |_| {
-            first.get_or_insert(started.elapsed().as_secs_f64() * 1000.0);
-        });
-        writeln!(
-            out,
-            "mutation repair, paper's sum, b={bound}, level 1, size <= 2: first repair {} ms, all {} repair(s) in {:.0} ms ({} candidates)",
-            first.map_or("-".into(), |f| format!("{f:.0}")),
-            report.repairs.len(),
-            report.total_time.as_secs_f64() * 1000.0,
-            report.candidates_checked
-        )?;
-    }
+    run_mutation(out)?;
 
     match server_idle_rss(20) {
         Ok(kb) => writeln!(out, "server idle RSS with 20 open student files: {:.1} MB  [< 60 MB]", kb as f64 / 1024.0)?,
         Err(e) => writeln!(out, "server idle RSS: not measured ({e})")?,
     }
+    Ok(())
+}
+
+/// A mutation fixture's options from its `// mend-test:` line (level, bound, max_size).
+fn mutation_options(src: &str) -> MutationOptions {
+    let mut o = MutationOptions::default();
+    let line = src.lines().find_map(|l| l.trim().strip_prefix("// mend-test:")).unwrap_or("");
+    for (k, v) in line.split_whitespace().filter_map(|kv| kv.split_once('=')) {
+        match k {
+            "level" => o.level = v.parse().unwrap_or(o.level),
+            "bound" => o.bound = v.parse().unwrap_or(o.bound),
+            "max_size" => o.max_size = v.parse().unwrap_or(o.max_size),
+            _ => {}
+        }
+    }
+    o
+}
+
+/// Engine time budgets (s) of the table's runs and of the bound-growth runs, which keep
+/// `mend bench` within a few minutes; a run that hits its budget shows as INCOMPLETE.
+const TABLE_BUDGET_S: u64 = 30;
+const GROWTH_BUDGET_S: u64 = 15;
+
+/// One engine run: the report and the time to the first repair (ms).
+fn mutation_run(src: &str, opts: &MutationOptions, budget_s: u64) -> (EngineReport, Option<f64>) {
+    let program = lower_source(src).program;
+    let budget = crate::smt::Budget::new(Duration::from_secs(budget_s), Cancel::new());
+    let mut first: Option<f64> = None;
+    let started = Instant::now();
+    let report = mutation::engine::run(&program, src, opts, &budget, &mut |_| {
+        first.get_or_insert(started.elapsed().as_secs_f64() * 1000.0);
+    });
+    (report, first)
+}
+
+fn mutation_row(out: &mut impl Write, name: &str, opts: &MutationOptions, report: &EngineReport, first: Option<f64>) -> std::io::Result<()> {
+    let outcome = match &report.outcome {
+        Some(mutation::search::Outcome::Exhausted { .. }) => "exhausted",
+        Some(mutation::search::Outcome::Complete) => "complete",
+        Some(mutation::search::Outcome::Incomplete { .. }) => "INCOMPLETE",
+        None => "no search",
+    };
+    writeln!(
+        out,
+        "  {name:<16} {:>2} {:>3} {:>4} {:>5} {:>5} {:>9} {:>9} {:>6} {:>6} {:>4} {outcome}",
+        opts.level,
+        opts.bound,
+        opts.max_size,
+        report.locations,
+        report.alternatives,
+        first.map_or("-".into(), |f| format!("{f:.0}")),
+        format!("{:.0}", report.total_time.as_secs_f64() * 1000.0),
+        report.candidates_checked,
+        report.rejected_concretely,
+        report.repairs.len()
+    )
+}
+
+/// The mutation engine (AllRepair) on the assertion fixtures, the TCAS-like versions at levels
+/// 1 and 2, and how its cost grows with the bound, the repair size, the number of locations
+/// and the solver set-up. Timings are wall clock, one run each (release build).
+fn run_mutation(out: &mut impl Write) -> std::io::Result<()> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures");
+    let read = |dir: &str| -> Vec<(String, String)> {
+        let mut files: Vec<PathBuf> = std::fs::read_dir(root.join(dir))
+            .map(|d| d.filter_map(|e| e.ok().map(|e| e.path())).collect())
+            .unwrap_or_default();
+        files.retain(|p| p.extension().is_some_and(|e| e == "c"));
+        files.sort();
+        files
+            .into_iter()
+            .filter_map(|p| Some((p.file_stem()?.to_string_lossy().into_owned(), std::fs::read_to_string(&p).ok()?)))
+            .collect()
+    };
+    let fixtures = read("mutation");
+    let tcas: Vec<(String, String)> = read("perf").into_iter().filter(|(n, _)| n.starts_with("tcas_v")).collect();
+    writeln!(out, "mutation repair (AllRepair), one run per line, budget {TABLE_BUDGET_S} s; times in ms [TCAS-like: level 1 first repair < 500, level 2 < 5000]")?;
+    writeln!(
+        out,
+        "  {:<16} {:>2} {:>3} {:>4} {:>5} {:>5} {:>9} {:>9} {:>6} {:>6} {:>4} outcome",
+        "file", "L", "b", "size", "locs", "alts", "1st ms", "total ms", "cands", "concr", "reps"
+    )?;
+    let mut small_locs = Vec::new();
+    for (name, src) in &fixtures {
+        let opts = mutation_options(src);
+        let (report, first) = mutation_run(src, &opts, TABLE_BUDGET_S);
+        small_locs.push(report.locations);
+        mutation_row(out, name, &opts, &report, first)?;
+    }
+    let mut tcas_locs = Vec::new();
+    let mut tcas_first: [Vec<f64>; 2] = [Vec::new(), Vec::new()];
+    let mut by_size: Vec<(String, usize, Option<f64>, f64)> = Vec::new();
+    for (name, src) in &tcas {
+        let declared = mutation_options(src);
+        for level in [1u8, 2] {
+            let opts = MutationOptions { level, ..declared.clone() };
+            let (report, first) = mutation_run(src, &opts, TABLE_BUDGET_S);
+            if level == 1 {
+                tcas_locs.push(report.locations);
+            }
+            if let Some(f) = first {
+                tcas_first[level as usize - 1].push(f);
+            }
+            if level == declared.level {
+                by_size.push((name.clone(), declared.max_size, first, report.total_time.as_secs_f64() * 1000.0));
+            }
+            mutation_row(out, name, &opts, &report, first)?;
+        }
+    }
+    for (level, firsts) in tcas_first.iter_mut().enumerate() {
+        firsts.sort_by(f64::total_cmp);
+        writeln!(
+            out,
+            "  TCAS-like, level {}: {} version(s) repaired, first repair p50 {:.0} ms, max {:.0} ms",
+            level + 1,
+            firsts.len(),
+            percentile(firsts, 0.5),
+            firsts.last().copied().unwrap_or(0.0)
+        )?;
+    }
+    let avg = |v: &[usize]| if v.is_empty() { 0.0 } else { v.iter().sum::<usize>() as f64 / v.len() as f64 };
+    writeln!(
+        out,
+        "  locations: small loop fixtures {:.1} on average, TCAS-like {:.1} (level 1)",
+        avg(&small_locs),
+        avg(&tcas_locs)
+    )?;
+    let sizes: Vec<String> = by_size
+        .iter()
+        .map(|(n, k, f, t)| format!("{n} (size <= {k}) first {} / all {t:.0}", f.map_or("-".into(), |f| format!("{f:.0}"))))
+        .collect();
+    writeln!(out, "  repair size, TCAS-like at its declared level: {}", sizes.join("; "))?;
+
+    // Growth with the bound.
+    for name in ["sum", "bubble"] {
+        let Some((_, src)) = fixtures.iter().find(|(n, _)| n == name) else { continue };
+        let declared = mutation_options(src);
+        let mut cells = Vec::new();
+        for bound in [2, 5, 10, 20] {
+            let (report, first) = mutation_run(src, &MutationOptions { bound, ..declared.clone() }, GROWTH_BUDGET_S);
+            cells.push(format!(
+                "b={bound}: first {} / all {:.0} ({} repairs, {} cands)",
+                first.map_or("-".into(), |f| format!("{f:.0}")),
+                report.total_time.as_secs_f64() * 1000.0,
+                report.repairs.len(),
+                report.candidates_checked
+            ));
+        }
+        writeln!(out, "  bound growth, {name} (budget {GROWTH_BUDGET_S} s): {}", cells.join("; "))?;
+    }
+
+    // The two solver set-ups.
+    let mut cells = Vec::new();
+    for name in ["sum", "max_sort", "tcas_v1"] {
+        let Some((_, src)) = fixtures.iter().chain(&tcas).find(|(n, _)| n == name) else { continue };
+        let declared = mutation_options(src);
+        let (_, fresh) = mutation_run(src, &MutationOptions { solver_mode: SolverMode::Fresh, ..declared.clone() }, TABLE_BUDGET_S);
+        let (_, inc) = mutation_run(src, &MutationOptions { solver_mode: SolverMode::Incremental, ..declared.clone() }, TABLE_BUDGET_S);
+        let f = |t: Option<f64>| t.map_or("-".into(), |t| format!("{t:.0}"));
+        cells.push(format!("{name} {} vs {}", f(fresh), f(inc)));
+    }
+    writeln!(out, "  first repair ms, fresh solver per candidate vs one incremental solver: {}", cells.join("; "))?;
     Ok(())
 }
 
