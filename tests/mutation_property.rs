@@ -317,11 +317,9 @@ fn check_case(
 }
 
 /// Every repair the engine reports on the TCAS-like version 1 (one arithmetic bug), re-verified
-/// from scratch. Ignored because it fails today: 12 of the 13 reported "verified" level-1
-/// repairs have counterexamples (both solver modes agree); only the inverse holds. With most
-/// functions frozen (4 or fewer mutable functions) the engine reports only the inverse.
-#[test]
-#[ignore = "engine bug: spurious repairs on fixtures/perf/tcas_v1.c (run with --ignored)"]
+/// from scratch. A regression test: the encoding once named a location's constants
+/// `loc!{1000·loc + n}`, which collide once a program has over a thousand names, and 12 of the
+/// 13 "verified" repairs reported here were wrong.
 fn tcas_v1_repairs_reverify() {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/perf/tcas_v1.c");
     let src = std::fs::read_to_string(path).unwrap();

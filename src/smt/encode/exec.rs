@@ -732,13 +732,16 @@ impl<'a, 'ctx> Exec<'a, 'ctx> {
         }
         let known = if unchanged { Some(start.guard.clone()) } else { None };
         self.st = self.merge(states, known);
+        // Unique per location and use: two locations' constants must never share a name.
+        let use_id = self.next_name();
+        let name = format!("{}loc!{}!{use_id}", self.namespace, loc.0);
         let x = match &vals[0] {
-            SymVal::Int(b) => SymVal::Int(BV::new_const(self.ctx, format!("loc!{}", loc.0 as usize * 1000 + self.next_name()), b.get_size())),
+            SymVal::Int(b) => SymVal::Int(BV::new_const(self.ctx, name, b.get_size())),
             SymVal::Float(f) => {
                 let s = f.get_sort();
                 SymVal::Float(Float::new_const(
                     self.ctx,
-                    format!("loc!{}!{}", loc.0, self.next_name()),
+                    name,
                     s.float_exponent_size().unwrap_or(11),
                     s.float_significand_size().unwrap_or(53),
                 ))
