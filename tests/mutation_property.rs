@@ -320,6 +320,7 @@ fn check_case(
 /// from scratch. A regression test: the encoding once named a location's constants
 /// `loc!{1000·loc + n}`, which collide once a program has over a thousand names, and 12 of the
 /// 13 "verified" repairs reported here were wrong.
+#[test]
 fn tcas_v1_repairs_reverify() {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/perf/tcas_v1.c");
     let src = std::fs::read_to_string(path).unwrap();
