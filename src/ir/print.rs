@@ -32,17 +32,7 @@ fn base_name(ty: &Type, program: Option<&Program>) -> String {
         Type::Error => "<error>".into(),
         Type::Float(FloatKind::Float) => "float".into(),
         Type::Float(FloatKind::Double) => "double".into(),
-        Type::Int(t) => {
-            let name = match t.kind {
-                IntKind::Bool => return "_Bool".into(),
-                IntKind::Char => "char",
-                IntKind::Short => "short",
-                IntKind::Int => "int",
-                IntKind::Long => "long",
-                IntKind::LongLong => "long long",
-            };
-            if t.signed { name.to_string() } else { format!("unsigned {name}") }
-        }
+        Type::Int(t) => t.c_name(),
         Type::Struct(id) => match program {
             Some(p) => format!("struct {}", p.struct_def(*id).name),
             None => format!("struct #{}", id.0),

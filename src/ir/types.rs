@@ -20,6 +20,19 @@ pub struct IntType {
 }
 
 impl IntType {
+    /// The C spelling: `int`, `unsigned long`, `_Bool`.
+    pub fn c_name(self) -> String {
+        let name = match self.kind {
+            IntKind::Bool => return "_Bool".into(),
+            IntKind::Char => "char",
+            IntKind::Short => "short",
+            IntKind::Int => "int",
+            IntKind::Long => "long",
+            IntKind::LongLong => "long long",
+        };
+        if self.signed { name.to_string() } else { format!("unsigned {name}") }
+    }
+
     pub const BOOL: IntType = IntType { kind: IntKind::Bool, signed: false };
     pub const CHAR: IntType = IntType { kind: IntKind::Char, signed: true };
     pub const UCHAR: IntType = IntType { kind: IntKind::Char, signed: false };

@@ -229,17 +229,7 @@ impl Types {
     pub fn name(&self, t: Ty) -> String {
         match self.kind(t) {
             TyKind::Void => "void".into(),
-            TyKind::Int(i) => {
-                let base = match i.kind {
-                    IntKind::Bool => return "_Bool".into(),
-                    IntKind::Char => "char",
-                    IntKind::Short => "short",
-                    IntKind::Int => "int",
-                    IntKind::Long => "long",
-                    IntKind::LongLong => "long long",
-                };
-                if i.signed { base.into() } else { format!("unsigned {base}") }
-            }
+            TyKind::Int(i) => i.c_name(),
             TyKind::Float(FloatKind::Float) => "float".into(),
             TyKind::Float(FloatKind::Double) => "double".into(),
             TyKind::Ptr(p) => {
