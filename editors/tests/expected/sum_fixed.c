@@ -1,5 +1,5 @@
 // The paper's Fig. 2: sum of 1..n, with i starting at 0 and `i < n`.
-// mend-test: level=1 bound=5 max_size=2
+// mend-test: level=1 bound=5 max_size=2 incremental=yes
 #include <assert.h>
 extern int nondet_int(void);
 
