@@ -2,3 +2,4 @@
 
 pub mod mutation;
 pub mod typed;
+pub mod verified;

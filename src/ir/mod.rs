@@ -2,6 +2,7 @@
 //! it knows nothing of tree-sitter, Z3 or LSP.
 
 pub mod diag;
+pub mod cfa;
 pub mod format;
 pub mod print;
 pub mod program;

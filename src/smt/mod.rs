@@ -10,6 +10,7 @@ pub mod budget;
 pub mod c_int;
 pub mod encode;
 pub mod product;
+pub mod region;
 pub mod solver;
 
 pub use budget::Budget;

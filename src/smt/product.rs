@@ -56,8 +56,8 @@ pub fn encode_product<'ctx>(
     }
 
     // Inputs: equal values at equal positions.
-    let s_pos = positions(ctx, enc.inputs.iter().map(|i| &i.guard));
-    let r_pos = positions(ctx, r.inputs.iter().map(|i| &i.guard));
+    let s_pos = super::region::positions(ctx, enc.inputs.iter().map(|i| &i.guard));
+    let r_pos = super::region::positions(ctx, r.inputs.iter().map(|i| &i.guard));
     let mut links = Vec::new();
     for (i, a) in enc.inputs.iter().enumerate() {
         for (j, b) in r.inputs.iter().enumerate() {
@@ -71,20 +71,10 @@ pub fn encode_product<'ctx>(
     // Outputs: the tokens printed after the last read, in order.
     let s_out = printed_tokens(ctx, &enc)?;
     let r_out = printed_tokens(ctx, &r)?;
-    let s_opos = positions(ctx, s_out.iter().map(|(g, _)| g));
-    let r_opos = positions(ctx, r_out.iter().map(|(g, _)| g));
-    let mut differ = vec![count(ctx, s_out.iter().map(|(g, _)| g))._eq(&count(ctx, r_out.iter().map(|(g, _)| g))).not()];
-    for (i, (ga, a)) in s_out.iter().enumerate() {
-        for (j, (gb, b)) in r_out.iter().enumerate() {
-            let equal = a.equal(ctx, b);
-            if equal.as_bool() == Some(true) {
-                continue;
-            }
-            differ.push(Bool::and(ctx, &[ga, gb, &s_opos[i]._eq(&r_opos[j]), &equal.not()]));
-        }
-    }
-    let refs: Vec<&Bool> = differ.iter().collect();
-    let mismatch = Bool::and(ctx, &[&enc.completes, &r.completes, &Bool::or(ctx, &refs)]);
+    let s_items: Vec<(Bool<'ctx>, &Token<'ctx>)> = s_out.iter().map(|(g, t)| (g.clone(), t)).collect();
+    let r_items: Vec<(Bool<'ctx>, &Token<'ctx>)> = r_out.iter().map(|(g, t)| (g.clone(), t)).collect();
+    let differ = super::region::sequences_differ(ctx, &s_items, &r_items);
+    let mismatch = Bool::and(ctx, &[&enc.completes, &r.completes, &differ]);
     let at = student.func_by_name(entry).map(|f| student.func(f).name_span).unwrap_or_default();
 
     enc.hard.extend(r.hard);
@@ -97,25 +87,9 @@ pub fn encode_product<'ctx>(
     Ok(enc)
 }
 
-/// Position of each guarded item along a path: how many items before it happen.
-fn positions<'a, 'ctx: 'a>(ctx: &'ctx Context, guards: impl Iterator<Item = &'a Bool<'ctx>>) -> Vec<BV<'ctx>> {
-    let (zero, one) = (BV::from_u64(ctx, 0, 32), BV::from_u64(ctx, 1, 32));
-    let mut at = zero.clone();
-    let mut out = Vec::new();
-    for g in guards {
-        out.push(at.clone());
-        at = at.bvadd(&g.ite(&one, &zero)).simplify();
-    }
-    out
-}
-
-fn count<'a, 'ctx: 'a>(ctx: &'ctx Context, guards: impl Iterator<Item = &'a Bool<'ctx>>) -> BV<'ctx> {
-    let (zero, one) = (BV::from_u64(ctx, 0, 32), BV::from_u64(ctx, 1, 32));
-    guards.fold(zero.clone(), |n, g| n.bvadd(&g.ite(&one, &zero)))
-}
-
 /// One printed token.
-enum Token<'ctx> {
+#[derive(Clone, Debug)]
+pub enum Token<'ctx> {
     Word(String),
     Number(f64),
     Int(BV<'ctx>, IntType),
@@ -123,7 +97,7 @@ enum Token<'ctx> {
 }
 
 impl<'ctx> Token<'ctx> {
-    fn equal(&self, ctx: &'ctx Context, other: &Token<'ctx>) -> Bool<'ctx> {
+    pub fn equal(&self, ctx: &'ctx Context, other: &Token<'ctx>) -> Bool<'ctx> {
         let constant = |b: bool| Bool::from_bool(ctx, b);
         let int_is = |x: &BV<'ctx>, t: IntType, n: f64| {
             if n.fract() == 0.0 && n.abs() < 9.0e18 {
@@ -183,14 +157,7 @@ fn printed_tokens<'ctx>(ctx: &'ctx Context, enc: &Encoding<'ctx>) -> Result<Vec<
 }
 
 fn widen<'ctx>(v: &BV<'ctx>, t: IntType) -> BV<'ctx> {
-    let extra = 64 - v.get_size();
-    if extra == 0 {
-        v.clone()
-    } else if t.signed {
-        v.sign_ext(extra)
-    } else {
-        v.zero_ext(extra)
-    }
+    crate::smt::c_int::resize(v, t.signed, 64)
 }
 
 /// "Both read the same token": equal numbers; `None` for an integer against a float.

@@ -1,0 +1,908 @@
+//! Verified repair against a reference (Verifix, seed paper 000).
+//!
+//! 1. **Automata.** Each function of the student and of the reference is a control-flow
+//!    automaton ([`crate::ir::cfa`]): Func-Entry/Exit and Loop-Entry/Exit nodes. Functions are
+//!    matched by name and parameter count; nodes are aligned when the loop-nesting trees (the
+//!    labelled ASTs) have the same shape; otherwise the result is a structural mismatch.
+//! 2. **Edges.** The code from a node to the next nodes is executed symbolically
+//!    ([`crate::smt::region`]); all paths from a node to one target node form one edge whose
+//!    guarded actions are merged with `ite`. Edges are aligned by their target node: a path
+//!    the student lacks is an edge that is never taken (the paper's case 2), and merging the
+//!    paths to one target is the union of every combinatorial alignment of the paper's case 3.
+//! 3. **Variables.** Usage-distance matrices per node, averaged, matched one-to-one
+//!    ([`align`]). The alignment predicate at a node equates the aligned pairs of which either
+//!    side is *live* there (read before written on some path on), plus the input position;
+//!    at Func-Entry only parameters (locals hold garbage there). Any predicate is sound as long
+//!    as the same one is the post of the edges into a node and the pre of those out of it.
+//! 4. **Verification, per node.** From the alignment predicate at node `u`: both programs run
+//!    their region; a counterexample is a pre-state where the reference reaches a node and the
+//!    student a different one, or both reach `v` with states that break the predicate at `v`,
+//!    or they print different tokens, or the student has a runtime error (the reference's are
+//!    assumed away: the reference is the spec). Unsat for every node ⇒ equivalent (Theorem 4).
+//! 5. **Repair, per node (Algorithm 1).** Every condition, assignment right side, printed value
+//!    and returned value of the student's region is a hole whose implementation space is the
+//!    original, the region's other student expressions of that kind, the reference's
+//!    expressions of the region renamed through the alignment, `true`/`false` (conditions) and
+//!    `x = x` (updates). `Extend`: when the reference's region can return and the student's
+//!    cannot, a guarded `if (false) return 0;` is added at the region's start, guard and value
+//!    holes. CEGIS: verify the candidate; a counterexample joins the list; partial MaxSMT (Z3
+//!    Optimize, one soft `keep` per hole) finds the candidate changing the fewest expressions
+//!    that is right on every counterexample so far; repeat. A node's sites are fixed once it
+//!    is verified, so later nodes cannot break it; a final pass re-verifies every node.
+
+pub mod align;
+
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+use std::time::{Duration, Instant};
+
+use z3::ast::{Ast, Bool, Int};
+use z3::{Context, Model, Optimize, Solver};
+
+use crate::ir::cfa::{LoopTree, Node};
+use crate::ir::{BinOp, Builtin, Callee, Expr, ExprKind, FuncId, IncDec, Program, Span, Stmt, StmtKind, Type, VarId};
+use crate::ir::print::expr_to_c;
+use crate::ir::repair::TextEdit;
+use crate::smt::region::{self, Alt, Exec, Holes, Region, Setup, Site, SiteKind, State, Term, Unsupported, World};
+use crate::smt::solver::{check_optimize_with_budget, check_with_budget, new_context, Verdict};
+use crate::smt::Budget;
+use crate::spec::compare::Compare;
+
+#[derive(Clone, Debug)]
+pub struct Options {
+    pub entry: String,
+    pub compare: Compare,
+}
+
+/// One changed expression (or inserted statement) of a verified repair.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Change {
+    /// What is replaced (an empty span for an insertion).
+    pub span: Span,
+    pub old: String,
+    pub new: String,
+    /// The automaton node whose region the change is in, in words.
+    pub region: String,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct VerifiedRepair {
+    pub edits: Vec<TextEdit>,
+    pub changes: Vec<Change>,
+    /// Tree edit distance between the student's and the repaired program (an upper bound:
+    /// each changed subtree deleted and the new one inserted) over the student's AST size.
+    pub relative_patch_size: f64,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Failure {
+    /// No node alignment: a function or the loop structure differs.
+    StructuralMismatch(String),
+    /// A construct the edge encoding does not model.
+    Unsupported(Unsupported),
+    /// The budget ran out (or the job was cancelled).
+    Timeout,
+    /// The solver answered `unknown`.
+    SolverUnknown(String),
+    /// No repair within the implementation space at this node.
+    NoRepair(String),
+}
+
+impl Failure {
+    /// The failure reason's category, as in Verifix's Table 4.
+    pub fn category(&self) -> &'static str {
+        match self {
+            Failure::StructuralMismatch(_) => "structural mismatch",
+            Failure::Unsupported(_) => "unsupported construct",
+            Failure::Timeout => "timeout",
+            Failure::SolverUnknown(_) => "solver unknown",
+            Failure::NoRepair(_) => "no repair in the space",
+        }
+    }
+    pub fn describe(&self) -> String {
+        match self {
+            Failure::StructuralMismatch(s) => format!("structural mismatch: {s}"),
+            Failure::Unsupported(u) => format!("{} is not modelled", u.what),
+            Failure::Timeout => "the time budget ran out".into(),
+            Failure::SolverUnknown(s) => format!("the solver could not decide ({s})"),
+            Failure::NoRepair(s) => format!("no repair from the reference's expressions {s}"),
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Outcome {
+    /// Verified equivalent as written.
+    Equivalent,
+    /// The minimal verified patch found.
+    Repaired(VerifiedRepair),
+    Failed(Failure),
+}
+
+#[derive(Clone, Debug)]
+pub struct Report {
+    pub outcome: Outcome,
+    pub time: Duration,
+    /// Solver checks (verification and synthesis).
+    pub checks: usize,
+}
+
+/// Repairs `student` (whose source is `text`) against `reference`.
+pub fn repair(student: &Program, text: &str, reference: &Program, opts: &Options, budget: &Budget) -> Report {
+    let start = Instant::now();
+    let mut checks = 0;
+    let outcome = match run(student, text, reference, opts, budget, &mut checks) {
+        Ok(o) => o,
+        Err(f) => Outcome::Failed(f),
+    };
+    Report { outcome, time: start.elapsed(), checks }
+}
+
+struct Side<'p> {
+    program: &'p Program,
+    func: FuncId,
+    tree: LoopTree<'p>,
+    callee_names: HashMap<FuncId, String>,
+    prompts: HashSet<*const Expr>,
+}
+
+impl<'p> Side<'p> {
+    fn setup(&'p self, compare: Compare) -> Setup<'p> {
+        Setup {
+            program: self.program,
+            func: self.func,
+            tree: &self.tree,
+            callee_names: &self.callee_names,
+            prompts: &self.prompts,
+            compare,
+        }
+    }
+    fn vars(&self) -> Vec<VarId> {
+        let f = self.program.func(self.func);
+        f.params.iter().chain(&f.locals).copied().collect()
+    }
+}
+
+fn run(student: &Program, text: &str, reference: &Program, opts: &Options, budget: &Budget, checks: &mut usize) -> Result<Outcome, Failure> {
+    let pairs = match_functions(student, reference, &opts.entry)?;
+    let mut ref_names = HashMap::new();
+    let mut stu_names = HashMap::new();
+    for &(s, r) in &pairs {
+        ref_names.insert(r, reference.func(r).name.clone());
+        stu_names.insert(s, reference.func(r).name.clone());
+    }
+    for &(s, r) in &pairs {
+        if reference.func(r).name != opts.entry {
+            for (p, f) in [(student, s), (reference, r)] {
+                if let Some(span) = does_io(p, f) {
+                    return Err(Failure::Unsupported(Unsupported { what: format!("input or output inside the helper function `{}`", p.func(f).name), span }));
+                }
+            }
+        }
+    }
+    let ctx = new_context();
+    let mut all_changes: Vec<(Change, TextEdit, usize)> = Vec::new();
+    for &(s, r) in &pairs {
+        let (ts, tr) = (LoopTree::of(student.func(s)).expect("defined"), LoopTree::of(reference.func(r)).expect("defined"));
+        if !ts.same_shape(&tr) {
+            return Err(Failure::StructuralMismatch(format!(
+                "`{}` has {} where the reference has {}",
+                student.func(s).name,
+                ts.describe(),
+                tr.describe()
+            )));
+        }
+        let values = opts.compare == Compare::Values && reference.func(r).name == opts.entry;
+        let rs = Side { program: reference, func: r, tree: tr, callee_names: ref_names.clone(), prompts: prompts(reference, r, values)? };
+        let ss = Side { program: student, func: s, tree: ts, callee_names: stu_names.clone(), prompts: prompts(student, s, values)? };
+        let arena = extension_arena(&ss);
+        let mut job = Job::new(&ctx, &rs, &ss, opts.compare, budget, &arena)?;
+        let changes = job.repair(text)?;
+        *checks += job.checks;
+        all_changes.extend(changes);
+    }
+    if all_changes.is_empty() {
+        return Ok(Outcome::Equivalent);
+    }
+    all_changes.sort_by_key(|(_, e, _)| (e.span.start, e.span.end));
+    let size: usize = pairs.iter().map(|(s, _)| stmt_size(student.func(*s).body.as_ref().expect("defined"))).sum();
+    let dist: usize = all_changes.iter().map(|(_, _, d)| *d).sum();
+    let (changes, edits): (Vec<Change>, Vec<TextEdit>) = all_changes.into_iter().map(|(c, e, _)| (c, e)).unzip();
+    Ok(Outcome::Repaired(VerifiedRepair { edits, changes, relative_patch_size: dist as f64 / size.max(1) as f64 }))
+}
+
+/// Functions matched by name and parameter count: the entry and every function either side
+/// defines must have a counterpart (Section 4.1's node alignment over function entries).
+fn match_functions(student: &Program, reference: &Program, entry: &str) -> Result<Vec<(FuncId, FuncId)>, Failure> {
+    let defined = |p: &Program| -> Vec<FuncId> {
+        (0..p.funcs.len() as u32).map(FuncId).filter(|f| p.func(*f).body.is_some()).collect()
+    };
+    if reference.func_by_name(entry).is_none() {
+        return Err(Failure::StructuralMismatch(format!("the reference has no `{entry}`")));
+    }
+    let mut pairs = Vec::new();
+    for r in defined(reference) {
+        let name = &reference.func(r).name;
+        match student.func_by_name(name) {
+            Some(s) if student.func(s).params.len() == reference.func(r).params.len() => pairs.push((s, r)),
+            Some(_) => return Err(Failure::StructuralMismatch(format!("`{name}` takes a different number of parameters than the reference's"))),
+            None => return Err(Failure::StructuralMismatch(format!("the reference defines `{name}`, your program does not"))),
+        }
+    }
+    for s in defined(student) {
+        let name = &student.func(s).name;
+        if reference.func_by_name(name).is_none() {
+            return Err(Failure::StructuralMismatch(format!("your function `{name}` has no counterpart in the reference")));
+        }
+    }
+    // The entry first: its repair is the one a student reads first.
+    pairs.sort_by_key(|(_, r)| reference.func(*r).name != entry);
+    Ok(pairs)
+}
+
+/// The first input/output call in a function's body.
+fn does_io(p: &Program, f: FuncId) -> Option<Span> {
+    let mut found = None;
+    if let Some(body) = &p.func(f).body {
+        walk_exprs(body, &mut |e| {
+            if let ExprKind::Call(Callee::Builtin(b), _) = &e.kind
+                && matches!(b, Builtin::Printf | Builtin::Scanf | Builtin::Getchar | Builtin::Putchar | Builtin::Puts | Builtin::Gets | Builtin::Fgets)
+            {
+                found.get_or_insert(e.span);
+            }
+        });
+    }
+    found
+}
+
+fn walk_exprs(s: &Stmt, f: &mut impl FnMut(&Expr)) {
+    crate::ir::walk::walk_stmt(s, f);
+    match &s.kind {
+        StmtKind::Block(b) => b.iter().for_each(|x| walk_exprs(x, f)),
+        StmtKind::If { cond, then, els } => {
+            crate::ir::walk::walk_expr(cond, f);
+            walk_exprs(then, f);
+            if let Some(e) = els {
+                walk_exprs(e, f);
+            }
+        }
+        StmtKind::While { cond, body } | StmtKind::DoWhile { body, cond } => {
+            crate::ir::walk::walk_expr(cond, f);
+            walk_exprs(body, f);
+        }
+        StmtKind::For { init, cond, step, body } => {
+            init.iter().for_each(|x| walk_exprs(x, f));
+            if let Some(c) = cond {
+                crate::ir::walk::walk_expr(c, f);
+            }
+            if let Some(c) = step {
+                crate::ir::walk::walk_expr(c, f);
+            }
+            walk_exprs(body, f);
+        }
+        StmtKind::Switch { cond, arms } => {
+            crate::ir::walk::walk_expr(cond, f);
+            arms.iter().for_each(|a| a.body.iter().for_each(|x| walk_exprs(x, f)));
+        }
+        _ => {}
+    }
+}
+
+fn is_call(e: &Expr, b: Builtin) -> bool {
+    matches!(&e.strip_implicit().kind, ExprKind::Call(Callee::Builtin(x), _) if *x == b)
+}
+
+fn contains_call(s: &Stmt, b: Builtin) -> bool {
+    let mut found = false;
+    walk_exprs(s, &mut |e| found |= is_call(e, b));
+    found
+}
+
+/// `printf`s whose output the `values` mode does not compare: prompts, printed just before a
+/// read (only `printf` statements between them and the `scanf` statement). The mode compares
+/// what is printed after the last read, which is exactly the other prints when every read is
+/// a statement of the function body's top level that comes before every compared print; any
+/// other shape is reported unsupported. Other modes compare everything.
+fn prompts(p: &Program, f: FuncId, values: bool) -> Result<HashSet<*const Expr>, Failure> {
+    let mut out = HashSet::new();
+    if !values {
+        return Ok(out);
+    }
+    let Some(body) = &p.func(f).body else { return Ok(out) };
+    let StmtKind::Block(stmts) = &body.kind else { return Ok(out) };
+    let printf_stmt = |s: &Stmt| matches!(&s.kind, StmtKind::Expr(e) if is_call(e, Builtin::Printf));
+    let scanf_stmt = |s: &Stmt| matches!(&s.kind, StmtKind::Expr(e) if is_call(e, Builtin::Scanf));
+    let last_read = stmts.iter().rposition(|s| contains_call(s, Builtin::Scanf));
+    for (i, s) in stmts.iter().enumerate() {
+        if printf_stmt(s) {
+            let next = stmts[i + 1..].iter().find(|x| !printf_stmt(x));
+            if next.is_some_and(scanf_stmt) {
+                if let StmtKind::Expr(e) = &s.kind {
+                    out.insert(e as *const Expr);
+                }
+                continue;
+            }
+        }
+        if let Some(k) = last_read {
+            if i <= k && !scanf_stmt(s) && contains_call(s, Builtin::Scanf) {
+                return Err(Failure::Unsupported(Unsupported { what: "reading input inside a statement other than a plain `scanf(...);`".into(), span: s.span }));
+            }
+            if i < k && contains_call(s, Builtin::Printf) {
+                return Err(Failure::Unsupported(Unsupported { what: "printing results before the last input is read".into(), span: s.span }));
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// Synthetic sites for `Extend`: per node, a guard (`0`, false) and a returned value (`0`).
+fn extension_arena(s: &Side<'_>) -> BTreeMap<Node, (Expr, Expr)> {
+    let f = s.program.func(s.func);
+    let mut out = BTreeMap::new();
+    let Type::Int(_) = f.ret else { return out };
+    for node in s.tree.nodes() {
+        if let Some(at) = s.tree.region_start(f, node) {
+            let span = Span::new(at, at);
+            let zero = |ty: Type| Expr { kind: ExprKind::Int(0), ty, span };
+            out.insert(node, (zero(Type::INT), zero(f.ret.clone())));
+        }
+    }
+    out
+}
+
+fn stmt_size(s: &Stmt) -> usize {
+    let mut n = 0;
+    walk_exprs(s, &mut |_| n += 1);
+    fn stmts(s: &Stmt) -> usize {
+        1 + match &s.kind {
+            StmtKind::Block(b) => b.iter().map(stmts).sum(),
+            StmtKind::If { then, els, .. } => stmts(then) + els.as_ref().map_or(0, |e| stmts(e)),
+            StmtKind::While { body, .. } | StmtKind::DoWhile { body, .. } => stmts(body),
+            StmtKind::For { init, body, .. } => init.iter().map(stmts).sum::<usize>() + stmts(body),
+            StmtKind::Switch { arms, .. } => arms.iter().flat_map(|a| &a.body).map(stmts).sum(),
+            _ => 0,
+        }
+    }
+    n + stmts(s)
+}
+
+fn expr_size(e: &Expr) -> usize {
+    let mut n = 0;
+    crate::ir::walk::walk_expr(e, &mut |x| {
+        if !matches!(x.kind, ExprKind::Cast { implicit: true, .. } | ExprKind::Decay(_)) {
+            n += 1;
+        }
+    });
+    n
+}
+
+fn node_name(p: &Program, f: FuncId, tree: &LoopTree<'_>, n: Node, text: &str) -> String {
+    let fname = &p.func(f).name;
+    let line = |span: Span| text[..(span.start as usize).min(text.len())].matches('\n').count() + 1;
+    match n {
+        Node::FuncEntry => format!("the start of `{fname}`"),
+        Node::FuncExit => format!("the end of `{fname}`"),
+        Node::LoopEntry(l) => format!("each iteration of the loop on line {}", line(tree.span_of(l))),
+        Node::LoopExit(l) => format!("after the loop on line {}", line(tree.span_of(l))),
+    }
+}
+
+type Regions<'p, 'ctx> = BTreeMap<Node, Region<'p, 'ctx>>;
+
+struct Job<'j, 'p, 'ctx> {
+    ctx: &'ctx Context,
+    r: &'j Side<'p>,
+    s: &'j Side<'p>,
+    r_setup: Setup<'j>,
+    s_setup: Setup<'j>,
+    budget: &'j Budget,
+    /// Reference variable → student variable.
+    align: BTreeMap<VarId, VarId>,
+    live_r: BTreeMap<Node, BTreeSet<VarId>>,
+    live_s: BTreeMap<Node, BTreeSet<VarId>>,
+    plain_r: Regions<'j, 'ctx>,
+    plain_s: Regions<'j, 'ctx>,
+    arena: &'j BTreeMap<Node, (Expr, Expr)>,
+    /// Nodes whose region gets the `Extend` early return.
+    extended: BTreeSet<Node>,
+    /// Fixed choices of sites of verified nodes (the index into the site's alternatives).
+    chosen: HashMap<*const Expr, Alt>,
+    sites: HashMap<*const Expr, (Site<'j>, Node)>,
+    checks: usize,
+}
+
+impl<'j, 'p: 'j, 'ctx> Job<'j, 'p, 'ctx> {
+    fn new(ctx: &'ctx Context, r: &'j Side<'p>, s: &'j Side<'p>, compare: Compare, budget: &'j Budget, arena: &'j BTreeMap<Node, (Expr, Expr)>) -> Result<Self, Failure> {
+        let r_setup = r.setup(compare);
+        let s_setup = s.setup(compare);
+        let mut job = Job {
+            ctx,
+            r,
+            s,
+            r_setup,
+            s_setup,
+            budget,
+            align: BTreeMap::new(),
+            live_r: BTreeMap::new(),
+            live_s: BTreeMap::new(),
+            plain_r: BTreeMap::new(),
+            plain_s: BTreeMap::new(),
+            arena,
+            extended: BTreeSet::new(),
+            chosen: HashMap::new(),
+            sites: HashMap::new(),
+            checks: 0,
+        };
+        let world = World::new(ctx);
+        for node in r.tree.nodes().into_iter().filter(|n| *n != Node::FuncExit) {
+            let pre_r = Exec::fresh_state(ctx, r.program, r.func, "r.").map_err(Failure::Unsupported)?;
+            let pre_s = Exec::fresh_state(ctx, s.program, s.func, "s.").map_err(Failure::Unsupported)?;
+            let rr = Exec::new(&job.r_setup, &world, None).run(node, pre_r).map_err(Failure::Unsupported)?;
+            let sr = Exec::new(&job.s_setup, &world, None).run(node, pre_s).map_err(Failure::Unsupported)?;
+            job.plain_r.insert(node, rr);
+            job.plain_s.insert(node, sr);
+        }
+        job.live_r = liveness(&job.plain_r);
+        job.live_s = liveness(&job.plain_s);
+        let ru: Vec<(Node, &[(VarId, region::Usage)])> = job.plain_r.iter().map(|(n, r)| (*n, r.usage.as_slice())).collect();
+        let su: Vec<(Node, &[(VarId, region::Usage)])> = job.plain_s.iter().map(|(n, r)| (*n, r.usage.as_slice())).collect();
+        let (rf, sf) = (r.program.func(r.func), s.program.func(s.func));
+        job.align = align::align(r.program, &r.vars(), &rf.params, s.program, &s.vars(), &sf.params, &align::table(&ru), &align::table(&su));
+        for (node, reg) in &job.plain_r {
+            let returns = |g: &Region<'_, '_>| g.exits.iter().any(|e| e.to == Node::FuncExit);
+            if returns(reg) && !returns(&job.plain_s[node]) && arena.contains_key(node) {
+                job.extended.insert(*node);
+            }
+        }
+        for (node, reg) in &job.plain_s {
+            for site in &reg.sites {
+                job.sites.entry(site.expr as *const Expr).or_insert((site.clone(), *node));
+            }
+        }
+        Ok(job)
+    }
+
+    fn extension(&self, node: Node) -> Option<(&'j Expr, &'j Expr)> {
+        if self.extended.contains(&node) {
+            self.arena.get(&node).map(|(g, v)| (g, v))
+        } else {
+            None
+        }
+    }
+
+    /// The alignment predicate at `node` between two states.
+    fn phi(&self, node: Node, r: &State<'ctx>, s: &State<'ctx>) -> Bool<'ctx> {
+        let mut eqs = vec![r.in_pos._eq(&s.in_pos)];
+        let (rf, sf) = (self.r.program.func(self.r.func), self.s.program.func(self.s.func));
+        for (rv, sv) in &self.align {
+            let relevant = if node == Node::FuncEntry {
+                rf.params.contains(rv) && sf.params.contains(sv)
+            } else {
+                self.live_r.get(&node).is_some_and(|l| l.contains(rv)) || self.live_s.get(&node).is_some_and(|l| l.contains(sv))
+            };
+            if !relevant {
+                continue;
+            }
+            if let (Some(a), Some(b)) = (r.vars.get(rv), s.vars.get(sv))
+                && let Some(eq) = a.term.equal(&b.term)
+            {
+                eqs.push(eq);
+            }
+        }
+        let refs: Vec<&Bool<'ctx>> = eqs.iter().collect();
+        Bool::and(self.ctx, &refs)
+    }
+
+    /// Runs both regions of `node` from the given pre-states: (hypothesis, violation).
+    fn node_formula(&self, node: Node, pre_r: State<'ctx>, pre_s: State<'ctx>, world: &World<'_, 'ctx>, holes: Option<&Holes<'ctx>>) -> Result<(Bool<'ctx>, Bool<'ctx>), Failure> {
+        let ctx = self.ctx;
+        let rr = Exec::new(&self.r_setup, world, None).run(node, pre_r).map_err(Failure::Unsupported)?;
+        let mut exec = Exec::new(&self.s_setup, world, holes);
+        if let Some((g, v)) = self.extension(node) {
+            exec = exec.with_extension(g, v);
+        }
+        let sr = exec.run(node, pre_s).map_err(Failure::Unsupported)?;
+        let ref_errors: Vec<&Bool<'ctx>> = rr.errors.iter().map(|(c, _, _)| c).collect();
+        let hyp = Bool::or(ctx, &ref_errors).not();
+        let mut bad: Vec<Bool<'ctx>> = sr.errors.iter().map(|(c, _, _)| c.clone()).collect();
+        let pr: Vec<(Bool<'ctx>, &region::Token<'ctx>)> = rr.printed.iter().map(|p| (p.guard.clone(), &p.token)).collect();
+        let ps: Vec<(Bool<'ctx>, &region::Token<'ctx>)> = sr.printed.iter().map(|p| (p.guard.clone(), &p.token)).collect();
+        bad.push(region::sequences_differ(ctx, &pr, &ps));
+        let targets: BTreeSet<Node> = rr.exits.iter().chain(&sr.exits).map(|e| e.to).collect();
+        for v in targets {
+            let (tr, post_r) = merged(ctx, &rr, v);
+            let (ts, post_s) = merged(ctx, &sr, v);
+            bad.push(tr._eq(&ts).not());
+            if let (Some(a), Some(b)) = (post_r, post_s) {
+                let mut post = self.phi(v, &a, &b);
+                if v == Node::FuncExit
+                    && let (Some(x), Some(y)) = (&a.ret, &b.ret)
+                {
+                    let eq = x.term.equal(&y.term).unwrap_or_else(|| Bool::from_bool(ctx, false));
+                    post = Bool::and(ctx, &[&post, &eq]);
+                }
+                bad.push(Bool::and(ctx, &[&tr, &ts, &post.not()]));
+            }
+        }
+        let refs: Vec<&Bool<'ctx>> = bad.iter().collect();
+        Ok((hyp, Bool::or(ctx, &refs)))
+    }
+
+    /// Verifies `node` with the holes' selectors fixed to `choice`: `None` when verified, else
+    /// a counterexample (the model and the pre-states it speaks of).
+    fn verify(&mut self, node: Node, holes: &Holes<'ctx>, choice: &HashMap<*const Expr, usize>) -> Result<Option<(Model<'ctx>, State<'ctx>, State<'ctx>)>, Failure> {
+        let ctx = self.ctx;
+        let pre_r = Exec::fresh_state(ctx, self.r.program, self.r.func, "r.").map_err(Failure::Unsupported)?;
+        let pre_s = Exec::fresh_state(ctx, self.s.program, self.s.func, "s.").map_err(Failure::Unsupported)?;
+        let world = World::new(ctx);
+        let (hyp, bad) = self.node_formula(node, pre_r.clone(), pre_s.clone(), &world, Some(holes))?;
+        let solver = Solver::new(ctx);
+        solver.assert(&self.phi(node, &pre_r, &pre_s));
+        solver.assert(&hyp);
+        solver.assert(&bad);
+        for (site, (sel, _)) in &holes.sites {
+            let k = choice.get(site).copied().unwrap_or(0);
+            solver.assert(&sel._eq(&Int::from_u64(ctx, k as u64)));
+        }
+        self.checks += 1;
+        match check_with_budget(&solver, &[], self.budget) {
+            Verdict::Unsat => Ok(None),
+            Verdict::Sat => {
+                let m = solver.get_model().ok_or_else(|| Failure::SolverUnknown("no model".into()))?;
+                Ok(Some((m, pre_r, pre_s)))
+            }
+            Verdict::Unknown(r) => Err(if self.budget.is_exhausted() { Failure::Timeout } else { Failure::SolverUnknown(format!("{r:?}")) }),
+        }
+    }
+
+    /// The implementation space of every site of `node`'s student region (Definition 3).
+    fn holes(&self, node: Node) -> Holes<'ctx> {
+        let mut sites: Vec<Site<'j>> = self.plain_s[&node].sites.clone();
+        if let Some((g, v)) = self.extension(node) {
+            sites.push(Site { expr: g, kind: SiteKind::Cond, stmt: None });
+            sites.push(Site { expr: v, kind: SiteKind::Return, stmt: None });
+        }
+        let rsites = &self.plain_r[&node].sites;
+        let renamed = |pick: &dyn Fn(&SiteKind) -> bool| -> Vec<Expr> {
+            rsites.iter().filter(|x| pick(&x.kind)).filter_map(|x| update_rhs(x.expr, &x.kind)).filter_map(|e| self.rename(&e)).collect()
+        };
+        let ref_conds = renamed(&|k| *k == SiteKind::Cond);
+        let ref_updates = renamed(&|k| matches!(k, SiteKind::Update(_)));
+        let ref_values = renamed(&|k| matches!(k, SiteKind::Print | SiteKind::Return | SiteKind::Update(_)));
+        let stu = |pick: &dyn Fn(&SiteKind) -> bool| -> Vec<Expr> {
+            sites.iter().filter(|x| pick(&x.kind)).filter_map(|x| update_rhs(x.expr, &x.kind)).filter(|e| is_pure(e)).collect()
+        };
+        let stu_conds = stu(&|k| *k == SiteKind::Cond);
+        let stu_updates = stu(&|k| matches!(k, SiteKind::Update(_)));
+        let mut out = HashMap::new();
+        for (i, site) in sites.iter().enumerate() {
+            let key = site.expr as *const Expr;
+            let sel = Int::new_const(self.ctx, format!("hole{}!{}", node_key(node), i));
+            if let Some(fixed) = self.chosen.get(&key) {
+                out.insert(key, (sel, vec![fixed.clone()]));
+                continue;
+            }
+            let own = update_rhs(site.expr, &site.kind).map(|e| expr_to_c(self.s.program, &e)).unwrap_or_default();
+            let mut seen: HashSet<String> = [own].into_iter().collect();
+            let mut alts = vec![Alt::Original];
+            let mut push = |e: &Expr, alts: &mut Vec<Alt>| {
+                if seen.insert(expr_to_c(self.s.program, e)) && e.ty.is_arithmetic() {
+                    alts.push(Alt::Expr(e.clone()));
+                }
+            };
+            match site.kind {
+                SiteKind::Cond => {
+                    for e in ref_conds.iter().chain(&stu_conds) {
+                        push(e, &mut alts);
+                    }
+                    alts.push(Alt::Bool(true));
+                    alts.push(Alt::Bool(false));
+                }
+                SiteKind::Update(_) => {
+                    for e in ref_updates.iter().chain(&stu_updates) {
+                        push(e, &mut alts);
+                    }
+                    if site.stmt.is_some() {
+                        alts.push(Alt::Keep);
+                    }
+                }
+                SiteKind::Print | SiteKind::Return => {
+                    for e in ref_values.iter().chain(&stu_updates) {
+                        push(e, &mut alts);
+                    }
+                }
+            }
+            out.insert(key, (sel, alts));
+        }
+        Holes { sites: out }
+    }
+
+    /// A reference expression in the student's variables (and function names), if every
+    /// variable it reads is aligned.
+    fn rename(&self, e: &Expr) -> Option<Expr> {
+        let mut e = e.clone();
+        let mut ok = true;
+        rename_in(&mut e, &mut |k| match k {
+            ExprKind::Var(v) => match self.align.get(v) {
+                Some(s) => *v = *s,
+                None => ok = false,
+            },
+            ExprKind::Call(Callee::Func(f), _) => {
+                let name = &self.r.program.func(*f).name;
+                match self.s.program.func_by_name(name) {
+                    Some(s) => *f = s,
+                    None => ok = false,
+                }
+            }
+            _ => {}
+        });
+        (ok && is_pure(&e)).then_some(e)
+    }
+
+    /// Algorithm 1 for one node: CEGIS with partial MaxSMT.
+    fn repair_node(&mut self, node: Node) -> Result<HashMap<*const Expr, usize>, Failure> {
+        let holes = self.holes(node);
+        let mut choice: HashMap<*const Expr, usize> = HashMap::new();
+        let mut ces: Vec<(Model<'ctx>, State<'ctx>, State<'ctx>)> = Vec::new();
+        loop {
+            if self.budget.is_exhausted() {
+                return Err(Failure::Timeout);
+            }
+            match self.verify(node, &holes, &choice)? {
+                None => return Ok(choice),
+                Some(ce) => ces.push(ce),
+            }
+            let opt = Optimize::new(self.ctx);
+            for (site, (sel, alts)) in &holes.sites {
+                opt.assert(&sel.ge(&Int::from_u64(self.ctx, 0)));
+                opt.assert(&sel.lt(&Int::from_u64(self.ctx, alts.len() as u64)));
+                if alts.len() > 1 && !self.chosen.contains_key(site) {
+                    opt.assert_soft(&sel._eq(&Int::from_u64(self.ctx, 0)), 1, None);
+                }
+            }
+            for (m, pre_r, pre_s) in &ces {
+                let world = World::new(self.ctx);
+                let world = world.in_model(m);
+                let (hyp, bad) = self.node_formula(node, concrete(pre_r, m), concrete(pre_s, m), &world, Some(&holes))?;
+                opt.assert(&hyp.implies(&bad.not()));
+            }
+            self.checks += 1;
+            match check_optimize_with_budget(&opt, &[], self.budget) {
+                Verdict::Sat => {
+                    let m = opt.get_model().ok_or_else(|| Failure::SolverUnknown("no model".into()))?;
+                    let next: HashMap<*const Expr, usize> = holes
+                        .sites
+                        .iter()
+                        .map(|(site, (sel, _))| (*site, m.eval(sel, true).and_then(|v| v.as_u64()).unwrap_or(0) as usize))
+                        .collect();
+                    if next == choice {
+                        return Err(Failure::SolverUnknown("the synthesiser repeated a refuted candidate".into()));
+                    }
+                    choice = next;
+                }
+                Verdict::Unsat => return Err(Failure::NoRepair(String::new())),
+                Verdict::Unknown(r) => return Err(if self.budget.is_exhausted() { Failure::Timeout } else { Failure::SolverUnknown(format!("{r:?}")) }),
+            }
+        }
+    }
+
+    /// Every node in order; then the changes as text edits.
+    fn repair(&mut self, text: &str) -> Result<Vec<(Change, TextEdit, usize)>, Failure> {
+        let order: Vec<Node> = self.r.tree.nodes().into_iter().filter(|n| *n != Node::FuncExit).collect();
+        let mut picked: Vec<(Node, *const Expr, Alt)> = Vec::new();
+        for &node in &order {
+            let holes = self.holes(node);
+            let choice = self.repair_node(node).map_err(|f| match f {
+                Failure::NoRepair(_) => Failure::NoRepair(format!("at {}", node_name(self.s.program, self.s.func, &self.s.tree, node, text))),
+                other => other,
+            })?;
+            for (site, (_, alts)) in &holes.sites {
+                if self.chosen.contains_key(site) {
+                    continue;
+                }
+                let alt = alts[choice.get(site).copied().unwrap_or(0)].clone();
+                if !matches!(alt, Alt::Original) {
+                    picked.push((node, *site, alt.clone()));
+                }
+                self.chosen.insert(*site, alt);
+            }
+        }
+        // Final pass: every node verified with every choice fixed.
+        for &node in &order {
+            let holes = self.holes(node);
+            if self.verify(node, &holes, &HashMap::new())?.is_some() {
+                return Err(Failure::SolverUnknown("a repaired node failed its final verification".into()));
+            }
+        }
+        Ok(picked.into_iter().filter_map(|(node, site, alt)| self.edit(node, site, &alt, text)).collect())
+    }
+
+    /// The text edit of one changed site, and its tree edit distance (upper bound).
+    fn edit(&self, node: Node, site: *const Expr, alt: &Alt, text: &str) -> Option<(Change, TextEdit, usize)> {
+        let p = self.s.program;
+        let region = node_name(p, self.s.func, &self.s.tree, node, text);
+        if let Some((g, v)) = self.extension(node)
+            && (std::ptr::eq(site, g) || std::ptr::eq(site, v))
+        {
+            // An inserted early return: both holes make one statement.
+            if !std::ptr::eq(site, g) {
+                return None;
+            }
+            let guard = match alt {
+                Alt::Expr(e) => expr_to_c(p, e),
+                Alt::Bool(true) => "1".into(),
+                _ => return None,
+            };
+            let value = match self.chosen.get(&(v as *const Expr)) {
+                Some(Alt::Expr(e)) => expr_to_c(p, e),
+                _ => "0".into(),
+            };
+            let at = g.span.start as usize;
+            let indent = indentation_after(text, at);
+            let new = format!("\n{indent}if ({guard})\n{indent}    return {value};");
+            let dist = 4 + guard.len().min(1) + 1;
+            return Some((Change { span: g.span, old: String::new(), new: format!("if ({guard}) return {value};"), region }, TextEdit { span: g.span, new_text: new }, dist));
+        }
+        let (info, _) = self.sites.get(&site)?;
+        let e = info.expr;
+        let old_text = text.get(e.span.range())?.to_string();
+        let (span, new, dist) = match (alt, info.kind) {
+            (Alt::Bool(b), SiteKind::Cond) => (e.span, if *b { "1".to_string() } else { "0".to_string() }, expr_size(e) + 1),
+            (Alt::Keep, _) => {
+                let stmt = info.stmt?;
+                (stmt.span, String::new(), stmt_size(stmt))
+            }
+            (Alt::Expr(x), SiteKind::Update(v)) if is_self_update(e) => (e.span, format!("{} = {}", p.var(v).name, expr_to_c(p, x)), expr_size(e) + expr_size(x) + 2),
+            (Alt::Expr(x), _) => (e.span, expr_to_c(p, x), expr_size(e) + expr_size(x)),
+            _ => return None,
+        };
+        // A condition's span includes the statement's parentheses: keep them.
+        let wrapped = span == e.span && old_text.starts_with('(') && old_text.ends_with(')') && !new.is_empty();
+        let new_text = if wrapped { format!("({new})") } else { new.clone() };
+        let shown = if wrapped { old_text[1..old_text.len() - 1].trim().to_string() } else { old_text };
+        Some((Change { span, old: shown, new, region }, TextEdit { span, new_text }, dist))
+    }
+}
+
+fn node_key(n: Node) -> String {
+    format!("{n:?}").replace(['(', ')'], "")
+}
+
+fn indentation_after(text: &str, at: usize) -> String {
+    let rest = &text[at.min(text.len())..];
+    rest.lines().skip(1).find(|l| !l.trim().is_empty()).map(|l| l[..l.len() - l.trim_start().len()].to_string()).unwrap_or_else(|| "    ".into())
+}
+
+/// `i++`, `i += 2`: a site whose expression is the whole update.
+fn is_self_update(e: &Expr) -> bool {
+    matches!(e.kind, ExprKind::IncDec(..) | ExprKind::CompoundAssign { .. })
+}
+
+/// The new value a site computes, as an expression: `e` for `x = e` sites, `i + 1` for `i++`,
+/// `s + x` for `s += x`.
+fn update_rhs(e: &Expr, kind: &SiteKind) -> Option<Expr> {
+    match (&e.kind, kind) {
+        (ExprKind::IncDec(k, lhs), SiteKind::Update(_)) => {
+            let op = if matches!(k, IncDec::PreInc | IncDec::PostInc) { BinOp::Add } else { BinOp::Sub };
+            let one = Expr { kind: ExprKind::Int(1), ty: lhs.ty.clone(), span: e.span };
+            Some(Expr { kind: ExprKind::Binary(op, lhs.clone(), Box::new(one)), ty: lhs.ty.clone(), span: e.span })
+        }
+        (ExprKind::CompoundAssign { op, op_ty, lhs, rhs }, SiteKind::Update(_)) => {
+            let l = Expr { kind: ExprKind::Cast { expr: lhs.clone(), implicit: true }, ty: op_ty.clone(), span: lhs.span };
+            Some(Expr { kind: ExprKind::Binary(*op, Box::new(l), rhs.clone()), ty: op_ty.clone(), span: e.span })
+        }
+        _ => Some(e.clone()),
+    }
+}
+
+fn rename_in(e: &mut Expr, f: &mut impl FnMut(&mut ExprKind)) {
+    f(&mut e.kind);
+    for c in crate::ir::walk::children_mut(e) {
+        rename_in(c, f);
+    }
+}
+
+/// No side effects and no input/output (alternatives are evaluated in place of a site).
+fn is_pure(e: &Expr) -> bool {
+    let mut pure = true;
+    crate::ir::walk::walk_expr(e, &mut |x| match &x.kind {
+        ExprKind::Assign(..) | ExprKind::CompoundAssign { .. } | ExprKind::IncDec(..) | ExprKind::Comma(..) => pure = false,
+        ExprKind::Call(Callee::Builtin(b), _) => {
+            pure &= matches!(b, Builtin::Abs | Builtin::Labs | Builtin::Fabs | Builtin::Sqrt | Builtin::Floor | Builtin::Ceil | Builtin::Round | Builtin::Isdigit | Builtin::Isalpha | Builtin::Isspace | Builtin::Isupper | Builtin::Islower)
+        }
+        ExprKind::Str(_) => pure = false,
+        _ => {}
+    });
+    pure
+}
+
+/// The merged exit into `v`: (taken, the state it is reached with).
+fn merged<'ctx>(ctx: &'ctx Context, reg: &Region<'_, 'ctx>, v: Node) -> (Bool<'ctx>, Option<State<'ctx>>) {
+    let exits: Vec<&region::Exit<'ctx>> = reg.exits.iter().filter(|e| e.to == v).collect();
+    let guards: Vec<&Bool<'ctx>> = exits.iter().map(|e| &e.state.guard).collect();
+    let taken = Bool::or(ctx, &guards);
+    let mut state: Option<State<'ctx>> = None;
+    for e in exits.iter().rev() {
+        state = Some(match state {
+            None => e.state.clone(),
+            Some(rest) => {
+                let g = &e.state.guard;
+                let mut s = rest.clone();
+                for (var, val) in &e.state.vars {
+                    if let Some(other) = rest.vars.get(var) {
+                        let term = match (&val.term, &other.term) {
+                            (Term::Int(a, t), Term::Int(b, _)) => Term::Int(g.ite(a, b), *t),
+                            (Term::Float(a, k), Term::Float(b, _)) => Term::Float(g.ite(a, b), *k),
+                            _ => val.term.clone(),
+                        };
+                        s.vars.insert(*var, region::Val { term, deps: val.deps.clone() });
+                    }
+                }
+                s.ret = match (&e.state.ret, &rest.ret) {
+                    (Some(a), Some(b)) => Some(region::Val {
+                        term: match (&a.term, &b.term) {
+                            (Term::Int(x, t), Term::Int(y, _)) => Term::Int(g.ite(x, y), *t),
+                            (Term::Float(x, k), Term::Float(y, _)) => Term::Float(g.ite(x, y), *k),
+                            _ => a.term.clone(),
+                        },
+                        deps: a.deps.clone(),
+                    }),
+                    (a, b) => a.clone().or(b.clone()),
+                };
+                s.in_pos = g.ite(&e.state.in_pos, &rest.in_pos);
+                s
+            }
+        });
+    }
+    (taken, state)
+}
+
+/// A pre-state with every value replaced by its value in `m`.
+fn concrete<'ctx>(st: &State<'ctx>, m: &Model<'ctx>) -> State<'ctx> {
+    let mut out = st.clone();
+    for val in out.vars.values_mut() {
+        val.term = match &val.term {
+            Term::Int(b, t) => Term::Int(m.eval(b, true).unwrap_or_else(|| b.clone()), *t),
+            Term::Float(f, k) => Term::Float(m.eval(f, true).unwrap_or_else(|| f.clone()), *k),
+        };
+    }
+    out.in_pos = m.eval(&st.in_pos, true).unwrap_or_else(|| st.in_pos.clone());
+    out
+}
+
+/// Live variables at each node: read (through the values that matter at the next node, the
+/// path conditions, printed values, errors and the returned value) before being written.
+fn liveness(regions: &Regions<'_, '_>) -> BTreeMap<Node, BTreeSet<VarId>> {
+    let mut live: BTreeMap<Node, BTreeSet<VarId>> = regions.keys().map(|n| (*n, BTreeSet::new())).collect();
+    loop {
+        let mut changed = false;
+        for (node, reg) in regions {
+            let mut set: BTreeSet<VarId> = BTreeSet::new();
+            for (_, d, _) in &reg.errors {
+                set.extend(d);
+            }
+            for p in &reg.printed {
+                set.extend(&p.deps);
+            }
+            for e in &reg.exits {
+                set.extend(&e.state.guard_deps);
+                if let Some(r) = &e.state.ret {
+                    set.extend(&r.deps);
+                }
+                if let Some(next) = live.get(&e.to) {
+                    for y in next {
+                        if let Some(v) = e.state.vars.get(y) {
+                            set.extend(&v.deps);
+                        }
+                    }
+                }
+            }
+            if live[node] != set {
+                live.insert(*node, set);
+                changed = true;
+            }
+        }
+        if !changed {
+            return live;
+        }
+    }
+}

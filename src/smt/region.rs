@@ -1,0 +1,1201 @@
+//! The guarded actions of control-flow-automaton edges (Verifix, Sections 3 and 5.1): the code
+//! that runs from one automaton node until control reaches the next nodes, executed
+//! symbolically from a given pre-state. Branches are merged with `ite` (guarded SSA); each
+//! exit records the node it reaches, the path condition under which it does, and the state it
+//! reaches it with. All paths from a node to the same target node form *one* edge (their
+//! guards are disjoint), so the per-edge formula of the paper is the conjunction over them.
+//!
+//! * Integers are bit-vectors of their C width (wrapping, as gcc -fwrapv and the interpreter);
+//!   a division or remainder by zero (or `INT_MIN / -1`) is a runtime error, recorded with its
+//!   guard. Floating point is IEEE (Z3 FP, round to nearest even), exactly as the program
+//!   computes it.
+//! * `scanf` reads the next tokens of one input stream shared by the two programs: the value
+//!   read at position `k` as an integer is `in.int(k)`, as a double `in.dbl(k)`, as a char
+//!   `in.chr(k)` (uninterpreted functions, so the same position gives both programs the same
+//!   value; a token read as an integer by one and as a double by the other is two unrelated
+//!   values, an over-approximation that can only make a proof harder). Every read succeeds.
+//! * `printf` appends tokens to the output (see [`Token`]).
+//! * A call of a user function is an uninterpreted function of its arguments, shared by the
+//!   two programs' aligned functions (modular: sound once the callees are proved equivalent);
+//!   only pure callees (no I/O, no globals, no pointers) are allowed.
+//! * Repair holes: an expression site (a condition, an assignment's right side, a printed
+//!   value, a returned value) listed in [`Holes`] evaluates to `ite(sel = k, alt_k, ...)`.
+//! * Every value carries the set of pre-state variables it depends on, from which the engine
+//!   computes liveness (which variables the alignment predicate must relate at a node).
+//!
+//! Arrays, pointers (other than `&x` in `scanf`), strings, structs, `switch` and `goto` are
+//! [`Unsupported`] here; the engines then fall back to bounded repair.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+
+use z3::ast::{Ast, Bool, Dynamic, Float, Int, BV};
+use z3::{Context, FuncDecl, Model, Sort};
+
+use crate::ir::cfa::{EdgeKind, Frame, LoopTree, Node};
+use crate::ir::format::{self as cfmt, Piece};
+use crate::ir::{BinOp, Builtin, Callee, Expr, ExprKind, FloatKind, FuncId, IncDec, Init, IntType, LogicOp, Program, Span, Stmt, StmtKind, Type, UnOp, VarId};
+use crate::spec::compare::{self, Compare};
+
+use super::c_int;
+use super::encode::fp::{self, FpOps};
+pub use super::product::Token;
+
+pub type Deps = BTreeSet<VarId>;
+
+/// A construct the region encoding does not model.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Unsupported {
+    pub what: String,
+    pub span: Span,
+}
+
+type R<T> = Result<T, Unsupported>;
+
+fn unsupported<T>(what: impl Into<String>, span: Span) -> R<T> {
+    Err(Unsupported { what: what.into(), span })
+}
+
+#[derive(Clone, Debug)]
+pub enum Term<'ctx> {
+    Int(BV<'ctx>, IntType),
+    Float(Float<'ctx>, FloatKind),
+}
+
+impl<'ctx> Term<'ctx> {
+    fn same(&self, o: &Term<'ctx>) -> bool {
+        match (self, o) {
+            (Term::Int(a, _), Term::Int(b, _)) => a == b,
+            (Term::Float(a, _), Term::Float(b, _)) => a == b,
+            _ => false,
+        }
+    }
+    pub fn dynamic(&self) -> Dynamic<'ctx> {
+        match self {
+            Term::Int(b, _) => Dynamic::from_ast(b),
+            Term::Float(f, _) => Dynamic::from_ast(f),
+        }
+    }
+    /// Equality of two values: integers compared after widening to 64 bits, floats as IEEE
+    /// values of one kind; `None` when one is an integer and the other a float.
+    pub fn equal(&self, o: &Term<'ctx>) -> Option<Bool<'ctx>> {
+        match (self, o) {
+            (Term::Int(a, ta), Term::Int(b, tb)) => Some(widen(a, *ta)._eq(&widen(b, *tb))),
+            (Term::Float(a, _), Term::Float(b, _)) if a.get_sort() == b.get_sort() => Some(a._eq(b)),
+            _ => None,
+        }
+    }
+}
+
+fn widen<'ctx>(v: &BV<'ctx>, t: IntType) -> BV<'ctx> {
+    c_int::resize(v, t.signed, 64)
+}
+
+#[derive(Clone, Debug)]
+pub struct Val<'ctx> {
+    pub term: Term<'ctx>,
+    pub deps: Deps,
+}
+
+#[derive(Clone, Debug)]
+pub struct State<'ctx> {
+    /// The path condition.
+    pub guard: Bool<'ctx>,
+    pub guard_deps: Deps,
+    pub vars: BTreeMap<VarId, Val<'ctx>>,
+    /// The returned value, once `return e` ran.
+    pub ret: Option<Val<'ctx>>,
+    /// Position in the input stream (tokens read so far).
+    pub in_pos: BV<'ctx>,
+}
+
+/// One way control leaves a region.
+#[derive(Clone, Debug)]
+pub struct Exit<'ctx> {
+    pub to: Node,
+    pub kind: EdgeKind,
+    pub state: State<'ctx>,
+}
+
+/// A printed token with the condition under which it is printed.
+#[derive(Clone, Debug)]
+pub struct Printed<'ctx> {
+    pub guard: Bool<'ctx>,
+    pub deps: Deps,
+    pub token: Token<'ctx>,
+}
+
+/// The role of an expression site (the paper's conditional and update expressions, plus what
+/// C programs do with values: print them and return them).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum SiteKind {
+    /// The condition of an `if`, a loop or `?:`.
+    Cond,
+    /// The new value of `var` (assignment, initialiser, `++`, `op=`).
+    Update(VarId),
+    /// A value `printf` prints.
+    Print,
+    /// The value `return` returns.
+    Return,
+}
+
+/// An expression site met while executing a region.
+#[derive(Clone, Debug)]
+pub struct Site<'p> {
+    pub expr: &'p Expr,
+    pub kind: SiteKind,
+    /// The statement the site is the whole of (`x = e;`, `i++;`), for deleting it.
+    pub stmt: Option<&'p Stmt>,
+}
+
+/// One alternative of a hole.
+#[derive(Clone, Debug)]
+pub enum Alt {
+    /// The site as written.
+    Original,
+    /// Another expression, in the repaired program's variables.
+    Expr(Expr),
+    /// `true` / `false` for a condition.
+    Bool(bool),
+    /// `x = x` for an update: the assignment deleted.
+    Keep,
+}
+
+/// The holes of a repair sketch: per site (by address), its selector and alternatives.
+pub struct Holes<'ctx> {
+    pub sites: HashMap<*const Expr, (Int<'ctx>, Vec<Alt>)>,
+}
+
+/// The uninterpreted functions both programs share (inputs and aligned functions' calls), and
+/// optionally a model in which to evaluate them (a counterexample's concrete instance). Z3
+/// identifies a function declaration by its name and signature, so each use declares it anew.
+pub struct World<'a, 'ctx> {
+    pub ctx: &'ctx Context,
+    pub model: Option<&'a Model<'ctx>>,
+}
+
+impl<'a, 'ctx> World<'a, 'ctx> {
+    pub fn new(ctx: &'ctx Context) -> Self {
+        World { ctx, model: None }
+    }
+
+    /// The same world, with applications evaluated in `model`.
+    pub fn in_model<'b>(&self, model: &'b Model<'ctx>) -> World<'b, 'ctx> {
+        World { ctx: self.ctx, model: Some(model) }
+    }
+
+    fn concrete(&self, d: Dynamic<'ctx>) -> Dynamic<'ctx> {
+        match self.model {
+            Some(m) => m.eval(&d, true).unwrap_or(d),
+            None => d,
+        }
+    }
+
+    /// The token at input position `pos` read as `sort` (`in.int`, `in.dbl`, `in.chr`).
+    fn input(&self, name: &str, pos: &BV<'ctx>, sort: &Sort<'ctx>) -> Dynamic<'ctx> {
+        let f = FuncDecl::new(self.ctx, name, &[&Sort::bitvector(self.ctx, 32)], sort);
+        self.concrete(f.apply(&[pos]))
+    }
+
+    fn call(&self, name: &str, args: &[Dynamic<'ctx>], ret: &Sort<'ctx>) -> Dynamic<'ctx> {
+        let sorts: Vec<Sort<'ctx>> = args.iter().map(|a| a.get_sort()).collect();
+        let key = format!("fn.{name}/{}", sorts.iter().map(|s| s.to_string()).collect::<Vec<_>>().join(","));
+        let refs: Vec<&Sort<'ctx>> = sorts.iter().collect();
+        let f = FuncDecl::new(self.ctx, key, &refs, ret);
+        let args: Vec<&dyn Ast<'ctx>> = args.iter().map(|a| a as &dyn Ast<'ctx>).collect();
+        self.concrete(f.apply(&args))
+    }
+}
+
+/// How one program is executed: which program, which function, how its callees are named in
+/// the shared world, which of its `printf`s are prompts (not compared), the comparison mode.
+pub struct Setup<'p> {
+    pub program: &'p Program,
+    pub func: FuncId,
+    pub tree: &'p LoopTree<'p>,
+    /// Callee → the name of its uninterpreted function (the aligned reference function's).
+    pub callee_names: &'p HashMap<FuncId, String>,
+    /// `printf` calls whose output is not compared (prompts printed before a read).
+    pub prompts: &'p HashSet<*const Expr>,
+    pub compare: Compare,
+}
+
+/// The result of executing one node's region.
+#[derive(Clone, Debug)]
+pub struct Region<'p, 'ctx> {
+    pub exits: Vec<Exit<'ctx>>,
+    pub printed: Vec<Printed<'ctx>>,
+    /// Runtime errors (division by zero, ...) with their conditions.
+    pub errors: Vec<(Bool<'ctx>, Deps, Span)>,
+    /// The expression sites met, in execution order (each once).
+    pub sites: Vec<Site<'p>>,
+    /// Every variable read or written, with how (for variable alignment).
+    pub usage: Vec<(VarId, Usage)>,
+}
+
+/// How a variable is used at one occurrence (variable alignment's usage sets, Section 4.2).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Usage {
+    Read,
+    Written,
+    InCond,
+    Scanned,
+    Printed,
+    Returned,
+    Operand(&'static str),
+    Incremented,
+    Param(usize),
+}
+
+pub struct Exec<'s, 'p, 'w, 'a, 'ctx> {
+    ctx: &'ctx Context,
+    setup: &'s Setup<'p>,
+    world: &'w World<'a, 'ctx>,
+    holes: Option<&'s Holes<'ctx>>,
+    fp: FpOps<'ctx>,
+    region: Region<'p, 'ctx>,
+    seen_sites: HashSet<*const Expr>,
+    /// The innermost loop around the statement being executed.
+    loops: Vec<usize>,
+    /// `Extend`'s early return at the region's start: `if (guard) return value;`.
+    extension: Option<(&'p Expr, &'p Expr)>,
+}
+
+impl<'s, 'p, 'w, 'a, 'ctx> Exec<'s, 'p, 'w, 'a, 'ctx> {
+    pub fn new(setup: &'s Setup<'p>, world: &'w World<'a, 'ctx>, holes: Option<&'s Holes<'ctx>>) -> Self {
+        let ctx = world.ctx;
+        Exec {
+            ctx,
+            setup,
+            world,
+            holes,
+            fp: FpOps::new(ctx),
+            region: Region { exits: Vec::new(), printed: Vec::new(), errors: Vec::new(), sites: Vec::new(), usage: Vec::new() },
+            seen_sites: HashSet::new(),
+            loops: Vec::new(),
+            extension: None,
+        }
+    }
+
+    /// Adds `if (guard) return value;` (both sites, usually holes) at the region's start.
+    pub fn with_extension(mut self, guard: &'p Expr, value: &'p Expr) -> Self {
+        self.extension = Some((guard, value));
+        self
+    }
+
+    /// A fresh pre-state for `node`: every variable of the function a constant named
+    /// `{prefix}{name}#{id}`, the input position `{prefix}in`.
+    pub fn fresh_state(ctx: &'ctx Context, p: &Program, func: FuncId, prefix: &str) -> R<State<'ctx>> {
+        let f = p.func(func);
+        let mut vars = BTreeMap::new();
+        for &v in f.params.iter().chain(&f.locals) {
+            let var = p.var(v);
+            let name = format!("{prefix}{}#{}", var.name, v.0);
+            let term = match &var.ty {
+                Type::Int(t) => Term::Int(BV::new_const(ctx, name, c_int::width(*t)), *t),
+                Type::Float(k) => Term::Float(Float::new_const(ctx, name, fp::sbits(*k).0, fp::sbits(*k).1), *k),
+                other => return unsupported(format!("a variable of type `{}`", p.type_name(other)), var.span),
+            };
+            vars.insert(v, Val { term, deps: [v].into_iter().collect() });
+        }
+        Ok(State {
+            guard: Bool::from_bool(ctx, true),
+            guard_deps: Deps::new(),
+            vars,
+            ret: None,
+            in_pos: BV::new_const(ctx, format!("{prefix}in"), 32),
+        })
+    }
+
+    /// Executes the region of `node` from `pre`.
+    pub fn run(mut self, node: Node, mut pre: State<'ctx>) -> R<Region<'p, 'ctx>> {
+        let tree = self.setup.tree;
+        if let Some((guard, value)) = self.extension {
+            let (yes, no) = self.branch_on(guard, pre)?;
+            if let Some(mut y) = yes {
+                let v = self.site_value(value, SiteKind::Return, None, &mut y)?;
+                y.ret = Some(v);
+                self.exit(Node::FuncExit, EdgeKind::Return, y);
+            }
+            match no {
+                Some(n) => pre = n,
+                None => return Ok(self.region),
+            }
+        }
+        match node {
+            Node::FuncEntry => {
+                let frames = tree.body.clone();
+                self.continue_from(&frames, pre)?;
+            }
+            Node::LoopEntry(l) => {
+                self.loops = self.enclosing_loops(l);
+                self.loop_head(l, pre)?;
+            }
+            Node::LoopExit(l) => {
+                let frames = tree.loops[l].after.clone();
+                self.loops = self.enclosing_loops(l);
+                self.loops.pop();
+                self.continue_from(&frames, pre)?;
+            }
+            Node::FuncExit => {}
+        }
+        Ok(self.region)
+    }
+
+    fn enclosing_loops(&self, l: usize) -> Vec<usize> {
+        let mut out = vec![l];
+        let mut at = self.setup.tree.loops[l].parent;
+        while let Some(p) = at {
+            out.push(p);
+            at = self.setup.tree.loops[p].parent;
+        }
+        out.reverse();
+        out
+    }
+
+    fn exit(&mut self, to: Node, kind: EdgeKind, st: State<'ctx>) {
+        if st.guard.as_bool() != Some(false) {
+            self.region.exits.push(Exit { to, kind, state: st });
+        }
+    }
+
+    /// Runs the frames innermost first until control leaves the region.
+    fn continue_from(&mut self, frames: &[Frame<'p>], mut st: State<'ctx>) -> R<()> {
+        for (i, frame) in frames.iter().enumerate().rev() {
+            match *frame {
+                Frame::Seq(stmts, next) => {
+                    for s in &stmts[next.min(stmts.len())..] {
+                        match self.stmt(s, st)? {
+                            Some(next) => st = next,
+                            None => return Ok(()),
+                        }
+                    }
+                }
+                Frame::LoopBody(l) => {
+                    let _ = i;
+                    return self.end_of_body(l, st, EdgeKind::Normal);
+                }
+            }
+        }
+        let ret = self.fall_off_value();
+        st.ret = ret;
+        self.exit(Node::FuncExit, EdgeKind::Normal, st);
+        Ok(())
+    }
+
+    /// `main` falling off its end returns 0; other functions return an unknown value.
+    fn fall_off_value(&mut self) -> Option<Val<'ctx>> {
+        let f = self.setup.program.func(self.setup.func);
+        match (&f.ret, f.name.as_str()) {
+            (Type::Int(t), "main") => Some(Val { term: Term::Int(c_int::constant(self.ctx, *t, 0), *t), deps: Deps::new() }),
+            _ => None,
+        }
+    }
+
+    fn loop_stmt(&self, l: usize) -> &'p Stmt {
+        self.setup.tree.loops[l].stmt
+    }
+
+    /// At a loop's head: its test, then its body (or the exit).
+    fn loop_head(&mut self, l: usize, st: State<'ctx>) -> R<()> {
+        let s = self.loop_stmt(l);
+        let cond = match &s.kind {
+            StmtKind::While { cond, .. } => Some(cond),
+            StmtKind::For { cond, .. } => cond.as_ref(),
+            StmtKind::DoWhile { .. } => {
+                let frames = self.setup.tree.body_frames(l);
+                return self.continue_from(&frames, st);
+            }
+            _ => unreachable!("a loop"),
+        };
+        let (into, out) = match cond {
+            Some(c) => self.branch_on(c, st)?,
+            None => (Some(st), None),
+        };
+        if let Some(out) = out {
+            self.exit(Node::LoopExit(l), EdgeKind::Normal, out);
+        }
+        if let Some(into) = into {
+            let frames = self.setup.tree.body_frames(l);
+            self.continue_from(&frames, into)?;
+        }
+        Ok(())
+    }
+
+    /// The end of loop `l`'s body (or a `continue`): the step, then back to the head (or, for
+    /// `do`-`while`, the test).
+    fn end_of_body(&mut self, l: usize, mut st: State<'ctx>, kind: EdgeKind) -> R<()> {
+        match &self.loop_stmt(l).kind {
+            StmtKind::For { step, .. } => {
+                if let Some(step) = step {
+                    st = self.effect(step, None, st)?;
+                }
+                self.exit(Node::LoopEntry(l), kind, st);
+            }
+            StmtKind::While { .. } => self.exit(Node::LoopEntry(l), kind, st),
+            StmtKind::DoWhile { cond, .. } => {
+                let (again, out) = self.branch_on(cond, st)?;
+                if let Some(a) = again {
+                    self.exit(Node::LoopEntry(l), kind, a);
+                }
+                if let Some(o) = out {
+                    self.exit(Node::LoopExit(l), EdgeKind::Normal, o);
+                }
+            }
+            _ => unreachable!("a loop"),
+        }
+        Ok(())
+    }
+
+    /// Splits `st` on condition `c` (a site): the states where it holds and where it does not.
+    fn branch_on(&mut self, c: &'p Expr, mut st: State<'ctx>) -> R<(Option<State<'ctx>>, Option<State<'ctx>>)> {
+        let (b, deps) = self.cond_site(c, &mut st)?;
+        Ok(self.split(st, &b, &deps))
+    }
+
+    fn split(&self, st: State<'ctx>, b: &Bool<'ctx>, deps: &Deps) -> (Option<State<'ctx>>, Option<State<'ctx>>) {
+        let mut yes = st.clone();
+        let mut no = st;
+        yes.guard = Bool::and(self.ctx, &[&yes.guard, b]).simplify();
+        no.guard = Bool::and(self.ctx, &[&no.guard, &b.not()]).simplify();
+        yes.guard_deps.extend(deps.iter().copied());
+        no.guard_deps.extend(deps.iter().copied());
+        let live = |s: State<'ctx>| (s.guard.as_bool() != Some(false)).then_some(s);
+        (live(yes), live(no))
+    }
+
+    /// Merges the states of two branches of condition `c`.
+    fn merge(&self, c: &Bool<'ctx>, a: Option<State<'ctx>>, b: Option<State<'ctx>>) -> Option<State<'ctx>> {
+        let (a, b) = match (a, b) {
+            (Some(a), Some(b)) => (a, b),
+            (a, b) => return a.or(b),
+        };
+        let mut vars = BTreeMap::new();
+        for (v, va) in &a.vars {
+            let vb = &b.vars[v];
+            vars.insert(*v, self.ite_val(c, &a.guard_deps, va, vb));
+        }
+        let ret = match (&a.ret, &b.ret) {
+            (Some(x), Some(y)) => Some(self.ite_val(c, &a.guard_deps, x, y)),
+            (x, y) => x.clone().or(y.clone()),
+        };
+        let mut guard_deps = a.guard_deps.clone();
+        guard_deps.extend(b.guard_deps.iter().copied());
+        Some(State {
+            guard: Bool::or(self.ctx, &[&a.guard, &b.guard]).simplify(),
+            guard_deps,
+            vars,
+            ret,
+            in_pos: c.ite(&a.in_pos, &b.in_pos).simplify(),
+        })
+    }
+
+    fn ite_val(&self, c: &Bool<'ctx>, cdeps: &Deps, a: &Val<'ctx>, b: &Val<'ctx>) -> Val<'ctx> {
+        if a.term.same(&b.term) {
+            return a.clone();
+        }
+        let term = match (&a.term, &b.term) {
+            (Term::Int(x, t), Term::Int(y, _)) => Term::Int(c.ite(x, y), *t),
+            (Term::Float(x, k), Term::Float(y, _)) => Term::Float(c.ite(x, y), *k),
+            _ => a.term.clone(),
+        };
+        let mut deps = a.deps.clone();
+        deps.extend(b.deps.iter().copied());
+        deps.extend(cdeps.iter().copied());
+        Val { term, deps }
+    }
+
+    /// Executes a statement; `None` when every path left the region.
+    fn stmt(&mut self, s: &'p Stmt, st: State<'ctx>) -> R<Option<State<'ctx>>> {
+        match &s.kind {
+            StmtKind::Empty => Ok(Some(st)),
+            StmtKind::Expr(e) => Ok(Some(self.effect(e, Some(s), st)?)),
+            StmtKind::Decl { var, init } => match init {
+                None => Ok(Some(st)),
+                Some(Init::Expr(e)) => {
+                    let mut st = st;
+                    let v = self.site_value(e, SiteKind::Update(*var), None, &mut st)?;
+                    self.use_var(*var, Usage::Written);
+                    st.vars.insert(*var, v);
+                    Ok(Some(st))
+                }
+                Some(Init::List(_, span)) => unsupported("an initialiser list", *span),
+            },
+            StmtKind::VlaDecl { .. } => unsupported("a variable-length array", s.span),
+            StmtKind::Block(stmts) => {
+                let mut st = st;
+                for x in stmts {
+                    match self.stmt(x, st)? {
+                        Some(n) => st = n,
+                        None => return Ok(None),
+                    }
+                }
+                Ok(Some(st))
+            }
+            StmtKind::If { cond, then, els } => {
+                let mut st = st;
+                let (b, deps) = self.cond_site(cond, &mut st)?;
+                let (yes, no) = self.split(st, &b, &deps);
+                let a = match yes {
+                    Some(y) => self.stmt(then, y)?,
+                    None => None,
+                };
+                let c = match (no, els) {
+                    (Some(n), Some(e)) => self.stmt(e, n)?,
+                    (n, None) => n,
+                    (None, Some(_)) => None,
+                };
+                Ok(self.merge(&b, a, c))
+            }
+            StmtKind::While { .. } | StmtKind::DoWhile { .. } | StmtKind::For { .. } => {
+                let l = self.setup.tree.loop_of(s).expect("every loop is in the tree");
+                let mut st = st;
+                if let StmtKind::For { init, .. } = &s.kind {
+                    for i in init {
+                        match self.stmt(i, st)? {
+                            Some(n) => st = n,
+                            None => return Ok(None),
+                        }
+                    }
+                }
+                self.exit(Node::LoopEntry(l), EdgeKind::Normal, st);
+                Ok(None)
+            }
+            StmtKind::Break => {
+                let l = *self.loops.last().ok_or(Unsupported { what: "`break` outside a loop".into(), span: s.span })?;
+                self.exit(Node::LoopExit(l), EdgeKind::Break, st);
+                Ok(None)
+            }
+            StmtKind::Continue => {
+                let l = *self.loops.last().ok_or(Unsupported { what: "`continue` outside a loop".into(), span: s.span })?;
+                self.end_of_body(l, st, EdgeKind::Continue)?;
+                Ok(None)
+            }
+            StmtKind::Return(e) => {
+                let mut st = st;
+                if let Some(e) = e {
+                    let v = self.site_value(e, SiteKind::Return, None, &mut st)?;
+                    st.ret = Some(v);
+                }
+                self.exit(Node::FuncExit, EdgeKind::Return, st);
+                Ok(None)
+            }
+            StmtKind::Switch { .. } => unsupported("`switch`", s.span),
+        }
+    }
+
+    /// A statement-level expression: assignments, `++`, calls.
+    fn effect(&mut self, e: &'p Expr, stmt: Option<&'p Stmt>, mut st: State<'ctx>) -> R<State<'ctx>> {
+        match &e.kind {
+            ExprKind::Assign(lhs, rhs) => {
+                let v = self.lvalue_var(lhs)?;
+                let val = self.site_value(rhs, SiteKind::Update(v), stmt, &mut st)?;
+                self.use_var(v, Usage::Written);
+                st.vars.insert(v, val);
+                Ok(st)
+            }
+            ExprKind::CompoundAssign { lhs, .. } | ExprKind::IncDec(_, lhs) => {
+                let v = self.lvalue_var(lhs)?;
+                let val = self.site_value(e, SiteKind::Update(v), stmt, &mut st)?;
+                st.vars.insert(v, val);
+                Ok(st)
+            }
+            ExprKind::Comma(a, b) => {
+                let st = self.effect(a, None, st)?;
+                self.effect(b, None, st)
+            }
+            _ => {
+                let g = st.guard.clone();
+                self.eval(e, &mut st, &g)?;
+                Ok(st)
+            }
+        }
+    }
+
+    fn lvalue_var(&self, lhs: &Expr) -> R<VarId> {
+        match &lhs.strip_implicit().kind {
+            ExprKind::Var(v) if self.setup.program.var(*v).func.is_some() => Ok(*v),
+            ExprKind::Var(_) => unsupported("assigning a global variable", lhs.span),
+            _ => unsupported(format!("assigning to `{}`", crate::ir::print::expr_to_c(self.setup.program, lhs)), lhs.span),
+        }
+    }
+
+    fn use_var(&mut self, v: VarId, u: Usage) {
+        self.region.usage.push((v, u));
+    }
+
+    fn note_site(&mut self, e: &'p Expr, kind: SiteKind, stmt: Option<&'p Stmt>) {
+        if self.seen_sites.insert(e as *const Expr) {
+            self.region.sites.push(Site { expr: e, kind, stmt });
+        }
+    }
+
+    /// A condition site: its truth value (a hole's choice when it is one).
+    fn cond_site(&mut self, e: &'p Expr, st: &mut State<'ctx>) -> R<(Bool<'ctx>, Deps)> {
+        self.note_site(e, SiteKind::Cond, None);
+        let g = st.guard.clone();
+        let hole = self.holes.and_then(|h| h.sites.get(&(e as *const Expr)));
+        let Some((sel, alts)) = hole else {
+            let v = self.eval_cond(e, st, &g)?;
+            return Ok(v);
+        };
+        let mut out: Option<(Bool<'ctx>, Deps)> = None;
+        for (k, alt) in alts.iter().enumerate().rev() {
+            let (b, d) = match alt {
+                Alt::Original => self.eval_cond(e, st, &g)?,
+                Alt::Expr(x) => self.eval_cond_pure(x, st, &g)?,
+                Alt::Bool(b) => (Bool::from_bool(self.ctx, *b), Deps::new()),
+                Alt::Keep => continue,
+            };
+            out = Some(match out {
+                None => (b, d),
+                Some((rest, mut rd)) => {
+                    rd.extend(d);
+                    (sel._eq(&Int::from_u64(self.ctx, k as u64)).ite(&b, &rest), rd)
+                }
+            });
+        }
+        Ok(out.expect("a hole has its original"))
+    }
+
+    /// The value of an update/print/return site, converted to the site's type.
+    fn site_value(&mut self, e: &'p Expr, kind: SiteKind, stmt: Option<&'p Stmt>, st: &mut State<'ctx>) -> R<Val<'ctx>> {
+        self.note_site(e, kind, stmt);
+        let g = st.guard.clone();
+        let hole = self.holes.and_then(|h| h.sites.get(&(e as *const Expr)));
+        let site_ty = match kind {
+            SiteKind::Update(v) => self.setup.program.var(v).ty.clone(),
+            _ => e.ty.clone(),
+        };
+        let Some((sel, alts)) = hole else {
+            return self.eval(e, st, &g);
+        };
+        let mut out: Option<Val<'ctx>> = None;
+        for (k, alt) in alts.iter().enumerate().rev() {
+            let v = match alt {
+                Alt::Original => self.eval(e, st, &g)?,
+                Alt::Expr(x) => {
+                    let v = self.eval_pure(x, st, &g)?;
+                    self.convert(v, &site_ty, x.span)?
+                }
+                Alt::Keep => match kind {
+                    SiteKind::Update(v) => st.vars[&v].clone(),
+                    _ => continue,
+                },
+                Alt::Bool(_) => continue,
+            };
+            out = Some(match out {
+                None => v,
+                Some(rest) => {
+                    let c = sel._eq(&Int::from_u64(self.ctx, k as u64));
+                    self.ite_val(&c, &Deps::new(), &v, &rest)
+                }
+            });
+        }
+        Ok(out.expect("a hole has its original"))
+    }
+
+    fn eval_cond(&mut self, e: &'p Expr, st: &mut State<'ctx>, g: &Bool<'ctx>) -> R<(Bool<'ctx>, Deps)> {
+        let v = self.eval(e, st, g)?;
+        Ok((self.truthy(&v.term), v.deps))
+    }
+
+    /// Alternatives are evaluated without side effects on the state.
+    fn eval_cond_pure(&mut self, e: &Expr, st: &State<'ctx>, g: &Bool<'ctx>) -> R<(Bool<'ctx>, Deps)> {
+        let v = self.eval_pure(e, st, g)?;
+        Ok((self.truthy(&v.term), v.deps))
+    }
+
+    fn eval_pure(&mut self, e: &Expr, st: &State<'ctx>, g: &Bool<'ctx>) -> R<Val<'ctx>> {
+        let mut scratch = st.clone();
+        // SAFETY of the lifetime: alternatives are never recorded as sites (pure evaluation
+        // records usage only), so a shorter-lived expression is fine here.
+        let e: &'p Expr = unsafe { &*(e as *const Expr) };
+        let sites = self.region.sites.len();
+        let usage = self.region.usage.len();
+        let v = self.eval(e, &mut scratch, g);
+        self.region.sites.truncate(sites);
+        self.region.usage.truncate(usage);
+        v
+    }
+
+    fn truthy(&self, t: &Term<'ctx>) -> Bool<'ctx> {
+        match t {
+            Term::Int(b, _) => c_int::truthy(b),
+            Term::Float(f, k) => {
+                let z = self.fp.literal(0.0, *k);
+                f._eq(&z).not()
+            }
+        }
+    }
+
+    fn int_val(&self, b: BV<'ctx>, t: IntType, deps: Deps) -> Val<'ctx> {
+        Val { term: Term::Int(b, t), deps }
+    }
+
+    fn bool_val(&self, b: Bool<'ctx>, deps: Deps) -> Val<'ctx> {
+        Val { term: Term::Int(c_int::from_bool(&b, IntType::INT), IntType::INT), deps }
+    }
+
+    /// Converts a value to type `to` (C's conversions between arithmetic types).
+    fn convert(&mut self, v: Val<'ctx>, to: &Type, span: Span) -> R<Val<'ctx>> {
+        let term = match (&v.term, to) {
+            (Term::Int(b, from), Type::Int(t)) => {
+                if t.kind == crate::ir::IntKind::Bool {
+                    Term::Int(c_int::from_bool(&c_int::truthy(b), *t), *t)
+                } else {
+                    Term::Int(c_int::cast(b, *from, *t), *t)
+                }
+            }
+            (Term::Int(b, from), Type::Float(k)) => Term::Float(self.fp.int_to_float(b, from.signed, *k), *k),
+            (Term::Float(f, _), Type::Int(t)) => Term::Int(self.fp.float_to_int(f, t.signed, c_int::width(*t)), *t),
+            (Term::Float(f, from), Type::Float(k)) => {
+                if from == k {
+                    v.term.clone()
+                } else {
+                    Term::Float(self.fp.convert(f, *k), *k)
+                }
+            }
+            (_, other) => return unsupported(format!("a value of type `{}`", self.setup.program.type_name(other)), span),
+        };
+        Ok(Val { term, deps: v.deps })
+    }
+
+    fn error(&mut self, cond: Bool<'ctx>, deps: Deps, span: Span) {
+        let c = cond.simplify();
+        if c.as_bool() != Some(false) {
+            self.region.errors.push((c, deps, span));
+        }
+    }
+
+    fn union(a: &Deps, b: &Deps) -> Deps {
+        a.union(b).copied().collect()
+    }
+
+    fn eval(&mut self, e: &'p Expr, st: &mut State<'ctx>, g: &Bool<'ctx>) -> R<Val<'ctx>> {
+        let ctx = self.ctx;
+        match &e.kind {
+            ExprKind::Int(n) => match &e.ty {
+                Type::Int(t) => Ok(self.int_val(c_int::constant(ctx, *t, *n), *t, Deps::new())),
+                Type::Float(k) => Ok(Val { term: Term::Float(self.fp.literal(*n as f64, *k), *k), deps: Deps::new() }),
+                _ => unsupported("a constant of this type", e.span),
+            },
+            ExprKind::Float(x) => match &e.ty {
+                Type::Float(k) => Ok(Val { term: Term::Float(self.fp.literal(*x, *k), *k), deps: Deps::new() }),
+                _ => unsupported("a constant of this type", e.span),
+            },
+            ExprKind::Var(v) => match st.vars.get(v) {
+                Some(val) => {
+                    self.use_var(*v, Usage::Read);
+                    Ok(val.clone())
+                }
+                None => unsupported(format!("the global variable `{}`", self.setup.program.var(*v).name), e.span),
+            },
+            ExprKind::Cast { expr, .. } => {
+                let v = self.eval(expr, st, g)?;
+                self.convert(v, &e.ty, e.span)
+            }
+            ExprKind::Unary(op, a) => {
+                let v = self.eval(a, st, g)?;
+                let deps = v.deps.clone();
+                match (op, &v.term) {
+                    (UnOp::Neg, Term::Int(b, t)) => Ok(self.int_val(c_int::neg(b), *t, deps)),
+                    (UnOp::BitNot, Term::Int(b, t)) => Ok(self.int_val(c_int::bit_not(b), *t, deps)),
+                    (UnOp::Neg, Term::Float(f, k)) => Ok(Val { term: Term::Float(self.fp.neg(f, *k), *k), deps }),
+                    (UnOp::Not, t) => {
+                        let b = self.truthy(t).not();
+                        Ok(self.bool_val(b, deps))
+                    }
+                    _ => unsupported("this unary operator", e.span),
+                }
+            }
+            ExprKind::Binary(op, a, b) => {
+                let va = self.eval(a, st, g)?;
+                let vb = self.eval(b, st, g)?;
+                self.note_operands(&[a, b], *op);
+                let deps = Self::union(&va.deps, &vb.deps);
+                match (&va.term, &vb.term) {
+                    (Term::Int(x, ta), Term::Int(y, _)) => {
+                        if op.is_comparison() {
+                            let c = c_int::compare(*op, x, y, ta.signed).expect("a comparison");
+                            return Ok(self.bool_val(c, deps));
+                        }
+                        if matches!(op, BinOp::Div | BinOp::Rem) {
+                            let bad = c_int::defined(*op, x, y, *ta).not();
+                            self.error(Bool::and(ctx, &[g, &bad]), deps.clone(), e.span);
+                        }
+                        match c_int::arith(*op, x, y, *ta) {
+                            Some(r) => Ok(self.int_val(r, *ta, deps)),
+                            None => unsupported("this operator", e.span),
+                        }
+                    }
+                    (Term::Float(x, k), Term::Float(y, _)) => {
+                        let name = match op {
+                            BinOp::Add => "fp.add",
+                            BinOp::Sub => "fp.sub",
+                            BinOp::Mul => "fp.mul",
+                            BinOp::Div => "fp.div",
+                            BinOp::Lt => "fp.lt",
+                            BinOp::Le => "fp.leq",
+                            BinOp::Gt => "fp.gt",
+                            BinOp::Ge => "fp.geq",
+                            BinOp::Eq => "fp.eq",
+                            BinOp::Ne => "ne",
+                            _ => return unsupported("this operator on floating point values", e.span),
+                        };
+                        if op.is_comparison() {
+                            let c = if name == "ne" { self.fp.compare("fp.eq", x, y).not() } else { self.fp.compare(name, x, y) };
+                            Ok(self.bool_val(c, deps))
+                        } else {
+                            Ok(Val { term: Term::Float(self.fp.arith(name, x, y, *k), *k), deps })
+                        }
+                    }
+                    _ => unsupported("mixed operand types", e.span),
+                }
+            }
+            ExprKind::Logical(op, a, b) => {
+                let (x, dx) = self.eval_cond(a, st, g)?;
+                let inner = match op {
+                    LogicOp::And => Bool::and(ctx, &[g, &x]),
+                    LogicOp::Or => Bool::and(ctx, &[g, &x.not()]),
+                };
+                let before = st.vars.clone();
+                let (y, dy) = self.eval_cond(b, st, &inner)?;
+                if !same_vars(&before, &st.vars) {
+                    return unsupported("side effects on the right of `&&`/`||`", b.span);
+                }
+                let r = match op {
+                    LogicOp::And => Bool::and(ctx, &[&x, &y]),
+                    LogicOp::Or => Bool::or(ctx, &[&x, &y]),
+                };
+                Ok(self.bool_val(r, Self::union(&dx, &dy)))
+            }
+            ExprKind::Cond(c, a, b) => {
+                let (x, dc) = self.eval_cond(c, st, g)?;
+                let before = st.vars.clone();
+                let ga = Bool::and(ctx, &[g, &x]);
+                let gb = Bool::and(ctx, &[g, &x.not()]);
+                let va = self.eval(a, st, &ga)?;
+                let vb = self.eval(b, st, &gb)?;
+                if !same_vars(&before, &st.vars) {
+                    return unsupported("side effects in the arms of `?:`", e.span);
+                }
+                Ok(self.ite_val(&x, &dc, &va, &vb))
+            }
+            ExprKind::Assign(..) | ExprKind::CompoundAssign { .. } | ExprKind::IncDec(..) => self.update_expr(e, st, g),
+            ExprKind::Comma(a, b) => {
+                self.eval(a, st, g)?;
+                self.eval(b, st, g)
+            }
+            ExprKind::SizeOf { size, .. } => match &e.ty {
+                Type::Int(t) => Ok(self.int_val(c_int::constant(ctx, *t, *size as i64), *t, Deps::new())),
+                _ => unsupported("sizeof of this type", e.span),
+            },
+            ExprKind::Call(Callee::Builtin(b), args) => self.builtin(*b, e, args, st, g),
+            ExprKind::Call(Callee::Func(f), args) => self.call(*f, e, args, st, g),
+            ExprKind::Str(_) => unsupported("a string", e.span),
+            ExprKind::Index(..) => unsupported("an array", e.span),
+            ExprKind::Member { .. } => unsupported("a struct", e.span),
+            ExprKind::AddrOf(_) | ExprKind::Deref(_) | ExprKind::Decay(_) => unsupported("a pointer", e.span),
+        }
+    }
+
+    fn note_operands(&mut self, operands: &[&Expr], op: BinOp) {
+        for o in operands {
+            if let ExprKind::Var(v) = o.strip_implicit().kind {
+                self.use_var(v, Usage::Operand(op.c_token()));
+            }
+        }
+    }
+
+    /// An assignment, `op=` or `++` inside an expression: its value, with the state updated.
+    fn update_expr(&mut self, e: &'p Expr, st: &mut State<'ctx>, g: &Bool<'ctx>) -> R<Val<'ctx>> {
+        let ctx = self.ctx;
+        match &e.kind {
+            ExprKind::Assign(lhs, rhs) => {
+                let v = self.lvalue_var(lhs)?;
+                let val = self.eval(rhs, st, g)?;
+                self.use_var(v, Usage::Written);
+                st.vars.insert(v, val.clone());
+                Ok(val)
+            }
+            ExprKind::CompoundAssign { op, op_ty, lhs, rhs } => {
+                let v = self.lvalue_var(lhs)?;
+                let var_ty = self.setup.program.var(v).ty.clone();
+                let old = st.vars[&v].clone();
+                let r = self.eval(rhs, st, g)?;
+                let l = self.convert(old, op_ty, lhs.span)?;
+                let deps = Self::union(&l.deps, &r.deps);
+                self.use_var(v, Usage::Operand(op.c_token()));
+                let combined = match (&l.term, &r.term) {
+                    (Term::Int(x, t), Term::Int(y, _)) => {
+                        if matches!(op, BinOp::Div | BinOp::Rem) {
+                            let bad = c_int::defined(*op, x, y, *t).not();
+                            self.error(Bool::and(ctx, &[g, &bad]), deps.clone(), e.span);
+                        }
+                        let Some(res) = c_int::arith(*op, x, y, *t) else { return unsupported("this operator", e.span) };
+                        Val { term: Term::Int(res, *t), deps }
+                    }
+                    (Term::Float(x, k), Term::Float(y, _)) => {
+                        let name = match op {
+                            BinOp::Add => "fp.add",
+                            BinOp::Sub => "fp.sub",
+                            BinOp::Mul => "fp.mul",
+                            BinOp::Div => "fp.div",
+                            _ => return unsupported("this operator on floating point values", e.span),
+                        };
+                        Val { term: Term::Float(self.fp.arith(name, x, y, *k), *k), deps }
+                    }
+                    _ => return unsupported("mixed operand types", e.span),
+                };
+                let new = self.convert(combined, &var_ty, e.span)?;
+                self.use_var(v, Usage::Written);
+                st.vars.insert(v, new.clone());
+                Ok(new)
+            }
+            ExprKind::IncDec(kind, lhs) => {
+                let v = self.lvalue_var(lhs)?;
+                let old = st.vars[&v].clone();
+                let Term::Int(x, t) = &old.term else { return unsupported("`++`/`--` of a floating point variable", e.span) };
+                let one = c_int::constant(ctx, *t, 1);
+                let new = match kind {
+                    IncDec::PreInc | IncDec::PostInc => c_int::add(x, &one),
+                    IncDec::PreDec | IncDec::PostDec => c_int::sub(x, &one),
+                };
+                let new = Val { term: Term::Int(new, *t), deps: old.deps.clone() };
+                self.use_var(v, Usage::Incremented);
+                st.vars.insert(v, new.clone());
+                Ok(if matches!(kind, IncDec::PostInc | IncDec::PostDec) { old } else { new })
+            }
+            _ => unreachable!("an update expression"),
+        }
+    }
+
+    fn call(&mut self, f: FuncId, e: &'p Expr, args: &'p [Expr], st: &mut State<'ctx>, g: &Bool<'ctx>) -> R<Val<'ctx>> {
+        let Some(name) = self.setup.callee_names.get(&f).cloned() else {
+            return unsupported(format!("calling `{}`", self.setup.program.func(f).name), e.span);
+        };
+        let mut vals = Vec::new();
+        let mut deps = st.guard_deps.clone();
+        for a in args {
+            let v = self.eval(a, st, g)?;
+            deps.extend(v.deps.iter().copied());
+            vals.push(v.term.dynamic());
+        }
+        let (sort, ty) = match &e.ty {
+            Type::Int(t) => (Sort::bitvector(self.ctx, c_int::width(*t)), e.ty.clone()),
+            Type::Float(k) => (fp::sort(self.ctx, *k), e.ty.clone()),
+            Type::Void => (Sort::bitvector(self.ctx, 8), Type::Int(IntType::CHAR)),
+            other => return unsupported(format!("a function returning `{}`", self.setup.program.type_name(other)), e.span),
+        };
+        let r = self.world.call(&name, &vals, &sort);
+        let term = match ty {
+            Type::Int(t) => Term::Int(r.as_bv().expect("bit-vector result"), t),
+            Type::Float(k) => Term::Float(r.as_float().expect("float result"), k),
+            _ => unreachable!(),
+        };
+        Ok(Val { term, deps })
+    }
+
+    fn builtin(&mut self, b: Builtin, e: &'p Expr, args: &'p [Expr], st: &mut State<'ctx>, g: &Bool<'ctx>) -> R<Val<'ctx>> {
+        let ctx = self.ctx;
+        let name = format!("{b:?}").to_lowercase();
+        let one = |this: &mut Self, st: &mut State<'ctx>| -> R<Val<'ctx>> {
+            match args.first() {
+                Some(a) => this.eval(a, st, g),
+                None => unsupported(format!("`{name}` without an argument"), e.span),
+            }
+        };
+        match b {
+            Builtin::Printf => self.printf(e, args, st, g),
+            Builtin::Scanf => self.scanf(e, args, st),
+            Builtin::Abs | Builtin::Labs => {
+                let v = one(self, st)?;
+                let Term::Int(x, t) = &v.term else { return unsupported("abs of a non-integer", e.span) };
+                let z = BV::from_u64(ctx, 0, x.get_size());
+                Ok(self.int_val(x.bvslt(&z).ite(&x.bvneg(), x), *t, v.deps.clone()))
+            }
+            Builtin::Fabs => {
+                let v = one(self, st)?;
+                let Term::Float(x, k) = &v.term else { return unsupported("fabs of a non-float", e.span) };
+                Ok(Val { term: Term::Float(self.fp.abs(x, *k), *k), deps: v.deps.clone() })
+            }
+            Builtin::Floor | Builtin::Ceil | Builtin::Round | Builtin::Sqrt => {
+                let v = one(self, st)?;
+                let v = self.convert(v, &Type::DOUBLE, e.span)?;
+                let Term::Float(x, _) = &v.term else { unreachable!() };
+                let r = self.fp.math(&name, x, FloatKind::Double).expect("a math function");
+                let r = Val { term: Term::Float(r, FloatKind::Double), deps: v.deps.clone() };
+                self.convert(r, &e.ty, e.span)
+            }
+            Builtin::Isdigit | Builtin::Isalpha | Builtin::Isspace | Builtin::Isupper | Builtin::Islower => {
+                let v = one(self, st)?;
+                let Term::Int(x, t) = &v.term else { return unsupported("a character class of a non-integer", e.span) };
+                let c = c_int::cast(x, *t, IntType::INT);
+                let within = |lo: u8, hi: u8| {
+                    Bool::and(ctx, &[&c.bvsge(&BV::from_i64(ctx, lo as i64, 32)), &c.bvsle(&BV::from_i64(ctx, hi as i64, 32))])
+                };
+                let r = match b {
+                    Builtin::Isdigit => within(b'0', b'9'),
+                    Builtin::Isupper => within(b'A', b'Z'),
+                    Builtin::Islower => within(b'a', b'z'),
+                    Builtin::Isalpha => Bool::or(ctx, &[&within(b'A', b'Z'), &within(b'a', b'z')]),
+                    _ => Bool::or(ctx, &[&within(9, 13), &c._eq(&BV::from_i64(ctx, 32, 32))]),
+                };
+                Ok(self.bool_val(r, v.deps.clone()))
+            }
+            other => unsupported(format!("the library function `{}`", format!("{other:?}").to_lowercase()), e.span),
+        }
+    }
+
+    fn scanf(&mut self, e: &'p Expr, args: &'p [Expr], st: &mut State<'ctx>) -> R<Val<'ctx>> {
+        let Some(ExprKind::Str(fmt)) = args.first().map(|a| &a.strip_implicit().kind) else {
+            return unsupported("a scanf format that is not a literal", e.span);
+        };
+        let pieces = cfmt::parse(fmt, true).map_err(|_| Unsupported { what: "a malformed scanf format".into(), span: e.span })?;
+        let mut rest = args[1..].iter();
+        let mut count = 0u64;
+        for p in pieces {
+            let Piece::Directive(d) = p else { continue };
+            if d.suppress || d.conv == '%' {
+                if d.suppress {
+                    st.in_pos = st.in_pos.bvadd(&BV::from_u64(self.ctx, 1, 32)).simplify();
+                }
+                continue;
+            }
+            let Some(arg) = rest.next() else { return unsupported("scanf with too few arguments", e.span) };
+            let ExprKind::AddrOf(target) = &arg.strip_implicit().kind else {
+                return unsupported("scanf into something other than `&variable`", arg.span);
+            };
+            let v = self.lvalue_var(target)?;
+            let ty = self.setup.program.var(v).ty.clone();
+            let pos = st.in_pos.clone();
+            let (term, from_ty) = match d.conv {
+                'd' | 'i' | 'u' => {
+                    let raw = self.world.input("in.int", &pos, &Sort::bitvector(self.ctx, 64)).as_bv().expect("bit-vector input");
+                    (Term::Int(raw, IntType::LLONG), Type::Int(IntType::LLONG))
+                }
+                'f' | 'e' | 'g' | 'F' | 'E' | 'G' => {
+                    let raw = self.world.input("in.dbl", &pos, &Sort::double(self.ctx)).as_float().expect("float input");
+                    (Term::Float(raw, FloatKind::Double), Type::DOUBLE)
+                }
+                'c' => {
+                    let raw = self.world.input("in.chr", &pos, &Sort::bitvector(self.ctx, 8)).as_bv().expect("char input");
+                    (Term::Int(raw, IntType::CHAR), Type::CHAR)
+                }
+                other => return unsupported(format!("reading `%{other}`"), arg.span),
+            };
+            let _ = from_ty;
+            let val = self.convert(Val { term, deps: Deps::new() }, &ty, arg.span)?;
+            self.use_var(v, Usage::Scanned);
+            st.vars.insert(v, val);
+            st.in_pos = st.in_pos.bvadd(&BV::from_u64(self.ctx, 1, 32)).simplify();
+            count += 1;
+        }
+        Ok(self.int_val(c_int::constant(self.ctx, IntType::INT, count as i64), IntType::INT, Deps::new()))
+    }
+
+    fn printf(&mut self, e: &'p Expr, args: &'p [Expr], st: &mut State<'ctx>, g: &Bool<'ctx>) -> R<Val<'ctx>> {
+        let Some(ExprKind::Str(fmt)) = args.first().map(|a| &a.strip_implicit().kind) else {
+            return unsupported("a printf format that is not a literal", e.span);
+        };
+        let pieces = cfmt::parse(fmt, false).map_err(|_| Unsupported { what: "a malformed printf format".into(), span: e.span })?;
+        let compared = !self.setup.prompts.contains(&(e as *const Expr));
+        let mut tokens: Vec<(Token<'ctx>, Deps)> = Vec::new();
+        let mut rest = args[1..].iter();
+        let values = self.setup.compare == Compare::Values;
+        for p in pieces {
+            match p {
+                Piece::Literal(bytes) => literal_tokens(&bytes, values, &mut |t| tokens.push((t, Deps::new()))),
+                Piece::Directive(d) => {
+                    if d.width == cfmt::Count::Star || d.precision == cfmt::Count::Star {
+                        return unsupported("a `*` width or precision", e.span);
+                    }
+                    let Some(arg) = rest.next() else { return unsupported("printf with too few arguments", e.span) };
+                    let v = self.site_value(arg, SiteKind::Print, None, st)?;
+                    if let ExprKind::Var(x) = arg.strip_implicit().kind {
+                        self.use_var(x, Usage::Printed);
+                    }
+                    if !values || d.conv == 'c' {
+                        tokens.push((Token::Word(format!("%{}", String::from_utf8_lossy(d.text(fmt)))), Deps::new()));
+                    }
+                    let t = match (&v.term, d.conv) {
+                        (Term::Int(x, t), 'd' | 'i' | 'u' | 'c' | 'x' | 'X' | 'o') => Token::Int(x.clone(), *t),
+                        (Term::Float(x, k), 'f' | 'F' | 'e' | 'E' | 'g' | 'G') => {
+                            let x = if *k == FloatKind::Double { x.clone() } else { self.fp.convert(x, FloatKind::Double) };
+                            Token::Float(x)
+                        }
+                        _ => return unsupported(format!("printing `{}` with `%{}`", crate::ir::print::expr_to_c(self.setup.program, arg), d.conv), arg.span),
+                    };
+                    tokens.push((t, v.deps.clone()));
+                }
+            }
+        }
+        if compared {
+            for (token, deps) in tokens {
+                let mut d = st.guard_deps.clone();
+                d.extend(deps);
+                self.region.printed.push(Printed { guard: g.clone(), deps: d, token });
+            }
+        }
+        let _ = g;
+        Ok(self.int_val(BV::new_const(self.ctx, format!("printf.ret!{}", e.span.start), 32), IntType::INT, Deps::new()))
+    }
+}
+
+fn same_vars(a: &BTreeMap<VarId, Val<'_>>, b: &BTreeMap<VarId, Val<'_>>) -> bool {
+    a.len() == b.len() && a.iter().all(|(k, v)| b.get(k).is_some_and(|w| w.term.same(&v.term)))
+}
+
+/// The tokens of literal text: for `values`, its words and numbers (punctuation dropped,
+/// words lower-cased, as `spec::compare` reads output); otherwise the text itself (runs of
+/// whitespace as one space, for `whitespace`), one token per chunk.
+fn literal_tokens<'ctx>(bytes: &[u8], values: bool, push: &mut dyn FnMut(Token<'ctx>)) {
+    let s = String::from_utf8_lossy(bytes);
+    if values {
+        for t in compare::value_tokens(&s) {
+            match t {
+                compare::Token::Word(w) => push(Token::Word(w.to_ascii_lowercase())),
+                compare::Token::Number(n, _) => push(Token::Number(n)),
+                compare::Token::Punct(_) => {}
+            }
+        }
+    } else {
+        for c in s.chars() {
+            push(Token::Word(if c.is_whitespace() { " ".into() } else { c.to_string() }));
+        }
+    }
+}
+
+/// Position of each guarded item along a path: how many items before it happen.
+pub fn positions<'a, 'ctx: 'a>(ctx: &'ctx Context, guards: impl Iterator<Item = &'a Bool<'ctx>>) -> Vec<BV<'ctx>> {
+    let (zero, one) = (BV::from_u64(ctx, 0, 32), BV::from_u64(ctx, 1, 32));
+    let mut at = zero.clone();
+    let mut out = Vec::new();
+    for g in guards {
+        out.push(at.clone());
+        at = at.bvadd(&g.ite(&one, &zero)).simplify();
+    }
+    out
+}
+
+/// "The two guarded token sequences differ" (length or a token at the same position).
+pub fn sequences_differ<'ctx>(ctx: &'ctx Context, a: &[(Bool<'ctx>, &Token<'ctx>)], b: &[(Bool<'ctx>, &Token<'ctx>)]) -> Bool<'ctx> {
+    let pa = positions(ctx, a.iter().map(|(g, _)| g));
+    let pb = positions(ctx, b.iter().map(|(g, _)| g));
+    let count = |gs: &[(Bool<'ctx>, &Token<'ctx>)]| {
+        let (zero, one) = (BV::from_u64(ctx, 0, 32), BV::from_u64(ctx, 1, 32));
+        gs.iter().fold(zero.clone(), |n, (g, _)| n.bvadd(&g.ite(&one, &zero)))
+    };
+    let mut differ = vec![count(a)._eq(&count(b)).not()];
+    for (i, (ga, ta)) in a.iter().enumerate() {
+        for (j, (gb, tb)) in b.iter().enumerate() {
+            let equal = ta.equal(ctx, tb);
+            if equal.as_bool() == Some(true) {
+                continue;
+            }
+            differ.push(Bool::and(ctx, &[ga, gb, &pa[i]._eq(&pb[j]), &equal.not()]));
+        }
+    }
+    let refs: Vec<&Bool<'ctx>> = differ.iter().collect();
+    Bool::or(ctx, &refs)
+}
