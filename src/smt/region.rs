@@ -258,6 +258,17 @@ pub struct Exec<'s, 'p, 'w, 'a, 'ctx> {
     loops: Vec<usize>,
     /// `Extend`'s early return at the region's start: `if (guard) return value;`.
     extension: Option<(&'p Expr, &'p Expr)>,
+    /// `Extend`'s added assignments at the end of a loop's body: `if (guard) var = value;`.
+    tails: Vec<Tail<'p>>,
+}
+
+/// An assignment `Extend` adds at the end of loop `l`'s body (before its step).
+#[derive(Clone, Copy, Debug)]
+pub struct Tail<'p> {
+    pub l: usize,
+    pub guard: &'p Expr,
+    pub value: &'p Expr,
+    pub var: VarId,
 }
 
 impl<'s, 'p, 'w, 'a, 'ctx> Exec<'s, 'p, 'w, 'a, 'ctx> {
@@ -273,7 +284,14 @@ impl<'s, 'p, 'w, 'a, 'ctx> Exec<'s, 'p, 'w, 'a, 'ctx> {
             seen_sites: HashSet::new(),
             loops: Vec::new(),
             extension: None,
+            tails: Vec::new(),
         }
+    }
+
+    /// Adds `if (guard) var = value;` at the end of loops' bodies.
+    pub fn with_tails(mut self, tails: Vec<Tail<'p>>) -> Self {
+        self.tails = tails;
+        self
     }
 
     /// Adds `if (guard) return value;` (both sites, usually holes) at the region's start.
@@ -424,6 +442,23 @@ impl<'s, 'p, 'w, 'a, 'ctx> Exec<'s, 'p, 'w, 'a, 'ctx> {
     /// The end of loop `l`'s body (or a `continue`): the step, then back to the head (or, for
     /// `do`-`while`, the test).
     fn end_of_body(&mut self, l: usize, mut st: State<'ctx>, kind: EdgeKind) -> R<()> {
+        let tails: Vec<Tail<'p>> = self.tails.iter().filter(|t| t.l == l).copied().collect();
+        for t in tails {
+            let (b, deps) = self.cond_site(t.guard, &mut st)?;
+            let (yes, no) = self.split(st.clone(), &b, &deps);
+            let yes = match yes {
+                Some(mut y) => {
+                    let v = self.site_value(t.value, SiteKind::Update(t.var), None, &mut y)?;
+                    y.vars.insert(t.var, v);
+                    Some(y)
+                }
+                None => None,
+            };
+            match self.merge(&b, yes, no) {
+                Some(m) => st = m,
+                None => return Ok(()),
+            }
+        }
         match &self.loop_stmt(l).kind {
             StmtKind::For { step, .. } => {
                 if let Some(step) = step {
@@ -640,6 +675,9 @@ impl<'s, 'p, 'w, 'a, 'ctx> Exec<'s, 'p, 'w, 'a, 'ctx> {
         };
         let mut out: Option<(Bool<'ctx>, Deps)> = None;
         for (k, alt) in alts.iter().enumerate().rev() {
+            // An alternative's runtime errors count only when it is chosen.
+            let chosen = sel._eq(&Int::from_u64(self.ctx, k as u64));
+            let g = Bool::and(self.ctx, &[&g, &chosen]);
             let (b, d) = match alt {
                 Alt::Original => self.eval_cond(e, st, &g)?,
                 Alt::Expr(x) => self.eval_cond_pure(x, st, &g)?,
@@ -667,12 +705,14 @@ impl<'s, 'p, 'w, 'a, 'ctx> Exec<'s, 'p, 'w, 'a, 'ctx> {
             _ => e.ty.clone(),
         };
         let Some((sel, alts)) = hole else {
-            return self.eval(e, st, &g);
+            return self.eval_site(e, kind, st, &g);
         };
         let mut out: Option<Val<'ctx>> = None;
         for (k, alt) in alts.iter().enumerate().rev() {
+            let chosen = sel._eq(&Int::from_u64(self.ctx, k as u64));
+            let g = Bool::and(self.ctx, &[&g, &chosen]);
             let v = match alt {
-                Alt::Original => self.eval(e, st, &g)?,
+                Alt::Original => self.eval_site(e, kind, st, &g)?,
                 Alt::Expr(x) => {
                     let v = self.eval_pure(x, st, &g)?;
                     self.convert(v, &site_ty, x.span)?
@@ -692,6 +732,16 @@ impl<'s, 'p, 'w, 'a, 'ctx> Exec<'s, 'p, 'w, 'a, 'ctx> {
             });
         }
         Ok(out.expect("a hole has its original"))
+    }
+
+    /// A site as written: for `i++` and `x op= e`, the variable's new value (not the value of
+    /// the expression, which for `i++` is the old one).
+    fn eval_site(&mut self, e: &'p Expr, kind: SiteKind, st: &mut State<'ctx>, g: &Bool<'ctx>) -> R<Val<'ctx>> {
+        let v = self.eval(e, st, g)?;
+        match (kind, &e.kind) {
+            (SiteKind::Update(var), ExprKind::IncDec(..) | ExprKind::CompoundAssign { .. }) => Ok(st.vars[&var].clone()),
+            _ => Ok(v),
+        }
     }
 
     fn eval_cond(&mut self, e: &'p Expr, st: &mut State<'ctx>, g: &Bool<'ctx>) -> R<(Bool<'ctx>, Deps)> {

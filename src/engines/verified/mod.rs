@@ -334,19 +334,46 @@ fn prompts(p: &Program, f: FuncId, values: bool) -> Result<HashSet<*const Expr>,
     Ok(out)
 }
 
-/// Synthetic sites for `Extend`: per node, a guard (`0`, false) and a returned value (`0`).
-fn extension_arena(s: &Side<'_>) -> BTreeMap<Node, (Expr, Expr)> {
+/// Synthetic sites for `Extend`, made before the job so the job can borrow them.
+struct Arena {
+    /// Per node: the guard (`0`, false) and the returned value (`0`) of an early return at
+    /// the region's start.
+    early: BTreeMap<Node, (Expr, Expr)>,
+    /// Per loop and variable: the guard (`0`) and value (`x`) of `if (0) x = x;` at the end of
+    /// the loop's body. The guard's empty span is where it is inserted.
+    tails: Vec<(usize, VarId, Expr, Expr)>,
+}
+
+fn extension_arena(s: &Side<'_>) -> Arena {
     let f = s.program.func(s.func);
-    let mut out = BTreeMap::new();
-    let Type::Int(_) = f.ret else { return out };
-    for node in s.tree.nodes() {
-        if let Some(at) = s.tree.region_start(f, node) {
-            let span = Span::new(at, at);
-            let zero = |ty: Type| Expr { kind: ExprKind::Int(0), ty, span };
-            out.insert(node, (zero(Type::INT), zero(f.ret.clone())));
+    let mut arena = Arena { early: BTreeMap::new(), tails: Vec::new() };
+    let zero = |ty: Type, span: Span| Expr { kind: ExprKind::Int(0), ty, span };
+    if let Type::Int(_) = f.ret {
+        for node in s.tree.nodes() {
+            if let Some(at) = s.tree.region_start(f, node) {
+                let span = Span::new(at, at);
+                arena.early.insert(node, (zero(Type::INT, span), zero(f.ret.clone(), span)));
+            }
         }
     }
-    out
+    for (l, info) in s.tree.loops.iter().enumerate() {
+        let body = match &info.stmt.kind {
+            StmtKind::While { body, .. } | StmtKind::DoWhile { body, .. } | StmtKind::For { body, .. } => body,
+            _ => continue,
+        };
+        if !matches!(body.kind, StmtKind::Block(_)) {
+            continue;
+        }
+        let at = Span::new(body.span.end as usize - 1, body.span.end as usize - 1);
+        for v in s.vars() {
+            let ty = s.program.var(v).ty.clone();
+            if ty.is_arithmetic() {
+                let var = Expr { kind: ExprKind::Var(v), ty, span: at };
+                arena.tails.push((l, v, zero(Type::INT, at), var));
+            }
+        }
+    }
+    arena
 }
 
 fn stmt_size(s: &Stmt) -> usize {
@@ -401,9 +428,11 @@ struct Job<'j, 'p, 'ctx> {
     live_s: BTreeMap<Node, BTreeSet<VarId>>,
     plain_r: Regions<'j, 'ctx>,
     plain_s: Regions<'j, 'ctx>,
-    arena: &'j BTreeMap<Node, (Expr, Expr)>,
+    arena: &'j Arena,
     /// Nodes whose region gets the `Extend` early return.
     extended: BTreeSet<Node>,
+    /// The `Extend` assignments at loop ends that are in play.
+    tails: Vec<region::Tail<'j>>,
     /// Fixed choices of sites of verified nodes (the index into the site's alternatives).
     chosen: HashMap<*const Expr, Alt>,
     sites: HashMap<*const Expr, (Site<'j>, Node)>,
@@ -411,7 +440,7 @@ struct Job<'j, 'p, 'ctx> {
 }
 
 impl<'j, 'p: 'j, 'ctx> Job<'j, 'p, 'ctx> {
-    fn new(ctx: &'ctx Context, r: &'j Side<'p>, s: &'j Side<'p>, compare: Compare, budget: &'j Budget, arena: &'j BTreeMap<Node, (Expr, Expr)>) -> Result<Self, Failure> {
+    fn new(ctx: &'ctx Context, r: &'j Side<'p>, s: &'j Side<'p>, compare: Compare, budget: &'j Budget, arena: &'j Arena) -> Result<Self, Failure> {
         let r_setup = r.setup(compare);
         let s_setup = s.setup(compare);
         let mut job = Job {
@@ -428,6 +457,7 @@ impl<'j, 'p: 'j, 'ctx> Job<'j, 'p, 'ctx> {
             plain_s: BTreeMap::new(),
             arena,
             extended: BTreeSet::new(),
+            tails: Vec::new(),
             chosen: HashMap::new(),
             sites: HashMap::new(),
             checks: 0,
@@ -449,8 +479,19 @@ impl<'j, 'p: 'j, 'ctx> Job<'j, 'p, 'ctx> {
         job.align = align::align(r.program, &r.vars(), &rf.params, s.program, &s.vars(), &sf.params, &align::table(&ru), &align::table(&su));
         for (node, reg) in &job.plain_r {
             let returns = |g: &Region<'_, '_>| g.exits.iter().any(|e| e.to == Node::FuncExit);
-            if returns(reg) && !returns(&job.plain_s[node]) && arena.contains_key(node) {
+            if returns(reg) && !returns(&job.plain_s[node]) && arena.early.contains_key(node) {
                 job.extended.insert(*node);
+            }
+        }
+        // A variable the reference's loop body assigns and the student's does not.
+        let written = |reg: &Region<'_, '_>| -> BTreeSet<VarId> {
+            reg.usage.iter().filter(|(_, u)| matches!(u, region::Usage::Written | region::Usage::Incremented | region::Usage::Scanned)).map(|(v, _)| *v).collect()
+        };
+        for (l, v, guard, value) in &arena.tails {
+            let node = Node::LoopEntry(*l);
+            let (wr, ws) = (written(&job.plain_r[&node]), written(&job.plain_s[&node]));
+            if !ws.contains(v) && job.align.iter().any(|(r, s)| s == v && wr.contains(r)) {
+                job.tails.push(region::Tail { l: *l, guard, value, var: *v });
             }
         }
         for (node, reg) in &job.plain_s {
@@ -463,10 +504,14 @@ impl<'j, 'p: 'j, 'ctx> Job<'j, 'p, 'ctx> {
 
     fn extension(&self, node: Node) -> Option<(&'j Expr, &'j Expr)> {
         if self.extended.contains(&node) {
-            self.arena.get(&node).map(|(g, v)| (g, v))
+            self.arena.early.get(&node).map(|(g, v)| (g, v))
         } else {
             None
         }
+    }
+
+    fn is_synthetic_guard(&self, site: *const Expr) -> bool {
+        self.tails.iter().any(|t| std::ptr::eq(site, t.guard))
     }
 
     /// The alignment predicate at `node` between two states.
@@ -496,7 +541,7 @@ impl<'j, 'p: 'j, 'ctx> Job<'j, 'p, 'ctx> {
     fn node_formula(&self, node: Node, pre_r: State<'ctx>, pre_s: State<'ctx>, world: &World<'_, 'ctx>, holes: Option<&Holes<'ctx>>) -> Result<(Bool<'ctx>, Bool<'ctx>), Failure> {
         let ctx = self.ctx;
         let rr = Exec::new(&self.r_setup, world, None).run(node, pre_r).map_err(Failure::Unsupported)?;
-        let mut exec = Exec::new(&self.s_setup, world, holes);
+        let mut exec = Exec::new(&self.s_setup, world, holes).with_tails(self.tails.clone());
         if let Some((g, v)) = self.extension(node) {
             exec = exec.with_extension(g, v);
         }
@@ -561,6 +606,12 @@ impl<'j, 'p: 'j, 'ctx> Job<'j, 'p, 'ctx> {
             sites.push(Site { expr: g, kind: SiteKind::Cond, stmt: None });
             sites.push(Site { expr: v, kind: SiteKind::Return, stmt: None });
         }
+        for t in &self.tails {
+            if node == Node::LoopEntry(t.l) {
+                sites.push(Site { expr: t.guard, kind: SiteKind::Cond, stmt: None });
+                sites.push(Site { expr: t.value, kind: SiteKind::Update(t.var), stmt: None });
+            }
+        }
         let rsites = &self.plain_r[&node].sites;
         let renamed = |pick: &dyn Fn(&SiteKind) -> bool| -> Vec<Expr> {
             rsites.iter().filter(|x| pick(&x.kind)).filter_map(|x| update_rhs(x.expr, &x.kind)).filter_map(|e| self.rename(&e)).collect()
@@ -613,6 +664,10 @@ impl<'j, 'p: 'j, 'ctx> Job<'j, 'p, 'ctx> {
             }
             out.insert(key, (sel, alts));
         }
+        // Sites chosen at earlier nodes that this region also runs (a loop's step, a tail).
+        for (i, (key, alt)) in self.chosen.iter().enumerate() {
+            out.entry(*key).or_insert_with(|| (Int::new_const(self.ctx, format!("fixed{}!{}", node_key(node), i)), vec![alt.clone()]));
+        }
         Holes { sites: out }
     }
 
@@ -656,7 +711,14 @@ impl<'j, 'p: 'j, 'ctx> Job<'j, 'p, 'ctx> {
                 opt.assert(&sel.ge(&Int::from_u64(self.ctx, 0)));
                 opt.assert(&sel.lt(&Int::from_u64(self.ctx, alts.len() as u64)));
                 if alts.len() > 1 && !self.chosen.contains_key(site) {
-                    opt.assert_soft(&sel._eq(&Int::from_u64(self.ctx, 0)), 1, None);
+                    // Fewest changed expressions first; among those, an added statement
+                    // unconditional rather than guarded.
+                    opt.assert_soft(&sel._eq(&Int::from_u64(self.ctx, 0)), 10, None);
+                    if self.is_synthetic_guard(*site)
+                        && let Some(t) = alts.iter().position(|a| matches!(a, Alt::Bool(true)))
+                    {
+                        opt.assert_soft(&sel._eq(&Int::from_u64(self.ctx, t as u64)), 1, None);
+                    }
                 }
             }
             for (m, pre_r, pre_s) in &ces {
@@ -742,6 +804,29 @@ impl<'j, 'p: 'j, 'ctx> Job<'j, 'p, 'ctx> {
             let dist = 4 + guard.len().min(1) + 1;
             return Some((Change { span: g.span, old: String::new(), new: format!("if ({guard}) return {value};"), region }, TextEdit { span: g.span, new_text: new }, dist));
         }
+        if let Some(t) = self.tails.iter().find(|t| std::ptr::eq(site, t.guard) || std::ptr::eq(site, t.value)) {
+            // An added assignment at the end of a loop body: guard and value make one statement.
+            if !std::ptr::eq(site, t.guard) {
+                return None;
+            }
+            let value = match self.chosen.get(&(t.value as *const Expr)) {
+                Some(Alt::Expr(e)) => expr_to_c(p, e),
+                _ => return None,
+            };
+            let name = &p.var(t.var).name;
+            let stmt = match alt {
+                Alt::Bool(true) => format!("{name} = {value};"),
+                Alt::Expr(g) => format!("if ({}) {name} = {value};", expr_to_c(p, g)),
+                _ => return None,
+            };
+            let at = t.guard.span.start as usize;
+            let indent = text[..at].rsplit('\n').nth(1).map(|l| l[..l.len() - l.trim_start().len()].to_string()).unwrap_or_default();
+            let line_start = text[..at].rfind('\n').map_or(at, |i| i + 1);
+            let insert = Span::new(line_start, line_start);
+            let body_indent = if text[line_start..at].trim().is_empty() { format!("{}    ", &text[line_start..at]) } else { indent };
+            let new_text = format!("{body_indent}{stmt}\n");
+            return Some((Change { span: insert, old: String::new(), new: stmt, region }, TextEdit { span: insert, new_text }, 3 + expr_size_text(&value)));
+        }
         let (info, _) = self.sites.get(&site)?;
         let e = info.expr;
         let old_text = text.get(e.span.range())?.to_string();
@@ -761,6 +846,11 @@ impl<'j, 'p: 'j, 'ctx> Job<'j, 'p, 'ctx> {
         let shown = if wrapped { old_text[1..old_text.len() - 1].trim().to_string() } else { old_text };
         Some((Change { span, old: shown, new, region }, TextEdit { span, new_text }, dist))
     }
+}
+
+/// Nodes of an expression printed as C, roughly (for patch sizes of inserted text).
+fn expr_size_text(s: &str) -> usize {
+    s.split(|c: char| !c.is_alphanumeric() && c != '_').filter(|w| !w.is_empty()).count().max(1) * 2 - 1
 }
 
 fn node_key(n: Node) -> String {
