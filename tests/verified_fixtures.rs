@@ -56,7 +56,7 @@ fn verified_fixtures() {
             Outcome::Repaired(r) => {
                 out.push_str("outcome: repaired (verified)\n");
                 for c in &r.changes {
-                    out.push_str(&format!("change at {}: `{}` -> `{}`\n", c.region, c.old, c.new.trim()));
+                    out.push_str(&format!("change {}: `{}` -> `{}`\n", c.region, c.old, c.new.trim()));
                 }
                 out.push_str(&format!("relative patch size: {:.3}\n", r.relative_patch_size));
                 let repaired = apply_edits(&src, &r.edits);

@@ -18,6 +18,7 @@ use crate::syntax::{self, lower};
 mod assertions;
 pub mod job;
 mod reference_repair;
+pub use reference_repair::HintLevel;
 mod tests_repair;
 
 #[derive(Clone, Debug)]
@@ -51,6 +52,8 @@ pub struct CheckOptions {
     pub repair_reference: bool,
     /// Quick fixes per type diagnostic from the typed engine (0: none).
     pub typed_repairs: usize,
+    /// How much of a verified repair is shown: the location, the input, or the patch.
+    pub hint_level: HintLevel,
 }
 
 impl Default for CheckOptions {
@@ -70,6 +73,7 @@ impl Default for CheckOptions {
             repair_tests: true,
             repair_reference: true,
             typed_repairs: 3,
+            hint_level: HintLevel::Fix,
         }
     }
 }
@@ -110,6 +114,9 @@ pub struct Stats {
     pub repair_ms: f64,
     /// Time from the start of the assertion check to the first repair.
     pub first_repair_ms: Option<f64>,
+    /// The verified engine's verdict against the reference: `equivalent`, `repaired`, or why
+    /// it failed (`structural mismatch`, `timeout`, ...); `None` without a reference.
+    pub reference: Option<&'static str>,
 }
 
 /// The analysis budget when neither the options nor mend.toml set one.
@@ -208,6 +215,8 @@ pub fn check_streaming(
                     &lowered.program,
                     text,
                     &reference,
+                    spec.as_ref().map_or(Compare::Values, |s| s.compare),
+                    opts.hint_level,
                     &engine_opts,
                     deadline,
                     cancel,

@@ -1,12 +1,20 @@
-//! The reference as the spec of the mutation engine: the product program of the student's
-//! program and the instructor's (see `smt::product`). A difference in the printed values
-//! becomes a diagnostic with the input that shows it and both outputs; every minimal mutation
-//! repair that makes the values agree on all runs within the bound becomes a quick fix.
+//! The reference as the spec. First the verified engine (Verifix, `engines::verified`): the
+//! minimal patch proved equivalent for all inputs, or "equivalent as written". When it cannot
+//! (structural mismatch, unsupported construct, no repair in its space, budget), the mutation
+//! engine on the product program of the student's program and the instructor's (see
+//! `smt::product`): every minimal mutation repair that makes the values agree on all runs
+//! within the bound, each then re-verified inductively by the verified engine and upgraded to
+//! `verified` when that proves it. A difference in the printed values becomes a diagnostic
+//! with the input that shows it and both outputs.
 
 use std::time::Instant;
 
 use crate::cancel::Cancel;
 use crate::engines::mutation::engine::{self, FoundRepair, Options};
+use crate::engines::verified;
+use crate::ir::{Guarantee, Severity, Span};
+use crate::patch::{apply_edits, Repair};
+use crate::spec::compare::Compare;
 use crate::engines::mutation::search::Outcome;
 use crate::ir::{Diagnostic, Program};
 use crate::smt::bmc::{BmcUnknown, BmcVerdict};
@@ -20,11 +28,34 @@ use super::{shorten, OnPartial, Report};
 
 const WHAT: &str = "it prints the same values as the reference";
 
+/// How much of the verified repair a student sees (`hintLevel`): where the bug is, then the
+/// input that exposes it, then the patch.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord)]
+pub enum HintLevel {
+    Location,
+    Input,
+    #[default]
+    Fix,
+}
+
+impl HintLevel {
+    pub fn parse(s: &str) -> Option<HintLevel> {
+        match s {
+            "location" => Some(HintLevel::Location),
+            "input" => Some(HintLevel::Input),
+            "fix" => Some(HintLevel::Fix),
+            _ => None,
+        }
+    }
+}
+
 #[allow(clippy::too_many_arguments)]
 pub fn repair_against_reference(
     program: &Program,
     text: &str,
     reference: &Program,
+    compare: Compare,
+    hint: HintLevel,
     engine_opts: &Options,
     deadline: Instant,
     cancel: &Cancel,
@@ -33,6 +64,41 @@ pub fn repair_against_reference(
 ) {
     let entry = engine_opts.entry.as_str();
     let anchor = program.func_by_name(entry).map(|f| program.func(f).name_span).unwrap_or_default();
+    let verified_opts = verified::Options { entry: entry.to_string(), compare };
+    // The verified engine gets two thirds of the time left; the bounded fallback the rest.
+    let left = deadline.saturating_duration_since(Instant::now());
+    let vbudget = Budget::new(left * 2 / 3, cancel.clone());
+    let v = verified::repair(program, text, reference, &verified_opts, &vbudget);
+    report.stats.repair_ms += v.time.as_secs_f64() * 1000.0;
+    match v.outcome {
+        verified::Outcome::Equivalent => {
+            report.stats.reference = Some("equivalent");
+            report.diagnostics.push(Diagnostic::info("equivalent", anchor, "prints the same values as the reference for all inputs (verified)"));
+            return;
+        }
+        verified::Outcome::Repaired(r) => {
+            report.stats.reference = Some("repaired");
+            if report.stats.first_repair_ms.is_none() {
+                report.stats.first_repair_ms = Some(v.time.as_secs_f64() * 1000.0);
+            }
+            if hint >= HintLevel::Input {
+                mismatch_diagnostic(program, reference, entry, engine_opts.bound, anchor, deadline, cancel, report);
+            }
+            push_verified(report, &r, hint, v.time.as_millis());
+            return;
+        }
+        verified::Outcome::Failed(f) => {
+            report.stats.reference = Some(f.category());
+            report.diagnostics.push(Diagnostic::info(
+                "no-verified-repair",
+                anchor,
+                format!("no verified repair against the reference ({}); looking for a bounded one", f.describe()),
+            ));
+        }
+    }
+    if cancel.is_cancelled() {
+        return;
+    }
     let opts = Options { reference: Some(reference.clone()), ..engine_opts.clone() };
     let budget = Budget::new(deadline.saturating_duration_since(Instant::now()), cancel.clone());
     let mut found: Vec<FoundRepair> = Vec::new();
@@ -62,24 +128,7 @@ pub fn repair_against_reference(
             format!("the comparison with the reference could not be decided ({reason:?}); nothing is claimed"),
         )),
         BmcVerdict::Violated(cex) if cex.kind == ViolationKind::OutputMismatch => {
-            // Both outputs, as the interpreter prints them on the counterexample's input.
-            let limits = Limits { max_steps: 5_000_000, ..Limits::default() };
-            let yours = interp::run(program, entry, cex.stdin.as_bytes(), &limits, cancel);
-            let theirs = interp::run(reference, entry, cex.stdin.as_bytes(), &limits, cancel);
-            let show = |r: &interp::RunResult| {
-                let out = String::from_utf8_lossy(&r.output);
-                shorten(compare::tail(&out, Some(r.output_before_last_read)).trim())
-            };
-            report.diagnostics.push(Diagnostic::warning(
-                "reference-mismatch",
-                anchor,
-                format!(
-                    "for input `{}` you print `{}`, the reference prints `{}`",
-                    shorten(cex.stdin.trim_end()).replace("\\n", " "),
-                    show(&yours),
-                    show(&theirs)
-                ),
-            ));
+            report.diagnostics.push(Diagnostic::warning("reference-mismatch", anchor, show_mismatch(program, reference, entry, &cex.stdin, cancel)));
         }
         // The student's own runtime errors are reported by the tests or the assertion check.
         BmcVerdict::Violated(_) => {}
@@ -96,7 +145,95 @@ pub fn repair_against_reference(
         };
         report.diagnostics.push(Diagnostic::info("no-repair", anchor, why));
     }
-    for repair in &found {
+    for repair in &mut found {
+        if matches!(repair.guarantee, Guarantee::Bounded { .. }) && proves_equivalent(text, repair, reference, &verified_opts, deadline, cancel) {
+            repair.guarantee = Guarantee::Verified;
+        }
         push_repair(report, repair, anchor, WHAT);
     }
+}
+
+/// Beyond Verifix: a bounded repair of the product program is re-verified inductively (the
+/// verified engine on the repaired text must find it equivalent as written) and, if so, is
+/// offered as `verified`.
+fn proves_equivalent(text: &str, repair: &FoundRepair, reference: &Program, opts: &verified::Options, deadline: Instant, cancel: &Cancel) -> bool {
+    let patched = apply_edits(text, &repair.edits());
+    let lowered = crate::syntax::lower::lower_source(&patched);
+    if lowered.diagnostics.iter().any(|d| d.severity == Severity::Error) {
+        return false;
+    }
+    let budget = Budget::new(deadline.saturating_duration_since(Instant::now()), cancel.clone());
+    verified::repair(&lowered.program, &patched, reference, opts, &budget).outcome == verified::Outcome::Equivalent
+}
+
+/// "for input `…` you print `…`, the reference prints `…`", from a bounded product check.
+#[allow(clippy::too_many_arguments)]
+fn mismatch_diagnostic(program: &Program, reference: &Program, entry: &str, bound: u32, anchor: Span, deadline: Instant, cancel: &Cancel, report: &mut Report) {
+    let left = deadline.saturating_duration_since(Instant::now());
+    let budget = Budget::new(left.min(std::time::Duration::from_secs(3)), cancel.clone());
+    let r = crate::smt::bmc::verify_against(program, reference, entry, bound, &budget);
+    if let BmcVerdict::Violated(cex) = &r.verdict
+        && cex.kind == ViolationKind::OutputMismatch
+    {
+        report.diagnostics.push(Diagnostic::warning("reference-mismatch", anchor, show_mismatch(program, reference, entry, &cex.stdin, cancel)));
+    }
+}
+
+fn show_mismatch(program: &Program, reference: &Program, entry: &str, stdin: &str, cancel: &Cancel) -> String {
+    let limits = Limits { max_steps: 5_000_000, ..Limits::default() };
+    let yours = interp::run(program, entry, stdin.as_bytes(), &limits, cancel);
+    let theirs = interp::run(reference, entry, stdin.as_bytes(), &limits, cancel);
+    let show = |r: &interp::RunResult| {
+        let out = String::from_utf8_lossy(&r.output);
+        shorten(compare::tail(&out, Some(r.output_before_last_read)).trim())
+    };
+    format!(
+        "for input `{}` you print `{}`, the reference prints `{}`",
+        shorten(stdin.trim_end()).replace("\\n", " "),
+        show(&yours),
+        show(&theirs)
+    )
+}
+
+/// A verified repair as diagnostics (one per change, worded by the hint level) and, at level
+/// `fix`, one quick fix that applies the whole patch.
+fn push_verified(report: &mut Report, r: &verified::VerifiedRepair, hint: HintLevel, ms: u128) {
+    let describe = |c: &verified::Change| {
+        if c.old.is_empty() {
+            format!("add `{}`", c.new)
+        } else if c.new.is_empty() {
+            format!("delete `{}`", shorten(&c.old))
+        } else {
+            format!("`{}` → `{}`", shorten(&c.old), c.new)
+        }
+    };
+    for c in &r.changes {
+        let message = match hint {
+            HintLevel::Fix => format!("differs from the reference {}: {}", c.region, describe(c)),
+            _ if c.old.is_empty() => format!("something is missing here: the reference does more {}", c.region),
+            _ => format!("this differs from what the reference computes {}", c.region),
+        };
+        report.diagnostics.push(Diagnostic::warning("verified-repair", c.span, message));
+    }
+    if hint < HintLevel::Fix {
+        return;
+    }
+    let Some(first) = r.changes.first().map(|c| c.span) else { return };
+    let mut parts: Vec<String> = r.changes.iter().take(3).map(describe).collect();
+    if r.changes.len() > 3 {
+        parts.push(format!("and {} more", r.changes.len() - 3));
+    }
+    let title = format!("Fix (verified): {}", parts.join("; "));
+    let mut d = Diagnostic::new(Severity::Hint, "repair", first, title.clone());
+    for c in r.changes.iter().skip(1) {
+        d = d.with_related(c.span, "also changed by this repair");
+    }
+    report.diagnostics.push(d);
+    let explanation = format!(
+        "Changes {} place{} so that the program prints the same values as the reference for all inputs, proved edge by edge (relative patch size {:.2}); found in {ms} ms.",
+        r.changes.len(),
+        if r.changes.len() == 1 { "" } else { "s" },
+        r.relative_patch_size
+    );
+    report.repairs.push(Repair { title, engine: "verified", guarantee: Guarantee::Verified, edits: r.edits.clone(), explanation, fixes: first });
 }

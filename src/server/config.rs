@@ -98,6 +98,7 @@ impl Settings {
                 "bound" => v.as_u64().filter(|b| *b >= 1).map(|b| self.check.bound = Some(b.min(u32::MAX as u64) as u32)).is_some(),
                 "syntaxDiagnostics" => SyntaxMode::parse(v).map(|m| self.syntax_mode = m).is_some(),
                 "otherCServer" => v.as_bool().map(|b| self.other_c_server = b).is_some(),
+                "hintLevel" => v.as_str().and_then(crate::check::HintLevel::parse).map(|h| self.check.hint_level = h).is_some(),
                 "runTests" => v.as_bool().map(|b| self.check.run_tests = b).is_some(),
                 "repairAssertions" => v.as_bool().map(|b| self.check.repair_assertions = b).is_some(),
                 "repairTests" => v.as_bool().map(|b| self.check.repair_tests = b).is_some(),

@@ -920,7 +920,7 @@ impl<'s, 'p, 'w, 'a, 'ctx> Exec<'s, 'p, 'w, 'a, 'ctx> {
                 Ok(self.bool_val(r, Self::union(&dx, &dy)))
             }
             ExprKind::Cond(c, a, b) => {
-                let (x, dc) = self.eval_cond(c, st, g)?;
+                let (x, dc) = self.cond_site(c, st)?;
                 let before = st.vars.clone();
                 let ga = Bool::and(ctx, &[g, &x]);
                 let gb = Bool::and(ctx, &[g, &x.not()]);
@@ -1155,7 +1155,7 @@ impl<'s, 'p, 'w, 'a, 'ctx> Exec<'s, 'p, 'w, 'a, 'ctx> {
         let values = self.setup.compare == Compare::Values;
         for p in pieces {
             match p {
-                Piece::Literal(bytes) => literal_tokens(&bytes, values, &mut |t| tokens.push((t, Deps::new()))),
+                Piece::Literal(bytes) => literal_tokens(&bytes, self.setup.compare, &mut |t| tokens.push((t, Deps::new()))),
                 Piece::Directive(d) => {
                     if d.width == cfmt::Count::Star || d.precision == cfmt::Count::Star {
                         return unsupported("a `*` width or precision", e.span);
@@ -1197,11 +1197,12 @@ fn same_vars(a: &BTreeMap<VarId, Val<'_>>, b: &BTreeMap<VarId, Val<'_>>) -> bool
 }
 
 /// The tokens of literal text: for `values`, its words and numbers (punctuation dropped,
-/// words lower-cased, as `spec::compare` reads output); otherwise the text itself (runs of
-/// whitespace as one space, for `whitespace`), one token per chunk.
-fn literal_tokens<'ctx>(bytes: &[u8], values: bool, push: &mut dyn FnMut(Token<'ctx>)) {
+/// words lower-cased, as `spec::compare` reads output); otherwise one token per character,
+/// every whitespace character as a space for `whitespace` (stricter than that mode, which also
+/// folds runs and trims the ends: equal tokens imply equal outputs, not the converse).
+fn literal_tokens<'ctx>(bytes: &[u8], compare: Compare, push: &mut dyn FnMut(Token<'ctx>)) {
     let s = String::from_utf8_lossy(bytes);
-    if values {
+    if compare == Compare::Values {
         for t in compare::value_tokens(&s) {
             match t {
                 compare::Token::Word(w) => push(Token::Word(w.to_ascii_lowercase())),
@@ -1211,7 +1212,8 @@ fn literal_tokens<'ctx>(bytes: &[u8], values: bool, push: &mut dyn FnMut(Token<'
         }
     } else {
         for c in s.chars() {
-            push(Token::Word(if c.is_whitespace() { " ".into() } else { c.to_string() }));
+            let folded = compare == Compare::Whitespace && c.is_whitespace();
+            push(Token::Word(if folded { " ".into() } else { c.to_string() }));
         }
     }
 }

@@ -402,13 +402,15 @@ fn expr_size(e: &Expr) -> usize {
     n
 }
 
+/// Where a region is, as a phrase that follows "differs from the reference".
 fn node_name(p: &Program, f: FuncId, tree: &LoopTree<'_>, n: Node, text: &str) -> String {
     let fname = &p.func(f).name;
     let line = |span: Span| text[..(span.start as usize).min(text.len())].matches('\n').count() + 1;
     match n {
-        Node::FuncEntry => format!("the start of `{fname}`"),
-        Node::FuncExit => format!("the end of `{fname}`"),
-        Node::LoopEntry(l) => format!("each iteration of the loop on line {}", line(tree.span_of(l))),
+        Node::FuncEntry if tree.loops.is_empty() => format!("in `{fname}`"),
+        Node::FuncEntry => format!("in `{fname}` before its first loop"),
+        Node::FuncExit => format!("at the end of `{fname}`"),
+        Node::LoopEntry(l) => format!("in each iteration of the loop on line {}", line(tree.span_of(l))),
         Node::LoopExit(l) => format!("after the loop on line {}", line(tree.span_of(l))),
     }
 }
@@ -642,7 +644,8 @@ impl<'j, 'p: 'j, 'ctx> Job<'j, 'p, 'ctx> {
             };
             match site.kind {
                 SiteKind::Cond => {
-                    for e in ref_conds.iter().chain(&stu_conds) {
+                    let variants = cond_variants(site.expr);
+                    for e in ref_conds.iter().chain(&stu_conds).chain(&variants) {
                         push(e, &mut alts);
                     }
                     alts.push(Alt::Bool(true));
@@ -865,6 +868,24 @@ fn indentation_after(text: &str, at: usize) -> String {
 /// `i++`, `i += 2`: a site whose expression is the whole update.
 fn is_self_update(e: &Expr) -> bool {
     matches!(e.kind, ExprKind::IncDec(..) | ExprKind::CompoundAssign { .. })
+}
+
+/// Beyond the paper's space, the slips students make in a condition: another relational
+/// operator, or the condition negated.
+fn cond_variants(e: &Expr) -> Vec<Expr> {
+    let inner = e.strip_implicit();
+    let mut out = Vec::new();
+    if let ExprKind::Binary(op, a, b) = &inner.kind
+        && op.is_comparison()
+    {
+        for other in [BinOp::Lt, BinOp::Le, BinOp::Gt, BinOp::Ge, BinOp::Eq, BinOp::Ne] {
+            if other != *op {
+                out.push(Expr { kind: ExprKind::Binary(other, a.clone(), b.clone()), ..inner.clone() });
+            }
+        }
+    }
+    out.push(Expr { kind: ExprKind::Unary(crate::ir::UnOp::Not, Box::new(inner.clone())), ty: Type::INT, span: inner.span });
+    out
 }
 
 /// The new value a site computes, as an expression: `e` for `x = e` sites, `i + 1` for `i++`,
