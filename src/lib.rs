@@ -4,6 +4,7 @@
 //! `server` → `check` → `patch` → `engines` → `smt` → `spec` → `syntax` → `ir`.
 
 pub mod bench;
+pub mod bench_reference;
 pub mod cancel;
 pub mod check;
 pub mod cli;

@@ -35,9 +35,18 @@ enum Command {
         /// A folder of C files (with their mend.toml) to check; `typed` runs the typed
         /// engine's accuracy and latency benchmark instead.
         dir: Option<PathBuf>,
-        /// With `typed`: the programs to break and repair (default `../shared/data/introclass`,
+        /// With `typed` or `reference`: the dataset (default `../shared/data/introclass`,
         /// else `/work/shared/data/introclass`).
         data: Option<PathBuf>,
+        /// With `reference`: the analysis budget per submission, in seconds.
+        #[arg(long, default_value_t = 60)]
+        budget: u64,
+        /// With `reference`: at most this many submissions per problem (spread over its list).
+        #[arg(long)]
+        limit: Option<usize>,
+        /// With `reference`: one line per submission.
+        #[arg(long)]
+        verbose: bool,
     },
 }
 
@@ -114,15 +123,16 @@ fn main() -> ExitCode {
             std::process::exit(code);
         }
         Command::Check(args) => check(args),
-        Command::Bench { dir, data } => {
+        Command::Bench { dir, data, budget, limit, verbose } => {
             let mut out = std::io::stdout().lock();
+            let data = data.unwrap_or_else(|| {
+                let rel = PathBuf::from("../shared/data/introclass");
+                if rel.exists() { rel } else { PathBuf::from("/work/shared/data/introclass") }
+            });
             let result = match dir {
-                Some(dir) if dir.as_os_str() == "typed" => {
-                    let data = data.unwrap_or_else(|| {
-                        let rel = PathBuf::from("../shared/data/introclass");
-                        if rel.exists() { rel } else { PathBuf::from("/work/shared/data/introclass") }
-                    });
-                    mend::bench::run_typed(&data, &mut out)
+                Some(dir) if dir.as_os_str() == "typed" => mend::bench::run_typed(&data, &mut out),
+                Some(dir) if dir.as_os_str() == "reference" => {
+                    mend::bench_reference::run(&data, Duration::from_secs(budget), limit, verbose, &mut out)
                 }
                 Some(dir) => mend::bench::run_dir(&dir, &CheckOptions::default(), &mut out),
                 None => mend::bench::run_foundation(&mut out),

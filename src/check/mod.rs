@@ -187,27 +187,15 @@ pub fn check_streaming(
         ..Default::default()
     };
     let clean = !has_syntax_errors && !has_type_errors;
+    let mut tests = None;
     if let Some(spec) = &spec
         && opts.run_tests && spec.tests.is_some() {
             let t = Instant::now();
             let blocked = if clean { None } else { Some("the tests were not run: fix the errors above first".to_string()) };
-            let tests = run_tests(&lowered.program, spec, blocked, opts, deadline, cancel, &mut report);
+            tests = Some(run_tests(&lowered.program, spec, blocked, opts, deadline, cancel, &mut report));
             report.stats.tests_ms = ms_since(t);
-            if opts.repair_tests && clean && !cancel.is_cancelled() {
-                tests_repair::repair_against_tests(
-                    &lowered.program,
-                    text,
-                    &tests,
-                    spec.compare,
-                    &engine_opts,
-                    opts.max_steps,
-                    deadline,
-                    cancel,
-                    &mut report,
-                    on_partial,
-                );
-            }
         }
+    // The reference first: its repairs carry the stronger guarantees.
     if let Some(path) = spec.as_ref().and_then(|s| s.reference.as_ref())
         && opts.repair_reference && clean && !cancel.is_cancelled() {
             match load_reference(path) {
@@ -225,6 +213,22 @@ pub fn check_streaming(
                 ),
                 Err(message) => report.diagnostics.push(Diagnostic::warning("reference", Span::default(), message)),
             }
+        }
+    let proved = report.repairs.iter().any(|r| matches!(r.guarantee, crate::ir::Guarantee::Verified | crate::ir::Guarantee::Bounded { .. }));
+    if let (Some(spec), Some(tests)) = (&spec, &tests)
+        && opts.repair_tests && clean && !proved && !cancel.is_cancelled() {
+            tests_repair::repair_against_tests(
+                &lowered.program,
+                text,
+                tests,
+                spec.compare,
+                &engine_opts,
+                opts.max_steps,
+                deadline,
+                cancel,
+                &mut report,
+                on_partial,
+            );
         }
     keep_strongest_repairs(&mut report);
     if opts.repair_assertions && clean && !cancel.is_cancelled() {

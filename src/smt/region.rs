@@ -28,7 +28,7 @@
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
-use z3::ast::{Ast, Bool, Dynamic, Float, Int, BV};
+use z3::ast::{Ast, Bool, Dynamic, Float, BV};
 use z3::{Context, FuncDecl, Model, Sort};
 
 use crate::ir::cfa::{EdgeKind, Frame, LoopTree, Node};
@@ -130,6 +130,8 @@ pub struct Printed<'ctx> {
 pub enum SiteKind {
     /// The condition of an `if`, a loop or `?:`.
     Cond,
+    /// An operand of `&&` / `||` in a condition (a comparison, usually).
+    Atom,
     /// The new value of `var` (assignment, initialiser, `++`, `op=`).
     Update(VarId),
     /// A value `printf` prints.
@@ -162,7 +164,33 @@ pub enum Alt {
 
 /// The holes of a repair sketch: per site (by address), its selector and alternatives.
 pub struct Holes<'ctx> {
-    pub sites: HashMap<*const Expr, (Int<'ctx>, Vec<Alt>)>,
+    pub sites: HashMap<*const Expr, (BV<'ctx>, Vec<Alt>)>,
+    /// The sites in a fixed order (execution order), so that solving is deterministic.
+    pub order: Vec<*const Expr>,
+}
+
+/// Width of a hole's selector (alternatives per hole are capped below 2^SEL_BITS).
+pub const SEL_BITS: u32 = 8;
+
+impl<'ctx> Holes<'ctx> {
+    /// The same sites with only the chosen alternative each (index into the alternatives;
+    /// absent: the first): the formula of one candidate, no larger than the program.
+    pub fn restricted(&self, choice: &HashMap<*const Expr, usize>) -> Holes<'ctx> {
+        let sites = self
+            .sites
+            .iter()
+            .map(|(k, (sel, alts))| {
+                let i = choice.get(k).copied().unwrap_or(0).min(alts.len() - 1);
+                (*k, (sel.clone(), vec![alts[i].clone()]))
+            })
+            .collect();
+        Holes { sites, order: self.order.clone() }
+    }
+
+    /// The holes in their fixed order.
+    pub fn iter(&self) -> impl Iterator<Item = (&*const Expr, &(BV<'ctx>, Vec<Alt>))> {
+        self.order.iter().map(|k| (k, &self.sites[k]))
+    }
 }
 
 /// The uninterpreted functions both programs share (inputs and aligned functions' calls), and
@@ -666,8 +694,14 @@ impl<'s, 'p, 'w, 'a, 'ctx> Exec<'s, 'p, 'w, 'a, 'ctx> {
 
     /// A condition site: its truth value (a hole's choice when it is one).
     fn cond_site(&mut self, e: &'p Expr, st: &mut State<'ctx>) -> R<(Bool<'ctx>, Deps)> {
-        self.note_site(e, SiteKind::Cond, None);
         let g = st.guard.clone();
+        self.cond_site_in(e, SiteKind::Cond, st, &g)
+    }
+
+    /// A condition or atom site evaluated under guard `g` (for its runtime errors).
+    fn cond_site_in(&mut self, e: &'p Expr, kind: SiteKind, st: &mut State<'ctx>, g: &Bool<'ctx>) -> R<(Bool<'ctx>, Deps)> {
+        self.note_site(e, kind, None);
+        let g = g.clone();
         let hole = self.holes.and_then(|h| h.sites.get(&(e as *const Expr)));
         let Some((sel, alts)) = hole else {
             let v = self.eval_cond(e, st, &g)?;
@@ -676,7 +710,7 @@ impl<'s, 'p, 'w, 'a, 'ctx> Exec<'s, 'p, 'w, 'a, 'ctx> {
         let mut out: Option<(Bool<'ctx>, Deps)> = None;
         for (k, alt) in alts.iter().enumerate().rev() {
             // An alternative's runtime errors count only when it is chosen.
-            let chosen = sel._eq(&Int::from_u64(self.ctx, k as u64));
+            let chosen = sel._eq(&BV::from_u64(self.ctx, k as u64, SEL_BITS));
             let g = Bool::and(self.ctx, &[&g, &chosen]);
             let (b, d) = match alt {
                 Alt::Original => self.eval_cond(e, st, &g)?,
@@ -688,7 +722,7 @@ impl<'s, 'p, 'w, 'a, 'ctx> Exec<'s, 'p, 'w, 'a, 'ctx> {
                 None => (b, d),
                 Some((rest, mut rd)) => {
                     rd.extend(d);
-                    (sel._eq(&Int::from_u64(self.ctx, k as u64)).ite(&b, &rest), rd)
+                    (chosen.ite(&b, &rest), rd)
                 }
             });
         }
@@ -709,7 +743,7 @@ impl<'s, 'p, 'w, 'a, 'ctx> Exec<'s, 'p, 'w, 'a, 'ctx> {
         };
         let mut out: Option<Val<'ctx>> = None;
         for (k, alt) in alts.iter().enumerate().rev() {
-            let chosen = sel._eq(&Int::from_u64(self.ctx, k as u64));
+            let chosen = sel._eq(&BV::from_u64(self.ctx, k as u64, SEL_BITS));
             let g = Bool::and(self.ctx, &[&g, &chosen]);
             let v = match alt {
                 Alt::Original => self.eval_site(e, kind, st, &g)?,
@@ -725,10 +759,7 @@ impl<'s, 'p, 'w, 'a, 'ctx> Exec<'s, 'p, 'w, 'a, 'ctx> {
             };
             out = Some(match out {
                 None => v,
-                Some(rest) => {
-                    let c = sel._eq(&Int::from_u64(self.ctx, k as u64));
-                    self.ite_val(&c, &Deps::new(), &v, &rest)
-                }
+                Some(rest) => self.ite_val(&chosen, &Deps::new(), &v, &rest),
             });
         }
         Ok(out.expect("a hole has its original"))
@@ -896,20 +927,20 @@ impl<'s, 'p, 'w, 'a, 'ctx> Exec<'s, 'p, 'w, 'a, 'ctx> {
                             let c = if name == "ne" { self.fp.compare("fp.eq", x, y).not() } else { self.fp.compare(name, x, y) };
                             Ok(self.bool_val(c, deps))
                         } else {
-                            Ok(Val { term: Term::Float(self.fp.arith(name, x, y, *k), *k), deps })
+                            Ok(Val { term: Term::Float(self.fp.arith(name.trim_start_matches("fp."), x, y, *k), *k), deps })
                         }
                     }
                     _ => unsupported("mixed operand types", e.span),
                 }
             }
             ExprKind::Logical(op, a, b) => {
-                let (x, dx) = self.eval_cond(a, st, g)?;
+                let (x, dx) = self.operand(a, st, g)?;
                 let inner = match op {
                     LogicOp::And => Bool::and(ctx, &[g, &x]),
                     LogicOp::Or => Bool::and(ctx, &[g, &x.not()]),
                 };
                 let before = st.vars.clone();
-                let (y, dy) = self.eval_cond(b, st, &inner)?;
+                let (y, dy) = self.operand(b, st, &inner)?;
                 if !same_vars(&before, &st.vars) {
                     return unsupported("side effects on the right of `&&`/`||`", b.span);
                 }
@@ -946,6 +977,15 @@ impl<'s, 'p, 'w, 'a, 'ctx> Exec<'s, 'p, 'w, 'a, 'ctx> {
             ExprKind::Index(..) => unsupported("an array", e.span),
             ExprKind::Member { .. } => unsupported("a struct", e.span),
             ExprKind::AddrOf(_) | ExprKind::Deref(_) | ExprKind::Decay(_) => unsupported("a pointer", e.span),
+        }
+    }
+
+    /// An operand of `&&`/`||`: nested logic is walked into, anything else is an atom site.
+    fn operand(&mut self, e: &'p Expr, st: &mut State<'ctx>, g: &Bool<'ctx>) -> R<(Bool<'ctx>, Deps)> {
+        if matches!(e.strip_implicit().kind, ExprKind::Logical(..)) {
+            self.eval_cond(e, st, g)
+        } else {
+            self.cond_site_in(e, SiteKind::Atom, st, g)
         }
     }
 
@@ -993,7 +1033,7 @@ impl<'s, 'p, 'w, 'a, 'ctx> Exec<'s, 'p, 'w, 'a, 'ctx> {
                             BinOp::Div => "fp.div",
                             _ => return unsupported("this operator on floating point values", e.span),
                         };
-                        Val { term: Term::Float(self.fp.arith(name, x, y, *k), *k), deps }
+                        Val { term: Term::Float(self.fp.arith(name.trim_start_matches("fp."), x, y, *k), *k), deps }
                     }
                     _ => return unsupported("mixed operand types", e.span),
                 };

@@ -35,14 +35,14 @@ pub mod align;
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::time::{Duration, Instant};
 
-use z3::ast::{Ast, Bool, Int};
+use z3::ast::{Ast, Bool, BV};
 use z3::{Context, Model, Optimize, Solver};
 
 use crate::ir::cfa::{LoopTree, Node};
 use crate::ir::{BinOp, Builtin, Callee, Expr, ExprKind, FuncId, IncDec, Program, Span, Stmt, StmtKind, Type, VarId};
 use crate::ir::print::expr_to_c;
 use crate::ir::repair::TextEdit;
-use crate::smt::region::{self, Alt, Exec, Holes, Region, Setup, Site, SiteKind, State, Term, Unsupported, World};
+use crate::smt::region::{self, Alt, Exec, Holes, Region, Setup, Site, SiteKind, State, Term, Unsupported, World, SEL_BITS};
 use crate::smt::solver::{check_optimize_with_budget, check_with_budget, new_context, Verdict};
 use crate::smt::Budget;
 use crate::spec::compare::Compare;
@@ -198,6 +198,7 @@ fn run(student: &Program, text: &str, reference: &Program, opts: &Options, budge
         let mut job = Job::new(&ctx, &rs, &ss, opts.compare, budget, &arena)?;
         let changes = job.repair(text)?;
         *checks += job.checks;
+        tracing::debug!("verified repair of `{}`: {} solver checks", student.func(s).name, job.checks);
         all_changes.extend(changes);
     }
     if all_changes.is_empty() {
@@ -578,20 +579,26 @@ impl<'j, 'p: 'j, 'ctx> Job<'j, 'p, 'ctx> {
     /// a counterexample (the model and the pre-states it speaks of).
     fn verify(&mut self, node: Node, holes: &Holes<'ctx>, choice: &HashMap<*const Expr, usize>) -> Result<Option<(Model<'ctx>, State<'ctx>, State<'ctx>)>, Failure> {
         let ctx = self.ctx;
-        let pre_r = Exec::fresh_state(ctx, self.r.program, self.r.func, "r.").map_err(Failure::Unsupported)?;
-        let pre_s = Exec::fresh_state(ctx, self.s.program, self.s.func, "s.").map_err(Failure::Unsupported)?;
+        let mut pre_r = Exec::fresh_state(ctx, self.r.program, self.r.func, "r.").map_err(Failure::Unsupported)?;
+        let mut pre_s = Exec::fresh_state(ctx, self.s.program, self.s.func, "s.").map_err(Failure::Unsupported)?;
+        if node == Node::FuncEntry {
+            // The entry function reads the stream from its start (other functions do not read):
+            // reads are then at constant positions, which the solver treats as plain constants.
+            pre_r.in_pos = BV::from_u64(ctx, 0, 32);
+            pre_s.in_pos = pre_r.in_pos.clone();
+        }
         let world = World::new(ctx);
-        let (hyp, bad) = self.node_formula(node, pre_r.clone(), pre_s.clone(), &world, Some(holes))?;
+        let candidate = holes.restricted(choice);
+        let (hyp, bad) = self.node_formula(node, pre_r.clone(), pre_s.clone(), &world, Some(&candidate))?;
         let solver = Solver::new(ctx);
         solver.assert(&self.phi(node, &pre_r, &pre_s));
         solver.assert(&hyp);
         solver.assert(&bad);
-        for (site, (sel, _)) in &holes.sites {
-            let k = choice.get(site).copied().unwrap_or(0);
-            solver.assert(&sel._eq(&Int::from_u64(ctx, k as u64)));
-        }
         self.checks += 1;
-        match check_with_budget(&solver, &[], self.budget) {
+        let t = Instant::now();
+        let verdict = check_with_budget(&solver, &[], self.budget);
+        tracing::debug!("verify {node:?}: {verdict:?} in {:.1} ms", t.elapsed().as_secs_f64() * 1000.0);
+        match verdict {
             Verdict::Unsat => Ok(None),
             Verdict::Sat => {
                 let m = solver.get_model().ok_or_else(|| Failure::SolverUnknown("no model".into()))?;
@@ -627,9 +634,14 @@ impl<'j, 'p: 'j, 'ctx> Job<'j, 'p, 'ctx> {
         let stu_conds = stu(&|k| *k == SiteKind::Cond);
         let stu_updates = stu(&|k| matches!(k, SiteKind::Update(_)));
         let mut out = HashMap::new();
+        let mut order = Vec::new();
         for (i, site) in sites.iter().enumerate() {
             let key = site.expr as *const Expr;
-            let sel = Int::new_const(self.ctx, format!("hole{}!{}", node_key(node), i));
+            if out.contains_key(&key) {
+                continue;
+            }
+            order.push(key);
+            let sel = BV::new_const(self.ctx, format!("hole{}!{}", node_key(node), i), SEL_BITS);
             if let Some(fixed) = self.chosen.get(&key) {
                 out.insert(key, (sel, vec![fixed.clone()]));
                 continue;
@@ -651,6 +663,13 @@ impl<'j, 'p: 'j, 'ctx> Job<'j, 'p, 'ctx> {
                     alts.push(Alt::Bool(true));
                     alts.push(Alt::Bool(false));
                 }
+                SiteKind::Atom => {
+                    for e in &cond_variants(site.expr) {
+                        push(e, &mut alts);
+                    }
+                    alts.push(Alt::Bool(true));
+                    alts.push(Alt::Bool(false));
+                }
                 SiteKind::Update(_) => {
                     for e in ref_updates.iter().chain(&stu_updates) {
                         push(e, &mut alts);
@@ -665,13 +684,19 @@ impl<'j, 'p: 'j, 'ctx> Job<'j, 'p, 'ctx> {
                     }
                 }
             }
+            alts.truncate((1 << SEL_BITS) - 1);
             out.insert(key, (sel, alts));
         }
         // Sites chosen at earlier nodes that this region also runs (a loop's step, a tail).
-        for (i, (key, alt)) in self.chosen.iter().enumerate() {
-            out.entry(*key).or_insert_with(|| (Int::new_const(self.ctx, format!("fixed{}!{}", node_key(node), i)), vec![alt.clone()]));
+        let mut chosen: Vec<(&*const Expr, &Alt)> = self.chosen.iter().collect();
+        chosen.sort_by_key(|(k, _)| self.sites.get(*k).map(|(s, _)| (s.expr.span.start, s.expr.span.end)));
+        for (i, (key, alt)) in chosen.into_iter().enumerate() {
+            if !out.contains_key(key) {
+                order.push(*key);
+                out.insert(*key, (BV::new_const(self.ctx, format!("fixed{}!{}", node_key(node), i), SEL_BITS), vec![alt.clone()]));
+            }
         }
-        Holes { sites: out }
+        Holes { sites: out, order }
     }
 
     /// A reference expression in the student's variables (and function names), if every
@@ -700,38 +725,42 @@ impl<'j, 'p: 'j, 'ctx> Job<'j, 'p, 'ctx> {
     fn repair_node(&mut self, node: Node) -> Result<HashMap<*const Expr, usize>, Failure> {
         let holes = self.holes(node);
         let mut choice: HashMap<*const Expr, usize> = HashMap::new();
-        let mut ces: Vec<(Model<'ctx>, State<'ctx>, State<'ctx>)> = Vec::new();
+        // One optimiser for the whole loop: each counterexample adds its constraint once.
+        let opt = Optimize::new(self.ctx);
+        for (site, (sel, alts)) in holes.iter() {
+                        opt.assert(&sel.bvult(&sel_const(self.ctx, alts.len() as u64)));
+            if alts.len() > 1 && !self.chosen.contains_key(site) {
+                // Fewest changed expressions first; among those, an added statement
+                // unconditional rather than guarded.
+                opt.assert_soft(&sel._eq(&sel_const(self.ctx, 0)), 10, None);
+                for (k, alt) in alts.iter().enumerate() {
+                    let is_k = sel._eq(&sel_const(self.ctx, k as u64));
+                    match alt {
+                        // An added statement: unconditional rather than guarded.
+                        Alt::Bool(true) if self.is_synthetic_guard(*site) => opt.assert_soft(&is_k, 1, None),
+                        // Elsewhere a constant condition is the last resort among equals.
+                        Alt::Bool(_) if !self.is_synthetic_guard(*site) => opt.assert_soft(&is_k.not(), 1, None),
+                        _ => {}
+                    }
+                }
+            }
+        }
         loop {
             if self.budget.is_exhausted() {
                 return Err(Failure::Timeout);
             }
-            match self.verify(node, &holes, &choice)? {
-                None => return Ok(choice),
-                Some(ce) => ces.push(ce),
-            }
-            let opt = Optimize::new(self.ctx);
-            for (site, (sel, alts)) in &holes.sites {
-                opt.assert(&sel.ge(&Int::from_u64(self.ctx, 0)));
-                opt.assert(&sel.lt(&Int::from_u64(self.ctx, alts.len() as u64)));
-                if alts.len() > 1 && !self.chosen.contains_key(site) {
-                    // Fewest changed expressions first; among those, an added statement
-                    // unconditional rather than guarded.
-                    opt.assert_soft(&sel._eq(&Int::from_u64(self.ctx, 0)), 10, None);
-                    if self.is_synthetic_guard(*site)
-                        && let Some(t) = alts.iter().position(|a| matches!(a, Alt::Bool(true)))
-                    {
-                        opt.assert_soft(&sel._eq(&Int::from_u64(self.ctx, t as u64)), 1, None);
-                    }
-                }
-            }
-            for (m, pre_r, pre_s) in &ces {
-                let world = World::new(self.ctx);
-                let world = world.in_model(m);
-                let (hyp, bad) = self.node_formula(node, concrete(pre_r, m), concrete(pre_s, m), &world, Some(&holes))?;
-                opt.assert(&hyp.implies(&bad.not()));
-            }
+            let Some((m, pre_r, pre_s)) = self.verify(node, &holes, &choice)? else {
+                return Ok(choice);
+            };
+            let world = World::new(self.ctx);
+            let world = world.in_model(&m);
+            let (hyp, bad) = self.node_formula(node, concrete(&pre_r, &m), concrete(&pre_s, &m), &world, Some(&holes))?;
+            opt.assert(&hyp.implies(&bad.not()));
             self.checks += 1;
-            match check_optimize_with_budget(&opt, &[], self.budget) {
+            let t = Instant::now();
+            let verdict = check_optimize_with_budget(&opt, &[], self.budget);
+            tracing::debug!("synthesise {node:?}: {verdict:?} in {:.1} ms", t.elapsed().as_secs_f64() * 1000.0);
+            match verdict {
                 Verdict::Sat => {
                     let m = opt.get_model().ok_or_else(|| Failure::SolverUnknown("no model".into()))?;
                     let next: HashMap<*const Expr, usize> = holes
@@ -760,7 +789,7 @@ impl<'j, 'p: 'j, 'ctx> Job<'j, 'p, 'ctx> {
                 Failure::NoRepair(_) => Failure::NoRepair(format!("at {}", node_name(self.s.program, self.s.func, &self.s.tree, node, text))),
                 other => other,
             })?;
-            for (site, (_, alts)) in &holes.sites {
+            for (site, (_, alts)) in holes.iter() {
                 if self.chosen.contains_key(site) {
                     continue;
                 }
@@ -771,13 +800,8 @@ impl<'j, 'p: 'j, 'ctx> Job<'j, 'p, 'ctx> {
                 self.chosen.insert(*site, alt);
             }
         }
-        // Final pass: every node verified with every choice fixed.
-        for &node in &order {
-            let holes = self.holes(node);
-            if self.verify(node, &holes, &HashMap::new())?.is_some() {
-                return Err(Failure::SolverUnknown("a repaired node failed its final verification".into()));
-            }
-        }
+        // No final pass is needed: a node's check depends only on the sites its region runs,
+        // and all of them are fixed once it is verified, so later nodes cannot undo it.
         Ok(picked.into_iter().filter_map(|(node, site, alt)| self.edit(node, site, &alt, text)).collect())
     }
 
@@ -834,7 +858,7 @@ impl<'j, 'p: 'j, 'ctx> Job<'j, 'p, 'ctx> {
         let e = info.expr;
         let old_text = text.get(e.span.range())?.to_string();
         let (span, new, dist) = match (alt, info.kind) {
-            (Alt::Bool(b), SiteKind::Cond) => (e.span, if *b { "1".to_string() } else { "0".to_string() }, expr_size(e) + 1),
+            (Alt::Bool(b), SiteKind::Cond | SiteKind::Atom) => (e.span, if *b { "1".to_string() } else { "0".to_string() }, expr_size(e) + 1),
             (Alt::Keep, _) => {
                 let stmt = info.stmt?;
                 (stmt.span, String::new(), stmt_size(stmt))
@@ -854,6 +878,10 @@ impl<'j, 'p: 'j, 'ctx> Job<'j, 'p, 'ctx> {
 /// Nodes of an expression printed as C, roughly (for patch sizes of inserted text).
 fn expr_size_text(s: &str) -> usize {
     s.split(|c: char| !c.is_alphanumeric() && c != '_').filter(|w| !w.is_empty()).count().max(1) * 2 - 1
+}
+
+fn sel_const(ctx: &Context, k: u64) -> BV<'_> {
+    BV::from_u64(ctx, k, SEL_BITS)
 }
 
 fn node_key(n: Node) -> String {
