@@ -138,6 +138,8 @@ pub enum SiteKind {
     Print,
     /// The value `return` returns.
     Return,
+    /// A whole `printf` statement (its text can be another print's, or it can go).
+    PrintCall,
 }
 
 /// An expression site met while executing a region.
@@ -286,6 +288,9 @@ pub struct Exec<'s, 'p, 'w, 'a, 'ctx> {
     loops: Vec<usize>,
     /// `Extend`'s early return at the region's start: `if (guard) return value;`.
     extension: Option<(&'p Expr, &'p Expr)>,
+    /// `Extend`'s missing print at the region's start (a hole whose first alternative prints
+    /// nothing).
+    start_print: Option<&'p Expr>,
     /// `Extend`'s added assignments at the end of a loop's body: `if (guard) var = value;`.
     tails: Vec<Tail<'p>>,
 }
@@ -312,6 +317,7 @@ impl<'s, 'p, 'w, 'a, 'ctx> Exec<'s, 'p, 'w, 'a, 'ctx> {
             seen_sites: HashSet::new(),
             loops: Vec::new(),
             extension: None,
+            start_print: None,
             tails: Vec::new(),
         }
     }
@@ -323,6 +329,12 @@ impl<'s, 'p, 'w, 'a, 'ctx> Exec<'s, 'p, 'w, 'a, 'ctx> {
     }
 
     /// Adds `if (guard) return value;` (both sites, usually holes) at the region's start.
+    /// Adds a print at the region's start, chosen among the hole's alternatives (none first).
+    pub fn with_start_print(mut self, site: &'p Expr) -> Self {
+        self.start_print = Some(site);
+        self
+    }
+
     pub fn with_extension(mut self, guard: &'p Expr, value: &'p Expr) -> Self {
         self.extension = Some((guard, value));
         self
@@ -355,6 +367,11 @@ impl<'s, 'p, 'w, 'a, 'ctx> Exec<'s, 'p, 'w, 'a, 'ctx> {
     /// Executes the region of `node` from `pre`.
     pub fn run(mut self, node: Node, mut pre: State<'ctx>) -> R<Region<'p, 'ctx>> {
         let tree = self.setup.tree;
+        if let Some(site) = self.start_print
+            && self.holes.is_some_and(|h| h.sites.contains_key(&(site as *const Expr)))
+        {
+            self.print_site(site, &[], None, &mut pre)?;
+        }
         if let Some((guard, value)) = self.extension {
             let (yes, no) = self.branch_on(guard, pre)?;
             if let Some(mut y) = yes {
@@ -666,6 +683,10 @@ impl<'s, 'p, 'w, 'a, 'ctx> Exec<'s, 'p, 'w, 'a, 'ctx> {
                 let st = self.effect(a, None, st)?;
                 self.effect(b, None, st)
             }
+            ExprKind::Call(Callee::Builtin(Builtin::Printf), args) if stmt.is_some() => {
+                self.print_site(e, args, stmt, &mut st)?;
+                Ok(st)
+            }
             _ => {
                 let g = st.guard.clone();
                 self.eval(e, &mut st, &g)?;
@@ -710,7 +731,7 @@ impl<'s, 'p, 'w, 'a, 'ctx> Exec<'s, 'p, 'w, 'a, 'ctx> {
         let mut out: Option<(Bool<'ctx>, Deps)> = None;
         for (k, alt) in alts.iter().enumerate().rev() {
             // An alternative's runtime errors count only when it is chosen.
-            let chosen = sel._eq(&BV::from_u64(self.ctx, k as u64, SEL_BITS));
+            let chosen = if alts.len() == 1 { Bool::from_bool(self.ctx, true) } else { sel._eq(&BV::from_u64(self.ctx, k as u64, SEL_BITS)) };
             let g = Bool::and(self.ctx, &[&g, &chosen]);
             let (b, d) = match alt {
                 Alt::Original => self.eval_cond(e, st, &g)?,
@@ -743,7 +764,7 @@ impl<'s, 'p, 'w, 'a, 'ctx> Exec<'s, 'p, 'w, 'a, 'ctx> {
         };
         let mut out: Option<Val<'ctx>> = None;
         for (k, alt) in alts.iter().enumerate().rev() {
-            let chosen = sel._eq(&BV::from_u64(self.ctx, k as u64, SEL_BITS));
+            let chosen = if alts.len() == 1 { Bool::from_bool(self.ctx, true) } else { sel._eq(&BV::from_u64(self.ctx, k as u64, SEL_BITS)) };
             let g = Bool::and(self.ctx, &[&g, &chosen]);
             let v = match alt {
                 Alt::Original => self.eval_site(e, kind, st, &g)?,
@@ -867,7 +888,12 @@ impl<'s, 'p, 'w, 'a, 'ctx> Exec<'s, 'p, 'w, 'a, 'ctx> {
             ExprKind::Var(v) => match st.vars.get(v) {
                 Some(val) => {
                     self.use_var(*v, Usage::Read);
-                    Ok(val.clone())
+                    // A reference expression renamed into the student's variables keeps the
+                    // reference's types: convert where the two declare a variable differently.
+                    let val = val.clone();
+                    let same = matches!((&val.term, &e.ty), (Term::Int(_, t), Type::Int(u)) if t == u)
+                        || matches!((&val.term, &e.ty), (Term::Float(_, k), Type::Float(j)) if k == j);
+                    if same { Ok(val) } else { self.convert(val, &e.ty, e.span) }
                 }
                 None => unsupported(format!("the global variable `{}`", self.setup.program.var(*v).name), e.span),
             },
@@ -1182,6 +1208,40 @@ impl<'s, 'p, 'w, 'a, 'ctx> Exec<'s, 'p, 'w, 'a, 'ctx> {
             count += 1;
         }
         Ok(self.int_val(c_int::constant(self.ctx, IntType::INT, count as i64), IntType::INT, Deps::new()))
+    }
+
+    /// A `printf` statement as a site: the original, another print (a reference's, renamed),
+    /// or none; each alternative's tokens are printed under its selector.
+    fn print_site(&mut self, e: &'p Expr, args: &'p [Expr], stmt: Option<&'p Stmt>, st: &mut State<'ctx>) -> R<()> {
+        self.note_site(e, SiteKind::PrintCall, stmt);
+        let g = st.guard.clone();
+        let Some((sel, alts)) = self.holes.and_then(|h| h.sites.get(&(e as *const Expr))) else {
+            self.printf(e, args, st, &g)?;
+            return Ok(());
+        };
+        for (k, alt) in alts.iter().enumerate() {
+            let chosen = if alts.len() == 1 { Bool::from_bool(self.ctx, true) } else { sel._eq(&BV::from_u64(self.ctx, k as u64, SEL_BITS)) };
+            let gk = Bool::and(self.ctx, &[&g, &chosen]);
+            match alt {
+                Alt::Original => {
+                    self.printf(e, args, st, &gk)?;
+                }
+                Alt::Expr(call) => {
+                    let ExprKind::Call(Callee::Builtin(Builtin::Printf), cargs) = &call.kind else { continue };
+                    // SAFETY of the lifetime: as in `eval_pure`, nothing of the alternative is
+                    // kept past this call (its sites and usage are dropped below).
+                    let (call, cargs): (&'p Expr, &'p [Expr]) = unsafe { (&*(call as *const Expr), &*(cargs.as_slice() as *const [Expr])) };
+                    let (sites, usage) = (self.region.sites.len(), self.region.usage.len());
+                    let mut scratch = st.clone();
+                    let r = self.printf(call, cargs, &mut scratch, &gk);
+                    self.region.sites.truncate(sites);
+                    self.region.usage.truncate(usage);
+                    r?;
+                }
+                Alt::Keep | Alt::Bool(_) => {}
+            }
+        }
+        Ok(())
     }
 
     fn printf(&mut self, e: &'p Expr, args: &'p [Expr], st: &mut State<'ctx>, g: &Bool<'ctx>) -> R<Val<'ctx>> {

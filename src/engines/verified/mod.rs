@@ -85,6 +85,8 @@ pub enum Failure {
     SolverUnknown(String),
     /// No repair within the implementation space at this node.
     NoRepair(String),
+    /// The engine failed (a bug; the other engines still run).
+    Internal,
 }
 
 impl Failure {
@@ -96,6 +98,7 @@ impl Failure {
             Failure::Timeout => "timeout",
             Failure::SolverUnknown(_) => "solver unknown",
             Failure::NoRepair(_) => "no repair in the space",
+            Failure::Internal => "internal error",
         }
     }
     pub fn describe(&self) -> String {
@@ -105,6 +108,7 @@ impl Failure {
             Failure::Timeout => "the time budget ran out".into(),
             Failure::SolverUnknown(s) => format!("the solver could not decide ({s})"),
             Failure::NoRepair(s) => format!("no repair from the reference's expressions {s}"),
+            Failure::Internal => "an internal error stopped it".into(),
         }
     }
 }
@@ -130,9 +134,12 @@ pub struct Report {
 pub fn repair(student: &Program, text: &str, reference: &Program, opts: &Options, budget: &Budget) -> Report {
     let start = Instant::now();
     let mut checks = 0;
-    let outcome = match run(student, text, reference, opts, budget, &mut checks) {
-        Ok(o) => o,
-        Err(f) => Outcome::Failed(f),
+    // A bug here must not cost the student the other engines' answers.
+    let run = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| run(student, text, reference, opts, budget, &mut checks)));
+    let outcome = match run {
+        Ok(Ok(o)) => o,
+        Ok(Err(f)) => Outcome::Failed(f),
+        Err(_) => Outcome::Failed(Failure::Internal),
     };
     Report { outcome, time: start.elapsed(), checks }
 }
@@ -343,11 +350,20 @@ struct Arena {
     /// Per loop and variable: the guard (`0`) and value (`x`) of `if (0) x = x;` at the end of
     /// the loop's body. The guard's empty span is where it is inserted.
     tails: Vec<(usize, VarId, Expr, Expr)>,
+    /// Per loop node: a print added at the region's start (its empty span is where).
+    prints: BTreeMap<Node, Expr>,
 }
 
 fn extension_arena(s: &Side<'_>) -> Arena {
     let f = s.program.func(s.func);
-    let mut arena = Arena { early: BTreeMap::new(), tails: Vec::new() };
+    let mut arena = Arena { early: BTreeMap::new(), tails: Vec::new(), prints: BTreeMap::new() };
+    // Prints only in loop regions: in `main` before the loops, output may be prompt text the
+    // `values` comparison drops, which the region encoding would compare.
+    for node in s.tree.nodes().into_iter().filter(|n| matches!(n, Node::LoopEntry(_) | Node::LoopExit(_))) {
+        if let Some(at) = s.tree.region_start(f, node) {
+            arena.prints.insert(node, Expr { kind: ExprKind::Int(0), ty: Type::INT, span: Span::new(at, at) });
+        }
+    }
     let zero = |ty: Type, span: Span| Expr { kind: ExprKind::Int(0), ty, span };
     if let Type::Int(_) = f.ret {
         for node in s.tree.nodes() {
@@ -436,6 +452,8 @@ struct Job<'j, 'p, 'ctx> {
     extended: BTreeSet<Node>,
     /// The `Extend` assignments at loop ends that are in play.
     tails: Vec<region::Tail<'j>>,
+    /// Nodes whose region gets an `Extend` print at its start (the reference prints more).
+    printing: BTreeSet<Node>,
     /// Fixed choices of sites of verified nodes (the index into the site's alternatives).
     chosen: HashMap<*const Expr, Alt>,
     sites: HashMap<*const Expr, (Site<'j>, Node)>,
@@ -461,6 +479,7 @@ impl<'j, 'p: 'j, 'ctx> Job<'j, 'p, 'ctx> {
             arena,
             extended: BTreeSet::new(),
             tails: Vec::new(),
+            printing: BTreeSet::new(),
             chosen: HashMap::new(),
             sites: HashMap::new(),
             checks: 0,
@@ -484,6 +503,12 @@ impl<'j, 'p: 'j, 'ctx> Job<'j, 'p, 'ctx> {
             let returns = |g: &Region<'_, '_>| g.exits.iter().any(|e| e.to == Node::FuncExit);
             if returns(reg) && !returns(&job.plain_s[node]) && arena.early.contains_key(node) {
                 job.extended.insert(*node);
+            }
+        }
+        for (node, reg) in &job.plain_r {
+            let prints = |g: &Region<'_, '_>| g.sites.iter().filter(|x| x.kind == SiteKind::PrintCall).count();
+            if prints(reg) > prints(&job.plain_s[node]) && arena.prints.contains_key(node) {
+                job.printing.insert(*node);
             }
         }
         // A variable the reference's loop body assigns and the student's does not.
@@ -545,6 +570,9 @@ impl<'j, 'p: 'j, 'ctx> Job<'j, 'p, 'ctx> {
         let ctx = self.ctx;
         let rr = Exec::new(&self.r_setup, world, None).run(node, pre_r).map_err(Failure::Unsupported)?;
         let mut exec = Exec::new(&self.s_setup, world, holes).with_tails(self.tails.clone());
+        if self.printing.contains(&node) {
+            exec = exec.with_start_print(&self.arena.prints[&node]);
+        }
         if let Some((g, v)) = self.extension(node) {
             exec = exec.with_extension(g, v);
         }
@@ -615,6 +643,9 @@ impl<'j, 'p: 'j, 'ctx> Job<'j, 'p, 'ctx> {
             sites.push(Site { expr: g, kind: SiteKind::Cond, stmt: None });
             sites.push(Site { expr: v, kind: SiteKind::Return, stmt: None });
         }
+        if self.printing.contains(&node) {
+            sites.push(Site { expr: &self.arena.prints[&node], kind: SiteKind::PrintCall, stmt: None });
+        }
         for t in &self.tails {
             if node == Node::LoopEntry(t.l) {
                 sites.push(Site { expr: t.guard, kind: SiteKind::Cond, stmt: None });
@@ -628,6 +659,7 @@ impl<'j, 'p: 'j, 'ctx> Job<'j, 'p, 'ctx> {
         let ref_conds = renamed(&|k| *k == SiteKind::Cond);
         let ref_updates = renamed(&|k| matches!(k, SiteKind::Update(_)));
         let ref_values = renamed(&|k| matches!(k, SiteKind::Print | SiteKind::Return | SiteKind::Update(_)));
+        let ref_prints = renamed(&|k| *k == SiteKind::PrintCall);
         let stu = |pick: &dyn Fn(&SiteKind) -> bool| -> Vec<Expr> {
             sites.iter().filter(|x| pick(&x.kind)).filter_map(|x| update_rhs(x.expr, &x.kind)).filter(|e| is_pure(e)).collect()
         };
@@ -648,7 +680,9 @@ impl<'j, 'p: 'j, 'ctx> Job<'j, 'p, 'ctx> {
             }
             let own = update_rhs(site.expr, &site.kind).map(|e| expr_to_c(self.s.program, &e)).unwrap_or_default();
             let mut seen: HashSet<String> = [own].into_iter().collect();
-            let mut alts = vec![Alt::Original];
+            let synthetic_print = self.arena.prints.values().any(|p| std::ptr::eq(p, site.expr));
+            // A synthetic print's "as written" is printing nothing.
+            let mut alts = vec![if synthetic_print { Alt::Keep } else { Alt::Original }];
             let mut push = |e: &Expr, alts: &mut Vec<Alt>| {
                 if seen.insert(expr_to_c(self.s.program, e)) && e.ty.is_arithmetic() {
                     alts.push(Alt::Expr(e.clone()));
@@ -675,6 +709,16 @@ impl<'j, 'p: 'j, 'ctx> Job<'j, 'p, 'ctx> {
                         push(e, &mut alts);
                     }
                     if site.stmt.is_some() {
+                        alts.push(Alt::Keep);
+                    }
+                }
+                SiteKind::PrintCall => {
+                    for e in &ref_prints {
+                        if seen.insert(expr_to_c(self.s.program, e)) {
+                            alts.push(Alt::Expr(e.clone()));
+                        }
+                    }
+                    if site.stmt.is_some() && !synthetic_print {
                         alts.push(Alt::Keep);
                     }
                 }
@@ -718,7 +762,7 @@ impl<'j, 'p: 'j, 'ctx> Job<'j, 'p, 'ctx> {
             }
             _ => {}
         });
-        (ok && is_pure(&e)).then_some(e)
+        (ok && (is_pure(&e) || is_plain_print(&e))).then_some(e)
     }
 
     /// Algorithm 1 for one node: CEGIS with partial MaxSMT.
@@ -738,8 +782,10 @@ impl<'j, 'p: 'j, 'ctx> Job<'j, 'p, 'ctx> {
                     match alt {
                         // An added statement: unconditional rather than guarded.
                         Alt::Bool(true) if self.is_synthetic_guard(*site) => opt.assert_soft(&is_k, 1, None),
-                        // Elsewhere a constant condition is the last resort among equals.
+                        // Elsewhere a constant or a negated condition is the last resort
+                        // among equals.
                         Alt::Bool(_) if !self.is_synthetic_guard(*site) => opt.assert_soft(&is_k.not(), 1, None),
+                        Alt::Expr(e) if matches!(e.kind, ExprKind::Unary(crate::ir::UnOp::Not, _)) => opt.assert_soft(&is_k.not(), 1, None),
                         _ => {}
                     }
                 }
@@ -752,6 +798,7 @@ impl<'j, 'p: 'j, 'ctx> Job<'j, 'p, 'ctx> {
             let Some((m, pre_r, pre_s)) = self.verify(node, &holes, &choice)? else {
                 return Ok(choice);
             };
+            tracing::debug!("counterexample at {node:?}: {m}");
             let world = World::new(self.ctx);
             let world = world.in_model(&m);
             let (hyp, bad) = self.node_formula(node, concrete(&pre_r, &m), concrete(&pre_s, &m), &world, Some(&holes))?;
@@ -769,6 +816,11 @@ impl<'j, 'p: 'j, 'ctx> Job<'j, 'p, 'ctx> {
                         .map(|(site, (sel, _))| (*site, m.eval(sel, true).and_then(|v| v.as_u64()).unwrap_or(0) as usize))
                         .collect();
                     if next == choice {
+                        tracing::debug!("repeated candidate at {node:?}: {:?}", holes.iter().map(|(k, (_, alts))| {
+                            let i = next.get(k).copied().unwrap_or(0);
+                            let name = self.sites.get(k).map(|(s, _)| expr_to_c(self.s.program, s.expr)).unwrap_or_else(|| "<synthetic>".into());
+                            format!("{name} => {:?}", match &alts[i.min(alts.len() - 1)] { Alt::Expr(e) => expr_to_c(self.s.program, e), a => format!("{a:?}") })
+                        }).collect::<Vec<_>>());
                         return Err(Failure::SolverUnknown("the synthesiser repeated a refuted candidate".into()));
                     }
                     choice = next;
@@ -854,6 +906,14 @@ impl<'j, 'p: 'j, 'ctx> Job<'j, 'p, 'ctx> {
             let new_text = format!("{body_indent}{stmt}\n");
             return Some((Change { span: insert, old: String::new(), new: stmt, region }, TextEdit { span: insert, new_text }, 3 + expr_size_text(&value)));
         }
+        if let Some(p) = self.arena.prints.values().find(|p| std::ptr::eq(site, *p)) {
+            let Alt::Expr(call) = alt else { return None };
+            let stmt = format!("{};", expr_to_c(self.s.program, call));
+            let at = p.span.start as usize;
+            let indent = indentation_after(text, at);
+            let new_text = format!("\n{indent}{stmt}");
+            return Some((Change { span: p.span, old: String::new(), new: stmt.clone(), region }, TextEdit { span: p.span, new_text }, 2 + expr_size(call)));
+        }
         let (info, _) = self.sites.get(&site)?;
         let e = info.expr;
         let old_text = text.get(e.span.range())?.to_string();
@@ -937,6 +997,16 @@ fn rename_in(e: &mut Expr, f: &mut impl FnMut(&mut ExprKind)) {
     f(&mut e.kind);
     for c in crate::ir::walk::children_mut(e) {
         rename_in(c, f);
+    }
+}
+
+/// `printf("literal", pure...)`.
+fn is_plain_print(e: &Expr) -> bool {
+    match &e.kind {
+        ExprKind::Call(Callee::Builtin(Builtin::Printf), args) => {
+            matches!(args.first().map(|a| &a.strip_implicit().kind), Some(ExprKind::Str(_))) && args[1..].iter().all(is_pure)
+        }
+        _ => false,
     }
 }
 
