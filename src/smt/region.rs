@@ -106,6 +106,9 @@ pub struct State<'ctx> {
     pub ret: Option<Val<'ctx>>,
     /// Position in the input stream (tokens read so far).
     pub in_pos: BV<'ctx>,
+    /// The last character printed was whitespace (or nothing was printed): a value printed
+    /// next starts a token of its own.
+    pub at_ws: Bool<'ctx>,
 }
 
 /// One way control leaves a region.
@@ -256,6 +259,9 @@ pub struct Region<'p, 'ctx> {
     pub printed: Vec<Printed<'ctx>>,
     /// Runtime errors (division by zero, ...) with their conditions.
     pub errors: Vec<(Bool<'ctx>, Deps, Span)>,
+    /// Where printed text may glue to a printed value (`values` mode: the output's tokens
+    /// would then not be the tokens compared here).
+    pub glue: Vec<Bool<'ctx>>,
     /// The expression sites met, in execution order (each once).
     pub sites: Vec<Site<'p>>,
     /// Every variable read or written, with how (for variable alignment).
@@ -313,7 +319,7 @@ impl<'s, 'p, 'w, 'a, 'ctx> Exec<'s, 'p, 'w, 'a, 'ctx> {
             world,
             holes,
             fp: FpOps::new(ctx),
-            region: Region { exits: Vec::new(), printed: Vec::new(), errors: Vec::new(), sites: Vec::new(), usage: Vec::new() },
+            region: Region { exits: Vec::new(), printed: Vec::new(), errors: Vec::new(), glue: Vec::new(), sites: Vec::new(), usage: Vec::new() },
             seen_sites: HashSet::new(),
             loops: Vec::new(),
             extension: None,
@@ -361,6 +367,7 @@ impl<'s, 'p, 'w, 'a, 'ctx> Exec<'s, 'p, 'w, 'a, 'ctx> {
             vars,
             ret: None,
             in_pos: BV::new_const(ctx, format!("{prefix}in"), 32),
+            at_ws: Bool::new_const(ctx, format!("{prefix}ws")),
         })
     }
 
@@ -566,6 +573,7 @@ impl<'s, 'p, 'w, 'a, 'ctx> Exec<'s, 'p, 'w, 'a, 'ctx> {
             vars,
             ret,
             in_pos: c.ite(&a.in_pos, &b.in_pos).simplify(),
+            at_ws: c.ite(&a.at_ws, &b.at_ws).simplify(),
         })
     }
 
@@ -1237,6 +1245,7 @@ impl<'s, 'p, 'w, 'a, 'ctx> Exec<'s, 'p, 'w, 'a, 'ctx> {
                     self.region.sites.truncate(sites);
                     self.region.usage.truncate(usage);
                     r?;
+                    st.at_ws = scratch.at_ws;
                 }
                 Alt::Keep | Alt::Bool(_) => {}
             }
@@ -1253,10 +1262,36 @@ impl<'s, 'p, 'w, 'a, 'ctx> Exec<'s, 'p, 'w, 'a, 'ctx> {
         let mut tokens: Vec<(Token<'ctx>, Deps)> = Vec::new();
         let mut rest = args[1..].iter();
         let values = self.setup.compare == Compare::Values;
+        // Glue (values mode): a value must not touch other printed non-space text, or the
+        // output's tokens are not the ones compared here. `ws`: the last character printed
+        // so far leaves the next value a token of its own.
+        let ctx = self.ctx;
+        let mut ws = st.at_ws.clone();
+        let mut after_value = false;
+        let mut glue: Vec<Bool<'ctx>> = Vec::new();
         for p in pieces {
             match p {
-                Piece::Literal(bytes) => literal_tokens(&bytes, self.setup.compare, &mut |t| tokens.push((t, Deps::new()))),
+                Piece::Literal(bytes) => {
+                    if let (Some(&first), Some(&last)) = (bytes.first(), bytes.last()) {
+                        // A word or number right after a value merges with it; closing
+                        // punctuation does not (`5.`, `5,`, `(5)`).
+                        if after_value && !first.is_ascii_whitespace() && !b".,;:!?)%".contains(&first) {
+                            glue.push(Bool::from_bool(ctx, true));
+                        }
+                        if !after_value && first.is_ascii_alphanumeric() {
+                            glue.push(ws.not());
+                        }
+                        ws = Bool::from_bool(ctx, last.is_ascii_whitespace() || b"(=:".contains(&last));
+                        after_value = false;
+                    }
+                    literal_tokens(&bytes, self.setup.compare, &mut |t| tokens.push((t, Deps::new())))
+                }
                 Piece::Directive(d) => {
+                    if d.conv != '%' {
+                        glue.push(ws.not());
+                        ws = Bool::from_bool(ctx, false);
+                        after_value = true;
+                    }
                     if d.width == cfmt::Count::Star || d.precision == cfmt::Count::Star {
                         return unsupported("a `*` width or precision", e.span);
                     }
@@ -1280,6 +1315,15 @@ impl<'s, 'p, 'w, 'a, 'ctx> Exec<'s, 'p, 'w, 'a, 'ctx> {
                 }
             }
         }
+        if values {
+            for c in glue {
+                let c = Bool::and(ctx, &[g, &c]).simplify();
+                if c.as_bool() != Some(false) {
+                    self.region.glue.push(c);
+                }
+            }
+        }
+        st.at_ws = g.ite(&ws, &st.at_ws).simplify();
         if compared {
             for (token, deps) in tokens {
                 let mut d = st.guard_deps.clone();
