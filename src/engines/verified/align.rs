@@ -37,18 +37,19 @@ fn distance(a: Option<&BTreeMap<Usage, u32>>, b: Option<&BTreeMap<Usage, u32>>) 
     diff as f64 / total as f64
 }
 
+/// One program's variables as the alignment sees them.
+pub struct Vars<'a> {
+    pub program: &'a Program,
+    pub vars: &'a [VarId],
+    pub params: &'a [VarId],
+    pub usage: &'a UsageTable,
+}
+
 /// The alignment: reference variable → student variable. Reference variables left without a
 /// partner (the student has fewer) are absent.
-pub fn align(
-    reference: &Program,
-    ref_vars: &[VarId],
-    ref_params: &[VarId],
-    student: &Program,
-    stu_vars: &[VarId],
-    stu_params: &[VarId],
-    ref_usage: &UsageTable,
-    stu_usage: &UsageTable,
-) -> BTreeMap<VarId, VarId> {
+pub fn align(r: &Vars<'_>, s: &Vars<'_>) -> BTreeMap<VarId, VarId> {
+    let (reference, ref_vars, ref_params, ref_usage) = (r.program, r.vars, r.params, r.usage);
+    let (student, stu_vars, stu_params, stu_usage) = (s.program, s.vars, s.params, s.usage);
     let mut out = BTreeMap::new();
     for (r, s) in ref_params.iter().zip(stu_params) {
         out.insert(*r, *s);

@@ -506,7 +506,11 @@ impl<'j, 'p: 'j, 'ctx> Job<'j, 'p, 'ctx> {
         let ru: Vec<(Node, &[(VarId, region::Usage)])> = job.plain_r.iter().map(|(n, r)| (*n, r.usage.as_slice())).collect();
         let su: Vec<(Node, &[(VarId, region::Usage)])> = job.plain_s.iter().map(|(n, r)| (*n, r.usage.as_slice())).collect();
         let (rf, sf) = (r.program.func(r.func), s.program.func(s.func));
-        job.align = align::align(r.program, &r.vars(), &rf.params, s.program, &s.vars(), &sf.params, &align::table(&ru), &align::table(&su));
+        let (rv, sv, rt, st) = (r.vars(), s.vars(), align::table(&ru), align::table(&su));
+        job.align = align::align(
+            &align::Vars { program: r.program, vars: &rv, params: &rf.params, usage: &rt },
+            &align::Vars { program: s.program, vars: &sv, params: &sf.params, usage: &st },
+        );
         for (node, reg) in &job.plain_r {
             let returns = |g: &Region<'_, '_>| g.exits.iter().any(|e| e.to == Node::FuncExit);
             if returns(reg) && !returns(&job.plain_s[node]) && arena.early.contains_key(node) {
@@ -680,7 +684,7 @@ impl<'j, 'p: 'j, 'ctx> Job<'j, 'p, 'ctx> {
         let ref_values = renamed(&|k| matches!(k, SiteKind::Print | SiteKind::Return | SiteKind::Update(_)));
         let ref_prints = renamed(&|k| *k == SiteKind::PrintCall);
         let stu = |pick: &dyn Fn(&SiteKind) -> bool| -> Vec<Expr> {
-            sites.iter().filter(|x| pick(&x.kind)).filter_map(|x| update_rhs(x.expr, &x.kind)).filter(|e| is_pure(e)).collect()
+            sites.iter().filter(|x| pick(&x.kind)).filter_map(|x| update_rhs(x.expr, &x.kind)).filter(is_pure).collect()
         };
         let stu_conds = stu(&|k| *k == SiteKind::Cond);
         let stu_updates = stu(&|k| matches!(k, SiteKind::Update(_)));
