@@ -861,7 +861,7 @@ impl<'j, 'p: 'j, 'ctx> Job<'j, 'p, 'ctx> {
         for &node in &order {
             let holes = self.holes(node);
             let choice = self.repair_node(node).map_err(|f| match f {
-                Failure::NoRepair(_) => Failure::NoRepair(format!("at {}", node_name(self.s.program, self.s.func, &self.s.tree, node, text))),
+                Failure::NoRepair(_) => Failure::NoRepair(node_name(self.s.program, self.s.func, &self.s.tree, node, text)),
                 other => other,
             })?;
             for (site, (_, alts)) in holes.iter() {
