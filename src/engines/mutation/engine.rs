@@ -321,7 +321,7 @@ fn check_choice<'ctx>(
     budget: &Budget,
     want_input: bool,
 ) -> (SmtVerdict, Option<String>) {
-    let solver = z3::Solver::new(enc.ctx);
+    let solver = solver::one_shot_solver(enc.ctx, enc.bit_vectors_only);
     enc.assert_choice_into(&solver, choice);
     solver.assert(goal);
     let verdict = check_with_budget(&solver, &[], budget);
