@@ -173,8 +173,9 @@ fn verify_with(program: &Program, reference: Option<&Program>, entry: &str, boun
     stats.input_reads = enc.inputs.len();
     // No assumptions and no push: Z3 then runs its non-incremental tactic (bit-blasting to
     // SAT), far faster on bit-vector arithmetic than the incremental core. The unwinding check
-    // gets a solver of its own for the same reason.
-    let s = z3::Solver::new(&ctx);
+    // gets a solver of its own for the same reason. A pure bit-vector formula gets the
+    // bit-blasting pipeline directly (`one_shot_solver`).
+    let s = solver::one_shot_solver(&ctx, enc.bit_vectors_only);
     enc.assert_into(&s);
     s.assert(&enc.any_violation());
     let t1 = Instant::now();
@@ -189,7 +190,7 @@ fn verify_with(program: &Program, reference: Option<&Program>, entry: &str, boun
         }
         Verdict::Unknown(r) => BmcVerdict::Unknown(BmcUnknown::Solver(r)),
         Verdict::Unsat => {
-            let u = z3::Solver::new(&ctx);
+            let u = solver::one_shot_solver(&ctx, enc.bit_vectors_only);
             enc.assert_into(&u);
             u.assert(&enc.any_unwinding());
             let t2 = Instant::now();

@@ -77,6 +77,7 @@ pub fn encode_product<'ctx>(
     let mismatch = Bool::and(ctx, &[&enc.completes, &r.completes, &differ]);
     let at = student.func_by_name(entry).map(|f| student.func(f).name_span).unwrap_or_default();
 
+    enc.bit_vectors_only &= r.bit_vectors_only;
     enc.hard.extend(r.hard);
     enc.hard.extend(links);
     // The reference's own runtime errors: outside the specification.

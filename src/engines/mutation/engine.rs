@@ -19,6 +19,11 @@ use super::search::{self, Oracle, Outcome, SearchOptions, Selection, Verdict};
 /// Bounds of the per-candidate first-pass time (a tenth of the budget in between).
 const FIRST_PASS_CAP_MIN: Duration = Duration::from_millis(250);
 const FIRST_PASS_CAP_MAX: Duration = Duration::from_secs(2);
+/// An encoding with more specification checks than this is not searched: Z3 neither answers
+/// nor honours its timeout and interrupt promptly on such a formula (the TCAS-like fixtures at
+/// level 2: ~30,000 division-by-zero checks of `/` and `%` mutants, one per call path; a
+/// single candidate check ran minutes past a 30 s budget).
+const MAX_VIOLATION_CHECKS: usize = 10_000;
 
 #[derive(Clone, Debug)]
 pub struct Options {
@@ -149,6 +154,12 @@ pub fn run(program: &Program, src: &str, opts: &Options, budget: &Budget, on_rep
         Some(r) => crate::smt::product::encode_product(&ctx, program, r, &opts.entry, &enc_opts),
     };
     let enc = match encoded {
+        Ok(e) if e.violations.len() > MAX_VIOLATION_CHECKS => {
+            let reason = format!("the encoding has {} specification checks (at most {MAX_VIOLATION_CHECKS} are searched)", e.violations.len());
+            report.outcome = Some(Outcome::Incomplete { reason, size_reached: 0 });
+            report.total_time = started.elapsed();
+            return report;
+        }
         Ok(e) => e,
         Err(u) => {
             report.outcome = Some(Outcome::Incomplete { reason: u.to_string(), size_reached: 0 });
@@ -321,7 +332,7 @@ fn check_choice<'ctx>(
     budget: &Budget,
     want_input: bool,
 ) -> (SmtVerdict, Option<String>) {
-    let solver = z3::Solver::new(enc.ctx);
+    let solver = solver::one_shot_solver(enc.ctx, enc.bit_vectors_only);
     enc.assert_choice_into(&solver, choice);
     solver.assert(goal);
     let verdict = check_with_budget(&solver, &[], budget);

@@ -1,7 +1,7 @@
 //! The symbolic executor behind [`super::encode`]: simplification, unwinding, inlining and SSA
 //! in one pass over the IR, with the path guard carried along (CBMC-style guarded SSA).
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::rc::Rc;
 
 use z3::ast::{Array, Ast, Bool, Dynamic, Float, BV};
@@ -129,6 +129,47 @@ struct Exec<'a, 'ctx> {
     exact_ints: HashMap<Float<'ctx>, (BV<'ctx>, IntType)>,
     /// Statements encoded so far (unwound and inlined copies counted), against [`MAX_STMTS`].
     stmts: u64,
+    /// Globals whose address is taken somewhere (`&g`): only these scalar globals live in
+    /// memory objects; the others are SSA values like locals.
+    addr_taken: HashSet<VarId>,
+    /// Calls evaluated once per distinct entry state (see [`Exec::call_user`]); `None` when the
+    /// program is recursive (a recursion cut depends on the call stack, not the entry state).
+    memo: Option<HashMap<Vec<usize>, Rc<CallMemo<'ctx>>>>,
+    /// Functions whose calls read input, print or exit: never memoised.
+    no_memo: HashSet<FuncId>,
+    /// `assume` statements encoded so far (they narrow the guard without a recorded check).
+    assumes: u64,
+}
+
+/// One call evaluated from some entry state with the entry guard `true`: its result and the
+/// effects it records, each relative to the entry (a call site conjoins its own guard).
+struct CallMemo<'ctx> {
+    value: SymVal<'ctx>,
+    /// The guard under which the run goes on after the call, relative to the entry; `None`
+    /// when every path returns (no check, assumption or cut inside): the entry guard itself.
+    exit: Option<Bool<'ctx>>,
+    dead: bool,
+    /// Globals and static locals after the call.
+    globals: Vec<(Key, Slot<'ctx>)>,
+    mem: BTreeMap<u32, Array<'ctx>>,
+    line: LineState,
+    violations: Vec<Violation<'ctx>>,
+    unwinding: Vec<UnwindPoint<'ctx>>,
+    uninit_reads: Vec<UninitRead<'ctx>>,
+    branches: Vec<Branch<'ctx>>,
+}
+
+/// Lengths of the encoding's guarded records, to take or undo what one call added.
+#[derive(Clone, Copy, PartialEq, Eq)]
+struct Marks {
+    violations: usize,
+    unwinding: usize,
+    uninit_reads: usize,
+    branches: usize,
+    inputs: usize,
+    input_calls: usize,
+    output: usize,
+    exits: usize,
 }
 
 /// The unwound, inlined program may have at most this many statement copies (e.g. a doubly
@@ -158,6 +199,7 @@ pub(super) fn run<'ctx>(
         return_value: None,
         exits: Vec::new(),
         completes: Bool::from_bool(ctx, false),
+        bit_vectors_only: false,
         stats: EncodeStats::default(),
     };
     let mut x = Exec {
@@ -187,6 +229,10 @@ pub(super) fn run<'ctx>(
         fp: FpOps::new(ctx),
         exact_ints: HashMap::new(),
         stmts: 0,
+        addr_taken: address_taken(p),
+        memo: (!recursive(p)).then(HashMap::new),
+        no_memo: HashSet::new(),
+        assumes: 0,
     };
     let fid = p.func_by_name(entry).ok_or_else(|| Unsupported {
         func: None,
@@ -194,7 +240,7 @@ pub(super) fn run<'ctx>(
         span: Span::default(),
     })?;
     x.globals()?;
-    let ret = x.call_user(fid, Vec::new(), p.func(fid).span)?;
+    let ret = x.inline_call(fid, Vec::new(), p.func(fid).span)?;
     if !matches!(ret, SymVal::Void) {
         x.enc.return_value = Some(ret);
     }
@@ -202,6 +248,7 @@ pub(super) fn run<'ctx>(
     let mut ends: Vec<&Bool<'ctx>> = x.enc.exits.iter().map(|(g, _)| g).collect();
     ends.push(&returned);
     x.enc.completes = Bool::or(ctx, &ends);
+    x.enc.bit_vectors_only = x.objects.len() == 1 && !uses_floats(p);
     let mut enc = x.enc;
     enc.stats.hard = enc.hard.len();
     enc.stats.soft = enc.soft.len();
@@ -293,9 +340,17 @@ impl<'a, 'ctx> Exec<'a, 'ctx> {
         }
     }
 
+    /// Whether `v` lives in a memory object (a Z3 array) rather than as SSA values. The front
+    /// end marks every global addressable (the interpreter keeps them in memory); a scalar
+    /// global whose address is never taken cannot be reached through a pointer, so it is an
+    /// SSA value here, which keeps array theory out of loop-free global-variable programs.
     fn object_backed(&self, v: VarId) -> bool {
         let var = self.p.var(v);
-        var.addressable || matches!(var.ty, Type::Array(..))
+        match &var.ty {
+            Type::Array(..) | Type::Struct(_) => true,
+            _ if var.kind == VarKind::Global => self.addr_taken.contains(&v),
+            _ => var.addressable,
+        }
     }
 
     fn elem_sort(&self, ty: &Type, span: Span) -> R<Sort<'ctx>> {
@@ -534,7 +589,12 @@ impl<'a, 'ctx> Exec<'a, 'ctx> {
         let ctx = self.ctx;
         let within = |o: u32, objs: &Vec<ObjInfo>| ptr.off.bvult(&BV::from_u64(ctx, objs[o as usize].len, OFF_BITS));
         if ptr.targets.len() == 1 {
-            return Ok(within(ptr.targets[0], &self.objects));
+            let o = ptr.targets[0];
+            // A constant offset (a scalar object, `a[2]`) is decided here: no check is recorded.
+            if let Some(off) = ptr.off.as_u64() {
+                return Ok(Bool::from_bool(ctx, off < self.objects[o as usize].len));
+            }
+            return Ok(within(o, &self.objects));
         }
         let parts: Vec<Bool<'ctx>> = ptr
             .targets
@@ -1118,7 +1178,149 @@ impl<'a, 'ctx> Exec<'a, 'ctx> {
         }
     }
 
+    fn marks(&self) -> Marks {
+        Marks {
+            violations: self.enc.violations.len(),
+            unwinding: self.enc.unwinding.len(),
+            uninit_reads: self.enc.uninit_reads.len(),
+            branches: self.enc.branches.len(),
+            inputs: self.enc.inputs.len(),
+            input_calls: self.enc.input_calls.len(),
+            output: self.enc.output.len(),
+            exits: self.enc.exits.len(),
+        }
+    }
+
+    /// A call's memo key: the function, its arguments and the entry state it can observe
+    /// (globals, static locals, every memory object, the input line state), as Z3 term
+    /// identities (Z3 hash-conses terms, so equal terms are the same pointer).
+    fn memo_key(&self, fid: FuncId, vals: &[SymVal<'ctx>]) -> Vec<usize> {
+        fn push<'c>(out: &mut Vec<usize>, v: &SymVal<'c>) {
+            match v {
+                SymVal::Int(b) => out.push(b.get_z3_ast() as usize),
+                SymVal::Float(f) => out.push(f.get_z3_ast() as usize),
+                SymVal::Ptr(p) => {
+                    out.push(p.obj.get_z3_ast() as usize);
+                    out.push(p.off.get_z3_ast() as usize);
+                    out.push(p.targets.len());
+                    out.extend(p.targets.iter().map(|t| *t as usize));
+                }
+                SymVal::Void => out.push(0),
+            }
+        }
+        let mut key = vec![fid.0 as usize, vals.len(), self.st.line as usize];
+        for v in vals {
+            push(&mut key, v);
+        }
+        for (k, slot) in self.st.vars.iter().filter(|(k, _)| k.0 == 0) {
+            key.push(k.1.0 as usize);
+            push(&mut key, &slot.val);
+            key.push(slot.init.get_z3_ast() as usize);
+        }
+        key.push(usize::MAX);
+        for (o, a) in &self.st.mem {
+            key.push(*o as usize);
+            key.push(a.get_z3_ast() as usize);
+        }
+        key
+    }
+
+    /// Inlines a call of `fid`. Unless the program is recursive, a call is evaluated once per
+    /// distinct entry state (arguments, globals, memory) with the entry guard `true`; its value
+    /// and final state are then correct wherever the call is executed (a state's values only
+    /// matter under its guard), and its checks, cuts, uninitialised reads and branches are
+    /// recorded at each call site with the site's guard conjoined. A mutation encoding
+    /// evaluates every alternative of an expression like `up_sep() - 10` from the same state,
+    /// so this inlines `up_sep` once instead of once per alternative (and per alternative of
+    /// every enclosing call). Calls that read input, print or exit are inlined every time:
+    /// their records are ordered and each call reads its own input.
     fn call_user(&mut self, fid: FuncId, vals: Vec<SymVal<'ctx>>, span: Span) -> R<SymVal<'ctx>> {
+        if self.memo.is_none() || self.no_memo.contains(&fid) || self.st.dead {
+            return self.inline_call(fid, vals, span);
+        }
+        let key = self.memo_key(fid, &vals);
+        if let Some(m) = self.memo.as_ref().and_then(|m| m.get(&key)).cloned() {
+            return Ok(self.apply_memo(&m));
+        }
+        let saved = self.st.clone();
+        let marks = self.marks();
+        let (stmts, inlined, seq, assumes) = (self.stmts, self.enc.stats.inlined_calls, self.seq.get(), self.assumes);
+        self.st.guard = self.tt();
+        let value = self.inline_call(fid, vals.clone(), span)?;
+        let after = self.marks();
+        if (after.inputs, after.input_calls, after.output, after.exits)
+            != (marks.inputs, marks.input_calls, marks.output, marks.exits)
+        {
+            // I/O or exit: undo the records and inline it at the real guard.
+            self.enc.violations.truncate(marks.violations);
+            self.enc.unwinding.truncate(marks.unwinding);
+            self.enc.uninit_reads.truncate(marks.uninit_reads);
+            self.enc.branches.truncate(marks.branches);
+            self.enc.inputs.truncate(marks.inputs);
+            self.enc.input_calls.truncate(marks.input_calls);
+            self.enc.output.truncate(marks.output);
+            self.enc.exits.truncate(marks.exits);
+            self.stmts = stmts;
+            self.enc.stats.inlined_calls = inlined;
+            self.seq.set(seq);
+            self.assumes = assumes;
+            self.st = saved;
+            self.no_memo.insert(fid);
+            return self.inline_call(fid, vals, span);
+        }
+        let narrows = after.violations != marks.violations || after.unwinding != marks.unwinding || self.assumes != assumes;
+        let memo = CallMemo {
+            value,
+            exit: (narrows && !self.st.dead).then(|| self.st.guard.clone()),
+            dead: self.st.dead,
+            globals: self.st.vars.iter().filter(|(k, _)| k.0 == 0).map(|(k, s)| (*k, s.clone())).collect(),
+            mem: self.st.mem.clone(),
+            line: self.st.line,
+            violations: self.enc.violations.split_off(marks.violations),
+            unwinding: self.enc.unwinding.split_off(marks.unwinding),
+            uninit_reads: self.enc.uninit_reads.split_off(marks.uninit_reads),
+            branches: self.enc.branches.split_off(marks.branches),
+        };
+        self.st = saved;
+        let memo = Rc::new(memo);
+        if let Some(m) = self.memo.as_mut() {
+            m.insert(key, memo.clone());
+        }
+        Ok(self.apply_memo(&memo))
+    }
+
+    /// The state after a memoised call from the current state, its records at this site.
+    fn apply_memo(&mut self, m: &CallMemo<'ctx>) -> SymVal<'ctx> {
+        let g = self.st.guard.clone();
+        for v in &m.violations {
+            let cond = self.and(&g, &v.cond);
+            self.enc.violations.push(Violation { cond, ..v.clone() });
+        }
+        for u in &m.unwinding {
+            let cond = self.and(&g, &u.cond);
+            self.enc.unwinding.push(UnwindPoint { cond, ..u.clone() });
+        }
+        for r in &m.uninit_reads {
+            let cond = self.and(&g, &r.cond);
+            self.enc.uninit_reads.push(UninitRead { cond, ..r.clone() });
+        }
+        for b in &m.branches {
+            let guard = self.and(&g, &b.guard);
+            self.enc.branches.push(Branch { guard, ..b.clone() });
+        }
+        self.st.vars.retain(|k, _| k.0 != 0);
+        self.st.vars.extend(m.globals.iter().cloned());
+        self.st.mem = m.mem.clone();
+        self.st.line = m.line;
+        if m.dead {
+            self.kill();
+        } else if let Some(exit) = &m.exit {
+            self.st.guard = self.and(&g, exit);
+        }
+        m.value.clone()
+    }
+
+    fn inline_call(&mut self, fid: FuncId, vals: Vec<SymVal<'ctx>>, span: Span) -> R<SymVal<'ctx>> {
         let f = self.p.func(fid);
         if let Some((what, sp)) = f.unsupported.first() {
             return Err(Unsupported { func: Some(f.name.clone()), what: what.clone(), span: *sp });
@@ -1207,6 +1409,7 @@ impl<'a, 'ctx> Exec<'a, 'ctx> {
                 let Some(a) = arg(0) else { return self.unsupported("assume without an argument", e.span) };
                 let c = self.eval_cond_plain(a)?;
                 self.st.guard = self.and(&self.st.guard, &c);
+                self.assumes += 1;
                 Ok(SymVal::Void)
             }
             Builtin::ReachError => {
@@ -2052,6 +2255,80 @@ impl<'a, 'ctx> Exec<'a, 'ctx> {
 }
 
 /// The span the interpreter reports for a fault reading through pointer argument `a`.
+/// Whether some variable or expression of the program has a floating-point type.
+fn uses_floats(p: &Program) -> bool {
+    if p.vars.iter().any(|v| matches!(leaf(&v.ty), Type::Float(_))) {
+        return true;
+    }
+    let mut found = false;
+    for f in &p.funcs {
+        if matches!(f.ret, Type::Float(_)) {
+            return true;
+        }
+        if let Some(body) = &f.body {
+            crate::ir::walk::walk_stmt(body, &mut |e: &Expr| found |= matches!(leaf(&e.ty), Type::Float(_)));
+        }
+    }
+    found
+}
+
+/// Whether some function can call itself (directly or through others).
+fn recursive(p: &Program) -> bool {
+    let calls: Vec<Vec<usize>> = p
+        .funcs
+        .iter()
+        .map(|f| {
+            let mut out = Vec::new();
+            if let Some(body) = &f.body {
+                crate::ir::walk::walk_stmt(body, &mut |e: &Expr| {
+                    if let ExprKind::Call(Callee::Func(g), _) = &e.kind {
+                        out.push(g.0 as usize);
+                    }
+                });
+            }
+            out
+        })
+        .collect();
+    // Depth-first search for a back edge (0 unvisited, 1 on the stack, 2 done).
+    fn cyclic(f: usize, calls: &[Vec<usize>], state: &mut [u8]) -> bool {
+        state[f] = 1;
+        for &g in &calls[f] {
+            if g < state.len() && (state[g] == 1 || (state[g] == 0 && cyclic(g, calls, state))) {
+                return true;
+            }
+        }
+        state[f] = 2;
+        false
+    }
+    let mut state = vec![0u8; calls.len()];
+    (0..calls.len()).any(|f| state[f] == 0 && cyclic(f, &calls, &mut state))
+}
+
+/// Every variable whose address is taken (`&v`) anywhere in the program.
+fn address_taken(p: &Program) -> HashSet<VarId> {
+    let mut out = HashSet::new();
+    let mut visit = |e: &Expr| {
+        if let ExprKind::AddrOf(a) = &e.kind {
+            let mut inner: &Expr = a;
+            while let ExprKind::Member { base, arrow: false, .. } = &inner.kind {
+                inner = base;
+            }
+            if let ExprKind::Var(v) = &inner.kind {
+                out.insert(*v);
+            }
+        }
+    };
+    for f in &p.funcs {
+        if let Some(body) = &f.body {
+            crate::ir::walk::walk_stmt(body, &mut visit);
+        }
+    }
+    for init in p.globals.iter().filter_map(|(_, i)| i.as_ref()) {
+        crate::ir::walk::walk_init(init, &mut visit);
+    }
+    out
+}
+
 fn deref_span(a: &Expr) -> Span {
     match &a.strip_implicit().kind {
         ExprKind::AddrOf(x) => x.span,

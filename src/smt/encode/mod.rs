@@ -437,6 +437,9 @@ pub struct Encoding<'ctx> {
     /// Some run returns from the entry (or calls `exit`) within the bound with every
     /// assumption holding: false in every model means the program is vacuously correct.
     pub completes: Bool<'ctx>,
+    /// No floating point and no memory objects (arrays): the formula is pure bit-vectors, for
+    /// which [`crate::smt::solver::one_shot_solver`] bit-blasts directly.
+    pub bit_vectors_only: bool,
     pub stats: EncodeStats,
 }
 
