@@ -219,12 +219,15 @@ impl<'g> Synth<'g> {
         heap.push(Reverse((sum(&start), start.clone())));
         seen.insert(start);
         let mut best: Vec<u32> = Vec::new();
+        let silent = matches!(node.kind, FnKind::Read | FnKind::Decay | FnKind::Conv);
         let mut taken = 0;
         while let Some(Reverse((s, idx))) = heap.pop() {
             if node.cost + s > budget || taken >= MAX_COMBINATIONS {
                 break;
             }
-            if best.len() >= self.n && node.cost + s >= best[self.n - 1] {
+            // A silent one-argument node (reading, decay, conversion) passes its argument's
+            // whole list on: that list already holds what `keep_best` kept.
+            if !silent && best.len() >= self.n && node.cost + s >= best[self.n - 1] {
                 break;
             }
             taken += 1;
