@@ -66,8 +66,15 @@ fn identifiers(src: &str) -> HashSet<String> {
 }
 
 /// A near miss of `name` that is not an identifier of the file: two letters swapped, one
-/// dropped or one doubled.
+/// dropped or one doubled. It is a name too (`d1` swapped is `1d`, a malformed number, not
+/// an undeclared name), and no keyword.
 fn near_miss(name: &str, taken: &HashSet<String>) -> Option<String> {
+    const KEYWORDS: &[&str] = &[
+        "auto", "break", "case", "char", "const", "continue", "default", "do", "double", "else", "enum", "extern", "float", "for",
+        "goto", "if", "inline", "int", "long", "register", "restrict", "return", "short", "signed", "sizeof", "static", "struct",
+        "switch", "typedef", "union", "unsigned", "void", "volatile", "while",
+    ];
+    let is_name = |t: &str| t.chars().next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_') && !KEYWORDS.contains(&t);
     let c: Vec<char> = name.chars().collect();
     let mut tries = Vec::new();
     if c.len() >= 2 {
@@ -84,7 +91,7 @@ fn near_miss(name: &str, taken: &HashSet<String>) -> Option<String> {
     let mut s = c.clone();
     s.push(*c.last()?);
     tries.push(s.into_iter().collect());
-    tries.into_iter().find(|t| t != name && !taken.contains(t))
+    tries.into_iter().find(|t| t != name && !taken.contains(t) && is_name(t))
 }
 
 fn args_of(call: Node) -> Vec<Node> {
@@ -265,7 +272,9 @@ pub fn evaluate(files: &[String], n: usize, all_headers: bool) -> Results {
                 let line_start = case.text[..case.span.start as usize].rfind('\n').map(|i| i + 1).unwrap_or(0);
                 let line_end = case.text[case.span.start as usize..].find('\n').map(|i| i + case.span.start as usize).unwrap_or(case.text.len());
                 let shown: Vec<String> = sugs.iter().map(|s| format!("{} ({})", s.replacement, s.cost)).collect();
-                eprintln!("[{}] rank {:?}: `{}` -> {}", case.kind, rank, case.text[line_start..line_end].trim(), shown.join(" | "));
+                let line_no = case.text[..line_start].matches('\n').count();
+                let was = src.lines().nth(line_no).unwrap_or("").trim();
+                eprintln!("[{}] rank {:?}: `{}` (was `{}`) -> {}", case.kind, rank, case.text[line_start..line_end].trim(), was, shown.join(" | "));
             }
             let k = &mut r.per_kind.iter_mut().find(|(k, _)| *k == case.kind).expect("known kind").1;
             k.cases += 1;

@@ -13,7 +13,9 @@
 //!   library constants: 14;
 //! - a call of a file's function: 10; of a library function: 14 (less 1 per doubling of its
 //!   uses in the file, at most 3);
-//! - `&`, `*`, field access `.f` / `->f`: 6, 6, 4; `a[i]`: 8; binary operators: 10;
+//! - `&`, `*`, field access `.f` / `->f`: 6, 6, 4; `a[i]`: 8; binary operators (at `int`,
+//!   `double` and every other arithmetic type of rank `int` or more the file reaches, `%`
+//!   at the integer ones; `&&`, `||` on `int`): 10; negation `-x`, `!x`: 14 (rarely meant unless written);
 //!   explicit cast: 8; implicit arithmetic conversion: 3 (an integer promotion to `int`: 1);
 //!   `void *` conversion: 2;
 //!   reading an object or decaying an array: 0.
@@ -48,6 +50,8 @@ pub enum FnKind {
     Conv,
     Cast(String),
     Binary(&'static str),
+    /// A prefix operator on a value: `-x`, `!x`.
+    Unary(&'static str),
     /// A subexpression of the expression under repair, reused as written.
     Reinforced { text: String, prec: u8, bit: u8 },
 }
@@ -81,6 +85,7 @@ pub const COST_DEREF: u32 = 6;
 pub const COST_FIELD: u32 = 4;
 pub const COST_INDEX: u32 = 8;
 pub const COST_BINARY: u32 = 10;
+pub const COST_UNARY: u32 = 14;
 pub const COST_CAST: u32 = 8;
 pub const COST_CONV: u32 = 3;
 pub const COST_PROMOTION: u32 = 1;
@@ -194,7 +199,9 @@ pub fn add_operators(g: &mut Graph, types: &mut Types, program: &crate::ir::Prog
         work.push(f.ret);
         work.extend(f.params.iter().copied());
     }
-    work.extend([Types::INT, Types::DOUBLE, Types::CHAR]);
+    // `float` too: a student's `(float) x` must convert on to `double`.
+    let float = types.intern(TyKind::Float(crate::ir::FloatKind::Float));
+    work.extend([Types::INT, Types::DOUBLE, Types::CHAR, float]);
     let mut arith: Vec<Ty> = Vec::new();
     let mut pointers: Vec<Ty> = Vec::new();
     while let Some(t) = work.pop() {
@@ -273,15 +280,28 @@ pub fn add_operators(g: &mut Graph, types: &mut Types, program: &crate::ir::Prog
             g.push(FnNode { kind: FnKind::Conv, ret: Types::VOID_PTR, params: vec![p], cost: COST_VOID_CONV });
         }
     }
-    for &t in &[Types::INT, Types::DOUBLE] {
+    // Arithmetic at every type the usual conversions can yield (smaller integers promote).
+    for &t in &arith {
+        let is_int = match types.kind(t) {
+            TyKind::Int(i) if i.rank() < crate::ir::IntType::INT.rank() => continue,
+            TyKind::Int(_) => true,
+            _ => false,
+        };
         for op in ["+", "-", "*", "/"] {
             g.push(FnNode { kind: FnKind::Binary(op), ret: t, params: vec![t, t], cost: COST_BINARY });
         }
         for op in ["<", "<=", ">", ">=", "==", "!="] {
             g.push(FnNode { kind: FnKind::Binary(op), ret: Types::INT, params: vec![t, t], cost: COST_BINARY });
         }
+        if is_int {
+            g.push(FnNode { kind: FnKind::Binary("%"), ret: t, params: vec![t, t], cost: COST_BINARY });
+        }
+        g.push(FnNode { kind: FnKind::Unary("-"), ret: t, params: vec![t], cost: COST_UNARY });
     }
-    g.push(FnNode { kind: FnKind::Binary("%"), ret: Types::INT, params: vec![Types::INT, Types::INT], cost: COST_BINARY });
+    for op in ["&&", "||"] {
+        g.push(FnNode { kind: FnKind::Binary(op), ret: Types::INT, params: vec![Types::INT, Types::INT], cost: COST_BINARY });
+    }
+    g.push(FnNode { kind: FnKind::Unary("!"), ret: Types::INT, params: vec![Types::INT], cost: COST_UNARY });
 }
 
 /// The precedence a node's text has (see `term::Term::prec`).
@@ -289,7 +309,7 @@ pub fn node_prec(kind: &FnKind) -> u8 {
     match kind {
         FnKind::Var(_) | FnKind::Const(_) => 16,
         FnKind::Call(_) | FnKind::Format { .. } | FnKind::Index | FnKind::Field(..) => 15,
-        FnKind::AddrOf | FnKind::Deref | FnKind::Cast(_) => 14,
+        FnKind::AddrOf | FnKind::Deref | FnKind::Cast(_) | FnKind::Unary(_) => 14,
         FnKind::Binary(op) => binary_prec(op),
         FnKind::Reinforced { prec, .. } => *prec,
         FnKind::Read | FnKind::Decay | FnKind::Conv => 16,

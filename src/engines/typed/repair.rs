@@ -23,7 +23,8 @@ pub const WIDE_N: usize = 48;
 pub const FORMAT_EDIT: u32 = 5;
 /// Cost of using only a part of one of the node's children, or of losing its operator.
 pub const PARTIAL_PENALTY: u32 = 3;
-const BINARY_OPS: &[&str] = &["+", "-", "*", "/", "%", "<", "<=", ">", ">=", "==", "!="];
+const BINARY_OPS: &[&str] = &["+", "-", "*", "/", "%", "<", "<=", ">", ">=", "==", "!=", "&&", "||"];
+const UNARY_OPS: &[&str] = &["-", "!"];
 /// Extra cost of an unrelated name where the student wrote a misspelt one.
 pub const UNRELATED_NAME: u32 = 12;
 
@@ -185,6 +186,7 @@ impl<'e, 'p> Repairer<'e, 'p> {
             TermKind::Binary(o, ..) => BINARY_OPS.iter().find(|x| **x == o.as_str()).map(|x| FnKind::Binary(x)),
             TermKind::Unary(o, _) if o == "&" => Some(FnKind::AddrOf),
             TermKind::Unary(o, _) if o == "*" => Some(FnKind::Deref),
+            TermKind::Unary(o, _) => UNARY_OPS.iter().find(|x| **x == o.as_str()).map(|x| FnKind::Unary(x)),
             TermKind::Index(..) => Some(FnKind::Index),
             TermKind::Field(_, f, arrow) => Some(FnKind::Field(f.clone(), *arrow)),
             TermKind::Cast(ty, _) => {
@@ -342,11 +344,19 @@ impl<'e, 'p> Repairer<'e, 'p> {
                 }
                 sig.params.iter().map(|p| Expect::Type(*p)).collect()
             }
-            TermKind::Binary(_, a, b) => {
-                // An operand is expected to be like the other one.
+            TermKind::Binary(op, a, b) => {
+                // An operand is expected to be like the other one; next to a number, any
+                // number does (the usual conversions meet them), so a `double` repair of
+                // `fabs(x) < 10` is not pushed through a conversion to `int`.
                 let ta = type_of(self.env, a).map(|x| self.env.types.value(x));
                 let tb = type_of(self.env, b).map(|x| self.env.types.value(x));
-                let like = |x: Option<Ty>| x.map(Expect::Type).unwrap_or(Expect::Any);
+                let arith_op = !matches!(op.as_str(), "%" | "<<" | ">>" | "&" | "|" | "^");
+                let types = &self.env.types;
+                let like = |x: Option<Ty>| match x {
+                    Some(t) if arith_op && types.is_arith(t) => Expect::Any,
+                    Some(t) => Expect::Type(t),
+                    None => Expect::Any,
+                };
                 vec![like(tb), like(ta)]
             }
             TermKind::Index(_, _) => vec![Expect::Any, Expect::Type(Types::INT)],
@@ -362,6 +372,7 @@ impl<'e, 'p> Repairer<'e, 'p> {
                 FnKind::Binary(o) if Some(*o) == op => f.cost = 1,
                 FnKind::AddrOf if op == Some("&") => f.cost = 1,
                 FnKind::Deref if op == Some("*") => f.cost = 1,
+                FnKind::Unary(o) if Some(*o) == op => f.cost = 1,
                 FnKind::Index if op == Some("[]") => f.cost = 1,
                 // Cheapest of all functions, but not free: a free `int f(int)` would make a
                 // zero-cost cycle.

@@ -150,10 +150,31 @@ impl<'g> Synth<'g> {
         // Same text from other parts is kept: which reinforced parts it uses matters later.
         let mut seen = HashSet::new();
         results.retain(|c| seen.insert((c.text.clone(), c.mask)));
-        results.truncate(self.n);
+        self.keep_best(&mut results);
         self.busy.remove(&(tau, budget));
         self.snips.insert(tau, (budget, results.clone()));
         results
+    }
+
+    /// Keeps the N best of `results` (sorted), and besides them the best candidate using each
+    /// of the student's arguments: a call with more arguments of one type than N (ten `int`s
+    /// to a printf) must still find every one of them in that type's list.
+    fn keep_best(&self, results: &mut Vec<Cand>) {
+        if results.len() <= self.n {
+            return;
+        }
+        let mut covered = results[..self.n].iter().fold(0u64, |m, c| m | c.mask);
+        let mut keep = vec![false; results.len()];
+        for (i, c) in results.iter().enumerate() {
+            if i < self.n {
+                keep[i] = true;
+            } else if let Some(m) = self.order.iter().find(|&&m| c.mask & m != 0 && covered & m == 0) {
+                covered |= m;
+                keep[i] = true;
+            }
+        }
+        let mut k = keep.into_iter();
+        results.retain(|_| k.next().unwrap_or(false));
     }
 
     /// The best instances of function node `f` within `budget`.
@@ -168,38 +189,51 @@ impl<'g> Synth<'g> {
             out.push(self.make(f, Vec::new()));
             return;
         }
-        let mut lists: Vec<Vec<Cand>> = Vec::with_capacity(node.params.len());
+        // Per slot, the candidates with what putting them there costs: their own cost plus
+        // the penalty for moving one of the student's arguments (a per-slot charge, so the
+        // enumeration below meets the student's order first instead of wading through its
+        // permutations).
+        let mut lists: Vec<Vec<(u32, Cand)>> = Vec::with_capacity(node.params.len());
         for (i, p) in node.params.iter().enumerate() {
             let slot_budget = budget - node.cost - (all - self.minc[p.0 as usize]);
-            let mut list = self.get(*p, slot_budget);
-            list.retain(|c| self.fits_slot(f, i, c));
+            let mut list: Vec<(u32, Cand)> = self
+                .get(*p, slot_budget)
+                .into_iter()
+                .filter(|c| self.fits_slot(f, i, c))
+                .map(|c| (c.cost + self.moved(f, i, &c) * ORDER_PENALTY, c))
+                .collect();
             if list.is_empty() {
                 return;
             }
+            list.sort_by(|a, b| (a.0, &a.1.text).cmp(&(b.0, &b.1.text)));
             lists.push(list);
         }
         // Best combinations first (a k-best enumeration over the sorted argument lists).
-        // Combinations are popped in order of their plain cost; penalties (reuse, moved
-        // arguments) only add, so once the plain cost reaches the N-th best full cost found,
-        // nothing later can enter the N best. A hard cap bounds the work.
+        // Combinations are popped in order of their cost with the moves; the reuse penalty
+        // only adds, so once that cost reaches the N-th best full cost found, nothing later
+        // can enter the N best. A hard cap bounds the work.
         let mut heap = BinaryHeap::new();
         let mut seen = HashSet::new();
         let start = vec![0usize; lists.len()];
-        let sum = |idx: &[usize]| idx.iter().enumerate().map(|(s, &i)| lists[s][i].cost).sum::<u32>();
+        let sum = |idx: &[usize]| idx.iter().enumerate().map(|(s, &i)| lists[s][i].0).sum::<u32>();
         heap.push(Reverse((sum(&start), start.clone())));
         seen.insert(start);
         let mut best: Vec<u32> = Vec::new();
+        let silent = matches!(node.kind, FnKind::Read | FnKind::Decay | FnKind::Conv);
         let mut taken = 0;
         while let Some(Reverse((s, idx))) = heap.pop() {
             if node.cost + s > budget || taken >= MAX_COMBINATIONS {
                 break;
             }
-            if best.len() >= self.n && node.cost + s >= best[self.n - 1] {
+            // A silent one-argument node (reading, decay, conversion) passes its argument's
+            // whole list on: that list already holds what `keep_best` kept.
+            if !silent && best.len() >= self.n && node.cost + s >= best[self.n - 1] {
                 break;
             }
             taken += 1;
-            let args: Vec<Cand> = idx.iter().enumerate().map(|(slot, &i)| lists[slot][i].clone()).collect();
-            if let Some(c) = self.combine(f, args)
+            let args: Vec<Cand> = idx.iter().enumerate().map(|(slot, &i)| lists[slot][i].1.clone()).collect();
+            let moves = s - args.iter().map(|a| a.cost).sum::<u32>();
+            if let Some(c) = self.combine(f, args, moves)
                 && c.cost <= budget
             {
                 let at = best.partition_point(|&b| b <= c.cost);
@@ -231,6 +265,9 @@ impl<'g> Synth<'g> {
             // `(&s)->f` is `s.f`; a printf's count is never the argument meant.
             (FnKind::Field(_, true), FnKind::AddrOf) | (_, FnKind::Format { .. }) => false,
             (FnKind::Conv | FnKind::Cast(_), FnKind::Conv | FnKind::Cast(_)) => false,
+            // `- -x` is `x`, and `--x` another operator.
+            (FnKind::Unary(a), FnKind::Unary(b)) if a == b => false,
+            (FnKind::Unary(a), FnKind::Reinforced { text, .. }) if text.starts_with(a) => false,
             (FnKind::Format { fixed, scanf, .. }, FnKind::Conv) if slot >= *fixed => {
                 // Variadic arguments only get the default promotions.
                 let conv = &self.g.fns[c.node as usize];
@@ -241,7 +278,8 @@ impl<'g> Synth<'g> {
         }
     }
 
-    fn combine(&self, f: u32, args: Vec<Cand>) -> Option<Cand> {
+    /// `args` put into node `f`; `moves` is what the slots charged for moved arguments.
+    fn combine(&self, f: u32, args: Vec<Cand>, moves: u32) -> Option<Cand> {
         let mut overlap = 0u32;
         // The node's own reinforced part (a format literal) counts as used already.
         let mut mask = self.own_bit(f);
@@ -257,30 +295,29 @@ impl<'g> Synth<'g> {
                 overlap += 1;
             }
         }
-        // An argument (or operand) moved from where the student put it.
-        let skip = match &self.g.fns[f as usize].kind {
-            FnKind::Format { index, .. } => Some(*index),
-            FnKind::Read | FnKind::Decay | FnKind::Conv => Some(usize::MAX),
-            _ => None,
-        };
-        let mut moved = 0;
-        if skip != Some(usize::MAX) && args.len() > 1 {
-            for (slot, a) in args.iter().enumerate() {
-                // The format literal is not among a format node's arguments.
-                let at = match skip {
-                    Some(i) if slot >= i => slot + 1,
-                    _ => slot,
-                };
-                if let Some(orig) = self.order.iter().position(|&m| a.mask & m != 0)
-                    && orig != at
-                {
-                    moved += 1;
-                }
-            }
-        }
         let mut c = self.make(f, args);
-        c.cost += overlap * REUSE_PENALTY + moved * ORDER_PENALTY;
+        c.cost += overlap * REUSE_PENALTY + moves;
         Some(c)
+    }
+
+    /// Whether candidate `c` in parameter `slot` of node `f` moves one of the student's
+    /// arguments (0 or 1). An argument shifted by no more than the difference between the
+    /// node's arity and the number of arguments the student wrote has not moved: inserting a
+    /// missing argument or leaving out a surplus one shifts those after it.
+    fn moved(&self, f: u32, slot: usize, c: &Cand) -> u32 {
+        let node = &self.g.fns[f as usize];
+        let (at, arity) = match &node.kind {
+            FnKind::Format { index, .. } => (if slot >= *index { slot + 1 } else { slot }, node.params.len() + 1),
+            FnKind::Read | FnKind::Decay | FnKind::Conv => return 0,
+            _ => (slot, node.params.len()),
+        };
+        if arity < 2 {
+            return 0;
+        }
+        let Some(orig) = self.order.iter().position(|&m| c.mask & m != 0) else { return 0 };
+        let written = self.order.len();
+        let ok = if arity >= written { orig <= at && at - orig <= arity - written } else { at <= orig && orig - at <= written - arity };
+        u32::from(!ok)
     }
 
     /// The reinforced part a node itself stands for (a format node: the student's literal).
@@ -315,6 +352,7 @@ impl<'g> Synth<'g> {
             FnKind::Field(name, arrow) => (format!("{}{}{name}", wrap(&args[0], 15), if *arrow { "->" } else { "." }), prec),
             FnKind::Read | FnKind::Decay | FnKind::Conv => (args[0].text.to_string(), args[0].prec),
             FnKind::Cast(t) => (format!("({t}){}", wrap(&args[0], 14)), prec),
+            FnKind::Unary(op) => (format!("{op}{}", wrap(&args[0], 14)), prec),
             FnKind::Binary(op) => (format!("{} {op} {}", wrap(&args[0], prec), wrap(&args[1], prec + 1)), prec),
         };
         let mask = self.own_bit(f) | args.iter().fold(0, |m, a| m | a.mask);
