@@ -301,10 +301,12 @@ pub struct Exec<'s, 'p, 'w, 'a, 'ctx> {
     tails: Vec<Tail<'p>>,
 }
 
-/// An assignment `Extend` adds at the end of loop `l`'s body (before its step).
+/// An assignment `Extend` adds at the end of loop `l`'s body (before its step), or, with
+/// `before`, just before the loop statement.
 #[derive(Clone, Copy, Debug)]
 pub struct Tail<'p> {
     pub l: usize,
+    pub before: bool,
     pub guard: &'p Expr,
     pub value: &'p Expr,
     pub var: VarId,
@@ -494,23 +496,10 @@ impl<'s, 'p, 'w, 'a, 'ctx> Exec<'s, 'p, 'w, 'a, 'ctx> {
     /// The end of loop `l`'s body (or a `continue`): the step, then back to the head (or, for
     /// `do`-`while`, the test).
     fn end_of_body(&mut self, l: usize, mut st: State<'ctx>, kind: EdgeKind) -> R<()> {
-        let tails: Vec<Tail<'p>> = self.tails.iter().filter(|t| t.l == l).copied().collect();
-        for t in tails {
-            let (b, deps) = self.cond_site(t.guard, &mut st)?;
-            let (yes, no) = self.split(st.clone(), &b, &deps);
-            let yes = match yes {
-                Some(mut y) => {
-                    let v = self.site_value(t.value, SiteKind::Update(t.var), None, &mut y)?;
-                    y.vars.insert(t.var, v);
-                    Some(y)
-                }
-                None => None,
-            };
-            match self.merge(&b, yes, no) {
-                Some(m) => st = m,
-                None => return Ok(()),
-            }
-        }
+        st = match self.apply_tails(l, false, st)? {
+            Some(s) => s,
+            None => return Ok(()),
+        };
         match &self.loop_stmt(l).kind {
             StmtKind::For { step, .. } => {
                 if let Some(step) = step {
@@ -531,6 +520,28 @@ impl<'s, 'p, 'w, 'a, 'ctx> Exec<'s, 'p, 'w, 'a, 'ctx> {
             _ => unreachable!("a loop"),
         }
         Ok(())
+    }
+
+    /// The `Extend` assignments of loop `l` at one of their two places.
+    fn apply_tails(&mut self, l: usize, before: bool, mut st: State<'ctx>) -> R<Option<State<'ctx>>> {
+        let tails: Vec<Tail<'p>> = self.tails.iter().filter(|t| t.l == l && t.before == before).copied().collect();
+        for t in tails {
+            let (b, deps) = self.cond_site(t.guard, &mut st)?;
+            let (yes, no) = self.split(st.clone(), &b, &deps);
+            let yes = match yes {
+                Some(mut y) => {
+                    let v = self.site_value(t.value, SiteKind::Update(t.var), None, &mut y)?;
+                    y.vars.insert(t.var, v);
+                    Some(y)
+                }
+                None => None,
+            };
+            match self.merge(&b, yes, no) {
+                Some(m) => st = m,
+                None => return Ok(None),
+            }
+        }
+        Ok(Some(st))
     }
 
     /// Splits `st` on condition `c` (a site): the states where it holds and where it does not.
@@ -636,7 +647,7 @@ impl<'s, 'p, 'w, 'a, 'ctx> Exec<'s, 'p, 'w, 'a, 'ctx> {
             }
             StmtKind::While { .. } | StmtKind::DoWhile { .. } | StmtKind::For { .. } => {
                 let l = self.setup.tree.loop_of(s).expect("every loop is in the tree");
-                let mut st = st;
+                let Some(mut st) = self.apply_tails(l, true, st)? else { return Ok(None) };
                 if let StmtKind::For { init, .. } = &s.kind {
                     for i in init {
                         match self.stmt(i, st)? {

@@ -347,9 +347,9 @@ struct Arena {
     /// Per node: the guard (`0`, false) and the returned value (`0`) of an early return at
     /// the region's start.
     early: BTreeMap<Node, (Expr, Expr)>,
-    /// Per loop and variable: the guard (`0`) and value (`x`) of `if (0) x = x;` at the end of
-    /// the loop's body. The guard's empty span is where it is inserted.
-    tails: Vec<(usize, VarId, Expr, Expr)>,
+    /// Per loop, place (end of body; `true`: before the loop) and variable: the guard (`0`)
+    /// and value (`x`) of `if (0) x = x;`. The guard's empty span is where it is inserted.
+    tails: Vec<(usize, bool, VarId, Expr, Expr)>,
     /// Per loop node: a print added at the region's start (its empty span is where).
     prints: BTreeMap<Node, Expr>,
 }
@@ -378,15 +378,16 @@ fn extension_arena(s: &Side<'_>) -> Arena {
             StmtKind::While { body, .. } | StmtKind::DoWhile { body, .. } | StmtKind::For { body, .. } => body,
             _ => continue,
         };
-        if !matches!(body.kind, StmtKind::Block(_)) {
-            continue;
-        }
-        let at = Span::new(body.span.end as usize - 1, body.span.end as usize - 1);
-        for v in s.vars() {
-            let ty = s.program.var(v).ty.clone();
-            if ty.is_arithmetic() {
-                let var = Expr { kind: ExprKind::Var(v), ty, span: at };
-                arena.tails.push((l, v, zero(Type::INT, at), var));
+        let end = matches!(body.kind, StmtKind::Block(_)).then(|| Span::new(body.span.end as usize - 1, body.span.end as usize - 1));
+        let start = Span::new(info.stmt.span.start as usize, info.stmt.span.start as usize);
+        for (before, at) in [(false, end), (true, Some(start))] {
+            let Some(at) = at else { continue };
+            for v in s.vars() {
+                let ty = s.program.var(v).ty.clone();
+                if ty.is_arithmetic() {
+                    let var = Expr { kind: ExprKind::Var(v), ty, span: at };
+                    arena.tails.push((l, before, v, zero(Type::INT, at), var));
+                }
             }
         }
     }
@@ -523,15 +524,24 @@ impl<'j, 'p: 'j, 'ctx> Job<'j, 'p, 'ctx> {
                 job.printing.insert(*node);
             }
         }
-        // A variable the reference's loop body assigns and the student's does not.
-        let written = |reg: &Region<'_, '_>| -> BTreeSet<VarId> {
-            reg.usage.iter().filter(|(_, u)| matches!(u, region::Usage::Written | region::Usage::Incremented | region::Usage::Scanned)).map(|(v, _)| *v).collect()
+        // A variable the reference assigns more often than the student, in a loop's body or in
+        // the region that enters the loop.
+        let writes = |reg: &Region<'_, '_>, v: VarId| {
+            reg.usage.iter().filter(|(x, u)| *x == v && matches!(u, region::Usage::Written | region::Usage::Incremented | region::Usage::Scanned)).count()
         };
-        for (l, v, guard, value) in &arena.tails {
-            let node = Node::LoopEntry(*l);
-            let (wr, ws) = (written(&job.plain_r[&node]), written(&job.plain_s[&node]));
-            if !ws.contains(v) && job.align.iter().any(|(r, s)| s == v && wr.contains(r)) {
-                job.tails.push(region::Tail { l: *l, guard, value, var: *v });
+        for (l, before, v, guard, value) in &arena.tails {
+            let node = if *before {
+                let enters = |n: &Node, reg: &Region<'_, '_>| *n != Node::LoopEntry(*l) && reg.exits.iter().any(|e| e.to == Node::LoopEntry(*l));
+                match job.plain_r.iter().find(|(n, reg)| enters(n, reg)) {
+                    Some((n, _)) => *n,
+                    None => continue,
+                }
+            } else {
+                Node::LoopEntry(*l)
+            };
+            let Some(r) = job.align.iter().find(|(_, s)| *s == v).map(|(r, _)| *r) else { continue };
+            if writes(&job.plain_r[&node], r) > writes(&job.plain_s[&node], *v) {
+                job.tails.push(region::Tail { l: *l, before: *before, guard, value, var: *v });
             }
         }
         for (node, reg) in &job.plain_s {
@@ -670,7 +680,12 @@ impl<'j, 'p: 'j, 'ctx> Job<'j, 'p, 'ctx> {
             sites.push(Site { expr: &self.arena.prints[&node], kind: SiteKind::PrintCall, stmt: None });
         }
         for t in &self.tails {
-            if node == Node::LoopEntry(t.l) {
+            let here = if t.before {
+                self.plain_r.get(&node).is_some_and(|reg| node != Node::LoopEntry(t.l) && reg.exits.iter().any(|e| e.to == Node::LoopEntry(t.l)))
+            } else {
+                node == Node::LoopEntry(t.l)
+            };
+            if here {
                 sites.push(Site { expr: t.guard, kind: SiteKind::Cond, stmt: None });
                 sites.push(Site { expr: t.value, kind: SiteKind::Update(t.var), stmt: None });
             }
@@ -922,6 +937,14 @@ impl<'j, 'p: 'j, 'ctx> Job<'j, 'p, 'ctx> {
                 _ => return None,
             };
             let at = t.guard.span.start as usize;
+            if t.before {
+                // Just before the loop statement, on its own line with the loop's indentation.
+                let line_start = text[..at].rfind('\n').map_or(0, |i| i + 1);
+                let indent: String = text[line_start..at].chars().take_while(|c| c.is_whitespace()).collect();
+                let insert = Span::new(at, at);
+                let new_text = format!("{stmt}\n{indent}");
+                return Some((Change { span: insert, old: String::new(), new: stmt, region }, TextEdit { span: insert, new_text }, 3 + expr_size_text(&value)));
+            }
             let indent = text[..at].rsplit('\n').nth(1).map(|l| l[..l.len() - l.trim_start().len()].to_string()).unwrap_or_default();
             let line_start = text[..at].rfind('\n').map_or(at, |i| i + 1);
             let insert = Span::new(line_start, line_start);
