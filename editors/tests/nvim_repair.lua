@@ -96,8 +96,10 @@ local function find(diags, code)
 end
 
 -- 1. Diagnostics.
-wait(60000, "mend's repair diagnostic", function()
-  return find(mend_diagnostics(buf), 'repair') ~= nil
+-- Repairs stream in (a partial report) before the final one that also has the assertion.
+wait(60000, "mend's repair and assertion diagnostics", function()
+  local d = mend_diagnostics(buf)
+  return find(d, 'repair') ~= nil and find(d, 'assertion') ~= nil
 end)
 if late then
   check(not mend._mend_knows_clangd, 'mend was told about a clangd that is not there')
@@ -111,7 +113,8 @@ if late then
   end)
   -- The re-check that follows the new setting still offers the repair.
   wait(60000, "mend's re-check after the new setting, still with the repair", function()
-    return (published[mend.id .. vim.uri_from_bufnr(buf)] or 0) > before and find(mend_diagnostics(buf), 'repair') ~= nil
+    local d = mend_diagnostics(buf)
+    return (published[mend.id .. vim.uri_from_bufnr(buf)] or 0) > before and find(d, 'repair') ~= nil and find(d, 'assertion') ~= nil
   end)
 end
 local diags = mend_diagnostics(buf)
