@@ -938,45 +938,7 @@ impl<'s, 'p, 'w, 'a, 'ctx> Exec<'s, 'p, 'w, 'a, 'ctx> {
                 let va = self.eval(a, st, g)?;
                 let vb = self.eval(b, st, g)?;
                 self.note_operands(&[a, b], *op);
-                let deps = Self::union(&va.deps, &vb.deps);
-                match (&va.term, &vb.term) {
-                    (Term::Int(x, ta), Term::Int(y, _)) => {
-                        if op.is_comparison() {
-                            let c = c_int::compare(*op, x, y, ta.signed).expect("a comparison");
-                            return Ok(self.bool_val(c, deps));
-                        }
-                        if matches!(op, BinOp::Div | BinOp::Rem) {
-                            let bad = c_int::defined(*op, x, y, *ta).not();
-                            self.error(Bool::and(ctx, &[g, &bad]), deps.clone(), e.span);
-                        }
-                        match c_int::arith(*op, x, y, *ta) {
-                            Some(r) => Ok(self.int_val(r, *ta, deps)),
-                            None => unsupported("this operator", e.span),
-                        }
-                    }
-                    (Term::Float(x, k), Term::Float(y, _)) => {
-                        let name = match op {
-                            BinOp::Add => "fp.add",
-                            BinOp::Sub => "fp.sub",
-                            BinOp::Mul => "fp.mul",
-                            BinOp::Div => "fp.div",
-                            BinOp::Lt => "fp.lt",
-                            BinOp::Le => "fp.leq",
-                            BinOp::Gt => "fp.gt",
-                            BinOp::Ge => "fp.geq",
-                            BinOp::Eq => "fp.eq",
-                            BinOp::Ne => "ne",
-                            _ => return unsupported("this operator on floating point values", e.span),
-                        };
-                        if op.is_comparison() {
-                            let c = if name == "ne" { self.fp.compare("fp.eq", x, y).not() } else { self.fp.compare(name, x, y) };
-                            Ok(self.bool_val(c, deps))
-                        } else {
-                            Ok(Val { term: Term::Float(self.fp.arith(name.trim_start_matches("fp."), x, y, *k), *k), deps })
-                        }
-                    }
-                    _ => unsupported("mixed operand types", e.span),
-                }
+                self.binary(*op, &va, &vb, g, e.span)
             }
             ExprKind::Logical(op, a, b) => {
                 let (x, dx) = self.operand(a, st, g)?;
@@ -1025,6 +987,50 @@ impl<'s, 'p, 'w, 'a, 'ctx> Exec<'s, 'p, 'w, 'a, 'ctx> {
         }
     }
 
+    /// `a op b` on values already converted to the operation's type; a division or remainder
+    /// by zero (or `INT_MIN / -1`) under guard `g` is a runtime error.
+    fn binary(&mut self, op: BinOp, a: &Val<'ctx>, b: &Val<'ctx>, g: &Bool<'ctx>, span: Span) -> R<Val<'ctx>> {
+        let deps = Self::union(&a.deps, &b.deps);
+        match (&a.term, &b.term) {
+            (Term::Int(x, t), Term::Int(y, _)) => {
+                if op.is_comparison() {
+                    let c = c_int::compare(op, x, y, t.signed).expect("a comparison");
+                    return Ok(self.bool_val(c, deps));
+                }
+                if matches!(op, BinOp::Div | BinOp::Rem) {
+                    let bad = c_int::defined(op, x, y, *t).not();
+                    self.error(Bool::and(self.ctx, &[g, &bad]), deps.clone(), span);
+                }
+                match c_int::arith(op, x, y, *t) {
+                    Some(r) => Ok(self.int_val(r, *t, deps)),
+                    None => unsupported("this operator", span),
+                }
+            }
+            (Term::Float(x, k), Term::Float(y, _)) => {
+                let arith = match op {
+                    BinOp::Add => "add",
+                    BinOp::Sub => "sub",
+                    BinOp::Mul => "mul",
+                    BinOp::Div => "div",
+                    BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge | BinOp::Eq | BinOp::Ne => {
+                        let c = match op {
+                            BinOp::Lt => self.fp.compare("fp.lt", x, y),
+                            BinOp::Le => self.fp.compare("fp.leq", x, y),
+                            BinOp::Gt => self.fp.compare("fp.gt", x, y),
+                            BinOp::Ge => self.fp.compare("fp.geq", x, y),
+                            BinOp::Eq => self.fp.compare("fp.eq", x, y),
+                            _ => self.fp.compare("fp.eq", x, y).not(),
+                        };
+                        return Ok(self.bool_val(c, deps));
+                    }
+                    _ => return unsupported("this operator on floating point values", span),
+                };
+                Ok(Val { term: Term::Float(self.fp.arith(arith, x, y, *k), *k), deps })
+            }
+            _ => unsupported("mixed operand types", span),
+        }
+    }
+
     /// An operand of `&&`/`||`: nested logic is walked into, anything else is an atom site.
     fn operand(&mut self, e: &'p Expr, st: &mut State<'ctx>, g: &Bool<'ctx>) -> R<(Bool<'ctx>, Deps)> {
         if matches!(e.strip_implicit().kind, ExprKind::Logical(..)) {
@@ -1059,29 +1065,8 @@ impl<'s, 'p, 'w, 'a, 'ctx> Exec<'s, 'p, 'w, 'a, 'ctx> {
                 let old = st.vars[&v].clone();
                 let r = self.eval(rhs, st, g)?;
                 let l = self.convert(old, op_ty, lhs.span)?;
-                let deps = Self::union(&l.deps, &r.deps);
                 self.use_var(v, Usage::Operand(op.c_token()));
-                let combined = match (&l.term, &r.term) {
-                    (Term::Int(x, t), Term::Int(y, _)) => {
-                        if matches!(op, BinOp::Div | BinOp::Rem) {
-                            let bad = c_int::defined(*op, x, y, *t).not();
-                            self.error(Bool::and(ctx, &[g, &bad]), deps.clone(), e.span);
-                        }
-                        let Some(res) = c_int::arith(*op, x, y, *t) else { return unsupported("this operator", e.span) };
-                        Val { term: Term::Int(res, *t), deps }
-                    }
-                    (Term::Float(x, k), Term::Float(y, _)) => {
-                        let name = match op {
-                            BinOp::Add => "fp.add",
-                            BinOp::Sub => "fp.sub",
-                            BinOp::Mul => "fp.mul",
-                            BinOp::Div => "fp.div",
-                            _ => return unsupported("this operator on floating point values", e.span),
-                        };
-                        Val { term: Term::Float(self.fp.arith(name.trim_start_matches("fp."), x, y, *k), *k), deps }
-                    }
-                    _ => return unsupported("mixed operand types", e.span),
-                };
+                let combined = self.binary(*op, &l, &r, g, e.span)?;
                 let new = self.convert(combined, &var_ty, e.span)?;
                 self.use_var(v, Usage::Written);
                 st.vars.insert(v, new.clone());
