@@ -432,7 +432,7 @@ impl<'s, 'p, 'w, 'a, 'ctx> Exec<'s, 'p, 'w, 'a, 'ctx> {
 
     /// Runs the frames innermost first until control leaves the region.
     fn continue_from(&mut self, frames: &[Frame<'p>], mut st: State<'ctx>) -> R<()> {
-        for (i, frame) in frames.iter().enumerate().rev() {
+        for frame in frames.iter().rev() {
             match *frame {
                 Frame::Seq(stmts, next) => {
                     for s in &stmts[next.min(stmts.len())..] {
@@ -443,7 +443,6 @@ impl<'s, 'p, 'w, 'a, 'ctx> Exec<'s, 'p, 'w, 'a, 'ctx> {
                     }
                 }
                 Frame::LoopBody(l) => {
-                    let _ = i;
                     return self.end_of_body(l, st, EdgeKind::Normal);
                 }
             }
@@ -561,46 +560,12 @@ impl<'s, 'p, 'w, 'a, 'ctx> Exec<'s, 'p, 'w, 'a, 'ctx> {
         (live(yes), live(no))
     }
 
-    /// Merges the states of two branches of condition `c`.
     fn merge(&self, c: &Bool<'ctx>, a: Option<State<'ctx>>, b: Option<State<'ctx>>) -> Option<State<'ctx>> {
-        let (a, b) = match (a, b) {
-            (Some(a), Some(b)) => (a, b),
-            (a, b) => return a.or(b),
-        };
-        let mut vars = BTreeMap::new();
-        for (v, va) in &a.vars {
-            let vb = &b.vars[v];
-            vars.insert(*v, self.ite_val(c, &a.guard_deps, va, vb));
-        }
-        let ret = match (&a.ret, &b.ret) {
-            (Some(x), Some(y)) => Some(self.ite_val(c, &a.guard_deps, x, y)),
-            (x, y) => x.clone().or(y.clone()),
-        };
-        let mut guard_deps = a.guard_deps.clone();
-        guard_deps.extend(b.guard_deps.iter().copied());
-        Some(State {
-            guard: Bool::or(self.ctx, &[&a.guard, &b.guard]).simplify(),
-            guard_deps,
-            vars,
-            ret,
-            in_pos: c.ite(&a.in_pos, &b.in_pos).simplify(),
-            at_ws: c.ite(&a.at_ws, &b.at_ws).simplify(),
-        })
+        merge_states(c, a, b)
     }
 
     fn ite_val(&self, c: &Bool<'ctx>, cdeps: &Deps, a: &Val<'ctx>, b: &Val<'ctx>) -> Val<'ctx> {
-        if a.term.same(&b.term) {
-            return a.clone();
-        }
-        let term = match (&a.term, &b.term) {
-            (Term::Int(x, t), Term::Int(y, _)) => Term::Int(c.ite(x, y), *t),
-            (Term::Float(x, k), Term::Float(y, _)) => Term::Float(c.ite(x, y), *k),
-            _ => a.term.clone(),
-        };
-        let mut deps = a.deps.clone();
-        deps.extend(b.deps.iter().copied());
-        deps.extend(cdeps.iter().copied());
-        Val { term, deps }
+        ite_val(c, cdeps, a, b)
     }
 
     /// Executes a statement; `None` when every path left the region.
@@ -1189,22 +1154,21 @@ impl<'s, 'p, 'w, 'a, 'ctx> Exec<'s, 'p, 'w, 'a, 'ctx> {
             let v = self.lvalue_var(target)?;
             let ty = self.setup.program.var(v).ty.clone();
             let pos = st.in_pos.clone();
-            let (term, from_ty) = match d.conv {
+            let term = match d.conv {
                 'd' | 'i' | 'u' => {
                     let raw = self.world.input("in.int", &pos, &Sort::bitvector(self.ctx, 64)).as_bv().expect("bit-vector input");
-                    (Term::Int(raw, IntType::LLONG), Type::Int(IntType::LLONG))
+                    Term::Int(raw, IntType::LLONG)
                 }
                 'f' | 'e' | 'g' | 'F' | 'E' | 'G' => {
                     let raw = self.world.input("in.dbl", &pos, &Sort::double(self.ctx)).as_float().expect("float input");
-                    (Term::Float(raw, FloatKind::Double), Type::DOUBLE)
+                    Term::Float(raw, FloatKind::Double)
                 }
                 'c' => {
                     let raw = self.world.input("in.chr", &pos, &Sort::bitvector(self.ctx, 8)).as_bv().expect("char input");
-                    (Term::Int(raw, IntType::CHAR), Type::CHAR)
+                    Term::Int(raw, IntType::CHAR)
                 }
                 other => return unsupported(format!("reading `%{other}`"), arg.span),
             };
-            let _ = from_ty;
             let val = self.convert(Val { term, deps: Deps::new() }, &ty, arg.span)?;
             self.use_var(v, Usage::Scanned);
             st.vars.insert(v, val);
@@ -1327,9 +1291,51 @@ impl<'s, 'p, 'w, 'a, 'ctx> Exec<'s, 'p, 'w, 'a, 'ctx> {
                 self.region.printed.push(Printed { guard: g.clone(), deps: d, token });
             }
         }
-        let _ = g;
         Ok(self.int_val(BV::new_const(self.ctx, format!("printf.ret!{}", e.span.start), 32), IntType::INT, Deps::new()))
     }
+}
+
+/// Merges two states under condition `c` (`a` where it holds, `b` where not; guarded SSA's
+/// phi): also how the exits into one node become one edge's state.
+pub fn merge_states<'ctx>(c: &Bool<'ctx>, a: Option<State<'ctx>>, b: Option<State<'ctx>>) -> Option<State<'ctx>> {
+    let (a, b) = match (a, b) {
+        (Some(a), Some(b)) => (a, b),
+        (a, b) => return a.or(b),
+    };
+    let mut vars = BTreeMap::new();
+    for (v, va) in &a.vars {
+        let vb = &b.vars[v];
+        vars.insert(*v, ite_val(c, &a.guard_deps, va, vb));
+    }
+    let ret = match (&a.ret, &b.ret) {
+        (Some(x), Some(y)) => Some(ite_val(c, &a.guard_deps, x, y)),
+        (x, y) => x.clone().or(y.clone()),
+    };
+    let mut guard_deps = a.guard_deps.clone();
+    guard_deps.extend(b.guard_deps.iter().copied());
+    Some(State {
+        guard: Bool::or(c.get_ctx(), &[&a.guard, &b.guard]).simplify(),
+        guard_deps,
+        vars,
+        ret,
+        in_pos: c.ite(&a.in_pos, &b.in_pos).simplify(),
+        at_ws: c.ite(&a.at_ws, &b.at_ws).simplify(),
+    })
+}
+
+fn ite_val<'ctx>(c: &Bool<'ctx>, cdeps: &Deps, a: &Val<'ctx>, b: &Val<'ctx>) -> Val<'ctx> {
+    if a.term.same(&b.term) {
+        return a.clone();
+    }
+    let term = match (&a.term, &b.term) {
+        (Term::Int(x, t), Term::Int(y, _)) => Term::Int(c.ite(x, y), *t),
+        (Term::Float(x, k), Term::Float(y, _)) => Term::Float(c.ite(x, y), *k),
+        _ => a.term.clone(),
+    };
+    let mut deps = a.deps.clone();
+    deps.extend(b.deps.iter().copied());
+    deps.extend(cdeps.iter().copied());
+    Val { term, deps }
 }
 
 fn same_vars(a: &BTreeMap<VarId, Val<'_>>, b: &BTreeMap<VarId, Val<'_>>) -> bool {

@@ -1075,40 +1075,8 @@ fn merged<'ctx>(ctx: &'ctx Context, reg: &Region<'_, 'ctx>, v: Node) -> (Bool<'c
     let exits: Vec<&region::Exit<'ctx>> = reg.exits.iter().filter(|e| e.to == v).collect();
     let guards: Vec<&Bool<'ctx>> = exits.iter().map(|e| &e.state.guard).collect();
     let taken = Bool::or(ctx, &guards);
-    let mut state: Option<State<'ctx>> = None;
-    for e in exits.iter().rev() {
-        state = Some(match state {
-            None => e.state.clone(),
-            Some(rest) => {
-                let g = &e.state.guard;
-                let mut s = rest.clone();
-                for (var, val) in &e.state.vars {
-                    if let Some(other) = rest.vars.get(var) {
-                        let term = match (&val.term, &other.term) {
-                            (Term::Int(a, t), Term::Int(b, _)) => Term::Int(g.ite(a, b), *t),
-                            (Term::Float(a, k), Term::Float(b, _)) => Term::Float(g.ite(a, b), *k),
-                            _ => val.term.clone(),
-                        };
-                        s.vars.insert(*var, region::Val { term, deps: val.deps.clone() });
-                    }
-                }
-                s.ret = match (&e.state.ret, &rest.ret) {
-                    (Some(a), Some(b)) => Some(region::Val {
-                        term: match (&a.term, &b.term) {
-                            (Term::Int(x, t), Term::Int(y, _)) => Term::Int(g.ite(x, y), *t),
-                            (Term::Float(x, k), Term::Float(y, _)) => Term::Float(g.ite(x, y), *k),
-                            _ => a.term.clone(),
-                        },
-                        deps: a.deps.clone(),
-                    }),
-                    (a, b) => a.clone().or(b.clone()),
-                };
-                s.in_pos = g.ite(&e.state.in_pos, &rest.in_pos);
-                s.at_ws = g.ite(&e.state.at_ws, &rest.at_ws);
-                s
-            }
-        });
-    }
+    // The exits' guards are disjoint: merging each under its own guard gives the edge's state.
+    let state = exits.iter().rev().fold(None, |rest, e| region::merge_states(&e.state.guard, Some(e.state.clone()), rest));
     (taken, state)
 }
 
