@@ -262,6 +262,8 @@ pub struct Region<'p, 'ctx> {
     /// Where printed text may glue to a printed value (`values` mode: the output's tokens
     /// would then not be the tokens compared here).
     pub glue: Vec<Bool<'ctx>>,
+    /// What the input model assumes of the values read (a number read is finite).
+    pub assumed: Vec<Bool<'ctx>>,
     /// The expression sites met, in execution order (each once).
     pub sites: Vec<Site<'p>>,
     /// Every variable read or written, with how (for variable alignment).
@@ -321,7 +323,7 @@ impl<'s, 'p, 'w, 'a, 'ctx> Exec<'s, 'p, 'w, 'a, 'ctx> {
             world,
             holes,
             fp: FpOps::new(ctx),
-            region: Region { exits: Vec::new(), printed: Vec::new(), errors: Vec::new(), glue: Vec::new(), sites: Vec::new(), usage: Vec::new() },
+            region: Region { exits: Vec::new(), printed: Vec::new(), errors: Vec::new(), glue: Vec::new(), assumed: Vec::new(), sites: Vec::new(), usage: Vec::new() },
             seen_sites: HashSet::new(),
             loops: Vec::new(),
             extension: None,
@@ -1161,6 +1163,11 @@ impl<'s, 'p, 'w, 'a, 'ctx> Exec<'s, 'p, 'w, 'a, 'ctx> {
                 }
                 'f' | 'e' | 'g' | 'F' | 'E' | 'G' => {
                     let raw = self.world.input("in.dbl", &pos, &Sort::double(self.ctx)).as_float().expect("float input");
+                    // The input holds numbers: `nan` and `inf`, which scanf would also accept,
+                    // are outside the model (see ARCHITECTURE.md); a non-finite token of the
+                    // uninterpreted stream reads as 0.
+                    let finite = self.fp.is_finite(&raw);
+                    let raw = finite.ite(&raw, &self.fp.literal(0.0, FloatKind::Double));
                     Term::Float(raw, FloatKind::Double)
                 }
                 'c' => {
@@ -1275,6 +1282,12 @@ impl<'s, 'p, 'w, 'a, 'ctx> Exec<'s, 'p, 'w, 'a, 'ctx> {
                 }
             }
         }
+        if !compared {
+            // Values mode cuts the output where the last input is read, after every prompt:
+            // the first compared token starts the compared text, glued to nothing.
+            st.at_ws = g.ite(&Bool::from_bool(ctx, true), &st.at_ws).simplify();
+            return Ok(self.int_val(BV::new_const(self.ctx, format!("printf.ret!{}", e.span.start), 32), IntType::INT, Deps::new()));
+        }
         if values {
             for c in glue {
                 let c = Bool::and(ctx, &[g, &c]).simplify();
@@ -1366,23 +1379,43 @@ fn literal_tokens<'ctx>(bytes: &[u8], compare: Compare, push: &mut dyn FnMut(Tok
 
 /// Position of each guarded item along a path: how many items before it happen.
 pub fn positions<'a, 'ctx: 'a>(ctx: &'ctx Context, guards: impl Iterator<Item = &'a Bool<'ctx>>) -> Vec<BV<'ctx>> {
-    let (zero, one) = (BV::from_u64(ctx, 0, 32), BV::from_u64(ctx, 1, 32));
+    positions_of_width(ctx, guards, 32)
+}
+
+/// Positions as `width`-bit counters: wide enough for the number of guards, and no wider, since
+/// every CEGIS counterexample bit-blasts these sums again.
+fn positions_of_width<'a, 'ctx: 'a>(ctx: &'ctx Context, guards: impl Iterator<Item = &'a Bool<'ctx>>, width: u32) -> Vec<BV<'ctx>> {
+    let (zero, one) = (BV::from_u64(ctx, 0, width), BV::from_u64(ctx, 1, width));
     let mut at = zero.clone();
     let mut out = Vec::new();
     for g in guards {
         out.push(at.clone());
-        at = at.bvadd(&g.ite(&one, &zero)).simplify();
+        // `ite(g, at + 1, at)`, not `at + ite(g, 1, 0)`: the simplifier flattens sums, which
+        // would make every position a fresh sum of all earlier guards (quadratic in size);
+        // the chain of `ite`s stays shared.
+        at = match g.as_bool() {
+            Some(true) => at.bvadd(&one).simplify(),
+            Some(false) => at,
+            None => g.ite(&at.bvadd(&one), &at),
+        };
     }
+    let _ = zero;
     out
+}
+
+/// The bits of a counter that can reach `n` without wrapping.
+fn counter_width(n: usize) -> u32 {
+    (usize::BITS - n.leading_zeros()).max(1)
 }
 
 /// "The two guarded token sequences differ" (length or a token at the same position).
 pub fn sequences_differ<'ctx>(ctx: &'ctx Context, a: &[(Bool<'ctx>, &Token<'ctx>)], b: &[(Bool<'ctx>, &Token<'ctx>)]) -> Bool<'ctx> {
-    let pa = positions(ctx, a.iter().map(|(g, _)| g));
-    let pb = positions(ctx, b.iter().map(|(g, _)| g));
+    let width = counter_width(a.len().max(b.len()));
+    let pa = positions_of_width(ctx, a.iter().map(|(g, _)| g), width);
+    let pb = positions_of_width(ctx, b.iter().map(|(g, _)| g), width);
     let count = |gs: &[(Bool<'ctx>, &Token<'ctx>)]| {
-        let (zero, one) = (BV::from_u64(ctx, 0, 32), BV::from_u64(ctx, 1, 32));
-        gs.iter().fold(zero.clone(), |n, (g, _)| n.bvadd(&g.ite(&one, &zero)))
+        let last = positions_of_width(ctx, gs.iter().map(|(g, _)| g).chain(std::iter::once(&Bool::from_bool(ctx, false))), width);
+        last.last().cloned().expect("one position at least")
     };
     let mut differ = vec![count(a)._eq(&count(b)).not()];
     for (i, (ga, ta)) in a.iter().enumerate() {

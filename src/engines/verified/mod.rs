@@ -462,6 +462,8 @@ struct Job<'j, 'p, 'ctx> {
     /// Fixed choices of sites of verified nodes (the index into the site's alternatives).
     chosen: HashMap<*const Expr, Alt>,
     sites: HashMap<*const Expr, (Site<'j>, Node)>,
+    /// Either program computes with floating point (picks the verifying solver).
+    floats: bool,
     checks: usize,
 }
 
@@ -489,6 +491,7 @@ impl<'j, 'p: 'j, 'ctx> Job<'j, 'p, 'ctx> {
             printing: BTreeSet::new(),
             chosen: HashMap::new(),
             sites: HashMap::new(),
+            floats: [r, s].iter().any(|side| side.vars().iter().any(|v| side.program.var(*v).ty.is_float())),
             checks: 0,
         };
         let world = World::new(ctx);
@@ -606,7 +609,10 @@ impl<'j, 'p: 'j, 'ctx> Job<'j, 'p, 'ctx> {
         }
         let sr = exec.run(node, pre_s).map_err(Failure::Unsupported)?;
         let ref_errors: Vec<&Bool<'ctx>> = rr.errors.iter().map(|(c, _, _)| c).collect();
-        let hyp = Bool::or(ctx, &ref_errors).not();
+        let mut assumed: Vec<&Bool<'ctx>> = rr.assumed.iter().chain(&sr.assumed).collect();
+        let no_ref_error = Bool::or(ctx, &ref_errors).not();
+        assumed.push(&no_ref_error);
+        let hyp = Bool::and(ctx, &assumed);
         let mut bad: Vec<Bool<'ctx>> = sr.errors.iter().map(|(c, _, _)| c.clone()).collect();
         // Glued output on either side: the printed tokens compared are not the output's.
         bad.extend(rr.glue.iter().chain(&sr.glue).cloned());
@@ -651,14 +657,27 @@ impl<'j, 'p: 'j, 'ctx> Job<'j, 'p, 'ctx> {
         let world = World::new(ctx);
         let candidate = holes.restricted(choice);
         let (hyp, bad) = self.node_formula(node, pre_r.clone(), pre_s.clone(), &world, Some(&candidate))?;
-        let solver = Solver::new(ctx);
-        solver.assert(&self.phi(node, &pre_r, &pre_s));
-        solver.assert(&hyp);
-        solver.assert(&bad);
-        self.checks += 1;
-        let t = Instant::now();
-        let verdict = check_with_budget(&solver, &[], self.budget);
-        tracing::debug!("verify {node:?}: {verdict:?} in {:.1} ms", t.elapsed().as_secs_f64() * 1000.0);
+        let phi = self.phi(node, &pre_r, &pre_s);
+        // Floating point: Z3's default solver can spend seconds on comparisons its
+        // bit-blasting floating-point tactic proves in milliseconds; that tactic gives up on
+        // some formulas (uninterpreted calls), and then the default solver decides.
+        let solvers: &[fn(&'ctx Context) -> Solver<'ctx>] =
+            if self.floats { &[|c| z3::Tactic::new(c, "qffpbv").solver(), Solver::new] } else { &[Solver::new] };
+        let mut verdict = Verdict::Unknown(crate::smt::solver::UnknownReason::SolverUnknown("not run".into()));
+        let mut solver = Solver::new(ctx);
+        for make in solvers {
+            solver = make(ctx);
+            solver.assert(&phi);
+            solver.assert(&hyp);
+            solver.assert(&bad);
+            self.checks += 1;
+            let t = Instant::now();
+            verdict = check_with_budget(&solver, &[], self.budget);
+            tracing::debug!("verify {node:?}: {verdict:?} in {:.1} ms", t.elapsed().as_secs_f64() * 1000.0);
+            if !matches!(verdict, Verdict::Unknown(_)) || self.budget.is_exhausted() {
+                break;
+            }
+        }
         match verdict {
             Verdict::Unsat => Ok(None),
             Verdict::Sat => {
@@ -840,7 +859,9 @@ impl<'j, 'p: 'j, 'ctx> Job<'j, 'p, 'ctx> {
             let world = World::new(self.ctx);
             let world = world.in_model(&m);
             let (hyp, bad) = self.node_formula(node, concrete(&pre_r, &m), concrete(&pre_s, &m), &world, Some(&holes))?;
-            opt.assert(&hyp.implies(&bad.not()));
+            // Concrete inputs: most of the formula folds away before the optimiser sees it.
+            let cex = hyp.implies(&bad.not()).simplify();
+            opt.assert(&cex);
             self.checks += 1;
             let t = Instant::now();
             let verdict = check_optimize_with_budget(&opt, &[], self.budget);
