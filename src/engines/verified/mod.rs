@@ -31,6 +31,7 @@
 //!    is verified, so later nodes cannot break it; a final pass re-verifies every node.
 
 pub mod align;
+mod retype;
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::time::{Duration, Instant};
@@ -135,13 +136,62 @@ pub fn repair(student: &Program, text: &str, reference: &Program, opts: &Options
     let start = Instant::now();
     let mut checks = 0;
     // A bug here must not cost the student the other engines' answers.
-    let run = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| run(student, text, reference, opts, budget, &mut checks)));
+    let run = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        if retype::wanted(student, reference)
+            && let Some(edits) = retype::edits(student, text)
+            && !edits.is_empty()
+        {
+            return run_retyped(student, text, reference, opts, budget, &mut checks, edits);
+        }
+        run(student, text, reference, opts, budget, &mut checks)
+    }));
     let outcome = match run {
         Ok(Ok(o)) => o,
         Ok(Err(f)) => Outcome::Failed(f),
         Err(_) => Outcome::Failed(Failure::Internal),
     };
     Report { outcome, time: start.elapsed(), checks }
+}
+
+/// The engine on the student's program with `float` made `double` (see [`retype`]); the type
+/// changes join the patch.
+fn run_retyped(student: &Program, text: &str, reference: &Program, opts: &Options, budget: &Budget, checks: &mut usize, retyped: Vec<(Change, TextEdit)>) -> Result<Outcome, Failure> {
+    let patched = crate::ir::repair::apply_edits(text, &retyped.iter().map(|(_, e)| e.clone()).collect::<Vec<_>>());
+    let lowered = crate::syntax::lower::lower_source(&patched);
+    if lowered.diagnostics.iter().any(|d| d.severity == crate::ir::Severity::Error) {
+        return run(student, text, reference, opts, budget, checks);
+    }
+    let size: usize = student.funcs.iter().filter_map(|f| f.body.as_ref()).map(stmt_size).sum();
+    // A changed type: one node deleted and one inserted.
+    let retype_rps = 2.0 * retyped.len() as f64 / size.max(1) as f64;
+    let (mut changes, mut edits): (Vec<Change>, Vec<TextEdit>) = retyped.iter().cloned().unzip();
+    let mut rps = retype_rps;
+    match run(&lowered.program, &patched, reference, opts, budget, checks)? {
+        Outcome::Equivalent => {}
+        Outcome::Failed(f) => return Err(f),
+        Outcome::Repaired(r) => {
+            let back = |span: Span| -> Result<Span, Failure> {
+                match (retype::original_offset(&retyped, span.start), retype::original_offset(&retyped, span.end)) {
+                    (Some(a), Some(b)) => Ok(Span { start: a, end: b }),
+                    // An expression change inside a retyped text: cannot happen (only
+                    // declarations and scanf formats are retyped, neither is a hole).
+                    _ => Err(Failure::Internal),
+                }
+            };
+            for (mut c, mut e) in r.changes.into_iter().zip(r.edits) {
+                c.span = back(c.span)?;
+                e.span = back(e.span)?;
+                changes.push(c);
+                edits.push(e);
+            }
+            rps += r.relative_patch_size;
+        }
+    }
+    // The logic changes first (a repair's title names the first few), then the type changes.
+    let mut both: Vec<(Change, TextEdit)> = changes.into_iter().zip(edits).collect();
+    both.sort_by_key(|(c, e)| (c.region.starts_with("in a declaration") || c.region.starts_with("in a scanf format"), e.span.start, e.span.end));
+    let (changes, edits) = both.into_iter().unzip();
+    Ok(Outcome::Repaired(VerifiedRepair { edits, changes, relative_patch_size: rps }))
 }
 
 struct Side<'p> {
@@ -251,7 +301,7 @@ fn match_functions(student: &Program, reference: &Program, entry: &str) -> Resul
 fn does_io(p: &Program, f: FuncId) -> Option<Span> {
     let mut found = None;
     if let Some(body) = &p.func(f).body {
-        walk_exprs(body, &mut |e| {
+        crate::ir::walk::walk_stmt(body, &mut |e| {
             if let ExprKind::Call(Callee::Builtin(b), _) = &e.kind
                 && matches!(b, Builtin::Printf | Builtin::Scanf | Builtin::Getchar | Builtin::Putchar | Builtin::Puts | Builtin::Gets | Builtin::Fgets)
             {
@@ -262,38 +312,6 @@ fn does_io(p: &Program, f: FuncId) -> Option<Span> {
     found
 }
 
-fn walk_exprs(s: &Stmt, f: &mut impl FnMut(&Expr)) {
-    crate::ir::walk::walk_stmt(s, f);
-    match &s.kind {
-        StmtKind::Block(b) => b.iter().for_each(|x| walk_exprs(x, f)),
-        StmtKind::If { cond, then, els } => {
-            crate::ir::walk::walk_expr(cond, f);
-            walk_exprs(then, f);
-            if let Some(e) = els {
-                walk_exprs(e, f);
-            }
-        }
-        StmtKind::While { cond, body } | StmtKind::DoWhile { body, cond } => {
-            crate::ir::walk::walk_expr(cond, f);
-            walk_exprs(body, f);
-        }
-        StmtKind::For { init, cond, step, body } => {
-            init.iter().for_each(|x| walk_exprs(x, f));
-            if let Some(c) = cond {
-                crate::ir::walk::walk_expr(c, f);
-            }
-            if let Some(c) = step {
-                crate::ir::walk::walk_expr(c, f);
-            }
-            walk_exprs(body, f);
-        }
-        StmtKind::Switch { cond, arms } => {
-            crate::ir::walk::walk_expr(cond, f);
-            arms.iter().for_each(|a| a.body.iter().for_each(|x| walk_exprs(x, f)));
-        }
-        _ => {}
-    }
-}
 
 fn is_call(e: &Expr, b: Builtin) -> bool {
     matches!(&e.strip_implicit().kind, ExprKind::Call(Callee::Builtin(x), _) if *x == b)
@@ -301,7 +319,7 @@ fn is_call(e: &Expr, b: Builtin) -> bool {
 
 fn contains_call(s: &Stmt, b: Builtin) -> bool {
     let mut found = false;
-    walk_exprs(s, &mut |e| found |= is_call(e, b));
+    crate::ir::walk::walk_stmt(s, &mut |e| found |= is_call(e, b));
     found
 }
 
@@ -396,7 +414,7 @@ fn extension_arena(s: &Side<'_>) -> Arena {
 
 fn stmt_size(s: &Stmt) -> usize {
     let mut n = 0;
-    walk_exprs(s, &mut |_| n += 1);
+    crate::ir::walk::walk_stmt(s, &mut |_| n += 1);
     fn stmts(s: &Stmt) -> usize {
         1 + match &s.kind {
             StmtKind::Block(b) => b.iter().map(stmts).sum(),
