@@ -32,19 +32,20 @@
 
 pub mod align;
 mod retype;
+mod synth;
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::time::{Duration, Instant};
 
 use z3::ast::{Ast, Bool, BV};
-use z3::{Context, Model, Optimize, Solver};
+use z3::{Context, Model, Solver};
 
 use crate::ir::cfa::{LoopTree, Node};
 use crate::ir::{BinOp, Builtin, Callee, Expr, ExprKind, FuncId, IncDec, Program, Span, Stmt, StmtKind, Type, VarId};
 use crate::ir::print::expr_to_c;
 use crate::ir::repair::TextEdit;
 use crate::smt::region::{self, Alt, Exec, Holes, Region, Setup, Site, SiteKind, State, Term, Unsupported, World, SEL_BITS};
-use crate::smt::solver::{check_optimize_with_budget, check_with_budget, new_context, Verdict};
+use crate::smt::solver::{check_with_budget, new_context, Verdict};
 use crate::smt::Budget;
 use crate::spec::compare::Compare;
 
@@ -844,23 +845,23 @@ impl<'j, 'p: 'j, 'ctx> Job<'j, 'p, 'ctx> {
     fn repair_node(&mut self, node: Node) -> Result<HashMap<*const Expr, usize>, Failure> {
         let holes = self.holes(node);
         let mut choice: HashMap<*const Expr, usize> = HashMap::new();
-        // One optimiser for the whole loop: each counterexample adds its constraint once.
-        let opt = Optimize::new(self.ctx);
+        // One synthesiser for the whole loop: each counterexample adds its constraint once.
+        let mut synth = synth::Synth::new(self.ctx);
         for (site, (sel, alts)) in holes.iter() {
-                        opt.assert(&sel.bvult(&sel_const(self.ctx, alts.len() as u64)));
+            synth.require(&sel.bvult(&sel_const(self.ctx, alts.len() as u64)));
             if alts.len() > 1 && !self.chosen.contains_key(site) {
                 // Fewest changed expressions first; among those, an added statement
                 // unconditional rather than guarded.
-                opt.assert_soft(&sel._eq(&sel_const(self.ctx, 0)), 10, None);
+                synth.changed(sel._eq(&sel_const(self.ctx, 0)).not());
                 for (k, alt) in alts.iter().enumerate() {
                     let is_k = sel._eq(&sel_const(self.ctx, k as u64));
                     match alt {
                         // An added statement: unconditional rather than guarded.
-                        Alt::Bool(true) if self.is_synthetic_guard(*site) => opt.assert_soft(&is_k, 1, None),
+                        Alt::Bool(true) if self.is_synthetic_guard(*site) => synth.penalty(is_k.not()),
                         // Elsewhere a constant or a negated condition is the last resort
                         // among equals.
-                        Alt::Bool(_) if !self.is_synthetic_guard(*site) => opt.assert_soft(&is_k.not(), 1, None),
-                        Alt::Expr(e) if matches!(e.kind, ExprKind::Unary(crate::ir::UnOp::Not, _)) => opt.assert_soft(&is_k.not(), 1, None),
+                        Alt::Bool(_) if !self.is_synthetic_guard(*site) => synth.penalty(is_k),
+                        Alt::Expr(e) if matches!(e.kind, ExprKind::Unary(crate::ir::UnOp::Not, _)) => synth.penalty(is_k),
                         _ => {}
                     }
                 }
@@ -879,31 +880,24 @@ impl<'j, 'p: 'j, 'ctx> Job<'j, 'p, 'ctx> {
             let (hyp, bad) = self.node_formula(node, concrete(&pre_r, &m), concrete(&pre_s, &m), &world, Some(&holes))?;
             // Concrete inputs: most of the formula folds away before the optimiser sees it.
             let cex = hyp.implies(&bad.not()).simplify();
-            opt.assert(&cex);
-            self.checks += 1;
+            synth.require(&cex);
             let t = Instant::now();
-            let verdict = check_optimize_with_budget(&opt, &[], self.budget);
-            tracing::debug!("synthesise {node:?}: {verdict:?} in {:.1} ms", t.elapsed().as_secs_f64() * 1000.0);
-            match verdict {
-                Verdict::Sat => {
-                    let m = opt.get_model().ok_or_else(|| Failure::SolverUnknown("no model".into()))?;
+            let found = synth.solve(self.budget);
+            self.checks += std::mem::take(&mut synth.checks);
+            tracing::debug!("synthesise {node:?}: {} in {:.1} ms", if matches!(found, Ok(Some(_))) { "found" } else { "none" }, t.elapsed().as_secs_f64() * 1000.0);
+            match found? {
+                Some(m) => {
                     let next: HashMap<*const Expr, usize> = holes
                         .sites
                         .iter()
                         .map(|(site, (sel, _))| (*site, m.eval(sel, true).and_then(|v| v.as_u64()).unwrap_or(0) as usize))
                         .collect();
                     if next == choice {
-                        tracing::debug!("repeated candidate at {node:?}: {:?}", holes.iter().map(|(k, (_, alts))| {
-                            let i = next.get(k).copied().unwrap_or(0);
-                            let name = self.sites.get(k).map(|(s, _)| expr_to_c(self.s.program, s.expr)).unwrap_or_else(|| "<synthetic>".into());
-                            format!("{name} => {:?}", match &alts[i.min(alts.len() - 1)] { Alt::Expr(e) => expr_to_c(self.s.program, e), a => format!("{a:?}") })
-                        }).collect::<Vec<_>>());
                         return Err(Failure::SolverUnknown("the synthesiser repeated a refuted candidate".into()));
                     }
                     choice = next;
                 }
-                Verdict::Unsat => return Err(Failure::NoRepair(String::new())),
-                Verdict::Unknown(r) => return Err(if self.budget.is_exhausted() { Failure::Timeout } else { Failure::SolverUnknown(format!("{r:?}")) }),
+                None => return Err(Failure::NoRepair(String::new())),
             }
         }
     }
