@@ -113,6 +113,28 @@ pub struct EngineReport {
     /// Candidates rejected by running a stored counterexample, without the solver.
     pub rejected_concretely: usize,
     pub total_time: Duration,
+    /// Where the time went.
+    pub profile: Profile,
+}
+
+/// Wall-clock time per phase of one engine run (for `mend bench`).
+#[derive(Clone, Debug, Default)]
+pub struct Profile {
+    /// Bounded verification of the program as written.
+    pub verify: Duration,
+    /// The translation unit (encoding every location's alternatives).
+    pub encode: Duration,
+    /// The selection (SAT) side of the search.
+    pub selection: Duration,
+    /// Concrete runs of stored counterexamples.
+    pub concrete: Duration,
+    /// Solver checks of candidates, and how many.
+    pub smt: Duration,
+    pub smt_checks: usize,
+    /// The unwinding check of each repair found.
+    pub guarantee: Duration,
+    /// Specification checks in the encoding.
+    pub violation_checks: usize,
 }
 
 /// Verifies the program and, when a specification can be violated, searches for every
@@ -133,7 +155,9 @@ pub fn run(program: &Program, src: &str, opts: &Options, budget: &Budget, on_rep
         vacuous: 0,
         rejected_concretely: 0,
         total_time: Duration::ZERO,
+        profile: Profile::default(),
     };
+    report.profile.verify = started.elapsed();
     if !matches!(report.original.verdict, BmcVerdict::Violated(_)) {
         report.total_time = started.elapsed();
         return report;
@@ -149,10 +173,15 @@ pub fn run(program: &Program, src: &str, opts: &Options, budget: &Budget, on_rep
         alternatives.get(&id).map(|(_, ms)| ms.iter().map(|m| m.expr.clone()).collect()).unwrap_or_default()
     };
     let enc_opts = EncodeOptions { bound: opts.bound, frozen: Some(&frozen), alternatives: Some(&provider), namespace: "" };
+    let encode_started = Instant::now();
     let encoded = match &opts.reference {
         None => encode::encode(&ctx, program, &opts.entry, &enc_opts),
         Some(r) => crate::smt::product::encode_product(&ctx, program, r, &opts.entry, &enc_opts),
     };
+    report.profile.encode = encode_started.elapsed();
+    if let Ok(e) = &encoded {
+        report.profile.violation_checks = e.violations.len();
+    }
     let enc = match encoded {
         Ok(e) if e.violations.len() > MAX_VIOLATION_CHECKS => {
             let reason = format!("the encoding has {} specification checks (at most {MAX_VIOLATION_CHECKS} are searched)", e.violations.len());
@@ -195,20 +224,26 @@ pub fn run(program: &Program, src: &str, opts: &Options, budget: &Budget, on_rep
         witness_completion: opts.reference.is_none(),
         vacuous: 0,
         rejected_concretely: 0,
+        concrete_time: Duration::ZERO,
+        smt_time: Duration::ZERO,
+        smt_checks: 0,
     };
     // A slow candidate waits for the end of its size rather than delaying the others.
     let first_pass_cap = (budget.remaining() / 10).clamp(FIRST_PASS_CAP_MIN, FIRST_PASS_CAP_MAX);
     let search_opts =
         SearchOptions { max_size: opts.max_size, suspiciousness: Some(suspiciousness), first_pass_cap: Some(first_pass_cap) };
     let mut found: Vec<FoundRepair> = Vec::new();
+    let mut guarantee_time = Duration::ZERO;
     let (outcome, stats) = search::all_repairs(&counts, &mut oracle, &search_opts, budget, &mut |selection: &Selection| {
         let choice: Vec<(LocationId, usize)> =
             loc_ids.iter().zip(selection).filter(|(_, k)| **k != 0).map(|(id, k)| (*id, *k)).collect();
+        let t = Instant::now();
         let guarantee = if runs_within_bound(&enc, &choice, budget) {
             Guarantee::Verified
         } else {
             Guarantee::Bounded { bound: opts.bound }
         };
+        guarantee_time += t.elapsed();
         let changes = selection_changes(&loc_ids, selection, &alternatives).into_iter().map(|(_, _, c)| c).collect();
         let repair = FoundRepair { changes, guarantee, found_after: started.elapsed() };
         on_repair(&repair);
@@ -219,6 +254,11 @@ pub fn run(program: &Program, src: &str, opts: &Options, budget: &Budget, on_rep
     report.candidates_checked = stats.candidates_checked;
     report.vacuous = oracle.vacuous;
     report.rejected_concretely = oracle.rejected_concretely;
+    report.profile.selection = stats.sat_time;
+    report.profile.concrete = oracle.concrete_time;
+    report.profile.smt = oracle.smt_time;
+    report.profile.smt_checks = oracle.smt_checks;
+    report.profile.guarantee = guarantee_time;
     report.total_time = started.elapsed();
     report
 }
@@ -291,11 +331,28 @@ struct SmtOracle<'a, 'ctx> {
     vacuous: usize,
     /// Candidates rejected by a concrete run.
     rejected_concretely: usize,
+    /// Time in concrete runs and in solver checks (and how many checks).
+    concrete_time: Duration,
+    smt_time: Duration,
+    smt_checks: usize,
 }
 
 impl<'ctx> SmtOracle<'_, 'ctx> {
     /// Is `goal` (some violation, or some run completing) satisfiable with `choice` applied?
     fn check_goal(
+        &mut self,
+        choice: &[(LocationId, usize)],
+        violation: bool,
+        budget: &Budget,
+    ) -> (SmtVerdict, Option<String>) {
+        let t = Instant::now();
+        self.smt_checks += 1;
+        let result = self.check_goal_untimed(choice, violation, budget);
+        self.smt_time += t.elapsed();
+        result
+    }
+
+    fn check_goal_untimed(
         &self,
         choice: &[(LocationId, usize)],
         violation: bool,
@@ -354,7 +411,9 @@ impl Oracle for SmtOracle<'_, '_> {
         let choice = self.choice(selection);
         let changes: Vec<(Span, &Expr)> =
             selection_changes(&self.loc_ids, selection, self.alternatives).into_iter().map(|(s, e, _)| (s, e)).collect();
+        let t = Instant::now();
         let evidence = self.runs.evidence(&changes, &budget.cancel);
+        self.concrete_time += t.elapsed();
         if evidence.violates {
             self.rejected_concretely += 1;
             return Verdict::Fails;
