@@ -18,6 +18,9 @@ use crate::ir::walk::walk_stmt_mut;
 use crate::ir::*;
 use crate::spec::interp::{self, Limits, RuntimeErrorKind};
 
+/// Inputs near the first counterexample added before the search (see
+/// [`ConcreteRuns::add_neighbours`]).
+pub const NEIGHBOURS: usize = 16;
 /// Inputs kept; older ones are dropped first (newer counterexamples come from candidates
 /// closer to the current search frontier).
 const MAX_INPUTS: usize = 32;
@@ -57,6 +60,53 @@ impl<'p> ConcreteRuns<'p> {
         self.inputs.push(stdin);
     }
 
+    /// Adds inputs near `stdin` (one number of it changed: ±1, ±10, ±100, 0, ±1, doubled,
+    /// halved) on which the program as written runs to a verdict (a violation or a completed
+    /// run, within the bound and its assumptions), at most `max` of them, violating and
+    /// completing ones alternately, in a fixed order. They only make the concrete filter
+    /// sharper: any run that violates a specification rejects a candidate soundly, whichever
+    /// input it comes from, and candidates a counterexample of the solver would reject anyway
+    /// are rejected without the solver.
+    pub fn add_neighbours(&mut self, stdin: &str, max: usize, cancel: &Cancel) {
+        let limits = Limits { max_steps: MAX_STEPS, unwinding_bound: Some(self.bound), ..Limits::default() };
+        let mut failing = Vec::new();
+        let mut passing = Vec::new();
+        for input in neighbours(stdin) {
+            if cancel.is_cancelled() || failing.len() + passing.len() >= 4 * max {
+                break;
+            }
+            let r = interp::run(self.program, &self.entry, input.as_bytes(), &limits, cancel);
+            if r.input_exhausted || r.assume_failed {
+                continue;
+            }
+            match r.error.map(|e| e.kind) {
+                Some(
+                    RuntimeErrorKind::AssertionFailed
+                    | RuntimeErrorKind::ReachError
+                    | RuntimeErrorKind::DivisionByZero
+                    | RuntimeErrorKind::OutOfBounds,
+                ) => failing.push(input),
+                None if r.exit_code.is_some() => passing.push(input),
+                _ => {}
+            }
+        }
+        let (mut f, mut p) = (failing.into_iter(), passing.into_iter());
+        let mut added = 0;
+        while added < max {
+            let mut progress = false;
+            for input in [f.next(), p.next()].into_iter().flatten() {
+                if added < max {
+                    self.add_input(input);
+                    added += 1;
+                    progress = true;
+                }
+            }
+            if !progress {
+                break;
+            }
+        }
+    }
+
     pub fn inputs(&self) -> usize {
         self.inputs.len()
     }
@@ -91,6 +141,35 @@ impl<'p> ConcreteRuns<'p> {
         }
         evidence
     }
+}
+
+/// `stdin` with one of its integer tokens changed, for every token and change, in order.
+fn neighbours(stdin: &str) -> Vec<String> {
+    let mut tokens: Vec<(usize, usize, i64)> = Vec::new();
+    let mut start = None;
+    for (i, c) in stdin.char_indices().chain(std::iter::once((stdin.len(), ' '))) {
+        match (c.is_whitespace(), start) {
+            (false, None) => start = Some(i),
+            (true, Some(s)) => {
+                if let Ok(v) = stdin[s..i].parse::<i64>() {
+                    tokens.push((s, i, v));
+                }
+                start = None;
+            }
+            _ => {}
+        }
+    }
+    let mut out = Vec::new();
+    for &(s, e, v) in &tokens {
+        let mut seen = vec![v];
+        for w in [v + 1, v - 1, 0, 1, -1, v + 10, v - 10, v * 2, v / 2, v + 100, v - 100] {
+            if !seen.contains(&w) && i32::try_from(w).is_ok() {
+                seen.push(w);
+                out.push(format!("{}{w}{}", &stdin[..s], &stdin[e..]));
+            }
+        }
+    }
+    out
 }
 
 /// `program` with each `(span, replacement)` applied to the outermost expression of that span

@@ -19,11 +19,13 @@ use super::search::{self, Oracle, Outcome, SearchOptions, Selection, Verdict};
 /// Bounds of the per-candidate first-pass time (a tenth of the budget in between).
 const FIRST_PASS_CAP_MIN: Duration = Duration::from_millis(250);
 const FIRST_PASS_CAP_MAX: Duration = Duration::from_secs(2);
-/// An encoding with more specification checks than this is not searched: Z3 neither answers
-/// nor honours its timeout and interrupt promptly on such a formula (the TCAS-like fixtures at
-/// level 2: ~30,000 division-by-zero checks of `/` and `%` mutants, one per call path; a
-/// single candidate check ran minutes past a 30 s budget).
-const MAX_VIOLATION_CHECKS: usize = 10_000;
+/// An encoding with more specification checks than this is not searched (a guard against
+/// runaway encodings). The TCAS-like fixtures at level 2 have ~30,000 (division-by-zero checks
+/// of `/` and `%` mutants, one per call path); they were once refused at 10,000 because one
+/// candidate check ran minutes past its budget, which turned out to be the counterexample
+/// read-back evaluating every check in the model, not the solver (see
+/// [`bmc::counterexample_stdin`]); such a check now takes a few hundred milliseconds.
+const MAX_VIOLATION_CHECKS: usize = 250_000;
 
 #[derive(Clone, Debug)]
 pub struct Options {
@@ -203,7 +205,10 @@ pub fn run(program: &Program, src: &str, opts: &Options, budget: &Budget, on_rep
 
     let mut runs = ConcreteRuns::new(program, &opts.entry, opts.bound);
     if let BmcVerdict::Violated(cex) = &report.original.verdict {
+        let t = Instant::now();
+        runs.add_neighbours(&cex.stdin, super::concrete::NEIGHBOURS, &budget.cancel);
         runs.add_input(cex.stdin.clone());
+        report.profile.concrete += t.elapsed();
     }
     let incremental = (opts.solver_mode == SolverMode::Incremental).then(|| {
         let violating = z3::Solver::new(&ctx);
@@ -255,7 +260,7 @@ pub fn run(program: &Program, src: &str, opts: &Options, budget: &Budget, on_rep
     report.vacuous = oracle.vacuous;
     report.rejected_concretely = oracle.rejected_concretely;
     report.profile.selection = stats.sat_time;
-    report.profile.concrete = oracle.concrete_time;
+    report.profile.concrete += oracle.concrete_time;
     report.profile.smt = oracle.smt_time;
     report.profile.smt_checks = oracle.smt_checks;
     report.profile.guarantee = guarantee_time;
@@ -363,7 +368,7 @@ impl<'ctx> SmtOracle<'_, 'ctx> {
                 let solver = if violation { violating } else { completing };
                 let verdict = check_with_budget(solver, &self.enc.choose(choice), budget);
                 let input = match (&verdict, violation) {
-                    (SmtVerdict::Sat, true) => solver.get_model().map(|m| bmc::counterexample(self.enc, &m).stdin),
+                    (SmtVerdict::Sat, true) => solver.get_model().map(|m| bmc::counterexample_stdin(self.enc, &m, choice)),
                     _ => None,
                 };
                 (verdict, input)
@@ -390,11 +395,10 @@ fn check_choice<'ctx>(
     want_input: bool,
 ) -> (SmtVerdict, Option<String>) {
     let solver = solver::one_shot_solver(enc.ctx, enc.bit_vectors_only);
-    enc.assert_choice_into(&solver, choice);
-    solver.assert(goal);
+    solver.assert(&enc.choice_formula(choice, goal));
     let verdict = check_with_budget(&solver, &[], budget);
     let input = match (&verdict, want_input) {
-        (SmtVerdict::Sat, true) => solver.get_model().map(|m| bmc::counterexample(enc, &m).stdin),
+        (SmtVerdict::Sat, true) => solver.get_model().map(|m| bmc::counterexample_stdin(enc, &m, choice)),
         _ => None,
     };
     (verdict, input)
@@ -408,6 +412,28 @@ fn runs_within_bound(enc: &Encoding<'_>, choice: &[(LocationId, usize)], budget:
 
 impl Oracle for SmtOracle<'_, '_> {
     fn check(&mut self, selection: &Selection, budget: &Budget) -> Verdict {
+        if std::env::var_os("MEND_TRACE_MUTATION").is_none() {
+            return self.check_untraced(selection, budget);
+        }
+        let t = Instant::now();
+        let smt_before = self.smt_checks;
+        let v = self.check_untraced(selection, budget);
+        let what: Vec<String> = selection_changes(&self.loc_ids, selection, self.alternatives)
+            .into_iter()
+            .map(|(_, _, c)| format!("{}@{}", c.mutant.description, c.location.span.start))
+            .collect();
+        let verdict = match &v {
+            Verdict::Repaired => "REPAIRED".to_string(),
+            Verdict::Fails => "fails".to_string(),
+            Verdict::Unknown(r) => format!("unknown {r}"),
+        };
+        eprintln!("cand {:>7.1} ms smt {} {verdict}: {}", t.elapsed().as_secs_f64() * 1000.0, self.smt_checks - smt_before, what.join("; "));
+        v
+    }
+}
+
+impl SmtOracle<'_, '_> {
+    fn check_untraced(&mut self, selection: &Selection, budget: &Budget) -> Verdict {
         let choice = self.choice(selection);
         let changes: Vec<(Span, &Expr)> =
             selection_changes(&self.loc_ids, selection, self.alternatives).into_iter().map(|(s, e, _)| (s, e)).collect();
