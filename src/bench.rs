@@ -131,7 +131,7 @@ fn mutation_row(out: &mut impl Write, name: &str, opts: &MutationOptions, report
         let ms = |d: Duration| d.as_secs_f64() * 1000.0;
         writeln!(
             out,
-            "    profile ms: verify {:.0}, encode {:.0} ({} checks), selection {:.0}, concrete {:.0}, smt {:.0} ({} checks), guarantee {:.0}",
+            "    profile ms: verify {:.0}, encode {:.0} ({} checks), selection {:.0}, concrete {:.0}, smt {:.0} ({} checks, formulas {:.0}), guarantee {:.0}",
             ms(p.verify),
             ms(p.encode),
             p.violation_checks,
@@ -139,6 +139,7 @@ fn mutation_row(out: &mut impl Write, name: &str, opts: &MutationOptions, report
             ms(p.concrete),
             ms(p.smt),
             p.smt_checks,
+            ms(p.formula),
             ms(p.guarantee)
         )?;
     }

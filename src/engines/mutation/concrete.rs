@@ -16,7 +16,7 @@ use std::collections::HashMap;
 use crate::cancel::Cancel;
 use crate::ir::walk::walk_stmt_mut;
 use crate::ir::*;
-use crate::spec::interp::{self, Limits, RuntimeErrorKind};
+use crate::spec::interp::{self, Limits, RunResult, RuntimeErrorKind};
 
 /// Inputs near the first counterexample added before the search (see
 /// [`ConcreteRuns::add_neighbours`]).
@@ -69,27 +69,26 @@ impl<'p> ConcreteRuns<'p> {
     /// are rejected without the solver.
     pub fn add_neighbours(&mut self, stdin: &str, max: usize, cancel: &Cancel) {
         let limits = Limits { max_steps: MAX_STEPS, unwinding_bound: Some(self.bound), ..Limits::default() };
-        let mut failing = Vec::new();
-        let mut passing = Vec::new();
-        for input in neighbours(stdin) {
-            if cancel.is_cancelled() || failing.len() + passing.len() >= 4 * max {
-                break;
+        let (program, entry) = (self.program, self.entry.as_str());
+        let (failing, passing) = interp::run_batch(|run| {
+            let mut failing = Vec::new();
+            let mut passing = Vec::new();
+            for input in neighbours(stdin) {
+                if cancel.is_cancelled() || failing.len() + passing.len() >= 4 * max {
+                    break;
+                }
+                let r = run(program, entry, input.as_bytes(), &limits, cancel);
+                if r.input_exhausted || r.assume_failed {
+                    continue;
+                }
+                match r.error.map(|e| e.kind) {
+                    Some(k) if is_violation(k) => failing.push(input),
+                    None if r.exit_code.is_some() => passing.push(input),
+                    _ => {}
+                }
             }
-            let r = interp::run(self.program, &self.entry, input.as_bytes(), &limits, cancel);
-            if r.input_exhausted || r.assume_failed {
-                continue;
-            }
-            match r.error.map(|e| e.kind) {
-                Some(
-                    RuntimeErrorKind::AssertionFailed
-                    | RuntimeErrorKind::ReachError
-                    | RuntimeErrorKind::DivisionByZero
-                    | RuntimeErrorKind::OutOfBounds,
-                ) => failing.push(input),
-                None if r.exit_code.is_some() => passing.push(input),
-                _ => {}
-            }
-        }
+            (failing, passing)
+        });
         let (mut f, mut p) = (failing.into_iter(), passing.into_iter());
         let mut added = 0;
         while added < max {
@@ -114,33 +113,59 @@ impl<'p> ConcreteRuns<'p> {
     /// Runs the program with `changes` applied (each the span of an original expression and
     /// its replacement) on the stored inputs, newest first, until one violates.
     pub fn evidence(&self, changes: &[(Span, &Expr)], cancel: &Cancel) -> Evidence {
-        let mut evidence = Evidence::default();
-        let Some(program) = apply(self.program, changes) else { return evidence };
+        let Some(program) = apply(self.program, changes) else { return Evidence::default() };
         let limits = Limits { max_steps: MAX_STEPS, unwinding_bound: Some(self.bound), ..Limits::default() };
+        interp::run_batch(|run| self.evidence_on(&program, &limits, run, cancel))
+    }
+
+    fn evidence_on(
+        &self,
+        program: &Program,
+        limits: &Limits,
+        run: &dyn Fn(&Program, &str, &[u8], &Limits, &Cancel) -> RunResult,
+        cancel: &Cancel,
+    ) -> Evidence {
+        let mut evidence = Evidence::default();
         for stdin in self.inputs.iter().rev() {
             if cancel.is_cancelled() {
                 break;
             }
-            let r = interp::run(&program, &self.entry, stdin.as_bytes(), &limits, cancel);
+            let r = run(program, &self.entry, stdin.as_bytes(), limits, cancel);
             if r.input_exhausted || r.assume_failed {
                 continue;
             }
             match r.error.map(|e| e.kind) {
-                Some(
-                    RuntimeErrorKind::AssertionFailed
-                    | RuntimeErrorKind::ReachError
-                    | RuntimeErrorKind::DivisionByZero
-                    | RuntimeErrorKind::OutOfBounds,
-                ) => {
+                Some(k) if is_violation(k) => {
                     evidence.violates = true;
                     return evidence;
                 }
                 None if r.exit_code.is_some() => evidence.completes = true,
+                Some(RuntimeErrorKind::Uninitialized) => {
+                    // The encoding gives a never-assigned local an arbitrary value: if the
+                    // run with 0 violates, the encoding has that violating run too (a deleted
+                    // assignment would otherwise always reach the solver).
+                    let zero = Limits { uninit_reads_zero: true, ..limits.clone() };
+                    let r = run(program, &self.entry, stdin.as_bytes(), &zero, cancel);
+                    if !r.input_exhausted && !r.assume_failed && r.error.as_ref().is_some_and(|e| is_violation(e.kind)) {
+                        evidence.violates = true;
+                        return evidence;
+                    }
+                }
                 _ => {}
             }
         }
         evidence
     }
+}
+
+fn is_violation(kind: RuntimeErrorKind) -> bool {
+    matches!(
+        kind,
+        RuntimeErrorKind::AssertionFailed
+            | RuntimeErrorKind::ReachError
+            | RuntimeErrorKind::DivisionByZero
+            | RuntimeErrorKind::OutOfBounds
+    )
 }
 
 /// `stdin` with one of its integer tokens changed, for every token and change, in order.
@@ -249,5 +274,33 @@ mod tests {
         let p = lower_source(SUM).program;
         let (_, fixed) = cond_and_fix(&p);
         assert!(apply(&p, &[(Span::new(0, 1), &fixed)]).is_none());
+    }
+
+    #[test]
+    fn an_uninitialised_read_rejects_only_when_the_run_with_zero_violates() {
+        // `x` is never assigned: the encoding gives it any value; with 0 the assertion fails.
+        let src = "#include <assert.h>\nint main(void) { int n = __VERIFIER_nondet_int(); int x;\n assert(x + n != 3); return 0; }";
+        let p = lower_source(src).program;
+        let mut runs = ConcreteRuns::new(&p, "main", 5);
+        runs.add_input("3\n".into());
+        assert_eq!(runs.evidence(&[], &Cancel::new()), Evidence { violates: true, completes: false });
+        // With 0 the assertion holds: no evidence either way (some other value violates).
+        let mut runs = ConcreteRuns::new(&p, "main", 5);
+        runs.add_input("4\n".into());
+        assert_eq!(runs.evidence(&[], &Cancel::new()), Evidence::default());
+    }
+
+    #[test]
+    fn neighbours_change_one_number_at_a_time() {
+        let n = neighbours("5\nx 7\n");
+        assert!(n.contains(&"6\nx 7\n".to_string()));
+        assert!(n.contains(&"5\nx 0\n".to_string()));
+        assert!(n.iter().all(|s| s.lines().count() == 2 && s.contains('x')));
+        assert!(!n.contains(&"5\nx 7\n".to_string()));
+        let p = lower_source(SUM).program;
+        let mut runs = ConcreteRuns::new(&p, "main", 5);
+        runs.add_neighbours("2\n", 4, &Cancel::new());
+        // n in 1..=4 only (the assumption): 1, 3, 4 are runs to a verdict, 2 itself is not added.
+        assert!(runs.inputs() >= 2 && runs.inputs() <= 4, "{}", runs.inputs());
     }
 }

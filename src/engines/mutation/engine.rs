@@ -130,8 +130,10 @@ pub struct Profile {
     pub selection: Duration,
     /// Concrete runs of stored counterexamples.
     pub concrete: Duration,
-    /// Solver checks of candidates, and how many.
+    /// Solver checks of candidates, and how many; `formula`: the part of `smt` spent building
+    /// each candidate's formula (substituting and simplifying) before the solver runs.
     pub smt: Duration,
+    pub formula: Duration,
     pub smt_checks: usize,
     /// The unwinding check of each repair found.
     pub guarantee: Duration,
@@ -238,6 +240,7 @@ pub fn run(program: &Program, src: &str, opts: &Options, budget: &Budget, on_rep
     let search_opts =
         SearchOptions { max_size: opts.max_size, suspiciousness: Some(suspiciousness), first_pass_cap: Some(first_pass_cap) };
     let mut found: Vec<FoundRepair> = Vec::new();
+    let formula_before = FORMULA_TIME.with(|f| f.get());
     let mut guarantee_time = Duration::ZERO;
     let (outcome, stats) = search::all_repairs(&counts, &mut oracle, &search_opts, budget, &mut |selection: &Selection| {
         let choice: Vec<(LocationId, usize)> =
@@ -263,6 +266,7 @@ pub fn run(program: &Program, src: &str, opts: &Options, budget: &Budget, on_rep
     report.profile.concrete += oracle.concrete_time;
     report.profile.smt = oracle.smt_time;
     report.profile.smt_checks = oracle.smt_checks;
+    report.profile.formula = FORMULA_TIME.with(|f| f.get()) - formula_before;
     report.profile.guarantee = guarantee_time;
     report.total_time = started.elapsed();
     report
@@ -385,6 +389,11 @@ impl<'ctx> SmtOracle<'_, 'ctx> {
     }
 }
 
+thread_local! {
+    /// Time spent building candidate formulas ([`Encoding::choice_formula`]) on this thread.
+    static FORMULA_TIME: std::cell::Cell<Duration> = const { std::cell::Cell::new(Duration::ZERO) };
+}
+
 /// Is `goal` satisfiable in the program with `choice` applied? On `Sat`, the model's
 /// counterexample input (stdin text) when `want_input`.
 fn check_choice<'ctx>(
@@ -395,7 +404,9 @@ fn check_choice<'ctx>(
     want_input: bool,
 ) -> (SmtVerdict, Option<String>) {
     let solver = solver::one_shot_solver(enc.ctx, enc.bit_vectors_only);
+    let t = Instant::now();
     solver.assert(&enc.choice_formula(choice, goal));
+    FORMULA_TIME.with(|f| f.set(f.get() + t.elapsed()));
     let verdict = check_with_budget(&solver, &[], budget);
     let input = match (&verdict, want_input) {
         (SmtVerdict::Sat, true) => solver.get_model().map(|m| bmc::counterexample_stdin(enc, &m, choice)),

@@ -431,4 +431,36 @@ mod tests {
         let (found, _, _) = run(&[2, 2, 2, 2], fixes, 1, None);
         assert_eq!(found, vec![vec![1, 0, 0, 0], vec![0, 0, 0, 1]], "source order without localization");
     }
+
+    #[test]
+    fn each_size_is_enumerated_once_in_weight_order() {
+        // Against brute force: every selection with exactly k mutated locations, once, in
+        // non-decreasing weight.
+        let alts = [3usize, 1, 4, 2, 3];
+        let susp = [0.5, 0.9, 0.1, 0.7, 0.7];
+        let rank = location_ranks(alts.len(), Some(&susp));
+        let items = ranked_items(&alts, &rank);
+        let width = *alts.iter().max().unwrap() as u64;
+        let weight = |s: &Selection| -> u64 {
+            s.iter().enumerate().filter(|(_, a)| **a != 0).map(|(l, &a)| rank[l] as u64 * width + a as u64).sum()
+        };
+        let mut all: Vec<Selection> = vec![vec![]];
+        for &m in &alts {
+            all = all.into_iter().flat_map(|p| (0..m).map(move |a| [p.clone(), vec![a]].concat())).collect();
+        }
+        for k in 1..=alts.len() {
+            let mut e = SizeEnumerator::new(&items, alts.len(), k);
+            let mut got = Vec::new();
+            while let Peek::Some(s) = e.next_where(|_| true, usize::MAX) {
+                got.push(s);
+            }
+            let ws: Vec<u64> = got.iter().map(weight).collect();
+            assert!(ws.windows(2).all(|w| w[0] <= w[1]), "size {k}: weights {ws:?}");
+            let mut expected: Vec<Selection> = all.iter().filter(|s| s.iter().filter(|&&a| a != 0).count() == k).cloned().collect();
+            let mut sorted = got.clone();
+            sorted.sort();
+            expected.sort();
+            assert_eq!(sorted, expected, "size {k}");
+        }
+    }
 }
