@@ -231,6 +231,7 @@ pub fn run(program: &Program, src: &str, opts: &Options, budget: &Budget, on_rep
         witness_completion: opts.reference.is_none(),
         vacuous: 0,
         rejected_concretely: 0,
+        near_miss: false,
         concrete_time: Duration::ZERO,
         smt_time: Duration::ZERO,
         smt_checks: 0,
@@ -340,6 +341,8 @@ struct SmtOracle<'a, 'ctx> {
     vacuous: usize,
     /// Candidates rejected by a concrete run.
     rejected_concretely: usize,
+    /// The last candidate passed the concrete runs.
+    near_miss: bool,
     /// Time in concrete runs and in solver checks (and how many checks).
     concrete_time: Duration,
     smt_time: Duration,
@@ -441,6 +444,10 @@ impl Oracle for SmtOracle<'_, '_> {
         eprintln!("cand {:>7.1} ms smt {} {verdict}: {}", t.elapsed().as_secs_f64() * 1000.0, self.smt_checks - smt_before, what.join("; "));
         v
     }
+
+    fn last_was_near_miss(&self) -> bool {
+        self.near_miss
+    }
 }
 
 impl SmtOracle<'_, '_> {
@@ -451,6 +458,7 @@ impl SmtOracle<'_, '_> {
         let t = Instant::now();
         let evidence = self.runs.evidence(&changes, &budget.cancel);
         self.concrete_time += t.elapsed();
+        self.near_miss = !evidence.violates;
         if evidence.violates {
             self.rejected_concretely += 1;
             return Verdict::Fails;

@@ -21,6 +21,9 @@
 //! total weight, a mutated location weighing its suspiciousness rank (0 = most suspicious)
 //! and then its alternative index; ties go by the candidates' positions in that ranked list,
 //! so the output order is deterministic and every location stays in the search (completeness).
+//! After each size, the locations of its near misses (candidates that passed the oracle's
+//! cheap evidence and needed the full check) move to the front of the ranking for the next
+//! size: a two-bug program's partial fix of one bug is such a near miss.
 
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashSet};
@@ -44,6 +47,13 @@ pub enum Verdict {
 /// The SMT side: decides whether a selection is a repair within `budget`.
 pub trait Oracle {
     fn check(&mut self, selection: &Selection, budget: &Budget) -> Verdict;
+
+    /// Whether the last checked selection passed the cheap evidence (it needed the full
+    /// check): its mutations fix every known failing input, a hint that they belong to a
+    /// larger repair. Only orders the next sizes.
+    fn last_was_near_miss(&self) -> bool {
+        false
+    }
 }
 
 #[derive(Clone, Debug)]
@@ -91,8 +101,10 @@ pub fn all_repairs(
 ) -> (Outcome, SearchStats) {
     let mut stats = SearchStats::default();
     let n = alternatives.len();
-    let rank = location_ranks(n, opts.suspiciousness.as_deref());
-    let items = ranked_items(alternatives, &rank);
+    let mut rank = location_ranks(n, opts.suspiciousness.as_deref());
+    let mut items = ranked_items(alternatives, &rank);
+    // Locations of this size's near misses (see `Oracle::last_was_near_miss`).
+    let mut near_miss = vec![false; n];
     let first_pass = |b: &Budget| match opts.first_pass_cap {
         Some(cap) => b.sub(cap),
         None => b.clone(),
@@ -159,6 +171,11 @@ pub fn all_repairs(
             let t = Instant::now();
             let verdict = oracle.check(&selection, &first_pass(budget));
             stats.oracle_time += t.elapsed();
+            if oracle.last_was_near_miss() {
+                for (l, &a) in selection.iter().enumerate() {
+                    near_miss[l] |= a != 0;
+                }
+            }
             match verdict {
                 Verdict::Repaired => {
                     on_repair(&selection);
@@ -200,6 +217,19 @@ pub fn all_repairs(
         if !any {
             // Every selection of size k contains a repair, so every larger one does too.
             return (finish(Outcome::Complete, undecided, k), stats);
+        }
+        // The next size looks first at the locations of this size's near misses (a partial
+        // fix: it passed every known input, and failed only on a new one), each group in
+        // the previous order. An order only: every selection of the next size is still
+        // enumerated.
+        if near_miss.iter().any(|&b| b) {
+            let mut order: Vec<usize> = (0..n).collect();
+            order.sort_by_key(|&l| (!near_miss[l], rank[l]));
+            for (r, &l) in order.iter().enumerate() {
+                rank[l] = r;
+            }
+            items = ranked_items(alternatives, &rank);
+            near_miss = vec![false; n];
         }
         k += 1;
     }
