@@ -125,13 +125,31 @@ fn mutation_row(out: &mut impl Write, name: &str, opts: &MutationOptions, report
         report.candidates_checked,
         report.rejected_concretely,
         report.repairs.len()
-    )
+    )?;
+    if std::env::var_os("MEND_BENCH_PROFILE").is_some() {
+        let p = &report.profile;
+        let ms = |d: Duration| d.as_secs_f64() * 1000.0;
+        writeln!(
+            out,
+            "    profile ms: verify {:.0}, encode {:.0} ({} checks), selection {:.0}, concrete {:.0}, smt {:.0} ({} checks, formulas {:.0}), guarantee {:.0}",
+            ms(p.verify),
+            ms(p.encode),
+            p.violation_checks,
+            ms(p.selection),
+            ms(p.concrete),
+            ms(p.smt),
+            p.smt_checks,
+            ms(p.formula),
+            ms(p.guarantee)
+        )?;
+    }
+    Ok(())
 }
 
 /// The mutation engine (AllRepair) on the assertion fixtures, the TCAS-like versions at levels
 /// 1 and 2, and how its cost grows with the bound, the repair size, the number of locations
 /// and the solver set-up. Timings are wall clock, one run each (release build).
-fn run_mutation(out: &mut impl Write) -> std::io::Result<()> {
+pub fn run_mutation(out: &mut impl Write) -> std::io::Result<()> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures");
     let read = |dir: &str| -> Vec<(String, String)> {
         let mut files: Vec<PathBuf> = std::fs::read_dir(root.join(dir))
@@ -144,8 +162,12 @@ fn run_mutation(out: &mut impl Write) -> std::io::Result<()> {
             .filter_map(|p| Some((p.file_stem()?.to_string_lossy().into_owned(), std::fs::read_to_string(&p).ok()?)))
             .collect()
     };
+    // MEND_BENCH_ONLY=PREFIX: only the fixtures whose name starts with PREFIX (`tcas` for the
+    // TCAS-like rows), without the growth and solver set-up lines.
+    let only = std::env::var("MEND_BENCH_ONLY").ok().filter(|s| !s.is_empty());
+    let keep = |n: &str| only.as_deref().is_none_or(|p| n.starts_with(p));
     let fixtures = read("mutation");
-    let tcas: Vec<(String, String)> = read("perf").into_iter().filter(|(n, _)| n.starts_with("tcas_v")).collect();
+    let tcas: Vec<(String, String)> = read("perf").into_iter().filter(|(n, _)| n.starts_with("tcas_v") && keep(n)).collect();
     writeln!(out, "mutation repair (AllRepair), one run per line, budget {TABLE_BUDGET_S} s; times in ms [TCAS-like: level 1 first repair < 500, level 2 < 5000]")?;
     writeln!(
         out,
@@ -153,7 +175,7 @@ fn run_mutation(out: &mut impl Write) -> std::io::Result<()> {
         "file", "L", "b", "size", "locs", "alts", "1st ms", "total ms", "cands", "concr", "reps"
     )?;
     let mut small_locs = Vec::new();
-    for (name, src) in &fixtures {
+    for (name, src) in fixtures.iter().filter(|(n, _)| keep(n)) {
         let opts = mutation_options(src);
         let (report, first) = mutation_run(src, &opts, TABLE_BUDGET_S);
         small_locs.push(report.locations);
@@ -202,6 +224,9 @@ fn run_mutation(out: &mut impl Write) -> std::io::Result<()> {
         .map(|(n, k, f, t)| format!("{n} (size <= {k}) first {} / all {t:.0}", f.map_or("-".into(), |f| format!("{f:.0}"))))
         .collect();
     writeln!(out, "  repair size, TCAS-like at its declared level: {}", sizes.join("; "))?;
+    if only.is_some() {
+        return Ok(());
+    }
 
     // Growth with the bound.
     for name in ["sum", "bubble"] {

@@ -33,7 +33,8 @@ enum Command {
     /// file under it and print per-file verdicts and timings.
     Bench {
         /// A folder of C files (with their mend.toml) to check; `typed` runs the typed
-        /// engine's accuracy and latency benchmark instead.
+        /// engine's accuracy and latency benchmark instead; `mutation` only the mutation
+        /// engine's table (set MEND_BENCH_ONLY=tcas for just the TCAS-like rows).
         dir: Option<PathBuf>,
         /// With `typed` or `reference`: the dataset (default `../shared/data/introclass`,
         /// else `/work/shared/data/introclass`).
@@ -131,6 +132,7 @@ fn main() -> ExitCode {
             });
             let result = match dir {
                 Some(dir) if dir.as_os_str() == "typed" => mend::bench::run_typed(&data, &mut out),
+                Some(dir) if dir.as_os_str() == "mutation" => mend::bench::run_mutation(&mut out),
                 Some(dir) if dir.as_os_str() == "reference" => {
                     mend::bench_reference::run(&data, Duration::from_secs(budget), limit, verbose, &mut out)
                 }

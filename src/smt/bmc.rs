@@ -15,7 +15,7 @@ use z3::Model;
 
 use super::budget::Budget;
 use super::encode::fp::{self, FpOps};
-use super::encode::{
+use super::encode::{LocationId, 
     encode, BranchKind, EncodeOptions, Encoding, InputSource, SymVal, Unsupported, ViolationKind,
 };
 use super::solver::{self, check_with_budget, UnknownReason, Verdict};
@@ -291,10 +291,32 @@ pub fn counterexample<'ctx>(enc: &Encoding<'ctx>, m: &Model<'ctx>) -> Counterexa
         .find(|v| is_true(m, &v.cond))
         .map(|v| (v.kind, v.span))
         .unwrap_or((ViolationKind::Assertion, Span::default()));
+    let (inputs, stdin) = model_inputs(enc, m, &|b| is_true(m, b));
+    let steps = enc
+        .branches
+        .iter()
+        .filter(|b| is_true(m, &b.guard))
+        .map(|b| Step { span: b.span, kind: b.what, taken: is_true(m, &b.taken) })
+        .collect();
+    Counterexample { kind, span, inputs, stdin, steps, replay: Replay::Inconclusive("not replayed".into()) }
+}
+
+/// Only the input of the counterexample a model describes (stdin text), for a model of
+/// [`Encoding::choice_formula`]: selectors are not in that model, so guards are read with the
+/// choice's selector values substituted. Does not look for the violated check (with tens of
+/// thousands of checks, evaluating them one by one in the model took longer than solving).
+pub fn counterexample_stdin<'ctx>(enc: &Encoding<'ctx>, m: &Model<'ctx>, choice: &[(LocationId, usize)]) -> String {
+    let pairs = enc.selector_values(choice);
+    let refs: Vec<(&Bool<'ctx>, &Bool<'ctx>)> = pairs.iter().map(|(a, b)| (a, b)).collect();
+    model_inputs(enc, m, &|b| is_true(m, &b.substitute(&refs))).1
+}
+
+/// The inputs a model describes and their stdin text; `truth` decides an input's guard.
+fn model_inputs<'ctx>(enc: &Encoding<'ctx>, m: &Model<'ctx>, truth: &dyn Fn(&Bool<'ctx>) -> bool) -> (Vec<InputItem>, String) {
     let mut inputs = Vec::new();
     let mut texts: Vec<Option<String>> = Vec::new();
     for r in &enc.inputs {
-        if !is_true(m, &r.guard) {
+        if !truth(&r.guard) {
             texts.push(None);
             continue;
         }
@@ -341,13 +363,7 @@ pub fn counterexample<'ctx>(enc: &Encoding<'ctx>, m: &Model<'ctx>) -> Counterexa
             }
         }
     }
-    let steps = enc
-        .branches
-        .iter()
-        .filter(|b| is_true(m, &b.guard))
-        .map(|b| Step { span: b.span, kind: b.what, taken: is_true(m, &b.taken) })
-        .collect();
-    Counterexample { kind, span, inputs, stdin, steps, replay: Replay::Inconclusive("not replayed".into()) }
+    (inputs, stdin)
 }
 
 /// The text one `scanf(format, ...)` call consumes to read `vals` (one per directive).

@@ -16,8 +16,11 @@ use std::collections::HashMap;
 use crate::cancel::Cancel;
 use crate::ir::walk::walk_stmt_mut;
 use crate::ir::*;
-use crate::spec::interp::{self, Limits, RuntimeErrorKind};
+use crate::spec::interp::{self, Limits, RunResult, RuntimeErrorKind};
 
+/// Inputs near the first counterexample added before the search (see
+/// [`ConcreteRuns::add_neighbours`]).
+pub const NEIGHBOURS: usize = 16;
 /// Inputs kept; older ones are dropped first (newer counterexamples come from candidates
 /// closer to the current search frontier).
 const MAX_INPUTS: usize = 32;
@@ -57,6 +60,52 @@ impl<'p> ConcreteRuns<'p> {
         self.inputs.push(stdin);
     }
 
+    /// Adds inputs near `stdin` (one number of it changed: ±1, ±10, ±100, 0, ±1, doubled,
+    /// halved) on which the program as written runs to a verdict (a violation or a completed
+    /// run, within the bound and its assumptions), at most `max` of them, violating and
+    /// completing ones alternately, in a fixed order. They only make the concrete filter
+    /// sharper: any run that violates a specification rejects a candidate soundly, whichever
+    /// input it comes from, and candidates a counterexample of the solver would reject anyway
+    /// are rejected without the solver.
+    pub fn add_neighbours(&mut self, stdin: &str, max: usize, cancel: &Cancel) {
+        let limits = Limits { max_steps: MAX_STEPS, unwinding_bound: Some(self.bound), ..Limits::default() };
+        let (program, entry) = (self.program, self.entry.as_str());
+        let (failing, passing) = interp::run_batch(|run| {
+            let mut failing = Vec::new();
+            let mut passing = Vec::new();
+            for input in neighbours(stdin) {
+                if cancel.is_cancelled() || failing.len() + passing.len() >= 4 * max {
+                    break;
+                }
+                let r = run(program, entry, input.as_bytes(), &limits, cancel);
+                if r.input_exhausted || r.assume_failed {
+                    continue;
+                }
+                match r.error.map(|e| e.kind) {
+                    Some(k) if is_violation(k) => failing.push(input),
+                    None if r.exit_code.is_some() => passing.push(input),
+                    _ => {}
+                }
+            }
+            (failing, passing)
+        });
+        let (mut f, mut p) = (failing.into_iter(), passing.into_iter());
+        let mut added = 0;
+        while added < max {
+            let mut progress = false;
+            for input in [f.next(), p.next()].into_iter().flatten() {
+                if added < max {
+                    self.add_input(input);
+                    added += 1;
+                    progress = true;
+                }
+            }
+            if !progress {
+                break;
+            }
+        }
+    }
+
     pub fn inputs(&self) -> usize {
         self.inputs.len()
     }
@@ -64,33 +113,88 @@ impl<'p> ConcreteRuns<'p> {
     /// Runs the program with `changes` applied (each the span of an original expression and
     /// its replacement) on the stored inputs, newest first, until one violates.
     pub fn evidence(&self, changes: &[(Span, &Expr)], cancel: &Cancel) -> Evidence {
-        let mut evidence = Evidence::default();
-        let Some(program) = apply(self.program, changes) else { return evidence };
+        let Some(program) = apply(self.program, changes) else { return Evidence::default() };
         let limits = Limits { max_steps: MAX_STEPS, unwinding_bound: Some(self.bound), ..Limits::default() };
+        interp::run_batch(|run| self.evidence_on(&program, &limits, run, cancel))
+    }
+
+    fn evidence_on(
+        &self,
+        program: &Program,
+        limits: &Limits,
+        run: &dyn Fn(&Program, &str, &[u8], &Limits, &Cancel) -> RunResult,
+        cancel: &Cancel,
+    ) -> Evidence {
+        let mut evidence = Evidence::default();
         for stdin in self.inputs.iter().rev() {
             if cancel.is_cancelled() {
                 break;
             }
-            let r = interp::run(&program, &self.entry, stdin.as_bytes(), &limits, cancel);
+            let r = run(program, &self.entry, stdin.as_bytes(), limits, cancel);
             if r.input_exhausted || r.assume_failed {
                 continue;
             }
             match r.error.map(|e| e.kind) {
-                Some(
-                    RuntimeErrorKind::AssertionFailed
-                    | RuntimeErrorKind::ReachError
-                    | RuntimeErrorKind::DivisionByZero
-                    | RuntimeErrorKind::OutOfBounds,
-                ) => {
+                Some(k) if is_violation(k) => {
                     evidence.violates = true;
                     return evidence;
                 }
                 None if r.exit_code.is_some() => evidence.completes = true,
+                Some(RuntimeErrorKind::Uninitialized) => {
+                    // The encoding gives a never-assigned local an arbitrary value: if the
+                    // run with 0 violates, the encoding has that violating run too (a deleted
+                    // assignment would otherwise always reach the solver).
+                    let zero = Limits { uninit_reads_zero: true, ..limits.clone() };
+                    let r = run(program, &self.entry, stdin.as_bytes(), &zero, cancel);
+                    if !r.input_exhausted && !r.assume_failed && r.error.as_ref().is_some_and(|e| is_violation(e.kind)) {
+                        evidence.violates = true;
+                        return evidence;
+                    }
+                }
                 _ => {}
             }
         }
         evidence
     }
+}
+
+fn is_violation(kind: RuntimeErrorKind) -> bool {
+    matches!(
+        kind,
+        RuntimeErrorKind::AssertionFailed
+            | RuntimeErrorKind::ReachError
+            | RuntimeErrorKind::DivisionByZero
+            | RuntimeErrorKind::OutOfBounds
+    )
+}
+
+/// `stdin` with one of its integer tokens changed, for every token and change, in order.
+fn neighbours(stdin: &str) -> Vec<String> {
+    let mut tokens: Vec<(usize, usize, i64)> = Vec::new();
+    let mut start = None;
+    for (i, c) in stdin.char_indices().chain(std::iter::once((stdin.len(), ' '))) {
+        match (c.is_whitespace(), start) {
+            (false, None) => start = Some(i),
+            (true, Some(s)) => {
+                if let Ok(v) = stdin[s..i].parse::<i64>() {
+                    tokens.push((s, i, v));
+                }
+                start = None;
+            }
+            _ => {}
+        }
+    }
+    let mut out = Vec::new();
+    for &(s, e, v) in &tokens {
+        let mut seen = vec![v];
+        for w in [v + 1, v - 1, 0, 1, -1, v + 10, v - 10, v * 2, v / 2, v + 100, v - 100] {
+            if !seen.contains(&w) && i32::try_from(w).is_ok() {
+                seen.push(w);
+                out.push(format!("{}{w}{}", &stdin[..s], &stdin[e..]));
+            }
+        }
+    }
+    out
 }
 
 /// `program` with each `(span, replacement)` applied to the outermost expression of that span
@@ -170,5 +274,33 @@ mod tests {
         let p = lower_source(SUM).program;
         let (_, fixed) = cond_and_fix(&p);
         assert!(apply(&p, &[(Span::new(0, 1), &fixed)]).is_none());
+    }
+
+    #[test]
+    fn an_uninitialised_read_rejects_only_when_the_run_with_zero_violates() {
+        // `x` is never assigned: the encoding gives it any value; with 0 the assertion fails.
+        let src = "#include <assert.h>\nint main(void) { int n = __VERIFIER_nondet_int(); int x;\n assert(x + n != 3); return 0; }";
+        let p = lower_source(src).program;
+        let mut runs = ConcreteRuns::new(&p, "main", 5);
+        runs.add_input("3\n".into());
+        assert_eq!(runs.evidence(&[], &Cancel::new()), Evidence { violates: true, completes: false });
+        // With 0 the assertion holds: no evidence either way (some other value violates).
+        let mut runs = ConcreteRuns::new(&p, "main", 5);
+        runs.add_input("4\n".into());
+        assert_eq!(runs.evidence(&[], &Cancel::new()), Evidence::default());
+    }
+
+    #[test]
+    fn neighbours_change_one_number_at_a_time() {
+        let n = neighbours("5\nx 7\n");
+        assert!(n.contains(&"6\nx 7\n".to_string()));
+        assert!(n.contains(&"5\nx 0\n".to_string()));
+        assert!(n.iter().all(|s| s.lines().count() == 2 && s.contains('x')));
+        assert!(!n.contains(&"5\nx 7\n".to_string()));
+        let p = lower_source(SUM).program;
+        let mut runs = ConcreteRuns::new(&p, "main", 5);
+        runs.add_neighbours("2\n", 4, &Cancel::new());
+        // n in 1..=4 only (the assumption): 1, 3, 4 are runs to a verdict, 2 itself is not added.
+        assert!(runs.inputs() >= 2 && runs.inputs() <= 4, "{}", runs.inputs());
     }
 }

@@ -19,11 +19,13 @@ use super::search::{self, Oracle, Outcome, SearchOptions, Selection, Verdict};
 /// Bounds of the per-candidate first-pass time (a tenth of the budget in between).
 const FIRST_PASS_CAP_MIN: Duration = Duration::from_millis(250);
 const FIRST_PASS_CAP_MAX: Duration = Duration::from_secs(2);
-/// An encoding with more specification checks than this is not searched: Z3 neither answers
-/// nor honours its timeout and interrupt promptly on such a formula (the TCAS-like fixtures at
-/// level 2: ~30,000 division-by-zero checks of `/` and `%` mutants, one per call path; a
-/// single candidate check ran minutes past a 30 s budget).
-const MAX_VIOLATION_CHECKS: usize = 10_000;
+/// An encoding with more specification checks than this is not searched (a guard against
+/// runaway encodings). The TCAS-like fixtures at level 2 have ~30,000 (division-by-zero checks
+/// of `/` and `%` mutants, one per call path); they were once refused at 10,000 because one
+/// candidate check ran minutes past its budget, which turned out to be the counterexample
+/// read-back evaluating every check in the model, not the solver (see
+/// [`bmc::counterexample_stdin`]); such a check now takes a few hundred milliseconds.
+const MAX_VIOLATION_CHECKS: usize = 250_000;
 
 #[derive(Clone, Debug)]
 pub struct Options {
@@ -113,6 +115,30 @@ pub struct EngineReport {
     /// Candidates rejected by running a stored counterexample, without the solver.
     pub rejected_concretely: usize,
     pub total_time: Duration,
+    /// Where the time went.
+    pub profile: Profile,
+}
+
+/// Wall-clock time per phase of one engine run (for `mend bench`).
+#[derive(Clone, Debug, Default)]
+pub struct Profile {
+    /// Bounded verification of the program as written.
+    pub verify: Duration,
+    /// The translation unit (encoding every location's alternatives).
+    pub encode: Duration,
+    /// The selection (SAT) side of the search.
+    pub selection: Duration,
+    /// Concrete runs of stored counterexamples.
+    pub concrete: Duration,
+    /// Solver checks of candidates, and how many; `formula`: the part of `smt` spent building
+    /// each candidate's formula (substituting and simplifying) before the solver runs.
+    pub smt: Duration,
+    pub formula: Duration,
+    pub smt_checks: usize,
+    /// The unwinding check of each repair found.
+    pub guarantee: Duration,
+    /// Specification checks in the encoding.
+    pub violation_checks: usize,
 }
 
 /// Verifies the program and, when a specification can be violated, searches for every
@@ -133,7 +159,9 @@ pub fn run(program: &Program, src: &str, opts: &Options, budget: &Budget, on_rep
         vacuous: 0,
         rejected_concretely: 0,
         total_time: Duration::ZERO,
+        profile: Profile::default(),
     };
+    report.profile.verify = started.elapsed();
     if !matches!(report.original.verdict, BmcVerdict::Violated(_)) {
         report.total_time = started.elapsed();
         return report;
@@ -149,10 +177,15 @@ pub fn run(program: &Program, src: &str, opts: &Options, budget: &Budget, on_rep
         alternatives.get(&id).map(|(_, ms)| ms.iter().map(|m| m.expr.clone()).collect()).unwrap_or_default()
     };
     let enc_opts = EncodeOptions { bound: opts.bound, frozen: Some(&frozen), alternatives: Some(&provider), namespace: "" };
+    let encode_started = Instant::now();
     let encoded = match &opts.reference {
         None => encode::encode(&ctx, program, &opts.entry, &enc_opts),
         Some(r) => crate::smt::product::encode_product(&ctx, program, r, &opts.entry, &enc_opts),
     };
+    report.profile.encode = encode_started.elapsed();
+    if let Ok(e) = &encoded {
+        report.profile.violation_checks = e.violations.len();
+    }
     let enc = match encoded {
         Ok(e) if e.violations.len() > MAX_VIOLATION_CHECKS => {
             let reason = format!("the encoding has {} specification checks (at most {MAX_VIOLATION_CHECKS} are searched)", e.violations.len());
@@ -174,7 +207,10 @@ pub fn run(program: &Program, src: &str, opts: &Options, budget: &Budget, on_rep
 
     let mut runs = ConcreteRuns::new(program, &opts.entry, opts.bound);
     if let BmcVerdict::Violated(cex) = &report.original.verdict {
+        let t = Instant::now();
+        runs.add_neighbours(&cex.stdin, super::concrete::NEIGHBOURS, &budget.cancel);
         runs.add_input(cex.stdin.clone());
+        report.profile.concrete += t.elapsed();
     }
     let incremental = (opts.solver_mode == SolverMode::Incremental).then(|| {
         let violating = z3::Solver::new(&ctx);
@@ -195,20 +231,28 @@ pub fn run(program: &Program, src: &str, opts: &Options, budget: &Budget, on_rep
         witness_completion: opts.reference.is_none(),
         vacuous: 0,
         rejected_concretely: 0,
+        near_miss: false,
+        concrete_time: Duration::ZERO,
+        smt_time: Duration::ZERO,
+        smt_checks: 0,
     };
     // A slow candidate waits for the end of its size rather than delaying the others.
     let first_pass_cap = (budget.remaining() / 10).clamp(FIRST_PASS_CAP_MIN, FIRST_PASS_CAP_MAX);
     let search_opts =
         SearchOptions { max_size: opts.max_size, suspiciousness: Some(suspiciousness), first_pass_cap: Some(first_pass_cap) };
     let mut found: Vec<FoundRepair> = Vec::new();
+    let formula_before = FORMULA_TIME.with(|f| f.get());
+    let mut guarantee_time = Duration::ZERO;
     let (outcome, stats) = search::all_repairs(&counts, &mut oracle, &search_opts, budget, &mut |selection: &Selection| {
         let choice: Vec<(LocationId, usize)> =
             loc_ids.iter().zip(selection).filter(|(_, k)| **k != 0).map(|(id, k)| (*id, *k)).collect();
+        let t = Instant::now();
         let guarantee = if runs_within_bound(&enc, &choice, budget) {
             Guarantee::Verified
         } else {
             Guarantee::Bounded { bound: opts.bound }
         };
+        guarantee_time += t.elapsed();
         let changes = selection_changes(&loc_ids, selection, &alternatives).into_iter().map(|(_, _, c)| c).collect();
         let repair = FoundRepair { changes, guarantee, found_after: started.elapsed() };
         on_repair(&repair);
@@ -219,6 +263,12 @@ pub fn run(program: &Program, src: &str, opts: &Options, budget: &Budget, on_rep
     report.candidates_checked = stats.candidates_checked;
     report.vacuous = oracle.vacuous;
     report.rejected_concretely = oracle.rejected_concretely;
+    report.profile.selection = stats.sat_time;
+    report.profile.concrete += oracle.concrete_time;
+    report.profile.smt = oracle.smt_time;
+    report.profile.smt_checks = oracle.smt_checks;
+    report.profile.formula = FORMULA_TIME.with(|f| f.get()) - formula_before;
+    report.profile.guarantee = guarantee_time;
     report.total_time = started.elapsed();
     report
 }
@@ -291,11 +341,30 @@ struct SmtOracle<'a, 'ctx> {
     vacuous: usize,
     /// Candidates rejected by a concrete run.
     rejected_concretely: usize,
+    /// The last candidate passed the concrete runs.
+    near_miss: bool,
+    /// Time in concrete runs and in solver checks (and how many checks).
+    concrete_time: Duration,
+    smt_time: Duration,
+    smt_checks: usize,
 }
 
 impl<'ctx> SmtOracle<'_, 'ctx> {
     /// Is `goal` (some violation, or some run completing) satisfiable with `choice` applied?
     fn check_goal(
+        &mut self,
+        choice: &[(LocationId, usize)],
+        violation: bool,
+        budget: &Budget,
+    ) -> (SmtVerdict, Option<String>) {
+        let t = Instant::now();
+        self.smt_checks += 1;
+        let result = self.check_goal_untimed(choice, violation, budget);
+        self.smt_time += t.elapsed();
+        result
+    }
+
+    fn check_goal_untimed(
         &self,
         choice: &[(LocationId, usize)],
         violation: bool,
@@ -306,7 +375,7 @@ impl<'ctx> SmtOracle<'_, 'ctx> {
                 let solver = if violation { violating } else { completing };
                 let verdict = check_with_budget(solver, &self.enc.choose(choice), budget);
                 let input = match (&verdict, violation) {
-                    (SmtVerdict::Sat, true) => solver.get_model().map(|m| bmc::counterexample(self.enc, &m).stdin),
+                    (SmtVerdict::Sat, true) => solver.get_model().map(|m| bmc::counterexample_stdin(self.enc, &m, choice)),
                     _ => None,
                 };
                 (verdict, input)
@@ -323,6 +392,11 @@ impl<'ctx> SmtOracle<'_, 'ctx> {
     }
 }
 
+thread_local! {
+    /// Time spent building candidate formulas ([`Encoding::choice_formula`]) on this thread.
+    static FORMULA_TIME: std::cell::Cell<Duration> = const { std::cell::Cell::new(Duration::ZERO) };
+}
+
 /// Is `goal` satisfiable in the program with `choice` applied? On `Sat`, the model's
 /// counterexample input (stdin text) when `want_input`.
 fn check_choice<'ctx>(
@@ -333,11 +407,12 @@ fn check_choice<'ctx>(
     want_input: bool,
 ) -> (SmtVerdict, Option<String>) {
     let solver = solver::one_shot_solver(enc.ctx, enc.bit_vectors_only);
-    enc.assert_choice_into(&solver, choice);
-    solver.assert(goal);
+    let t = Instant::now();
+    solver.assert(&enc.choice_formula(choice, goal));
+    FORMULA_TIME.with(|f| f.set(f.get() + t.elapsed()));
     let verdict = check_with_budget(&solver, &[], budget);
     let input = match (&verdict, want_input) {
-        (SmtVerdict::Sat, true) => solver.get_model().map(|m| bmc::counterexample(enc, &m).stdin),
+        (SmtVerdict::Sat, true) => solver.get_model().map(|m| bmc::counterexample_stdin(enc, &m, choice)),
         _ => None,
     };
     (verdict, input)
@@ -351,10 +426,39 @@ fn runs_within_bound(enc: &Encoding<'_>, choice: &[(LocationId, usize)], budget:
 
 impl Oracle for SmtOracle<'_, '_> {
     fn check(&mut self, selection: &Selection, budget: &Budget) -> Verdict {
+        if std::env::var_os("MEND_TRACE_MUTATION").is_none() {
+            return self.check_untraced(selection, budget);
+        }
+        let t = Instant::now();
+        let smt_before = self.smt_checks;
+        let v = self.check_untraced(selection, budget);
+        let what: Vec<String> = selection_changes(&self.loc_ids, selection, self.alternatives)
+            .into_iter()
+            .map(|(_, _, c)| format!("{}@{}", c.mutant.description, c.location.span.start))
+            .collect();
+        let verdict = match &v {
+            Verdict::Repaired => "REPAIRED".to_string(),
+            Verdict::Fails => "fails".to_string(),
+            Verdict::Unknown(r) => format!("unknown {r}"),
+        };
+        eprintln!("cand {:>7.1} ms smt {} {verdict}: {}", t.elapsed().as_secs_f64() * 1000.0, self.smt_checks - smt_before, what.join("; "));
+        v
+    }
+
+    fn last_was_near_miss(&self) -> bool {
+        self.near_miss
+    }
+}
+
+impl SmtOracle<'_, '_> {
+    fn check_untraced(&mut self, selection: &Selection, budget: &Budget) -> Verdict {
         let choice = self.choice(selection);
         let changes: Vec<(Span, &Expr)> =
             selection_changes(&self.loc_ids, selection, self.alternatives).into_iter().map(|(s, e, _)| (s, e)).collect();
+        let t = Instant::now();
         let evidence = self.runs.evidence(&changes, &budget.cancel);
+        self.concrete_time += t.elapsed();
+        self.near_miss = !evidence.violates;
         if evidence.violates {
             self.rejected_concretely += 1;
             return Verdict::Fails;

@@ -1,12 +1,15 @@
 //! Algorithm AllRepair (Rothenberg & Grumberg, FM 2016, Fig. 4): every minimal repaired
 //! selection vector, in increasing size.
 //!
-//! The SAT side is a Z3 solver over selection literals only: per location, exactly one of
-//! its alternatives is selected (`AtMost(V_i, 1)` and `⋁ V_i`), and `AtLeast(V_o, n − k)` keeps
-//! at most `k` locations mutated. The check of a candidate (the SMT side) is an [`Oracle`]:
-//! one incremental solver checked under the selected literals as assumptions. Blocking is
-//! exactly the paper's: a failing selection blocks itself (`⋁ ¬v` over its literals); a
-//! repairing one blocks every superset of its mutations (`⋁ ¬v` over its mutated literals).
+//! The paper's SAT side (selection literals, exactly one alternative per location,
+//! `AtLeast(V_o, n − k)`, a blocking clause per checked candidate) has a simple solution set:
+//! at size `k` it is every selection with exactly `k` mutated locations that is not a superset
+//! of a repair already found (a failing selection's clause only blocks itself, and each size's
+//! candidates are produced once). So the selections are enumerated directly, size by size, in
+//! a fixed order, and a candidate containing a repair's mutations is skipped: the same
+//! candidates as the paper's blocking clauses leave, without a solver call per candidate (with
+//! Z3's `Optimize` as the selection side, the TCAS-like fixtures spent 0.7 s per 70 candidates
+//! there, 25 s of 30 at size 2). The check of a candidate (the SMT side) is an [`Oracle`].
 //!
 //! A candidate whose check runs past the first-pass cap is deferred, not decided: the search
 //! goes on with the others (a slow candidate must not delay the first repair) and, before the
@@ -14,15 +17,17 @@
 //! still undecided then make the outcome incomplete, so minimality holds whenever the outcome
 //! says so.
 //!
-//! Fault localization orders, never filters: among the candidates of the current size the
-//! SAT side is steered (through Z3's `Optimize` with a secondary objective) to the one whose
-//! mutated locations are the most suspicious, then by location and alternative index, so the
-//! output order is deterministic and every location stays in the search (completeness).
+//! Fault localization orders, never filters: within a size, candidates come in increasing
+//! total weight, a mutated location weighing its suspiciousness rank (0 = most suspicious)
+//! and then its alternative index; ties go by the candidates' positions in that ranked list,
+//! so the output order is deterministic and every location stays in the search (completeness).
+//! After each size, the locations of its near misses (candidates that passed the oracle's
+//! cheap evidence and needed the full check) move to the front of the ranking for the next
+//! size: a two-bug program's partial fix of one bug is such a near miss.
 
-use std::time::Duration;
-
-use z3::ast::Bool;
-use z3::{Optimize, SatResult};
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, HashSet};
+use std::time::{Duration, Instant};
 
 use crate::smt::Budget;
 
@@ -42,6 +47,13 @@ pub enum Verdict {
 /// The SMT side: decides whether a selection is a repair within `budget`.
 pub trait Oracle {
     fn check(&mut self, selection: &Selection, budget: &Budget) -> Verdict;
+
+    /// Whether the last checked selection passed the cheap evidence (it needed the full
+    /// check): its mutations fix every known failing input, a hint that they belong to a
+    /// larger repair. Only orders the next sizes.
+    fn last_was_near_miss(&self) -> bool {
+        false
+    }
 }
 
 #[derive(Clone, Debug)]
@@ -73,6 +85,9 @@ pub struct SearchStats {
     pub unknown: usize,
     /// Candidates deferred by the first-pass cap (each retried before the next size).
     pub deferred: usize,
+    /// Wall-clock time in the selection (SAT) side, and in the oracle.
+    pub sat_time: Duration,
+    pub oracle_time: Duration,
 }
 
 /// Runs AllRepair over locations with `alternatives[i]` choices each (the original included,
@@ -86,122 +101,238 @@ pub fn all_repairs(
 ) -> (Outcome, SearchStats) {
     let mut stats = SearchStats::default();
     let n = alternatives.len();
-    let ctx = crate::smt::solver::new_context();
-    let opt = Optimize::new(&ctx);
-    let vars: Vec<Vec<Bool>> = alternatives
-        .iter()
-        .enumerate()
-        .map(|(i, &m)| (0..m.max(1)).map(|k| Bool::new_const(&ctx, format!("sel_{i}_{k}"))).collect())
-        .collect();
-    // Exactly one alternative per location.
-    for v in &vars {
-        let weighted: Vec<(&Bool, i32)> = v.iter().map(|b| (b, 1)).collect();
-        opt.assert(&Bool::pb_eq(&ctx, &weighted, 1));
-    }
-    // Ordering: fewer mutations first (dominant weight), then the most suspicious locations,
-    // then source order and alternative index: a deterministic total order within a size.
-    let rank = location_ranks(n, opts.suspiciousness.as_deref());
-    for (i, v) in vars.iter().enumerate() {
-        for (k, b) in v.iter().enumerate().skip(1) {
-            let weight = 1_000_000u64 + (rank[i] as u64) * 1_000 + k as u64;
-            opt.assert_soft(&b.not(), weight, None);
-        }
-    }
-    let originals: Vec<&Bool> = vars.iter().map(|v| &v[0]).collect();
-    let block = |selection: &Selection, only_mutated: bool| {
-        let lits: Vec<Bool> = selection
-            .iter()
-            .enumerate()
-            .filter(|(_, a)| !only_mutated || **a != 0)
-            .map(|(i, &a)| vars[i][a].not())
-            .collect();
-        let refs: Vec<&Bool> = lits.iter().collect();
-        opt.assert(&Bool::or(&ctx, &refs));
-    };
+    let mut rank = location_ranks(n, opts.suspiciousness.as_deref());
+    let mut items = ranked_items(alternatives, &rank);
+    // Locations of this size's near misses (see `Oracle::last_was_near_miss`).
+    let mut near_miss = vec![false; n];
     let first_pass = |b: &Budget| match opts.first_pass_cap {
         Some(cap) => b.sub(cap),
         None => b.clone(),
     };
-    let mut k = 1usize;
+    // The mutated (location, alternative) pairs of each repair found: every superset is blocked.
+    let mut repairs: Vec<Vec<(usize, usize)>> = Vec::new();
+    let blocked = |repairs: &[Vec<(usize, usize)>], s: &Selection| repairs.iter().any(|r| r.iter().all(|&(l, a)| s[l] == a));
     let mut undecided = 0usize;
-    // Candidates of the current size whose first check ran past the cap (already blocked).
-    let mut deferred: Vec<Selection> = Vec::new();
-    loop {
-        if let Some(reason) = budget.stop_reason() {
-            return (Outcome::Incomplete { reason: format!("{reason:?}"), size_reached: k }, stats);
+
+    // Size 0: the program as written (the engine only searches a failing program, but the
+    // search itself does not assume it).
+    let original: Selection = vec![0; n];
+    stats.candidates_checked += 1;
+    let t = Instant::now();
+    let verdict = oracle.check(&original, budget);
+    stats.oracle_time += t.elapsed();
+    match verdict {
+        Verdict::Repaired => {
+            on_repair(&original);
+            return (Outcome::Complete, stats);
         }
-        if k > opts.max_size || k > n {
-            let outcome = if k > n { Outcome::Complete } else { Outcome::Exhausted { sizes_explored: opts.max_size } };
+        Verdict::Fails => {}
+        Verdict::Unknown(_) if budget.stop_reason().is_some() => {
+            let reason = budget.stop_reason().map_or_else(|| "stopped".into(), |r| format!("{r:?}"));
+            return (Outcome::Incomplete { reason, size_reached: 0 }, stats);
+        }
+        Verdict::Unknown(_) => {
+            stats.unknown += 1;
+            undecided += 1;
+        }
+    }
+
+    let mut k = 1usize;
+    loop {
+        if k > n {
+            return (finish(Outcome::Complete, undecided, k), stats);
+        }
+        if k > opts.max_size {
+            // Nothing unexplored of any larger size iff every size-k selection contains a
+            // repair (a selection avoiding every repair has such subsets of each smaller size).
+            let t = Instant::now();
+            let mut next = SizeEnumerator::new(&items, n, k);
+            let left = next.next_where(|s| !blocked(&repairs, s), PEEK_LIMIT);
+            stats.sat_time += t.elapsed();
+            let outcome = if left == Peek::None { Outcome::Complete } else { Outcome::Exhausted { sizes_explored: opts.max_size } };
             return (finish(outcome, undecided, k), stats);
         }
-        // φ_k = φ ∧ AtLeast(V_o, n − k)
-        let weighted: Vec<(&Bool, i32)> = originals.iter().map(|b| (*b, 1)).collect();
-        let at_least = Bool::pb_ge(&ctx, &weighted, (n - k) as i32);
-        stats.sat_calls += 1;
-        let result = opt.check(&[at_least]);
-        match result {
-            SatResult::Unsat => {
-                // Size k is explored but for the deferred candidates: decide them now, with
-                // the whole remaining budget, before any larger candidate is looked at.
-                for selection in std::mem::take(&mut deferred) {
-                    match oracle.check(&selection, budget) {
-                        Verdict::Repaired => {
-                            on_repair(&selection);
-                            block(&selection, true);
-                        }
-                        Verdict::Fails => {}
-                        Verdict::Unknown(_) => {
-                            stats.unknown += 1;
-                            undecided += 1;
-                        }
-                    }
+        // Candidates of size k, in the order: least total weight (the most suspicious
+        // locations, then the lowest alternative indices), ties by position in the ranked list.
+        let mut candidates = SizeEnumerator::new(&items, n, k);
+        let mut deferred: Vec<Selection> = Vec::new();
+        let mut any = false;
+        loop {
+            if let Some(reason) = budget.stop_reason() {
+                return (Outcome::Incomplete { reason: format!("{reason:?}"), size_reached: k }, stats);
+            }
+            let t = Instant::now();
+            stats.sat_calls += 1;
+            let next = candidates.next_where(|s| !blocked(&repairs, s), usize::MAX);
+            stats.sat_time += t.elapsed();
+            let Peek::Some(selection) = next else { break };
+            any = true;
+            stats.candidates_checked += 1;
+            let t = Instant::now();
+            let verdict = oracle.check(&selection, &first_pass(budget));
+            stats.oracle_time += t.elapsed();
+            if oracle.last_was_near_miss() {
+                for (l, &a) in selection.iter().enumerate() {
+                    near_miss[l] |= a != 0;
                 }
-                // No unexplored selection of size ≤ k; is there any at all (φ alone)?
-                stats.sat_calls += 1;
-                if opt.check(&[]) == SatResult::Unsat {
-                    return (finish(Outcome::Complete, undecided, k), stats);
+            }
+            match verdict {
+                Verdict::Repaired => {
+                    on_repair(&selection);
+                    repairs.push(mutated(&selection));
                 }
-                k += 1;
-                continue;
-            }
-            SatResult::Unknown => {
-                return (Outcome::Incomplete { reason: "the selection solver gave up".into(), size_reached: k }, stats);
-            }
-            SatResult::Sat => {}
-        }
-        let Some(model) = opt.get_model() else {
-            return (Outcome::Incomplete { reason: "no model from the selection solver".into(), size_reached: k }, stats);
-        };
-        let selection: Selection = vars
-            .iter()
-            .map(|v| v.iter().position(|b| model.eval(b, true).and_then(|x| x.as_bool()) == Some(true)).unwrap_or(0))
-            .collect();
-        stats.candidates_checked += 1;
-        match oracle.check(&selection, &first_pass(budget)) {
-            Verdict::Repaired => {
-                on_repair(&selection);
-                if selection.iter().all(|&a| a == 0) {
-                    // The original program is correct: the only minimal repair is no change.
-                    return (Outcome::Complete, stats);
+                Verdict::Fails => {}
+                Verdict::Unknown(_) if budget.stop_reason().is_none() => {
+                    // Only the first-pass cap ran out: decide it at the end of this size.
+                    stats.deferred += 1;
+                    deferred.push(selection);
                 }
-                // Block every superset of this repair's mutations.
-                block(&selection, true);
-            }
-            Verdict::Fails => block(&selection, false),
-            Verdict::Unknown(_) if budget.stop_reason().is_none() => {
-                // Only the first-pass cap ran out: decide it at the end of this size.
-                stats.deferred += 1;
-                block(&selection, false);
-                deferred.push(selection);
-            }
-            Verdict::Unknown(_) => {
-                // Not a repair as far as we know; block it so the search goes on, and say the
-                // result is incomplete.
-                stats.unknown += 1;
-                undecided += 1;
-                block(&selection, false);
+                Verdict::Unknown(_) => {
+                    // Not a repair as far as we know; the search goes on, and says the result
+                    // is incomplete.
+                    stats.unknown += 1;
+                    undecided += 1;
+                }
             }
         }
+        // Size k is explored but for the deferred candidates: decide them now, with the whole
+        // remaining budget, before any larger candidate is looked at. (A deferred candidate is
+        // never a superset of a repair of its own size, so none of them is blocked by now.)
+        for selection in deferred {
+            let t = Instant::now();
+            let verdict = oracle.check(&selection, budget);
+            stats.oracle_time += t.elapsed();
+            match verdict {
+                Verdict::Repaired => {
+                    on_repair(&selection);
+                    repairs.push(mutated(&selection));
+                }
+                Verdict::Fails => {}
+                Verdict::Unknown(_) => {
+                    stats.unknown += 1;
+                    undecided += 1;
+                }
+            }
+        }
+        if !any {
+            // Every selection of size k contains a repair, so every larger one does too.
+            return (finish(Outcome::Complete, undecided, k), stats);
+        }
+        // The next size looks first at the locations of this size's near misses (a partial
+        // fix: it passed every known input, and failed only on a new one), each group in
+        // the previous order. An order only: every selection of the next size is still
+        // enumerated.
+        if near_miss.iter().any(|&b| b) {
+            let mut order: Vec<usize> = (0..n).collect();
+            order.sort_by_key(|&l| (!near_miss[l], rank[l]));
+            for (r, &l) in order.iter().enumerate() {
+                rank[l] = r;
+            }
+            items = ranked_items(alternatives, &rank);
+            near_miss = vec![false; n];
+        }
+        k += 1;
+    }
+}
+
+/// How many index tuples the end-of-search look-ahead may visit before it gives up deciding
+/// whether the search space is exhausted entirely (it then reports `Exhausted`, which is true
+/// either way).
+const PEEK_LIMIT: usize = 200_000;
+
+fn mutated(selection: &Selection) -> Vec<(usize, usize)> {
+    selection.iter().enumerate().filter(|(_, a)| **a != 0).map(|(l, &a)| (l, a)).collect()
+}
+
+/// One mutated (location, alternative) with its order weight.
+#[derive(Clone, Copy, Debug)]
+struct Item {
+    loc: usize,
+    alt: usize,
+    weight: u64,
+}
+
+/// Every (location, alternative ≥ 1), by weight: the location's rank (0 = most suspicious),
+/// then the alternative index. A location's alternatives are contiguous.
+fn ranked_items(alternatives: &[usize], rank: &[usize]) -> Vec<Item> {
+    let width = alternatives.iter().copied().max().unwrap_or(1).max(1) as u64;
+    let mut items: Vec<Item> = alternatives
+        .iter()
+        .enumerate()
+        .flat_map(|(loc, &m)| (1..m).map(move |alt| (loc, alt)))
+        .map(|(loc, alt)| Item { loc, alt, weight: rank[loc] as u64 * width + alt as u64 })
+        .collect();
+    items.sort_by_key(|it| (it.weight, it.loc, it.alt));
+    items
+}
+
+#[derive(Debug, PartialEq)]
+enum Peek {
+    Some(Selection),
+    None,
+    /// The visit limit was reached before either answer.
+    GaveUp,
+}
+
+/// The selections with exactly `k` mutated locations, lazily, in increasing total weight (ties
+/// by the tuple of item positions): a best-first walk over increasing index tuples into the
+/// ranked item list, each tuple's successors being one index moved one step on. Tuples with two
+/// alternatives of one location are walked through but never produced.
+struct SizeEnumerator<'a> {
+    items: &'a [Item],
+    n_locs: usize,
+    heap: BinaryHeap<Reverse<(u64, Vec<usize>)>>,
+    seen: HashSet<Vec<usize>>,
+}
+
+impl<'a> SizeEnumerator<'a> {
+    fn new(items: &'a [Item], n_locs: usize, k: usize) -> Self {
+        let mut e = SizeEnumerator { items, n_locs, heap: BinaryHeap::new(), seen: HashSet::new() };
+        if k >= 1 && k <= items.len() {
+            e.push((0..k).collect());
+        }
+        e
+    }
+
+    fn push(&mut self, tuple: Vec<usize>) {
+        if self.seen.insert(tuple.clone()) {
+            let w = tuple.iter().map(|&i| self.items[i].weight).sum();
+            self.heap.push(Reverse((w, tuple)));
+        }
+    }
+
+    /// The next selection satisfying `keep`, visiting at most `limit` tuples.
+    fn next_where(&mut self, keep: impl Fn(&Selection) -> bool, limit: usize) -> Peek {
+        let mut visited = 0usize;
+        while let Some(Reverse((_, tuple))) = self.heap.pop() {
+            let k = tuple.len();
+            for j in 0..k {
+                let bound = if j + 1 < k { tuple[j + 1] } else { self.items.len() };
+                if tuple[j] + 1 < bound {
+                    let mut next = tuple.clone();
+                    next[j] += 1;
+                    self.push(next);
+                }
+            }
+            visited += 1;
+            let mut selection = vec![0; self.n_locs];
+            let mut valid = true;
+            for &i in &tuple {
+                let it = self.items[i];
+                if selection[it.loc] != 0 {
+                    valid = false;
+                    break;
+                }
+                selection[it.loc] = it.alt;
+            }
+            if valid && keep(&selection) {
+                return Peek::Some(selection);
+            }
+            if visited >= limit {
+                return Peek::GaveUp;
+            }
+        }
+        Peek::None
     }
 }
 
@@ -329,5 +460,37 @@ mod tests {
         assert_eq!(oracle.checked[1], vec![0, 0, 0, 1]);
         let (found, _, _) = run(&[2, 2, 2, 2], fixes, 1, None);
         assert_eq!(found, vec![vec![1, 0, 0, 0], vec![0, 0, 0, 1]], "source order without localization");
+    }
+
+    #[test]
+    fn each_size_is_enumerated_once_in_weight_order() {
+        // Against brute force: every selection with exactly k mutated locations, once, in
+        // non-decreasing weight.
+        let alts = [3usize, 1, 4, 2, 3];
+        let susp = [0.5, 0.9, 0.1, 0.7, 0.7];
+        let rank = location_ranks(alts.len(), Some(&susp));
+        let items = ranked_items(&alts, &rank);
+        let width = *alts.iter().max().unwrap() as u64;
+        let weight = |s: &Selection| -> u64 {
+            s.iter().enumerate().filter(|(_, a)| **a != 0).map(|(l, &a)| rank[l] as u64 * width + a as u64).sum()
+        };
+        let mut all: Vec<Selection> = vec![vec![]];
+        for &m in &alts {
+            all = all.into_iter().flat_map(|p| (0..m).map(move |a| [p.clone(), vec![a]].concat())).collect();
+        }
+        for k in 1..=alts.len() {
+            let mut e = SizeEnumerator::new(&items, alts.len(), k);
+            let mut got = Vec::new();
+            while let Peek::Some(s) = e.next_where(|_| true, usize::MAX) {
+                got.push(s);
+            }
+            let ws: Vec<u64> = got.iter().map(weight).collect();
+            assert!(ws.windows(2).all(|w| w[0] <= w[1]), "size {k}: weights {ws:?}");
+            let mut expected: Vec<Selection> = all.iter().filter(|s| s.iter().filter(|&&a| a != 0).count() == k).cloned().collect();
+            let mut sorted = got.clone();
+            sorted.sort();
+            expected.sort();
+            assert_eq!(sorted, expected, "size {k}");
+        }
     }
 }

@@ -79,7 +79,7 @@ pub(crate) mod fp;
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 
-use z3::ast::{Bool, Float, BV};
+use z3::ast::{Ast, Bool, Float, BV};
 use z3::Context;
 
 use crate::ir::{Builtin, Callee, Expr, ExprKind, FuncId, Init, IntType, Program, Span, Stmt, StmtKind, Type};
@@ -480,6 +480,39 @@ impl<'ctx> Encoding<'ctx> {
         for lit in self.choose(choice) {
             solver.assert(&lit);
         }
+    }
+
+    /// The program with `choice` applied and `goal`, as one formula: the hard constraints, the
+    /// chosen alternatives' definitions and `goal`, with every selector replaced by its value
+    /// and simplified. Every unchosen alternative (its values, its checks, the calls only it
+    /// makes) drops out here, once, over the shared term graph, instead of being handed to the
+    /// solver's tactics as a formula of every alternative plus selector facts: at mutation
+    /// level 2 the TCAS-like encodings hold ~30,000 guarded checks, and Z3 took longer than the
+    /// whole budget (40 s) to propagate the selector facts through them.
+    pub fn choice_formula(&self, choice: &[(LocationId, usize)], goal: &Bool<'ctx>) -> Bool<'ctx> {
+        let chosen: HashMap<LocationId, usize> = choice.iter().copied().collect();
+        let mut parts: Vec<&Bool<'ctx>> = self.hard.iter().collect();
+        parts.extend(self.soft.iter().filter(|s| chosen.get(&s.loc).copied().unwrap_or(0) == s.k).map(|s| &s.constraint));
+        parts.push(goal);
+        let whole = Bool::and(self.ctx, &parts);
+        let pairs = self.selector_values(choice);
+        if pairs.is_empty() {
+            return whole;
+        }
+        let refs: Vec<(&Bool<'ctx>, &Bool<'ctx>)> = pairs.iter().map(|(a, b)| (a, b)).collect();
+        whole.substitute(&refs).simplify()
+    }
+
+    /// Every selector with its value (`true`/`false`) under `choice`.
+    pub fn selector_values(&self, choice: &[(LocationId, usize)]) -> Vec<(Bool<'ctx>, Bool<'ctx>)> {
+        let chosen: HashMap<LocationId, usize> = choice.iter().copied().collect();
+        self.selectors
+            .iter()
+            .flat_map(|(loc, sels)| {
+                let k = chosen.get(loc).copied().unwrap_or(0);
+                sels.iter().enumerate().map(move |(i, s)| (s.clone(), Bool::from_bool(self.ctx, i == k)))
+            })
+            .collect()
     }
 
     /// Assumption literals choosing alternative `k` at each listed location and the original

@@ -469,6 +469,18 @@ impl<'p> Machine<'p> {
         Ok(p)
     }
 
+    /// With [`Limits::uninit_reads_zero`], the value an uninitialised scalar of type `ty` reads.
+    fn uninit_zero(&self, ty: &Type) -> Option<Val> {
+        if !self.limits.uninit_reads_zero {
+            return None;
+        }
+        match ty {
+            Type::Int(_) => Some(Val::I(0)),
+            Type::Float(_) => Some(Val::F(0.0)),
+            _ => None,
+        }
+    }
+
     /// Loads a scalar of type `ty` from `place`; for arrays and structs, their address.
     #[inline]
     pub fn load(&mut self, place: Place, ty: &Type, e: &Expr) -> R<Val> {
@@ -476,6 +488,9 @@ impl<'p> Machine<'p> {
             Place::Slot { global, idx } => {
                 let v = if global { self.globals[idx] } else { self.slots[idx] };
                 if let Val::U = v {
+                    if let Some(zero) = self.uninit_zero(ty) {
+                        return Ok(zero);
+                    }
                     return err(
                         K::Uninitialized,
                         e.span,
@@ -568,6 +583,9 @@ impl<'p> Machine<'p> {
                 if !info.addressable {
                     let v = *self.slot(info);
                     if let Val::U = v {
+                        if let Some(zero) = self.uninit_zero(&e.ty) {
+                            return Ok(zero);
+                        }
                         return err(
                             K::Uninitialized,
                             e.span,

@@ -54,11 +54,16 @@ pub struct Limits {
     /// Record the spans of the statements executed ([`RunResult::covered`]), for
     /// spectrum-based fault localization.
     pub record_coverage: bool,
+    /// A read of a never-assigned scalar local of integer or floating type gives 0 instead of
+    /// stopping with [`RuntimeErrorKind::Uninitialized`]: the bounded encoding gives such a
+    /// local an arbitrary value, so a run with 0 is one of the encoding's runs (the mutation
+    /// engine's concrete filter uses it to reject a candidate that deletes an assignment).
+    pub uninit_reads_zero: bool,
 }
 
 impl Default for Limits {
     fn default() -> Self {
-        Limits { max_steps: 50_000_000, max_memory: 64 << 20, max_output: 1 << 20, max_call_depth: 10_000, unwinding_bound: None, record_coverage: false }
+        Limits { max_steps: 50_000_000, max_memory: 64 << 20, max_output: 1 << 20, max_call_depth: 10_000, unwinding_bound: None, record_coverage: false, uninit_reads_zero: false }
     }
 }
 
@@ -159,6 +164,20 @@ pub fn run(program: &Program, entry: &str, input: &[u8], limits: &Limits, cancel
         match handle {
             Ok(h) => h.join().unwrap_or_else(|_| internal_error("the interpreter panicked")),
             Err(_) => machine::run_here(program, entry, input, limits, cancel),
+        }
+    })
+}
+
+/// Several runs on one interpreter thread: `f` gets a `run` with [`run`]'s arguments, and
+/// the thread (with its 1 GiB stack, whose set-up and tear-down cost more than a short run) is
+/// started once for all of them.
+pub fn run_batch<T: Send>(f: impl FnOnce(&dyn Fn(&Program, &str, &[u8], &Limits, &Cancel) -> RunResult) -> T + Send) -> T {
+    let run: &(dyn Fn(&Program, &str, &[u8], &Limits, &Cancel) -> RunResult + Sync) = &machine::run_here;
+    std::thread::scope(|s| {
+        let handle = std::thread::Builder::new().name("mend-interp".into()).stack_size(1 << 30).spawn_scoped(s, || f(run));
+        match handle {
+            Ok(h) => h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)),
+            Err(_) => panic!("could not start an interpreter thread"),
         }
     })
 }
