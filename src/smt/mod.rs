@@ -9,6 +9,7 @@ pub mod bmc;
 pub mod budget;
 pub mod c_int;
 pub mod encode;
+pub mod fold;
 pub mod product;
 pub mod region;
 pub mod solver;

@@ -37,7 +37,7 @@ mod synth;
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::time::{Duration, Instant};
 
-use z3::ast::{Ast, Bool, BV};
+use z3::ast::{Ast, Bool, Dynamic, BV};
 use z3::{Context, Model, Solver};
 
 use crate::ir::cfa::{LoopTree, Node};
@@ -880,6 +880,7 @@ impl<'j, 'p: 'j, 'ctx> Job<'j, 'p, 'ctx> {
             let (hyp, bad) = self.node_formula(node, concrete(&pre_r, &m), concrete(&pre_s, &m), &world, Some(&holes))?;
             // Concrete inputs: most of the formula folds away before the optimiser sees it.
             let cex = hyp.implies(&bad.not()).simplify();
+            let cex = crate::smt::fold::fold_constant_ites(&Dynamic::from_ast(&cex)).as_bool().expect("a formula").simplify();
             synth.require(&cex);
             let t = Instant::now();
             let found = synth.solve(self.budget);

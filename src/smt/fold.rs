@@ -1,0 +1,102 @@
+//! Constant folding through `ite`s. In a formula whose inputs are concrete (a CEGIS
+//! counterexample's instance) what remains symbolic is which alternative each hole takes, so
+//! values are `ite(choice, 3, ite(choice', 5, 7))` trees with constant leaves. Z3's simplifier
+//! folds `(3 + 1)` but not `(ite(c, 3, 5) + 1)`: an operation on such trees, above all a
+//! floating-point one (`to_fp`, `fp.lt`), then stays and is bit-blasted by the solver again
+//! for every counterexample. Here an operation whose arguments are all constants or such trees
+//! is pushed to the leaves, where it folds to a constant: what is left is a propositional
+//! formula over the choices.
+
+use std::collections::HashMap;
+
+use z3::ast::{Ast, Dynamic};
+use z3::{AstKind, DeclKind};
+
+/// Past this many leaf combinations an operation is left as it is (the formula stays correct,
+/// only less folded).
+const MAX_LEAVES: usize = 64;
+
+/// `e` with every operation on constant-leaved `ite` trees folded (an equivalent formula).
+pub fn fold_constant_ites<'ctx>(e: &Dynamic<'ctx>) -> Dynamic<'ctx> {
+    let mut memo = HashMap::new();
+    fold(e, &mut memo)
+}
+
+fn is_value(e: &Dynamic<'_>) -> bool {
+    match e.kind() {
+        AstKind::Numeral => true,
+        AstKind::App => e.num_children() == 0 && e.decl().kind() != DeclKind::UNINTERPRETED,
+        _ => false,
+    }
+}
+
+fn is_ite(e: &Dynamic<'_>) -> bool {
+    e.kind() == AstKind::App && e.num_children() == 3 && e.decl().kind() == DeclKind::ITE
+}
+
+/// The number of constant leaves of a value tree, or `None` if it is not one.
+fn leaves<'ctx>(e: &Dynamic<'ctx>, memo: &mut HashMap<Dynamic<'ctx>, Option<usize>>) -> Option<usize> {
+    if is_value(e) {
+        return Some(1);
+    }
+    if !is_ite(e) {
+        return None;
+    }
+    if let Some(n) = memo.get(e) {
+        return *n;
+    }
+    let kids = e.children();
+    let n = match (leaves(&kids[1], memo), leaves(&kids[2], memo)) {
+        (Some(a), Some(b)) => Some(a + b),
+        _ => None,
+    };
+    memo.insert(e.clone(), n);
+    n
+}
+
+fn fold<'ctx>(e: &Dynamic<'ctx>, memo: &mut HashMap<Dynamic<'ctx>, Dynamic<'ctx>>) -> Dynamic<'ctx> {
+    if e.kind() != AstKind::App || e.num_children() == 0 {
+        return e.clone();
+    }
+    if let Some(done) = memo.get(e) {
+        return done.clone();
+    }
+    let decl = e.decl();
+    let kids: Vec<Dynamic<'ctx>> = e.children().iter().map(|k| fold(k, memo)).collect();
+    let kind = decl.kind();
+    let connective = matches!(kind, DeclKind::ITE | DeclKind::AND | DeclKind::OR | DeclKind::NOT | DeclKind::IMPLIES | DeclKind::IFF | DeclKind::XOR);
+    let out = if connective || kind == DeclKind::UNINTERPRETED {
+        rebuild(&decl, &kids)
+    } else {
+        let mut leaf_memo = HashMap::new();
+        let counts: Option<Vec<usize>> = kids.iter().map(|k| leaves(k, &mut leaf_memo)).collect();
+        match counts {
+            Some(c) if c.iter().any(|n| *n > 1) && c.iter().product::<usize>() <= MAX_LEAVES => distribute(&decl, kids),
+            _ => rebuild(&decl, &kids),
+        }
+    };
+    memo.insert(e.clone(), out.clone());
+    out
+}
+
+fn rebuild<'ctx>(decl: &z3::FuncDecl<'ctx>, kids: &[Dynamic<'ctx>]) -> Dynamic<'ctx> {
+    let refs: Vec<&dyn Ast<'ctx>> = kids.iter().map(|k| k as &dyn Ast<'ctx>).collect();
+    decl.apply(&refs)
+}
+
+/// `f(.., ite(c, a, b), ..)` → `ite(c, f(.., a, ..), f(.., b, ..))`, down to constant leaves.
+fn distribute<'ctx>(decl: &z3::FuncDecl<'ctx>, kids: Vec<Dynamic<'ctx>>) -> Dynamic<'ctx> {
+    match kids.iter().position(is_ite) {
+        None => rebuild(decl, &kids).simplify(),
+        Some(i) => {
+            let parts = kids[i].children();
+            let (c, a, b) = (parts[0].as_bool().expect("ite condition"), parts[1].clone(), parts[2].clone());
+            let mut with_a = kids.clone();
+            with_a[i] = a;
+            let mut with_b = kids;
+            with_b[i] = b;
+            let (x, y) = (distribute(decl, with_a), distribute(decl, with_b));
+            c.ite(&x, &y)
+        }
+    }
+}
