@@ -32,10 +32,11 @@ fn introclass_breakages_are_repaired() {
     let rate = |k: usize| k as f64 / t.cases as f64;
     eprintln!("{} cases: top-1 {:.3}, top-3 {:.3}; {:?}", t.cases, rate(t.top1), rate(t.top3), r.per_kind);
     assert!(t.cases > 500, "{} cases", t.cases);
-    // A regression floor a few points under the measured 0.806 / 0.849 on this subset
-    // (2026-11-23; 0.586 / 0.631 before), not the target top-3 (0.95), which the
-    // engine does not reach yet: a dropped argument is mostly put back wrong (drop-arg 0.23 /
-    // 0.40 here), the other kinds are at 0.96 and more.
-    assert!(rate(t.top1) >= 0.78, "top-1 {:.3}", rate(t.top1));
-    assert!(rate(t.top3) >= 0.82, "top-3 {:.3}", rate(t.top3));
+    // A regression floor a couple of points under the measured 0.871 / 0.912 on this subset
+    // (2026-11-23, with the data-flow and declaration-order signals for dropped arguments;
+    // 0.806 / 0.849 before them, 0.586 / 0.631 earlier). Dropped arguments are the weak kind
+    // (0.51 / 0.67 here): the argument was often an expression (`abs(k)`, `d[i]`) or one of
+    // several variables nothing tells apart; the other kinds are at 0.96 and more.
+    assert!(rate(t.top1) >= 0.85, "top-1 {:.3}", rate(t.top1));
+    assert!(rate(t.top3) >= 0.89, "top-3 {:.3}", rate(t.top3));
 }

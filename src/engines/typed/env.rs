@@ -15,6 +15,8 @@ pub struct VarInfo {
     pub ty: Ty,
     /// Edge cost of the variable node: proximity of its declaration, frequency of its name.
     pub cost: u32,
+    /// Where the variable is declared (byte offset): the order students list variables in.
+    pub decl: u32,
 }
 
 #[derive(Clone, Debug)]
@@ -82,7 +84,7 @@ impl<'p> Env<'p> {
             let near = last_use.get(&v.name).copied().unwrap_or(0).max(v.span.start as usize);
             let cost = var_cost(v.kind, lines_between(near, pos), freq.get(&v.name).copied().unwrap_or(0));
             by_name.insert(v.name.clone(), vars.len());
-            vars.push(VarInfo { name: v.name.clone(), ty, cost });
+            vars.push(VarInfo { name: v.name.clone(), ty, cost, decl: v.span.start });
         };
         for (id, _) in &program.globals {
             if (program.var(*id).span.start as usize) < pos {

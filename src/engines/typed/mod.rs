@@ -8,6 +8,7 @@
 
 pub mod bench;
 pub mod env;
+pub mod flow;
 pub mod graph;
 pub mod repair;
 pub mod stdlib;
@@ -408,6 +409,19 @@ mod tests {
     fn scanf_gets_its_missing_argument() {
         let src = "#include <stdio.h>\nint main(void) {\n    char c;\n    scanf(\"%c\");\n    return c;\n}\n";
         assert_eq!(first_fix(src)[0], "scanf(\"%c\", &c)");
+    }
+
+    #[test]
+    fn a_dropped_argument_is_the_value_computed_for_it() {
+        // `d` is computed and never used once the argument is gone; `n` is nearer and used more.
+        let src = "#include <stdio.h>\nint main(void) {\n    int d, n;\n    scanf(\"%d\", &n);\n    d = n % 10;\n    n = n / 10;\n    printf(\"%d\\n\");\n    return n;\n}\n";
+        assert_eq!(first_fix(src)[0], "printf(\"%d\\n\", d)");
+    }
+
+    #[test]
+    fn a_dropped_scanf_destination_is_the_variable_read_before_any_write() {
+        let src = "#include <stdio.h>\nint main(void) {\n    int a, b, c;\n    c = 0;\n    scanf(\"%d\");\n    a = 1;\n    return a + b + c;\n}\n";
+        assert_eq!(first_fix(src)[0], "scanf(\"%d\", &b)");
     }
 
     #[test]

@@ -51,8 +51,25 @@ pub struct Synth<'g> {
     pub callee: Option<(String, u8)>,
 }
 
-/// Combinations of argument candidates tried per function node and budget.
-const MAX_COMBINATIONS: usize = 200;
+/// Partial combinations popped per function node and budget (the search's work bound). A
+/// printf of ten `int`s missing one explores about a thousand: every insertion point, and
+/// the swaps of the student's arguments costing no more than the insertion.
+const MAX_POPPED: usize = 2000;
+
+/// A partial combination of a node's arguments: the candidate index of each slot filled so
+/// far (in the slot lists of `Synth::expand`), ordered by the estimate of its full cost.
+#[derive(PartialEq, Eq, PartialOrd, Ord)]
+struct Partial {
+    /// `charged` plus the cheapest candidates of the open slots.
+    estimate: u32,
+    /// The arguments' costs, their moves and the reuse penalties so far.
+    charged: u32,
+    picks: Vec<u16>,
+    /// Reinforced parts used so far (with the node's own).
+    mask: u64,
+    /// Which of the student's arguments (`Synth::order`) are used so far.
+    hit: u64,
+}
 
 /// Cost of moving one of the student's arguments to another position.
 pub const ORDER_PENALTY: u32 = 2;
@@ -69,9 +86,12 @@ impl<'g> Synth<'g> {
         self.get(tau, cmax)
     }
 
-    /// Algorithm 1 with up to `wide` results at the goal type (the arguments still from the
-    /// N best of their types): repair ranks the goal's candidates by more than their cost.
-    pub fn synthesize_wide(&mut self, tau: Ty, cmax: u32, wide: usize) -> Vec<Cand> {
+    /// Algorithm 1 with every result at the goal type (the N best of each function node
+    /// producing it; the arguments still from the N best of their types): repair ranks the
+    /// goal's candidates by more than their cost, so none is cut by its cost alone. (Cut to
+    /// the 48 cheapest, a `scanf` with four destinations lost all its calls to the variables
+    /// and reinforced parts of its return type `int`, which the intent penalties then sank.)
+    pub fn synthesize_wide(&mut self, tau: Ty, cmax: u32) -> Vec<Cand> {
         self.prepare(tau, cmax);
         let g = self.g;
         let mut results = Vec::new();
@@ -83,7 +103,6 @@ impl<'g> Synth<'g> {
         results.sort_by(|a, b| (a.cost, &a.text).cmp(&(b.cost, &b.text)));
         let mut seen = HashSet::new();
         results.retain(|c| seen.insert((c.text.clone(), c.mask)));
-        results.truncate(wide);
         results
     }
 
@@ -143,6 +162,12 @@ impl<'g> Synth<'g> {
         let g = self.g;
         if self.minc[tau.0 as usize] <= budget {
             for &f in &g.producers[tau.0 as usize] {
+                // A format node's call is never an argument (`fits_slot`): it is expanded at
+                // the goal only (`synthesize_wide`). Expanding it here made a `printf` search
+                // its own `int` arguments among its own calls, one budget level at a time.
+                if matches!(g.fns[f as usize].kind, FnKind::Format { .. }) {
+                    continue;
+                }
                 self.expand(f, budget, &mut results);
             }
         }
@@ -156,23 +181,28 @@ impl<'g> Synth<'g> {
         results
     }
 
-    /// Keeps the N best of `results` (sorted), and besides them the best candidate using each
-    /// of the student's arguments: a call with more arguments of one type than N (ten `int`s
-    /// to a printf) must still find every one of them in that type's list.
+    /// Keeps, of `results` (sorted), the best candidate using each of the student's arguments
+    /// and the N best of the others: a call with more arguments of one type than N (ten
+    /// `int`s to a printf) must still find every one of them in that type's list, and still
+    /// find the N best other expressions of the type (the argument the student left out).
     fn keep_best(&self, results: &mut Vec<Cand>) {
         if results.len() <= self.n {
             return;
         }
-        let mut covered = results[..self.n].iter().fold(0u64, |m, c| m | c.mask);
-        let mut keep = vec![false; results.len()];
-        for (i, c) in results.iter().enumerate() {
-            if i < self.n {
-                keep[i] = true;
-            } else if let Some(m) = self.order.iter().find(|&&m| c.mask & m != 0 && covered & m == 0) {
-                covered |= m;
-                keep[i] = true;
-            }
-        }
+        let mut covered = 0u64;
+        let mut others = 0;
+        let keep: Vec<bool> = results
+            .iter()
+            .map(|c| {
+                if let Some(m) = self.order.iter().find(|&&m| c.mask & m != 0 && covered & m == 0) {
+                    covered |= m;
+                    true
+                } else {
+                    others += 1;
+                    others <= self.n
+                }
+            })
+            .collect();
         let mut k = keep.into_iter();
         results.retain(|_| k.next().unwrap_or(false));
     }
@@ -208,46 +238,92 @@ impl<'g> Synth<'g> {
             list.sort_by(|a, b| (a.0, &a.1.text).cmp(&(b.0, &b.1.text)));
             lists.push(list);
         }
-        // Best combinations first (a k-best enumeration over the sorted argument lists).
-        // Combinations are popped in order of their cost with the moves; the reuse penalty
-        // only adds, so once that cost reaches the N-th best full cost found, nothing later
-        // can enter the N best. A hard cap bounds the work.
-        let mut heap = BinaryHeap::new();
-        let mut seen = HashSet::new();
-        let start = vec![0usize; lists.len()];
-        let sum = |idx: &[usize]| idx.iter().enumerate().map(|(s, &i)| lists[s][i].0).sum::<u32>();
-        heap.push(Reverse((sum(&start), start.clone())));
-        seen.insert(start);
-        let mut best: Vec<u32> = Vec::new();
+        // Best combinations first: an A* search over the slots, filled left to right. A partial
+        // combination is charged what its arguments cost (with their moves) plus, as each
+        // argument is added, the reuse penalty it incurs with those before it (the same
+        // reinforced part, or one of the student's arguments, twice; the same text twice), so
+        // a combination's charge is exactly its final cost less the node's own. The estimate
+        // of the slots still open is the sum of their cheapest candidates (a lower bound:
+        // penalties only add), so complete combinations are popped cheapest first and the
+        // first N are the N best. (Charging reuse only after enumerating, a call with ten
+        // arguments of one type met thousands of free combinations reusing the student's
+        // arguments before the first one without reuse.) A cap on popped states bounds the
+        // work.
+        let slots = lists.len();
+        let own = self.own_bit(f);
         let silent = matches!(node.kind, FnKind::Read | FnKind::Decay | FnKind::Conv);
-        let mut taken = 0;
-        while let Some(Reverse((s, idx))) = heap.pop() {
-            if node.cost + s > budget || taken >= MAX_COMBINATIONS {
-                break;
+        if slots == 1 {
+            // One argument (most nodes): its only possible reuse is of the node's own part,
+            // so each candidate's cost is known without a search.
+            let mut one: Vec<(u32, usize)> = lists[0]
+                .iter()
+                .enumerate()
+                .map(|(i, (cost, a))| (cost + (own & a.mask).count_ones() * REUSE_PENALTY, i))
+                .filter(|(charged, _)| node.cost + charged <= budget)
+                .collect();
+            one.sort();
+            if !silent {
+                one.truncate(self.n);
             }
-            // A silent one-argument node (reading, decay, conversion) passes its argument's
-            // whole list on: that list already holds what `keep_best` kept.
-            if !silent && best.len() >= self.n && node.cost + s >= best[self.n - 1] {
-                break;
-            }
-            taken += 1;
-            let args: Vec<Cand> = idx.iter().enumerate().map(|(slot, &i)| lists[slot][i].1.clone()).collect();
-            let moves = s - args.iter().map(|a| a.cost).sum::<u32>();
-            if let Some(c) = self.combine(f, args, moves)
-                && c.cost <= budget
-            {
-                let at = best.partition_point(|&b| b <= c.cost);
-                best.insert(at, c.cost);
+            for (charged, i) in one {
+                let mut c = self.make(f, vec![lists[0][i].1.clone()]);
+                c.cost = node.cost + charged;
                 out.push(c);
             }
-            for slot in 0..idx.len() {
-                if idx[slot] + 1 < lists[slot].len() {
-                    let mut next = idx.clone();
-                    next[slot] += 1;
-                    if seen.insert(next.clone()) {
-                        heap.push(Reverse((sum(&next), next)));
+            return;
+        }
+        let mut rest = vec![0u32; slots + 1];
+        for s in (0..slots).rev() {
+            rest[s] = rest[s + 1] + lists[s][0].0;
+        }
+        let mut heap: BinaryHeap<Reverse<Partial>> = BinaryHeap::new();
+        heap.push(Reverse(Partial { estimate: rest[0], charged: 0, picks: Vec::new(), mask: own, hit: 0 }));
+        let mut found = 0usize;
+        let mut popped = 0usize;
+        while let Some(Reverse(p)) = heap.pop() {
+            if node.cost + p.estimate > budget || popped >= MAX_POPPED {
+                break;
+            }
+            popped += 1;
+            let k = p.picks.len();
+            if k == slots {
+                let args: Vec<Cand> = p.picks.iter().enumerate().map(|(slot, &i)| lists[slot][i as usize].1.clone()).collect();
+                let mut c = self.make(f, args);
+                c.cost = node.cost + p.charged;
+                out.push(c);
+                found += 1;
+                // A silent one-argument node (reading, decay, conversion) passes its argument's
+                // whole list on: that list already holds what `keep_best` kept.
+                if !silent && found >= self.n {
+                    break;
+                }
+                continue;
+            }
+            for (i, (cost, a)) in lists[k].iter().enumerate() {
+                let mut overlap = (p.mask & a.mask).count_ones();
+                let mut hit = p.hit;
+                for (j, m) in self.order.iter().enumerate().take(64) {
+                    if a.mask & m != 0 {
+                        overlap += u32::from(hit & (1u64 << j) != 0);
+                        hit |= 1u64 << j;
                     }
                 }
+                if p.picks.iter().enumerate().any(|(slot, &x)| lists[slot][x as usize].1.text == a.text) {
+                    overlap += 1;
+                }
+                let charged = p.charged + cost + overlap * REUSE_PENALTY;
+                let estimate = charged + rest[k + 1];
+                if node.cost + estimate > budget {
+                    // The list is sorted: the later candidates cost at least as much, but may
+                    // overlap less, so only the cost itself ends the loop.
+                    if node.cost + p.charged + cost + rest[k + 1] > budget {
+                        break;
+                    }
+                    continue;
+                }
+                let mut picks = p.picks.clone();
+                picks.push(i as u16);
+                heap.push(Reverse(Partial { estimate, charged, picks, mask: p.mask | a.mask, hit }));
             }
         }
     }
@@ -276,28 +352,6 @@ impl<'g> Synth<'g> {
             }
             _ => true,
         }
-    }
-
-    /// `args` put into node `f`; `moves` is what the slots charged for moved arguments.
-    fn combine(&self, f: u32, args: Vec<Cand>, moves: u32) -> Option<Cand> {
-        let mut overlap = 0u32;
-        // The node's own reinforced part (a format literal) counts as used already.
-        let mut mask = self.own_bit(f);
-        // One of the student's arguments in two places (`f(x, &x)` for `f(&x)`).
-        for m in &self.order {
-            overlap += (args.iter().filter(|a| a.mask & m != 0).count() as u32).saturating_sub(1);
-        }
-        for (i, a) in args.iter().enumerate() {
-            overlap += (mask & a.mask).count_ones();
-            mask |= a.mask;
-            // The same expression twice (`f(w, w)`) is rarely meant either.
-            if args[..i].iter().any(|b| b.text == a.text) {
-                overlap += 1;
-            }
-        }
-        let mut c = self.make(f, args);
-        c.cost += overlap * REUSE_PENALTY + moves;
-        Some(c)
     }
 
     /// Whether candidate `c` in parameter `slot` of node `f` moves one of the student's

@@ -1,0 +1,190 @@
+//! Data-flow signals for repairing a call: which variables the call's missing argument most
+//! likely was. Leaving an argument out of a call leaves an anomaly a compiler would warn about
+//! elsewhere in the function:
+//!
+//! - an argument that is *read* (a `printf` value, a plain parameter) leaves a value that is
+//!   computed and never used: the variable's last write before the call is read by nothing
+//!   after it (`-Wunused-but-set-variable`'s situation: `d9 = n % 10; printf("%d\n");`);
+//! - an argument that is *written* (a `scanf` destination) leaves a variable read after the
+//!   call with no write before it (`-Wuninitialized`'s: `scanf("%d"); if (n < 0) ...`).
+//!
+//! The analysis is over the arithmetic variables' accesses in the enclosing function in
+//! source order (no loop back edges: a read textually before a write in a loop does not
+//! count as reading it), outside the call itself. It only lowers the cost of the variables
+//! that would resolve the anomaly (see `repair::FLOW_BONUS`); it never removes a candidate.
+
+use std::collections::HashSet;
+
+use crate::ir::{Builtin, Callee, Expr, ExprKind, Init, Program, Span, Stmt, StmtKind, VarId};
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Access {
+    Read,
+    Write,
+}
+
+/// One access of a variable at a byte offset (a write at the end of the expression that makes
+/// it: `x = f(x)` reads `x` before it writes it).
+type Event = (VarId, u32, Access);
+
+/// The names the signals point at, for one call.
+#[derive(Clone, Debug, Default)]
+pub struct FlowSignals {
+    /// Variables whose last write before the call is never read afterwards.
+    pub unused_value: HashSet<String>,
+    /// Variables read after the call before any write, and never written before it.
+    pub needs_value: HashSet<String>,
+}
+
+/// The signals for the call at `call` inside function body `body`.
+pub fn signals(program: &Program, body: &Stmt, call: Span) -> FlowSignals {
+    let mut events = Vec::new();
+    stmt_events(body, &mut events);
+    let outside = |at: u32| at < call.start || at >= call.end;
+    events.retain(|e| outside(e.1));
+    events.sort_by_key(|e| (e.1, e.0 .0));
+    let mut ids: Vec<VarId> = events.iter().map(|e| e.0).collect();
+    ids.sort_by_key(|v| v.0);
+    ids.dedup_by_key(|v| v.0);
+    let mut out = FlowSignals::default();
+    for id in ids {
+        let mine = events.iter().filter(|e| e.0 .0 == id.0);
+        let before: Vec<&Event> = mine.clone().filter(|e| e.1 < call.start).collect();
+        let after: Vec<&Event> = mine.filter(|e| e.1 >= call.end).collect();
+        let var = program.var(id);
+        // Arithmetic variables only: an array is written element by element and passed to
+        // `scanf("%s", s)` without `&`, which this analysis does not follow.
+        if !var.ty.is_arithmetic() {
+            continue;
+        }
+        let name = &var.name;
+        if let Some(w) = before.iter().rev().find(|e| e.2 == Access::Write) {
+            let read_since = before.iter().chain(after.iter()).any(|e| e.2 == Access::Read && e.1 > w.1);
+            if !read_since {
+                out.unused_value.insert(name.clone());
+            }
+        } else if after.first().is_some_and(|e| e.2 == Access::Read) {
+            out.needs_value.insert(name.clone());
+        }
+    }
+    out
+}
+
+fn stmt_events(s: &Stmt, out: &mut Vec<Event>) {
+    match &s.kind {
+        StmtKind::Expr(x) | StmtKind::VlaDecl { len: x, .. } => expr_events(x, out),
+        StmtKind::Decl { var, init } => {
+            if let Some(init) = init {
+                init_events(init, out);
+                out.push((*var, s.span.end, Access::Write));
+            }
+        }
+        StmtKind::Return(Some(x)) => expr_events(x, out),
+        StmtKind::If { cond, then, els } => {
+            expr_events(cond, out);
+            stmt_events(then, out);
+            if let Some(x) = els {
+                stmt_events(x, out);
+            }
+        }
+        StmtKind::While { cond, body } | StmtKind::DoWhile { body, cond } => {
+            expr_events(cond, out);
+            stmt_events(body, out);
+        }
+        StmtKind::For { init, cond, step, body } => {
+            for st in init {
+                stmt_events(st, out);
+            }
+            if let Some(c) = cond {
+                expr_events(c, out);
+            }
+            if let Some(c) = step {
+                expr_events(c, out);
+            }
+            stmt_events(body, out);
+        }
+        StmtKind::Switch { cond, arms } => {
+            expr_events(cond, out);
+            for arm in arms {
+                for st in &arm.body {
+                    stmt_events(st, out);
+                }
+            }
+        }
+        StmtKind::Block(items) => items.iter().for_each(|st| stmt_events(st, out)),
+        _ => {}
+    }
+}
+
+fn init_events(init: &Init, out: &mut Vec<Event>) {
+    match init {
+        Init::Expr(x) => expr_events(x, out),
+        Init::List(items, _) => items.iter().for_each(|i| init_events(i, out)),
+    }
+}
+
+fn var_of(e: &Expr) -> Option<VarId> {
+    match &e.strip_implicit().kind {
+        ExprKind::Var(v) => Some(*v),
+        _ => None,
+    }
+}
+
+fn expr_events(e: &Expr, out: &mut Vec<Event>) {
+    let e = e.strip_implicit();
+    match &e.kind {
+        ExprKind::Var(v) => out.push((*v, e.span.start, Access::Read)),
+        ExprKind::Assign(lhs, rhs) => {
+            expr_events(rhs, out);
+            match var_of(lhs) {
+                Some(v) => out.push((v, e.span.end, Access::Write)),
+                None => expr_events(lhs, out),
+            }
+        }
+        ExprKind::CompoundAssign { lhs: a, rhs: b, .. } => {
+            expr_events(b, out);
+            expr_events(a, out);
+            if let Some(v) = var_of(a) {
+                out.push((v, e.span.end, Access::Write));
+            }
+        }
+        ExprKind::IncDec(_, a) => {
+            expr_events(a, out);
+            if let Some(v) = var_of(a) {
+                out.push((v, e.span.end, Access::Write));
+            }
+        }
+        ExprKind::Call(callee, args) => {
+            let scanf = matches!(callee, Callee::Builtin(Builtin::Scanf));
+            for a in args {
+                match &a.strip_implicit().kind {
+                    // `&x` passed on: written by the callee (scanf only writes it).
+                    ExprKind::AddrOf(x) if var_of(x).is_some() => {
+                        let v = var_of(x).expect("checked");
+                        if !scanf {
+                            out.push((v, a.span.start, Access::Read));
+                        }
+                        out.push((v, e.span.end, Access::Write));
+                    }
+                    _ => expr_events(a, out),
+                }
+            }
+        }
+        ExprKind::Unary(_, a)
+        | ExprKind::Cast { expr: a, .. }
+        | ExprKind::AddrOf(a)
+        | ExprKind::Deref(a)
+        | ExprKind::Decay(a)
+        | ExprKind::Member { base: a, .. } => expr_events(a, out),
+        ExprKind::Binary(_, a, b) | ExprKind::Logical(_, a, b) | ExprKind::Index(a, b) | ExprKind::Comma(a, b) => {
+            expr_events(a, out);
+            expr_events(b, out);
+        }
+        ExprKind::Cond(a, b, c) => {
+            expr_events(a, out);
+            expr_events(b, out);
+            expr_events(c, out);
+        }
+        _ => {}
+    }
+}
