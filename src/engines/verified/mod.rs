@@ -237,8 +237,6 @@ fn run(student: &Program, text: &str, reference: &Program, opts: &Options, budge
             }
         }
     }
-    let ctx = new_context();
-    let mut all_changes: Vec<(Change, TextEdit, usize)> = Vec::new();
     for &(s, r) in &pairs {
         let (ts, tr) = (LoopTree::of(student.func(s)).expect("defined"), LoopTree::of(reference.func(r)).expect("defined"));
         if !ts.same_shape(&tr) {
@@ -249,14 +247,35 @@ fn run(student: &Program, text: &str, reference: &Program, opts: &Options, budge
                 tr.describe()
             )));
         }
+    }
+    // Aligned function pairs are independent (calls are shared uninterpreted functions): each
+    // is repaired on its own thread with its own Z3 context; the first failure in pair order
+    // is the answer.
+    let repair_pair = |(s, r): (FuncId, FuncId)| -> Result<(Vec<(Change, TextEdit, usize)>, usize), Failure> {
+        let ctx = new_context();
+        let (ts, tr) = (LoopTree::of(student.func(s)).expect("defined"), LoopTree::of(reference.func(r)).expect("defined"));
         let values = opts.compare == Compare::Values && reference.func(r).name == opts.entry;
         let rs = Side { program: reference, func: r, tree: tr, callee_names: ref_names.clone(), prompts: prompts(reference, r, values)? };
         let ss = Side { program: student, func: s, tree: ts, callee_names: stu_names.clone(), prompts: prompts(student, s, values)? };
         let arena = extension_arena(&ss);
         let mut job = Job::new(&ctx, &rs, &ss, opts.compare, budget, &arena)?;
-        let changes = job.repair(text)?;
-        *checks += job.checks;
+        let changes = job.repair(text);
         tracing::debug!("verified repair of `{}`: {} solver checks", student.func(s).name, job.checks);
+        Ok((changes?, job.checks))
+    };
+    let results: Vec<Result<(Vec<(Change, TextEdit, usize)>, usize), Failure>> = if pairs.len() == 1 {
+        vec![repair_pair(pairs[0])]
+    } else {
+        let repair_pair = &repair_pair;
+        std::thread::scope(|scope| {
+            let handles: Vec<_> = pairs.iter().map(|&pair| scope.spawn(move || repair_pair(pair))).collect();
+            handles.into_iter().map(|h| h.join().unwrap_or(Err(Failure::Internal))).collect()
+        })
+    };
+    let mut all_changes: Vec<(Change, TextEdit, usize)> = Vec::new();
+    for result in results {
+        let (changes, n) = result?;
+        *checks += n;
         all_changes.extend(changes);
     }
     if all_changes.is_empty() {
