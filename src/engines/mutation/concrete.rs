@@ -16,7 +16,7 @@ use std::collections::HashMap;
 use crate::cancel::Cancel;
 use crate::ir::walk::walk_stmt_mut;
 use crate::ir::*;
-use crate::spec::interp::{self, Limits, RunResult, RuntimeErrorKind};
+use crate::spec::interp::{self, Limits, Runner, RuntimeErrorKind};
 
 /// Inputs near the first counterexample added before the search (see
 /// [`ConcreteRuns::add_neighbours`]).
@@ -122,7 +122,7 @@ impl<'p> ConcreteRuns<'p> {
         &self,
         program: &Program,
         limits: &Limits,
-        run: &dyn Fn(&Program, &str, &[u8], &Limits, &Cancel) -> RunResult,
+        run: &Runner,
         cancel: &Cancel,
     ) -> Evidence {
         let mut evidence = Evidence::default();

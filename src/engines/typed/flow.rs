@@ -73,11 +73,9 @@ pub fn signals(program: &Program, body: &Stmt, call: Span) -> FlowSignals {
 fn stmt_events(s: &Stmt, out: &mut Vec<Event>) {
     match &s.kind {
         StmtKind::Expr(x) | StmtKind::VlaDecl { len: x, .. } => expr_events(x, out),
-        StmtKind::Decl { var, init } => {
-            if let Some(init) = init {
-                init_events(init, out);
-                out.push((*var, s.span.end, Access::Write));
-            }
+        StmtKind::Decl { var, init: Some(init) } => {
+            init_events(init, out);
+            out.push((*var, s.span.end, Access::Write));
         }
         StmtKind::Return(Some(x)) => expr_events(x, out),
         StmtKind::If { cond, then, els } => {

@@ -220,6 +220,9 @@ impl<'p> Side<'p> {
     }
 }
 
+/// One function pair's changes (each with its tree edit distance) and its solver checks.
+type PairRepair = (Vec<(Change, TextEdit, usize)>, usize);
+
 fn run(student: &Program, text: &str, reference: &Program, opts: &Options, budget: &Budget, checks: &mut usize) -> Result<Outcome, Failure> {
     let pairs = match_functions(student, reference, &opts.entry)?;
     let mut ref_names = HashMap::new();
@@ -251,7 +254,7 @@ fn run(student: &Program, text: &str, reference: &Program, opts: &Options, budge
     // Aligned function pairs are independent (calls are shared uninterpreted functions): each
     // is repaired on its own thread with its own Z3 context; the first failure in pair order
     // is the answer.
-    let repair_pair = |(s, r): (FuncId, FuncId)| -> Result<(Vec<(Change, TextEdit, usize)>, usize), Failure> {
+    let repair_pair = |(s, r): (FuncId, FuncId)| -> Result<PairRepair, Failure> {
         let ctx = new_context();
         let (ts, tr) = (LoopTree::of(student.func(s)).expect("defined"), LoopTree::of(reference.func(r)).expect("defined"));
         let values = opts.compare == Compare::Values && reference.func(r).name == opts.entry;
@@ -263,7 +266,7 @@ fn run(student: &Program, text: &str, reference: &Program, opts: &Options, budge
         tracing::debug!("verified repair of `{}`: {} solver checks", student.func(s).name, job.checks);
         Ok((changes?, job.checks))
     };
-    let results: Vec<Result<(Vec<(Change, TextEdit, usize)>, usize), Failure>> = if pairs.len() == 1 {
+    let results: Vec<Result<PairRepair, Failure>> = if pairs.len() == 1 {
         vec![repair_pair(pairs[0])]
     } else {
         let repair_pair = &repair_pair;

@@ -168,11 +168,14 @@ pub fn run(program: &Program, entry: &str, input: &[u8], limits: &Limits, cancel
     })
 }
 
+/// One interpreter run, as [`run_batch`] hands it out: [`run`]'s arguments.
+pub type Runner = dyn Fn(&Program, &str, &[u8], &Limits, &Cancel) -> RunResult + Sync;
+
 /// Several runs on one interpreter thread: `f` gets a `run` with [`run`]'s arguments, and
 /// the thread (with its 1 GiB stack, whose set-up and tear-down cost more than a short run) is
 /// started once for all of them.
-pub fn run_batch<T: Send>(f: impl FnOnce(&dyn Fn(&Program, &str, &[u8], &Limits, &Cancel) -> RunResult) -> T + Send) -> T {
-    let run: &(dyn Fn(&Program, &str, &[u8], &Limits, &Cancel) -> RunResult + Sync) = &machine::run_here;
+pub fn run_batch<T: Send>(f: impl FnOnce(&Runner) -> T + Send) -> T {
+    let run: &Runner = &machine::run_here;
     std::thread::scope(|s| {
         let handle = std::thread::Builder::new().name("mend-interp".into()).stack_size(1 << 30).spawn_scoped(s, || f(run));
         match handle {
