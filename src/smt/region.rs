@@ -1282,27 +1282,25 @@ impl<'s, 'p, 'w, 'a, 'ctx> Exec<'s, 'p, 'w, 'a, 'ctx> {
                 }
             }
         }
-        if !compared {
-            // Values mode cuts the output where the last input is read, after every prompt:
-            // the first compared token starts the compared text, glued to nothing.
-            st.at_ws = g.ite(&Bool::from_bool(ctx, true), &st.at_ws).simplify();
-            return Ok(self.int_val(BV::new_const(self.ctx, format!("printf.ret!{}", e.span.start), 32), IntType::INT, Deps::new()));
-        }
-        if values {
-            for c in glue {
-                let c = Bool::and(ctx, &[g, &c]).simplify();
-                if c.as_bool() != Some(false) {
-                    self.region.glue.push(c);
+        if compared {
+            if values {
+                for c in glue {
+                    let c = Bool::and(ctx, &[g, &c]).simplify();
+                    if c.as_bool() != Some(false) {
+                        self.region.glue.push(c);
+                    }
                 }
             }
-        }
-        st.at_ws = g.ite(&ws, &st.at_ws).simplify();
-        if compared {
+            st.at_ws = g.ite(&ws, &st.at_ws).simplify();
             for (token, deps) in tokens {
                 let mut d = st.guard_deps.clone();
                 d.extend(deps);
                 self.region.printed.push(Printed { guard: g.clone(), deps: d, token });
             }
+        } else {
+            // Values mode cuts the output where the last input is read, after every prompt:
+            // the first compared token starts the compared text, glued to nothing.
+            st.at_ws = g.ite(&Bool::from_bool(ctx, true), &st.at_ws).simplify();
         }
         Ok(self.int_val(BV::new_const(self.ctx, format!("printf.ret!{}", e.span.start), 32), IntType::INT, Deps::new()))
     }
@@ -1385,8 +1383,8 @@ pub fn positions<'a, 'ctx: 'a>(ctx: &'ctx Context, guards: impl Iterator<Item = 
 /// Positions as `width`-bit counters: wide enough for the number of guards, and no wider, since
 /// every CEGIS counterexample bit-blasts these sums again.
 fn positions_of_width<'a, 'ctx: 'a>(ctx: &'ctx Context, guards: impl Iterator<Item = &'a Bool<'ctx>>, width: u32) -> Vec<BV<'ctx>> {
-    let (zero, one) = (BV::from_u64(ctx, 0, width), BV::from_u64(ctx, 1, width));
-    let mut at = zero.clone();
+    let one = BV::from_u64(ctx, 1, width);
+    let mut at = BV::from_u64(ctx, 0, width);
     let mut out = Vec::new();
     for g in guards {
         out.push(at.clone());
@@ -1399,7 +1397,6 @@ fn positions_of_width<'a, 'ctx: 'a>(ctx: &'ctx Context, guards: impl Iterator<It
             None => g.ite(&at.bvadd(&one), &at),
         };
     }
-    let _ = zero;
     out
 }
 

@@ -165,7 +165,8 @@ fn run_retyped(student: &Program, text: &str, reference: &Program, opts: &Option
     let size: usize = student.funcs.iter().filter_map(|f| f.body.as_ref()).map(stmt_size).sum();
     // A changed type: one node deleted and one inserted.
     let retype_rps = 2.0 * retyped.len() as f64 / size.max(1) as f64;
-    let (mut changes, mut edits): (Vec<Change>, Vec<TextEdit>) = retyped.iter().cloned().unzip();
+    // The logic changes first (a repair's title names the first few), then the type changes.
+    let (mut changes, mut edits) = (Vec::new(), Vec::new());
     let mut rps = retype_rps;
     match run(&lowered.program, &patched, reference, opts, budget, checks)? {
         Outcome::Equivalent => {}
@@ -188,10 +189,10 @@ fn run_retyped(student: &Program, text: &str, reference: &Program, opts: &Option
             rps += r.relative_patch_size;
         }
     }
-    // The logic changes first (a repair's title names the first few), then the type changes.
-    let mut both: Vec<(Change, TextEdit)> = changes.into_iter().zip(edits).collect();
-    both.sort_by_key(|(c, e)| (c.region.starts_with("in a declaration") || c.region.starts_with("in a scanf format"), e.span.start, e.span.end));
-    let (changes, edits) = both.into_iter().unzip();
+    for (c, e) in retyped {
+        changes.push(c);
+        edits.push(e);
+    }
     Ok(Outcome::Repaired(VerifiedRepair { edits, changes, relative_patch_size: rps }))
 }
 
@@ -705,15 +706,15 @@ impl<'j, 'p: 'j, 'ctx> Job<'j, 'p, 'ctx> {
         let solvers: &[fn(&'ctx Context) -> Solver<'ctx>] =
             if self.floats { &[|c| z3::Tactic::new(c, "qffpbv").solver(), Solver::new] } else { &[Solver::new] };
         let mut verdict = Verdict::Unknown(crate::smt::solver::UnknownReason::SolverUnknown("not run".into()));
-        let mut solver = Solver::new(ctx);
+        let mut last = None;
         for make in solvers {
-            solver = make(ctx);
+            let solver = last.insert(make(ctx));
             solver.assert(&phi);
             solver.assert(&hyp);
             solver.assert(&bad);
             self.checks += 1;
             let t = Instant::now();
-            verdict = check_with_budget(&solver, &[], self.budget);
+            verdict = check_with_budget(solver, &[], self.budget);
             tracing::debug!("verify {node:?}: {verdict:?} in {:.1} ms", t.elapsed().as_secs_f64() * 1000.0);
             if !matches!(verdict, Verdict::Unknown(_)) || self.budget.is_exhausted() {
                 break;
@@ -722,7 +723,7 @@ impl<'j, 'p: 'j, 'ctx> Job<'j, 'p, 'ctx> {
         match verdict {
             Verdict::Unsat => Ok(None),
             Verdict::Sat => {
-                let m = solver.get_model().ok_or_else(|| Failure::SolverUnknown("no model".into()))?;
+                let m = last.as_ref().and_then(|s| s.get_model()).ok_or_else(|| Failure::SolverUnknown("no model".into()))?;
                 Ok(Some((m, pre_r, pre_s)))
             }
             Verdict::Unknown(r) => Err(if self.budget.is_exhausted() { Failure::Timeout } else { Failure::SolverUnknown(format!("{r:?}")) }),
