@@ -73,6 +73,20 @@ pub fn one_shot_solver(ctx: &Context, bit_vectors_only: bool) -> z3::Solver<'_> 
         .solver()
 }
 
+/// The same pipeline for bit-vector formulas with uninterpreted functions (the verified
+/// engine's input streams and calls): they are first replaced by constants and Ackermann's
+/// congruence constraints. Equation solving before bit-blasting is what matters: a node's
+/// check equates the student's variables with the reference's, and Z3's default incremental
+/// solver bit-blasts both copies of every multiplication; depending on term order it then
+/// decides `i * i <= n` in 0.1 s or runs past 6 s.
+pub fn bit_vector_uf_solver(ctx: &Context) -> z3::Solver<'_> {
+    let steps = ["propagate-values", "solve-eqs", "elim-uncnstr", "simplify", "ackermannize_bv", "simplify", "max-bv-sharing", "bit-blast", "sat"];
+    steps
+        .iter()
+        .fold(Tactic::new(ctx, "simplify"), |t, next| t.and_then(&Tactic::new(ctx, next)))
+        .solver()
+}
+
 /// Checks `solver` under `assumptions` within `budget`. Sets the solver's `timeout` parameter to
 /// the remaining time (it stays set afterwards; every budgeted check sets it again).
 pub fn check_with_budget<'ctx>(solver: &z3::Solver<'ctx>, assumptions: &[Bool<'ctx>], budget: &Budget) -> Verdict {

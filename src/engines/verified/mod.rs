@@ -263,9 +263,26 @@ fn run(student: &Program, text: &str, reference: &Program, opts: &Options, budge
         let ss = Side { program: student, func: s, tree: ts, callee_names: stu_names.clone(), prompts: prompts(student, s, values)? };
         let arena = extension_arena(&ss);
         let mut job = Job::new(&ctx, &rs, &ss, opts.compare, budget, &arena)?;
-        let changes = job.repair(text);
-        tracing::debug!("verified repair of `{}`: {} solver checks", student.func(s).name, job.checks);
-        Ok((changes?, job.checks))
+        // The alignments in order: the next only when this one admits no repair in its space
+        // (counterexamples carry over); a timeout or a solver failure ends the search.
+        let mut first_failure = None;
+        for (i, alignment) in job.alignments.clone().into_iter().enumerate() {
+            if i > 0 {
+                tracing::debug!("verified repair of `{}`: trying alignment {}", student.func(s).name, i + 1);
+                job.set_alignment(alignment);
+            }
+            match job.repair(text) {
+                Ok(changes) => {
+                    tracing::debug!("verified repair of `{}`: {} solver checks", student.func(s).name, job.checks);
+                    return Ok((changes, job.checks));
+                }
+                Err(f @ Failure::NoRepair(_)) => {
+                    first_failure.get_or_insert(f);
+                }
+                Err(f) => return Err(first_failure.unwrap_or(f)),
+            }
+        }
+        Err(first_failure.unwrap_or(Failure::Internal))
     };
     let results: Vec<Result<PairRepair, Failure>> = if pairs.len() == 1 {
         vec![repair_pair(pairs[0])]
@@ -477,6 +494,10 @@ fn node_name(p: &Program, f: FuncId, tree: &LoopTree<'_>, n: Node, text: &str) -
 
 type Regions<'p, 'ctx> = BTreeMap<Node, Region<'p, 'ctx>>;
 
+/// Variable alignments tried per function pair (the next only when the previous admits no
+/// repair in its space).
+const ALIGNMENT_CANDIDATES: usize = 3;
+
 struct Job<'j, 'p, 'ctx> {
     ctx: &'ctx Context,
     r: &'j Side<'p>,
@@ -484,8 +505,13 @@ struct Job<'j, 'p, 'ctx> {
     r_setup: Setup<'j>,
     s_setup: Setup<'j>,
     budget: &'j Budget,
-    /// Reference variable → student variable.
+    /// Reference variable → student variable: the alignment being tried.
     align: BTreeMap<VarId, VarId>,
+    /// The candidate alignments, best first ([`align::candidates`]).
+    alignments: Vec<BTreeMap<VarId, VarId>>,
+    /// Every counterexample found so far, per node (model and pre-states), for the next
+    /// alignment's synthesis to start from.
+    cexs: BTreeMap<Node, Vec<(std::rc::Rc<Model<'ctx>>, State<'ctx>, State<'ctx>)>>,
     live_r: BTreeMap<Node, BTreeSet<VarId>>,
     live_s: BTreeMap<Node, BTreeSet<VarId>>,
     /// Nodes where each program's last printed character is whitespace (an inductive
@@ -506,6 +532,9 @@ struct Job<'j, 'p, 'ctx> {
     sites: HashMap<*const Expr, (Site<'j>, Node)>,
     /// Either program computes with floating point (picks the verifying solver).
     floats: bool,
+    /// The implementation space includes operand substitution (tried at a node only when
+    /// Definition 3's space has no repair there).
+    wide: bool,
     checks: usize,
 }
 
@@ -521,6 +550,8 @@ impl<'j, 'p: 'j, 'ctx> Job<'j, 'p, 'ctx> {
             s_setup,
             budget,
             align: BTreeMap::new(),
+            alignments: Vec::new(),
+            cexs: BTreeMap::new(),
             live_r: BTreeMap::new(),
             live_s: BTreeMap::new(),
             ws_r: BTreeSet::new(),
@@ -533,6 +564,7 @@ impl<'j, 'p: 'j, 'ctx> Job<'j, 'p, 'ctx> {
             printing: BTreeSet::new(),
             chosen: HashMap::new(),
             sites: HashMap::new(),
+            wide: false,
             floats: [r, s].iter().any(|side| side.vars().iter().any(|v| side.program.var(*v).ty.is_float())),
             checks: 0,
         };
@@ -553,9 +585,10 @@ impl<'j, 'p: 'j, 'ctx> Job<'j, 'p, 'ctx> {
         let su: Vec<(Node, &[(VarId, region::Usage)])> = job.plain_s.iter().map(|(n, r)| (*n, r.usage.as_slice())).collect();
         let (rf, sf) = (r.program.func(r.func), s.program.func(s.func));
         let (rv, sv, rt, st) = (r.vars(), s.vars(), align::table(&ru), align::table(&su));
-        job.align = align::align(
+        job.alignments = align::candidates(
             &align::Vars { program: r.program, vars: &rv, params: &rf.params, usage: &rt },
             &align::Vars { program: s.program, vars: &sv, params: &sf.params, usage: &st },
+            ALIGNMENT_CANDIDATES,
         );
         for (node, reg) in &job.plain_r {
             let returns = |g: &Region<'_, '_>| g.exits.iter().any(|e| e.to == Node::FuncExit);
@@ -569,6 +602,27 @@ impl<'j, 'p: 'j, 'ctx> Job<'j, 'p, 'ctx> {
                 job.printing.insert(*node);
             }
         }
+        for (node, reg) in &job.plain_s {
+            for site in &reg.sites {
+                job.sites.entry(site.expr as *const Expr).or_insert((site.clone(), *node));
+            }
+        }
+        let first = job.alignments[0].clone();
+        job.set_alignment(first);
+        Ok(job)
+    }
+
+    /// Starts over with another variable alignment: nothing chosen yet, and the `Extend`
+    /// assignments that alignment calls for.
+    fn set_alignment(&mut self, alignment: BTreeMap<VarId, VarId>) {
+        if tracing::enabled!(tracing::Level::DEBUG) {
+            let pairs: Vec<String> = alignment.iter().map(|(r, s)| format!("{}~{}", self.r.program.var(*r).name, self.s.program.var(*s).name)).collect();
+            tracing::debug!("alignment: {}", pairs.join(", "));
+        }
+        self.align = alignment;
+        self.chosen.clear();
+        self.tails.clear();
+        let arena = self.arena;
         // A variable the reference assigns more often than the student, in a loop's body or in
         // the region that enters the loop.
         let writes = |reg: &Region<'_, '_>, v: VarId| {
@@ -577,24 +631,18 @@ impl<'j, 'p: 'j, 'ctx> Job<'j, 'p, 'ctx> {
         for (l, before, v, guard, value) in &arena.tails {
             let node = if *before {
                 let enters = |n: &Node, reg: &Region<'_, '_>| *n != Node::LoopEntry(*l) && reg.exits.iter().any(|e| e.to == Node::LoopEntry(*l));
-                match job.plain_r.iter().find(|(n, reg)| enters(n, reg)) {
+                match self.plain_r.iter().find(|(n, reg)| enters(n, reg)) {
                     Some((n, _)) => *n,
                     None => continue,
                 }
             } else {
                 Node::LoopEntry(*l)
             };
-            let Some(r) = job.align.iter().find(|(_, s)| *s == v).map(|(r, _)| *r) else { continue };
-            if writes(&job.plain_r[&node], r) > writes(&job.plain_s[&node], *v) {
-                job.tails.push(region::Tail { l: *l, before: *before, guard, value, var: *v });
+            let Some(r) = self.align.iter().find(|(_, s)| *s == v).map(|(r, _)| *r) else { continue };
+            if writes(&self.plain_r[&node], r) > writes(&self.plain_s[&node], *v) {
+                self.tails.push(region::Tail { l: *l, before: *before, guard, value, var: *v });
             }
         }
-        for (node, reg) in &job.plain_s {
-            for site in &reg.sites {
-                job.sites.entry(site.expr as *const Expr).or_insert((site.clone(), *node));
-            }
-        }
-        Ok(job)
     }
 
     fn extension(&self, node: Node) -> Option<(&'j Expr, &'j Expr)> {
@@ -704,7 +752,7 @@ impl<'j, 'p: 'j, 'ctx> Job<'j, 'p, 'ctx> {
         // bit-blasting floating-point tactic proves in milliseconds; that tactic gives up on
         // some formulas (uninterpreted calls), and then the default solver decides.
         let solvers: &[fn(&'ctx Context) -> Solver<'ctx>] =
-            if self.floats { &[|c| z3::Tactic::new(c, "qffpbv").solver(), Solver::new] } else { &[Solver::new] };
+            if self.floats { &[|c| z3::Tactic::new(c, "qffpbv").solver(), Solver::new] } else { &[crate::smt::solver::bit_vector_uf_solver, Solver::new] };
         let mut verdict = Verdict::Unknown(crate::smt::solver::UnknownReason::SolverUnknown("not run".into()));
         let mut last = None;
         for make in solvers {
@@ -764,6 +812,7 @@ impl<'j, 'p: 'j, 'ctx> Job<'j, 'p, 'ctx> {
         };
         let stu_conds = stu(&|k| *k == SiteKind::Cond);
         let stu_updates = stu(&|k| matches!(k, SiteKind::Update(_)));
+        let student_vars: Vec<(VarId, Type)> = if self.wide { self.s.vars().into_iter().map(|v| (v, self.s.program.var(v).ty.clone())).collect() } else { Vec::new() };
         let mut out = HashMap::new();
         let mut order = Vec::new();
         for (i, site) in sites.iter().enumerate() {
@@ -790,14 +839,15 @@ impl<'j, 'p: 'j, 'ctx> Job<'j, 'p, 'ctx> {
             match site.kind {
                 SiteKind::Cond => {
                     let variants = cond_variants(site.expr);
-                    for e in ref_conds.iter().chain(&stu_conds).chain(&variants) {
+                    let swapped = operand_substitutions(site.expr, &student_vars);
+                    for e in ref_conds.iter().chain(&stu_conds).chain(&variants).chain(&swapped) {
                         push(e, &mut alts);
                     }
                     alts.push(Alt::Bool(true));
                     alts.push(Alt::Bool(false));
                 }
                 SiteKind::Atom => {
-                    for e in &cond_variants(site.expr) {
+                    for e in cond_variants(site.expr).iter().chain(&operand_substitutions(site.expr, &student_vars)) {
                         push(e, &mut alts);
                     }
                     alts.push(Alt::Bool(true));
@@ -864,6 +914,17 @@ impl<'j, 'p: 'j, 'ctx> Job<'j, 'p, 'ctx> {
         (ok && (is_pure(&e) || is_plain_print(&e))).then_some(e)
     }
 
+    /// The constraint a counterexample puts on the holes: from its concrete pre-states and
+    /// inputs, the node's check holds.
+    fn instance(&self, node: Node, m: &Model<'ctx>, pre_r: State<'ctx>, pre_s: State<'ctx>, holes: &Holes<'ctx>) -> Result<Bool<'ctx>, Failure> {
+        let world = World::new(self.ctx);
+        let world = world.in_model(m);
+        let (hyp, bad) = self.node_formula(node, pre_r, pre_s, &world, Some(holes))?;
+        // Concrete inputs: most of the formula folds away before the synthesiser sees it.
+        let cex = hyp.implies(&bad.not()).simplify();
+        Ok(crate::smt::fold::fold_constant_ites(&Dynamic::from_ast(&cex)).as_bool().expect("a formula").simplify())
+    }
+
     /// Algorithm 1 for one node: CEGIS with partial MaxSMT.
     fn repair_node(&mut self, node: Node) -> Result<HashMap<*const Expr, usize>, Failure> {
         let holes = self.holes(node);
@@ -876,6 +937,7 @@ impl<'j, 'p: 'j, 'ctx> Job<'j, 'p, 'ctx> {
                 // Fewest changed expressions first; among those, an added statement
                 // unconditional rather than guarded.
                 synth.changed(sel._eq(&sel_const(self.ctx, 0)).not());
+                synth.selector(sel.clone());
                 for (k, alt) in alts.iter().enumerate() {
                     let is_k = sel._eq(&sel_const(self.ctx, k as u64));
                     match alt {
@@ -885,39 +947,66 @@ impl<'j, 'p: 'j, 'ctx> Job<'j, 'p, 'ctx> {
                         // among equals.
                         Alt::Bool(_) if !self.is_synthetic_guard(*site) => synth.penalty(is_k),
                         Alt::Expr(e) if matches!(e.kind, ExprKind::Unary(crate::ir::UnOp::Not, _)) => synth.penalty(is_k),
+                        // Another variable in a comparison: after the reference's expressions
+                        // and the operator changes.
+                        Alt::Expr(e) if self.sites.get(site).is_some_and(|(x, _)| is_operand_substitution(x.expr, e)) => synth.penalty(is_k),
                         _ => {}
                     }
                 }
             }
         }
+        // Counterexamples another alignment met here constrain this one too when their
+        // pre-states satisfy this alignment's predicate (then they are states this node's
+        // check quantifies over).
+        let mut seeded = false;
+        for (m, pre_r, pre_s) in self.cexs.get(&node).cloned().unwrap_or_default() {
+            let (cr, cs) = (concrete(&pre_r, &m), concrete(&pre_s, &m));
+            if self.phi(node, &cr, &cs).simplify().as_bool() == Some(true) {
+                synth.require(&self.instance(node, &m, cr, cs, &holes)?);
+                seeded = true;
+            }
+        }
+        let mut fresh_cex = !seeded;
         loop {
             if self.budget.is_exhausted() {
                 return Err(Failure::Timeout);
             }
-            let Some((m, pre_r, pre_s)) = self.verify(node, &holes, &choice)? else {
-                return Ok(choice);
-            };
-            tracing::debug!("counterexample at {node:?}: {m}");
-            let world = World::new(self.ctx);
-            let world = world.in_model(&m);
-            let (hyp, bad) = self.node_formula(node, concrete(&pre_r, &m), concrete(&pre_s, &m), &world, Some(&holes))?;
-            // Concrete inputs: most of the formula folds away before the optimiser sees it.
-            let cex = hyp.implies(&bad.not()).simplify();
-            let cex = crate::smt::fold::fold_constant_ites(&Dynamic::from_ast(&cex)).as_bool().expect("a formula").simplify();
-            synth.require(&cex);
+            if fresh_cex {
+                let Some((m, pre_r, pre_s)) = self.verify(node, &holes, &choice)? else {
+                    return Ok(choice);
+                };
+                tracing::debug!("counterexample at {node:?}: {m}");
+                let instance = self.instance(node, &m, concrete(&pre_r, &m), concrete(&pre_s, &m), &holes)?;
+                synth.require(&instance);
+                self.cexs.entry(node).or_default().push((std::rc::Rc::new(m), pre_r, pre_s));
+            }
+            fresh_cex = true;
             let t = Instant::now();
             let found = synth.solve(self.budget);
             self.checks += std::mem::take(&mut synth.checks);
             tracing::debug!("synthesise {node:?}: {} in {:.1} ms", if matches!(found, Ok(Some(_))) { "found" } else { "none" }, t.elapsed().as_secs_f64() * 1000.0);
             match found? {
                 Some(m) => {
+                    // In the holes' order: evaluating creates terms, and the order terms are
+                    // created in steers Z3's later searches (a hash map's order would make
+                    // equal-cost answers differ from run to run).
                     let next: HashMap<*const Expr, usize> = holes
-                        .sites
                         .iter()
                         .map(|(site, (sel, _))| (*site, m.eval(sel, true).and_then(|v| v.as_u64()).unwrap_or(0) as usize))
                         .collect();
                     if next == choice {
                         return Err(Failure::SolverUnknown("the synthesiser repeated a refuted candidate".into()));
+                    }
+                    if tracing::enabled!(tracing::Level::DEBUG) {
+                        let picked: Vec<String> = holes
+                            .iter()
+                            .filter_map(|(site, (_, alts))| match alts.get(next[site]) {
+                                Some(Alt::Expr(e)) => Some(expr_to_c(self.s.program, e)),
+                                Some(Alt::Original) | None => None,
+                                Some(other) => Some(format!("{other:?}")),
+                            })
+                            .collect();
+                        tracing::debug!("candidate at {node:?}: {}", picked.join("; "));
                     }
                     choice = next;
                 }
@@ -931,11 +1020,21 @@ impl<'j, 'p: 'j, 'ctx> Job<'j, 'p, 'ctx> {
         let order: Vec<Node> = self.r.tree.nodes().into_iter().filter(|n| *n != Node::FuncExit).collect();
         let mut picked: Vec<(Node, *const Expr, Alt)> = Vec::new();
         for &node in &order {
-            let holes = self.holes(node);
-            let choice = self.repair_node(node).map_err(|f| match f {
+            // Definition 3's space first; the wider one (operand substitution) only when it
+            // has no repair here, so its larger synthesis problems are paid only then.
+            self.wide = false;
+            let choice = match self.repair_node(node) {
+                Err(Failure::NoRepair(_)) => {
+                    self.wide = true;
+                    self.repair_node(node)
+                }
+                other => other,
+            };
+            let choice = choice.map_err(|f| match f {
                 Failure::NoRepair(_) => Failure::NoRepair(node_name(self.s.program, self.s.func, &self.s.tree, node, text)),
                 other => other,
             })?;
+            let holes = self.holes(node);
             for (site, (_, alts)) in holes.iter() {
                 if self.chosen.contains_key(site) {
                     continue;
@@ -1077,6 +1176,49 @@ fn cond_variants(e: &Expr) -> Vec<Expr> {
     }
     out.push(Expr { kind: ExprKind::Unary(crate::ir::UnOp::Not, Box::new(inner.clone())), ty: Type::INT, span: inner.span });
     out
+}
+
+/// Beyond Definition 3: a comparison with one variable operand replaced by another variable
+/// of the same type (`y >= z` → `a >= z`, a student comparing the wrong variable).
+fn operand_substitutions(e: &Expr, vars: &[(VarId, Type)]) -> Vec<Expr> {
+    let inner = e.strip_implicit();
+    let ExprKind::Binary(op, a, b) = &inner.kind else { return Vec::new() };
+    if !op.is_comparison() {
+        return Vec::new();
+    }
+    let var_of = |x: &Expr| match x.strip_implicit().kind {
+        ExprKind::Var(v) => Some(v),
+        _ => None,
+    };
+    let mut out = Vec::new();
+    for (side, other) in [(a, b), (b, a)] {
+        let Some(v) = var_of(side) else { continue };
+        let Some((_, ty)) = vars.iter().find(|(x, _)| *x == v) else { continue };
+        for (w, _) in vars.iter().filter(|(w, t)| *w != v && t == ty && Some(*w) != var_of(other)) {
+            let mut replaced = (**side).clone();
+            rename_in(&mut replaced, &mut |k| {
+                if let ExprKind::Var(x) = k
+                    && *x == v
+                {
+                    *x = *w;
+                }
+            });
+            let (l, r) = if std::ptr::eq(side, a) { (replaced, (**b).clone()) } else { ((**a).clone(), replaced) };
+            out.push(Expr { kind: ExprKind::Binary(*op, Box::new(l), Box::new(r)), ..inner.clone() });
+        }
+    }
+    out
+}
+
+/// Whether `alt` is `original` with one variable operand of its comparison replaced.
+fn is_operand_substitution(original: &Expr, alt: &Expr) -> bool {
+    let (ExprKind::Binary(o1, a1, b1), ExprKind::Binary(o2, a2, b2)) = (&original.strip_implicit().kind, &alt.strip_implicit().kind) else { return false };
+    let var_of = |x: &Expr| match x.strip_implicit().kind {
+        ExprKind::Var(v) => Some(v),
+        _ => None,
+    };
+    let differs = |x: &Expr, y: &Expr| var_of(x).is_some() && var_of(y).is_some() && var_of(x) != var_of(y);
+    o1 == o2 && o1.is_comparison() && (differs(a1, a2) != differs(b1, b2))
 }
 
 /// The new value a site computes, as an expression: `e` for `x = e` sites, `i + 1` for `i++`,

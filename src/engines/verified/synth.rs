@@ -5,8 +5,11 @@
 //! re-solves from scratch on every call, and with each counterexample its time grew from tens
 //! of milliseconds to seconds; the incremental solver keeps what it learned, and the optimum's
 //! lower bound only rises as counterexamples are added, so the search resumes where it was.
+//! Among equal optima the answer is the least selector vector in hole order (lexicographic):
+//! the order is total, so CEGIS ends at the least correct candidate whatever counterexamples
+//! the verifier happened to return, and equal-cost answers do not change from run to run.
 
-use z3::ast::Bool;
+use z3::ast::{Ast, Bool, BV};
 use z3::{Context, Model, Solver};
 
 use crate::smt::solver::{check_with_budget, Verdict};
@@ -21,6 +24,8 @@ pub struct Synth<'ctx> {
     changed: Vec<Bool<'ctx>>,
     /// Tie-breaks: each one true is a small penalty (a constant or a negation chosen, ...).
     penalties: Vec<Bool<'ctx>>,
+    /// The free holes' selectors in hole order: the last, total tie-break.
+    selectors: Vec<BV<'ctx>>,
     /// No solution changes fewer holes (counterexamples only ever remove solutions).
     at_least: usize,
     bounds: usize,
@@ -29,7 +34,7 @@ pub struct Synth<'ctx> {
 
 impl<'ctx> Synth<'ctx> {
     pub fn new(ctx: &'ctx Context) -> Self {
-        Synth { ctx, solver: Solver::new(ctx), changed: Vec::new(), penalties: Vec::new(), at_least: 0, bounds: 0, checks: 0 }
+        Synth { ctx, solver: Solver::new(ctx), changed: Vec::new(), penalties: Vec::new(), selectors: Vec::new(), at_least: 0, bounds: 0, checks: 0 }
     }
 
     pub fn require(&mut self, c: &Bool<'ctx>) {
@@ -40,6 +45,10 @@ impl<'ctx> Synth<'ctx> {
     }
     pub fn penalty(&mut self, p: Bool<'ctx>) {
         self.penalties.push(p);
+    }
+    /// A free hole's selector (call in hole order).
+    pub fn selector(&mut self, sel: BV<'ctx>) {
+        self.selectors.push(sel);
     }
 
     /// An assumption literal that bounds how many of `lits` hold by `k`.
@@ -76,10 +85,33 @@ impl<'ctx> Synth<'ctx> {
         let penalties = self.penalties.clone();
         for t in 0..=penalties.len() {
             let tie = self.at_most(&penalties, t);
-            if self.check(&[size.clone(), tie], budget)? {
-                return Ok(self.solver.get_model());
+            if self.check(&[size.clone(), tie.clone()], budget)? {
+                return self.least(vec![size, tie], budget).map(Some);
             }
         }
         unreachable!("the size bound alone was satisfiable")
+    }
+
+    /// From a model of the optimum, the least selector vector with the same bounds: each
+    /// selector in turn lowered while satisfiable, then held there. A selector the model
+    /// already puts at 0 (most holes keep their original) costs no check.
+    fn least(&mut self, mut fixed: Vec<Bool<'ctx>>, budget: &Budget) -> Result<Model<'ctx>, Failure> {
+        let mut model = self.solver.get_model().ok_or_else(|| Failure::SolverUnknown("no model".into()))?;
+        for sel in self.selectors.clone() {
+            let value = |m: &Model<'ctx>| m.eval(&sel, true).and_then(|v| v.as_u64()).unwrap_or(0);
+            let mut v = value(&model);
+            while v > 0 {
+                let lower = sel.bvult(&BV::from_u64(self.ctx, v, sel.get_size()));
+                let mut assumptions = fixed.clone();
+                assumptions.push(lower);
+                if !self.check(&assumptions, budget)? {
+                    break;
+                }
+                model = self.solver.get_model().ok_or_else(|| Failure::SolverUnknown("no model".into()))?;
+                v = value(&model);
+            }
+            fixed.push(sel._eq(&BV::from_u64(self.ctx, v, sel.get_size())));
+        }
+        Ok(model)
     }
 }
