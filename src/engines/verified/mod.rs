@@ -31,6 +31,7 @@
 //!    is verified, so later nodes cannot break it; a final pass re-verifies every node.
 
 pub mod align;
+mod node_cache;
 mod retype;
 mod synth;
 
@@ -241,6 +242,15 @@ fn run(student: &Program, text: &str, reference: &Program, opts: &Options, budge
             }
         }
     }
+    if let (Some(sf), Some(rf)) = (student.func_by_name(&opts.entry), reference.func_by_name(&opts.entry))
+        && let (Some(sk), Some(rk)) = (read_kinds(student, sf), read_kinds(reference, rf))
+        && let Some(i) = (0..sk.len().min(rk.len())).find(|&i| sk[i].0 != rk[i].0)
+    {
+        // The k-th token read as an integer by one program and as a floating-point number by
+        // the other is two unrelated values in the model: no repair of expressions can make
+        // them agree, and the floating-point proof attempts are the slowest there are.
+        return Err(Failure::Unsupported(Unsupported { what: "an input read as a number of another kind than the reference reads it".into(), span: sk[i].1 }));
+    }
     for &(s, r) in &pairs {
         let (ts, tr) = (LoopTree::of(student.func(s)).expect("defined"), LoopTree::of(reference.func(r)).expect("defined"));
         if !ts.same_shape(&tr) {
@@ -362,6 +372,39 @@ fn contains_call(s: &Stmt, b: Builtin) -> bool {
     let mut found = false;
     crate::ir::walk::walk_stmt(s, &mut |e| found |= is_call(e, b));
     found
+}
+
+/// The kind of every value the function reads, in order (`i` integer, `f` floating point,
+/// `c` character, `s` other), with the read's span, when every read is a `scanf(...);`
+/// statement of the body's top level (so reads happen in this order on every path).
+fn read_kinds(p: &Program, f: FuncId) -> Option<Vec<(char, Span)>> {
+    let StmtKind::Block(stmts) = &p.func(f).body.as_ref()?.kind else { return None };
+    let mut out = Vec::new();
+    for s in stmts {
+        match &s.kind {
+            StmtKind::Expr(e) if is_call(e, Builtin::Scanf) => {
+                let ExprKind::Call(_, args) = &e.strip_implicit().kind else { return None };
+                let ExprKind::Str(fmt) = &args.first()?.strip_implicit().kind else { return None };
+                for piece in crate::ir::format::parse(fmt, true).ok()? {
+                    if let crate::ir::format::Piece::Directive(d) = piece
+                        && !d.suppress
+                        && d.conv != '%'
+                    {
+                        let kind = match d.conv {
+                            'd' | 'i' | 'u' => 'i',
+                            'f' | 'e' | 'g' | 'F' | 'E' | 'G' => 'f',
+                            'c' => 'c',
+                            _ => 's',
+                        };
+                        out.push((kind, e.span));
+                    }
+                }
+            }
+            _ if contains_call(s, Builtin::Scanf) => return None,
+            _ => {}
+        }
+    }
+    Some(out)
 }
 
 /// `printf`s whose output the `values` mode does not compare: prompts, printed just before a
@@ -529,6 +572,9 @@ struct Job<'j, 'p, 'ctx> {
     printing: BTreeSet<Node>,
     /// Fixed choices of sites of verified nodes (the index into the site's alternatives).
     chosen: HashMap<*const Expr, Alt>,
+    /// The keys of `chosen` in the order they were fixed (nodes in order, holes in order):
+    /// a deterministic order for the formulas built from them.
+    chosen_order: Vec<*const Expr>,
     sites: HashMap<*const Expr, (Site<'j>, Node)>,
     /// Either program computes with floating point (picks the verifying solver).
     floats: bool,
@@ -563,6 +609,7 @@ impl<'j, 'p: 'j, 'ctx> Job<'j, 'p, 'ctx> {
             tails: Vec::new(),
             printing: BTreeSet::new(),
             chosen: HashMap::new(),
+            chosen_order: Vec::new(),
             sites: HashMap::new(),
             wide: false,
             floats: [r, s].iter().any(|side| side.vars().iter().any(|v| side.program.var(*v).ty.is_float())),
@@ -621,6 +668,7 @@ impl<'j, 'p: 'j, 'ctx> Job<'j, 'p, 'ctx> {
         }
         self.align = alignment;
         self.chosen.clear();
+        self.chosen_order.clear();
         self.tails.clear();
         let arena = self.arena;
         // A variable the reference assigns more often than the student, in a loop's body or in
@@ -881,9 +929,8 @@ impl<'j, 'p: 'j, 'ctx> Job<'j, 'p, 'ctx> {
             out.insert(key, (sel, alts));
         }
         // Sites chosen at earlier nodes that this region also runs (a loop's step, a tail).
-        let mut chosen: Vec<(&*const Expr, &Alt)> = self.chosen.iter().collect();
-        chosen.sort_by_key(|(k, _)| self.sites.get(*k).map(|(s, _)| (s.expr.span.start, s.expr.span.end)));
-        for (i, (key, alt)) in chosen.into_iter().enumerate() {
+        let chosen = self.chosen_order.iter().map(|k| (k, &self.chosen[k]));
+        for (i, (key, alt)) in chosen.enumerate() {
             if !out.contains_key(key) {
                 order.push(*key);
                 out.insert(*key, (BV::new_const(self.ctx, format!("fixed{}!{}", node_key(node), i), SEL_BITS), vec![alt.clone()]));
@@ -928,6 +975,56 @@ impl<'j, 'p: 'j, 'ctx> Job<'j, 'p, 'ctx> {
     /// Algorithm 1 for one node: CEGIS with partial MaxSMT.
     fn repair_node(&mut self, node: Node) -> Result<HashMap<*const Expr, usize>, Failure> {
         let holes = self.holes(node);
+        let key = self.problem_key(node, &holes)?;
+        if let Some(known) = node_cache::get(key) {
+            tracing::debug!("{node:?}: answered from the node cache");
+            return match known {
+                Some(indices) => Ok(holes.order.iter().copied().zip(indices).collect()),
+                None => Err(Failure::NoRepair(String::new())),
+            };
+        }
+        let result = self.solve_node(node, &holes);
+        match &result {
+            Ok(choice) => node_cache::put(key, Some(holes.order.iter().map(|k| choice.get(k).copied().unwrap_or(0)).collect())),
+            Err(Failure::NoRepair(_)) => node_cache::put(key, None),
+            Err(_) => {}
+        }
+        result
+    }
+
+    /// The node's whole repair problem as a key: its check over every alternative of every hole
+    /// (each alternative's meaning is in the formula under its selector value), and per hole
+    /// whether it is free and how its alternatives are ranked. Equal keys, equal answers.
+    fn problem_key(&self, node: Node, holes: &Holes<'ctx>) -> Result<u128, Failure> {
+        let pre_r = Exec::fresh_state(self.ctx, self.r.program, self.r.func, "r.").map_err(Failure::Unsupported)?;
+        let pre_s = Exec::fresh_state(self.ctx, self.s.program, self.s.func, "s.").map_err(Failure::Unsupported)?;
+        let phi = self.phi(node, &pre_r, &pre_s);
+        let world = World::new(self.ctx);
+        let (hyp, bad) = self.node_formula(node, pre_r, pre_s, &world, Some(holes))?;
+        // A solver prints its assertions with shared subterms let-bound (linear in the
+        // formula's DAG; an AST's own printing can be exponential).
+        let printer = Solver::new(self.ctx);
+        printer.assert(&phi);
+        printer.assert(&hyp);
+        printer.assert(&bad);
+        let mut text = format!("{node:?}\n{}\n", printer.to_string());
+        for (site, (sel, alts)) in holes.iter() {
+            let free = !self.chosen.contains_key(site);
+            let guard = self.is_synthetic_guard(*site);
+            let described: Vec<String> = alts
+                .iter()
+                .map(|a| match a {
+                    Alt::Expr(e) => expr_to_c(self.s.program, e),
+                    other => format!("{other:?}"),
+                })
+                .collect();
+            text.push_str(&format!("{sel} {free} {guard} {}\n", described.join(" | ")));
+        }
+        Ok(node_cache::key(&text))
+    }
+
+    fn solve_node(&mut self, node: Node, holes: &Holes<'ctx>) -> Result<HashMap<*const Expr, usize>, Failure> {
+        let holes = holes;
         let mut choice: HashMap<*const Expr, usize> = HashMap::new();
         // One synthesiser for the whole loop: each counterexample adds its constraint once.
         let mut synth = synth::Synth::new(self.ctx);
@@ -1043,7 +1140,9 @@ impl<'j, 'p: 'j, 'ctx> Job<'j, 'p, 'ctx> {
                 if !matches!(alt, Alt::Original) {
                     picked.push((node, *site, alt.clone()));
                 }
-                self.chosen.insert(*site, alt);
+                if self.chosen.insert(*site, alt).is_none() {
+                    self.chosen_order.push(*site);
+                }
             }
         }
         // No final pass is needed: a node's check depends only on the sites its region runs,
