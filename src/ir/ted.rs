@@ -455,6 +455,15 @@ pub fn relative_patch_size(student: &Program, repaired: &Program) -> f64 {
     d.distance as f64 / d.size.max(1) as f64
 }
 
+/// The relative patch size approximated on the text, for a repaired text that does not lower:
+/// the tokens (words, numbers and operator characters) of every replaced and every inserted
+/// text (a subtree deleted and one inserted) over the tokens of `text`.
+pub fn token_patch_size(text: &str, edits: &[super::repair::TextEdit]) -> f64 {
+    let tokens = |s: &str| s.split(|c: char| !c.is_alphanumeric() && c != '_').filter(|w| !w.is_empty()).count() + s.chars().filter(|c| "+-*/%<>=!&|?:".contains(*c)).count();
+    let changed: usize = edits.iter().map(|e| tokens(text.get(e.span.range()).unwrap_or("")) + tokens(&e.new_text)).sum();
+    changed as f64 / tokens(text).max(1) as f64
+}
+
 struct Builder<'a> {
     p: &'a Program,
     labels: &'a mut Labels,

@@ -337,3 +337,13 @@ fn the_reductions_keep_the_distance_exact_on_near_trees() {
         assert!(bounded >= exact && (!is_exact || bounded == exact), "{x:?}\n{y:?}");
     }
 }
+
+#[test]
+fn the_token_approximation_counts_replaced_and_inserted_tokens() {
+    let text = "int main(void) { int a = 1; return a < 2; }";
+    let at = text.find("a < 2").unwrap();
+    // `a < 2` (3 tokens) replaced by `a <= 2` (4 tokens) in a text of 11 (nine words, `=`, `<`).
+    let edit = crate::ir::TextEdit { span: crate::ir::Span::new(at, at + 5), new_text: "a <= 2".into() };
+    assert!((token_patch_size(text, &[edit]) - 7.0 / 11.0).abs() < 1e-12);
+    assert_eq!(token_patch_size(text, &[]), 0.0);
+}
