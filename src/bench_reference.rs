@@ -3,10 +3,11 @@
 //! (`PROBLEM/reference.c`, `PROBLEM/tests/**/N.in|N.out`, `PROBLEM/submissions/*.c`), on the
 //! submissions that fail a test. Per submission: the strongest repair offered and its
 //! guarantee, the verified engine's verdict or failure reason (Verifix's Table 4), the time to
-//! the first repair and the relative patch size. Every repair is then re-checked independently:
-//! the patched program is compiled with gcc and run on every test (outputs compared with the
-//! `values` rule, the prompt cut where mend's interpreter saw the last read); a repair that
-//! fails a test is a bug, counted and listed.
+//! the first repair and the relative patch size (the exact tree edit distance over the
+//! student's AST size). Every repair is then re-checked independently: the patched program is
+//! compiled with gcc and run on every test (outputs compared with the `values` rule, the
+//! prompt cut where mend's interpreter saw the last read); a repair that fails a test is a
+//! bug, counted and listed.
 
 use std::collections::BTreeMap;
 use std::io::Write;
@@ -75,12 +76,16 @@ fn passes_all(program: &Program, p: &Problem) -> bool {
     })
 }
 
-/// Relative patch size: the tree edit distance, approximated by the tokens of every replaced
-/// and inserted text (a subtree deleted and one inserted), over the student program's tokens.
-fn relative_patch_size(text: &str, repair: &Repair) -> f64 {
-    let tokens = |s: &str| crate::spec::compare::value_tokens(s).len().max(s.split(|c: char| !c.is_alphanumeric() && c != '_').filter(|w| !w.is_empty()).count() + s.chars().filter(|c| "+-*/%<>=!&|?:".contains(*c)).count());
-    let changed: usize = repair.edits.iter().map(|e| tokens(&text[e.span.range()]) + tokens(&e.new_text)).sum();
-    changed as f64 / tokens(text).max(1) as f64
+/// Relative patch size (Verifix's, as the verified engine reports it): the exact tree edit
+/// distance between the student's program and the repaired one over the student's AST size
+/// ([`crate::ir::ted`]), whatever engine made the repair; approximated on the text's tokens
+/// only if the repaired text does not lower.
+fn relative_patch_size(student: &Program, text: &str, repair: &Repair) -> f64 {
+    let repaired = crate::syntax::lower::lower_source(&apply_edits(text, &repair.edits));
+    if repaired.diagnostics.iter().any(|d| d.severity == crate::ir::Severity::Error) {
+        return crate::ir::ted::token_patch_size(text, &repair.edits);
+    }
+    crate::ir::ted::relative_patch_size(student, &repaired.program)
 }
 
 /// Compiles `text` with gcc and runs it on every test: the number of tests it fails.
@@ -146,7 +151,7 @@ fn evaluate(p: &Problem, path: &Path, budget: Duration, work: &Path) -> Option<O
                 _ => "tested",
             };
             let gcc = gcc_failures(&apply_edits(&text, &r.edits), p, work).unwrap_or(usize::MAX);
-            (level, Some(relative_patch_size(&text, r)), gcc, r.title.clone())
+            (level, Some(relative_patch_size(&lowered.program, &text, r)), gcc, r.title.clone())
         }
         None => ("none", None, 0, String::new()),
     };

@@ -59,6 +59,8 @@ pub fn report_json(file: &str, text: &str, report: &Report) -> Value {
                 "engine": r.engine,
                 "guarantee": r.guarantee,
                 "edits": r.edits.iter().map(|e| json!({ "range": at.range_json(e.span), "newText": e.new_text })).collect::<Vec<_>>(),
+                // A verified repair's explanation includes its relative patch size (the exact
+                // tree edit distance over the student's AST size, `ir::ted`).
                 "explanation": r.explanation,
             })
         })

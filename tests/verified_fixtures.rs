@@ -1,7 +1,8 @@
 //! The verified-repair engine (Verifix) on `fixtures/verified/NAME.c`: the first line names the
 //! reference (`// reference: FILE [entry: FUNC]`); the outcome, every change and the repaired
 //! program are snapshotted in `NAME.expected`. Every repair is then checked independently: the
-//! repaired program, verified again from scratch, must be equivalent as written.
+//! repaired program, verified again from scratch, must be equivalent as written, and its
+//! relative patch size must be the exact tree edit distance to it (`ir::ted`).
 
 use std::path::Path;
 use std::time::Duration;
@@ -9,6 +10,7 @@ use std::time::Duration;
 use mend::cancel::Cancel;
 use mend::engines::verified::{self, Options, Outcome};
 use mend::ir::repair::apply_edits;
+use mend::ir::ted;
 use mend::smt::Budget;
 use mend::spec::compare::Compare;
 use mend::syntax::lower::lower_source;
@@ -60,6 +62,11 @@ fn verified_fixtures() {
                 }
                 out.push_str(&format!("relative patch size: {:.3}\n", r.relative_patch_size));
                 let repaired = apply_edits(&src, &r.edits);
+                // The figure is the exact tree edit distance on the final text (for a retyped
+                // float program, the composed patch), and is never zero for a repair.
+                let exact = ted::program_distance(&lower_source(&src).program, &lower_source(&repaired).program);
+                assert!(exact.exact && exact.distance > 0, "{}", path.display());
+                assert_eq!(r.relative_patch_size, exact.distance as f64 / exact.size as f64, "{}", path.display());
                 out.push_str("repaired program:\n");
                 out.push_str(&repaired);
                 let again = run(&repaired, &reference, &entry);

@@ -196,7 +196,10 @@ fn show_mismatch(program: &Program, reference: &Program, entry: &str, stdin: &st
 }
 
 /// A verified repair as diagnostics (one per change, worded by the hint level) and, at level
-/// `fix`, one quick fix that applies the whole patch.
+/// `fix`, one quick fix that applies the whole patch. Its explanation (the `explanation` of
+/// the repair in `mend check`'s JSON) gives Verifix's relative patch size: the exact tree edit
+/// distance between the student's and the repaired program over the student's AST size
+/// (`ir::ted`).
 fn push_verified(report: &mut Report, r: &verified::VerifiedRepair, hint: HintLevel, ms: u128) {
     let describe = |c: &verified::Change| {
         if c.old.is_empty() {

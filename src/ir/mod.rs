@@ -7,6 +7,7 @@ pub mod format;
 pub mod print;
 pub mod program;
 pub mod repair;
+pub mod ted;
 pub mod types;
 pub mod walk;
 

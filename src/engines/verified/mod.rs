@@ -71,8 +71,10 @@ pub struct Change {
 pub struct VerifiedRepair {
     pub edits: Vec<TextEdit>,
     pub changes: Vec<Change>,
-    /// Tree edit distance between the student's and the repaired program (an upper bound:
-    /// each changed subtree deleted and the new one inserted) over the student's AST size.
+    /// Verifix's relative patch size: the exact tree edit distance between the student's
+    /// program and the repaired one over the student's AST size ([`crate::ir::ted`];
+    /// Zhang–Shasha over the lowered programs, the text-token approximation
+    /// [`crate::ir::ted::token_patch_size`] only if the repaired text does not lower).
     pub relative_patch_size: f64,
 }
 
@@ -163,12 +165,8 @@ fn run_retyped(student: &Program, text: &str, reference: &Program, opts: &Option
     if lowered.diagnostics.iter().any(|d| d.severity == crate::ir::Severity::Error) {
         return run(student, text, reference, opts, budget, checks);
     }
-    let size: usize = student.funcs.iter().filter_map(|f| f.body.as_ref()).map(stmt_size).sum();
-    // A changed type: one node deleted and one inserted.
-    let retype_rps = 2.0 * retyped.len() as f64 / size.max(1) as f64;
     // The logic changes first (a repair's title names the first few), then the type changes.
     let (mut changes, mut edits) = (Vec::new(), Vec::new());
-    let mut rps = retype_rps;
     match run(&lowered.program, &patched, reference, opts, budget, checks)? {
         Outcome::Equivalent => {}
         Outcome::Failed(f) => return Err(f),
@@ -187,14 +185,15 @@ fn run_retyped(student: &Program, text: &str, reference: &Program, opts: &Option
                 changes.push(c);
                 edits.push(e);
             }
-            rps += r.relative_patch_size;
         }
     }
     for (c, e) in retyped {
         changes.push(c);
         edits.push(e);
     }
-    Ok(Outcome::Repaired(VerifiedRepair { edits, changes, relative_patch_size: rps }))
+    // Measured on the composed patch against the student's own program.
+    let relative_patch_size = patch_size(student, text, &edits);
+    Ok(Outcome::Repaired(VerifiedRepair { edits, changes, relative_patch_size }))
 }
 
 struct Side<'p> {
@@ -222,8 +221,8 @@ impl<'p> Side<'p> {
     }
 }
 
-/// One function pair's changes (each with its tree edit distance) and its solver checks.
-type PairRepair = (Vec<(Change, TextEdit, usize)>, usize);
+/// One function pair's changes and its solver checks.
+type PairRepair = (Vec<(Change, TextEdit)>, usize);
 
 fn run(student: &Program, text: &str, reference: &Program, opts: &Options, budget: &Budget, checks: &mut usize) -> Result<Outcome, Failure> {
     let pairs = match_functions(student, reference, &opts.entry)?;
@@ -303,7 +302,7 @@ fn run(student: &Program, text: &str, reference: &Program, opts: &Options, budge
             handles.into_iter().map(|h| h.join().unwrap_or(Err(Failure::Internal))).collect()
         })
     };
-    let mut all_changes: Vec<(Change, TextEdit, usize)> = Vec::new();
+    let mut all_changes: Vec<(Change, TextEdit)> = Vec::new();
     for result in results {
         let (changes, n) = result?;
         *checks += n;
@@ -312,11 +311,22 @@ fn run(student: &Program, text: &str, reference: &Program, opts: &Options, budge
     if all_changes.is_empty() {
         return Ok(Outcome::Equivalent);
     }
-    all_changes.sort_by_key(|(_, e, _)| (e.span.start, e.span.end));
-    let size: usize = pairs.iter().map(|(s, _)| stmt_size(student.func(*s).body.as_ref().expect("defined"))).sum();
-    let dist: usize = all_changes.iter().map(|(_, _, d)| *d).sum();
-    let (changes, edits): (Vec<Change>, Vec<TextEdit>) = all_changes.into_iter().map(|(c, e, _)| (c, e)).unzip();
-    Ok(Outcome::Repaired(VerifiedRepair { edits, changes, relative_patch_size: dist as f64 / size.max(1) as f64 }))
+    all_changes.sort_by_key(|(_, e)| (e.span.start, e.span.end));
+    let (changes, edits): (Vec<Change>, Vec<TextEdit>) = all_changes.into_iter().unzip();
+    let relative_patch_size = patch_size(student, text, &edits);
+    Ok(Outcome::Repaired(VerifiedRepair { edits, changes, relative_patch_size }))
+}
+
+/// The relative patch size of `edits` to `student` (whose source is `text`): the exact tree
+/// edit distance to the repaired text's program; the token approximation only if the
+/// repaired text does not lower (which would be a bug of the patch's printing).
+fn patch_size(student: &Program, text: &str, edits: &[TextEdit]) -> f64 {
+    let repaired = crate::syntax::lower::lower_source(&crate::ir::repair::apply_edits(text, edits));
+    if repaired.diagnostics.iter().any(|d| d.severity == crate::ir::Severity::Error) {
+        tracing::warn!("a verified repair's text does not lower; its patch size is approximated on tokens");
+        return crate::ir::ted::token_patch_size(text, edits);
+    }
+    crate::ir::ted::relative_patch_size(student, &repaired.program)
 }
 
 /// Functions matched by name and parameter count: the entry and every function either side
@@ -494,32 +504,6 @@ fn extension_arena(s: &Side<'_>) -> Arena {
         }
     }
     arena
-}
-
-fn stmt_size(s: &Stmt) -> usize {
-    let mut n = 0;
-    crate::ir::walk::walk_stmt(s, &mut |_| n += 1);
-    fn stmts(s: &Stmt) -> usize {
-        1 + match &s.kind {
-            StmtKind::Block(b) => b.iter().map(stmts).sum(),
-            StmtKind::If { then, els, .. } => stmts(then) + els.as_ref().map_or(0, |e| stmts(e)),
-            StmtKind::While { body, .. } | StmtKind::DoWhile { body, .. } => stmts(body),
-            StmtKind::For { init, body, .. } => init.iter().map(stmts).sum::<usize>() + stmts(body),
-            StmtKind::Switch { arms, .. } => arms.iter().flat_map(|a| &a.body).map(stmts).sum(),
-            _ => 0,
-        }
-    }
-    n + stmts(s)
-}
-
-fn expr_size(e: &Expr) -> usize {
-    let mut n = 0;
-    crate::ir::walk::walk_expr(e, &mut |x| {
-        if !matches!(x.kind, ExprKind::Cast { implicit: true, .. } | ExprKind::Decay(_)) {
-            n += 1;
-        }
-    });
-    n
 }
 
 /// Where a region is, as a phrase that follows "differs from the reference".
@@ -1113,7 +1097,7 @@ impl<'j, 'p: 'j, 'ctx> Job<'j, 'p, 'ctx> {
     }
 
     /// Every node in order; then the changes as text edits.
-    fn repair(&mut self, text: &str) -> Result<Vec<(Change, TextEdit, usize)>, Failure> {
+    fn repair(&mut self, text: &str) -> Result<Vec<(Change, TextEdit)>, Failure> {
         let order: Vec<Node> = self.r.tree.nodes().into_iter().filter(|n| *n != Node::FuncExit).collect();
         let mut picked: Vec<(Node, *const Expr, Alt)> = Vec::new();
         for &node in &order {
@@ -1150,8 +1134,8 @@ impl<'j, 'p: 'j, 'ctx> Job<'j, 'p, 'ctx> {
         Ok(picked.into_iter().filter_map(|(node, site, alt)| self.edit(node, site, &alt, text)).collect())
     }
 
-    /// The text edit of one changed site, and its tree edit distance (upper bound).
-    fn edit(&self, node: Node, site: *const Expr, alt: &Alt, text: &str) -> Option<(Change, TextEdit, usize)> {
+    /// The text edit of one changed site.
+    fn edit(&self, node: Node, site: *const Expr, alt: &Alt, text: &str) -> Option<(Change, TextEdit)> {
         let p = self.s.program;
         let region = node_name(p, self.s.func, &self.s.tree, node, text);
         if let Some((g, v)) = self.extension(node)
@@ -1173,8 +1157,7 @@ impl<'j, 'p: 'j, 'ctx> Job<'j, 'p, 'ctx> {
             let at = g.span.start as usize;
             let indent = indentation_after(text, at);
             let new = format!("\n{indent}if ({guard})\n{indent}    return {value};");
-            let dist = 4 + guard.len().min(1) + 1;
-            return Some((Change { span: g.span, old: String::new(), new: format!("if ({guard}) return {value};"), region }, TextEdit { span: g.span, new_text: new }, dist));
+            return Some((Change { span: g.span, old: String::new(), new: format!("if ({guard}) return {value};"), region }, TextEdit { span: g.span, new_text: new }));
         }
         if let Some(t) = self.tails.iter().find(|t| std::ptr::eq(site, t.guard) || std::ptr::eq(site, t.value)) {
             // An added assignment at the end of a loop body: guard and value make one statement.
@@ -1198,14 +1181,14 @@ impl<'j, 'p: 'j, 'ctx> Job<'j, 'p, 'ctx> {
                 let indent: String = text[line_start..at].chars().take_while(|c| c.is_whitespace()).collect();
                 let insert = Span::new(at, at);
                 let new_text = format!("{stmt}\n{indent}");
-                return Some((Change { span: insert, old: String::new(), new: stmt, region }, TextEdit { span: insert, new_text }, 3 + expr_size_text(&value)));
+                return Some((Change { span: insert, old: String::new(), new: stmt, region }, TextEdit { span: insert, new_text }));
             }
             let indent = text[..at].rsplit('\n').nth(1).map(|l| l[..l.len() - l.trim_start().len()].to_string()).unwrap_or_default();
             let line_start = text[..at].rfind('\n').map_or(at, |i| i + 1);
             let insert = Span::new(line_start, line_start);
             let body_indent = if text[line_start..at].trim().is_empty() { format!("{}    ", &text[line_start..at]) } else { indent };
             let new_text = format!("{body_indent}{stmt}\n");
-            return Some((Change { span: insert, old: String::new(), new: stmt, region }, TextEdit { span: insert, new_text }, 3 + expr_size_text(&value)));
+            return Some((Change { span: insert, old: String::new(), new: stmt, region }, TextEdit { span: insert, new_text }));
         }
         if let Some(p) = self.arena.prints.values().find(|p| std::ptr::eq(site, *p)) {
             let Alt::Expr(call) = alt else { return None };
@@ -1213,32 +1196,24 @@ impl<'j, 'p: 'j, 'ctx> Job<'j, 'p, 'ctx> {
             let at = p.span.start as usize;
             let indent = indentation_after(text, at);
             let new_text = format!("\n{indent}{stmt}");
-            return Some((Change { span: p.span, old: String::new(), new: stmt.clone(), region }, TextEdit { span: p.span, new_text }, 2 + expr_size(call)));
+            return Some((Change { span: p.span, old: String::new(), new: stmt.clone(), region }, TextEdit { span: p.span, new_text }));
         }
         let (info, _) = self.sites.get(&site)?;
         let e = info.expr;
         let old_text = text.get(e.span.range())?.to_string();
-        let (span, new, dist) = match (alt, info.kind) {
-            (Alt::Bool(b), SiteKind::Cond | SiteKind::Atom) => (e.span, if *b { "1".to_string() } else { "0".to_string() }, expr_size(e) + 1),
-            (Alt::Keep, _) => {
-                let stmt = info.stmt?;
-                (stmt.span, String::new(), stmt_size(stmt))
-            }
-            (Alt::Expr(x), SiteKind::Update(v)) if is_self_update(e) => (e.span, format!("{} = {}", p.var(v).name, expr_to_c(p, x)), expr_size(e) + expr_size(x) + 2),
-            (Alt::Expr(x), _) => (e.span, expr_to_c(p, x), expr_size(e) + expr_size(x)),
+        let (span, new) = match (alt, info.kind) {
+            (Alt::Bool(b), SiteKind::Cond | SiteKind::Atom) => (e.span, if *b { "1".to_string() } else { "0".to_string() }),
+            (Alt::Keep, _) => (info.stmt?.span, String::new()),
+            (Alt::Expr(x), SiteKind::Update(v)) if is_self_update(e) => (e.span, format!("{} = {}", p.var(v).name, expr_to_c(p, x))),
+            (Alt::Expr(x), _) => (e.span, expr_to_c(p, x)),
             _ => return None,
         };
         // A condition's span includes the statement's parentheses: keep them.
         let wrapped = span == e.span && old_text.starts_with('(') && old_text.ends_with(')') && !new.is_empty();
         let new_text = if wrapped { format!("({new})") } else { new.clone() };
         let shown = if wrapped { old_text[1..old_text.len() - 1].trim().to_string() } else { old_text };
-        Some((Change { span, old: shown, new, region }, TextEdit { span, new_text }, dist))
+        Some((Change { span, old: shown, new, region }, TextEdit { span, new_text }))
     }
-}
-
-/// Nodes of an expression printed as C, roughly (for patch sizes of inserted text).
-fn expr_size_text(s: &str) -> usize {
-    s.split(|c: char| !c.is_alphanumeric() && c != '_').filter(|w| !w.is_empty()).count().max(1) * 2 - 1
 }
 
 fn sel_const(ctx: &Context, k: u64) -> BV<'_> {
