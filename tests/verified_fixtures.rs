@@ -90,6 +90,7 @@ fn node_results_are_reused_across_runs() {
     assert!(first.checks > 0);
     let again = run(&student, &reference, "check_prime");
     assert_eq!(again.outcome, first.outcome);
+    eprintln!("node cache: first run {:?} ({} checks), again {:?}", first.time, first.checks, again.time);
     assert_eq!(again.checks, 0, "every node answered from the cache (first run: {} checks)", first.checks);
     let commented = student.replacen("int check_prime", "/* a comment */\nint check_prime", 1);
     let moved = run(&commented, &reference, "check_prime");
