@@ -9,7 +9,8 @@
 //!    guarded actions are merged with `ite`. Edges are aligned by their target node: a path
 //!    the student lacks is an edge that is never taken (the paper's case 2), and merging the
 //!    paths to one target is the union of every combinatorial alignment of the paper's case 3.
-//! 3. **Variables.** Usage-distance matrices per node, averaged, matched one-to-one
+//! 3. **Variables.** Usage-distance matrices per node, averaged, matched one-to-one at least
+//!    total distance, with the next best matchings tried when one admits no repair
 //!    ([`align`]). The alignment predicate at a node equates the aligned pairs of which either
 //!    side is *live* there (read before written on some path on), plus the input position;
 //!    at Func-Entry only parameters (locals hold garbage there). Any predicate is sound as long
@@ -25,10 +26,11 @@
 //!    expressions of the region renamed through the alignment, `true`/`false` (conditions) and
 //!    `x = x` (updates). `Extend`: when the reference's region can return and the student's
 //!    cannot, a guarded `if (false) return 0;` is added at the region's start, guard and value
-//!    holes. CEGIS: verify the candidate; a counterexample joins the list; partial MaxSMT (Z3
-//!    Optimize, one soft `keep` per hole) finds the candidate changing the fewest expressions
-//!    that is right on every counterexample so far; repeat. A node's sites are fixed once it
-//!    is verified, so later nodes cannot break it; a final pass re-verifies every node.
+//!    holes. CEGIS: verify the candidate; a counterexample joins the list; partial MaxSMT
+//!    ([`synth`]: fewest changed holes, then tie-break penalties, then the least selector
+//!    vector) finds the candidate changing the fewest expressions that is right on every
+//!    counterexample so far; repeat. A node's sites are fixed once it is verified, so later
+//!    nodes cannot break it. Answers per node are cached across runs ([`node_cache`]).
 
 pub mod align;
 mod node_cache;
