@@ -993,7 +993,7 @@ impl<'j, 'p: 'j, 'ctx> Job<'j, 'p, 'ctx> {
         printer.assert(&phi);
         printer.assert(&hyp);
         printer.assert(&bad);
-        let mut text = format!("{node:?}\n{}\n", printer.to_string());
+        let mut text = format!("{node:?}\n{printer}\n");
         for (site, (sel, alts)) in holes.iter() {
             let free = !self.chosen.contains_key(site);
             let guard = self.is_synthetic_guard(*site);
@@ -1010,7 +1010,6 @@ impl<'j, 'p: 'j, 'ctx> Job<'j, 'p, 'ctx> {
     }
 
     fn solve_node(&mut self, node: Node, holes: &Holes<'ctx>) -> Result<HashMap<*const Expr, usize>, Failure> {
-        let holes = holes;
         let mut choice: HashMap<*const Expr, usize> = HashMap::new();
         // One synthesiser for the whole loop: each counterexample adds its constraint once.
         let mut synth = synth::Synth::new(self.ctx);
@@ -1045,7 +1044,7 @@ impl<'j, 'p: 'j, 'ctx> Job<'j, 'p, 'ctx> {
         for (m, pre_r, pre_s) in self.cexs.get(&node).cloned().unwrap_or_default() {
             let (cr, cs) = (concrete(&pre_r, &m), concrete(&pre_s, &m));
             if self.phi(node, &cr, &cs).simplify().as_bool() == Some(true) {
-                synth.require(&self.instance(node, &m, cr, cs, &holes)?);
+                synth.require(&self.instance(node, &m, cr, cs, holes)?);
                 seeded = true;
             }
         }
@@ -1055,11 +1054,11 @@ impl<'j, 'p: 'j, 'ctx> Job<'j, 'p, 'ctx> {
                 return Err(Failure::Timeout);
             }
             if fresh_cex {
-                let Some((m, pre_r, pre_s)) = self.verify(node, &holes, &choice)? else {
+                let Some((m, pre_r, pre_s)) = self.verify(node, holes, &choice)? else {
                     return Ok(choice);
                 };
                 tracing::debug!("counterexample at {node:?}: {m}");
-                let instance = self.instance(node, &m, concrete(&pre_r, &m), concrete(&pre_s, &m), &holes)?;
+                let instance = self.instance(node, &m, concrete(&pre_r, &m), concrete(&pre_s, &m), holes)?;
                 synth.require(&instance);
                 self.cexs.entry(node).or_default().push((std::rc::Rc::new(m), pre_r, pre_s));
             }
