@@ -206,6 +206,9 @@ pub fn run(program: &Program, src: &str, opts: &Options, budget: &Budget, on_rep
     let suspiciousness = localize(&report.original, &loc_ids, &alternatives);
 
     let mut runs = ConcreteRuns::new(program, &opts.entry, opts.bound);
+    if let Some(r) = &opts.reference {
+        runs = runs.with_reference(r);
+    }
     if let BmcVerdict::Violated(cex) = &report.original.verdict {
         let t = Instant::now();
         runs.add_neighbours(&cex.stdin, super::concrete::NEIGHBOURS, &budget.cancel);
