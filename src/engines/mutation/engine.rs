@@ -291,12 +291,28 @@ pub fn mutation_unit(program: &Program, src: &str, opts: &Options) -> (HashSet<S
         if frozen_regions.iter().any(|r| r.start <= loc.span.start && loc.span.end <= r.end) {
             continue;
         }
-        let ms = location_mutants(program, src, &loc, &assignments, opts.level, &scope);
+        let mut ms = location_mutants(program, src, &loc, &assignments, opts.level, &scope);
+        if opts.reference.is_some() {
+            ms = with_reference(program, src, &loc, ms, opts.level, &scope);
+        }
         if !ms.is_empty() {
             alternatives.insert(loc.id, (loc, ms));
         }
     }
     (frozen, alternatives)
+}
+
+/// Against a reference, a condition also gets the variable replacements at level 1
+/// (`y >= z` → `a >= z`: an accumulator compared with the wrong input).
+fn with_reference(program: &Program, src: &str, loc: &Location, mut ms: Vec<Mutant>, level: u8, scope: &dyn Scope) -> Vec<Mutant> {
+    if loc.kind == LocationKind::Condition && level < 2 {
+        for m in catalogue::variable_replacements(program, src, &loc.expr, scope) {
+            if m.expr.ty == loc.expr.ty && !ms.iter().any(|x| x.edit == m.edit) {
+                ms.push(m);
+            }
+        }
+    }
+    ms
 }
 
 /// The program changes a selection stands for: (original span, replacement) per mutated
