@@ -19,7 +19,10 @@
 //! - `delete-assignment` (level 1): `x = e` becomes `x = x` (the statement is deleted);
 //! - `replace-variable` (level 2): a variable read becomes another variable of the same type in
 //!   scope at that point (at level 1 too for conditions when repairing against a reference:
-//!   [`variable_replacements`]).
+//!   [`variable_replacements`]);
+//! - `reference-expression` (against a reference only): the location's expression becomes one
+//!   of the reference's, renamed into the student's variables (see
+//!   [`super::reference_space`]).
 //!
 //! Every mutant changes exactly one node of the location's expression and comes with the
 //! minimal text edit that makes the same change in the student's source, so applying a repair
@@ -44,6 +47,7 @@ pub enum MutationKind {
     SwapOperands,
     DeleteAssignment,
     ReplaceVariable,
+    ReferenceExpression,
 }
 
 impl MutationKind {
@@ -62,6 +66,7 @@ impl MutationKind {
             MutationKind::SwapOperands => "swap-operands",
             MutationKind::DeleteAssignment => "delete-assignment",
             MutationKind::ReplaceVariable => "replace-variable",
+            MutationKind::ReferenceExpression => "reference-expression",
         }
     }
 }
