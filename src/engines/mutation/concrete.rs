@@ -156,8 +156,8 @@ impl<'p> ConcreteRuns<'p> {
                     None if r.exit_code.is_some() => match reference {
                         // Against a reference, an input decides something only when the
                         // reference's run completes too.
-                        Some(reference) => match completed(&run(reference, entry, input.as_bytes(), &limits, cancel)) {
-                            Some((expected, prompt)) => {
+                        Some(reference) => {
+                            if let Some((expected, prompt)) = completed(&run(reference, entry, input.as_bytes(), &limits, cancel)) {
                                 let (actual, cut) = completed(&r).expect("a completed run");
                                 if compare::outputs_match_values(&expected, Some(prompt), &actual, Some(cut)) {
                                     passing.push(input);
@@ -165,8 +165,7 @@ impl<'p> ConcreteRuns<'p> {
                                     failing.push(input);
                                 }
                             }
-                            None => {}
-                        },
+                        }
                         None => passing.push(input),
                     },
                     _ => {}
