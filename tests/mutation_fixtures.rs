@@ -1,7 +1,8 @@
 //! The mutation engine on fixtures with assertions: `fixtures/mutation/NAME.c` declares its
 //! options in a `// mend-test:` line; the verdict of the program as written, its
 //! counterexample and every minimal repair (in order) are snapshotted in `NAME.expected`.
-//! Every repair, applied to the text, is re-verified from scratch.
+//! Every repair, applied to the text, is re-verified from scratch. With
+//! `reference=references/FILE.c` the spec is the product program with that reference.
 
 use std::collections::HashSet;
 use std::path::Path;
@@ -26,6 +27,10 @@ fn options(src: &str) -> (Options, bool) {
             "bound" => o.bound = v.parse().unwrap(),
             "max_size" => o.max_size = v.parse().unwrap(),
             "incremental" => cross_check = v == "yes",
+            "reference" => {
+                let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/mutation").join(v);
+                o.reference = Some(lower_source(&std::fs::read_to_string(path).unwrap()).program);
+            }
             other => panic!("unknown option {other}"),
         }
     }
@@ -57,7 +62,11 @@ fn mutation_fixtures() {
             // Re-verify the repaired text from scratch.
             let fixed = apply_edits(&src, &r.edits());
             let p2 = lower_source(&fixed).program;
-            let again = bmc::verify(&p2, &opts.entry, opts.bound, &Budget::new(Duration::from_secs(60), Cancel::new()));
+            let budget = Budget::new(Duration::from_secs(60), Cancel::new());
+            let again = match &opts.reference {
+                Some(r) => bmc::verify_against(&p2, r, &opts.entry, opts.bound, &budget),
+                None => bmc::verify(&p2, &opts.entry, opts.bound, &budget),
+            };
             assert!(matches!(again.verdict, BmcVerdict::Holds { .. }), "{}: repair {} does not verify: {:?}\n{fixed}", f.display(), r.title(), again.verdict);
         }
         out.push_str(&format!("outcome: {:?}\n", report.outcome));

@@ -18,7 +18,11 @@
 //! - `swap-operands` (level 1): `a - b` → `b - a`, `a / b` → `b / a`;
 //! - `delete-assignment` (level 1): `x = e` becomes `x = x` (the statement is deleted);
 //! - `replace-variable` (level 2): a variable read becomes another variable of the same type in
-//!   scope at that point.
+//!   scope at that point (at level 1 too for conditions when repairing against a reference:
+//!   [`variable_replacements`]);
+//! - `reference-expression` (against a reference only): the location's expression becomes one
+//!   of the reference's, renamed into the student's variables (see
+//!   [`super::reference_space`]).
 //!
 //! Every mutant changes exactly one node of the location's expression and comes with the
 //! minimal text edit that makes the same change in the student's source, so applying a repair
@@ -43,6 +47,7 @@ pub enum MutationKind {
     SwapOperands,
     DeleteAssignment,
     ReplaceVariable,
+    ReferenceExpression,
 }
 
 impl MutationKind {
@@ -61,6 +66,7 @@ impl MutationKind {
             MutationKind::SwapOperands => "swap-operands",
             MutationKind::DeleteAssignment => "delete-assignment",
             MutationKind::ReplaceVariable => "replace-variable",
+            MutationKind::ReferenceExpression => "reference-expression",
         }
     }
 }
@@ -122,6 +128,16 @@ pub fn mutants(program: &Program, src: &str, expr: &Expr, role: Role, level: u8,
     // off-by-one rule): keep the first.
     let mut seen = std::collections::HashSet::new();
     out.retain(|m| seen.insert((m.edit.span, m.edit.new_text.clone())));
+    out
+}
+
+/// The `replace-variable` mutants of `expr` alone, whatever the level (the reference repair
+/// offers them for conditions at level 1: `y >= z` → `a >= z`).
+pub fn variable_replacements(program: &Program, src: &str, expr: &Expr, scope: &dyn Scope) -> Vec<Mutant> {
+    let mut out = Vec::new();
+    let ctx = Ctx { program, src, level: 2, scope, root: expr };
+    ctx.visit(expr, &mut Vec::new(), &mut out);
+    out.retain(|m| m.kind == MutationKind::ReplaceVariable);
     out
 }
 
@@ -730,5 +746,20 @@ mod tests {
             assert!(kinds.contains(k), "{k} missing from {kinds:?}");
         }
         assert!(ms.iter().any(|(_, m)| m.description == "`i < n` → `i > n`"), "level 2 has the full relational group");
+    }
+
+    #[test]
+    fn variable_replacements_alone_at_any_level() {
+        let p = lower_source(SUM).program;
+        let (cond, _, _) = locations(&p).into_iter().find(|(_, r, _)| *r == Role::Condition).unwrap();
+        let ms = variable_replacements(&p, SUM, &cond, &AllVars(&p));
+        let lines: Vec<String> = ms.iter().map(|m| format!("{} [{}]", m.description, m.kind.name())).collect();
+        expect_test::expect![[r#"
+            `i` → `n` [replace-variable]
+            `i` → `sum` [replace-variable]
+            `n` → `sum` [replace-variable]
+            `n` → `i` [replace-variable]
+        "#]]
+        .assert_eq(&(lines.join("\n") + "\n"));
     }
 }

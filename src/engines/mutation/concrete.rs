@@ -10,12 +10,21 @@
 //! other runtime error) decide nothing and leave the candidate to the solver, so the filter
 //! never changes a verdict, only how fast it is reached: most candidates of a search fail on
 //! an input some earlier candidate already failed on.
+//!
+//! Against a reference ([`ConcreteRuns::with_reference`]) a run also violates the spec when it
+//! and the reference's run on the same input both complete within the bound and their outputs
+//! differ in the `values` compare mode (the tokens after the last input read). That mode is
+//! the loosest of the three, so such a candidate is not a repair in any mode; the product
+//! program's token comparison approximates it (it ignores punctuation, see
+//! [`crate::smt::product`]), so this filter may reject a candidate the product alone would
+//! accept, never the other way round.
 
 use std::collections::HashMap;
 
 use crate::cancel::Cancel;
 use crate::ir::walk::walk_stmt_mut;
 use crate::ir::*;
+use crate::spec::compare;
 use crate::spec::interp::{self, Limits, Runner, RuntimeErrorKind};
 
 /// Inputs near the first counterexample added before the search (see
@@ -27,6 +36,8 @@ const MAX_INPUTS: usize = 32;
 /// Steps per run: a run within the unwinding bound of a student program is short; one that
 /// is not is left to the solver.
 const MAX_STEPS: u64 = 2_000_000;
+/// Values appended to an input the reference reads past the end of.
+const MAX_PADDING: usize = 16;
 
 /// What the stored inputs say about one candidate.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -43,11 +54,21 @@ pub struct ConcreteRuns<'p> {
     bound: u32,
     /// stdin texts, newest last.
     inputs: Vec<String>,
+    /// The reference, and its output on each input (with the length of its prompt) when its
+    /// run completes within the bound.
+    reference: Option<&'p Program>,
+    expected: HashMap<String, Option<(String, usize)>>,
 }
 
 impl<'p> ConcreteRuns<'p> {
     pub fn new(program: &'p Program, entry: &str, bound: u32) -> Self {
-        ConcreteRuns { program, entry: entry.to_string(), bound, inputs: Vec::new() }
+        ConcreteRuns { program, entry: entry.to_string(), bound, inputs: Vec::new(), reference: None, expected: HashMap::new() }
+    }
+
+    /// Runs are also compared with `reference`'s (see the module's documentation).
+    pub fn with_reference(mut self, reference: &'p Program) -> Self {
+        self.reference = Some(reference);
+        self
     }
 
     pub fn add_input(&mut self, stdin: String) {
@@ -55,9 +76,53 @@ impl<'p> ConcreteRuns<'p> {
             return;
         }
         if self.inputs.len() == MAX_INPUTS {
-            self.inputs.remove(0);
+            let old = self.inputs.remove(0);
+            self.expected.remove(&old);
         }
+        let stdin = match self.reference {
+            Some(_) => {
+                let (padded, expected) = self.padded(&stdin);
+                if self.inputs.contains(&padded) {
+                    return;
+                }
+                self.expected.insert(padded.clone(), expected);
+                padded
+            }
+            None => stdin,
+        };
         self.inputs.push(stdin);
+    }
+
+    /// `stdin` with `0` tokens appended while the reference's run finds the input at its end
+    /// (at most [`MAX_PADDING`]), and the reference's completed output on it. A counterexample
+    /// of the product holds the values the student's run reads; the reference may read more,
+    /// which the product leaves free, so any value is one of the product's runs.
+    fn padded(&self, stdin: &str) -> (String, Option<(String, usize)>) {
+        let reference = self.reference.expect("a reference");
+        let mut stdin = stdin.to_string();
+        let mut added = 0;
+        loop {
+            let out = interp::run(reference, &self.entry, stdin.as_bytes(), &self.limits(), &Cancel::new());
+            if !out.input_exhausted || added == MAX_PADDING {
+                return (stdin, completed(&out));
+            }
+            if !stdin.is_empty() && !stdin.ends_with(char::is_whitespace) {
+                stdin.push('\n');
+            }
+            stdin.push_str("0\n");
+            added += 1;
+        }
+    }
+
+    fn limits(&self) -> Limits {
+        Limits { max_steps: MAX_STEPS, unwinding_bound: Some(self.bound), ..Limits::default() }
+    }
+
+    /// Whether the run `r` on `stdin` completed and printed other values than the reference.
+    fn differs(&self, stdin: &str, r: &interp::RunResult) -> bool {
+        let Some(Some((expected, prompt))) = self.expected.get(stdin) else { return false };
+        let Some((actual, cut)) = completed(r) else { return false };
+        !compare::outputs_match_values(expected, Some(*prompt), &actual, Some(cut))
     }
 
     /// Adds inputs near `stdin` (one number of it changed: ±1, ±10, ±100, 0, ±1, doubled,
@@ -68,8 +133,13 @@ impl<'p> ConcreteRuns<'p> {
     /// input it comes from, and candidates a counterexample of the solver would reject anyway
     /// are rejected without the solver.
     pub fn add_neighbours(&mut self, stdin: &str, max: usize, cancel: &Cancel) {
-        let limits = Limits { max_steps: MAX_STEPS, unwinding_bound: Some(self.bound), ..Limits::default() };
-        let (program, entry) = (self.program, self.entry.as_str());
+        let limits = self.limits();
+        let padded = match self.reference {
+            Some(_) => self.padded(stdin).0,
+            None => stdin.to_string(),
+        };
+        let stdin = padded.as_str();
+        let (program, entry, reference) = (self.program, self.entry.as_str(), self.reference);
         let (failing, passing) = interp::run_batch(|run| {
             let mut failing = Vec::new();
             let mut passing = Vec::new();
@@ -81,9 +151,23 @@ impl<'p> ConcreteRuns<'p> {
                 if r.input_exhausted || r.assume_failed {
                     continue;
                 }
-                match r.error.map(|e| e.kind) {
+                match r.error.as_ref().map(|e| e.kind) {
                     Some(k) if is_violation(k) => failing.push(input),
-                    None if r.exit_code.is_some() => passing.push(input),
+                    None if r.exit_code.is_some() => match reference {
+                        // Against a reference, an input decides something only when the
+                        // reference's run completes too.
+                        Some(reference) => {
+                            if let Some((expected, prompt)) = completed(&run(reference, entry, input.as_bytes(), &limits, cancel)) {
+                                let (actual, cut) = completed(&r).expect("a completed run");
+                                if compare::outputs_match_values(&expected, Some(prompt), &actual, Some(cut)) {
+                                    passing.push(input);
+                                } else {
+                                    failing.push(input);
+                                }
+                            }
+                        }
+                        None => passing.push(input),
+                    },
                     _ => {}
                 }
             }
@@ -134,19 +218,24 @@ impl<'p> ConcreteRuns<'p> {
             if r.input_exhausted || r.assume_failed {
                 continue;
             }
-            match r.error.map(|e| e.kind) {
+            match r.error.as_ref().map(|e| e.kind) {
                 Some(k) if is_violation(k) => {
+                    evidence.violates = true;
+                    return evidence;
+                }
+                None if r.exit_code.is_some() && self.differs(stdin, &r) => {
                     evidence.violates = true;
                     return evidence;
                 }
                 None if r.exit_code.is_some() => evidence.completes = true,
                 Some(RuntimeErrorKind::Uninitialized) => {
                     // The encoding gives a never-assigned local an arbitrary value: if the
-                    // run with 0 violates, the encoding has that violating run too (a deleted
-                    // assignment would otherwise always reach the solver).
+                    // run with 0 violates (or prints other values than the reference), the
+                    // encoding has that violating run too (a deleted assignment would
+                    // otherwise always reach the solver).
                     let zero = Limits { uninit_reads_zero: true, ..limits.clone() };
                     let r = run(program, &self.entry, stdin.as_bytes(), &zero, cancel);
-                    if !r.input_exhausted && !r.assume_failed && r.error.as_ref().is_some_and(|e| is_violation(e.kind)) {
+                    if !r.input_exhausted && !r.assume_failed && (r.error.as_ref().is_some_and(|e| is_violation(e.kind)) || self.differs(stdin, &r)) {
                         evidence.violates = true;
                         return evidence;
                     }
@@ -156,6 +245,13 @@ impl<'p> ConcreteRuns<'p> {
         }
         evidence
     }
+}
+
+/// A run's output and the length of its prompt (the output before its last read), when it
+/// completed (within the bound, no error, every assumption and read satisfied).
+fn completed(r: &interp::RunResult) -> Option<(String, usize)> {
+    (r.error.is_none() && r.exit_code.is_some() && !r.input_exhausted && !r.assume_failed)
+        .then(|| (String::from_utf8_lossy(&r.output).into_owned(), r.output_before_last_read))
 }
 
 fn is_violation(kind: RuntimeErrorKind) -> bool {
@@ -288,6 +384,23 @@ mod tests {
         let mut runs = ConcreteRuns::new(&p, "main", 5);
         runs.add_input("4\n".into());
         assert_eq!(runs.evidence(&[], &Cancel::new()), Evidence::default());
+    }
+
+    #[test]
+    fn against_a_reference_other_printed_values_reject() {
+        // The reference reads two numbers, the student one: a product counterexample holds one
+        // value, and the reference's second read gets a padded `0`.
+        let reference = lower_source("#include <stdio.h>\nint main(void) { int a, b; scanf(\"%d %d\", &a, &b); printf(\"sum %d\\n\", a + b); return 0; }").program;
+        let student = lower_source("#include <stdio.h>\nint main(void) { int a; scanf(\"%d\", &a); printf(\"sum %d\\n\", a * 2); return 0; }").program;
+        let mut runs = ConcreteRuns::new(&student, "main", 5).with_reference(&reference);
+        runs.add_input("3\n".into());
+        assert_eq!(runs.inputs, vec!["3\n0\n".to_string()]);
+        assert_eq!(runs.evidence(&[], &Cancel::new()), Evidence { violates: true, completes: false });
+        // On 0 both print `sum 0`: nothing is decided but that the run completes.
+        let mut runs = ConcreteRuns::new(&student, "main", 5).with_reference(&reference);
+        runs.add_input("0".into());
+        assert_eq!(runs.inputs, vec!["0\n0\n".to_string()]);
+        assert_eq!(runs.evidence(&[], &Cancel::new()), Evidence { violates: false, completes: true });
     }
 
     #[test]

@@ -14,6 +14,7 @@ use crate::smt::{Budget, Verdict as SmtVerdict};
 
 use super::catalogue::{self, Mutant, Role, Scope};
 use super::concrete::ConcreteRuns;
+use super::reference_space::{Pick, ReferenceSpace};
 use super::search::{self, Oracle, Outcome, SearchOptions, Selection, Verdict};
 
 /// Bounds of the per-candidate first-pass time (a tenth of the budget in between).
@@ -41,7 +42,10 @@ pub struct Options {
     /// How candidates are checked by the solver.
     pub solver_mode: SolverMode,
     /// Repair against this reference instead of the assertions alone: the spec is the product
-    /// program (see [`crate::smt::product`]); the reference is frozen by construction.
+    /// program (see [`crate::smt::product`]); the reference is frozen by construction. Each
+    /// location's alternatives then start with the reference's expressions renamed into the
+    /// student's variables ([`super::reference_space`]), and the concrete runs compare with the
+    /// reference's output ([`ConcreteRuns::with_reference`]).
     pub reference: Option<Program>,
 }
 
@@ -206,6 +210,9 @@ pub fn run(program: &Program, src: &str, opts: &Options, budget: &Budget, on_rep
     let suspiciousness = localize(&report.original, &loc_ids, &alternatives);
 
     let mut runs = ConcreteRuns::new(program, &opts.entry, opts.bound);
+    if let Some(r) = &opts.reference {
+        runs = runs.with_reference(r);
+    }
     if let BmcVerdict::Violated(cex) = &report.original.verdict {
         let t = Instant::now();
         runs.add_neighbours(&cex.stdin, super::concrete::NEIGHBOURS, &budget.cancel);
@@ -283,17 +290,56 @@ pub fn mutation_unit(program: &Program, src: &str, opts: &Options) -> (HashSet<S
     let frozen_regions = frozen_regions(src);
     let scope = FunctionScopes::new(program);
     let assignments = assignment_targets(program);
+    let space = opts.reference.as_ref().map(|r| ReferenceSpace::new(program, src, r, &frozen));
     let mut alternatives = Alternatives::new();
     for loc in encode::locations(program, &frozen) {
         if frozen_regions.iter().any(|r| r.start <= loc.span.start && loc.span.end <= r.end) {
             continue;
         }
-        let ms = location_mutants(program, src, &loc, &assignments, opts.level, &scope);
+        let mut ms = location_mutants(program, src, &loc, &assignments, opts.level, &scope);
+        if let Some(space) = &space {
+            ms = with_reference(space, program, src, &loc, ms, opts.level, &scope);
+        }
         if !ms.is_empty() {
             alternatives.insert(loc.id, (loc, ms));
         }
     }
+    drop(space);
     (frozen, alternatives)
+}
+
+/// Against a reference: the location's alternatives drawn from the reference first (new ones,
+/// and catalogue mutants the reference also proposes), then the catalogue's others; a
+/// condition also gets the variable replacements at level 1 (`y >= z` → `a >= z`).
+fn with_reference(
+    space: &ReferenceSpace<'_>,
+    program: &Program,
+    src: &str,
+    loc: &Location,
+    mut ms: Vec<Mutant>,
+    level: u8,
+    scope: &dyn Scope,
+) -> Vec<Mutant> {
+    if loc.kind == LocationKind::Condition && level < 2 {
+        for m in catalogue::variable_replacements(program, src, &loc.expr, scope) {
+            if m.expr.ty == loc.expr.ty && !ms.iter().any(|x| x.edit == m.edit) {
+                ms.push(m);
+            }
+        }
+    }
+    let mut taken = vec![false; ms.len()];
+    let mut out = Vec::new();
+    for pick in space.picks(loc, &ms) {
+        match pick {
+            Pick::New(m) => out.push(m),
+            Pick::Catalogue(k) => {
+                taken[k] = true;
+                out.push(ms[k].clone());
+            }
+        }
+    }
+    out.extend(ms.into_iter().zip(taken).filter(|(_, t)| !t).map(|(m, _)| m));
+    out
 }
 
 /// The program changes a selection stands for: (original span, replacement) per mutated

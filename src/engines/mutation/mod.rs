@@ -6,4 +6,5 @@ pub mod catalogue;
 pub mod against_tests;
 pub mod concrete;
 pub mod engine;
+pub mod reference_space;
 pub mod search;

@@ -25,7 +25,7 @@ pub fn table(regions: &[(Node, &[(VarId, Usage)])]) -> UsageTable {
 
 /// Δ(usage(x, e), usage(x', e)): the share of occurrences that differ in kind (0 = the same
 /// multiset of usages, 1 = nothing in common; 0 when neither occurs).
-fn distance(a: Option<&BTreeMap<Usage, u32>>, b: Option<&BTreeMap<Usage, u32>>) -> f64 {
+pub fn distance(a: Option<&BTreeMap<Usage, u32>>, b: Option<&BTreeMap<Usage, u32>>) -> f64 {
     let empty = BTreeMap::new();
     let (a, b) = (a.unwrap_or(&empty), b.unwrap_or(&empty));
     let total: u32 = a.values().sum::<u32>() + b.values().sum::<u32>();

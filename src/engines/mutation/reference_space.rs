@@ -1,0 +1,730 @@
+//! The reference's expressions as alternatives of the mutation search (bounded
+//! product-program repair, [`super::engine::Options::reference`]).
+//!
+//! The bounded repair against a reference is the fallback of the verified engine, so it runs
+//! exactly where no structural alignment exists (other loop nesting, a missing loop or
+//! function, extra early returns) or the verified engine's space held no repair. The
+//! catalogue's operators rarely hold the fix a student needs then: a condition of the
+//! reference, a value the reference computes. This module adds, per location, the reference's
+//! expressions of the same kind renamed into the student's variables:
+//! - for a condition: the reference's conditions, and the operands of `&&`/`||` in them (and
+//!   the conditions of its `?:`);
+//! - for a value (right side of `x = e`, initialiser, printed or returned value, argument):
+//!   the reference's assigned values, initialisers, printed and returned values and call
+//!   arguments; the right side of `x op= e` takes the reference's `op=` right sides only.
+//!
+//! **Variable mapping.** There is no automaton alignment here, so the mapping is built from the
+//! two whole functions of the same name: parameters by position; the k-th variable read by
+//! `scanf` in each (the k-th input is the same token for both programs, so these agree right
+//! after the read); a variable of the same name and type; Verifix's one-to-one matching by
+//! usage distance (`verified::align`, with the whole function as one region); then every other
+//! student variable whose usage distance is within [`MARGIN`] of the best. A variable the
+//! reference reads as its k-th where the student reads fewer than k variables (into an array,
+//! or one variable in a loop) gets only a namesake. A reference variable
+//! keeps at most [`MAX_PARTNERS`] partners, best first, and an expression is offered under the
+//! combinations of partners closest to the best one (at most [`MAX_RENAMINGS`], each mapping
+//! distinct reference variables to distinct student variables). An expression using a variable
+//! without a partner, a function the student does not define, or anything with side effects is
+//! not offered.
+//!
+//! **Edits.** An alternative's text is the printed C of the renamed expression
+//! ([`crate::ir::print::expr_to_c`]), inside the location's parentheses when the location's
+//! text has them (an `if`'s condition); its edit replaces only the tokens that differ (common
+//! leading and trailing tokens stay as the student wrote them). The edit is applied and the
+//! program lowered again: the alternative *is* the lowered program's expression at that
+//! location, offered only when the text lowers without errors, prints as intended, uses the
+//! student's variables and has the location's type. So the encoded alternative and the text a
+//! repair applies agree by construction, implicit conversions included.
+//!
+//! **Order and bound.** At most [`MAX_PER_LOCATION`] per location, the ones closest to the
+//! original first (token edit distance: the likely fix is a small change), then in the
+//! reference's order. One the catalogue already has (same printed expression) is the
+//! catalogue's mutant, with its smaller edit. The engine puts them at the head of the
+//! location's list, before the catalogue's others: the search (AllRepair's order: size, then
+//! location suspiciousness, then the alternative's index) tries them first at each location,
+//! and minimality in the number of changed locations is untouched. (Trying every location's
+//! reference alternatives before any catalogue mutant was measured too: where the mapping is
+//! poor, e.g. a reference without loops against a student's sorting loops, its candidates
+//! exhaust the solver's first-pass cap one after another and starve the catalogue's fix.)
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+
+use crate::engines::verified::align;
+use crate::ir::cfa::Node;
+use crate::ir::print::expr_to_c;
+use crate::ir::walk::{children_mut, walk_expr, walk_stmt};
+use crate::ir::*;
+use crate::smt::encode::{self, Location, LocationKind};
+use crate::smt::region::Usage;
+
+use super::catalogue::{Mutant, MutationKind};
+
+/// Reference alternatives per location (the catalogue's level 1 has ~2–6 per location).
+pub const MAX_PER_LOCATION: usize = 12;
+/// Student partners kept per reference variable.
+pub const MAX_PARTNERS: usize = 3;
+/// Renamings of one reference expression.
+pub const MAX_RENAMINGS: usize = 4;
+/// A student variable whose usage distance to a reference variable is within this of the
+/// best one's is a plausible partner (distances are in [0, 1], +0.5 for another type).
+pub const MARGIN: f64 = 0.25;
+
+/// One alternative of a location drawn from the reference.
+#[derive(Debug)]
+pub enum Pick {
+    /// A new alternative (kind [`MutationKind::ReferenceExpression`]).
+    New(Mutant),
+    /// The catalogue's mutant at this index gives the same expression.
+    Catalogue(usize),
+}
+
+/// The reference's expressions, renamed into the student's variables, per student function.
+pub struct ReferenceSpace<'a> {
+    student: &'a Program,
+    src: &'a str,
+    frozen: &'a HashSet<String>,
+    pools: HashMap<FuncId, Pool>,
+    /// The operator of each student `x op= e`, by the span of `e`.
+    compound: HashMap<Span, BinOp>,
+}
+
+/// Printed C of renamed reference expressions, by kind, deduplicated, in the reference's order.
+#[derive(Debug, Default)]
+struct Pool {
+    conds: Vec<String>,
+    values: Vec<String>,
+    compound: Vec<(BinOp, String)>,
+}
+
+impl Pool {
+    fn push(list: &mut Vec<String>, texts: Vec<String>) {
+        for t in texts {
+            if !list.contains(&t) {
+                list.push(t);
+            }
+        }
+    }
+}
+
+impl<'a> ReferenceSpace<'a> {
+    /// The space for `student` (its source `src`) against `reference`; functions in `frozen`
+    /// get nothing.
+    pub fn new(student: &'a Program, src: &'a str, reference: &Program, frozen: &'a HashSet<String>) -> Self {
+        let ref_locations = encode::locations(reference, &HashSet::new());
+        let ref_compound = compound_rhs(reference);
+        let mut pools = HashMap::new();
+        for (i, sf) in student.funcs.iter().enumerate() {
+            let sid = FuncId(i as u32);
+            if sf.body.is_none() || frozen.contains(&sf.name) {
+                continue;
+            }
+            let Some(rid) = reference.func_by_name(&sf.name) else { continue };
+            if reference.func(rid).body.is_none() {
+                continue;
+            }
+            let partners = partners(student, sid, reference, rid);
+            let renamed = |e: &Expr| -> Vec<String> {
+                renamings(student, reference, e, &partners).iter().map(|r| expr_to_c(student, r)).collect()
+            };
+            let mut pool = Pool::default();
+            for loc in ref_locations.iter().filter(|l| l.func == rid) {
+                match loc.kind {
+                    LocationKind::Condition => {
+                        for c in subconditions(&loc.expr) {
+                            Pool::push(&mut pool.conds, renamed(c));
+                        }
+                    }
+                    LocationKind::Assign if ref_compound.contains_key(&loc.span) => {
+                        let op = ref_compound[&loc.span];
+                        for t in renamed(&loc.expr) {
+                            if !pool.compound.contains(&(op, t.clone())) {
+                                pool.compound.push((op, t));
+                            }
+                        }
+                    }
+                    LocationKind::Assign | LocationKind::Init | LocationKind::Return | LocationKind::Arg => {
+                        Pool::push(&mut pool.values, renamed(&loc.expr));
+                        walk_expr(&loc.expr, &mut |x| {
+                            if let ExprKind::Cond(c, _, _) = &x.kind {
+                                Pool::push(&mut pool.conds, renamed(c));
+                            }
+                        });
+                    }
+                    LocationKind::Update => {}
+                }
+            }
+            pools.insert(sid, pool);
+        }
+        ReferenceSpace { student, src, frozen, pools, compound: compound_rhs(student) }
+    }
+
+    /// The reference's alternatives for `loc`, best first, at most [`MAX_PER_LOCATION`];
+    /// `catalogue` is the location's catalogue mutants (an expression they already give is
+    /// returned as [`Pick::Catalogue`]).
+    pub fn picks(&self, loc: &Location, catalogue: &[Mutant]) -> Vec<Pick> {
+        let Some(pool) = self.pools.get(&loc.func) else { return Vec::new() };
+        let texts: Vec<&String> = match (loc.kind, self.compound.get(&loc.span)) {
+            (LocationKind::Condition, _) => pool.conds.iter().collect(),
+            (LocationKind::Assign, Some(op)) => pool.compound.iter().filter(|(o, _)| o == op).map(|(_, t)| t).collect(),
+            (LocationKind::Assign | LocationKind::Init | LocationKind::Return | LocationKind::Arg, _) => pool.values.iter().collect(),
+            (LocationKind::Update, _) => return Vec::new(),
+        };
+        let original = expr_to_c(self.student, &loc.expr);
+        let from = tokens(&original);
+        let mut ranked: Vec<(usize, usize, &String)> = texts
+            .into_iter()
+            .enumerate()
+            .filter(|(_, t)| **t != original)
+            .map(|(i, t)| (token_distance(&original, &from, t), i, t))
+            .collect();
+        ranked.sort();
+        let known: Vec<String> = catalogue.iter().map(|m| expr_to_c(self.student, &m.expr)).collect();
+        let mut out = Vec::new();
+        for (_, _, text) in ranked {
+            if out.len() == MAX_PER_LOCATION {
+                break;
+            }
+            match known.iter().position(|k| k == text) {
+                Some(k) => out.push(Pick::Catalogue(k)),
+                None => out.extend(self.mutant(loc, text).map(Pick::New)),
+            }
+        }
+        out
+    }
+
+    /// `loc`'s expression replaced by the one `text` lowers to, with its edit, if it lowers to
+    /// exactly that (see the module's "Edits").
+    fn mutant(&self, loc: &Location, text: &str) -> Option<Mutant> {
+        let old = self.src.get(loc.span.range())?;
+        let new = if parenthesized(old) { format!("({text})") } else { text.to_string() };
+        let start = loc.span.start as usize;
+        let whole = TextEdit { span: loc.span, new_text: new.clone() };
+        let minimal = minimal_edit(old, &new, start);
+        let (edit, mut expr) = [minimal, whole].into_iter().find_map(|e| self.lowers_to(loc, &e, text).map(|x| (e, x)))?;
+        respan(&mut expr, loc.span);
+        Some(Mutant { expr, kind: MutationKind::ReferenceExpression, edit, description: format!("`{old}` → `{new}` (as in the reference)") })
+    }
+
+    /// The expression at `loc` after `edit`, if the edited program lowers without errors and
+    /// that expression prints as `text`, has `loc`'s kind and type, and names the student's
+    /// variables and functions by their ids.
+    fn lowers_to(&self, loc: &Location, edit: &TextEdit, text: &str) -> Option<Expr> {
+        let patched = apply_edits(self.src, std::slice::from_ref(edit));
+        let lowered = crate::syntax::lower::lower_source(&patched);
+        if lowered.diagnostics.iter().any(|d| d.severity == Severity::Error) {
+            return None;
+        }
+        let p = &lowered.program;
+        let at = encode::locations(p, self.frozen).into_iter().nth(loc.id.0 as usize)?;
+        if at.kind != loc.kind || at.span.start != loc.span.start || at.expr.ty != loc.expr.ty || expr_to_c(p, &at.expr) != text {
+            return None;
+        }
+        let s = self.student;
+        let mut same = true;
+        walk_expr(&at.expr, &mut |x| match &x.kind {
+            ExprKind::Var(v) => {
+                same &= s.vars.get(v.0 as usize).is_some_and(|w| {
+                    let u = p.var(*v);
+                    (&u.name, &u.ty, u.func) == (&w.name, &w.ty, w.func)
+                })
+            }
+            ExprKind::Call(Callee::Func(f), _) => same &= s.funcs.get(f.0 as usize).is_some_and(|g| g.name == p.func(*f).name),
+            _ => {}
+        });
+        same.then_some(at.expr)
+    }
+}
+
+/// Every node of `e` at `span` (the location's: the alternative replaces it as a whole).
+fn respan(e: &mut Expr, span: Span) {
+    e.span = span;
+    for c in children_mut(e) {
+        respan(c, span);
+    }
+}
+
+/// A condition and its sub-conditions: the operands of `&&`/`||`, nested ones included.
+fn subconditions(e: &Expr) -> Vec<&Expr> {
+    let mut out = vec![e];
+    if let ExprKind::Logical(_, a, b) = &e.strip_implicit().kind {
+        out.extend(subconditions(a));
+        out.extend(subconditions(b));
+    }
+    out
+}
+
+/// The operator of every `x op= e`, by the span of `e` (the location of its right side).
+fn compound_rhs(p: &Program) -> HashMap<Span, BinOp> {
+    let mut out = HashMap::new();
+    for f in &p.funcs {
+        if let Some(body) = &f.body {
+            walk_stmt(body, &mut |e: &Expr| {
+                if let ExprKind::CompoundAssign { op, rhs, .. } = &e.kind {
+                    out.insert(rhs.span, *op);
+                }
+            });
+        }
+    }
+    out
+}
+
+/// Whether `text` is `( ... )` with the first parenthesis closed by the last.
+fn parenthesized(text: &str) -> bool {
+    let t = text.trim();
+    if !(t.starts_with('(') && t.ends_with(')')) {
+        return false;
+    }
+    let mut depth = 0i32;
+    for (i, c) in t.char_indices() {
+        match c {
+            '(' => depth += 1,
+            ')' => {
+                depth -= 1;
+                if depth == 0 && i + 1 < t.len() {
+                    return false;
+                }
+            }
+            _ => {}
+        }
+    }
+    depth == 0
+}
+
+/// The student variables each reference variable of `rf` may stand for in `sf`, best first
+/// (see the module's "Variable mapping"). Globals map to globals of the same name and type.
+fn partners(student: &Program, sf: FuncId, reference: &Program, rf: FuncId) -> BTreeMap<VarId, Vec<VarId>> {
+    let (s_fn, r_fn) = (student.func(sf), reference.func(rf));
+    let scalars = |p: &Program, f: FuncId| -> Vec<VarId> {
+        (0..p.vars.len() as u32).map(VarId).filter(|v| p.var(*v).func == Some(f) && p.var(*v).ty.is_arithmetic()).collect()
+    };
+    let (rv, sv) = (scalars(reference, rf), scalars(student, sf));
+    let (ru, su) = (usage(r_fn), usage(s_fn));
+    let (rt, st) = (align::table(&[(Node::FuncEntry, ru.as_slice())]), align::table(&[(Node::FuncEntry, su.as_slice())]));
+    let best = align::align(
+        &align::Vars { program: reference, vars: &rv, params: &r_fn.params, usage: &rt },
+        &align::Vars { program: student, vars: &sv, params: &s_fn.params, usage: &st },
+    );
+    let (r_read, s_read) = (scanned(r_fn), scanned(student.func(sf)));
+    let (r_use, s_use) = (rt.get(&Node::FuncEntry), st.get(&Node::FuncEntry));
+    // Verifix's pair score: usage distance, another type costs more, the same name less.
+    let score = |r: VarId, s: VarId| {
+        let (x, y) = (reference.var(r), student.var(s));
+        let mut d = align::distance(r_use.and_then(|m| m.get(&r)), s_use.and_then(|m| m.get(&s)));
+        if x.ty != y.ty {
+            d += 0.5;
+        }
+        if x.name == y.name {
+            d -= 0.1;
+        }
+        d
+    };
+    let mut out = BTreeMap::new();
+    for &r in &rv {
+        let x = reference.var(r);
+        let mut list: Vec<VarId> = Vec::new();
+        if let Some(k) = r_fn.params.iter().position(|p| *p == r) {
+            // The signature fixes a parameter's partner.
+            list.extend(s_fn.params.get(k).filter(|s| student.var(**s).ty.is_arithmetic()));
+            out.insert(r, list);
+            continue;
+        }
+        let locals: Vec<VarId> = sv.iter().copied().filter(|s| !s_fn.params.contains(s)).collect();
+        let read_at = r_read.iter().position(|v| *v == r);
+        if let Some(k) = read_at {
+            list.extend(s_read.get(k).filter(|s| locals.contains(s)));
+        }
+        list.extend(locals.iter().find(|s| student.var(**s).name == x.name && student.var(**s).ty == x.ty));
+        // A variable the reference reads as its k-th where the student reads fewer variables
+        // (into an array, or one variable in a loop) has no scalar counterpart but a namesake.
+        if read_at.is_none_or(|k| k < s_read.len()) {
+            list.extend(best.get(&r).filter(|s| locals.contains(s)));
+            let mut scored: Vec<(f64, VarId)> = locals.iter().map(|s| (score(r, *s), *s)).collect();
+            scored.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+            if let Some(&(top, _)) = scored.first() {
+                list.extend(scored.iter().filter(|(d, _)| *d <= top + MARGIN).map(|(_, s)| *s));
+            }
+        }
+        let mut seen = HashSet::new();
+        list.retain(|s| seen.insert(*s));
+        list.truncate(MAX_PARTNERS);
+        out.insert(r, list);
+    }
+    for (i, x) in reference.vars.iter().enumerate() {
+        if x.func.is_none() && x.ty.is_arithmetic()
+            && let Some(j) = student.vars.iter().position(|y| y.func.is_none() && y.name == x.name && y.ty == x.ty)
+        {
+            out.insert(VarId(i as u32), vec![VarId(j as u32)]);
+        }
+    }
+    out
+}
+
+/// How `f` uses each variable, occurrence by occurrence (the usage kinds of
+/// [`crate::smt::region`], gathered from the syntax of the whole function).
+fn usage(f: &Function) -> Vec<(VarId, Usage)> {
+    let mut out = Vec::new();
+    let Some(body) = &f.body else { return out };
+    for_each_decl(body, &mut |v| out.push((v, Usage::Written)));
+    // Variables written, or read by `scanf`, at these nodes (not read there).
+    let mut targets: HashSet<*const Expr> = HashSet::new();
+    let var = |x: &Expr| match x.strip_implicit().kind {
+        ExprKind::Var(v) => Some((v, x.strip_implicit() as *const Expr)),
+        _ => None,
+    };
+    walk_stmt(body, &mut |e: &Expr| match &e.kind {
+        ExprKind::Var(v) if !targets.contains(&(e as *const Expr)) => out.push((*v, Usage::Read)),
+        ExprKind::Assign(l, _) => {
+            if let Some((v, at)) = var(l) {
+                out.push((v, Usage::Written));
+                targets.insert(at);
+            }
+        }
+        ExprKind::CompoundAssign { op, lhs, .. } => {
+            if let Some((v, at)) = var(lhs) {
+                out.push((v, Usage::Operand(op.c_token())));
+                out.push((v, Usage::Written));
+                targets.insert(at);
+            }
+        }
+        ExprKind::IncDec(_, t) => {
+            if let Some((v, at)) = var(t) {
+                out.push((v, Usage::Incremented));
+                targets.insert(at);
+            }
+        }
+        ExprKind::Binary(op, a, b) => {
+            for o in [a, b] {
+                if let Some((v, _)) = var(o) {
+                    out.push((v, Usage::Operand(op.c_token())));
+                }
+            }
+        }
+        ExprKind::Call(Callee::Builtin(Builtin::Scanf), args) => {
+            for a in args.iter().skip(1) {
+                if let ExprKind::AddrOf(x) = &a.strip_implicit().kind
+                    && let Some((v, at)) = var(x)
+                {
+                    out.push((v, Usage::Scanned));
+                    targets.insert(at);
+                }
+            }
+        }
+        ExprKind::Call(Callee::Builtin(Builtin::Printf), args) => {
+            for a in args.iter().skip(1) {
+                if let Some((v, _)) = var(a) {
+                    out.push((v, Usage::Printed));
+                }
+            }
+        }
+        _ => {}
+    });
+    out
+}
+
+/// Calls `f` with every variable declared with an initialiser in `s`.
+fn for_each_decl(s: &Stmt, f: &mut impl FnMut(VarId)) {
+    match &s.kind {
+        StmtKind::Decl { var, init: Some(_) } => f(*var),
+        StmtKind::If { then, els, .. } => {
+            for_each_decl(then, f);
+            if let Some(e) = els {
+                for_each_decl(e, f);
+            }
+        }
+        StmtKind::While { body, .. } | StmtKind::DoWhile { body, .. } => for_each_decl(body, f),
+        StmtKind::For { init, body, .. } => {
+            init.iter().for_each(|s| for_each_decl(s, f));
+            for_each_decl(body, f);
+        }
+        StmtKind::Switch { arms, .. } => arms.iter().flat_map(|a| a.body.iter()).for_each(|s| for_each_decl(s, f)),
+        StmtKind::Block(b) => b.iter().for_each(|s| for_each_decl(s, f)),
+        _ => {}
+    }
+}
+
+/// The variables `f` reads with `scanf`, each once, in the order of their first read.
+fn scanned(f: &Function) -> Vec<VarId> {
+    let mut out = Vec::new();
+    if let Some(body) = &f.body {
+        walk_stmt(body, &mut |e: &Expr| {
+            if let ExprKind::Call(Callee::Builtin(Builtin::Scanf), args) = &e.kind {
+                for a in args.iter().skip(1) {
+                    if let ExprKind::AddrOf(x) = &a.strip_implicit().kind
+                        && let ExprKind::Var(v) = x.strip_implicit().kind
+                        && !out.contains(&v)
+                    {
+                        out.push(v);
+                    }
+                }
+            }
+        });
+    }
+    out
+}
+
+/// `e` renamed into the student's variables and functions, under the combinations of partners
+/// closest to the best one: every variable at its best partner, then one at its second or
+/// third, then two at their second; only those mapping distinct variables to distinct ones,
+/// at most [`MAX_RENAMINGS`]. Nothing when `e` has side effects, reads a variable without a
+/// partner, calls a function the student lacks, or uses memory, strings or structs.
+fn renamings(student: &Program, reference: &Program, e: &Expr, partners: &BTreeMap<VarId, Vec<VarId>>) -> Vec<Expr> {
+    let mut vars: Vec<VarId> = Vec::new();
+    let mut ok = true;
+    walk_expr(e, &mut |x| match &x.kind {
+        ExprKind::Var(v) if !vars.contains(v) => vars.push(*v),
+        ExprKind::Call(Callee::Func(f), _) => {
+            let r = reference.func(*f);
+            ok &= student.func_by_name(&r.name).is_some_and(|s| student.func(s).params.len() == r.params.len());
+        }
+        ExprKind::Call(Callee::Builtin(b), _) => ok &= is_pure_builtin(*b),
+        ExprKind::Assign(..)
+        | ExprKind::CompoundAssign { .. }
+        | ExprKind::IncDec(..)
+        | ExprKind::Comma(..)
+        | ExprKind::Str(_)
+        | ExprKind::Member { .. }
+        | ExprKind::SizeOf { .. }
+        | ExprKind::AddrOf(_)
+        | ExprKind::Deref(_)
+        | ExprKind::Index(..)
+        | ExprKind::Decay(_) => ok = false,
+        _ => {}
+    });
+    let lists: Option<Vec<&Vec<VarId>>> = vars.iter().map(|v| partners.get(v).filter(|l| !l.is_empty())).collect();
+    let (true, Some(lists)) = (ok, lists) else { return Vec::new() };
+    let n = vars.len();
+    let mut tuples: Vec<Vec<usize>> = vec![vec![0; n]];
+    for j in 0..n {
+        for k in 1..lists[j].len() {
+            let mut t = vec![0; n];
+            t[j] = k;
+            tuples.push(t);
+        }
+    }
+    for j in 0..n {
+        for l in j + 1..n {
+            if lists[j].len() > 1 && lists[l].len() > 1 {
+                let mut t = vec![0; n];
+                (t[j], t[l]) = (1, 1);
+                tuples.push(t);
+            }
+        }
+    }
+    tuples.sort_by_key(|t| t.iter().sum::<usize>());
+    let mut out = Vec::new();
+    for t in tuples {
+        let choice: Vec<VarId> = t.iter().zip(&lists).map(|(k, l)| l[*k]).collect();
+        if choice.iter().collect::<HashSet<_>>().len() < n {
+            continue;
+        }
+        let map: HashMap<VarId, VarId> = vars.iter().copied().zip(choice).collect();
+        let mut r = e.clone();
+        rename(&mut r, &map, student, reference);
+        out.push(r);
+        if out.len() == MAX_RENAMINGS {
+            break;
+        }
+    }
+    out
+}
+
+fn rename(e: &mut Expr, map: &HashMap<VarId, VarId>, student: &Program, reference: &Program) {
+    match &mut e.kind {
+        ExprKind::Var(v) => *v = map[v],
+        ExprKind::Call(Callee::Func(f), _) => {
+            *f = student.func_by_name(&reference.func(*f).name).expect("checked by renamings");
+        }
+        _ => {}
+    }
+    for c in children_mut(e) {
+        rename(c, map, student, reference);
+    }
+}
+
+/// Library functions without side effects.
+fn is_pure_builtin(b: Builtin) -> bool {
+    use Builtin::*;
+    matches!(b, Abs | Labs | Fabs | Sqrt | Floor | Ceil | Round | Pow | Log | Log10 | Exp | Isdigit | Isalpha | Isspace | Isupper | Islower | Toupper | Tolower)
+}
+
+/// C tokens of `text` as byte ranges: identifiers and numbers, two-character operators, other
+/// characters one by one; whitespace separates.
+fn tokens(text: &str) -> Vec<(usize, usize)> {
+    const PAIRS: [&str; 12] = ["<=", ">=", "==", "!=", "&&", "||", "<<", ">>", "++", "--", "->", "+="];
+    let b = text.as_bytes();
+    let word = |c: u8| c.is_ascii_alphanumeric() || c == b'_' || c == b'.';
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < b.len() {
+        let c = b[i];
+        if c.is_ascii_whitespace() {
+            i += 1;
+        } else if word(c) {
+            let start = i;
+            while i < b.len() && word(b[i]) {
+                i += 1;
+            }
+            out.push((start, i));
+        } else if PAIRS.iter().any(|p| text[i..].starts_with(p)) {
+            out.push((i, i + 2));
+            i += 2;
+        } else {
+            let len = text[i..].chars().next().map_or(1, char::len_utf8);
+            out.push((i, i + len));
+            i += len;
+        }
+    }
+    out
+}
+
+/// Levenshtein distance between the token sequences of `a` (tokenized as `ta`) and `b`.
+fn token_distance(a: &str, ta: &[(usize, usize)], b: &str) -> usize {
+    let tb = tokens(b);
+    let (x, y): (Vec<&str>, Vec<&str>) = (ta.iter().map(|r| &a[r.0..r.1]).collect(), tb.iter().map(|r| &b[r.0..r.1]).collect());
+    let mut prev: Vec<usize> = (0..=y.len()).collect();
+    for i in 1..=x.len() {
+        let mut cur = vec![i; y.len() + 1];
+        for j in 1..=y.len() {
+            cur[j] = (prev[j] + 1).min(cur[j - 1] + 1).min(prev[j - 1] + usize::from(x[i - 1] != y[j - 1]));
+        }
+        prev = cur;
+    }
+    prev[y.len()]
+}
+
+/// The edit turning `old` (at byte `offset` of the source) into `new` that leaves their common
+/// leading and trailing tokens, and the spacing both have around the change, as they are:
+/// the source becomes `new` but for the spacing inside the kept tokens' stretches.
+fn minimal_edit(old: &str, new: &str, offset: usize) -> TextEdit {
+    let (a, b) = (tokens(old), tokens(new));
+    let same = |i: usize, j: usize| old[a[i].0..a[i].1] == new[b[j].0..b[j].1];
+    let mut p = 0;
+    while p < a.len() && p < b.len() && same(p, p) {
+        p += 1;
+    }
+    let mut s = 0;
+    while s < a.len() - p && s < b.len() - p && same(a.len() - 1 - s, b.len() - 1 - s) {
+        s += 1;
+    }
+    // What lies between the kept prefix and the kept suffix, spacing included.
+    let gap = |t: &[(usize, usize)], len: usize| -> (usize, usize) {
+        (if p > 0 { t[p - 1].1 } else { 0 }, if s > 0 { t[t.len() - s].0 } else { len })
+    };
+    let ((mut oa, mut ob), (mut na, mut nb)) = (gap(&a, old.len()), gap(&b, new.len()));
+    let (o, n) = (old.as_bytes(), new.as_bytes());
+    while oa < ob && na < nb && o[oa] == n[na] && o[oa].is_ascii_whitespace() {
+        oa += 1;
+        na += 1;
+    }
+    while oa < ob && na < nb && o[ob - 1] == n[nb - 1] && o[ob - 1].is_ascii_whitespace() {
+        ob -= 1;
+        nb -= 1;
+    }
+    // Spacing the printer puts where the student's replaced text has none, when dropping it
+    // glues nothing (an insertion keeps the printer's spacing).
+    let replaces = oa < ob;
+    let glue = |x: u8, y: u8| {
+        let word = |c: u8| c.is_ascii_alphanumeric() || c == b'_' || c == b'.';
+        let op = |c: u8| b"+-*/%<>=!&|^".contains(&c);
+        (word(x) && word(y)) || (op(x) && op(y))
+    };
+    if replaces && (oa == 0 || !o[oa - 1].is_ascii_whitespace()) {
+        while na < nb && n[na].is_ascii_whitespace() && !(oa > 0 && na + 1 < nb && glue(o[oa - 1], n[na + 1])) {
+            na += 1;
+        }
+    }
+    if replaces && (ob == o.len() || !o[ob].is_ascii_whitespace()) {
+        while na < nb && n[nb - 1].is_ascii_whitespace() && !(ob < o.len() && nb >= 2 && glue(n[nb - 2], o[ob])) {
+            nb -= 1;
+        }
+    }
+    TextEdit { span: Span::new(offset + oa, offset + ob), new_text: new[na..nb].to_string() }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::syntax::lower::lower_source;
+
+    #[test]
+    fn minimal_edits_keep_common_tokens() {
+        let cases = [
+            ("(y>=z)", "(a >= z)", "a", 1, 2),
+            ("(y>=z)", "(y >= -z)", " -", 4, 4),
+            ("x-y", "x - -y", " -", 2, 2),
+            ("(y >= z)", "(a >= z)", "a", 1, 2),
+            ("y >= z", "y < z", "<", 2, 4),
+            ("n % 10", "abs(n % 10)", "abs(n % 10)", 0, 6),
+            ("x", "x + 1", " + 1", 1, 1),
+        ];
+        for (old, new, text, start, end) in cases {
+            let e = minimal_edit(old, new, 0);
+            assert_eq!((e.new_text.as_str(), e.span.start as usize, e.span.end as usize), (text, start, end), "{old} → {new}");
+        }
+        // Applying the edit gives the new text up to the spacing inside kept stretches.
+        for (old, new) in [("a<b&&c", "a <= b && c"), ("f(x)", "g(x, y)"), ("(i)", "(i + 1)"), ("a  <  b", "b < a")] {
+            let e = minimal_edit(old, new, 0);
+            let applied = apply_edits(old, &[e]);
+            assert_eq!(applied.replace(' ', ""), new.replace(' ', ""), "{old} → {new}");
+        }
+    }
+
+    #[test]
+    fn parentheses_of_the_whole_text() {
+        assert!(parenthesized("(a < b)"));
+        assert!(parenthesized("((a) < (b))"));
+        assert!(!parenthesized("(a) < (b)"));
+        assert!(!parenthesized("a < b"));
+    }
+
+    const REFERENCE: &str = "#include <stdio.h>\nint main(void) {\n    int num1, num2, num3, small;\n    scanf(\"%d%d%d\", &num1, &num2, &num3);\n    if (num1 < num2)\n        small = num1;\n    else\n        small = num2;\n    if (num3 < small)\n        small = num3;\n    printf(\"%d is the smallest\\n\", small);\n    return 0;\n}\n";
+    const STUDENT: &str = "#include <stdio.h>\nint main(void) {\n    int x, y, z, m;\n    scanf(\"%d%d%d\", &x, &y, &z);\n    if (x < y)\n        m = x;\n    else\n        m = y;\n    if (z < y)\n        m = z;\n    printf(\"%d is the smallest\\n\", m);\n    return 0;\n}\n";
+
+    #[test]
+    fn variables_map_by_scanf_order_then_usage() {
+        let (s, r) = (lower_source(STUDENT).program, lower_source(REFERENCE).program);
+        let main = |p: &Program| p.func_by_name("main").unwrap();
+        let map = partners(&s, main(&s), &r, main(&r));
+        let names: Vec<String> = map
+            .iter()
+            .map(|(rv, sv)| format!("{} -> {}", r.var(*rv).name, sv.iter().map(|v| s.var(*v).name.as_str()).collect::<Vec<_>>().join(" ")))
+            .collect();
+        expect_test::expect![[r#"
+            num1 -> x z y
+            num2 -> y z x
+            num3 -> z y x
+            small -> m"#]]
+        .assert_eq(&names.join("\n"));
+    }
+
+    #[test]
+    fn reference_conditions_renamed_with_minimal_edits() {
+        let (s, r) = (lower_source(STUDENT).program, lower_source(REFERENCE).program);
+        let frozen = HashSet::new();
+        let space = ReferenceSpace::new(&s, STUDENT, &r, &frozen);
+        let locs = encode::locations(&s, &frozen);
+        let wrong = locs.iter().find(|l| &STUDENT[l.span.range()] == "(z < y)").unwrap();
+        let picks = space.picks(wrong, &[]);
+        let shown: Vec<String> = picks
+            .iter()
+            .map(|p| match p {
+                Pick::New(m) => format!("{} [{}..{} `{}`]", m.description, m.edit.span.start, m.edit.span.end, m.edit.new_text),
+                Pick::Catalogue(k) => format!("catalogue {k}"),
+            })
+            .collect();
+        expect_test::expect![[r#"
+            `(z < y)` → `(x < y)` (as in the reference) [151..152 `x`]
+            `(z < y)` → `(z < m)` (as in the reference) [155..156 `m`]
+            `(z < y)` → `(x < z)` (as in the reference) [151..156 `x < z`]
+            `(z < y)` → `(y < m)` (as in the reference) [151..156 `y < m`]
+            `(z < y)` → `(x < m)` (as in the reference) [151..156 `x < m`]"#]].assert_eq(&shown.join("\n"));
+        // Every edit, applied, lowers to the alternative's expression.
+        for p in &picks {
+            let Pick::New(m) = p else { continue };
+            let patched = apply_edits(STUDENT, std::slice::from_ref(&m.edit));
+            let q = lower_source(&patched).program;
+            let at = encode::locations(&q, &frozen).into_iter().nth(wrong.id.0 as usize).unwrap();
+            assert_eq!(expr_to_c(&q, &at.expr), expr_to_c(&s, &m.expr));
+        }
+    }
+}
