@@ -47,7 +47,8 @@ fn leaves<'ctx>(e: &Dynamic<'ctx>, memo: &mut HashMap<Dynamic<'ctx>, Option<usiz
     }
     let kids = e.children();
     let n = match (leaves(&kids[1], memo), leaves(&kids[2], memo)) {
-        (Some(a), Some(b)) => Some(a + b),
+        // Shared subtrees count once per path: the count can be exponential in the DAG's size.
+        (Some(a), Some(b)) => Some(a.saturating_add(b)),
         _ => None,
     };
     memo.insert(e.clone(), n);
@@ -71,7 +72,7 @@ fn fold<'ctx>(e: &Dynamic<'ctx>, memo: &mut HashMap<Dynamic<'ctx>, Dynamic<'ctx>
         let mut leaf_memo = HashMap::new();
         let counts: Option<Vec<usize>> = kids.iter().map(|k| leaves(k, &mut leaf_memo)).collect();
         match counts {
-            Some(c) if c.iter().any(|n| *n > 1) && c.iter().product::<usize>() <= MAX_LEAVES => distribute(&decl, kids),
+            Some(c) if c.iter().any(|n| *n > 1) && c.iter().try_fold(1usize, |p, n| p.checked_mul(*n)).is_some_and(|p| p <= MAX_LEAVES) => distribute(&decl, kids),
             _ => rebuild(&decl, &kids),
         }
     };
