@@ -18,8 +18,42 @@ const MAX_LEAVES: usize = 64;
 
 /// `e` with every operation on constant-leaved `ite` trees folded (an equivalent formula).
 pub fn fold_constant_ites<'ctx>(e: &Dynamic<'ctx>) -> Dynamic<'ctx> {
-    let mut memo = HashMap::new();
+    let mut memo = Memo::default();
     fold(e, &mut memo)
+}
+
+/// A memo of terms that releases them in the order they were added. Z3 reuses the ids of
+/// deleted terms, and simplification orders arguments by id: releasing intermediate terms in
+/// a hash map's random order made later formulas (and so the repair chosen among equally
+/// small ones) differ from run to run.
+struct Memo<'ctx, V> {
+    index: HashMap<Dynamic<'ctx>, usize>,
+    entries: Vec<(Dynamic<'ctx>, V)>,
+}
+
+impl<V> Default for Memo<'_, V> {
+    fn default() -> Self {
+        Memo { index: HashMap::new(), entries: Vec::new() }
+    }
+}
+
+impl<'ctx, V> Memo<'ctx, V> {
+    fn get(&self, k: &Dynamic<'ctx>) -> Option<&V> {
+        self.index.get(k).map(|&i| &self.entries[i].1)
+    }
+    fn insert(&mut self, k: Dynamic<'ctx>, v: V) {
+        self.index.insert(k.clone(), self.entries.len());
+        self.entries.push((k, v));
+    }
+}
+
+impl<V> Drop for Memo<'_, V> {
+    fn drop(&mut self) {
+        // The index's keys are shared with the entries, so clearing it deletes nothing; the
+        // entries then go first to last.
+        self.index.clear();
+        self.entries.clear();
+    }
 }
 
 fn is_value(e: &Dynamic<'_>) -> bool {
@@ -35,7 +69,7 @@ fn is_ite(e: &Dynamic<'_>) -> bool {
 }
 
 /// The number of constant leaves of a value tree, or `None` if it is not one.
-fn leaves<'ctx>(e: &Dynamic<'ctx>, memo: &mut HashMap<Dynamic<'ctx>, Option<usize>>) -> Option<usize> {
+fn leaves<'ctx>(e: &Dynamic<'ctx>, memo: &mut Memo<'ctx, Option<usize>>) -> Option<usize> {
     if is_value(e) {
         return Some(1);
     }
@@ -47,14 +81,15 @@ fn leaves<'ctx>(e: &Dynamic<'ctx>, memo: &mut HashMap<Dynamic<'ctx>, Option<usiz
     }
     let kids = e.children();
     let n = match (leaves(&kids[1], memo), leaves(&kids[2], memo)) {
-        (Some(a), Some(b)) => Some(a + b),
+        // Shared subtrees count once per path: the count can be exponential in the DAG's size.
+        (Some(a), Some(b)) => Some(a.saturating_add(b)),
         _ => None,
     };
     memo.insert(e.clone(), n);
     n
 }
 
-fn fold<'ctx>(e: &Dynamic<'ctx>, memo: &mut HashMap<Dynamic<'ctx>, Dynamic<'ctx>>) -> Dynamic<'ctx> {
+fn fold<'ctx>(e: &Dynamic<'ctx>, memo: &mut Memo<'ctx, Dynamic<'ctx>>) -> Dynamic<'ctx> {
     if e.kind() != AstKind::App || e.num_children() == 0 {
         return e.clone();
     }
@@ -68,10 +103,10 @@ fn fold<'ctx>(e: &Dynamic<'ctx>, memo: &mut HashMap<Dynamic<'ctx>, Dynamic<'ctx>
     let out = if connective || kind == DeclKind::UNINTERPRETED {
         rebuild(&decl, &kids)
     } else {
-        let mut leaf_memo = HashMap::new();
+        let mut leaf_memo = Memo::default();
         let counts: Option<Vec<usize>> = kids.iter().map(|k| leaves(k, &mut leaf_memo)).collect();
         match counts {
-            Some(c) if c.iter().any(|n| *n > 1) && c.iter().product::<usize>() <= MAX_LEAVES => distribute(&decl, kids),
+            Some(c) if c.iter().any(|n| *n > 1) && c.iter().try_fold(1usize, |p, n| p.checked_mul(*n)).is_some_and(|p| p <= MAX_LEAVES) => distribute(&decl, kids),
             _ => rebuild(&decl, &kids),
         }
     };

@@ -14,7 +14,14 @@
 //!   `in.chr(k)` (uninterpreted functions, so the same position gives both programs the same
 //!   value; a token read as an integer by one and as a double by the other is two unrelated
 //!   values, an over-approximation that can only make a proof harder). Every read succeeds.
-//! * `printf` appends tokens to the output (see [`Token`]).
+//! * Side effects inside expressions are executed where C executes them: an assignment in a
+//!   condition (`(n = m) > 0`), an update in the right operand of `&&`/`||` only when that
+//!   operand runs. A hole's alternative replaces the site's text, side effects included:
+//!   when the site has effects (an assignment in a condition), every alternative runs on its
+//!   own copy of the state and the copies are merged by the selector.
+//! * `printf` appends tokens to the output (see [`Token`]). Whether a print is compared (not a
+//!   prompt) is decided by the statement's place: a reference print that replaces a student's
+//!   prompt stays uncompared.
 //! * A call of a user function is an uninterpreted function of its arguments, shared by the
 //!   two programs' aligned functions (modular: sound once the callees are proved equivalent);
 //!   only pure callees (no I/O, no globals, no pointers) are allowed.
@@ -323,7 +330,15 @@ impl<'s, 'p, 'w, 'a, 'ctx> Exec<'s, 'p, 'w, 'a, 'ctx> {
             world,
             holes,
             fp: FpOps::new(ctx),
-            region: Region { exits: Vec::new(), printed: Vec::new(), errors: Vec::new(), glue: Vec::new(), assumed: Vec::new(), sites: Vec::new(), usage: Vec::new() },
+            region: Region {
+                exits: Vec::new(),
+                printed: Vec::new(),
+                errors: Vec::new(),
+                glue: Vec::new(),
+                assumed: Vec::new(),
+                sites: Vec::new(),
+                usage: Vec::new(),
+            },
             seen_sites: HashSet::new(),
             loops: Vec::new(),
             extension: None,
@@ -714,17 +729,27 @@ impl<'s, 'p, 'w, 'a, 'ctx> Exec<'s, 'p, 'w, 'a, 'ctx> {
             let v = self.eval_cond(e, st, &g)?;
             return Ok(v);
         };
+        // A condition with side effects (a read, an assignment): each alternative replaces
+        // them too, so each runs on its own copy of the state (see `Effects`).
+        let mut effects = Effects::new(has_effects(e), st);
         let mut out: Option<(Bool<'ctx>, Deps)> = None;
         for (k, alt) in alts.iter().enumerate().rev() {
             // An alternative's runtime errors count only when it is chosen.
             let chosen = if alts.len() == 1 { Bool::from_bool(self.ctx, true) } else { sel._eq(&BV::from_u64(self.ctx, k as u64, SEL_BITS)) };
             let g = Bool::and(self.ctx, &[&g, &chosen]);
+            let mut scratch = effects.start();
+            let at: &mut State<'ctx> = scratch.as_mut().unwrap_or(st);
             let (b, d) = match alt {
-                Alt::Original => self.eval_cond(e, st, &g)?,
-                Alt::Expr(x) => self.eval_cond_pure(x, st, &g)?,
+                Alt::Original => self.eval_cond(e, at, &g)?,
+                Alt::Expr(x) if effects.on() => {
+                    let v = self.eval_alt(x, at, &g)?;
+                    (self.truthy(&v.term), v.deps)
+                }
+                Alt::Expr(x) => self.eval_cond_pure(x, at, &g)?,
                 Alt::Bool(b) => (Bool::from_bool(self.ctx, *b), Deps::new()),
                 Alt::Keep => continue,
             };
+            effects.done(&chosen, scratch);
             out = Some(match out {
                 None => (b, d),
                 Some((rest, mut rd)) => {
@@ -733,6 +758,7 @@ impl<'s, 'p, 'w, 'a, 'ctx> Exec<'s, 'p, 'w, 'a, 'ctx> {
                 }
             });
         }
+        effects.finish(st);
         Ok(out.expect("a hole has its original"))
     }
 
@@ -748,27 +774,40 @@ impl<'s, 'p, 'w, 'a, 'ctx> Exec<'s, 'p, 'w, 'a, 'ctx> {
         let Some((sel, alts)) = hole else {
             return self.eval_site(e, kind, st, &g);
         };
+        // `i++` and `x op= e` update the site's own variable, which the caller sets from the
+        // value returned; any other side effect (`c = getchar()` reads) belongs to the
+        // alternative that is chosen.
+        let own_effects = match (&kind, &e.kind) {
+            (SiteKind::Update(_), ExprKind::IncDec(..)) => false,
+            (SiteKind::Update(_), ExprKind::CompoundAssign { rhs, .. }) => has_effects(rhs),
+            _ => has_effects(e),
+        };
+        let mut effects = Effects::new(own_effects, st);
         let mut out: Option<Val<'ctx>> = None;
         for (k, alt) in alts.iter().enumerate().rev() {
             let chosen = if alts.len() == 1 { Bool::from_bool(self.ctx, true) } else { sel._eq(&BV::from_u64(self.ctx, k as u64, SEL_BITS)) };
             let g = Bool::and(self.ctx, &[&g, &chosen]);
+            let mut scratch = effects.start();
+            let at: &mut State<'ctx> = scratch.as_mut().unwrap_or(st);
             let v = match alt {
-                Alt::Original => self.eval_site(e, kind, st, &g)?,
+                Alt::Original => self.eval_site(e, kind, at, &g)?,
                 Alt::Expr(x) => {
-                    let v = self.eval_pure(x, st, &g)?;
+                    let v = if effects.on() { self.eval_alt(x, at, &g)? } else { self.eval_pure(x, at, &g)? };
                     self.convert(v, &site_ty, x.span)?
                 }
                 Alt::Keep => match kind {
-                    SiteKind::Update(v) => st.vars[&v].clone(),
+                    SiteKind::Update(v) => at.vars[&v].clone(),
                     _ => continue,
                 },
                 Alt::Bool(_) => continue,
             };
+            effects.done(&chosen, scratch);
             out = Some(match out {
                 None => v,
                 Some(rest) => self.ite_val(&chosen, &Deps::new(), &v, &rest),
             });
         }
+        effects.finish(st);
         Ok(out.expect("a hole has its original"))
     }
 
@@ -795,12 +834,17 @@ impl<'s, 'p, 'w, 'a, 'ctx> Exec<'s, 'p, 'w, 'a, 'ctx> {
 
     fn eval_pure(&mut self, e: &Expr, st: &State<'ctx>, g: &Bool<'ctx>) -> R<Val<'ctx>> {
         let mut scratch = st.clone();
-        // SAFETY of the lifetime: alternatives are never recorded as sites (pure evaluation
-        // records usage only), so a shorter-lived expression is fine here.
+        self.eval_alt(e, &mut scratch, g)
+    }
+
+    /// An alternative evaluated in place of a site, its side effects on `st`.
+    fn eval_alt(&mut self, e: &Expr, st: &mut State<'ctx>, g: &Bool<'ctx>) -> R<Val<'ctx>> {
+        // SAFETY of the lifetime: alternatives are never recorded as sites (their sites and
+        // usage are dropped below), so a shorter-lived expression is fine here.
         let e: &'p Expr = unsafe { &*(e as *const Expr) };
         let sites = self.region.sites.len();
         let usage = self.region.usage.len();
-        let v = self.eval(e, &mut scratch, g);
+        let v = self.eval(e, st, g);
         self.region.sites.truncate(sites);
         self.region.usage.truncate(usage);
         v
@@ -913,10 +957,17 @@ impl<'s, 'p, 'w, 'a, 'ctx> Exec<'s, 'p, 'w, 'a, 'ctx> {
                     LogicOp::And => Bool::and(ctx, &[g, &x]),
                     LogicOp::Or => Bool::and(ctx, &[g, &x.not()]),
                 };
-                let before = st.vars.clone();
+                // The right operand runs only when the left one does not decide: its side
+                // effects (`c != '\n' && (c = getchar()) != EOF`) happen under that condition.
+                let before = has_effects(b).then(|| st.clone());
                 let (y, dy) = self.operand(b, st, &inner)?;
-                if !same_vars(&before, &st.vars) {
-                    return unsupported("side effects on the right of `&&`/`||`", b.span);
+                if let Some(before) = before {
+                    let runs = match op {
+                        LogicOp::And => x.clone(),
+                        LogicOp::Or => x.not(),
+                    };
+                    let after = std::mem::replace(st, before.clone());
+                    *st = merge_states(&runs, Some(after), Some(before)).expect("both present");
                 }
                 let r = match op {
                     LogicOp::And => Bool::and(ctx, &[&x, &y]),
@@ -931,7 +982,7 @@ impl<'s, 'p, 'w, 'a, 'ctx> Exec<'s, 'p, 'w, 'a, 'ctx> {
                 let gb = Bool::and(ctx, &[g, &x.not()]);
                 let va = self.eval(a, st, &ga)?;
                 let vb = self.eval(b, st, &gb)?;
-                if !same_vars(&before, &st.vars) {
+                if !same_vars(&before, &st.vars) || [a, b].iter().any(|x| reads(x)) {
                     return unsupported("side effects in the arms of `?:`", e.span);
                 }
                 Ok(self.ite_val(&x, &dc, &va, &vb))
@@ -1093,7 +1144,7 @@ impl<'s, 'p, 'w, 'a, 'ctx> Exec<'s, 'p, 'w, 'a, 'ctx> {
             }
         };
         match b {
-            Builtin::Printf => self.printf(e, args, st, g),
+            Builtin::Printf => self.printf(e, args, st, g, e),
             Builtin::Scanf => self.scanf(e, args, st),
             Builtin::Abs | Builtin::Labs => {
                 let v = one(self, st)?;
@@ -1186,20 +1237,26 @@ impl<'s, 'p, 'w, 'a, 'ctx> Exec<'s, 'p, 'w, 'a, 'ctx> {
     }
 
     /// A `printf` statement as a site: the original, another print (a reference's, renamed),
-    /// or none; each alternative's tokens are printed under its selector.
+    /// or none; each alternative's tokens are printed under its selector, and whether they are
+    /// compared is decided by where the statement is (a prompt's place stays a prompt's).
     fn print_site(&mut self, e: &'p Expr, args: &'p [Expr], stmt: Option<&'p Stmt>, st: &mut State<'ctx>) -> R<()> {
         self.note_site(e, SiteKind::PrintCall, stmt);
         let g = st.guard.clone();
         let Some((sel, alts)) = self.holes.and_then(|h| h.sites.get(&(e as *const Expr))) else {
-            self.printf(e, args, st, &g)?;
+            self.printf(e, args, st, &g, e)?;
             return Ok(());
         };
+        // Arguments with side effects (`printf("%d", i++)`): deleting or replacing the
+        // statement removes them, so each alternative runs on its own copy of the state.
+        let mut effects = Effects::new(args.iter().any(has_effects), st);
         for (k, alt) in alts.iter().enumerate() {
             let chosen = if alts.len() == 1 { Bool::from_bool(self.ctx, true) } else { sel._eq(&BV::from_u64(self.ctx, k as u64, SEL_BITS)) };
             let gk = Bool::and(self.ctx, &[&g, &chosen]);
+            let mut scratch = effects.start();
+            let at: &mut State<'ctx> = scratch.as_mut().unwrap_or(st);
             match alt {
                 Alt::Original => {
-                    self.printf(e, args, st, &gk)?;
+                    self.printf(e, args, at, &gk, e)?;
                 }
                 Alt::Expr(call) => {
                     let ExprKind::Call(Callee::Builtin(Builtin::Printf), cargs) = &call.kind else { continue };
@@ -1207,58 +1264,36 @@ impl<'s, 'p, 'w, 'a, 'ctx> Exec<'s, 'p, 'w, 'a, 'ctx> {
                     // kept past this call (its sites and usage are dropped below).
                     let (call, cargs): (&'p Expr, &'p [Expr]) = unsafe { (&*(call as *const Expr), &*(cargs.as_slice() as *const [Expr])) };
                     let (sites, usage) = (self.region.sites.len(), self.region.usage.len());
-                    let mut scratch = st.clone();
-                    let r = self.printf(call, cargs, &mut scratch, &gk);
+                    // A reference's print has no side effects: only what it prints matters.
+                    let mut printed = at.clone();
+                    let r = self.printf(call, cargs, &mut printed, &gk, e);
                     self.region.sites.truncate(sites);
                     self.region.usage.truncate(usage);
                     r?;
-                    st.at_ws = scratch.at_ws;
+                    at.at_ws = printed.at_ws;
                 }
                 Alt::Keep | Alt::Bool(_) => {}
             }
+            effects.done(&chosen, scratch);
         }
+        effects.finish(st);
         Ok(())
     }
 
-    fn printf(&mut self, e: &'p Expr, args: &'p [Expr], st: &mut State<'ctx>, g: &Bool<'ctx>) -> R<Val<'ctx>> {
+    /// `printf(args)` under guard `g`, compared unless `at` (the statement's site) is a prompt.
+    fn printf(&mut self, e: &'p Expr, args: &'p [Expr], st: &mut State<'ctx>, g: &Bool<'ctx>, at: &Expr) -> R<Val<'ctx>> {
         let Some(ExprKind::Str(fmt)) = args.first().map(|a| &a.strip_implicit().kind) else {
             return unsupported("a printf format that is not a literal", e.span);
         };
         let pieces = cfmt::parse(fmt, false).map_err(|_| Unsupported { what: "a malformed printf format".into(), span: e.span })?;
-        let compared = !self.setup.prompts.contains(&(e as *const Expr));
-        let mut tokens: Vec<(Token<'ctx>, Deps)> = Vec::new();
         let mut rest = args[1..].iter();
         let values = self.setup.compare == Compare::Values;
-        // Glue (values mode): a value must not touch other printed non-space text, or the
-        // output's tokens are not the ones compared here. `ws`: the last character printed
-        // so far leaves the next value a token of its own.
-        let ctx = self.ctx;
-        let mut ws = st.at_ws.clone();
-        let mut after_value = false;
-        let mut glue: Vec<Bool<'ctx>> = Vec::new();
+        let mut out = Printer::new(self.ctx, self.setup.compare, st);
         for p in pieces {
             match p {
-                Piece::Literal(bytes) => {
-                    if let (Some(&first), Some(&last)) = (bytes.first(), bytes.last()) {
-                        // A word or number right after a value merges with it; closing
-                        // punctuation does not (`5.`, `5,`, `(5)`).
-                        if after_value && !first.is_ascii_whitespace() && !b".,;:!?)%".contains(&first) {
-                            glue.push(Bool::from_bool(ctx, true));
-                        }
-                        if !after_value && first.is_ascii_alphanumeric() {
-                            glue.push(ws.not());
-                        }
-                        ws = Bool::from_bool(ctx, last.is_ascii_whitespace() || b"(=:".contains(&last));
-                        after_value = false;
-                    }
-                    literal_tokens(&bytes, self.setup.compare, &mut |t| tokens.push((t, Deps::new())))
-                }
+                Piece::Literal(bytes) => out.text(&bytes),
                 Piece::Directive(d) => {
-                    if d.conv != '%' {
-                        glue.push(ws.not());
-                        ws = Bool::from_bool(ctx, false);
-                        after_value = true;
-                    }
+                    out.value_starts();
                     if d.width == cfmt::Count::Star || d.precision == cfmt::Count::Star {
                         return unsupported("a `*` width or precision", e.span);
                     }
@@ -1267,10 +1302,8 @@ impl<'s, 'p, 'w, 'a, 'ctx> Exec<'s, 'p, 'w, 'a, 'ctx> {
                     if let ExprKind::Var(x) = arg.strip_implicit().kind {
                         self.use_var(x, Usage::Printed);
                     }
-                    if !values || d.conv == 'c' {
-                        tokens.push((Token::Word(format!("%{}", String::from_utf8_lossy(d.text(fmt)))), Deps::new()));
-                    }
-                    let t = match (&v.term, d.conv) {
+                    let marker = (!values || d.conv == 'c').then(|| marker(&String::from_utf8_lossy(d.text(fmt))));
+                    let token = match (&v.term, d.conv) {
                         (Term::Int(x, t), 'd' | 'i' | 'u' | 'c' | 'x' | 'X' | 'o') => Token::Int(x.clone(), *t),
                         (Term::Float(x, k), 'f' | 'F' | 'e' | 'E' | 'g' | 'G') => {
                             let x = if *k == FloatKind::Double { x.clone() } else { self.fp.convert(x, FloatKind::Double) };
@@ -1278,21 +1311,30 @@ impl<'s, 'p, 'w, 'a, 'ctx> Exec<'s, 'p, 'w, 'a, 'ctx> {
                         }
                         _ => return unsupported(format!("printing `{}` with `%{}`", crate::ir::print::expr_to_c(self.setup.program, arg), d.conv), arg.span),
                     };
-                    tokens.push((t, v.deps.clone()));
+                    out.value(marker, token, v.deps.clone());
                 }
             }
         }
+        self.emit(out, at, st, g);
+        Ok(self.int_val(BV::new_const(self.ctx, format!("printf.ret!{}", e.span.start), 32), IntType::INT, Deps::new()))
+    }
+
+    /// Appends what `out` printed to the output under guard `g`, compared unless `at` is a
+    /// prompt.
+    fn emit(&mut self, out: Printer<'ctx>, at: &Expr, st: &mut State<'ctx>, g: &Bool<'ctx>) {
+        let compared = !self.setup.prompts.contains(&(at as *const Expr));
+        let ctx = self.ctx;
         if compared {
-            if values {
-                for c in glue {
+            if self.setup.compare == Compare::Values {
+                for c in out.glue {
                     let c = Bool::and(ctx, &[g, &c]).simplify();
                     if c.as_bool() != Some(false) {
                         self.region.glue.push(c);
                     }
                 }
             }
-            st.at_ws = g.ite(&ws, &st.at_ws).simplify();
-            for (token, deps) in tokens {
+            st.at_ws = g.ite(&out.ws, &st.at_ws).simplify();
+            for (token, deps) in out.tokens {
                 let mut d = st.guard_deps.clone();
                 d.extend(deps);
                 self.region.printed.push(Printed { guard: g.clone(), deps: d, token });
@@ -1302,8 +1344,131 @@ impl<'s, 'p, 'w, 'a, 'ctx> Exec<'s, 'p, 'w, 'a, 'ctx> {
             // the first compared token starts the compared text, glued to nothing.
             st.at_ws = g.ite(&Bool::from_bool(ctx, true), &st.at_ws).simplify();
         }
-        Ok(self.int_val(BV::new_const(self.ctx, format!("printf.ret!{}", e.span.start), 32), IntType::INT, Deps::new()))
     }
+}
+
+/// The tokens of one print, and where printed text glues to a printed value (`values` mode:
+/// a value must not touch other printed non-space text, or the output's tokens are not the
+/// ones compared here).
+struct Printer<'ctx> {
+    ctx: &'ctx Context,
+    compare: Compare,
+    tokens: Vec<(Token<'ctx>, Deps)>,
+    /// The last character printed so far leaves the next value a token of its own.
+    ws: Bool<'ctx>,
+    after_value: bool,
+    glue: Vec<Bool<'ctx>>,
+}
+
+impl<'ctx> Printer<'ctx> {
+    fn new(ctx: &'ctx Context, compare: Compare, st: &State<'ctx>) -> Self {
+        Printer { ctx, compare, tokens: Vec::new(), ws: st.at_ws.clone(), after_value: false, glue: Vec::new() }
+    }
+
+    fn text(&mut self, bytes: &[u8]) {
+        let ctx = self.ctx;
+        if let (Some(&first), Some(&last)) = (bytes.first(), bytes.last()) {
+            // A word or number right after a value merges with it; closing punctuation does
+            // not (`5.`, `5,`, `(5)`).
+            if self.after_value && !first.is_ascii_whitespace() && !b".,;:!?)%".contains(&first) {
+                self.glue.push(Bool::from_bool(ctx, true));
+            }
+            if !self.after_value && first.is_ascii_alphanumeric() {
+                self.glue.push(self.ws.not());
+            }
+            self.ws = Bool::from_bool(ctx, last.is_ascii_whitespace() || b"(=:".contains(&last));
+            self.after_value = false;
+        }
+        let tokens = &mut self.tokens;
+        literal_tokens(bytes, self.compare, &mut |t| tokens.push((t, Deps::new())))
+    }
+
+    /// A value is printed next (before its argument is evaluated: the formula's terms are
+    /// then made in the order they always were).
+    fn value_starts(&mut self) {
+        self.glue.push(self.ws.not());
+        self.ws = Bool::from_bool(self.ctx, false);
+        self.after_value = true;
+    }
+
+    fn value(&mut self, marker: Option<String>, token: Token<'ctx>, deps: Deps) {
+        if let Some(m) = marker {
+            self.tokens.push((Token::Word(m), Deps::new()));
+        }
+        self.tokens.push((token, deps));
+    }
+}
+
+/// The token naming a conversion (`%5.2f`): two values printed differently differ.
+fn marker(directive: &str) -> String {
+    format!("%{directive}")
+}
+
+/// The side effects of a hole's alternatives. Without effects every alternative is evaluated
+/// on the one state (the original's effects, if any, are on its own site variable); with
+/// them, each alternative runs on a copy of the state before the site, and the copies are
+/// merged by the selector, so a read the original does is gone where `true` replaces it.
+struct Effects<'ctx> {
+    base: Option<State<'ctx>>,
+    states: Vec<(Bool<'ctx>, State<'ctx>)>,
+}
+
+impl<'ctx> Effects<'ctx> {
+    fn new(on: bool, st: &State<'ctx>) -> Self {
+        Effects { base: on.then(|| st.clone()), states: Vec::new() }
+    }
+    fn on(&self) -> bool {
+        self.base.is_some()
+    }
+    /// The state an alternative runs on: a copy (`None`: the shared one).
+    fn start(&self) -> Option<State<'ctx>> {
+        self.base.clone()
+    }
+    fn done(&mut self, chosen: &Bool<'ctx>, st: Option<State<'ctx>>) {
+        if let Some(s) = st {
+            self.states.push((chosen.clone(), s));
+        }
+    }
+    /// The merged state (a hole's selector takes one of its alternatives, so the order in
+    /// which they ran does not matter).
+    fn finish(self, st: &mut State<'ctx>) {
+        if let Some(m) = merge_alternatives(self.states) {
+            *st = m;
+        }
+    }
+}
+
+/// An expression that reads input.
+fn reads(e: &Expr) -> bool {
+    let mut found = false;
+    crate::ir::walk::walk_expr(e, &mut |x| found |= matches!(&x.kind, ExprKind::Call(Callee::Builtin(Builtin::Scanf | Builtin::Getchar | Builtin::Gets | Builtin::Fgets), _)));
+    found
+}
+
+/// An expression that changes the state or the streams (assignments, reads, prints).
+fn has_effects(e: &Expr) -> bool {
+    let mut found = false;
+    crate::ir::walk::walk_expr(e, &mut |x| {
+        found |= matches!(
+            &x.kind,
+            ExprKind::Assign(..)
+                | ExprKind::CompoundAssign { .. }
+                | ExprKind::IncDec(..)
+                | ExprKind::Call(Callee::Builtin(Builtin::Scanf | Builtin::Getchar | Builtin::Printf | Builtin::Putchar | Builtin::Puts | Builtin::Gets | Builtin::Fgets), _)
+        )
+    });
+    found
+}
+
+/// The states of a hole's alternatives (each with the condition that it is chosen) merged
+/// into one: the last one's where no earlier one is chosen.
+fn merge_alternatives<'ctx>(states: Vec<(Bool<'ctx>, State<'ctx>)>) -> Option<State<'ctx>> {
+    let mut it = states.into_iter().rev();
+    let (_, mut acc) = it.next()?;
+    for (c, s) in it {
+        acc = merge_states(&c, Some(s), Some(acc)).expect("both present");
+    }
+    Some(acc)
 }
 
 /// Merges two states under condition `c` (`a` where it holds, `b` where not; guarded SSA's

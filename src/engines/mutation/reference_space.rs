@@ -300,23 +300,17 @@ fn partners(student: &Program, sf: FuncId, reference: &Program, rf: FuncId) -> B
     let (rv, sv) = (scalars(reference, rf), scalars(student, sf));
     let (ru, su) = (usage(r_fn), usage(s_fn));
     let (rt, st) = (align::table(&[(Node::FuncEntry, ru.as_slice())]), align::table(&[(Node::FuncEntry, su.as_slice())]));
-    let best = align::align(
+    let best = align::candidates(
         &align::Vars { program: reference, vars: &rv, params: &r_fn.params, usage: &rt },
         &align::Vars { program: student, vars: &sv, params: &s_fn.params, usage: &st },
-    );
+        1,
+    )
+    .swap_remove(0);
     let (r_read, s_read) = (scanned(r_fn), scanned(student.func(sf)));
     let (r_use, s_use) = (rt.get(&Node::FuncEntry), st.get(&Node::FuncEntry));
     // Verifix's pair score: usage distance, another type costs more, the same name less.
     let score = |r: VarId, s: VarId| {
-        let (x, y) = (reference.var(r), student.var(s));
-        let mut d = align::distance(r_use.and_then(|m| m.get(&r)), s_use.and_then(|m| m.get(&s)));
-        if x.ty != y.ty {
-            d += 0.5;
-        }
-        if x.name == y.name {
-            d -= 0.1;
-        }
-        d
+        align::pair_cost(align::distance(r_use.and_then(|m| m.get(&r)), s_use.and_then(|m| m.get(&s))), reference.var(r), student.var(s))
     };
     let mut out = BTreeMap::new();
     for &r in &rv {

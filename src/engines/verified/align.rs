@@ -64,18 +64,25 @@ fn costs(r: &Vars<'_>, s: &Vars<'_>, rvars: &[VarId], svars: &[VarId]) -> Vec<Ve
                     if !compatible(rt, st) {
                         return None;
                     }
-                    let mut d: f64 = nodes.iter().map(|node| distance(r.usage[*node].get(&rv), s.usage.get(*node).and_then(|m| m.get(&sv)))).sum::<f64>() / n;
-                    if rt != st {
-                        d += 0.5;
-                    }
-                    if r.program.var(rv).name == s.program.var(sv).name {
-                        d -= 0.1;
-                    }
-                    Some(d)
+                    let d: f64 = nodes.iter().map(|node| distance(r.usage[*node].get(&rv), s.usage.get(*node).and_then(|m| m.get(&sv)))).sum::<f64>() / n;
+                    Some(pair_cost(d, r.program.var(rv), s.program.var(sv)))
                 })
                 .collect()
         })
         .collect()
+}
+
+/// A pair's cost from its usage distance: another type costs more, the same name less (a
+/// tie-break).
+pub fn pair_cost(distance: f64, r: &crate::ir::Var, s: &crate::ir::Var) -> f64 {
+    let mut d = distance;
+    if r.ty != s.ty {
+        d += 0.5;
+    }
+    if r.name == s.name {
+        d -= 0.1;
+    }
+    d
 }
 
 /// Minimum-cost assignment (Hungarian method, O(n³)) of rows to columns of a square matrix.
