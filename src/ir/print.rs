@@ -764,7 +764,7 @@ fn prefix(op: &str, operand: &str) -> String {
 }
 
 /// `(...)` with the outer parentheses matching each other.
-fn is_parenthesised(t: &str) -> bool {
+pub fn is_parenthesised(t: &str) -> bool {
     if !t.starts_with('(') || !t.ends_with(')') {
         return false;
     }

@@ -270,24 +270,7 @@ fn compound_rhs(p: &Program) -> HashMap<Span, BinOp> {
 
 /// Whether `text` is `( ... )` with the first parenthesis closed by the last.
 fn parenthesized(text: &str) -> bool {
-    let t = text.trim();
-    if !(t.starts_with('(') && t.ends_with(')')) {
-        return false;
-    }
-    let mut depth = 0i32;
-    for (i, c) in t.char_indices() {
-        match c {
-            '(' => depth += 1,
-            ')' => {
-                depth -= 1;
-                if depth == 0 && i + 1 < t.len() {
-                    return false;
-                }
-            }
-            _ => {}
-        }
-    }
-    depth == 0
+    crate::ir::print::is_parenthesised(text.trim())
 }
 
 /// The student variables each reference variable of `rf` may stand for in `sf`, best first
