@@ -13,6 +13,7 @@ pub mod fold;
 pub mod product;
 pub mod region;
 pub mod solver;
+pub mod stream;
 
 pub use budget::Budget;
 pub use solver::{Solver, UnknownReason, Verdict, check_optimize_with_budget, check_with_budget};

@@ -9,19 +9,31 @@
 //!   a division or remainder by zero (or `INT_MIN / -1`) is a runtime error, recorded with its
 //!   guard. Floating point is IEEE (Z3 FP, round to nearest even), exactly as the program
 //!   computes it.
-//! * `scanf` reads the next tokens of one input stream shared by the two programs: the value
-//!   read at position `k` as an integer is `in.int(k)`, as a double `in.dbl(k)`, as a char
-//!   `in.chr(k)` (uninterpreted functions, so the same position gives both programs the same
-//!   value; a token read as an integer by one and as a double by the other is two unrelated
-//!   values, an over-approximation that can only make a proof harder). Every read succeeds.
+//! * Input is one stream shared by the two programs, read one of two ways (never both; see
+//!   [`super::stream`]). **Tokens** (`scanf("%d")`, `%lf`, `" %c"`): the value read at token
+//!   position `k` as an integer is `in.int(k)`, as a double `in.dbl(k)`, as a char `in.chr(k)`
+//!   (uninterpreted functions, so the same position gives both programs the same value; a
+//!   token read as an integer by one and as a double by the other is two unrelated values, an
+//!   over-approximation that can only make a proof harder); every read succeeds. **Characters**
+//!   (`getchar()`, `scanf` of `%c` directives only): the position is a character index (32
+//!   bits: inputs are shorter than 4 GiB); below `in.len` a read gives the byte `in.chr(pos)`
+//!   and advances; at or past it `getchar` returns -1 and `scanf` stops, leaves its variable
+//!   unchanged and returns `EOF` if it assigned nothing (else the count), as glibc. `%c` into an
+//!   `int` replaces its low byte only (gcc's layout). Once a character is read the region
+//!   assumes the *line assumption* (a `'\n'` at some `in.nl < in.len`); at the nodes of
+//!   [`Setup::line`] the pre-state has `pos <= in.nl`, and each edge into such a node must
+//!   keep it (the region's `obligations`). A read at a position known to be at most `in.nl`
+//!   (the start of the stream at Func-Entry, the pre-state's position at such a node) succeeds
+//!   outright, without an `ite` on the old value (which would make the variable look live).
 //! * Side effects inside expressions are executed where C executes them: an assignment in a
-//!   condition (`(n = m) > 0`), an update in the right operand of `&&`/`||` only when that
-//!   operand runs. A hole's alternative replaces the site's text, side effects included:
-//!   when the site has effects (an assignment in a condition), every alternative runs on its
-//!   own copy of the state and the copies are merged by the selector.
-//! * `printf` appends tokens to the output (see [`Token`]). Whether a print is compared (not a
-//!   prompt) is decided by the statement's place: a reference print that replaces a student's
-//!   prompt stays uncompared.
+//!   condition (`(c = getchar()) != EOF`), a read in the right operand of `&&`/`||` only when
+//!   that operand runs. A hole's alternative replaces the site's text, side effects included:
+//!   when the site has effects (a read in a condition), every alternative runs on its own copy
+//!   of the state and the copies are merged by the selector.
+//! * `printf` appends tokens to the output (see [`Token`]); `%c` prints the value's low byte,
+//!   and `putchar(c)` prints as `printf("%c", c)` (a constant character as literal text).
+//!   Whether a print is compared (not a prompt) is decided by the statement's place: a
+//!   reference print that replaces a student's prompt stays uncompared.
 //! * A call of a user function is an uninterpreted function of its arguments, shared by the
 //!   two programs' aligned functions (modular: sound once the callees are proved equivalent);
 //!   only pure callees (no I/O, no globals, no pointers) are allowed.
@@ -45,6 +57,7 @@ use crate::spec::compare::{self, Compare};
 
 use super::c_int;
 use super::encode::fp::{self, FpOps};
+use super::stream;
 pub use super::product::Token;
 
 pub type Deps = BTreeSet<VarId>;
@@ -230,10 +243,32 @@ impl<'a, 'ctx> World<'a, 'ctx> {
         }
     }
 
-    /// The token at input position `pos` read as `sort` (`in.int`, `in.dbl`, `in.chr`).
+    /// The token at input position `pos` read as `sort` (`in.int`, `in.dbl`, `in.chr`); for
+    /// character input, `in.chr(pos)` is the byte at index `pos`.
     fn input(&self, name: &str, pos: &BV<'ctx>, sort: &Sort<'ctx>) -> Dynamic<'ctx> {
         let f = FuncDecl::new(self.ctx, name, &[&Sort::bitvector(self.ctx, 32)], sort);
         self.concrete(f.apply(&[pos]))
+    }
+
+    fn constant(&self, name: &str) -> BV<'ctx> {
+        self.concrete(Dynamic::from_ast(&BV::new_const(self.ctx, name, 32))).as_bv().expect("a bit-vector constant")
+    }
+
+    /// Character input: the number of characters in the input.
+    pub fn len(&self) -> BV<'ctx> {
+        self.constant("in.len")
+    }
+
+    /// Character input: the position of a newline (the line assumption).
+    pub fn nl(&self) -> BV<'ctx> {
+        self.constant("in.nl")
+    }
+
+    /// The line assumption: `in.nl < in.len` and the character there is `'\n'`.
+    pub fn line_assumption(&self) -> Bool<'ctx> {
+        let nl = self.nl();
+        let c = self.input("in.chr", &nl, &Sort::bitvector(self.ctx, 8)).as_bv().expect("char input");
+        Bool::and(self.ctx, &[&nl.bvult(&self.len()), &c._eq(&BV::from_u64(self.ctx, b'\n' as u64, 8))])
     }
 
     fn call(&self, name: &str, args: &[Dynamic<'ctx>], ret: &Sort<'ctx>) -> Dynamic<'ctx> {
@@ -248,6 +283,7 @@ impl<'a, 'ctx> World<'a, 'ctx> {
 
 /// How one program is executed: which program, which function, how its callees are named in
 /// the shared world, which of its `printf`s are prompts (not compared), the comparison mode.
+#[derive(Clone)]
 pub struct Setup<'p> {
     pub program: &'p Program,
     pub func: FuncId,
@@ -257,6 +293,13 @@ pub struct Setup<'p> {
     /// `printf` calls whose output is not compared (prompts printed before a read).
     pub prompts: &'p HashSet<*const Expr>,
     pub compare: Compare,
+    /// Character input: the nodes where `pos <= in.nl` is part of the pre-state and must be
+    /// re-established by every edge into them ([`super::stream::line_invariant`]).
+    pub line: BTreeSet<Node>,
+    /// Character input: the top-level statements that read ([`super::stream::reading_range`];
+    /// `None` for any other input). In `values` mode nothing compared is printed there, so no
+    /// print is added there either.
+    pub reading: Option<Span>,
 }
 
 /// The result of executing one node's region.
@@ -269,8 +312,12 @@ pub struct Region<'p, 'ctx> {
     /// Where printed text may glue to a printed value (`values` mode: the output's tokens
     /// would then not be the tokens compared here).
     pub glue: Vec<Bool<'ctx>>,
-    /// What the input model assumes of the values read (a number read is finite).
+    /// What the input model assumes: a number read is finite; the character stream holds a
+    /// newline (once a character is read); the line invariant at the region's node.
     pub assumed: Vec<Bool<'ctx>>,
+    /// Conditions under which the region breaks an invariant of the input model at the node
+    /// it reaches (the line invariant): each is a failure of the check.
+    pub obligations: Vec<Bool<'ctx>>,
     /// The expression sites met, in execution order (each once).
     pub sites: Vec<Site<'p>>,
     /// Every variable read or written, with how (for variable alignment).
@@ -308,6 +355,11 @@ pub struct Exec<'s, 'p, 'w, 'a, 'ctx> {
     start_print: Option<&'p Expr>,
     /// `Extend`'s added assignments at the end of a loop's body: `if (guard) var = value;`.
     tails: Vec<Tail<'p>>,
+    /// The line assumption is among the region's assumptions (a character was read).
+    line_assumed: bool,
+    /// A position known to be at most `in.nl` (so before the end of input): the start of the
+    /// stream at Func-Entry, the pre-state's position at a node of the line invariant.
+    below_nl: Option<BV<'ctx>>,
 }
 
 /// An assignment `Extend` adds at the end of loop `l`'s body (before its step), or, with
@@ -336,6 +388,7 @@ impl<'s, 'p, 'w, 'a, 'ctx> Exec<'s, 'p, 'w, 'a, 'ctx> {
                 errors: Vec::new(),
                 glue: Vec::new(),
                 assumed: Vec::new(),
+                obligations: Vec::new(),
                 sites: Vec::new(),
                 usage: Vec::new(),
             },
@@ -344,6 +397,8 @@ impl<'s, 'p, 'w, 'a, 'ctx> Exec<'s, 'p, 'w, 'a, 'ctx> {
             extension: None,
             start_print: None,
             tails: Vec::new(),
+            line_assumed: false,
+            below_nl: None,
         }
     }
 
@@ -393,6 +448,20 @@ impl<'s, 'p, 'w, 'a, 'ctx> Exec<'s, 'p, 'w, 'a, 'ctx> {
     /// Executes the region of `node` from `pre`.
     pub fn run(mut self, node: Node, mut pre: State<'ctx>) -> R<Region<'p, 'ctx>> {
         let tree = self.setup.tree;
+        if self.setup.line.contains(&node) {
+            self.region.assumed.push(pre.in_pos.bvule(&self.world.nl()));
+            self.below_nl = Some(pre.in_pos.clone());
+        }
+        if node == Node::FuncEntry && self.setup.reading.is_some() {
+            // The entry function reads from the stream's start (other functions do not read).
+            self.below_nl = Some(pre.in_pos.clone());
+        }
+        if let Some(site) = self.start_print
+            && self.in_reading(site.span)
+        {
+            // No print is added where the output may still precede a read.
+            self.start_print = None;
+        }
         if let Some(site) = self.start_print
             && self.holes.is_some_and(|h| h.sites.contains_key(&(site as *const Expr)))
         {
@@ -430,6 +499,11 @@ impl<'s, 'p, 'w, 'a, 'ctx> Exec<'s, 'p, 'w, 'a, 'ctx> {
         Ok(self.region)
     }
 
+    /// Whether `span` starts among the statements that read characters (`values` mode).
+    fn in_reading(&self, span: Span) -> bool {
+        self.setup.compare == Compare::Values && self.setup.reading.is_some_and(|r| r.start <= span.start && span.start < r.end)
+    }
+
     fn enclosing_loops(&self, l: usize) -> Vec<usize> {
         let mut out = vec![l];
         let mut at = self.setup.tree.loops[l].parent;
@@ -443,6 +517,12 @@ impl<'s, 'p, 'w, 'a, 'ctx> Exec<'s, 'p, 'w, 'a, 'ctx> {
 
     fn exit(&mut self, to: Node, kind: EdgeKind, st: State<'ctx>) {
         if st.guard.as_bool() != Some(false) {
+            if self.setup.line.contains(&to) {
+                let broken = Bool::and(self.ctx, &[&st.guard, &st.in_pos.bvule(&self.world.nl()).not()]).simplify();
+                if broken.as_bool() != Some(false) {
+                    self.region.obligations.push(broken);
+                }
+            }
             self.region.exits.push(Exit { to, kind, state: st });
         }
     }
@@ -670,7 +750,7 @@ impl<'s, 'p, 'w, 'a, 'ctx> Exec<'s, 'p, 'w, 'a, 'ctx> {
             ExprKind::Assign(lhs, rhs) => {
                 let v = self.lvalue_var(lhs)?;
                 let val = self.site_value(rhs, SiteKind::Update(v), stmt, &mut st)?;
-                self.use_var(v, Usage::Written);
+                self.use_var(v, written_by(rhs));
                 st.vars.insert(v, val);
                 Ok(st)
             }
@@ -1073,7 +1153,7 @@ impl<'s, 'p, 'w, 'a, 'ctx> Exec<'s, 'p, 'w, 'a, 'ctx> {
             ExprKind::Assign(lhs, rhs) => {
                 let v = self.lvalue_var(lhs)?;
                 let val = self.eval(rhs, st, g)?;
-                self.use_var(v, Usage::Written);
+                self.use_var(v, written_by(rhs));
                 st.vars.insert(v, val.clone());
                 Ok(val)
             }
@@ -1146,6 +1226,8 @@ impl<'s, 'p, 'w, 'a, 'ctx> Exec<'s, 'p, 'w, 'a, 'ctx> {
         match b {
             Builtin::Printf => self.printf(e, args, st, g, e),
             Builtin::Scanf => self.scanf(e, args, st),
+            Builtin::Getchar => Ok(self.getchar(st)),
+            Builtin::Putchar => self.putchar(e, args, st, g),
             Builtin::Abs | Builtin::Labs => {
                 let v = one(self, st)?;
                 let Term::Int(x, t) = &v.term else { return unsupported("abs of a non-integer", e.span) };
@@ -1190,10 +1272,22 @@ impl<'s, 'p, 'w, 'a, 'ctx> Exec<'s, 'p, 'w, 'a, 'ctx> {
             return unsupported("a scanf format that is not a literal", e.span);
         };
         let pieces = cfmt::parse(fmt, true).map_err(|_| Unsupported { what: "a malformed scanf format".into(), span: e.span })?;
+        if stream::char_format(&pieces) {
+            return self.scanf_chars(e, &pieces, args, st);
+        }
         let mut rest = args[1..].iter();
         let mut count = 0u64;
+        // The last piece was whitespace: a `%c` after it skips whitespace like a token read.
+        let mut skips_ws = false;
         for p in pieces {
-            let Piece::Directive(d) = p else { continue };
+            let d = match p {
+                Piece::Literal(bytes) => {
+                    skips_ws = bytes.last().is_some_and(|b| b.is_ascii_whitespace());
+                    continue;
+                }
+                Piece::Directive(d) => d,
+            };
+            let after_ws = std::mem::take(&mut skips_ws);
             if d.suppress || d.conv == '%' {
                 if d.suppress {
                     st.in_pos = st.in_pos.bvadd(&BV::from_u64(self.ctx, 1, 32)).simplify();
@@ -1221,10 +1315,14 @@ impl<'s, 'p, 'w, 'a, 'ctx> Exec<'s, 'p, 'w, 'a, 'ctx> {
                     let raw = finite.ite(&raw, &self.fp.literal(0.0, FloatKind::Double));
                     Term::Float(raw, FloatKind::Double)
                 }
-                'c' => {
+                // ` %c` among tokens: the first character of the next token. A `%c` right
+                // after another conversion reads the character after a token, which the token
+                // model does not represent.
+                'c' if after_ws => {
                     let raw = self.world.input("in.chr", &pos, &Sort::bitvector(self.ctx, 8)).as_bv().expect("char input");
                     Term::Int(raw, IntType::CHAR)
                 }
+                'c' => return unsupported("`%c` without a space before it in a format that also reads tokens", arg.span),
                 other => return unsupported(format!("reading `%{other}`"), arg.span),
             };
             let val = self.convert(Val { term, deps: Deps::new() }, &ty, arg.span)?;
@@ -1234,6 +1332,76 @@ impl<'s, 'p, 'w, 'a, 'ctx> Exec<'s, 'p, 'w, 'a, 'ctx> {
             count += 1;
         }
         Ok(self.int_val(c_int::constant(self.ctx, IntType::INT, count as i64), IntType::INT, Deps::new()))
+    }
+
+    /// Reads one character of the character stream: whether there was one (`pos < in.len`)
+    /// and the byte; the position advances when there was.
+    fn read_char(&mut self, st: &mut State<'ctx>) -> (Bool<'ctx>, BV<'ctx>) {
+        if !self.line_assumed {
+            self.line_assumed = true;
+            self.region.assumed.push(self.world.line_assumption());
+        }
+        // Before the newline there is a character: the read succeeds (no `ite` with the old
+        // value, whose variable would then look live).
+        let below_nl = self.below_nl.as_ref().is_some_and(|p| *p == st.in_pos) || st.in_pos.as_u64() == Some(0);
+        let ok = if below_nl { Bool::from_bool(self.ctx, true) } else { st.in_pos.bvult(&self.world.len()).simplify() };
+        let byte = self.world.input("in.chr", &st.in_pos, &Sort::bitvector(self.ctx, 8)).as_bv().expect("char input");
+        st.in_pos = ok.ite(&st.in_pos.bvadd(&BV::from_u64(self.ctx, 1, 32)), &st.in_pos).simplify();
+        (ok, byte)
+    }
+
+    /// `getchar()`: the next byte as an `int` (0 to 255), or -1 (`EOF`) at the end of input.
+    fn getchar(&mut self, st: &mut State<'ctx>) -> Val<'ctx> {
+        let (ok, byte) = self.read_char(st);
+        let c = ok.ite(&byte.zero_ext(24), &c_int::constant(self.ctx, IntType::INT, -1));
+        self.int_val(c, IntType::INT, Deps::new())
+    }
+
+    /// `scanf` with only `%c` directives on the character stream, as glibc: each directive
+    /// takes one character; at the end of input scanf stops, the variables left unchanged;
+    /// it returns `EOF` when it stopped before assigning anything, else how many it assigned.
+    fn scanf_chars(&mut self, e: &'p Expr, pieces: &[Piece], args: &'p [Expr], st: &mut State<'ctx>) -> R<Val<'ctx>> {
+        let ctx = self.ctx;
+        let mut rest = args[1..].iter();
+        let mut done = c_int::constant(ctx, IntType::INT, 0);
+        let mut failed = Bool::from_bool(ctx, false);
+        let one = c_int::constant(ctx, IntType::INT, 1);
+        for p in pieces {
+            let Piece::Directive(d) = p else { unreachable!("a character format") };
+            // After a failure the position is at the end, so every later read fails too.
+            let (ok, byte) = self.read_char(st);
+            failed = Bool::or(ctx, &[&failed, &ok.not()]).simplify();
+            if d.suppress {
+                continue;
+            }
+            let Some(arg) = rest.next() else { return unsupported("scanf with too few arguments", e.span) };
+            let ExprKind::AddrOf(target) = &arg.strip_implicit().kind else {
+                return unsupported("scanf into something other than `&variable`", arg.span);
+            };
+            let v = self.lvalue_var(target)?;
+            let old = st.vars[&v].clone();
+            // `%c` stores one byte at the variable's address (little-endian: its low byte).
+            let stored = match (&old.term, &self.setup.program.var(v).ty) {
+                (Term::Int(x, t), Type::Int(_)) if t.kind != crate::ir::IntKind::Bool => {
+                    let w = x.get_size();
+                    if w == 8 { byte.clone() } else { x.extract(w - 1, 8).concat(&byte) }
+                }
+                (_, ty) => return unsupported(format!("`%c` into a variable of type `{}`", self.setup.program.type_name(ty)), arg.span),
+            };
+            let Term::Int(x, t) = &old.term else { unreachable!() };
+            let whole = stored.get_size() == 8;
+            let new = match ok.as_bool() {
+                Some(true) => Val { term: Term::Int(stored, *t), deps: if whole { Deps::new() } else { old.deps.clone() } },
+                _ => Val { term: Term::Int(ok.ite(&stored, x).simplify(), *t), deps: old.deps.clone() },
+            };
+            self.use_var(v, Usage::Scanned);
+            st.vars.insert(v, new);
+            done = ok.ite(&c_int::add(&done, &one), &done).simplify();
+        }
+        let zero = c_int::constant(ctx, IntType::INT, 0);
+        let eof = Bool::and(ctx, &[&failed, &done._eq(&zero)]);
+        let ret = eof.ite(&c_int::constant(ctx, IntType::INT, -1), &done).simplify();
+        Ok(self.int_val(ret, IntType::INT, Deps::new()))
     }
 
     /// A `printf` statement as a site: the original, another print (a reference's, renamed),
@@ -1304,7 +1472,9 @@ impl<'s, 'p, 'w, 'a, 'ctx> Exec<'s, 'p, 'w, 'a, 'ctx> {
                     }
                     let marker = (!values || d.conv == 'c').then(|| marker(&String::from_utf8_lossy(d.text(fmt))));
                     let token = match (&v.term, d.conv) {
-                        (Term::Int(x, t), 'd' | 'i' | 'u' | 'c' | 'x' | 'X' | 'o') => Token::Int(x.clone(), *t),
+                        // `%c` prints the value converted to `unsigned char`.
+                        (Term::Int(x, _), 'c') => Token::Int(x.extract(7, 0), IntType::UCHAR),
+                        (Term::Int(x, t), 'd' | 'i' | 'u' | 'x' | 'X' | 'o') => Token::Int(x.clone(), *t),
                         (Term::Float(x, k), 'f' | 'F' | 'e' | 'E' | 'g' | 'G') => {
                             let x = if *k == FloatKind::Double { x.clone() } else { self.fp.convert(x, FloatKind::Double) };
                             Token::Float(x)
@@ -1317,6 +1487,28 @@ impl<'s, 'p, 'w, 'a, 'ctx> Exec<'s, 'p, 'w, 'a, 'ctx> {
         }
         self.emit(out, at, st, g);
         Ok(self.int_val(BV::new_const(self.ctx, format!("printf.ret!{}", e.span.start), 32), IntType::INT, Deps::new()))
+    }
+
+    /// `putchar(c)`: prints `(unsigned char) c` as `printf("%c", c)` does (a constant
+    /// character as the literal text it is), returns it as an `int`.
+    fn putchar(&mut self, e: &'p Expr, args: &'p [Expr], st: &mut State<'ctx>, g: &Bool<'ctx>) -> R<Val<'ctx>> {
+        let Some(arg) = args.first() else { return unsupported("`putchar` without an argument", e.span) };
+        let v = self.site_value(arg, SiteKind::Print, None, st)?;
+        if let ExprKind::Var(x) = arg.strip_implicit().kind {
+            self.use_var(x, Usage::Printed);
+        }
+        let Term::Int(x, _) = &v.term else { return unsupported("`putchar` of a floating point value", arg.span) };
+        let byte = x.extract(7, 0).simplify();
+        let mut out = Printer::new(self.ctx, self.setup.compare, st);
+        match byte.as_u64() {
+            Some(b) => out.text(&[b as u8]),
+            None => {
+                out.value_starts();
+                out.value(Some(marker("%c")), Token::Int(byte.clone(), IntType::UCHAR), v.deps.clone());
+            }
+        }
+        self.emit(out, e, st, g);
+        Ok(self.int_val(byte.zero_ext(24), IntType::INT, v.deps))
     }
 
     /// Appends what `out` printed to the output under guard `g`, compared unless `at` is a
@@ -1436,6 +1628,11 @@ impl<'ctx> Effects<'ctx> {
             *st = m;
         }
     }
+}
+
+/// How `x = rhs` uses `x`: `c = getchar()` reads input into it, as `scanf("%c", &c)` does.
+fn written_by(rhs: &Expr) -> Usage {
+    if matches!(rhs.strip_implicit().kind, ExprKind::Call(Callee::Builtin(Builtin::Getchar), _)) { Usage::Scanned } else { Usage::Written }
 }
 
 /// An expression that reads input.

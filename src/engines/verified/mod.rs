@@ -49,6 +49,7 @@ use crate::ir::print::expr_to_c;
 use crate::ir::repair::TextEdit;
 use crate::smt::region::{self, Alt, Exec, Holes, Region, Setup, Site, SiteKind, State, Term, Unsupported, World, SEL_BITS};
 use crate::smt::solver::{check_with_budget, new_context, Verdict};
+use crate::smt::stream;
 use crate::smt::Budget;
 use crate::spec::compare::Compare;
 
@@ -215,6 +216,8 @@ impl<'p> Side<'p> {
             callee_names: &self.callee_names,
             prompts: &self.prompts,
             compare,
+            line: BTreeSet::new(),
+            reading: stream::reading_range(self.program, self.func),
         }
     }
     fn vars(&self) -> Vec<VarId> {
@@ -426,6 +429,10 @@ fn read_kinds(p: &Program, f: FuncId) -> Option<Vec<(char, Span)>> {
 /// other shape is reported unsupported. Other modes compare everything.
 fn prompts(p: &Program, f: FuncId, values: bool) -> Result<HashSet<*const Expr>, Failure> {
     let mut out = HashSet::new();
+    // Reading characters has its own rule (see `smt::stream`).
+    if stream::input_kind(p, f).map_err(Failure::Unsupported)? == stream::Input::Chars {
+        return if values { stream::char_prompts(p, f).map_err(Failure::Unsupported) } else { Ok(out) };
+    }
     if !values {
         return Ok(out);
     }
@@ -601,6 +608,7 @@ impl<'j, 'p: 'j, 'ctx> Job<'j, 'p, 'ctx> {
             floats: [r, s].iter().any(|side| side.vars().iter().any(|v| side.program.var(*v).ty.is_float())),
             checks: 0,
         };
+        stream::prepare(ctx, &mut job.r_setup, &mut job.s_setup).map_err(Failure::Unsupported)?;
         let world = World::new(ctx);
         for node in r.tree.nodes().into_iter().filter(|n| *n != Node::FuncExit) {
             let pre_r = Exec::fresh_state(ctx, r.program, r.func, "r.").map_err(Failure::Unsupported)?;
@@ -740,6 +748,8 @@ impl<'j, 'p: 'j, 'ctx> Job<'j, 'p, 'ctx> {
         let mut bad: Vec<Bool<'ctx>> = sr.errors.iter().map(|(c, _, _)| c.clone()).collect();
         // Glued output on either side: the printed tokens compared are not the output's.
         bad.extend(rr.glue.iter().chain(&sr.glue).cloned());
+        // An invariant of the input model broken at the node reached (the line invariant).
+        bad.extend(rr.obligations.iter().chain(&sr.obligations).cloned());
         let pr: Vec<(Bool<'ctx>, &region::Token<'ctx>)> = rr.printed.iter().map(|p| (p.guard.clone(), &p.token)).collect();
         let ps: Vec<(Bool<'ctx>, &region::Token<'ctx>)> = sr.printed.iter().map(|p| (p.guard.clone(), &p.token)).collect();
         bad.push(region::sequences_differ(ctx, &pr, &ps));

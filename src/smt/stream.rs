@@ -1,0 +1,292 @@
+//! The input models of the region encoding ([`super::region`]) and what the verified engine
+//! needs to know of them before it compares two programs.
+//!
+//! A program reads its input one of two ways, and the two are never mixed:
+//!
+//! * **Tokens** (`scanf("%d")`, `%f`, `" %c"`, ...): position `k` is the `k`-th token; the value
+//!   read there is `in.int(k)` / `in.dbl(k)` / `in.chr(k)`; every read succeeds (the input holds
+//!   enough tokens). The `values` comparison's prompt cut then needs every read to be a
+//!   top-level `scanf(...);` statement (the engine's `prompts`).
+//! * **Characters** (`scanf("%c", &c)` whose format is nothing but `%c` directives, and
+//!   `getchar()`): position = the index of the next character; `in.len` is the length of the
+//!   input, shared by both programs; a read at `pos < in.len` gives the byte `in.chr(pos)` and
+//!   advances by one; at `pos >= in.len` it fails as glibc's does: `scanf` stops, leaves its
+//!   variable unchanged and returns `EOF` (-1) when nothing was assigned (else the number
+//!   assigned), `getchar` returns -1. A `%c` read stores one byte into its variable (into an
+//!   `int` only the low byte changes, as gcc lays it out).
+//!
+//! A program with both kinds of read, or a student reading the other kind than the
+//! reference, is [`Unsupported`]: positions would count different things.
+//!
+//! **The line assumption** (character programs only): the input contains a `'\n'`, i.e. there
+//! is a position `in.nl < in.len` with `in.chr(in.nl) = '\n'`. Programs that read "up to the
+//! end of the line" loop forever on an input without a newline (`while (c != '\n') c =
+//! getchar();` sees -1 for ever), and the assignment promises a line; so for character
+//! programs "verified" means *for every input that contains a newline* (any bytes, any length,
+//! anything after the newline). The assumption is what [`line_invariant`] builds on: at loop
+//! nodes where it is inductive, `pos <= in.nl` (no newline consumed yet, or exactly up to the
+//! chosen one) is part of the node's pre-state, and every edge into such a node must establish
+//! it again (the region's `obligations`).
+//!
+//! **The prompt cut for characters** (`values` mode, [`char_prompts`]): the output compared is
+//! what a program prints after its last *successful* read. With `first`/`last` the first and
+//! last top-level statements of `main` that contain a read: every print in a statement before
+//! `first` is a prompt (not compared), a print in `first..=last` is unsupported (it may come
+//! before or after the last successful read, depending on the input), and every print after
+//! `last` is compared (no read follows it). Prompts are cut off only when some read succeeds:
+//! [`prepare`] proves that the reference reads at least one character before it returns (under
+//! the line assumption), and lockstep then gives the student the same position at the exit.
+
+use std::collections::{BTreeSet, HashSet};
+
+use z3::ast::{Ast, Bool, BV};
+use z3::{Context, SatResult, Solver};
+
+use crate::ir::cfa::Node;
+use crate::ir::format::{self as cfmt, Piece};
+use crate::ir::{Builtin, Callee, Expr, ExprKind, FuncId, Program, Span, Stmt, StmtKind};
+use crate::spec::compare::Compare;
+
+use super::region::{Exec, Setup, Unsupported, World};
+
+/// How one input call reads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Read {
+    /// `getchar()`, or `scanf` whose format is only `%c` directives (each one character).
+    Chars,
+    /// Any other `scanf`.
+    Tokens,
+}
+
+/// What a call reads, if it is `scanf` with a literal format or `getchar`.
+pub fn read_of(e: &Expr) -> Option<Read> {
+    match &e.strip_implicit().kind {
+        ExprKind::Call(Callee::Builtin(Builtin::Getchar), _) => Some(Read::Chars),
+        ExprKind::Call(Callee::Builtin(Builtin::Scanf), args) => {
+            let Some(ExprKind::Str(fmt)) = args.first().map(|a| &a.strip_implicit().kind) else { return None };
+            let pieces = cfmt::parse(fmt, true).ok()?;
+            Some(if char_format(&pieces) { Read::Chars } else { Read::Tokens })
+        }
+        _ => None,
+    }
+}
+
+/// A scanf format that reads single characters only: `%c` directives (width 1 at most), no
+/// literal text or whitespace (whitespace in a format skips input whitespace: a token read).
+pub fn char_format(pieces: &[Piece]) -> bool {
+    !pieces.is_empty()
+        && pieces.iter().all(|p| match p {
+            Piece::Directive(d) => d.conv == 'c' && matches!(d.width, cfmt::Count::None | cfmt::Count::Fixed(1)),
+            Piece::Literal(_) => false,
+        })
+}
+
+/// How a function reads its input.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Input {
+    None,
+    Tokens,
+    Chars,
+}
+
+fn reads_in(s: &Stmt) -> Vec<(Read, Span)> {
+    let mut out = Vec::new();
+    crate::ir::walk::walk_stmt(s, &mut |e| {
+        if let Some(r) = read_of(e) {
+            out.push((r, e.span));
+        }
+    });
+    out
+}
+
+/// The input model of function `f`; both kinds of read in one function is unsupported.
+pub fn input_kind(p: &Program, f: FuncId) -> Result<Input, Unsupported> {
+    let Some(body) = &p.func(f).body else { return Ok(Input::None) };
+    let reads = reads_in(body);
+    let chars = reads.iter().find(|(r, _)| *r == Read::Chars);
+    let tokens = reads.iter().find(|(r, _)| *r == Read::Tokens);
+    match (chars, tokens) {
+        (Some(c), Some(t)) => Err(Unsupported {
+            what: "reading single characters (`%c`, `getchar`) and tokens (`%d`, ` %c`, ...) in one program".into(),
+            span: if c.1.start > t.1.start { c.1 } else { t.1 },
+        }),
+        (Some(_), None) => Ok(Input::Chars),
+        (None, Some(_)) => Ok(Input::Tokens),
+        (None, None) => Ok(Input::None),
+    }
+}
+
+fn top_level(p: &Program, f: FuncId) -> &[Stmt] {
+    match p.func(f).body.as_ref().map(|b| &b.kind) {
+        Some(StmtKind::Block(stmts)) => stmts,
+        _ => &[],
+    }
+}
+
+/// The first and last top-level statements of `f` that read.
+fn read_bounds(stmts: &[Stmt]) -> Option<(usize, usize)> {
+    let reads = |s: &Stmt| !reads_in(s).is_empty();
+    Some((stmts.iter().position(reads)?, stmts.iter().rposition(reads)?))
+}
+
+/// The source range from the first to the end of the last top-level statement that reads
+/// characters: output printed there may precede a successful read, so nothing compared may be
+/// printed (or added) there.
+pub fn reading_range(p: &Program, f: FuncId) -> Option<Span> {
+    if input_kind(p, f).ok()? != Input::Chars {
+        return None;
+    }
+    let stmts = top_level(p, f);
+    let (first, last) = read_bounds(stmts)?;
+    Some(Span { start: stmts[first].span.start, end: stmts[last].span.end })
+}
+
+fn is_print(e: &Expr) -> bool {
+    matches!(&e.kind, ExprKind::Call(Callee::Builtin(Builtin::Printf | Builtin::Putchar | Builtin::Puts), _))
+}
+
+/// `values` mode, character programs: the prints before the first statement that reads are
+/// prompts; a print among the statements that read is unsupported (see the module doc).
+pub fn char_prompts(p: &Program, f: FuncId) -> Result<HashSet<*const Expr>, Unsupported> {
+    let mut out = HashSet::new();
+    let stmts = top_level(p, f);
+    let Some((first, last)) = read_bounds(stmts) else { return Ok(out) };
+    for s in &stmts[..first] {
+        crate::ir::walk::walk_stmt(s, &mut |e| {
+            if is_print(e) {
+                out.insert(e as *const Expr);
+            }
+        });
+    }
+    for s in &stmts[first..=last] {
+        let mut print = None;
+        crate::ir::walk::walk_stmt(s, &mut |e| {
+            if is_print(e) {
+                print.get_or_insert(e.span);
+            }
+        });
+        if let Some(span) = print {
+            return Err(Unsupported {
+                what: "printing between character reads".into(),
+                span,
+            });
+        }
+    }
+    Ok(out)
+}
+
+/// Before two programs are compared: both read the same kind of input; for character input,
+/// each program's line invariant (stored in its setup), and in `values` mode the proof that the
+/// reference reads a character before it returns (so the prompts are cut off).
+pub fn prepare(ctx: &Context, r: &mut Setup<'_>, s: &mut Setup<'_>) -> Result<(), Unsupported> {
+    let rk = input_kind(r.program, r.func)?;
+    let sk = input_kind(s.program, s.func)?;
+    let first_read = |setup: &Setup<'_>| setup.program.func(setup.func).body.as_ref().and_then(|b| reads_in(b).first().map(|(_, sp)| *sp));
+    match (rk, sk) {
+        (Input::Chars, Input::Tokens) => {
+            return Err(Unsupported { what: "reading tokens where the reference reads single characters (`%c`, `getchar`)".into(), span: first_read(s).unwrap_or_default() });
+        }
+        (Input::Tokens, Input::Chars) => {
+            return Err(Unsupported { what: "reading single characters where the reference reads tokens".into(), span: first_read(s).unwrap_or_default() });
+        }
+        _ => {}
+    }
+    if rk != Input::Chars && sk != Input::Chars {
+        return Ok(());
+    }
+    r.line = line_invariant(ctx, r)?;
+    s.line = line_invariant(ctx, s)?;
+    if r.compare == Compare::Values && rk == Input::Chars && !reads_before_exit(ctx, r)? {
+        return Err(Unsupported {
+            what: "a reference that may finish without reading a character (its prompt would be compared)".into(),
+            span: first_read(r).unwrap_or_default(),
+        });
+    }
+    Ok(())
+}
+
+fn zero<'ctx>(ctx: &'ctx Context) -> BV<'ctx> {
+    BV::from_u64(ctx, 0, 32)
+}
+
+fn loop_nodes(setup: &Setup<'_>) -> BTreeSet<Node> {
+    setup.tree.nodes().into_iter().filter(|n| matches!(n, Node::LoopEntry(_) | Node::LoopExit(_))).collect()
+}
+
+/// "The exit can break `holds`": satisfiable under the region's assumptions.
+fn can_break<'ctx>(ctx: &'ctx Context, assumed: &[Bool<'ctx>], pre: &[Bool<'ctx>], guard: &Bool<'ctx>, holds: &Bool<'ctx>) -> bool {
+    let solver = Solver::new(ctx);
+    for a in assumed.iter().chain(pre) {
+        solver.assert(a);
+    }
+    solver.assert(guard);
+    solver.assert(&holds.not());
+    solver.check() != SatResult::Unsat
+}
+
+/// The loop nodes where `pos <= in.nl` holds inductively (Houdini: start from every loop node,
+/// drop each node some edge may reach with `pos > in.nl`, until nothing changes). Any set is
+/// sound, the checks prove it as part of each node's verification; this one holds at the loop
+/// that reads up to the newline, which is what stops a `while (c != '\n')` loop.
+pub fn line_invariant(ctx: &Context, setup: &Setup<'_>) -> Result<BTreeSet<Node>, Unsupported> {
+    let nodes: Vec<Node> = setup.tree.nodes().into_iter().filter(|n| *n != Node::FuncExit).collect();
+    let mut inv = loop_nodes(setup);
+    let world = World::new(ctx);
+    loop {
+        let mut trial = setup.clone();
+        trial.line = inv.clone();
+        let mut dropped = false;
+        for &u in &nodes {
+            let mut pre = Exec::fresh_state(ctx, setup.program, setup.func, "line.")?;
+            if u == Node::FuncEntry {
+                pre.in_pos = zero(ctx);
+            }
+            // The region assumes the invariant at `u` when `u` is in the trial set.
+            let reg = Exec::new(&trial, &world, None).run(u, pre)?;
+            for e in &reg.exits {
+                if inv.contains(&e.to) && can_break(ctx, &reg.assumed, &[], &e.state.guard, &e.state.in_pos.bvule(&world.nl())) {
+                    inv.remove(&e.to);
+                    dropped = true;
+                }
+            }
+        }
+        if !dropped {
+            return Ok(inv);
+        }
+    }
+}
+
+/// Whether every way `setup`'s function returns has read at least one character (`pos != 0`
+/// at every edge into Func-Exit), with `pos != 0` as a Houdini invariant at loop nodes.
+fn reads_before_exit<'ctx>(ctx: &'ctx Context, setup: &Setup<'_>) -> Result<bool, Unsupported> {
+    let nodes: Vec<Node> = setup.tree.nodes().into_iter().filter(|n| *n != Node::FuncExit).collect();
+    let mut inv = loop_nodes(setup);
+    let world = World::new(ctx);
+    loop {
+        let mut dropped = false;
+        for &u in &nodes {
+            let mut pre = Exec::fresh_state(ctx, setup.program, setup.func, "read.")?;
+            if u == Node::FuncEntry {
+                pre.in_pos = zero(ctx);
+            }
+            let assume: Vec<Bool<'ctx>> = if inv.contains(&u) { vec![pre.in_pos._eq(&zero(ctx)).not()] } else { Vec::new() };
+            let reg = Exec::new(setup, &world, None).run(u, pre)?;
+            for e in &reg.exits {
+                let must = e.to == Node::FuncExit;
+                if (must || inv.contains(&e.to)) && can_break(ctx, &reg.assumed, &assume, &e.state.guard, &e.state.in_pos._eq(&zero(ctx)).not()) {
+                    if must {
+                        return Ok(false);
+                    }
+                    inv.remove(&e.to);
+                    dropped = true;
+                }
+            }
+        }
+        if !dropped {
+            return Ok(true);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;

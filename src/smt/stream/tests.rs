@@ -1,0 +1,268 @@
+//! The character-stream model: classification, the prompt cut, and the semantics of the reads
+//! (glibc's `getchar`/`scanf("%c")` at the end of input, a byte into an `int`, side effects of
+//! conditions and of repair alternatives), checked with Z3 on single regions.
+
+use std::collections::{BTreeSet, HashMap, HashSet};
+
+use z3::ast::{Ast, Bool, BV};
+use z3::{Context, SatResult, Solver};
+
+use super::*;
+use crate::ir::cfa::{LoopTree, Node};
+use crate::ir::{Expr, Program, StmtKind};
+use crate::smt::region::{Alt, Exec, Holes, Region, Setup, State, Term, World, SEL_BITS};
+use crate::smt::solver::new_context;
+use crate::spec::compare::Compare;
+use crate::syntax::lower::lower_source;
+
+const CHECKSUM: &str = r#"#include <stdio.h>
+int main () {
+  char it;
+  long sum;
+  int status;
+  sum = 0;
+  printf("Enter an abitrarily long string, ending with carriage return > ");
+  while ((status = scanf("%c", &it)) != EOF && it != '\n')
+   sum = (sum + (long) it) % 64;
+  sum = sum + (long) ' ';
+  printf("Check sum is %c\n", (char) sum);
+  return 0;
+}
+"#;
+
+fn program(src: &str) -> Program {
+    let lowered = lower_source(src);
+    assert!(lowered.diagnostics.iter().all(|d| d.severity != crate::ir::Severity::Error), "{:?}", lowered.diagnostics);
+    lowered.program
+}
+
+fn main_of(p: &Program) -> FuncId {
+    p.func_by_name("main").expect("main")
+}
+
+fn setup<'p>(p: &'p Program, tree: &'p LoopTree<'p>, names: &'p HashMap<FuncId, String>, prompts: &'p HashSet<*const Expr>, compare: Compare) -> Setup<'p> {
+    let func = main_of(p);
+    Setup { program: p, func, tree, callee_names: names, prompts, compare, line: BTreeSet::new(), reading: reading_range(p, func) }
+}
+
+/// Runs `main`'s Func-Entry region from the stream's start.
+fn entry_region<'p, 'ctx>(ctx: &'ctx Context, setup: &Setup<'p>, world: &World<'_, 'ctx>, holes: Option<&Holes<'ctx>>) -> Region<'p, 'ctx> {
+    let mut pre = Exec::fresh_state(ctx, setup.program, setup.func, "t.").unwrap();
+    pre.in_pos = BV::from_u64(ctx, 0, 32);
+    Exec::new(setup, world, holes).run(Node::FuncEntry, pre).unwrap()
+}
+
+/// The state of the region's single exit.
+fn only_exit<'ctx>(r: &Region<'_, 'ctx>) -> State<'ctx> {
+    assert_eq!(r.exits.len(), 1, "{:?}", r.exits.iter().map(|e| e.to).collect::<Vec<_>>());
+    r.exits[0].state.clone()
+}
+
+fn ret<'ctx>(st: &State<'ctx>) -> BV<'ctx> {
+    match &st.ret.as_ref().expect("a returned value").term {
+        Term::Int(b, _) => b.clone(),
+        Term::Float(..) => panic!("an int"),
+    }
+}
+
+/// `facts` imply `claim` (for every input).
+fn proves<'ctx>(ctx: &'ctx Context, facts: &[Bool<'ctx>], claim: &Bool<'ctx>) -> bool {
+    let s = Solver::new(ctx);
+    for f in facts {
+        s.assert(f);
+    }
+    s.assert(&claim.not());
+    s.check() == SatResult::Unsat
+}
+
+fn int(ctx: &Context, v: i64) -> BV<'_> {
+    BV::from_i64(ctx, v, 32)
+}
+
+fn chr<'ctx>(ctx: &'ctx Context, pos: u64) -> BV<'ctx> {
+    let f = z3::FuncDecl::new(ctx, "in.chr", &[&z3::Sort::bitvector(ctx, 32)], &z3::Sort::bitvector(ctx, 8));
+    f.apply(&[&BV::from_u64(ctx, pos, 32)]).as_bv().unwrap()
+}
+
+fn len(ctx: &Context) -> BV<'_> {
+    BV::new_const(ctx, "in.len", 32)
+}
+
+/// Runs `src`'s entry region and hands the exit state to `check`.
+fn with_entry(src: &str, check: impl for<'ctx> FnOnce(&'ctx Context, &State<'ctx>)) {
+    let p = program(src);
+    let tree = LoopTree::of(p.func(main_of(&p))).unwrap();
+    let (names, prompts) = (HashMap::new(), HashSet::new());
+    let s = setup(&p, &tree, &names, &prompts, Compare::Exact);
+    let ctx = new_context();
+    let world = World::new(&ctx);
+    let r = entry_region(&ctx, &s, &world, None);
+    check(&ctx, &only_exit(&r));
+}
+
+#[test]
+fn reads_are_classified_by_format() {
+    let p = program("#include <stdio.h>\nint main(void) { char a, b; int n; scanf(\"%c\", &a); scanf(\"%c%c\", &a, &b); scanf(\" %c\", &a); scanf(\"%d\", &n); scanf(\"%d%c\", &n, &a); scanf(\"%*c\"); return getchar(); }");
+    let mut kinds = Vec::new();
+    crate::ir::walk::walk_stmt(p.func(main_of(&p)).body.as_ref().unwrap(), &mut |e| {
+        if let Some(k) = read_of(e) {
+            kinds.push(k);
+        }
+    });
+    use Read::*;
+    assert_eq!(kinds, vec![Chars, Chars, Tokens, Tokens, Tokens, Chars, Chars]);
+}
+
+#[test]
+fn character_and_token_reads_in_one_program_are_unsupported() {
+    let p = program("#include <stdio.h>\nint main(void) { char c; int n; scanf(\"%d\", &n); c = getchar(); return c + n; }");
+    let err = input_kind(&p, main_of(&p)).unwrap_err();
+    assert!(err.what.contains("single characters") && err.what.contains("tokens"), "{}", err.what);
+    assert_eq!(input_kind(&program(CHECKSUM), FuncId(0)).unwrap(), Input::Chars);
+}
+
+#[test]
+fn prompts_come_before_the_first_read_and_nothing_is_printed_while_reading() {
+    let p = program(CHECKSUM);
+    let f = main_of(&p);
+    let prompts = char_prompts(&p, f).unwrap();
+    assert_eq!(prompts.len(), 1, "the first printf only");
+    let range = reading_range(&p, f).unwrap();
+    let src = CHECKSUM;
+    assert!(src[range.range()].starts_with("while ((status = scanf"), "{}", &src[range.range()]);
+    let printing = program("#include <stdio.h>\nint main(void) { int c; printf(\"> \"); while ((c = getchar()) != '\\n') putchar(c); printf(\"done\\n\"); return 0; }");
+    let err = char_prompts(&printing, main_of(&printing)).unwrap_err();
+    assert!(err.what.contains("printing between character reads"), "{}", err.what);
+}
+
+#[test]
+fn getchar_returns_each_byte_then_eof() {
+    with_entry("#include <stdio.h>\nint main(void) { int a = getchar(); int b = getchar(); return a * 1000 + b; }", |ctx, st| {
+        // One character: the first read gives it (0..255), the second -1.
+        let one = len(ctx)._eq(&int(ctx, 1));
+        let first = chr(ctx, 0).zero_ext(24);
+        assert!(proves(ctx, std::slice::from_ref(&one), &ret(st)._eq(&first.bvmul(&int(ctx, 1000)).bvadd(&int(ctx, -1)))));
+        assert!(proves(ctx, &[one], &st.in_pos._eq(&int(ctx, 1))));
+        assert!(proves(ctx, &[len(ctx)._eq(&int(ctx, 2))], &st.in_pos._eq(&int(ctx, 2))));
+    });
+}
+
+#[test]
+fn an_empty_input_is_outside_the_line_assumption() {
+    let p = program("#include <stdio.h>\nint main(void) { return getchar(); }");
+    let tree = LoopTree::of(p.func(main_of(&p))).unwrap();
+    let (names, prompts) = (HashMap::new(), HashSet::new());
+    let s = setup(&p, &tree, &names, &prompts, Compare::Exact);
+    let ctx = new_context();
+    let world = World::new(&ctx);
+    let r = entry_region(&ctx, &s, &world, None);
+    let mut facts = r.assumed.clone();
+    facts.push(len(&ctx)._eq(&int(&ctx, 0)));
+    assert!(proves(&ctx, &facts, &Bool::from_bool(&ctx, false)), "the line assumption rules out empty input");
+    // With a newline at `in.nl`: the first character read is the input's first.
+    assert!(proves(&ctx, &r.assumed, &ret(&only_exit(&r))._eq(&chr(&ctx, 0).zero_ext(24))));
+}
+
+#[test]
+fn scanf_c_returns_eof_and_keeps_the_variable_at_the_end_of_input() {
+    with_entry("#include <stdio.h>\nint main(void) { char c = 'x'; getchar(); int r = scanf(\"%c\", &c); return r * 1000 + c; }", |ctx, st| {
+        assert!(proves(ctx, &[len(ctx)._eq(&int(ctx, 1))], &ret(st)._eq(&int(ctx, -1000 + 'x' as i64))));
+        let read = chr(ctx, 1).sign_ext(24).bvadd(&int(ctx, 1000));
+        assert!(proves(ctx, &[len(ctx).bvugt(&int(ctx, 1))], &ret(st)._eq(&read)));
+    });
+}
+
+#[test]
+fn scanf_counts_assigned_characters_and_eof_only_before_the_first() {
+    with_entry("#include <stdio.h>\nint main(void) { char a = 0, b = 0; int r = scanf(\"%*c%c\", &a); int s = scanf(\"%c%c\", &a, &b); return r * 10 + s; }", |ctx, st| {
+        // One character: `%*c` takes it, `%c` fails before anything is assigned: EOF; then EOF.
+        assert!(proves(ctx, &[len(ctx)._eq(&int(ctx, 1))], &ret(st)._eq(&int(ctx, -11))));
+        // Three: 1 assigned, then 1 assigned before the input ends.
+        assert!(proves(ctx, &[len(ctx)._eq(&int(ctx, 3))], &ret(st)._eq(&int(ctx, 11))));
+        assert!(proves(ctx, &[len(ctx)._eq(&int(ctx, 3))], &st.in_pos._eq(&int(ctx, 3))));
+    });
+}
+
+#[test]
+fn percent_c_into_an_int_changes_its_low_byte_only() {
+    with_entry("#include <stdio.h>\nint main(void) { int c = 0x12345678; scanf(\"%c\", &c); return c; }", |ctx, st| {
+        let facts = [len(ctx).bvugt(&int(ctx, 0)), chr(ctx, 0)._eq(&BV::from_u64(ctx, 0x41, 8))];
+        assert!(proves(ctx, &facts, &ret(st)._eq(&int(ctx, 0x12345641))));
+    });
+}
+
+#[test]
+fn the_right_operand_of_and_reads_only_when_it_runs() {
+    with_entry("#include <stdio.h>\nint main(void) { int c = getchar(); if (c == 'a' && getchar() == 'b') c = 2; return c; }", |ctx, st| {
+        let facts = [len(ctx)._eq(&int(ctx, 5)), chr(ctx, 0)._eq(&BV::from_u64(ctx, b'z' as u64, 8))];
+        assert!(proves(ctx, &facts, &st.in_pos._eq(&int(ctx, 1))));
+        let facts = [len(ctx)._eq(&int(ctx, 5)), chr(ctx, 0)._eq(&BV::from_u64(ctx, b'a' as u64, 8))];
+        assert!(proves(ctx, &facts, &st.in_pos._eq(&int(ctx, 2))));
+    });
+}
+
+#[test]
+fn an_alternative_replaces_the_read_in_a_condition() {
+    let src = "#include <stdio.h>\nint main(void) { int c = 0; if ((c = getchar()) != 'x') c = 1; return c; }";
+    let p = program(src);
+    let body = p.func(main_of(&p)).body.as_ref().unwrap();
+    let StmtKind::Block(stmts) = &body.kind else { panic!() };
+    let cond = stmts.iter().find_map(|s| match &s.kind {
+        StmtKind::If { cond, .. } => Some(cond),
+        _ => None,
+    });
+    let cond: &Expr = cond.unwrap();
+    let tree = LoopTree::of(p.func(main_of(&p))).unwrap();
+    let (names, prompts) = (HashMap::new(), HashSet::new());
+    let s = setup(&p, &tree, &names, &prompts, Compare::Exact);
+    let ctx = new_context();
+    let world = World::new(&ctx);
+    let sel = BV::new_const(&ctx, "sel", SEL_BITS);
+    let key = cond as *const Expr;
+    let holes = Holes { sites: [(key, (sel.clone(), vec![Alt::Original, Alt::Bool(false)]))].into_iter().collect(), order: vec![key] };
+    let st = only_exit(&entry_region(&ctx, &s, &world, Some(&holes)));
+    let facts = |k: u64| vec![len(&ctx)._eq(&int(&ctx, 4)), sel._eq(&BV::from_u64(&ctx, k, SEL_BITS))];
+    // As written the condition reads; replaced by `0` it does not, and `c` stays 0.
+    assert!(proves(&ctx, &facts(0), &st.in_pos._eq(&int(&ctx, 1))));
+    assert!(proves(&ctx, &facts(1), &st.in_pos._eq(&int(&ctx, 0))));
+    assert!(proves(&ctx, &facts(1), &ret(&st)._eq(&int(&ctx, 0))));
+}
+
+#[test]
+fn putchar_prints_like_percent_c_and_a_constant_as_text() {
+    let (a, b) = ("#include <stdio.h>\nint main(void) { int c = getchar(); printf(\"is %c\\n\", c); return 0; }", "#include <stdio.h>\nint main(void) { int c = getchar(); printf(\"is \"); putchar(c + 256); putchar('\\n'); return 0; }");
+    let ctx = new_context();
+    let world = World::new(&ctx);
+    let (pa, pb) = (program(a), program(b));
+    let (ta, tb) = (LoopTree::of(pa.func(main_of(&pa))).unwrap(), LoopTree::of(pb.func(main_of(&pb))).unwrap());
+    let (names, prompts) = (HashMap::new(), HashSet::new());
+    for compare in [Compare::Exact, Compare::Values] {
+        let (sa, sb) = (setup(&pa, &ta, &names, &prompts, compare), setup(&pb, &tb, &names, &prompts, compare));
+        let (ra, rb) = (entry_region(&ctx, &sa, &world, None), entry_region(&ctx, &sb, &world, None));
+        let xa: Vec<_> = ra.printed.iter().map(|p| (p.guard.clone(), &p.token)).collect();
+        let xb: Vec<_> = rb.printed.iter().map(|p| (p.guard.clone(), &p.token)).collect();
+        let differ = crate::smt::region::sequences_differ(&ctx, &xa, &xb);
+        assert!(proves(&ctx, &[], &differ.not()), "{compare:?}: {xa:?} vs {xb:?}");
+    }
+}
+
+#[test]
+fn the_line_invariant_holds_at_the_reading_loop_and_the_reference_reads_before_it_returns() {
+    let p = program(CHECKSUM);
+    let tree = LoopTree::of(p.func(main_of(&p))).unwrap();
+    let names = HashMap::new();
+    let prompts = char_prompts(&p, main_of(&p)).unwrap();
+    let mut r = setup(&p, &tree, &names, &prompts, Compare::Values);
+    let mut s = r.clone();
+    let ctx = new_context();
+    prepare(&ctx, &mut r, &mut s).unwrap();
+    assert_eq!(r.line, [Node::LoopEntry(0)].into_iter().collect());
+    // A reference that may return before reading: its prompt would be compared.
+    let lazy = program("#include <stdio.h>\nint main(void) { int c = 0, n = 0; printf(\"> \"); if (n) c = getchar(); printf(\"%d\\n\", c); return 0; }");
+    let tree = LoopTree::of(lazy.func(main_of(&lazy))).unwrap();
+    let prompts = char_prompts(&lazy, main_of(&lazy)).unwrap();
+    let mut r = setup(&lazy, &tree, &names, &prompts, Compare::Values);
+    let mut s = r.clone();
+    let err = prepare(&ctx, &mut r, &mut s).unwrap_err();
+    assert!(err.what.contains("without reading a character"), "{}", err.what);
+}
