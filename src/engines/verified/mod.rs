@@ -799,14 +799,19 @@ impl<'j, 'p: 'j, 'ctx> Job<'j, 'p, 'ctx> {
             if self.floats { &[|c| z3::Tactic::new(c, "qffpbv").solver(), Solver::new] } else { &[crate::smt::solver::bit_vector_uf_solver, Solver::new] };
         let mut verdict = Verdict::Unknown(crate::smt::solver::UnknownReason::SolverUnknown("not run".into()));
         let mut last = None;
-        for make in solvers {
+        for (i, make) in solvers.iter().enumerate() {
             let solver = last.insert(make(ctx));
             solver.assert(&phi);
             solver.assert(&hyp);
             solver.assert(&bad);
             self.checks += 1;
             let t = Instant::now();
-            verdict = check_with_budget(solver, &[], self.budget);
+            // Neither solver is always the faster (the pipeline decides `i * i <= n` where the
+            // default one can take seconds, the default one some divisions the pipeline
+            // bit-blasts slowly): the first gets a quarter of what is left, the last the rest.
+            let cap = Budget { deadline: self.budget.deadline.min(Instant::now() + self.budget.remaining() / 4), cancel: self.budget.cancel.clone() };
+            let budget = if i + 1 < solvers.len() { &cap } else { self.budget };
+            verdict = check_with_budget(solver, &[], budget);
             tracing::debug!("verify {node:?}: {verdict:?} in {:.1} ms", t.elapsed().as_secs_f64() * 1000.0);
             if !matches!(verdict, Verdict::Unknown(_)) || self.budget.is_exhausted() {
                 break;
