@@ -76,8 +76,8 @@ fn len(ctx: &Context) -> BV<'_> {
     BV::new_const(ctx, "in.len", 32)
 }
 
-/// Runs `src`'s entry region and hands the exit state to `check`.
-fn with_entry(src: &str, check: impl for<'ctx> FnOnce(&'ctx Context, &State<'ctx>)) {
+/// Runs `src`'s entry region and hands it to `check`.
+fn with_entry_region(src: &str, check: impl for<'p, 'ctx> FnOnce(&'ctx Context, &Region<'p, 'ctx>)) {
     let p = program(src);
     let tree = LoopTree::of(p.func(main_of(&p))).unwrap();
     let (names, prompts) = (HashMap::new(), HashSet::new());
@@ -85,7 +85,12 @@ fn with_entry(src: &str, check: impl for<'ctx> FnOnce(&'ctx Context, &State<'ctx
     let ctx = new_context();
     let world = World::new(&ctx);
     let r = entry_region(&ctx, &s, &world, None);
-    check(&ctx, &only_exit(&r));
+    check(&ctx, &r);
+}
+
+/// Runs `src`'s entry region and hands the exit state to `check`.
+fn with_entry(src: &str, check: impl for<'ctx> FnOnce(&'ctx Context, &State<'ctx>)) {
+    with_entry_region(src, |ctx, r| check(ctx, &only_exit(r)));
 }
 
 #[test]
@@ -137,18 +142,13 @@ fn getchar_returns_each_byte_then_eof() {
 
 #[test]
 fn an_empty_input_is_outside_the_line_assumption() {
-    let p = program("#include <stdio.h>\nint main(void) { return getchar(); }");
-    let tree = LoopTree::of(p.func(main_of(&p))).unwrap();
-    let (names, prompts) = (HashMap::new(), HashSet::new());
-    let s = setup(&p, &tree, &names, &prompts, Compare::Exact);
-    let ctx = new_context();
-    let world = World::new(&ctx);
-    let r = entry_region(&ctx, &s, &world, None);
-    let mut facts = r.assumed.clone();
-    facts.push(len(&ctx)._eq(&int(&ctx, 0)));
-    assert!(proves(&ctx, &facts, &Bool::from_bool(&ctx, false)), "the line assumption rules out empty input");
-    // With a newline at `in.nl`: the first character read is the input's first.
-    assert!(proves(&ctx, &r.assumed, &ret(&only_exit(&r))._eq(&chr(&ctx, 0).zero_ext(24))));
+    with_entry_region("#include <stdio.h>\nint main(void) { return getchar(); }", |ctx, r| {
+        let mut facts = r.assumed.clone();
+        facts.push(len(ctx)._eq(&int(ctx, 0)));
+        assert!(proves(ctx, &facts, &Bool::from_bool(ctx, false)), "the line assumption rules out empty input");
+        // With a newline at `in.nl`: the first character read is the input's first.
+        assert!(proves(ctx, &r.assumed, &ret(&only_exit(r))._eq(&chr(ctx, 0).zero_ext(24))));
+    });
 }
 
 #[test]
