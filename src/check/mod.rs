@@ -198,12 +198,19 @@ pub fn check_streaming(
     // The reference first: its repairs carry the stronger guarantees.
     if let Some(path) = spec.as_ref().and_then(|s| s.reference.as_ref())
         && opts.repair_reference && clean && !cancel.is_cancelled() {
+            // The tests' inputs, for the input precondition the verified engine may assume.
+            let test_inputs: Vec<String> = spec
+                .as_ref()
+                .and_then(|s| s.tests.as_ref())
+                .map(|dir| spec_tests::discover(dir).iter().filter_map(|t| std::fs::read_to_string(&t.input).ok()).collect())
+                .unwrap_or_default();
             match load_reference(path) {
                 Ok(reference) => reference_repair::repair_against_reference(
                     &lowered.program,
                     text,
                     &reference,
                     spec.as_ref().map_or(Compare::Values, |s| s.compare),
+                    &test_inputs,
                     opts.hint_level,
                     &engine_opts,
                     deadline,
@@ -214,7 +221,7 @@ pub fn check_streaming(
                 Err(message) => report.diagnostics.push(Diagnostic::warning("reference", Span::default(), message)),
             }
         }
-    let proved = report.repairs.iter().any(|r| matches!(r.guarantee, crate::ir::Guarantee::Verified | crate::ir::Guarantee::Bounded { .. }));
+    let proved = report.repairs.iter().any(|r| r.guarantee.is_proof());
     if let (Some(spec), Some(tests)) = (&spec, &tests)
         && opts.repair_tests && clean && !proved && !cancel.is_cancelled() {
             tests_repair::repair_against_tests(
@@ -342,12 +349,7 @@ fn load_reference(path: &Path) -> Result<Program, String> {
 /// the stronger guarantee (verified, then bounded, then tested).
 fn keep_strongest_repairs(report: &mut Report) {
     use crate::ir::Guarantee;
-    let strength = |g: &Guarantee| match g {
-        Guarantee::Verified => 3,
-        Guarantee::Bounded { .. } => 2,
-        Guarantee::Tested { .. } => 1,
-        Guarantee::WellTyped | Guarantee::Syntax => 0,
-    };
+    let strength = Guarantee::strength;
     let mut dropped: Vec<String> = Vec::new();
     let all = report.repairs.clone();
     report.repairs.retain(|r| {

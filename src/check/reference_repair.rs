@@ -55,6 +55,7 @@ pub fn repair_against_reference(
     text: &str,
     reference: &Program,
     compare: Compare,
+    test_inputs: &[String],
     hint: HintLevel,
     engine_opts: &Options,
     deadline: Instant,
@@ -64,7 +65,8 @@ pub fn repair_against_reference(
 ) {
     let entry = engine_opts.entry.as_str();
     let anchor = program.func_by_name(entry).map(|f| program.func(f).name_span).unwrap_or_default();
-    let verified_opts = verified::Options { entry: entry.to_string(), compare };
+    let precondition = verified::precondition::infer(test_inputs, reference, entry);
+    let verified_opts = verified::Options { entry: entry.to_string(), compare, precondition };
     // The verified engine gets two thirds of the time left; the bounded fallback the rest.
     let left = deadline.saturating_duration_since(Instant::now());
     let vbudget = Budget::new(left * 2 / 3, cancel.clone());
@@ -74,6 +76,15 @@ pub fn repair_against_reference(
         verified::Outcome::Equivalent => {
             report.stats.reference = Some("equivalent");
             report.diagnostics.push(Diagnostic::info("equivalent", anchor, "prints the same values as the reference for all inputs (verified)"));
+            return;
+        }
+        verified::Outcome::EquivalentAssuming(assumption) => {
+            report.stats.reference = Some("equivalent under the precondition");
+            report.diagnostics.push(Diagnostic::info(
+                "equivalent-assuming",
+                anchor,
+                format!("prints the same values as the reference for all inputs where {assumption} (verified), but not for all inputs"),
+            ));
             return;
         }
         verified::Outcome::Repaired(r) => {
@@ -146,7 +157,7 @@ pub fn repair_against_reference(
         report.diagnostics.push(Diagnostic::info("no-repair", anchor, why));
     }
     for repair in &mut found {
-        if matches!(repair.guarantee, Guarantee::Bounded { .. }) && proves_equivalent(text, repair, reference, &verified_opts, deadline, cancel) {
+        if matches!(repair.guarantee, Guarantee::Bounded { .. }) && proves_equivalent(text, repair, reference, &verified::Options { precondition: None, ..verified_opts.clone() }, deadline, cancel) {
             repair.guarantee = Guarantee::Verified;
         }
         push_repair(report, repair, anchor, WHAT);
@@ -226,17 +237,24 @@ fn push_verified(report: &mut Report, r: &verified::VerifiedRepair, hint: HintLe
     if r.changes.len() > 3 {
         parts.push(format!("and {} more", r.changes.len() - 3));
     }
-    let title = format!("Fix (verified): {}", parts.join("; "));
+    let title = match &r.assuming {
+        None => format!("Fix (verified): {}", parts.join("; ")),
+        Some(a) => format!("Fix (verified where {a}): {}", parts.join("; ")),
+    };
     let mut d = Diagnostic::new(Severity::Hint, "repair", first, title.clone());
     for c in r.changes.iter().skip(1) {
         d = d.with_related(c.span, "also changed by this repair");
     }
     report.diagnostics.push(d);
+    let (inputs, guarantee) = match &r.assuming {
+        None => ("all inputs".to_string(), Guarantee::Verified),
+        Some(a) => (format!("all inputs where {a}"), Guarantee::VerifiedAssuming { assumption: a.clone() }),
+    };
     let explanation = format!(
-        "Changes {} place{} so that the program prints the same values as the reference for all inputs, proved edge by edge (relative patch size {:.2}); found in {ms} ms.",
+        "Changes {} place{} so that the program prints the same values as the reference for {inputs}, proved edge by edge (relative patch size {:.2}); found in {ms} ms.",
         r.changes.len(),
         if r.changes.len() == 1 { "" } else { "s" },
         r.relative_patch_size
     );
-    report.repairs.push(Repair { title, engine: "verified", guarantee: Guarantee::Verified, edits: r.edits.clone(), explanation, fixes: first });
+    report.repairs.push(Repair { title, engine: "verified", guarantee, edits: r.edits.clone(), explanation, fixes: first });
 }

@@ -14,6 +14,10 @@ pub enum Guarantee {
     Verified,
     /// Proved for all runs with at most `bound` loop iterations / call depth.
     Bounded { bound: u32 },
+    /// Proved for all inputs that satisfy `assumption`, an input precondition conjectured
+    /// from the tests (e.g. "a > b > c, as in all 18 tests"); nothing is known of others.
+    #[serde(rename = "verified-assuming")]
+    VerifiedAssuming { assumption: String },
     /// Passes every given test (`tests` of them), nothing more is known.
     Tested { tests: u32 },
     /// Only makes the file parse (a missing token inserted); says nothing of behaviour.
@@ -28,9 +32,28 @@ impl Guarantee {
         match self {
             Guarantee::Verified => "verified".into(),
             Guarantee::Bounded { bound } => format!("bounded, b={bound}"),
+            Guarantee::VerifiedAssuming { assumption } => format!("verified for inputs where {assumption}"),
             Guarantee::Tested { tests } => format!("passes {tests} tests"),
             Guarantee::Syntax => "syntax".into(),
             Guarantee::WellTyped => "type-checks".into(),
+        }
+    }
+
+    /// A proof (for all inputs, short runs, or under a precondition), not tests or types.
+    pub fn is_proof(&self) -> bool {
+        matches!(self, Guarantee::Verified | Guarantee::Bounded { .. } | Guarantee::VerifiedAssuming { .. })
+    }
+
+    /// How much a repair with this guarantee is known to achieve, for ranking: a proof for all
+    /// inputs, then a proof for short runs, then a proof under a conjectured precondition,
+    /// then the tests; nothing about behaviour last.
+    pub fn strength(&self) -> u8 {
+        match self {
+            Guarantee::Verified => 4,
+            Guarantee::Bounded { .. } => 3,
+            Guarantee::VerifiedAssuming { .. } => 2,
+            Guarantee::Tested { .. } => 1,
+            Guarantee::WellTyped | Guarantee::Syntax => 0,
         }
     }
 }

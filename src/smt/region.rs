@@ -254,6 +254,39 @@ impl<'a, 'ctx> World<'a, 'ctx> {
         self.concrete(Dynamic::from_ast(&BV::new_const(self.ctx, name, 32))).as_bv().expect("a bit-vector constant")
     }
 
+    /// The number scanf's conversion `conv` (`d`, `i`, `u`, or a floating-point one) reads at
+    /// token position `pos`, before conversion to its variable's type: `in.int(pos)` as a
+    /// `long long`, or `in.dbl(pos)` as a double. The input holds numbers: `nan` and `inf`,
+    /// which scanf would also accept, are outside the model (see ARCHITECTURE.md); a
+    /// non-finite token of the uninterpreted stream reads as 0.
+    fn number_token(&self, fp: &mut FpOps<'ctx>, conv: char, pos: &BV<'ctx>) -> Option<Term<'ctx>> {
+        match conv {
+            'd' | 'i' | 'u' => {
+                let raw = self.input("in.int", pos, &Sort::bitvector(self.ctx, 64)).as_bv().expect("bit-vector input");
+                Some(Term::Int(raw, IntType::LLONG))
+            }
+            'f' | 'e' | 'g' | 'F' | 'E' | 'G' => {
+                let raw = self.input("in.dbl", pos, &Sort::double(self.ctx)).as_float().expect("float input");
+                let finite = fp.is_finite(&raw);
+                Some(Term::Float(finite.ite(&raw, &fp.literal(0.0, FloatKind::Double)), FloatKind::Double))
+            }
+            _ => None,
+        }
+    }
+
+    /// `left > right` (or `>=` when not `strict`) between the numbers read at two token
+    /// positions, each as its conversion reads it (see [`World::number_token`]): an input
+    /// precondition. `None` when a conversion is not a number or the two are of different kinds.
+    pub fn token_order(&self, left: (char, u32), right: (char, u32), strict: bool) -> Option<Bool<'ctx>> {
+        let mut fp = FpOps::new(self.ctx);
+        let at = |k: u32| BV::from_u64(self.ctx, k as u64, 32);
+        match (self.number_token(&mut fp, left.0, &at(left.1))?, self.number_token(&mut fp, right.0, &at(right.1))?) {
+            (Term::Int(a, _), Term::Int(b, _)) => Some(if strict { a.bvsgt(&b) } else { a.bvsge(&b) }),
+            (Term::Float(a, _), Term::Float(b, _)) => Some(fp.compare(if strict { "fp.gt" } else { "fp.geq" }, &a, &b)),
+            _ => None,
+        }
+    }
+
     /// Character input: the number of characters in the input.
     pub fn len(&self) -> BV<'ctx> {
         self.constant("in.len")
@@ -1111,11 +1144,20 @@ impl<'s, 'p, 'w, 'a, 'ctx> Exec<'s, 'p, 'w, 'a, 'ctx> {
                     BinOp::Mul => "mul",
                     BinOp::Div => "div",
                     BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge | BinOp::Eq | BinOp::Ne => {
+                        // One order predicate, `fp.leq`, in both orientations: `x < y` is
+                        // `!(y <= x)` when neither is NaN. The student's `score < a` and the
+                        // reference's `score >= a` then share an atom, and an equivalence proof
+                        // needs no bit-level reasoning that `fp.lt` and `fp.leq` are complements
+                        // (Z3 took over 10 s on five-way grade comparisons without it).
+                        let mut less = |x: &Float<'ctx>, y: &Float<'ctx>| {
+                            let not_nan = Bool::and(self.ctx, &[&self.fp.is_nan(x).not(), &self.fp.is_nan(y).not()]);
+                            Bool::and(self.ctx, &[&self.fp.compare("fp.leq", y, x).not(), &not_nan])
+                        };
                         let c = match op {
-                            BinOp::Lt => self.fp.compare("fp.lt", x, y),
+                            BinOp::Lt => less(x, y),
                             BinOp::Le => self.fp.compare("fp.leq", x, y),
-                            BinOp::Gt => self.fp.compare("fp.gt", x, y),
-                            BinOp::Ge => self.fp.compare("fp.geq", x, y),
+                            BinOp::Gt => less(y, x),
+                            BinOp::Ge => self.fp.compare("fp.leq", y, x),
                             BinOp::Eq => self.fp.compare("fp.eq", x, y),
                             _ => self.fp.compare("fp.eq", x, y).not(),
                         };
@@ -1302,19 +1344,7 @@ impl<'s, 'p, 'w, 'a, 'ctx> Exec<'s, 'p, 'w, 'a, 'ctx> {
             let ty = self.setup.program.var(v).ty.clone();
             let pos = st.in_pos.clone();
             let term = match d.conv {
-                'd' | 'i' | 'u' => {
-                    let raw = self.world.input("in.int", &pos, &Sort::bitvector(self.ctx, 64)).as_bv().expect("bit-vector input");
-                    Term::Int(raw, IntType::LLONG)
-                }
-                'f' | 'e' | 'g' | 'F' | 'E' | 'G' => {
-                    let raw = self.world.input("in.dbl", &pos, &Sort::double(self.ctx)).as_float().expect("float input");
-                    // The input holds numbers: `nan` and `inf`, which scanf would also accept,
-                    // are outside the model (see ARCHITECTURE.md); a non-finite token of the
-                    // uninterpreted stream reads as 0.
-                    let finite = self.fp.is_finite(&raw);
-                    let raw = finite.ite(&raw, &self.fp.literal(0.0, FloatKind::Double));
-                    Term::Float(raw, FloatKind::Double)
-                }
+                'd' | 'i' | 'u' | 'f' | 'e' | 'g' | 'F' | 'E' | 'G' => self.world.number_token(&mut self.fp, d.conv, &pos).expect("a number conversion"),
                 // ` %c` among tokens: the first character of the next token. A `%c` right
                 // after another conversion reads the character after a token, which the token
                 // model does not represent.

@@ -34,6 +34,7 @@
 
 pub mod align;
 mod node_cache;
+pub mod precondition;
 mod retype;
 mod synth;
 
@@ -57,6 +58,9 @@ use crate::spec::compare::Compare;
 pub struct Options {
     pub entry: String,
     pub compare: Compare,
+    /// Facts about the input to assume when no repair exists for all inputs
+    /// ([`precondition`]); a repair found under them carries them in its guarantee.
+    pub precondition: Option<precondition::Precondition>,
 }
 
 /// One changed expression (or inserted statement) of a verified repair.
@@ -79,6 +83,9 @@ pub struct VerifiedRepair {
     /// Zhang–Shasha over the lowered programs, the text-token approximation
     /// [`crate::ir::ted::token_patch_size`] only if the repaired text does not lower).
     pub relative_patch_size: f64,
+    /// The input precondition the proof assumes ([`precondition::Precondition::description`]);
+    /// `None` when it holds for all inputs.
+    pub assuming: Option<String>,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -125,6 +132,9 @@ impl Failure {
 pub enum Outcome {
     /// Verified equivalent as written.
     Equivalent,
+    /// Not equivalent, but verified equivalent as written for the inputs the precondition
+    /// (described) allows.
+    EquivalentAssuming(String),
     /// The minimal verified patch found.
     Repaired(VerifiedRepair),
     Failed(Failure),
@@ -144,13 +154,29 @@ pub fn repair(student: &Program, text: &str, reference: &Program, opts: &Options
     let mut checks = 0;
     // A bug here must not cost the student the other engines' answers.
     let run = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        if retype::wanted(student, reference)
-            && let Some(edits) = retype::edits(student, text)
-            && !edits.is_empty()
-        {
-            return run_retyped(student, text, reference, opts, budget, &mut checks, edits);
+        let attempt = |pre: Option<&precondition::Precondition>, budget: &Budget, checks: &mut usize| {
+            if retype::wanted(student, reference)
+                && let Some(edits) = retype::edits(student, text)
+                && !edits.is_empty()
+            {
+                return run_retyped(student, text, reference, opts, pre, budget, checks, edits);
+            }
+            run(student, text, reference, opts, pre, budget, checks)
+        };
+        // With a precondition in reserve, the proof for all inputs gets half the time: showing
+        // that no repair exists can take long (Z3 shows MaxSMT instances unsatisfiable slowly).
+        let first_budget = if opts.precondition.is_some() { budget.sub(budget.remaining() / 2) } else { budget.sub(budget.remaining()) };
+        let first = attempt(None, &first_budget, &mut checks);
+        // Only when no repair exists for all inputs (or none was found in its half of the
+        // time): the precondition, stated in the answer.
+        match (&first, &opts.precondition) {
+            (Err(Failure::NoRepair(_) | Failure::Timeout), Some(pre)) if !budget.is_exhausted() => match attempt(Some(pre), budget, &mut checks) {
+                Ok(Outcome::Repaired(r)) => Ok(Outcome::Repaired(VerifiedRepair { assuming: Some(pre.description.clone()), ..r })),
+                Ok(Outcome::Equivalent) => Ok(Outcome::EquivalentAssuming(pre.description.clone())),
+                _ => first,
+            },
+            _ => first,
         }
-        run(student, text, reference, opts, budget, &mut checks)
     }));
     let outcome = match run {
         Ok(Ok(o)) => o,
@@ -162,16 +188,17 @@ pub fn repair(student: &Program, text: &str, reference: &Program, opts: &Options
 
 /// The engine on the student's program with `float` made `double` (see [`retype`]); the type
 /// changes join the patch.
-fn run_retyped(student: &Program, text: &str, reference: &Program, opts: &Options, budget: &Budget, checks: &mut usize, retyped: Vec<(Change, TextEdit)>) -> Result<Outcome, Failure> {
+#[allow(clippy::too_many_arguments)]
+fn run_retyped(student: &Program, text: &str, reference: &Program, opts: &Options, pre: Option<&precondition::Precondition>, budget: &Budget, checks: &mut usize, retyped: Vec<(Change, TextEdit)>) -> Result<Outcome, Failure> {
     let patched = crate::ir::repair::apply_edits(text, &retyped.iter().map(|(_, e)| e.clone()).collect::<Vec<_>>());
     let lowered = crate::syntax::lower::lower_source(&patched);
     if lowered.diagnostics.iter().any(|d| d.severity == crate::ir::Severity::Error) {
-        return run(student, text, reference, opts, budget, checks);
+        return run(student, text, reference, opts, pre, budget, checks);
     }
     // The logic changes first (a repair's title names the first few), then the type changes.
     let (mut changes, mut edits) = (Vec::new(), Vec::new());
-    match run(&lowered.program, &patched, reference, opts, budget, checks)? {
-        Outcome::Equivalent => {}
+    match run(&lowered.program, &patched, reference, opts, pre, budget, checks)? {
+        Outcome::Equivalent | Outcome::EquivalentAssuming(_) => {}
         Outcome::Failed(f) => return Err(f),
         Outcome::Repaired(r) => {
             let back = |span: Span| -> Result<Span, Failure> {
@@ -196,7 +223,7 @@ fn run_retyped(student: &Program, text: &str, reference: &Program, opts: &Option
     }
     // Measured on the composed patch against the student's own program.
     let relative_patch_size = patch_size(student, text, &edits);
-    Ok(Outcome::Repaired(VerifiedRepair { edits, changes, relative_patch_size }))
+    Ok(Outcome::Repaired(VerifiedRepair { edits, changes, relative_patch_size, assuming: None }))
 }
 
 struct Side<'p> {
@@ -229,7 +256,7 @@ impl<'p> Side<'p> {
 /// One function pair's changes and its solver checks.
 type PairRepair = (Vec<(Change, TextEdit)>, usize);
 
-fn run(student: &Program, text: &str, reference: &Program, opts: &Options, budget: &Budget, checks: &mut usize) -> Result<Outcome, Failure> {
+fn run(student: &Program, text: &str, reference: &Program, opts: &Options, pre: Option<&precondition::Precondition>, budget: &Budget, checks: &mut usize) -> Result<Outcome, Failure> {
     let pairs = match_functions(student, reference, &opts.entry)?;
     let mut ref_names = HashMap::new();
     let mut stu_names = HashMap::new();
@@ -277,6 +304,8 @@ fn run(student: &Program, text: &str, reference: &Program, opts: &Options, budge
         let ss = Side { program: student, func: s, tree: ts, callee_names: stu_names.clone(), prompts: prompts(student, s, values)? };
         let arena = extension_arena(&ss);
         let mut job = Job::new(&ctx, &rs, &ss, opts.compare, budget, &arena)?;
+        // The input facts concern `main`'s reads; a helper function reads nothing.
+        job.precondition = pre.filter(|_| reference.func(r).name == opts.entry);
         // The alignments in order: the next only when this one admits no repair in its space
         // (counterexamples carry over); a timeout or a solver failure ends the search.
         let mut first_failure = None;
@@ -319,7 +348,7 @@ fn run(student: &Program, text: &str, reference: &Program, opts: &Options, budge
     all_changes.sort_by_key(|(_, e)| (e.span.start, e.span.end));
     let (changes, edits): (Vec<Change>, Vec<TextEdit>) = all_changes.into_iter().unzip();
     let relative_patch_size = patch_size(student, text, &edits);
-    Ok(Outcome::Repaired(VerifiedRepair { edits, changes, relative_patch_size }))
+    Ok(Outcome::Repaired(VerifiedRepair { edits, changes, relative_patch_size, assuming: None }))
 }
 
 /// The relative patch size of `edits` to `student` (whose source is `text`): the exact tree
@@ -393,6 +422,33 @@ fn contains_call(s: &Stmt, b: Builtin) -> bool {
 /// `c` character, `s` other), with the read's span, when every read is a `scanf(...);`
 /// statement of the body's top level (so reads happen in this order on every path).
 fn read_kinds(p: &Program, f: FuncId) -> Option<Vec<(char, Span)>> {
+    let kinds = top_level_scanf_directives(p, f)?.into_iter().filter(|d| !d.suppress).map(|d| {
+        let kind = match d.conv {
+            'd' | 'i' | 'u' => 'i',
+            'f' | 'e' | 'g' | 'F' | 'E' | 'G' => 'f',
+            'c' => 'c',
+            _ => 's',
+        };
+        (kind, d.call)
+    });
+    Some(kinds.collect())
+}
+
+/// One conversion of a `scanf` statement: what it reads, into which argument.
+struct ScanfDirective<'p> {
+    conv: char,
+    /// `%*d`: read and thrown away (no argument).
+    suppress: bool,
+    /// The argument it stores to (`&x`), if there is one.
+    target: Option<&'p Expr>,
+    /// The `scanf` call.
+    call: Span,
+}
+
+/// The conversions of the function's `scanf` statements in input order (`%%` left out), when
+/// every read is a `scanf(...);` statement of the body's top level (so reads happen in this
+/// order on every path).
+fn top_level_scanf_directives(p: &Program, f: FuncId) -> Option<Vec<ScanfDirective<'_>>> {
     let StmtKind::Block(stmts) = &p.func(f).body.as_ref()?.kind else { return None };
     let mut out = Vec::new();
     for s in stmts {
@@ -400,18 +456,13 @@ fn read_kinds(p: &Program, f: FuncId) -> Option<Vec<(char, Span)>> {
             StmtKind::Expr(e) if is_call(e, Builtin::Scanf) => {
                 let ExprKind::Call(_, args) = &e.strip_implicit().kind else { return None };
                 let ExprKind::Str(fmt) = &args.first()?.strip_implicit().kind else { return None };
+                let mut rest = args[1..].iter();
                 for piece in crate::ir::format::parse(fmt, true).ok()? {
                     if let crate::ir::format::Piece::Directive(d) = piece
-                        && !d.suppress
                         && d.conv != '%'
                     {
-                        let kind = match d.conv {
-                            'd' | 'i' | 'u' => 'i',
-                            'f' | 'e' | 'g' | 'F' | 'E' | 'G' => 'f',
-                            'c' => 'c',
-                            _ => 's',
-                        };
-                        out.push((kind, e.span));
+                        let target = if d.suppress { None } else { rest.next() };
+                        out.push(ScanfDirective { conv: d.conv, suppress: d.suppress, target, call: e.span });
                     }
                 }
             }
@@ -574,6 +625,8 @@ struct Job<'j, 'p, 'ctx> {
     /// The implementation space includes operand substitution (tried at a node only when
     /// Definition 3's space has no repair there).
     wide: bool,
+    /// Facts about the input every check assumes (only when no repair exists without them).
+    precondition: Option<&'j precondition::Precondition>,
     checks: usize,
 }
 
@@ -605,6 +658,7 @@ impl<'j, 'p: 'j, 'ctx> Job<'j, 'p, 'ctx> {
             chosen_order: Vec::new(),
             sites: HashMap::new(),
             wide: false,
+            precondition: None,
             floats: [r, s].iter().any(|side| side.vars().iter().any(|v| side.program.var(*v).ty.is_float())),
             checks: 0,
         };
@@ -744,6 +798,11 @@ impl<'j, 'p: 'j, 'ctx> Job<'j, 'p, 'ctx> {
         let mut assumed: Vec<&Bool<'ctx>> = rr.assumed.iter().chain(&sr.assumed).collect();
         let no_ref_error = Bool::or(ctx, &ref_errors).not();
         assumed.push(&no_ref_error);
+        let facts: Vec<Bool<'ctx>> = self.precondition.map_or_else(Vec::new, |p| {
+            let at = |k: usize| (p.convs[k], k as u32);
+            p.facts.iter().filter_map(|f| world.token_order(at(f.left), at(f.right), f.strict)).collect()
+        });
+        assumed.extend(&facts);
         let hyp = Bool::and(ctx, &assumed);
         let mut bad: Vec<Bool<'ctx>> = sr.errors.iter().map(|(c, _, _)| c.clone()).collect();
         // Glued output on either side: the printed tokens compared are not the output's.

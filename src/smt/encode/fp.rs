@@ -96,6 +96,9 @@ impl<'ctx> FpOps<'ctx> {
     pub fn is_zero(&mut self, a: &Float<'ctx>) -> Bool<'ctx> {
         self.pred("(fp.isZero a0)", &[a])
     }
+    pub fn is_nan(&mut self, a: &Float<'ctx>) -> Bool<'ctx> {
+        self.pred("(fp.isNaN a0)", &[a])
+    }
     pub fn is_finite(&mut self, a: &Float<'ctx>) -> Bool<'ctx> {
         self.pred("(not (or (fp.isNaN a0) (fp.isInfinite a0)))", &[a])
     }

@@ -1,0 +1,196 @@
+//! An input precondition inferred from the tests, for assignments whose statement promises
+//! more about the input than its types say ("enter thresholds for A, B, C, D in that order,
+//! decreasing percentages"). Students rely on such promises (independent `if`s, `>` where the
+//! reference has `>=` between thresholds), and their programs then differ from the reference
+//! only on inputs the assignment rules out: verification for all inputs finds a
+//! counterexample there, and no minimal repair of expressions exists.
+//!
+//! The facts are orderings between the numbers read at two input positions (`a > b`, `a >=
+//! b`), kept when every test input satisfies them (a Daikon-style conjecture over the test
+//! inputs, restricted to one template so it cannot describe the tests one by one). The
+//! verified engine uses them only after it finds no repair for all inputs, and a repair found
+//! under them says so: "verified for inputs where aval > bval > cval > dval, as in all 18
+//! tests". The guarantee is a proof under that assumption, nothing about other inputs.
+
+use crate::ir::{ExprKind, FuncId, Program};
+
+/// `left > right` (`>=` unless `strict`) between the numbers read at two token positions.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct InputFact {
+    pub left: usize,
+    pub right: usize,
+    pub strict: bool,
+}
+
+/// The facts, the conversion each position is read with, and the facts in words.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Precondition {
+    pub facts: Vec<InputFact>,
+    /// The reference's conversion at each token position (`d`, `f`, ...; `*` for a
+    /// suppressed or non-numeric read).
+    pub convs: Vec<char>,
+    /// "aval > bval > cval > dval, as in all 18 tests".
+    pub description: String,
+}
+
+/// Fewer tests than this are too few to conjecture anything from.
+const MIN_TESTS: usize = 3;
+
+/// The orderings between the numbers the reference's `entry` reads that every test input
+/// satisfies, transitively reduced; `None` when there are none, when the reference does not
+/// read only numbers with top-level `scanf` statements, or when there are too few tests.
+pub fn infer(inputs: &[String], reference: &Program, entry: &str) -> Option<Precondition> {
+    if inputs.len() < MIN_TESTS {
+        return None;
+    }
+    let f = reference.func_by_name(entry)?;
+    let reads = token_reads(reference, f)?;
+    let values: Vec<Vec<f64>> = inputs
+        .iter()
+        .map(|text| text.split_ascii_whitespace().take(reads.len()).map(|t| t.parse::<f64>().ok()).collect::<Option<Vec<f64>>>())
+        .collect::<Option<Vec<_>>>()?;
+    if values.iter().any(|v| v.len() < reads.len()) {
+        return None;
+    }
+    let numeric: Vec<usize> = (0..reads.len()).filter(|&k| reads[k].0 != '*').collect();
+    let mut facts = Vec::new();
+    for (a, &i) in numeric.iter().enumerate() {
+        for &j in &numeric[a + 1..] {
+            if kind(reads[i].0) != kind(reads[j].0) {
+                continue;
+            }
+            let all = |p: &dyn Fn(f64, f64) -> bool| values.iter().all(|v| p(v[i], v[j]));
+            // A pair equal in every test says nothing about its order.
+            if all(&|x, y| x == y) {
+                continue;
+            }
+            let fact = if all(&|x, y| x > y) {
+                InputFact { left: i, right: j, strict: true }
+            } else if all(&|x, y| x < y) {
+                InputFact { left: j, right: i, strict: true }
+            } else if all(&|x, y| x >= y) {
+                InputFact { left: i, right: j, strict: false }
+            } else if all(&|x, y| x <= y) {
+                InputFact { left: j, right: i, strict: false }
+            } else {
+                continue;
+            };
+            facts.push(fact);
+        }
+    }
+    let facts = reduce(facts);
+    if facts.is_empty() {
+        return None;
+    }
+    let names: Vec<&str> = reads.iter().map(|(_, n)| n.as_str()).collect();
+    let description = format!("{}, as in all {} tests", describe(&facts, &names), inputs.len());
+    Some(Precondition { facts, convs: reads.iter().map(|r| r.0).collect(), description })
+}
+
+fn kind(conv: char) -> char {
+    if matches!(conv, 'd' | 'i' | 'u') { 'i' } else { 'f' }
+}
+
+/// Drops a fact implied by two others through a middle position (`a > c` from `a > b`,
+/// `b > c`), so the description is the chain the assignment states.
+fn reduce(facts: Vec<InputFact>) -> Vec<InputFact> {
+    let find = |l: usize, r: usize| facts.iter().find(|f| f.left == l && f.right == r);
+    facts
+        .iter()
+        .filter(|f| {
+            !facts.iter().any(|g| {
+                g.left == f.left
+                    && g.right != f.right
+                    && find(g.right, f.right).is_some_and(|h| !f.strict || g.strict || h.strict)
+            })
+        })
+        .cloned()
+        .collect()
+}
+
+/// The facts in words, chained where one's right is the next one's left: `a > b >= c, d > e`.
+fn describe(facts: &[InputFact], names: &[&str]) -> String {
+    let mut parts: Vec<String> = Vec::new();
+    let mut last: Option<usize> = None;
+    for f in facts {
+        let op = if f.strict { ">" } else { ">=" };
+        match (last, parts.last_mut()) {
+            (Some(l), Some(part)) if l == f.left => part.push_str(&format!(" {op} {}", names[f.right])),
+            _ => parts.push(format!("{} {op} {}", names[f.left], names[f.right])),
+        }
+        last = Some(f.right);
+    }
+    parts.join(", ")
+}
+
+/// Every token position the function's top-level `scanf` statements read, in order: the
+/// conversion and the variable's name for a number read, `('*', "")` for anything else. `None`
+/// when a read is not a top-level `scanf(...);` statement (then positions depend on the path).
+fn token_reads(p: &Program, f: FuncId) -> Option<Vec<(char, String)>> {
+    let mut out = Vec::new();
+    for d in super::top_level_scanf_directives(p, f)? {
+        let name = match d.target.map(|t| &t.strip_implicit().kind) {
+            Some(ExprKind::AddrOf(v)) => match &v.strip_implicit().kind {
+                ExprKind::Var(v) => Some(p.var(*v).name.clone()),
+                _ => None,
+            },
+            _ => None,
+        };
+        match (d.suppress, name) {
+            (false, Some(name)) if matches!(d.conv, 'd' | 'i' | 'u' | 'f' | 'e' | 'g' | 'F' | 'E' | 'G') => out.push((d.conv, name)),
+            _ => out.push(('*', String::new())),
+        }
+    }
+    Some(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lower(src: &str) -> Program {
+        let l = crate::syntax::lower::lower_source(src);
+        assert!(l.diagnostics.iter().all(|d| d.severity != crate::ir::Severity::Error), "{:?}", l.diagnostics);
+        l.program
+    }
+
+    const GRADE: &str = "#include <stdio.h>\nint main(){ double a,b,c,d,s; scanf(\"%lf %lf %lf %lf\", &a,&b,&c,&d); scanf(\"%lf\", &s); printf(\"%f\", s); return 0; }\n";
+
+    fn inputs(xs: &[&str]) -> Vec<String> {
+        xs.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn decreasing_thresholds_give_a_chain() {
+        let p = lower(GRADE);
+        let pre = infer(&inputs(&["80 70 60 50\n85\n", "90 80 70 60 95\n", "90 80 70 60 40\n", "100 90 80 70\n75\n"]), &p, "main").unwrap();
+        assert_eq!(pre.description, "a > b > c > d, as in all 4 tests");
+        assert_eq!(pre.facts.len(), 3);
+        assert_eq!(pre.convs, vec!['f'; 5]);
+    }
+
+    #[test]
+    fn non_strict_and_reversed_orders() {
+        let p = lower("#include <stdio.h>\nint main(){ int x,y,z; scanf(\"%d%d%d\", &x,&y,&z); printf(\"%d\", x); return 0; }\n");
+        // x <= y in every test (once equal), y and z unordered, x < z.
+        let pre = infer(&inputs(&["1 2 0", "3 3 9", "-5 7 8"]), &p, "main").unwrap();
+        assert_eq!(pre.facts, vec![InputFact { left: 1, right: 0, strict: false }]);
+        assert_eq!(pre.description, "y >= x, as in all 3 tests");
+    }
+
+    #[test]
+    fn nothing_from_too_few_tests_or_unordered_inputs() {
+        let p = lower(GRADE);
+        assert_eq!(infer(&inputs(&["80 70 60 50 85", "90 80 70 60 95"]), &p, "main"), None);
+        let q = lower("#include <stdio.h>\nint main(){ int x,y; scanf(\"%d%d\", &x,&y); printf(\"%d\", x); return 0; }\n");
+        assert_eq!(infer(&inputs(&["1 2", "2 1", "5 5"]), &q, "main"), None);
+        // A test with too few numbers (or a word) gives nothing rather than a guess.
+        assert_eq!(infer(&inputs(&["1 2", "2 3", "5"]), &q, "main"), None);
+    }
+
+    #[test]
+    fn reads_inside_branches_give_nothing() {
+        let p = lower("#include <stdio.h>\nint main(){ int x,y; scanf(\"%d\", &x); if (x) scanf(\"%d\", &y); return 0; }\n");
+        assert_eq!(infer(&inputs(&["1 2", "2 3", "5 6"]), &p, "main"), None);
+    }
+}
