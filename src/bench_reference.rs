@@ -19,7 +19,7 @@ use std::time::{Duration, Instant};
 use crate::cancel::Cancel;
 use crate::check::{self, CheckOptions};
 use crate::ir::{Guarantee, Program};
-use crate::patch::{apply_edits, Repair};
+use crate::patch::apply_edits;
 use crate::spec::compare::{self, Compare};
 use crate::spec::interp::{self, Limits};
 use crate::spec::tests::{self as spec_tests, TestCase};
@@ -74,18 +74,6 @@ fn passes_all(program: &Program, p: &Problem) -> bool {
         let run = interp::run(program, "main", input, &Limits::default(), &Cancel::new());
         run.error.is_none() && compare::outputs_match_values(expected, Some(*prompt), &String::from_utf8_lossy(&run.output), Some(run.output_before_last_read))
     })
-}
-
-/// Relative patch size (Verifix's, as the verified engine reports it): the exact tree edit
-/// distance between the student's program and the repaired one over the student's AST size
-/// ([`crate::ir::ted`]), whatever engine made the repair; approximated on the text's tokens
-/// only if the repaired text does not lower.
-fn relative_patch_size(student: &Program, text: &str, repair: &Repair) -> f64 {
-    let repaired = crate::syntax::lower::lower_source(&apply_edits(text, &repair.edits));
-    if repaired.diagnostics.iter().any(|d| d.severity == crate::ir::Severity::Error) {
-        return crate::ir::ted::token_patch_size(text, &repair.edits);
-    }
-    crate::ir::ted::relative_patch_size(student, &repaired.program)
 }
 
 /// Compiles `text` with gcc and runs it on every test: the number of tests it fails.
@@ -143,7 +131,7 @@ fn evaluate(p: &Problem, path: &Path, budget: Duration, work: &Path) -> Option<O
                 _ => "tested",
             };
             let gcc = gcc_failures(&apply_edits(&text, &r.edits), p, work).unwrap_or(usize::MAX);
-            (level, Some(relative_patch_size(&lowered.program, &text, r)), gcc, r.title.clone())
+            (level, Some(crate::engines::verified::patch_size(&lowered.program, &text, &r.edits)), gcc, r.title.clone())
         }
         None => ("none", None, 0, String::new()),
     };

@@ -353,8 +353,9 @@ fn run(student: &Program, text: &str, reference: &Program, opts: &Options, pre: 
 
 /// The relative patch size of `edits` to `student` (whose source is `text`): the exact tree
 /// edit distance to the repaired text's program; the token approximation only if the
-/// repaired text does not lower (which would be a bug of the patch's printing).
-fn patch_size(student: &Program, text: &str, edits: &[TextEdit]) -> f64 {
+/// repaired text does not lower (which would be a bug of the patch's printing). `mend bench`
+/// measures every engine's repairs with it.
+pub fn patch_size(student: &Program, text: &str, edits: &[TextEdit]) -> f64 {
     let repaired = crate::syntax::lower::lower_source(&crate::ir::repair::apply_edits(text, edits));
     if repaired.diagnostics.iter().any(|d| d.severity == crate::ir::Severity::Error) {
         tracing::warn!("a verified repair's text does not lower; its patch size is approximated on tokens");
