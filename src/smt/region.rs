@@ -281,7 +281,17 @@ impl<'a, 'ctx> World<'a, 'ctx> {
         let mut fp = FpOps::new(self.ctx);
         let at = |k: u32| BV::from_u64(self.ctx, k as u64, 32);
         match (self.number_token(&mut fp, left.0, &at(left.1))?, self.number_token(&mut fp, right.0, &at(right.1))?) {
-            (Term::Int(a, _), Term::Int(b, _)) => Some(if strict { a.bvsgt(&b) } else { a.bvsge(&b) }),
+            // The numbers also fit in an `int` (`%d` of a number outside is undefined
+            // behaviour; every test's do): the order is then the one the programs' `int`
+            // variables see, not the raw tokens' (which truncation could reverse).
+            (Term::Int(a, _), Term::Int(b, _)) => {
+                let fits = |x: &BV<'ctx>| {
+                    let (lo, hi) = (BV::from_i64(self.ctx, i32::MIN as i64, 64), BV::from_i64(self.ctx, i32::MAX as i64, 64));
+                    Bool::and(self.ctx, &[&x.bvsge(&lo), &x.bvsle(&hi)])
+                };
+                let order = if strict { a.bvsgt(&b) } else { a.bvsge(&b) };
+                Some(Bool::and(self.ctx, &[&fits(&a), &fits(&b), &order]))
+            }
             (Term::Float(a, _), Term::Float(b, _)) => Some(fp.compare(if strict { "fp.gt" } else { "fp.geq" }, &a, &b)),
             _ => None,
         }

@@ -143,6 +143,12 @@ pub enum Outcome {
 #[derive(Clone, Debug)]
 pub struct Report {
     pub outcome: Outcome,
+    /// A repair with fewer changes than the outcome's, verified only under the input
+    /// precondition (the student may rely on the assignment's promise about the input).
+    pub smaller_assuming: Option<VerifiedRepair>,
+    /// When the outcome's repair was found (the whole run may go on looking for a smaller
+    /// one under the precondition).
+    pub found_after: Option<Duration>,
     pub time: Duration,
     /// Solver checks (verification and synthesis).
     pub checks: usize,
@@ -152,6 +158,7 @@ pub struct Report {
 pub fn repair(student: &Program, text: &str, reference: &Program, opts: &Options, budget: &Budget) -> Report {
     let start = Instant::now();
     let mut checks = 0;
+    let (mut smaller, mut found_after) = (None, None);
     // A bug here must not cost the student the other engines' answers.
     let run = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         let attempt = |pre: Option<&precondition::Precondition>, budget: &Budget, checks: &mut usize| {
@@ -167,14 +174,31 @@ pub fn repair(student: &Program, text: &str, reference: &Program, opts: &Options
         // that no repair exists can take long (Z3 shows MaxSMT instances unsatisfiable slowly).
         let first_budget = if opts.precondition.is_some() { budget.sub(budget.remaining() / 2) } else { budget.sub(budget.remaining()) };
         let first = attempt(None, &first_budget, &mut checks);
-        // Only when no repair exists for all inputs (or none was found in its half of the
-        // time): the precondition, stated in the answer.
-        match (&first, &opts.precondition) {
-            (Err(Failure::NoRepair(_) | Failure::Timeout), Some(pre)) if !budget.is_exhausted() => match attempt(Some(pre), budget, &mut checks) {
-                Ok(Outcome::Repaired(r)) => Ok(Outcome::Repaired(VerifiedRepair { assuming: Some(pre.description.clone()), ..r })),
+        found_after = Some(start.elapsed()).filter(|_| matches!(first, Ok(Outcome::Repaired(_))));
+        let Some(pre) = &opts.precondition else { return first };
+        tracing::debug!("input precondition in reserve: {}", pre.description);
+        let assuming = |r: VerifiedRepair| VerifiedRepair { assuming: Some(pre.description.clone()), ..r };
+        match &first {
+            // No repair for all inputs (or none found in its half of the time): the
+            // precondition, stated in the answer.
+            Err(Failure::NoRepair(_) | Failure::Timeout) if !budget.is_exhausted() => match attempt(Some(pre), budget, &mut checks) {
+                Ok(Outcome::Repaired(r)) => {
+                    found_after = Some(start.elapsed());
+                    Ok(Outcome::Repaired(assuming(r)))
+                }
                 Ok(Outcome::Equivalent) => Ok(Outcome::EquivalentAssuming(pre.description.clone())),
                 _ => first,
             },
+            // A repair for all inputs that changes several places: the promise may allow a
+            // smaller one, offered beside it.
+            Ok(Outcome::Repaired(r)) if r.changes.len() > 1 && !budget.is_exhausted() => {
+                if let Ok(Outcome::Repaired(small)) = attempt(Some(pre), budget, &mut checks)
+                    && small.changes.len() < r.changes.len()
+                {
+                    smaller = Some(assuming(small));
+                }
+                first
+            }
             _ => first,
         }
     }));
@@ -183,7 +207,7 @@ pub fn repair(student: &Program, text: &str, reference: &Program, opts: &Options
         Ok(Err(f)) => Outcome::Failed(f),
         Err(_) => Outcome::Failed(Failure::Internal),
     };
-    Report { outcome, time: start.elapsed(), checks }
+    Report { outcome, smaller_assuming: smaller, found_after, time: start.elapsed(), checks }
 }
 
 /// The engine on the student's program with `float` made `double` (see [`retype`]); the type

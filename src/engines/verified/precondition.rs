@@ -6,7 +6,7 @@
 //! counterexample there, and no minimal repair of expressions exists.
 //!
 //! The facts are orderings between the numbers read at two input positions (`a > b`, `a >=
-//! b`), kept when every test input satisfies them (a Daikon-style conjecture over the test
+//! b`; for integers also that both fit in an `int`), kept when every test input satisfies them (a Daikon-style conjecture over the test
 //! inputs, restricted to one template so it cannot describe the tests one by one). The
 //! verified engine uses them only after it finds no repair for all inputs, and a repair found
 //! under them says so: "verified for inputs where aval > bval > cval > dval, as in all 18
@@ -52,7 +52,10 @@ pub fn infer(inputs: &[String], reference: &Program, entry: &str) -> Option<Prec
     if values.iter().any(|v| v.len() < reads.len()) {
         return None;
     }
-    let numeric: Vec<usize> = (0..reads.len()).filter(|&k| reads[k].0 != '*').collect();
+    // An integer position's facts also say its number fits in an `int` (see
+    // `World::token_order`), so every test's must.
+    let fits_int = |k: usize| inputs.iter().all(|text| text.split_ascii_whitespace().nth(k).is_some_and(|t| t.parse::<i32>().is_ok()));
+    let numeric: Vec<usize> = (0..reads.len()).filter(|&k| reads[k].0 != '*' && (kind(reads[k].0) != 'i' || fits_int(k))).collect();
     let mut facts = Vec::new();
     for (a, &i) in numeric.iter().enumerate() {
         for &j in &numeric[a + 1..] {
