@@ -42,12 +42,19 @@
 //! * Every value carries the set of pre-state variables it depends on, from which the engine
 //!   computes liveness (which variables the alignment predicate must relate at a node).
 //!
-//! Arrays, pointers (other than `&x` in `scanf`), strings, structs, `switch` and `goto` are
-//! [`Unsupported`] here; the engines then fall back to bounded repair.
+//! * Local arrays of constant length are Z3 arrays (32-bit index → element); an index outside
+//!   the array is a runtime error. `fgets(buf, n, stdin)` reads the character stream as glibc
+//!   (at most `n - 1` characters, through the first newline, then `'\0'`; nothing changes at
+//!   the end of input), `strlen` is the first `'\0'`'s index, `switch` falls through its arms
+//!   and `break` leaves it.
+//!
+//! Pointers (other than `&x` in `scanf` and an array passed to `fgets`/`strlen`), strings,
+//! structs, other arrays, a loop inside `switch`, and `goto` are [`Unsupported`] here; the
+//! engines then fall back to bounded repair.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
-use z3::ast::{Ast, Bool, Dynamic, Float, BV};
+use z3::ast::{Array, Ast, Bool, Dynamic, Float, BV};
 use z3::{Context, FuncDecl, Model, Sort};
 
 use crate::ir::cfa::{EdgeKind, Frame, LoopTree, Node};
@@ -79,6 +86,9 @@ fn unsupported<T>(what: impl Into<String>, span: Span) -> R<T> {
 pub enum Term<'ctx> {
     Int(BV<'ctx>, IntType),
     Float(Float<'ctx>, FloatKind),
+    /// A local array of constant length: a Z3 array from 32-bit indices to the elements (only
+    /// indices below the length are ever read or written; the rest of it stays what it was).
+    Array(Array<'ctx>, IntType, u64),
 }
 
 impl<'ctx> Term<'ctx> {
@@ -86,6 +96,7 @@ impl<'ctx> Term<'ctx> {
         match (self, o) {
             (Term::Int(a, _), Term::Int(b, _)) => a == b,
             (Term::Float(a, _), Term::Float(b, _)) => a == b,
+            (Term::Array(a, _, _), Term::Array(b, _, _)) => a == b,
             _ => false,
         }
     }
@@ -93,6 +104,7 @@ impl<'ctx> Term<'ctx> {
         match self {
             Term::Int(b, _) => Dynamic::from_ast(b),
             Term::Float(f, _) => Dynamic::from_ast(f),
+            Term::Array(a, _, _) => Dynamic::from_ast(a),
         }
     }
     /// Equality of two values: integers compared after widening to 64 bits, floats as IEEE
@@ -101,6 +113,9 @@ impl<'ctx> Term<'ctx> {
         match (self, o) {
             (Term::Int(a, ta), Term::Int(b, tb)) => Some(widen(a, *ta)._eq(&widen(b, *tb))),
             (Term::Float(a, _), Term::Float(b, _)) if a.get_sort() == b.get_sort() => Some(a._eq(b)),
+            // Arrays of one element type: equal as whole Z3 arrays (the elements past either
+            // length included, which both programs leave as they found them).
+            (Term::Array(a, ta, _), Term::Array(b, tb, _)) if ta == tb => Some(a._eq(b)),
             _ => None,
         }
     }
@@ -163,6 +178,8 @@ pub enum SiteKind {
     Return,
     /// A whole `printf` statement (its text can be another print's, or it can go).
     PrintCall,
+    /// A size that must be a constant (`fgets`'s `n`): its alternatives are constants too.
+    Size,
 }
 
 /// An expression site met while executing a region.
@@ -247,7 +264,24 @@ impl<'a, 'ctx> World<'a, 'ctx> {
     /// character input, `in.chr(pos)` is the byte at index `pos`.
     fn input(&self, name: &str, pos: &BV<'ctx>, sort: &Sort<'ctx>) -> Dynamic<'ctx> {
         let f = FuncDecl::new(self.ctx, name, &[&Sort::bitvector(self.ctx, 32)], sort);
-        self.concrete(f.apply(&[pos]))
+        let Some(m) = self.model else { return f.apply(&[pos]) };
+        // In a counterexample's instance a position can still depend on the holes' selectors
+        // (a read that only some alternatives do): the application is taken apart over the
+        // position's `ite`s first, so model completion never fixes a selector.
+        let at = m.eval(pos, false).unwrap_or_else(|| pos.clone()).simplify();
+        let at = super::fold::fold_constant_ites(&Dynamic::from_ast(&at)).as_bv().expect("a position").simplify();
+        self.input_at(&f, &at, m)
+    }
+
+    fn input_at(&self, f: &FuncDecl<'ctx>, at: &BV<'ctx>, m: &Model<'ctx>) -> Dynamic<'ctx> {
+        let d = Dynamic::from_ast(at);
+        if at.as_u64().is_none() && d.kind() == z3::AstKind::App && d.decl().kind() == z3::DeclKind::ITE {
+            let kids = d.children();
+            let c = kids[0].as_bool().expect("a condition");
+            let (a, b) = (kids[1].as_bv().expect("a position"), kids[2].as_bv().expect("a position"));
+            return c.ite(&self.input_at(f, &a, m), &self.input_at(f, &b, m));
+        }
+        m.eval(&f.apply(&[at]), true).unwrap_or_else(|| f.apply(&[at]))
     }
 
     fn constant(&self, name: &str) -> BV<'ctx> {
@@ -403,6 +437,9 @@ pub struct Exec<'s, 'p, 'w, 'a, 'ctx> {
     /// A position known to be at most `in.nl` (so before the end of input): the start of the
     /// stream at Func-Entry, the pre-state's position at a node of the line invariant.
     below_nl: Option<BV<'ctx>>,
+    /// The `switch` statements being executed, innermost last: the states that left each by
+    /// `break`.
+    switches: Vec<Vec<State<'ctx>>>,
 }
 
 /// An assignment `Extend` adds at the end of loop `l`'s body (before its step), or, with
@@ -442,6 +479,7 @@ impl<'s, 'p, 'w, 'a, 'ctx> Exec<'s, 'p, 'w, 'a, 'ctx> {
             tails: Vec::new(),
             line_assumed: false,
             below_nl: None,
+            switches: Vec::new(),
         }
     }
 
@@ -474,6 +512,10 @@ impl<'s, 'p, 'w, 'a, 'ctx> Exec<'s, 'p, 'w, 'a, 'ctx> {
             let term = match &var.ty {
                 Type::Int(t) => Term::Int(BV::new_const(ctx, name, c_int::width(*t)), *t),
                 Type::Float(k) => Term::Float(Float::new_const(ctx, name, fp::sbits(*k).0, fp::sbits(*k).1), *k),
+                Type::Array(elem, Some(n)) if matches!(**elem, Type::Int(_)) => {
+                    let Type::Int(t) = **elem else { unreachable!() };
+                    Term::Array(Array::new_const(ctx, name, &Sort::bitvector(ctx, 32), &Sort::bitvector(ctx, c_int::width(t))), t, *n)
+                }
                 other => return unsupported(format!("a variable of type `{}`", p.type_name(other)), var.span),
             };
             vars.insert(v, Val { term, deps: [v].into_iter().collect() });
@@ -764,6 +806,11 @@ impl<'s, 'p, 'w, 'a, 'ctx> Exec<'s, 'p, 'w, 'a, 'ctx> {
                 self.exit(Node::LoopEntry(l), EdgeKind::Normal, st);
                 Ok(None)
             }
+            StmtKind::Break if !self.switches.is_empty() => {
+                // Loops inside a `switch` are refused, so a `break` in one leaves the switch.
+                self.switches.last_mut().expect("a switch").push(st);
+                Ok(None)
+            }
             StmtKind::Break => {
                 let l = *self.loops.last().ok_or(Unsupported { what: "`break` outside a loop".into(), span: s.span })?;
                 self.exit(Node::LoopExit(l), EdgeKind::Break, st);
@@ -783,12 +830,55 @@ impl<'s, 'p, 'w, 'a, 'ctx> Exec<'s, 'p, 'w, 'a, 'ctx> {
                 self.exit(Node::FuncExit, EdgeKind::Return, st);
                 Ok(None)
             }
-            StmtKind::Switch { .. } => unsupported("`switch`", s.span),
+            StmtKind::Switch { cond, arms } => self.switch(s, cond, arms, st),
         }
+    }
+
+    /// `switch (cond) { case k: ... }`: control enters at the arm whose label equals the value
+    /// (`default:` when none does, past the switch when there is no `default:`), falls through
+    /// the arms after it, and leaves at the end or by `break`. A loop inside is unsupported
+    /// (the automaton's frames do not model falling through into the next arm).
+    fn switch(&mut self, s: &'p Stmt, cond: &'p Expr, arms: &'p [crate::ir::SwitchArm], mut st: State<'ctx>) -> R<Option<State<'ctx>>> {
+        let ctx = self.ctx;
+        if let Some(l) = self.setup.tree.loops.iter().find(|l| s.span.start <= l.stmt.span.start && l.stmt.span.end <= s.span.end) {
+            return unsupported("a loop inside `switch`", l.stmt.span);
+        }
+        let g = st.guard.clone();
+        let v = self.eval(cond, &mut st, &g)?;
+        let Term::Int(x, t) = &v.term else { return unsupported("`switch` on a floating point value", cond.span) };
+        let is = |k: i64| x._eq(&c_int::constant(ctx, *t, k));
+        let matched: Vec<Bool<'ctx>> = arms.iter().filter_map(|a| a.label.map(is)).collect();
+        let refs: Vec<&Bool<'ctx>> = matched.iter().collect();
+        let unmatched = Bool::or(ctx, &refs).not();
+        self.switches.push(Vec::new());
+        let mut cur: Option<State<'ctx>> = None;
+        for arm in arms {
+            let c = match arm.label {
+                Some(k) => is(k),
+                None => unmatched.clone(),
+            };
+            let (enter, _) = self.split(st.clone(), &c, &v.deps);
+            cur = merge_disjoint(cur, enter);
+            for x in &arm.body {
+                let Some(at) = cur.take() else { break };
+                cur = self.stmt(x, at)?;
+            }
+        }
+        let breaks = self.switches.pop().expect("pushed above");
+        if !arms.iter().any(|a| a.label.is_none()) {
+            let (past, _) = self.split(st, &unmatched, &v.deps);
+            cur = merge_disjoint(cur, past);
+        }
+        Ok(breaks.into_iter().fold(cur, |acc, b| merge_disjoint(acc, Some(b))))
     }
 
     /// A statement-level expression: assignments, `++`, calls.
     fn effect(&mut self, e: &'p Expr, stmt: Option<&'p Stmt>, mut st: State<'ctx>) -> R<State<'ctx>> {
+        if element_update(e) {
+            let g = st.guard.clone();
+            self.update_element(e, &mut st, &g)?;
+            return Ok(st);
+        }
         match &e.kind {
             ExprKind::Assign(lhs, rhs) => {
                 let v = self.lvalue_var(lhs)?;
@@ -809,6 +899,11 @@ impl<'s, 'p, 'w, 'a, 'ctx> Exec<'s, 'p, 'w, 'a, 'ctx> {
             }
             ExprKind::Call(Callee::Builtin(Builtin::Printf), args) if stmt.is_some() => {
                 self.print_site(e, args, stmt, &mut st)?;
+                Ok(st)
+            }
+            ExprKind::Call(Callee::Builtin(Builtin::Fgets), args) => {
+                let g = st.guard.clone();
+                self.fgets(e, args, &mut st, &g)?;
                 Ok(st)
             }
             _ => {
@@ -980,6 +1075,8 @@ impl<'s, 'p, 'w, 'a, 'ctx> Exec<'s, 'p, 'w, 'a, 'ctx> {
                 let z = self.fp.literal(0.0, *k);
                 f._eq(&z).not()
             }
+            // An array decays to a pointer that is never null.
+            Term::Array(..) => Bool::from_bool(self.ctx, true),
         }
     }
 
@@ -1039,6 +1136,7 @@ impl<'s, 'p, 'w, 'a, 'ctx> Exec<'s, 'p, 'w, 'a, 'ctx> {
                 _ => unsupported("a constant of this type", e.span),
             },
             ExprKind::Var(v) => match st.vars.get(v) {
+                Some(Val { term: Term::Array(..), .. }) => unsupported(format!("the array `{}` used as a value", self.setup.program.var(*v).name), e.span),
                 Some(val) => {
                     self.use_var(*v, Usage::Read);
                     // A reference expression renamed into the student's variables keeps the
@@ -1122,7 +1220,13 @@ impl<'s, 'p, 'w, 'a, 'ctx> Exec<'s, 'p, 'w, 'a, 'ctx> {
             ExprKind::Call(Callee::Builtin(b), args) => self.builtin(*b, e, args, st, g),
             ExprKind::Call(Callee::Func(f), args) => self.call(*f, e, args, st, g),
             ExprKind::Str(_) => unsupported("a string", e.span),
-            ExprKind::Index(..) => unsupported("an array", e.span),
+            ExprKind::Index(base, idx) => {
+                let (v, at) = self.element(base, idx, st, g, e.span)?;
+                let Some(Val { term: Term::Array(a, t, _), deps }) = st.vars.get(&v) else { unreachable!("an array") };
+                self.use_var(v, Usage::Read);
+                let x = a.select(&at.index).as_bv().expect("a bit-vector element");
+                Ok(self.int_val(x, *t, Self::union(deps, &at.deps)))
+            }
             ExprKind::Member { .. } => unsupported("a struct", e.span),
             ExprKind::AddrOf(_) | ExprKind::Deref(_) | ExprKind::Decay(_) => unsupported("a pointer", e.span),
         }
@@ -1201,6 +1305,9 @@ impl<'s, 'p, 'w, 'a, 'ctx> Exec<'s, 'p, 'w, 'a, 'ctx> {
     /// An assignment, `op=` or `++` inside an expression: its value, with the state updated.
     fn update_expr(&mut self, e: &'p Expr, st: &mut State<'ctx>, g: &Bool<'ctx>) -> R<Val<'ctx>> {
         let ctx = self.ctx;
+        if element_update(e) {
+            return self.update_element(e, st, g);
+        }
         match &e.kind {
             ExprKind::Assign(lhs, rhs) => {
                 let v = self.lvalue_var(lhs)?;
@@ -1279,6 +1386,8 @@ impl<'s, 'p, 'w, 'a, 'ctx> Exec<'s, 'p, 'w, 'a, 'ctx> {
             Builtin::Printf => self.printf(e, args, st, g, e),
             Builtin::Scanf => self.scanf(e, args, st),
             Builtin::Getchar => Ok(self.getchar(st)),
+            Builtin::Fgets => unsupported("using the value `fgets` returns", e.span),
+            Builtin::Strlen => self.strlen(e, args, st, g),
             Builtin::Putchar => self.putchar(e, args, st, g),
             Builtin::Abs | Builtin::Labs => {
                 let v = one(self, st)?;
@@ -1377,6 +1486,13 @@ impl<'s, 'p, 'w, 'a, 'ctx> Exec<'s, 'p, 'w, 'a, 'ctx> {
     /// Reads one character of the character stream: whether there was one (`pos < in.len`)
     /// and the byte; the position advances when there was.
     fn read_char(&mut self, st: &mut State<'ctx>) -> (Bool<'ctx>, BV<'ctx>) {
+        let yes = Bool::from_bool(self.ctx, true);
+        self.read_char_if(st, &yes)
+    }
+
+    /// Reads one character when `wanted` holds (`fgets` stops after a newline): whether a
+    /// character was read, and the byte at the position.
+    fn read_char_if(&mut self, st: &mut State<'ctx>, wanted: &Bool<'ctx>) -> (Bool<'ctx>, BV<'ctx>) {
         if !self.line_assumed {
             self.line_assumed = true;
             self.region.assumed.push(self.world.line_assumption());
@@ -1384,10 +1500,180 @@ impl<'s, 'p, 'w, 'a, 'ctx> Exec<'s, 'p, 'w, 'a, 'ctx> {
         // Before the newline there is a character: the read succeeds (no `ite` with the old
         // value, whose variable would then look live).
         let below_nl = self.below_nl.as_ref().is_some_and(|p| *p == st.in_pos) || st.in_pos.as_u64() == Some(0);
-        let ok = if below_nl { Bool::from_bool(self.ctx, true) } else { st.in_pos.bvult(&self.world.len()).simplify() };
+        let there = if below_nl { Bool::from_bool(self.ctx, true) } else { st.in_pos.bvult(&self.world.len()).simplify() };
+        let ok = Bool::and(self.ctx, &[wanted, &there]).simplify();
         let byte = self.world.input("in.chr", &st.in_pos, &Sort::bitvector(self.ctx, 8)).as_bv().expect("char input");
         st.in_pos = ok.ite(&st.in_pos.bvadd(&BV::from_u64(self.ctx, 1, 32)), &st.in_pos).simplify();
         (ok, byte)
+    }
+
+    /// The local array `base` names (`a` in `a[i]`, `fgets(a, ...)`): its variable, elements
+    /// and length.
+    fn array_of(&self, base: &Expr, st: &State<'ctx>) -> R<(VarId, Array<'ctx>, IntType, u64, Deps)> {
+        let inner = base.strip_implicit();
+        if let ExprKind::Var(v) = inner.kind
+            && let Some(Val { term: Term::Array(a, t, n), deps }) = st.vars.get(&v)
+        {
+            return Ok((v, a.clone(), *t, *n, deps.clone()));
+        }
+        let what = match &inner.ty {
+            Type::Array(_, None) => "an array of unknown length",
+            Type::Array(..) => "an array that is not a local variable",
+            _ => "a pointer",
+        };
+        unsupported(what, base.span)
+    }
+
+    /// The element `base[idx]` addresses: the array variable and the 32-bit index. An index
+    /// outside `0..length` is a runtime error under `g`.
+    fn element(&mut self, base: &'p Expr, idx: &'p Expr, st: &mut State<'ctx>, g: &Bool<'ctx>, span: Span) -> R<(VarId, Elem<'ctx>)> {
+        let (v, _, _, n, _) = self.array_of(base, st)?;
+        if has_effects(idx) {
+            return unsupported("side effects in an array index", idx.span);
+        }
+        let i = self.eval(idx, st, g)?;
+        let Term::Int(b, t) = &i.term else { return unsupported("a floating point array index", idx.span) };
+        let wide = c_int::resize(b, t.signed, 64);
+        let ok = Bool::and(self.ctx, &[&wide.bvsge(&BV::from_i64(self.ctx, 0, 64)), &wide.bvslt(&BV::from_i64(self.ctx, n as i64, 64))]);
+        self.error(Bool::and(self.ctx, &[g, &ok.not()]), i.deps.clone(), span);
+        Ok((v, Elem { index: wide.extract(31, 0).simplify(), deps: i.deps }))
+    }
+
+    /// Stores `x` at `at` in array `v`.
+    fn store(&mut self, v: VarId, at: &Elem<'ctx>, x: &Val<'ctx>, st: &mut State<'ctx>) {
+        let Some(Val { term: Term::Array(a, t, n), deps }) = st.vars.get(&v) else { unreachable!("an array") };
+        let Term::Int(b, _) = &x.term else { unreachable!("an integer element") };
+        let mut deps = Self::union(deps, &at.deps);
+        deps.extend(x.deps.iter().copied());
+        let term = Term::Array(a.store(&at.index, b), *t, *n);
+        self.use_var(v, Usage::Written);
+        st.vars.insert(v, Val { term, deps });
+    }
+
+    /// `a[i] = e`, `a[i] op= e`, `a[i]++`: the expression's value, the element updated. Not a
+    /// repair site.
+    fn update_element(&mut self, e: &'p Expr, st: &mut State<'ctx>, g: &Bool<'ctx>) -> R<Val<'ctx>> {
+        let lhs = match &e.kind {
+            ExprKind::Assign(lhs, _) | ExprKind::CompoundAssign { lhs, .. } | ExprKind::IncDec(_, lhs) => lhs,
+            _ => unreachable!("an update"),
+        };
+        let ExprKind::Index(base, idx) = &lhs.strip_implicit().kind else { unreachable!("an element") };
+        // The right side first (gcc's order for a plain assignment; an index has no effects).
+        let rhs = match &e.kind {
+            ExprKind::Assign(_, r) | ExprKind::CompoundAssign { rhs: r, .. } => Some(self.eval(r, st, g)?),
+            _ => None,
+        };
+        let (v, at) = self.element(base, idx, st, g, lhs.span)?;
+        let Some(Val { term: Term::Array(a, t, _), deps }) = st.vars.get(&v) else { unreachable!("an array") };
+        let (t, elem_ty) = (*t, Type::Int(*t));
+        let old = self.int_val(a.select(&at.index).as_bv().expect("a bit-vector element"), t, Self::union(deps, &at.deps));
+        let (new, value) = match &e.kind {
+            ExprKind::Assign(..) => {
+                let x = self.convert(rhs.expect("a right side"), &elem_ty, e.span)?;
+                (x.clone(), x)
+            }
+            ExprKind::CompoundAssign { op, op_ty, .. } => {
+                let l = self.convert(old, op_ty, lhs.span)?;
+                let combined = self.binary(*op, &l, &rhs.expect("a right side"), g, e.span)?;
+                let x = self.convert(combined, &elem_ty, e.span)?;
+                (x.clone(), x)
+            }
+            ExprKind::IncDec(kind, _) => {
+                let Term::Int(x, _) = &old.term else { unreachable!() };
+                let one = c_int::constant(self.ctx, t, 1);
+                let n = match kind {
+                    IncDec::PreInc | IncDec::PostInc => c_int::add(x, &one),
+                    IncDec::PreDec | IncDec::PostDec => c_int::sub(x, &one),
+                };
+                let new = self.int_val(n, t, old.deps.clone());
+                let value = if matches!(kind, IncDec::PostInc | IncDec::PostDec) { old } else { new.clone() };
+                (new, value)
+            }
+            _ => unreachable!(),
+        };
+        self.store(v, &at, &new, st);
+        Ok(value)
+    }
+
+    /// `fgets(buf, n, stdin)` as a statement, as glibc: reads up to `n - 1` characters,
+    /// stopping after a newline (which it stores); then stores `'\0'` after them. When the
+    /// input is at its end before any character, the array is left unchanged (and `NULL`
+    /// returned, which the model does not use). `n` must evaluate to a constant of at least 2
+    /// (or, for a repair hole, every alternative to one).
+    fn fgets(&mut self, e: &'p Expr, args: &'p [Expr], st: &mut State<'ctx>, g: &Bool<'ctx>) -> R<()> {
+        let ctx = self.ctx;
+        let [buf, n, _] = args else { return unsupported("`fgets` without three arguments", e.span) };
+        let (v, mut a, t, size, deps) = self.array_of(buf, st)?;
+        if c_int::width(t) != 8 {
+            return unsupported("`fgets` into an array of wider elements than `char`", buf.span);
+        }
+        let n = self.site_value(n, SiteKind::Size, None, st)?;
+        let Term::Int(nb, nt) = &n.term else { return unsupported("a floating point `fgets` size", e.span) };
+        let leaves: Vec<Option<i64>> = constant_leaves(&nb.simplify()).into_iter().map(|x| x.map(|u| signed_value(u, nb.get_size(), nt.signed))).collect();
+        let nb = c_int::resize(nb, nt.signed, 64).simplify();
+        let Some(most) = leaves.iter().try_fold(i64::MIN, |m, x| x.map(|x| m.max(x))) else {
+            return unsupported("`fgets` with a size that is not a constant", args[1].span);
+        };
+        if leaves.iter().any(|x| x.is_some_and(|x| x < 2)) {
+            return unsupported("`fgets` with a size below 2", args[1].span);
+        }
+        let one32 = BV::from_u64(ctx, 1, 32);
+        let mut going = Bool::from_bool(ctx, true);
+        let mut count = BV::from_u64(ctx, 0, 32);
+        let mut first = None;
+        for k in 0..(most - 1) as u64 {
+            // Room for another character: `k < n - 1`.
+            let room = BV::from_u64(ctx, k + 1, 64).bvslt(&nb).simplify();
+            let wanted = Bool::and(ctx, &[&going, &room]).simplify();
+            if wanted.as_bool() == Some(false) {
+                break;
+            }
+            let (ok, byte) = self.read_char_if(st, &wanted);
+            let at = BV::from_u64(ctx, k, 32);
+            if k >= size {
+                self.error(Bool::and(ctx, &[g, &ok]), deps.clone(), e.span);
+            }
+            a = ok.ite(&a.store(&at, &byte), &a);
+            count = ok.ite(&at.bvadd(&one32), &count).simplify();
+            going = Bool::and(ctx, &[&ok, &byte._eq(&BV::from_u64(ctx, b'\n' as u64, 8)).not()]).simplify();
+            first.get_or_insert(ok);
+        }
+        // Nothing read: the input was at its end (glibc returns NULL, the array unchanged).
+        let got = first.expect("a size of 2 at least reads once");
+        if most > size as i64 {
+            let past = count.bvuge(&BV::from_u64(ctx, size, 32));
+            self.error(Bool::and(ctx, &[g, &got, &past]), deps.clone(), e.span);
+        }
+        a = got.ite(&a.store(&count, &BV::from_u64(ctx, 0, 8)), &a);
+        self.use_var(v, Usage::Scanned);
+        let mut d = deps;
+        d.extend(n.deps.iter().copied());
+        st.vars.insert(v, Val { term: Term::Array(a, t, size), deps: d });
+        Ok(())
+    }
+
+    /// `strlen(a)`: the index of the first `'\0'` of the local array `a`; none within its
+    /// length is a runtime error (the read runs past the end).
+    fn strlen(&mut self, e: &'p Expr, args: &'p [Expr], st: &mut State<'ctx>, g: &Bool<'ctx>) -> R<Val<'ctx>> {
+        let ctx = self.ctx;
+        let Some(arg) = args.first() else { return unsupported("`strlen` without an argument", e.span) };
+        let (v, a, t, size, deps) = self.array_of(arg, st)?;
+        let Type::Int(rt) = e.ty else { return unsupported("`strlen` of this type", e.span) };
+        if c_int::width(t) != 8 {
+            return unsupported("`strlen` of an array of wider elements than `char`", arg.span);
+        }
+        self.use_var(v, Usage::Read);
+        let zero = BV::from_u64(ctx, 0, 8);
+        let mut len = c_int::constant(ctx, rt, size as i64);
+        let mut none = Vec::new();
+        for k in (0..size).rev() {
+            let is_nul = a.select(&BV::from_u64(ctx, k, 32)).as_bv().expect("a byte")._eq(&zero);
+            len = is_nul.ite(&c_int::constant(ctx, rt, k as i64), &len);
+            none.push(is_nul.not());
+        }
+        let refs: Vec<&Bool<'ctx>> = none.iter().collect();
+        self.error(Bool::and(ctx, &[g, &Bool::and(ctx, &refs)]), deps.clone(), e.span);
+        Ok(self.int_val(len.simplify(), rt, deps))
     }
 
     /// `getchar()`: the next byte as an `int` (0 to 255), or -1 (`EOF`) at the end of input.
@@ -1670,6 +1956,39 @@ impl<'ctx> Effects<'ctx> {
     }
 }
 
+/// An array element and the index that addresses it.
+struct Elem<'ctx> {
+    index: BV<'ctx>,
+    deps: Deps,
+}
+
+/// An assignment, `op=` or `++`/`--` whose target is an array element.
+fn element_update(e: &Expr) -> bool {
+    match &e.kind {
+        ExprKind::Assign(lhs, _) | ExprKind::CompoundAssign { lhs, .. } | ExprKind::IncDec(_, lhs) => matches!(lhs.strip_implicit().kind, ExprKind::Index(..)),
+        _ => false,
+    }
+}
+
+/// A `width`-bit value's bits `u` as a number of its type.
+fn signed_value(u: u64, width: u32, signed: bool) -> i64 {
+    if signed && width < 64 && u >> (width - 1) & 1 == 1 { (u | !0u64 << width) as i64 } else { u as i64 }
+}
+
+/// The values a term can take when it is a tree of `ite`s over constants: each leaf's bits
+/// (`None` for a leaf that is not a constant).
+fn constant_leaves(b: &BV<'_>) -> Vec<Option<u64>> {
+    if let Some(x) = b.as_u64() {
+        return vec![Some(x)];
+    }
+    let d = Dynamic::from_ast(b);
+    if d.kind() == z3::AstKind::App && d.decl().kind() == z3::DeclKind::ITE {
+        let kids = d.children();
+        return kids[1..].iter().flat_map(|k| constant_leaves(&k.as_bv().expect("a bit-vector arm"))).collect();
+    }
+    vec![None]
+}
+
 /// How `x = rhs` uses `x`: `c = getchar()` reads input into it, as `scanf("%c", &c)` does.
 fn written_by(rhs: &Expr) -> Usage {
     if matches!(rhs.strip_implicit().kind, ExprKind::Call(Callee::Builtin(Builtin::Getchar), _)) { Usage::Scanned } else { Usage::Written }
@@ -1708,6 +2027,17 @@ fn merge_alternatives<'ctx>(states: Vec<(Bool<'ctx>, State<'ctx>)>) -> Option<St
     Some(acc)
 }
 
+/// Merges two states whose guards are disjoint (each where its own guard holds).
+fn merge_disjoint<'ctx>(a: Option<State<'ctx>>, b: Option<State<'ctx>>) -> Option<State<'ctx>> {
+    match (a, b) {
+        (Some(a), Some(b)) => {
+            let c = a.guard.clone();
+            merge_states(&c, Some(a), Some(b))
+        }
+        (a, b) => a.or(b),
+    }
+}
+
 /// Merges two states under condition `c` (`a` where it holds, `b` where not; guarded SSA's
 /// phi): also how the exits into one node become one edge's state.
 pub fn merge_states<'ctx>(c: &Bool<'ctx>, a: Option<State<'ctx>>, b: Option<State<'ctx>>) -> Option<State<'ctx>> {
@@ -1743,6 +2073,7 @@ fn ite_val<'ctx>(c: &Bool<'ctx>, cdeps: &Deps, a: &Val<'ctx>, b: &Val<'ctx>) -> 
     let term = match (&a.term, &b.term) {
         (Term::Int(x, t), Term::Int(y, _)) => Term::Int(c.ite(x, y), *t),
         (Term::Float(x, k), Term::Float(y, _)) => Term::Float(c.ite(x, y), *k),
+        (Term::Array(x, t, n), Term::Array(y, _, _)) => Term::Array(c.ite(x, y), *t, *n),
         _ => a.term.clone(),
     };
     let mut deps = a.deps.clone();

@@ -52,16 +52,17 @@ use super::region::{Exec, Setup, Unsupported, World};
 /// How one input call reads.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Read {
-    /// `getchar()`, or `scanf` whose format is only `%c` directives (each one character).
+    /// `getchar()`, `fgets` (a line, character by character), or `scanf` whose format is
+    /// only `%c` directives (each one character).
     Chars,
     /// Any other `scanf`.
     Tokens,
 }
 
-/// What a call reads, if it is `scanf` with a literal format or `getchar`.
+/// What a call reads, if it is `scanf` with a literal format, `getchar` or `fgets`.
 pub fn read_of(e: &Expr) -> Option<Read> {
     match &e.strip_implicit().kind {
-        ExprKind::Call(Callee::Builtin(Builtin::Getchar), _) => Some(Read::Chars),
+        ExprKind::Call(Callee::Builtin(Builtin::Getchar | Builtin::Fgets), _) => Some(Read::Chars),
         ExprKind::Call(Callee::Builtin(Builtin::Scanf), args) => {
             let Some(ExprKind::Str(fmt)) = args.first().map(|a| &a.strip_implicit().kind) else { return None };
             let pieces = cfmt::parse(fmt, true).ok()?;
@@ -107,13 +108,27 @@ pub fn input_kind(p: &Program, f: FuncId) -> Result<Input, Unsupported> {
     let tokens = reads.iter().find(|(r, _)| *r == Read::Tokens);
     match (chars, tokens) {
         (Some(c), Some(t)) => Err(Unsupported {
-            what: "reading single characters (`%c`, `getchar`) and tokens (`%d`, ` %c`, ...) in one program".into(),
+            what: "reading characters (`%c`, `getchar`, `fgets`) and tokens (`%d`, ` %c`, `%s`, ...) in one program".into(),
             span: if c.1.start > t.1.start { c.1 } else { t.1 },
         }),
         (Some(_), None) => Ok(Input::Chars),
         (None, Some(_)) => Ok(Input::Tokens),
         (None, None) => Ok(Input::None),
     }
+}
+
+/// The first `scanf` of `f` with a `%s` directive.
+fn word_read(p: &Program, f: FuncId) -> Option<Span> {
+    let mut found = None;
+    crate::ir::walk::walk_stmt(p.func(f).body.as_ref()?, &mut |e| {
+        if let ExprKind::Call(Callee::Builtin(Builtin::Scanf), args) = &e.kind
+            && let Some(ExprKind::Str(fmt)) = args.first().map(|a| &a.strip_implicit().kind)
+            && cfmt::parse(fmt, true).is_ok_and(|ps| ps.iter().any(|p| matches!(p, Piece::Directive(d) if d.conv == 's')))
+        {
+            found.get_or_insert(e.span);
+        }
+    });
+    found
 }
 
 fn top_level(p: &Program, f: FuncId) -> &[Stmt] {
@@ -184,7 +199,12 @@ pub fn prepare(ctx: &Context, r: &mut Setup<'_>, s: &mut Setup<'_>) -> Result<()
     let first_read = |setup: &Setup<'_>| setup.program.func(setup.func).body.as_ref().and_then(|b| reads_in(b).first().map(|(_, sp)| *sp));
     match (rk, sk) {
         (Input::Chars, Input::Tokens) => {
-            return Err(Unsupported { what: "reading tokens where the reference reads single characters (`%c`, `getchar`)".into(), span: first_read(s).unwrap_or_default() });
+            if let Some(span) = word_read(s.program, s.func) {
+                // The most common case: `scanf("%s", buf)` for the reference's `fgets`. A word
+                // stops at whitespace, a line does not: no repair of expressions makes them agree.
+                return Err(Unsupported { what: "reading a word with `scanf(\"%s\")` where the reference reads characters (`fgets`, `getchar`, `%c`)".into(), span });
+            }
+            return Err(Unsupported { what: "reading tokens where the reference reads characters (`fgets`, `getchar`, `%c`)".into(), span: first_read(s).unwrap_or_default() });
         }
         (Input::Tokens, Input::Chars) => {
             return Err(Unsupported { what: "reading single characters where the reference reads tokens".into(), span: first_read(s).unwrap_or_default() });

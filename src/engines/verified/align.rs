@@ -225,8 +225,13 @@ pub fn candidates(r: &Vars<'_>, s: &Vars<'_>, k: usize) -> Vec<BTreeMap<VarId, V
     out.into_iter().map(|(_, m)| m).collect()
 }
 
+/// Arithmetic variables pair with arithmetic ones; arrays with arrays of the same element
+/// type (their lengths may differ).
 fn compatible(a: &Type, b: &Type) -> bool {
-    a.is_arithmetic() && b.is_arithmetic()
+    match (a, b) {
+        (Type::Array(x, _), Type::Array(y, _)) => x == y,
+        _ => a.is_arithmetic() && b.is_arithmetic(),
+    }
 }
 
 #[cfg(test)]

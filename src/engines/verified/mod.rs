@@ -33,6 +33,7 @@
 //!    nodes cannot break it. Answers per node are cached across runs ([`node_cache`]).
 
 pub mod align;
+mod frozen;
 mod node_cache;
 pub mod precondition;
 mod retype;
@@ -647,6 +648,11 @@ struct Job<'j, 'p, 'ctx> {
     sites: HashMap<*const Expr, (Site<'j>, Node)>,
     /// Either program computes with floating point (picks the verifying solver).
     floats: bool,
+    /// Variables that keep their entry region's value at every loop node ([`frozen`]), and
+    /// the node the entry region leads to (`None`: nothing is frozen).
+    frozen_r: BTreeSet<VarId>,
+    frozen_s: BTreeSet<VarId>,
+    entry_target: Option<Node>,
     /// The implementation space includes operand substitution (tried at a node only when
     /// Definition 3's space has no repair there).
     wide: bool,
@@ -684,6 +690,9 @@ impl<'j, 'p: 'j, 'ctx> Job<'j, 'p, 'ctx> {
             sites: HashMap::new(),
             wide: false,
             precondition: None,
+            frozen_r: BTreeSet::new(),
+            frozen_s: BTreeSet::new(),
+            entry_target: None,
             floats: [r, s].iter().any(|side| side.vars().iter().any(|v| side.program.var(*v).ty.is_float())),
             checks: 0,
         };
@@ -696,6 +705,11 @@ impl<'j, 'p: 'j, 'ctx> Job<'j, 'p, 'ctx> {
             let sr = Exec::new(&job.s_setup, &world, None).run(node, pre_s).map_err(Failure::Unsupported)?;
             job.plain_r.insert(node, rr);
             job.plain_s.insert(node, sr);
+        }
+        let targets = (frozen::entry_target(&job.plain_r[&Node::FuncEntry]), frozen::entry_target(&job.plain_s[&Node::FuncEntry]));
+        if targets.0.is_some() && targets.0 == targets.1 {
+            job.entry_target = targets.0;
+            job.frozen_r = frozen::frozen(&job.plain_r);
         }
         job.live_r = liveness(&job.plain_r);
         job.live_s = liveness(&job.plain_s);
@@ -743,6 +757,7 @@ impl<'j, 'p: 'j, 'ctx> Job<'j, 'p, 'ctx> {
         self.chosen.clear();
         self.chosen_order.clear();
         self.tails.clear();
+        self.frozen_s.clear();
         let arena = self.arena;
         // A variable the reference assigns more often than the student, in a loop's body or in
         // the region that enters the loop.
@@ -763,6 +778,11 @@ impl<'j, 'p: 'j, 'ctx> Job<'j, 'p, 'ctx> {
             if writes(&self.plain_r[&node], r) > writes(&self.plain_s[&node], *v) {
                 self.tails.push(region::Tail { l: *l, before: *before, guard, value, var: *v });
             }
+        }
+        if self.entry_target.is_some() {
+            // An `Extend` assignment in a loop writes its variable after the entry region.
+            let tails: BTreeSet<VarId> = self.tails.iter().filter(|t| !t.before).map(|t| t.var).collect();
+            self.frozen_s = frozen::frozen(&self.plain_s).into_iter().filter(|v| !tails.contains(v)).collect();
         }
     }
 
@@ -790,11 +810,13 @@ impl<'j, 'p: 'j, 'ctx> Job<'j, 'p, 'ctx> {
         let (rf, sf) = (self.r.program.func(self.r.func), self.s.program.func(self.s.func));
         for (rv, sv) in &self.align {
             let relevant = if node == Node::FuncEntry {
-                rf.params.contains(rv) && sf.params.contains(sv)
+                // Aligned local arrays start with the same contents (see `region`'s doc).
+                let array = |p: &Program, v: &VarId| matches!(p.var(*v).ty, Type::Array(..));
+                (rf.params.contains(rv) && sf.params.contains(sv)) || (array(self.r.program, rv) && array(self.s.program, sv))
             } else {
                 self.live_r.get(&node).is_some_and(|l| l.contains(rv)) || self.live_s.get(&node).is_some_and(|l| l.contains(sv))
             };
-            if !relevant {
+            if !relevant || self.both_frozen(node, *rv, *sv) {
                 continue;
             }
             if let (Some(a), Some(b)) = (r.vars.get(rv), s.vars.get(sv))
@@ -873,9 +895,14 @@ impl<'j, 'p: 'j, 'ctx> Job<'j, 'p, 'ctx> {
             pre_s.at_ws = pre_r.at_ws.clone();
         }
         let world = World::new(ctx);
+        let snapshot = self.freeze(node, &world, &mut pre_r, &mut pre_s)?;
         let candidate = holes.restricted(choice);
         let (hyp, bad) = self.node_formula(node, pre_r.clone(), pre_s.clone(), &world, Some(&candidate))?;
         let phi = self.phi(node, &pre_r, &pre_s);
+        let phi = match snapshot {
+            Some(s) => Bool::and(ctx, &[&phi, &s]),
+            None => phi,
+        };
         // Floating point: Z3's default solver can spend seconds on comparisons its
         // bit-blasting floating-point tactic proves in milliseconds; that tactic gives up on
         // some formulas (uninterpreted calls), and then the default solver decides.
@@ -940,6 +967,7 @@ impl<'j, 'p: 'j, 'ctx> Job<'j, 'p, 'ctx> {
         let ref_updates = renamed(&|k| matches!(k, SiteKind::Update(_)));
         let ref_values = renamed(&|k| matches!(k, SiteKind::Print | SiteKind::Return | SiteKind::Update(_)));
         let ref_prints = renamed(&|k| *k == SiteKind::PrintCall);
+        let ref_sizes = renamed(&|k| *k == SiteKind::Size);
         let stu = |pick: &dyn Fn(&SiteKind) -> bool| -> Vec<Expr> {
             sites.iter().filter(|x| pick(&x.kind)).filter_map(|x| update_rhs(x.expr, &x.kind)).filter(is_pure).collect()
         };
@@ -1006,6 +1034,12 @@ impl<'j, 'p: 'j, 'ctx> Job<'j, 'p, 'ctx> {
                 }
                 SiteKind::Print | SiteKind::Return => {
                     for e in ref_values.iter().chain(&stu_updates) {
+                        push(e, &mut alts);
+                    }
+                }
+                // Sizes stay constants (`fgets` unrolls up to the largest).
+                SiteKind::Size => {
+                    for e in ref_sizes.iter().filter(|e| reads_no_variable(e)) {
                         push(e, &mut alts);
                     }
                 }
@@ -1081,10 +1115,15 @@ impl<'j, 'p: 'j, 'ctx> Job<'j, 'p, 'ctx> {
     /// (each alternative's meaning is in the formula under its selector value), and per hole
     /// whether it is free and how its alternatives are ranked. Equal keys, equal answers.
     fn problem_key(&self, node: Node, holes: &Holes<'ctx>) -> Result<u128, Failure> {
-        let pre_r = Exec::fresh_state(self.ctx, self.r.program, self.r.func, "r.").map_err(Failure::Unsupported)?;
-        let pre_s = Exec::fresh_state(self.ctx, self.s.program, self.s.func, "s.").map_err(Failure::Unsupported)?;
-        let phi = self.phi(node, &pre_r, &pre_s);
+        let mut pre_r = Exec::fresh_state(self.ctx, self.r.program, self.r.func, "r.").map_err(Failure::Unsupported)?;
+        let mut pre_s = Exec::fresh_state(self.ctx, self.s.program, self.s.func, "s.").map_err(Failure::Unsupported)?;
         let world = World::new(self.ctx);
+        let snapshot = self.freeze(node, &world, &mut pre_r, &mut pre_s)?;
+        let phi = self.phi(node, &pre_r, &pre_s);
+        let phi = match snapshot {
+            Some(s) => Bool::and(self.ctx, &[&phi, &s]),
+            None => phi,
+        };
         let (hyp, bad) = self.node_formula(node, pre_r, pre_s, &world, Some(holes))?;
         // A solver prints its assertions with shared subterms let-bound (linear in the
         // formula's DAG; an AST's own printing can be exponential).
@@ -1310,10 +1349,26 @@ impl<'j, 'p: 'j, 'ctx> Job<'j, 'p, 'ctx> {
         };
         // A condition's span includes the statement's parentheses: keep them.
         let wrapped = span == e.span && old_text.starts_with('(') && old_text.ends_with(')') && !new.is_empty();
-        let new_text = if wrapped { format!("({new})") } else { new.clone() };
+        let new_text = if wrapped {
+            format!("({new})")
+        } else if new.is_empty() && needs_statement(text, span.start as usize) {
+            // A deleted statement that is the whole body of an `if`, `else` or loop, or follows a
+            // label: an empty statement keeps the program C.
+            ";".to_string()
+        } else {
+            new.clone()
+        };
         let shown = if wrapped { old_text[1..old_text.len() - 1].trim().to_string() } else { old_text };
         Some((Change { span, old: shown, new, region }, TextEdit { span, new_text }))
     }
+}
+
+/// Whether a statement starting at `at` is required there by the grammar (it follows an
+/// `if (...)`/loop header, `else`, `do` or a label), so deleting it must leave `;`.
+fn needs_statement(text: &str, at: usize) -> bool {
+    let before = text[..at.min(text.len())].trim_end();
+    let word_end = |w: &str| before.ends_with(w) && !before[..before.len() - w.len()].ends_with(|c: char| c.is_alphanumeric() || c == '_');
+    before.ends_with(')') || before.ends_with(':') || word_end("else") || word_end("do")
 }
 
 fn sel_const(ctx: &Context, k: u64) -> BV<'_> {
@@ -1429,6 +1484,13 @@ fn is_plain_print(e: &Expr) -> bool {
     }
 }
 
+/// An expression without variables (a constant, after `#define`s are expanded).
+fn reads_no_variable(e: &Expr) -> bool {
+    let mut none = true;
+    crate::ir::walk::walk_expr(e, &mut |x| none &= !matches!(x.kind, ExprKind::Var(_) | ExprKind::Call(..)));
+    none
+}
+
 /// No side effects and no input/output (alternatives are evaluated in place of a site).
 fn is_pure(e: &Expr) -> bool {
     let mut pure = true;
@@ -1460,6 +1522,7 @@ fn concrete<'ctx>(st: &State<'ctx>, m: &Model<'ctx>) -> State<'ctx> {
         val.term = match &val.term {
             Term::Int(b, t) => Term::Int(m.eval(b, true).unwrap_or_else(|| b.clone()), *t),
             Term::Float(f, k) => Term::Float(m.eval(f, true).unwrap_or_else(|| f.clone()), *k),
+            Term::Array(a, t, n) => Term::Array(m.eval(a, true).unwrap_or_else(|| a.clone()), *t, *n),
         };
     }
     out.in_pos = m.eval(&st.in_pos, true).unwrap_or_else(|| st.in_pos.clone());

@@ -49,7 +49,7 @@ fn only_exit<'ctx>(r: &Region<'_, 'ctx>) -> State<'ctx> {
 fn ret<'ctx>(st: &State<'ctx>) -> BV<'ctx> {
     match &st.ret.as_ref().expect("a returned value").term {
         Term::Int(b, _) => b.clone(),
-        Term::Float(..) => panic!("an int"),
+        _ => panic!("an int"),
     }
 }
 
@@ -110,7 +110,12 @@ fn reads_are_classified_by_format() {
 fn character_and_token_reads_in_one_program_are_unsupported() {
     let p = program("#include <stdio.h>\nint main(void) { char c; int n; scanf(\"%d\", &n); c = getchar(); return c + n; }");
     let err = input_kind(&p, main_of(&p)).unwrap_err();
-    assert!(err.what.contains("single characters") && err.what.contains("tokens"), "{}", err.what);
+    assert!(err.what.contains("characters") && err.what.contains("tokens"), "{}", err.what);
+    // `fgets` reads characters: with a `%d` read, the same.
+    let p = program("#include <stdio.h>\nint main(void) { char b[8]; int n; fgets(b, 8, stdin); scanf(\"%d\", &n); return n; }");
+    assert!(input_kind(&p, main_of(&p)).is_err());
+    let p = program("#include <stdio.h>\nint main(void) { char b[8]; fgets(b, 8, stdin); return b[0]; }");
+    assert_eq!(input_kind(&p, main_of(&p)).unwrap(), Input::Chars);
     assert_eq!(input_kind(&program(CHECKSUM), FuncId(0)).unwrap(), Input::Chars);
 }
 
@@ -253,4 +258,132 @@ fn the_line_invariant_holds_at_the_reading_loop_and_the_reference_reads_before_i
     let mut s = r.clone();
     let err = prepare(&ctx, &mut r, &mut s).unwrap_err();
     assert!(err.what.contains("without reading a character"), "{}", err.what);
+}
+
+fn byte(ctx: &Context, c: u8) -> BV<'_> {
+    BV::from_u64(ctx, c as u64, 8)
+}
+
+/// The input starts with `text` and is `len` characters long.
+fn input<'ctx>(ctx: &'ctx Context, text: &[u8], len: i64) -> Vec<Bool<'ctx>> {
+    let mut facts: Vec<Bool<'ctx>> = text.iter().enumerate().map(|(i, c)| chr(ctx, i as u64)._eq(&byte(ctx, *c))).collect();
+    facts.push(len_is(ctx, len));
+    facts
+}
+
+fn len_is(ctx: &Context, n: i64) -> Bool<'_> {
+    len(ctx)._eq(&int(ctx, n))
+}
+
+/// `fgets` then `strlen`: the value returned packs the length, two bytes of the array and
+/// the position (`len * 1000000 + b[i] * 1000 + b[j]`, then the position separately).
+const FGETS: &str = "#include <stdio.h>\n#include <string.h>\nint main(void) { char b[8]; fgets(b, 5, stdin); return strlen(b) * 1000000 + b[I] * 1000 + b[J]; }";
+
+/// `(i, j)`: the bytes of `b` returned; `want`: the length, `b[i]`, `b[j]` and the position.
+fn fgets_case((i, j): (usize, usize), text: &[u8], len: i64, (want_len, want_i, want_j, want_pos): (i64, u8, u8, i64)) {
+    let src = FGETS.replace("b[I]", &format!("b[{i}]")).replace("b[J]", &format!("b[{j}]"));
+    with_entry_region(&src, |ctx, r| {
+        let st = only_exit(r);
+        let mut facts = r.assumed.clone();
+        facts.extend(input(ctx, text, len));
+        let want = want_len * 1_000_000 + want_i as i64 * 1000 + want_j as i64;
+        assert!(proves(ctx, &facts, &ret(&st)._eq(&int(ctx, want))), "{:?}: not {want}", String::from_utf8_lossy(text));
+        assert!(proves(ctx, &facts, &st.in_pos._eq(&int(ctx, want_pos))), "{:?}: position", String::from_utf8_lossy(text));
+        // Within the array, after the reads: no runtime error.
+        let errors: Vec<Bool<'_>> = r.errors.iter().map(|(c, _, _)| c.clone()).collect();
+        assert!(proves(ctx, &facts, &Bool::or(ctx, &errors.iter().collect::<Vec<_>>()).not()), "no error");
+    });
+}
+
+#[test]
+fn fgets_stores_the_line_with_its_newline_and_a_nul() {
+    // "ab\n": three characters, the newline kept, `'\0'` after it, the rest left to read.
+    fgets_case((2, 3), b"ab\nz", 6, (3, b'\n', 0, 3));
+}
+
+#[test]
+fn fgets_stops_after_n_minus_1_characters_of_a_long_line() {
+    // `fgets(b, 5, ...)` on "abcdefg\n": four characters, no newline, then `'\0'`.
+    fgets_case((3, 4), b"abcdefg\n", 8, (4, b'd', 0, 4));
+}
+
+#[test]
+fn fgets_on_an_empty_line_reads_the_newline_alone() {
+    fgets_case((0, 1), b"\nabc", 4, (1, b'\n', 0, 1));
+}
+
+#[test]
+fn fgets_at_the_end_of_input_stops_and_leaves_the_array_unchanged() {
+    // The first line "a\n", then "xy" without a newline (the input ends): the second `fgets`
+    // stores "xy" and a `'\0'`; a third finds nothing and leaves `c` as it was.
+    let src = "#include <stdio.h>\n#include <string.h>\nint main(void) { char a[4], b[4], c[4]; c[0] = 'z'; c[1] = 0; fgets(a, 4, stdin); fgets(b, 4, stdin); fgets(c, 4, stdin); return strlen(b) * 1000 + c[0]; }";
+    with_entry_region(src, |ctx, r| {
+        let st = only_exit(r);
+        let mut facts = r.assumed.clone();
+        facts.extend(input(ctx, b"a\nxy", 4));
+        assert!(proves(ctx, &facts, &ret(&st)._eq(&int(ctx, 2000 + 'z' as i64))));
+        assert!(proves(ctx, &facts, &st.in_pos._eq(&int(ctx, 4))));
+    });
+}
+
+#[test]
+fn strlen_without_a_nul_and_an_index_out_of_bounds_are_runtime_errors() {
+    let src = "#include <stdio.h>\n#include <string.h>\nint main(void) { char b[4]; int i = getchar() - '0'; b[0] = 'x'; b[1] = 'y'; b[2] = 'z'; b[3] = 0; b[i] = 'w'; return strlen(b); }";
+    with_entry_region(src, |ctx, r| {
+        let errors: Vec<Bool<'_>> = r.errors.iter().map(|(c, _, _)| c.clone()).collect();
+        let any = Bool::or(ctx, &errors.iter().collect::<Vec<_>>());
+        let mut facts = r.assumed.clone();
+        // '3': `b[3] = 'w'` overwrites the `'\0'`, and `strlen` runs past the end.
+        facts.extend(input(ctx, b"3\n", 2));
+        assert!(proves(ctx, &facts, &any));
+        // '4': the write itself is out of bounds; '-' (index -3) too; '1': no error (length 3).
+        for (c, bad) in [(b'4', true), (b'-', true), (b'1', false)] {
+            let mut facts = r.assumed.clone();
+            facts.extend(input(ctx, &[c, b'\n'], 2));
+            assert!(proves(ctx, &facts, &if bad { any.clone() } else { any.not() }), "{}", c as char);
+        }
+        let mut facts = r.assumed.clone();
+        facts.extend(input(ctx, b"1\n", 2));
+        assert!(proves(ctx, &facts, &ret(&only_exit(r))._eq(&int(ctx, 3))));
+    });
+}
+
+#[test]
+fn switch_enters_at_the_matching_case_falls_through_and_leaves_by_break() {
+    let src = "#include <stdio.h>\nint main(void) { int r = 0; switch (getchar()) { case 'a': r = 1; case 'b': r += 10; break; case 'c': return 7; default: r = 100; } return r; }";
+    with_entry_region(src, |ctx, r| {
+        for (c, want) in [(b'a', 11), (b'b', 10), (b'c', 7), (b'x', 100)] {
+            let mut facts = r.assumed.clone();
+            facts.extend(input(ctx, &[c, b'\n'], 2));
+            // Two ways to the exit (the `return 7` and the end): merged, they give one value.
+            let exits: Vec<&State<'_>> = r.exits.iter().map(|e| &e.state).collect();
+            let value = exits.iter().rev().fold(None::<BV<'_>>, |rest, s| Some(match rest {
+                None => ret(s),
+                Some(rest) => s.guard.ite(&ret(s), &rest),
+            }));
+            assert!(proves(ctx, &facts, &value.unwrap()._eq(&int(ctx, want))), "{}", c as char);
+        }
+    });
+}
+
+#[test]
+fn break_in_a_switch_inside_a_loop_leaves_the_switch_only() {
+    let src = "#include <stdio.h>\nint main(void) { int c, n = 0; while (1) { c = getchar(); switch (c) { case '\\n': break; default: n++; } if (c == '\\n') break; } return n; }";
+    let p = program(src);
+    let tree = LoopTree::of(p.func(main_of(&p))).unwrap();
+    let (names, prompts) = (HashMap::new(), HashSet::new());
+    let s = setup(&p, &tree, &names, &prompts, Compare::Exact);
+    let ctx = new_context();
+    let world = World::new(&ctx);
+    let mut pre = Exec::fresh_state(&ctx, &p, main_of(&p), "t.").unwrap();
+    pre.in_pos = BV::from_u64(&ctx, 0, 32);
+    let r = Exec::new(&s, &world, None).run(Node::LoopEntry(0), pre).unwrap();
+    let taken = |to: Node| Bool::or(&ctx, &r.exits.iter().filter(|e| e.to == to).map(|e| &e.state.guard).collect::<Vec<_>>());
+    let mut facts = r.assumed.clone();
+    facts.extend(input(&ctx, b"\n", 1));
+    // The newline: the `switch`'s `break` leads to the `if`, whose `break` leaves the loop.
+    assert!(proves(&ctx, &facts, &taken(Node::LoopExit(0))));
+    let mut facts = r.assumed.clone();
+    facts.extend(input(&ctx, b"a\n", 2));
+    assert!(proves(&ctx, &facts, &taken(Node::LoopEntry(0))));
 }
