@@ -121,7 +121,12 @@ pub fn repair_against_reference(
     let budget = Budget::new(deadline.saturating_duration_since(Instant::now()), cancel.clone());
     let mut found: Vec<FoundRepair> = Vec::new();
     let so_far = report.clone();
+    let mut refuted = 0;
     let result = engine::run(program, text, &opts, &budget, &mut |r| {
+        if matches!(r.guarantee, Guarantee::Bounded { .. }) && differs_on_a_test_input(&apply_edits(text, &r.edits()), reference, entry, compare, test_inputs, cancel) {
+            refuted += 1;
+            return;
+        }
         found.push(r.clone());
         stream(&so_far, &found, anchor, WHAT, on_partial);
     });
@@ -154,13 +159,18 @@ pub fn repair_against_reference(
     if found.is_empty()
         && matches!(result.original.verdict, BmcVerdict::Violated(_))
     {
-        let why = match &result.outcome {
+        let mut why = match &result.outcome {
             Some(Outcome::Incomplete { reason, .. }) => format!("no repair against the reference yet: the search stopped early ({reason})"),
             _ => format!(
                 "no repair against the reference changes at most {} expressions at mutation level {}",
                 opts.max_size, opts.level
             ),
         };
+        if refuted > 0 {
+            why.push_str(&format!(
+                " ({refuted} that agree with it on every run within the bound were dropped: they print other values on a test's input, on runs longer than the bound)"
+            ));
+        }
         report.diagnostics.push(Diagnostic::info("no-repair", anchor, why));
     }
     for repair in &mut found {
@@ -169,6 +179,35 @@ pub fn repair_against_reference(
         }
         push_repair(report, repair, anchor, WHAT);
     }
+}
+
+/// Whether the repaired program (its text) prints other values than the reference on one of
+/// the tests' inputs (both run by the interpreter, bounded in steps). A bounded proof compares only runs
+/// on which both programs finish within the bound, so a repair whose loop never ends within it
+/// (`n / 10` → `n * 10`) passes vacuously; the tests' inputs, run to the end, catch it.
+fn differs_on_a_test_input(repaired: &str, reference: &Program, entry: &str, compare: Compare, inputs: &[String], cancel: &Cancel) -> bool {
+    if inputs.is_empty() {
+        return false;
+    }
+    let lowered = crate::syntax::lower::lower_source(repaired);
+    if lowered.diagnostics.iter().any(|d| d.severity == Severity::Error) {
+        return true;
+    }
+    let limits = Limits { max_steps: 5_000_000, ..Limits::default() };
+    inputs.iter().any(|input| {
+        let theirs = interp::run(reference, entry, input.as_bytes(), &limits, cancel);
+        // An input the reference cannot run is outside the specification.
+        if theirs.error.is_some() || theirs.assume_failed || cancel.is_cancelled() {
+            return false;
+        }
+        let yours = interp::run(&lowered.program, entry, input.as_bytes(), &limits, cancel);
+        let (expected, actual) = (String::from_utf8_lossy(&theirs.output), String::from_utf8_lossy(&yours.output));
+        yours.error.is_some()
+            || match compare {
+                Compare::Values => !compare::outputs_match_values(&expected, Some(theirs.output_before_last_read), &actual, Some(yours.output_before_last_read)),
+                mode => !compare::outputs_match(&expected, &actual, mode),
+            }
+    })
 }
 
 /// Beyond Verifix: a bounded repair of the product program is re-verified inductively (the
@@ -269,4 +308,35 @@ fn push_verified_fix(report: &mut Report, r: &verified::VerifiedRepair, ms: u128
         r.relative_patch_size
     );
     report.repairs.push(Repair { title, engine: "verified", guarantee, edits: r.edits.clone(), explanation, fixes: first });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const REFERENCE: &str = "#include <stdio.h>\nint main(void) { int n; scanf(\"%d\", &n); while (n >= 10) { printf(\"%d\\n\", n % 10); n = n / 10; } printf(\"%d\\n\", n); return 0; }\n";
+
+    fn differs(repaired: &str) -> bool {
+        let reference = crate::syntax::lower::lower_source(REFERENCE).program;
+        let inputs: Vec<String> = ["7\n", "1234\n", "987654321\n"].iter().map(|s| s.to_string()).collect();
+        differs_on_a_test_input(repaired, &reference, "main", Compare::Values, &inputs, &Cancel::new())
+    }
+
+    #[test]
+    fn a_repair_that_agrees_only_within_the_bound_is_caught_on_the_tests_inputs() {
+        // `n / 10` → `n * 10`: no run ends within any bound unless n < 10, so a bounded
+        // product check compares nothing else and passes; the interpreter runs it to the end.
+        assert!(differs(&REFERENCE.replace("n = n / 10", "n = n * 10")));
+        // Nine digits: agrees on every run of at most 5 iterations, not on the third input.
+        assert!(differs(&REFERENCE.replace("while (n >= 10)", "while (n >= 10 && n < 100000)")));
+    }
+
+    #[test]
+    fn the_same_values_through_other_prompts_pass() {
+        assert!(!differs(REFERENCE));
+        assert!(!differs(&REFERENCE.replace("int n; scanf", "int n; printf(\"Number? \"); scanf")));
+        // Nothing to run on: nothing refuted.
+        let reference = crate::syntax::lower::lower_source(REFERENCE).program;
+        assert!(!differs_on_a_test_input(&REFERENCE.replace("n % 10", "n"), &reference, "main", Compare::Values, &[], &Cancel::new()));
+    }
 }
