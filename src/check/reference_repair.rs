@@ -24,7 +24,7 @@ use crate::spec::compare;
 use crate::spec::interp::{self, Limits};
 
 use super::assertions::{push_repair, stream};
-use super::{shorten, OnPartial, Report};
+use super::{shorten, OnPartial, PreparedTest, Report};
 
 const WHAT: &str = "it prints the same values as the reference";
 
@@ -122,8 +122,12 @@ pub fn repair_against_reference(
     let mut found: Vec<FoundRepair> = Vec::new();
     let so_far = report.clone();
     let mut refuted = 0;
+    // The reference's outputs on the tests' inputs: run once, when the first bounded repair comes.
+    let mut oracle: Option<Vec<PreparedTest>> = None;
     let result = engine::run(program, text, &opts, &budget, &mut |r| {
-        if matches!(r.guarantee, Guarantee::Bounded { .. }) && differs_on_a_test_input(&apply_edits(text, &r.edits()), reference, entry, compare, test_inputs, cancel) {
+        if matches!(r.guarantee, Guarantee::Bounded { .. })
+            && differs_on_a_test_input(&apply_edits(text, &r.edits()), entry, compare, oracle.get_or_insert_with(|| reference_outputs(reference, entry, test_inputs, cancel)), cancel)
+        {
             refuted += 1;
             return;
         }
@@ -181,33 +185,41 @@ pub fn repair_against_reference(
     }
 }
 
-/// Whether the repaired program (its text) prints other values than the reference on one of
-/// the tests' inputs (both run by the interpreter, bounded in steps). A bounded proof compares only runs
-/// on which both programs finish within the bound, so a repair whose loop never ends within it
-/// (`n / 10` → `n * 10`) passes vacuously; the tests' inputs, run to the end, catch it.
-fn differs_on_a_test_input(repaired: &str, reference: &Program, entry: &str, compare: Compare, inputs: &[String], cancel: &Cancel) -> bool {
-    if inputs.is_empty() {
+/// The reference's run on each of the tests' inputs, as tests whose expected output it is;
+/// an input the reference cannot run is outside the specification and left out.
+fn reference_outputs(reference: &Program, entry: &str, inputs: &[String], cancel: &Cancel) -> Vec<PreparedTest> {
+    inputs
+        .iter()
+        .filter_map(|input| {
+            let run = interp::run(reference, entry, input.as_bytes(), &oracle_limits(), cancel);
+            (run.error.is_none() && !run.assume_failed).then(|| PreparedTest {
+                input: input.clone(),
+                expected: String::from_utf8_lossy(&run.output).into_owned(),
+                expected_prompt: Some(run.output_before_last_read),
+                passed: true,
+            })
+        })
+        .collect()
+}
+
+fn oracle_limits() -> Limits {
+    Limits { max_steps: 5_000_000, ..Limits::default() }
+}
+
+/// Whether the repaired program (its text) fails one of `tests` (the reference's outputs on
+/// the tests' inputs, [`reference_outputs`]), run by the interpreter, bounded in steps. A
+/// bounded proof compares only runs on which both programs finish within the bound, so a
+/// repair whose loop never ends within it (`n / 10` → `n * 10`) passes vacuously; the tests'
+/// inputs, run to the end, catch it.
+fn differs_on_a_test_input(repaired: &str, entry: &str, compare: Compare, tests: &[PreparedTest], cancel: &Cancel) -> bool {
+    if tests.is_empty() {
         return false;
     }
     let lowered = crate::syntax::lower::lower_source(repaired);
     if lowered.diagnostics.iter().any(|d| d.severity == Severity::Error) {
         return true;
     }
-    let limits = Limits { max_steps: 5_000_000, ..Limits::default() };
-    inputs.iter().any(|input| {
-        let theirs = interp::run(reference, entry, input.as_bytes(), &limits, cancel);
-        // An input the reference cannot run is outside the specification.
-        if theirs.error.is_some() || theirs.assume_failed || cancel.is_cancelled() {
-            return false;
-        }
-        let yours = interp::run(&lowered.program, entry, input.as_bytes(), &limits, cancel);
-        let (expected, actual) = (String::from_utf8_lossy(&theirs.output), String::from_utf8_lossy(&yours.output));
-        yours.error.is_some()
-            || match compare {
-                Compare::Values => !compare::outputs_match_values(&expected, Some(theirs.output_before_last_read), &actual, Some(yours.output_before_last_read)),
-                mode => !compare::outputs_match(&expected, &actual, mode),
-            }
-    })
+    tests.iter().any(|t| !super::run_test(&lowered.program, entry, t, compare, &oracle_limits(), cancel).0 && !cancel.is_cancelled())
 }
 
 /// Beyond Verifix: a bounded repair of the product program is re-verified inductively (the
@@ -319,7 +331,9 @@ mod tests {
     fn differs(repaired: &str) -> bool {
         let reference = crate::syntax::lower::lower_source(REFERENCE).program;
         let inputs: Vec<String> = ["7\n", "1234\n", "987654321\n"].iter().map(|s| s.to_string()).collect();
-        differs_on_a_test_input(repaired, &reference, "main", Compare::Values, &inputs, &Cancel::new())
+        let tests = reference_outputs(&reference, "main", &inputs, &Cancel::new());
+        assert_eq!(tests.len(), 3);
+        differs_on_a_test_input(repaired, "main", Compare::Values, &tests, &Cancel::new())
     }
 
     #[test]
@@ -336,7 +350,6 @@ mod tests {
         assert!(!differs(REFERENCE));
         assert!(!differs(&REFERENCE.replace("int n; scanf", "int n; printf(\"Number? \"); scanf")));
         // Nothing to run on: nothing refuted.
-        let reference = crate::syntax::lower::lower_source(REFERENCE).program;
-        assert!(!differs_on_a_test_input(&REFERENCE.replace("n % 10", "n"), &reference, "main", Compare::Values, &[], &Cancel::new()));
+        assert!(!differs_on_a_test_input(&REFERENCE.replace("n % 10", "n"), "main", Compare::Values, &[], &Cancel::new()));
     }
 }
