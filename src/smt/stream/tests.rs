@@ -35,9 +35,14 @@ fn setup<'p>(p: &'p Program, tree: &'p LoopTree<'p>, names: &'p HashMap<FuncId, 
 
 /// Runs `main`'s Func-Entry region from the stream's start.
 fn entry_region<'p, 'ctx>(ctx: &'ctx Context, setup: &Setup<'p>, world: &World<'_, 'ctx>, holes: Option<&Holes<'ctx>>) -> Region<'p, 'ctx> {
+    region_at(ctx, setup, world, holes, Node::FuncEntry)
+}
+
+/// The region of `node`, from a fresh state reading the input from its start.
+fn region_at<'p, 'ctx>(ctx: &'ctx Context, setup: &Setup<'p>, world: &World<'_, 'ctx>, holes: Option<&Holes<'ctx>>, node: Node) -> Region<'p, 'ctx> {
     let mut pre = Exec::fresh_state(ctx, setup.program, setup.func, "t.").unwrap();
     pre.in_pos = BV::from_u64(ctx, 0, 32);
-    Exec::new(setup, world, holes).run(Node::FuncEntry, pre).unwrap()
+    Exec::new(setup, world, holes).run(node, pre).unwrap()
 }
 
 /// The state of the region's single exit.
@@ -78,13 +83,18 @@ fn len(ctx: &Context) -> BV<'_> {
 
 /// Runs `src`'s entry region and hands it to `check`.
 fn with_entry_region(src: &str, check: impl for<'p, 'ctx> FnOnce(&'ctx Context, &Region<'p, 'ctx>)) {
+    with_region(src, Node::FuncEntry, check);
+}
+
+/// Runs `src`'s region of `node` (input read from its start) and hands it to `check`.
+fn with_region(src: &str, node: Node, check: impl for<'p, 'ctx> FnOnce(&'ctx Context, &Region<'p, 'ctx>)) {
     let p = program(src);
     let tree = LoopTree::of(p.func(main_of(&p))).unwrap();
     let (names, prompts) = (HashMap::new(), HashSet::new());
     let s = setup(&p, &tree, &names, &prompts, Compare::Exact);
     let ctx = new_context();
     let world = World::new(&ctx);
-    let r = entry_region(&ctx, &s, &world, None);
+    let r = region_at(&ctx, &s, &world, None, node);
     check(&ctx, &r);
 }
 
@@ -369,21 +379,14 @@ fn switch_enters_at_the_matching_case_falls_through_and_leaves_by_break() {
 #[test]
 fn break_in_a_switch_inside_a_loop_leaves_the_switch_only() {
     let src = "#include <stdio.h>\nint main(void) { int c, n = 0; while (1) { c = getchar(); switch (c) { case '\\n': break; default: n++; } if (c == '\\n') break; } return n; }";
-    let p = program(src);
-    let tree = LoopTree::of(p.func(main_of(&p))).unwrap();
-    let (names, prompts) = (HashMap::new(), HashSet::new());
-    let s = setup(&p, &tree, &names, &prompts, Compare::Exact);
-    let ctx = new_context();
-    let world = World::new(&ctx);
-    let mut pre = Exec::fresh_state(&ctx, &p, main_of(&p), "t.").unwrap();
-    pre.in_pos = BV::from_u64(&ctx, 0, 32);
-    let r = Exec::new(&s, &world, None).run(Node::LoopEntry(0), pre).unwrap();
-    let taken = |to: Node| Bool::or(&ctx, &r.exits.iter().filter(|e| e.to == to).map(|e| &e.state.guard).collect::<Vec<_>>());
-    let mut facts = r.assumed.clone();
-    facts.extend(input(&ctx, b"\n", 1));
-    // The newline: the `switch`'s `break` leads to the `if`, whose `break` leaves the loop.
-    assert!(proves(&ctx, &facts, &taken(Node::LoopExit(0))));
-    let mut facts = r.assumed.clone();
-    facts.extend(input(&ctx, b"a\n", 2));
-    assert!(proves(&ctx, &facts, &taken(Node::LoopEntry(0))));
+    with_region(src, Node::LoopEntry(0), |ctx, r| {
+        let taken = |to: Node| Bool::or(ctx, &r.exits.iter().filter(|e| e.to == to).map(|e| &e.state.guard).collect::<Vec<_>>());
+        let mut facts = r.assumed.clone();
+        facts.extend(input(ctx, b"\n", 1));
+        // The newline: the `switch`'s `break` leads to the `if`, whose `break` leaves the loop.
+        assert!(proves(ctx, &facts, &taken(Node::LoopExit(0))));
+        let mut facts = r.assumed.clone();
+        facts.extend(input(ctx, b"a\n", 2));
+        assert!(proves(ctx, &facts, &taken(Node::LoopEntry(0))));
+    });
 }
