@@ -11,7 +11,8 @@
 //!    paths to one target is the union of every combinatorial alignment of the paper's case 3.
 //! 3. **Variables.** Usage-distance matrices per node, averaged, matched one-to-one at least
 //!    total distance, with the next best matchings tried when one admits no repair
-//!    ([`align`]). The alignment predicate at a node equates the aligned pairs of which either
+//!    ([`align`]); a live reference variable left without a partner gets a fresh variable
+//!    declared in the student's function when no repair exists without it ([`fresh`]). The alignment predicate at a node equates the aligned pairs of which either
 //!    side is *live* there (read before written on some path on), plus the input position;
 //!    at Func-Entry only parameters (locals hold garbage there). Any predicate is sound as long
 //!    as the same one is the post of the edges into a node and the pre of those out of it.
@@ -33,6 +34,7 @@
 //!    nodes cannot break it. Answers per node are cached across runs ([`node_cache`]).
 
 pub mod align;
+mod fresh;
 mod frozen;
 mod node_cache;
 pub mod precondition;
@@ -167,9 +169,14 @@ pub fn repair(student: &Program, text: &str, reference: &Program, opts: &Options
                 && let Some(edits) = retype::edits(student, text)
                 && !edits.is_empty()
             {
-                return run_retyped(student, text, reference, opts, pre, budget, checks, edits);
+                // The type changes are the patch even when the retyped program needs nothing
+                // else.
+                let retyped = on_patched(student, text, edits, &|_, _| true, &mut |p, t| solve(p, t, reference, opts, pre, budget, checks));
+                if let Some(result) = retyped {
+                    return result;
+                }
             }
-            run(student, text, reference, opts, pre, budget, checks)
+            solve(student, text, reference, opts, pre, budget, checks)
         };
         // With a precondition in reserve, the proof for all inputs gets half the time: showing
         // that no repair exists can take long (Z3 shows MaxSMT instances unsatisfiable slowly).
@@ -211,44 +218,91 @@ pub fn repair(student: &Program, text: &str, reference: &Program, opts: &Options
     Report { outcome, smaller_assuming: smaller, found_after, time: start.elapsed(), checks }
 }
 
-/// The engine on the student's program with `float` made `double` (see [`retype`]); the type
-/// changes join the patch.
-#[allow(clippy::too_many_arguments)]
-fn run_retyped(student: &Program, text: &str, reference: &Program, opts: &Options, pre: Option<&precondition::Precondition>, budget: &Budget, checks: &mut usize, retyped: Vec<(Change, TextEdit)>) -> Result<Outcome, Failure> {
-    let patched = crate::ir::repair::apply_edits(text, &retyped.iter().map(|(_, e)| e.clone()).collect::<Vec<_>>());
+/// The engine, and when it finds no repair because the student keeps fewer variables than
+/// the reference, the engine again with fresh variables declared ([`fresh`]).
+fn solve(student: &Program, text: &str, reference: &Program, opts: &Options, pre: Option<&precondition::Precondition>, budget: &Budget, checks: &mut usize) -> Result<Outcome, Failure> {
+    let mut wanted = Vec::new();
+    let first = run(student, text, reference, opts, pre, budget, checks, &mut wanted);
+    if !matches!(first, Err(Failure::NoRepair(_))) || wanted.is_empty() || budget.is_exhausted() {
+        return first;
+    }
+    let Some(decls) = fresh::declarations(student, text, reference, &wanted) else { return first };
+    tracing::debug!("no repair; again with fresh variables: {}", decls.iter().map(|(c, _)| c.new.as_str()).collect::<Vec<_>>().join(" "));
+    match on_patched(student, text, decls, &fresh::is_used, &mut |p, t| run(p, t, reference, opts, pre, budget, checks, &mut Vec::new())) {
+        Some(Ok(repaired @ Outcome::Repaired(_))) => Ok(repaired),
+        // Still none (or out of time): the answer without them, whose place is the one named.
+        _ => first,
+    }
+}
+
+/// The engine (`inner`) on the student's program with `pre_edits` applied first (retyping,
+/// fresh declarations), its changes mapped back onto `text`; a pre-edit joins the patch when
+/// `keep(its change, the repair's changes)`. `None` when the edited text does not lower.
+fn on_patched(
+    student: &Program,
+    text: &str,
+    pre_edits: Vec<(Change, TextEdit)>,
+    keep: &dyn Fn(&Change, &[Change]) -> bool,
+    inner: &mut dyn FnMut(&Program, &str) -> Result<Outcome, Failure>,
+) -> Option<Result<Outcome, Failure>> {
+    let patched = crate::ir::repair::apply_edits(text, &pre_edits.iter().map(|(_, e)| e.clone()).collect::<Vec<_>>());
     let lowered = crate::syntax::lower::lower_source(&patched);
     if lowered.diagnostics.iter().any(|d| d.severity == crate::ir::Severity::Error) {
-        return run(student, text, reference, opts, pre, budget, checks);
+        return None;
     }
-    // The logic changes first (a repair's title names the first few), then the type changes.
+    // The repair's changes first (a repair's title names the first few), then the pre-edits.
     let (mut changes, mut edits) = (Vec::new(), Vec::new());
-    match run(&lowered.program, &patched, reference, opts, pre, budget, checks)? {
-        Outcome::Equivalent | Outcome::EquivalentAssuming(_) => {}
-        Outcome::Failed(f) => return Err(f),
-        Outcome::Repaired(r) => {
-            let back = |span: Span| -> Result<Span, Failure> {
-                match (retype::original_offset(&retyped, span.start), retype::original_offset(&retyped, span.end)) {
-                    (Some(a), Some(b)) => Ok(Span { start: a, end: b }),
-                    // An expression change inside a retyped text: cannot happen (only
-                    // declarations and scanf formats are retyped, neither is a hole).
-                    _ => Err(Failure::Internal),
-                }
+    let mut assuming = None;
+    match inner(&lowered.program, &patched) {
+        Ok(Outcome::Equivalent | Outcome::EquivalentAssuming(_)) => {}
+        Ok(Outcome::Repaired(r)) => {
+            let back = |span: Span| match (original_offset(&pre_edits, span.start), original_offset(&pre_edits, span.end)) {
+                (Some(a), Some(b)) => Some(Span { start: a, end: b }),
+                // A change inside a pre-edit's text: cannot happen (declarations, types and
+                // scanf formats are not holes).
+                _ => None,
             };
+            assuming = r.assuming;
             for (mut c, mut e) in r.changes.into_iter().zip(r.edits) {
-                c.span = back(c.span)?;
-                e.span = back(e.span)?;
+                let (Some(cs), Some(es)) = (back(c.span), back(e.span)) else { return Some(Err(Failure::Internal)) };
+                (c.span, e.span) = (cs, es);
                 changes.push(c);
                 edits.push(e);
             }
         }
+        other => return Some(other),
     }
-    for (c, e) in retyped {
+    let kept: Vec<(Change, TextEdit)> = pre_edits.into_iter().filter(|(c, _)| keep(c, &changes)).collect();
+    for (c, e) in kept {
         changes.push(c);
         edits.push(e);
     }
+    if edits.is_empty() {
+        return Some(Ok(Outcome::Equivalent));
+    }
     // Measured on the composed patch against the student's own program.
     let relative_patch_size = patch_size(student, text, &edits);
-    Ok(Outcome::Repaired(VerifiedRepair { edits, changes, relative_patch_size, assuming: None }))
+    Some(Ok(Outcome::Repaired(VerifiedRepair { edits, changes, relative_patch_size, assuming })))
+}
+
+/// Maps an offset of the text with `edits` applied back to the original text; `None` inside
+/// an edit's new text.
+fn original_offset(edits: &[(Change, TextEdit)], at: u32) -> Option<u32> {
+    let mut sorted: Vec<&TextEdit> = edits.iter().map(|(_, e)| e).collect();
+    sorted.sort_by_key(|e| (e.span.start, e.span.end));
+    let mut shift: i64 = 0;
+    for e in sorted {
+        let new_start = (e.span.start as i64 + shift) as u32;
+        let new_end = new_start + e.new_text.len() as u32;
+        if at <= new_start {
+            break;
+        }
+        if at < new_end {
+            return None;
+        }
+        shift += e.new_text.len() as i64 - (e.span.end - e.span.start) as i64;
+    }
+    Some((at as i64 - shift) as u32)
 }
 
 struct Side<'p> {
@@ -281,7 +335,10 @@ impl<'p> Side<'p> {
 /// One function pair's changes and its solver checks.
 type PairRepair = (Vec<(Change, TextEdit)>, usize);
 
-fn run(student: &Program, text: &str, reference: &Program, opts: &Options, pre: Option<&precondition::Precondition>, budget: &Budget, checks: &mut usize) -> Result<Outcome, Failure> {
+/// The engine proper. When a function pair admits no repair, `wanted` gets the reference's
+/// variables that pair's alignment leaves without a partner although they matter.
+#[allow(clippy::too_many_arguments)]
+fn run(student: &Program, text: &str, reference: &Program, opts: &Options, pre: Option<&precondition::Precondition>, budget: &Budget, checks: &mut usize, wanted: &mut Vec<fresh::Wanted>) -> Result<Outcome, Failure> {
     let pairs = match_functions(student, reference, &opts.entry)?;
     let mut ref_names = HashMap::new();
     let mut stu_names = HashMap::new();
@@ -318,6 +375,7 @@ fn run(student: &Program, text: &str, reference: &Program, opts: &Options, pre: 
             )));
         }
     }
+    let unpartnered = std::sync::Mutex::new(Vec::new());
     // Aligned function pairs are independent (calls are shared uninterpreted functions): each
     // is repaired on its own thread with its own Z3 context; the first failure in pair order
     // is the answer.
@@ -350,6 +408,7 @@ fn run(student: &Program, text: &str, reference: &Program, opts: &Options, pre: 
                 Err(f) => return Err(first_failure.unwrap_or(f)),
             }
         }
+        unpartnered.lock().unwrap_or_else(|e| e.into_inner()).extend(job.unpartnered_live().into_iter().map(|var| fresh::Wanted { func: s, var }));
         Err(first_failure.unwrap_or(Failure::Internal))
     };
     let results: Vec<Result<PairRepair, Failure>> = if pairs.len() == 1 {
@@ -361,6 +420,7 @@ fn run(student: &Program, text: &str, reference: &Program, opts: &Options, pre: 
             handles.into_iter().map(|h| h.join().unwrap_or(Err(Failure::Internal))).collect()
         })
     };
+    wanted.extend(unpartnered.into_inner().unwrap_or_else(|e| e.into_inner()));
     let mut all_changes: Vec<(Change, TextEdit)> = Vec::new();
     for result in results {
         let (changes, n) = result?;
@@ -784,6 +844,15 @@ impl<'j, 'p: 'j, 'ctx> Job<'j, 'p, 'ctx> {
             let tails: BTreeSet<VarId> = self.tails.iter().filter(|t| !t.before).map(|t| t.var).collect();
             self.frozen_s = frozen::frozen(&self.plain_s).into_iter().filter(|v| !tails.contains(v)).collect();
         }
+    }
+
+    /// The reference's local variables of arithmetic type that the best alignment leaves
+    /// without a partner although they are live at some node (their values matter there).
+    fn unpartnered_live(&self) -> Vec<VarId> {
+        let Some(best) = self.alignments.first() else { return Vec::new() };
+        let live: BTreeSet<VarId> = self.live_r.values().flatten().copied().collect();
+        let params = &self.r.program.func(self.r.func).params;
+        self.r.vars().into_iter().filter(|v| !best.contains_key(v) && live.contains(v) && !params.contains(v) && self.r.program.var(*v).ty.is_arithmetic()).collect()
     }
 
     fn extension(&self, node: Node) -> Option<(&'j Expr, &'j Expr)> {

@@ -148,20 +148,3 @@ fn scanf_edit(text: &str, args: &[Expr], floats: &[usize]) -> Option<(Change, Te
     }
     Some((Change { span, old: src.to_string(), new: out.clone(), region: "in a scanf format".into() }, TextEdit { span, new_text: out }))
 }
-
-/// Maps an offset of the retyped text back to the original text; `None` inside a retyped span.
-pub fn original_offset(edits: &[(Change, TextEdit)], at: u32) -> Option<u32> {
-    let mut shift: i64 = 0;
-    for (_, e) in edits {
-        let new_start = (e.span.start as i64 + shift) as u32;
-        let new_end = new_start + e.new_text.len() as u32;
-        if at <= new_start {
-            break;
-        }
-        if at < new_end {
-            return None;
-        }
-        shift += e.new_text.len() as i64 - (e.span.end - e.span.start) as i64;
-    }
-    Some((at as i64 - shift) as u32)
-}
