@@ -165,10 +165,9 @@ pub fn repair(student: &Program, text: &str, reference: &Program, opts: &Options
     // A bug here must not cost the student the other engines' answers.
     let run = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         let attempt = |pre: Option<&precondition::Precondition>, budget: &Budget, checks: &mut usize| {
-            if retype::wanted(student, reference)
-                && let Some(edits) = retype::edits(student, text)
-                && !edits.is_empty()
-            {
+            let retyped = retype::integer_reads(student, reference, &opts.entry, text)
+                .or_else(|| retype::wanted(student, reference).then(|| retype::edits(student, text)).flatten());
+            if let Some(edits) = retyped.filter(|e| !e.is_empty()) {
                 // The type changes are the patch even when the retyped program needs nothing
                 // else.
                 let retyped = on_patched(student, text, edits, &|_, _| true, &mut |p, t| solve(p, t, reference, opts, pre, budget, checks));
@@ -1146,7 +1145,11 @@ impl<'j, 'p: 'j, 'ctx> Job<'j, 'p, 'ctx> {
             }
             _ => {}
         });
-        (ok && (is_pure(&e) || is_plain_print(&e))).then_some(e)
+        if !ok {
+            return None;
+        }
+        cast_retyped_vars(&mut e, self.s.program);
+        (is_pure(&e) || is_plain_print(&e)).then_some(e)
     }
 
     /// The constraint a counterexample puts on the holes: from its concrete pre-states and
@@ -1533,6 +1536,25 @@ fn update_rhs(e: &Expr, kind: &SiteKind) -> Option<Expr> {
             Some(Expr { kind: ExprKind::Binary(*op, Box::new(l), rhs.clone()), ty: op_ty.clone(), span: e.span })
         }
         _ => Some(e.clone()),
+    }
+}
+
+/// In a reference expression renamed into the student's variables, every variable the
+/// student declares with another type than the reference's is read through an explicit cast
+/// to the reference's type: the encoding computes with the reference's types, and the cast
+/// makes the text that is applied compute the same (`printf("%d", m)` with a `double m`
+/// would not; `printf("%d", (int) m)` does).
+fn cast_retyped_vars(e: &mut Expr, student: &Program) {
+    if let ExprKind::Var(v) = e.kind {
+        let declared = &student.var(v).ty;
+        if *declared != e.ty && declared.is_arithmetic() && e.ty.is_arithmetic() {
+            let read = Expr { kind: ExprKind::Var(v), ty: declared.clone(), span: e.span };
+            e.kind = ExprKind::Cast { expr: Box::new(read), implicit: false };
+        }
+        return;
+    }
+    for c in crate::ir::walk::children_mut(e) {
+        cast_retyped_vars(c, student);
     }
 }
 
