@@ -95,6 +95,9 @@ pub enum Token<'ctx> {
     Number(f64),
     Int(BV<'ctx>, IntType),
     Float(Float<'ctx>),
+    /// A byte printed with `%c` (or `putchar`) in the `values` mode, as a word of its own
+    /// (the printer makes sure whitespace is around it).
+    Char(BV<'ctx>),
 }
 
 impl<'ctx> Token<'ctx> {
@@ -113,6 +116,29 @@ impl<'ctx> Token<'ctx> {
             (Token::Int(x, tx), Token::Int(y, ty)) => widen(x, *tx)._eq(&widen(y, *ty)),
             (Token::Float(x), Token::Float(y)) if x.get_sort() == y.get_sort() => x._eq(y),
             (Token::Int(x, t), Token::Number(n)) | (Token::Number(n), Token::Int(x, t)) => int_is(x, *t, *n),
+            // Two printed characters: the same byte (stricter than the mode, which would
+            // also take another case of a letter).
+            (Token::Char(x), Token::Char(y)) => x._eq(y),
+            // A character standing alone is the word or digit it spells; words are
+            // lowercase, so the letter is compared in lowercase. Punctuation and whitespace
+            // are no token of the mode's; as a character they equal nothing (a difference
+            // may be reported where there is none, never the reverse).
+            (Token::Char(x), Token::Word(w)) | (Token::Word(w), Token::Char(x)) => match w.as_bytes() {
+                [c] if c.is_ascii_alphabetic() => {
+                    let upper = x.bvuge(&BV::from_u64(ctx, b'A' as u64, 8)) & x.bvule(&BV::from_u64(ctx, b'Z' as u64, 8));
+                    let lower = upper.ite(&x.bvadd(&BV::from_u64(ctx, 32, 8)), x);
+                    lower._eq(&BV::from_u64(ctx, *c as u64, 8))
+                }
+                _ => constant(false),
+            },
+            (Token::Char(x), Token::Number(n)) | (Token::Number(n), Token::Char(x)) if n.fract() == 0.0 && (0.0..=9.0).contains(n) => {
+                x._eq(&BV::from_u64(ctx, b'0' as u64 + *n as u64, 8))
+            }
+            (Token::Char(x), Token::Int(y, t)) | (Token::Int(y, t), Token::Char(x)) => {
+                let y = widen(y, *t);
+                let digit = y.bvsge(&BV::from_i64(ctx, 0, 64)) & y.bvsle(&BV::from_i64(ctx, 9, 64));
+                digit & x.zero_ext(56)._eq(&y.bvadd(&BV::from_u64(ctx, b'0' as u64, 64)))
+            }
             _ => constant(false),
         }
     }
@@ -144,8 +170,9 @@ fn printed_tokens<'ctx>(ctx: &'ctx Context, enc: &Encoding<'ctx>) -> Result<Vec<
         for piece in pieces {
             match piece {
                 Piece::Literal(bytes) => push_text(&bytes, &mut out),
-                Piece::Directive(_) => match values.next() {
+                Piece::Directive(d) => match values.next() {
                     Some(OutValue::Text(bytes)) => push_text(bytes, &mut out),
+                    Some(OutValue::Int { value, .. }) if d.conv == 'c' => out.push((after_last_read.clone(), Token::Char(value.extract(7, 0)))),
                     Some(OutValue::Int { value, ty }) => out.push((after_last_read.clone(), Token::Int(value.clone(), *ty))),
                     Some(OutValue::Float { value, .. }) => out.push((after_last_read.clone(), Token::Float(value.clone()))),
                     Some(OutValue::Chars(_)) => return Err(unsupported("printing a string compared with a reference")),
@@ -180,6 +207,26 @@ mod tests {
     use crate::syntax::lower::lower_source;
 
     const REFERENCE: &str = "#include <stdio.h>\nint main(void) { int a, b; scanf(\"%d %d\", &a, &b); printf(\"%d\\n\", a > b ? a : b); return 0; }";
+
+    #[test]
+    fn a_printed_character_is_the_word_or_digit_it_spells() {
+        use super::Token;
+        use z3::ast::{Ast, BV};
+        let ctx = crate::smt::solver::new_context();
+        let byte = |b: u8| Token::Char(BV::from_u64(&ctx, b as u64, 8));
+        let equal = |a: Token<'_>, b: Token<'_>| a.equal(&ctx, &b).simplify().as_bool();
+        assert_eq!(equal(byte(b'F'), Token::Word("f".into())), Some(true));
+        assert_eq!(equal(Token::Word("f".into()), byte(b'f')), Some(true));
+        assert_eq!(equal(byte(b'F'), Token::Word("g".into())), Some(false));
+        assert_eq!(equal(byte(b'F'), Token::Word("ff".into())), Some(false));
+        assert_eq!(equal(byte(b'.'), Token::Word(".".into())), Some(false));
+        assert_eq!(equal(byte(b'7'), Token::Number(7.0)), Some(true));
+        assert_eq!(equal(byte(b'7'), Token::Number(17.0)), Some(false));
+        assert_eq!(equal(byte(b'7'), Token::Int(BV::from_i64(&ctx, 7, 32), crate::ir::IntType::INT)), Some(true));
+        assert_eq!(equal(byte(b'7'), Token::Int(BV::from_i64(&ctx, -7, 32), crate::ir::IntType::INT)), Some(false));
+        // Two characters: the same byte, case and all.
+        assert_eq!(equal(byte(b'F'), byte(b'f')), Some(false));
+    }
 
     fn verdict(student: &str) -> BmcVerdict {
         let s = lower_source(student).program;

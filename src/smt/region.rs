@@ -432,6 +432,8 @@ pub struct Exec<'s, 'p, 'w, 'a, 'ctx> {
     start_print: Option<&'p Expr>,
     /// `Extend`'s added assignments at the end of a loop's body: `if (guard) var = value;`.
     tails: Vec<Tail<'p>>,
+    /// `Extend`'s guarded print replacements: `if (guard) print; else call;`.
+    guarded_prints: Vec<GuardedPrint<'p>>,
     /// The line assumption is among the region's assumptions (a character was read).
     line_assumed: bool,
     /// A position known to be at most `in.nl` (so before the end of input): the start of the
@@ -451,6 +453,16 @@ pub struct Tail<'p> {
     pub guard: &'p Expr,
     pub value: &'p Expr,
     pub var: VarId,
+}
+
+/// A print statement `Extend` may make conditional, printing another text where `guard`
+/// holds: `if (guard) print; else call;` (`print`'s first alternative prints nothing).
+#[derive(Clone, Copy, Debug)]
+pub struct GuardedPrint<'p> {
+    /// The student's `printf` call (the statement's expression).
+    pub call: &'p Expr,
+    pub guard: &'p Expr,
+    pub print: &'p Expr,
 }
 
 impl<'s, 'p, 'w, 'a, 'ctx> Exec<'s, 'p, 'w, 'a, 'ctx> {
@@ -477,6 +489,7 @@ impl<'s, 'p, 'w, 'a, 'ctx> Exec<'s, 'p, 'w, 'a, 'ctx> {
             extension: None,
             start_print: None,
             tails: Vec::new(),
+            guarded_prints: Vec::new(),
             line_assumed: false,
             below_nl: None,
             switches: Vec::new(),
@@ -489,13 +502,20 @@ impl<'s, 'p, 'w, 'a, 'ctx> Exec<'s, 'p, 'w, 'a, 'ctx> {
         self
     }
 
-    /// Adds `if (guard) return value;` (both sites, usually holes) at the region's start.
+    /// Makes print statements conditional: `if (guard) print; else call;` where the guard
+    /// is a hole of the region.
+    pub fn with_guarded_prints(mut self, prints: Vec<GuardedPrint<'p>>) -> Self {
+        self.guarded_prints = prints;
+        self
+    }
+
     /// Adds a print at the region's start, chosen among the hole's alternatives (none first).
     pub fn with_start_print(mut self, site: &'p Expr) -> Self {
         self.start_print = Some(site);
         self
     }
 
+    /// Adds `if (guard) return value;` (both sites, usually holes) at the region's start.
     pub fn with_extension(mut self, guard: &'p Expr, value: &'p Expr) -> Self {
         self.extension = Some((guard, value));
         self
@@ -898,8 +918,28 @@ impl<'s, 'p, 'w, 'a, 'ctx> Exec<'s, 'p, 'w, 'a, 'ctx> {
                 self.effect(b, None, st)
             }
             ExprKind::Call(Callee::Builtin(Builtin::Printf), args) if stmt.is_some() => {
-                self.print_site(e, args, stmt, &mut st)?;
-                Ok(st)
+                let guarded = self.guarded_prints.iter().find(|p| std::ptr::eq(p.call, e)).copied();
+                let Some(gp) = guarded.filter(|p| self.holes.is_some_and(|h| h.sites.contains_key(&(p.guard as *const Expr)))) else {
+                    self.print_site(e, args, stmt, &mut st)?;
+                    return Ok(st);
+                };
+                let (b, deps) = self.cond_site(gp.guard, &mut st)?;
+                let (yes, no) = self.split(st.clone(), &b, &deps);
+                let yes = match yes {
+                    Some(mut y) => {
+                        self.print_site(gp.print, &[], None, &mut y)?;
+                        Some(y)
+                    }
+                    None => None,
+                };
+                let no = match no {
+                    Some(mut n) => {
+                        self.print_site(e, args, stmt, &mut n)?;
+                        Some(n)
+                    }
+                    None => None,
+                };
+                Ok(self.merge(&b, yes, no).unwrap_or(st))
             }
             ExprKind::Call(Callee::Builtin(Builtin::Fgets), args) => {
                 let g = st.guard.clone();
@@ -1796,9 +1836,11 @@ impl<'s, 'p, 'w, 'a, 'ctx> Exec<'s, 'p, 'w, 'a, 'ctx> {
                     if let ExprKind::Var(x) = arg.strip_implicit().kind {
                         self.use_var(x, Usage::Printed);
                     }
-                    let marker = (!values || d.conv == 'c').then(|| marker(&String::from_utf8_lossy(d.text(fmt))));
+                    let marker = (!values).then(|| marker(&String::from_utf8_lossy(d.text(fmt))));
                     let token = match (&v.term, d.conv) {
-                        // `%c` prints the value converted to `unsigned char`.
+                        // `%c` prints the value converted to `unsigned char`: in the `values`
+                        // mode a word of one character, elsewhere a byte after its marker.
+                        (Term::Int(x, _), 'c') if values => Token::Char(x.extract(7, 0)),
                         (Term::Int(x, _), 'c') => Token::Int(x.extract(7, 0), IntType::UCHAR),
                         (Term::Int(x, t), 'd' | 'i' | 'u' | 'x' | 'X' | 'o') => Token::Int(x.clone(), *t),
                         (Term::Float(x, k), 'f' | 'F' | 'e' | 'E' | 'g' | 'G') => {
@@ -1830,7 +1872,11 @@ impl<'s, 'p, 'w, 'a, 'ctx> Exec<'s, 'p, 'w, 'a, 'ctx> {
             Some(b) => out.text(&[b as u8]),
             None => {
                 out.value_starts();
-                out.value(Some(marker("%c")), Token::Int(byte.clone(), IntType::UCHAR), v.deps.clone());
+                if self.setup.compare == Compare::Values {
+                    out.value(None, Token::Char(byte.clone()), v.deps.clone());
+                } else {
+                    out.value(Some(marker("%c")), Token::Int(byte.clone(), IntType::UCHAR), v.deps.clone());
+                }
             }
         }
         self.emit(out, e, st, g);

@@ -609,11 +609,22 @@ struct Arena {
     tails: Vec<(usize, bool, VarId, Expr, Expr)>,
     /// Per loop node: a print added at the region's start (its empty span is where).
     prints: BTreeMap<Node, Expr>,
+    /// Per `printf` call that is not a prompt: the guard (`0`, false) and the other print
+    /// (none at first) of `if (guard) print; else call;`.
+    guarded: Vec<(*const Expr, Expr, Expr)>,
 }
 
 fn extension_arena(s: &Side<'_>) -> Arena {
     let f = s.program.func(s.func);
-    let mut arena = Arena { early: BTreeMap::new(), tails: Vec::new(), prints: BTreeMap::new() };
+    let mut arena = Arena { early: BTreeMap::new(), tails: Vec::new(), prints: BTreeMap::new(), guarded: Vec::new() };
+    if let Some(body) = &f.body {
+        crate::ir::walk::walk_stmt(body, &mut |e| {
+            if is_call(e, Builtin::Printf) && !s.prompts.contains(&(e as *const Expr)) {
+                let at = Span::new(e.span.start as usize, e.span.start as usize);
+                arena.guarded.push((e as *const Expr, Expr { kind: ExprKind::Int(0), ty: Type::INT, span: at }, Expr { kind: ExprKind::Int(0), ty: Type::INT, span: at }));
+            }
+        });
+    }
     // Prints only in loop regions: in `main` before the loops, output may be prompt text the
     // `values` comparison drops, which the region encoding would compare.
     for node in s.tree.nodes().into_iter().filter(|n| matches!(n, Node::LoopEntry(_) | Node::LoopExit(_))) {
@@ -699,6 +710,9 @@ struct Job<'j, 'p, 'ctx> {
     tails: Vec<region::Tail<'j>>,
     /// Nodes whose region gets an `Extend` print at its start (the reference prints more).
     printing: BTreeSet<Node>,
+    /// Print statements `Extend` may make conditional (in regions where the reference has
+    /// more print statements than the student).
+    guarding: Vec<region::GuardedPrint<'j>>,
     /// Fixed choices of sites of verified nodes (the index into the site's alternatives).
     chosen: HashMap<*const Expr, Alt>,
     /// The keys of `chosen` in the order they were fixed (nodes in order, holes in order):
@@ -744,6 +758,7 @@ impl<'j, 'p: 'j, 'ctx> Job<'j, 'p, 'ctx> {
             extended: BTreeSet::new(),
             tails: Vec::new(),
             printing: BTreeSet::new(),
+            guarding: Vec::new(),
             chosen: HashMap::new(),
             chosen_order: Vec::new(),
             sites: HashMap::new(),
@@ -791,8 +806,19 @@ impl<'j, 'p: 'j, 'ctx> Job<'j, 'p, 'ctx> {
         }
         for (node, reg) in &job.plain_r {
             let prints = |g: &Region<'_, '_>| g.sites.iter().filter(|x| x.kind == SiteKind::PrintCall).count();
-            if prints(reg) > prints(&job.plain_s[node]) && arena.prints.contains_key(node) {
+            let student = &job.plain_s[node];
+            if prints(reg) <= prints(student) {
+                continue;
+            }
+            if arena.prints.contains_key(node) {
                 job.printing.insert(*node);
+            }
+            for site in student.sites.iter().filter(|x| x.kind == SiteKind::PrintCall && x.stmt.is_some()) {
+                if let Some((call, guard, print)) = arena.guarded.iter().find(|(c, _, _)| std::ptr::eq(*c, site.expr))
+                    && !job.guarding.iter().any(|g| std::ptr::eq(g.call, *call))
+                {
+                    job.guarding.push(region::GuardedPrint { call: site.expr, guard, print });
+                }
             }
         }
         for (node, reg) in &job.plain_s {
@@ -901,7 +927,7 @@ impl<'j, 'p: 'j, 'ctx> Job<'j, 'p, 'ctx> {
     fn node_formula(&self, node: Node, pre_r: State<'ctx>, pre_s: State<'ctx>, world: &World<'_, 'ctx>, holes: Option<&Holes<'ctx>>) -> Result<(Bool<'ctx>, Bool<'ctx>), Failure> {
         let ctx = self.ctx;
         let rr = Exec::new(&self.r_setup, world, None).run(node, pre_r).map_err(Failure::Unsupported)?;
-        let mut exec = Exec::new(&self.s_setup, world, holes).with_tails(self.tails.clone());
+        let mut exec = Exec::new(&self.s_setup, world, holes).with_tails(self.tails.clone()).with_guarded_prints(self.guarding.clone());
         if self.printing.contains(&node) {
             exec = exec.with_start_print(&self.arena.prints[&node]);
         }
@@ -1016,6 +1042,12 @@ impl<'j, 'p: 'j, 'ctx> Job<'j, 'p, 'ctx> {
         if self.printing.contains(&node) {
             sites.push(Site { expr: &self.arena.prints[&node], kind: SiteKind::PrintCall, stmt: None });
         }
+        for gp in &self.guarding {
+            if self.plain_s[&node].sites.iter().any(|x| std::ptr::eq(x.expr, gp.call)) {
+                sites.push(Site { expr: gp.guard, kind: SiteKind::Cond, stmt: None });
+                sites.push(Site { expr: gp.print, kind: SiteKind::PrintCall, stmt: None });
+            }
+        }
         for t in &self.tails {
             let here = if t.before {
                 self.plain_r.get(&node).is_some_and(|reg| node != Node::LoopEntry(t.l) && reg.exits.iter().any(|e| e.to == Node::LoopEntry(t.l)))
@@ -1057,7 +1089,7 @@ impl<'j, 'p: 'j, 'ctx> Job<'j, 'p, 'ctx> {
             }
             let own = update_rhs(site.expr, &site.kind).map(|e| expr_to_c(self.s.program, &e)).unwrap_or_default();
             let mut seen: HashSet<String> = [own].into_iter().collect();
-            let synthetic_print = self.arena.prints.values().any(|p| std::ptr::eq(p, site.expr));
+            let synthetic_print = self.arena.prints.values().any(|p| std::ptr::eq(p, site.expr)) || self.guarding.iter().any(|g| std::ptr::eq(g.print, site.expr));
             // A synthetic print's "as written" is printing nothing.
             let mut alts = vec![if synthetic_print { Alt::Keep } else { Alt::Original }];
             let mut push = |e: &Expr, alts: &mut Vec<Alt>| {
@@ -1069,7 +1101,15 @@ impl<'j, 'p: 'j, 'ctx> Job<'j, 'p, 'ctx> {
                 SiteKind::Cond => {
                     let variants = cond_variants(site.expr);
                     let swapped = operand_substitutions(site.expr, &student_vars);
-                    for e in ref_conds.iter().chain(&stu_conds).chain(&variants).chain(&swapped) {
+                    // A print's guard: where a condition of either program does not hold
+                    // (the branch a student folded into a shared print).
+                    // Or where the printed variable has one of the constant values the student
+                    // gives it (`grade == 'F'`).
+                    let (negated, tests) = match self.guarding.iter().find(|g| std::ptr::eq(g.guard, site.expr)) {
+                        Some(g) => (ref_conds.iter().chain(&stu_conds).map(negation).collect(), self.printed_value_tests(g.call)),
+                        None => (Vec::new(), Vec::new()),
+                    };
+                    for e in tests.iter().chain(&ref_conds).chain(&stu_conds).chain(&negated).chain(&variants).chain(&swapped) {
                         push(e, &mut alts);
                     }
                     alts.push(Alt::Bool(true));
@@ -1124,6 +1164,33 @@ impl<'j, 'p: 'j, 'ctx> Job<'j, 'p, 'ctx> {
             }
         }
         Holes { sites: out, order }
+    }
+
+    /// `x == c` for each integer variable `x` the print `call` prints and each constant `c`
+    /// the student's function assigns to it.
+    fn printed_value_tests(&self, call: &Expr) -> Vec<Expr> {
+        let ExprKind::Call(_, args) = &call.kind else { return Vec::new() };
+        let printed: Vec<VarId> = args.iter().filter_map(|a| match a.strip_implicit().kind {
+            ExprKind::Var(v) if matches!(self.s.program.var(v).ty, Type::Int(_)) => Some(v),
+            _ => None,
+        }).collect();
+        let (mut out, mut seen): (Vec<Expr>, Vec<(VarId, i64)>) = (Vec::new(), Vec::new());
+        let Some(body) = &self.s.program.func(self.s.func).body else { return out };
+        crate::ir::walk::walk_stmt(body, &mut |e| {
+            if let ExprKind::Assign(lhs, rhs) = &e.kind
+                && let ExprKind::Var(v) = lhs.kind
+                && printed.contains(&v)
+                && let ExprKind::Int(c) = rhs.strip_implicit().kind
+                && !seen.contains(&(v, c))
+            {
+                seen.push((v, c));
+                let var = Expr { kind: ExprKind::Var(v), ty: lhs.ty.clone(), span: call.span };
+                let widened = Expr { kind: ExprKind::Cast { expr: Box::new(var), implicit: true }, ty: Type::INT, span: call.span };
+                let constant = Expr { kind: ExprKind::Int(c), ty: Type::INT, span: call.span };
+                out.push(Expr { kind: ExprKind::Binary(BinOp::Eq, Box::new(widened), Box::new(constant)), ty: Type::INT, span: call.span });
+            }
+        });
+        out
     }
 
     /// A reference expression in the student's variables (and function names), if every
@@ -1401,6 +1468,9 @@ impl<'j, 'p: 'j, 'ctx> Job<'j, 'p, 'ctx> {
             let new_text = format!("{body_indent}{stmt}\n");
             return Some((Change { span: insert, old: String::new(), new: stmt, region }, TextEdit { span: insert, new_text }));
         }
+        if let Some(gp) = self.guarding.iter().find(|g| std::ptr::eq(site, g.guard) || std::ptr::eq(site, g.print) || std::ptr::eq(site, g.call)) {
+            return self.guarded_print_edit(gp, site, alt, text, region);
+        }
         if let Some(p) = self.arena.prints.values().find(|p| std::ptr::eq(site, *p)) {
             let Alt::Expr(call) = alt else { return None };
             let stmt = format!("{};", expr_to_c(self.s.program, call));
@@ -1409,6 +1479,12 @@ impl<'j, 'p: 'j, 'ctx> Job<'j, 'p, 'ctx> {
             let new_text = format!("\n{indent}{stmt}");
             return Some((Change { span: p.span, old: String::new(), new: stmt.clone(), region }, TextEdit { span: p.span, new_text }));
         }
+        self.plain_edit(site, alt, text, region)
+    }
+
+    /// The edit of a site of the student's code: its expression or statement replaced.
+    fn plain_edit(&self, site: *const Expr, alt: &Alt, text: &str, region: String) -> Option<(Change, TextEdit)> {
+        let p = self.s.program;
         let (info, _) = self.sites.get(&site)?;
         let e = info.expr;
         let old_text = text.get(e.span.range())?.to_string();
@@ -1432,6 +1508,47 @@ impl<'j, 'p: 'j, 'ctx> Job<'j, 'p, 'ctx> {
         };
         let shown = if wrapped { old_text[1..old_text.len() - 1].trim().to_string() } else { old_text };
         Some((Change { span, old: shown, new, region }, TextEdit { span, new_text }))
+    }
+}
+
+impl<'j, 'p: 'j, 'ctx> Job<'j, 'p, 'ctx> {
+    /// The edit of a print statement `Extend` made conditional: the guard's change writes
+    /// the whole `if (guard) print; else call;` (with the call as chosen); the print's and the
+    /// call's own changes are part of it. A call whose guard stays false is edited alone.
+    fn guarded_print_edit(&self, gp: &region::GuardedPrint<'j>, site: *const Expr, alt: &Alt, text: &str, region: String) -> Option<(Change, TextEdit)> {
+        let p = self.s.program;
+        let guard_alt = self.chosen.get(&(gp.guard as *const Expr)).unwrap_or(&Alt::Original);
+        let (info, _) = self.sites.get(&(gp.call as *const Expr))?;
+        let stmt = info.stmt?;
+        if std::ptr::eq(site, gp.call) {
+            return match guard_alt {
+                Alt::Original => self.plain_edit(site, alt, text, region),
+                _ => None,
+            };
+        }
+        if !std::ptr::eq(site, gp.guard) {
+            return None;
+        }
+        let guard = match alt {
+            Alt::Expr(e) => expr_to_c(p, e),
+            Alt::Bool(true) => "1".into(),
+            _ => return None,
+        };
+        let print = match self.chosen.get(&(gp.print as *const Expr)) {
+            Some(Alt::Expr(call)) => format!("{};", expr_to_c(p, call)),
+            _ => ";".into(),
+        };
+        let old = text.get(stmt.span.range())?.to_string();
+        let otherwise = match self.chosen.get(&(gp.call as *const Expr)) {
+            Some(Alt::Expr(call)) => format!("{};", expr_to_c(p, call)),
+            Some(Alt::Keep) => ";".into(),
+            _ => old.clone(),
+        };
+        let line_start = text[..stmt.span.start as usize].rfind('\n').map_or(0, |i| i + 1);
+        let indent: String = text[line_start..stmt.span.start as usize].chars().take_while(|c| c.is_whitespace()).collect();
+        let new_text = format!("if ({guard})\n{indent}    {print}\n{indent}else\n{indent}    {otherwise}");
+        let new = format!("if ({guard}) {print} else {otherwise}");
+        Some((Change { span: stmt.span, old, new, region }, TextEdit { span: stmt.span, new_text }))
     }
 }
 
@@ -1461,6 +1578,11 @@ fn is_self_update(e: &Expr) -> bool {
     matches!(e.kind, ExprKind::IncDec(..) | ExprKind::CompoundAssign { .. })
 }
 
+/// `!e`.
+fn negation(e: &Expr) -> Expr {
+    Expr { kind: ExprKind::Unary(crate::ir::UnOp::Not, Box::new(e.strip_implicit().clone())), ty: Type::INT, span: e.span }
+}
+
 /// Beyond the paper's space, the slips students make in a condition: another relational
 /// operator, or the condition negated.
 fn cond_variants(e: &Expr) -> Vec<Expr> {
@@ -1475,7 +1597,7 @@ fn cond_variants(e: &Expr) -> Vec<Expr> {
             }
         }
     }
-    out.push(Expr { kind: ExprKind::Unary(crate::ir::UnOp::Not, Box::new(inner.clone())), ty: Type::INT, span: inner.span });
+    out.push(negation(inner));
     out
 }
 
