@@ -805,9 +805,10 @@ impl<'j, 'p: 'j, 'ctx> Job<'j, 'p, 'ctx> {
             }
         }
         for (node, reg) in &job.plain_r {
-            let prints = |g: &Region<'_, '_>| g.sites.iter().filter(|x| x.kind == SiteKind::PrintCall).count();
+            // Compared prints only: a prompt split in two prints is no missing print.
+            let prints = |g: &Region<'_, '_>, side: &Side<'_>| g.sites.iter().filter(|x| x.kind == SiteKind::PrintCall && !side.prompts.contains(&(x.expr as *const Expr))).count();
             let student = &job.plain_s[node];
-            if prints(reg) <= prints(student) {
+            if prints(reg, r) <= prints(student, s) {
                 continue;
             }
             if arena.prints.contains_key(node) {
