@@ -1523,7 +1523,7 @@ impl<'j, 'p: 'j, 'ctx> Job<'j, 'p, 'ctx> {
         let stmt = info.stmt?;
         if std::ptr::eq(site, gp.call) {
             return match guard_alt {
-                Alt::Original => self.plain_edit(site, alt, text, region),
+                Alt::Original | Alt::Bool(false) => self.plain_edit(site, alt, text, region),
                 _ => None,
             };
         }
