@@ -1895,3 +1895,6 @@ fn liveness(regions: &Regions<'_, '_>) -> BTreeMap<Node, BTreeSet<VarId>> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests;
