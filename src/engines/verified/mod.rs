@@ -399,16 +399,16 @@ type PartResult = Result<Vec<(Node, Change, TextEdit)>, (Node, Failure)>;
 fn repair_function(task: &PairTask<'_>, parallel: bool) -> Result<PairRepair, Failure> {
     let (rs, ss) = task.sides()?;
     let arena = extension_arena(&ss);
-    // The split is computed in a context of its own: the terms it makes would change the
-    // solving job's term ids, on which the printed problems (the node cache's keys) depend.
-    let parts = if parallel {
-        let scratch = new_context();
-        Job::for_sites(&scratch, &rs, &ss, task.opts.compare, task.budget, &arena).map_or_else(|_| Vec::new(), |mut j| j.components())
-    } else {
-        Vec::new()
-    };
     let ctx = new_context();
-    let mut job = Job::new(&ctx, &rs, &ss, task.opts.compare, task.budget, &arena)?;
+    // The split is computed on a thread of its own while this job is set up, in a context of
+    // its own: the terms it makes would change the solving job's term ids, on which the
+    // printed problems (the node cache's keys) depend.
+    let (job, parts) = std::thread::scope(|scope| {
+        let split = parallel.then(|| scope.spawn(|| split_nodes(task)));
+        let job = Job::new(&ctx, &rs, &ss, task.opts.compare, task.budget, &arena);
+        (job, split.and_then(|h| h.join().ok()).unwrap_or_default())
+    });
+    let mut job = job?;
     job.precondition = task.precondition();
     let fname = &task.student.func(task.s).name;
     let order = job.order();
@@ -425,6 +425,14 @@ fn repair_function(task: &PairTask<'_>, parallel: bool) -> Result<PairRepair, Fa
     })?;
     tracing::debug!("verified repair of `{fname}`: {} solver checks", job.checks);
     Ok((changes, job.checks))
+}
+
+/// [`Job::components`] for the pair, by a job of its own (empty when it cannot be set up).
+fn split_nodes(task: &PairTask<'_>) -> Vec<Vec<Node>> {
+    let Ok((rs, ss)) = task.sides() else { return Vec::new() };
+    let arena = extension_arena(&ss);
+    let scratch = new_context();
+    Job::for_sites(&scratch, &rs, &ss, task.opts.compare, task.budget, &arena).map_or_else(|_| Vec::new(), |mut j| j.components())
 }
 
 /// The alignments `0..count` in order until one gives a repair: the next only after one that
@@ -465,7 +473,8 @@ fn repair_parts(task: &PairTask<'_>, job: &mut Job<'_, '_, '_>, order: &[Node], 
         for part in &parts[1..] {
             let (to_worker, commands) = mpsc::channel::<BTreeMap<VarId, VarId>>();
             let (replies, from_worker) = mpsc::channel::<(PartResult, usize)>();
-            let handle = scope.spawn(move || part_worker(task, part, commands, replies));
+            let ws = (job.ws_r.clone(), job.ws_s.clone());
+            let handle = scope.spawn(move || part_worker(task, part, ws, commands, replies));
             workers.push((to_worker, from_worker, handle));
         }
         let answer = over_alignments(fname, alignments.len(), |i| {
@@ -515,12 +524,13 @@ fn repair_parts(task: &PairTask<'_>, job: &mut Job<'_, '_, '_>, order: &[Node], 
     Ok((changes, checks))
 }
 
-/// One part's thread: its own context and job, solving `nodes` under each alignment it is sent.
-fn part_worker(task: &PairTask<'_>, nodes: &[Node], commands: std::sync::mpsc::Receiver<BTreeMap<VarId, VarId>>, replies: std::sync::mpsc::Sender<(PartResult, usize)>) {
+/// One part's thread: its own context and job (with the whitespace invariants `ws` the first
+/// job found), solving `nodes` under each alignment it is sent.
+fn part_worker(task: &PairTask<'_>, nodes: &[Node], ws: (BTreeSet<Node>, BTreeSet<Node>), commands: std::sync::mpsc::Receiver<BTreeMap<VarId, VarId>>, replies: std::sync::mpsc::Sender<(PartResult, usize)>) {
     let ctx = new_context();
     let Ok((rs, ss)) = task.sides() else { return };
     let arena = extension_arena(&ss);
-    let Ok(mut job) = Job::new(&ctx, &rs, &ss, task.opts.compare, task.budget, &arena) else { return };
+    let Ok(mut job) = Job::build(&ctx, &rs, &ss, task.opts.compare, task.budget, &arena, Some(ws)) else { return };
     job.precondition = task.precondition();
     let mut first = true;
     for alignment in commands {
@@ -823,16 +833,18 @@ struct Job<'j, 'p, 'ctx> {
 
 impl<'j, 'p: 'j, 'ctx> Job<'j, 'p, 'ctx> {
     fn new(ctx: &'ctx Context, r: &'j Side<'p>, s: &'j Side<'p>, compare: Compare, budget: &'j Budget, arena: &'j Arena) -> Result<Self, Failure> {
-        Self::build(ctx, r, s, compare, budget, arena, true)
+        Self::build(ctx, r, s, compare, budget, arena, None)
     }
 
     /// A job that only knows the regions, their sites and the alignments (not the whitespace
     /// invariant, which takes solver checks): enough for [`Job::components`], not to verify.
     fn for_sites(ctx: &'ctx Context, r: &'j Side<'p>, s: &'j Side<'p>, compare: Compare, budget: &'j Budget, arena: &'j Arena) -> Result<Self, Failure> {
-        Self::build(ctx, r, s, compare, budget, arena, false)
+        Self::build(ctx, r, s, compare, budget, arena, Some(Default::default()))
     }
 
-    fn build(ctx: &'ctx Context, r: &'j Side<'p>, s: &'j Side<'p>, compare: Compare, budget: &'j Budget, arena: &'j Arena, invariants: bool) -> Result<Self, Failure> {
+    /// With `ws`, the whitespace invariants another job of the same pair found (they are
+    /// facts about the programs, and finding them is most of a job's set-up: solver checks).
+    fn build(ctx: &'ctx Context, r: &'j Side<'p>, s: &'j Side<'p>, compare: Compare, budget: &'j Budget, arena: &'j Arena, ws: Option<(BTreeSet<Node>, BTreeSet<Node>)>) -> Result<Self, Failure> {
         let r_setup = r.setup(compare);
         let s_setup = s.setup(compare);
         let mut job = Job {
@@ -883,9 +895,12 @@ impl<'j, 'p: 'j, 'ctx> Job<'j, 'p, 'ctx> {
         }
         job.live_r = liveness(&job.plain_r);
         job.live_s = liveness(&job.plain_s);
-        if invariants {
-            job.ws_r = whitespace_invariant(ctx, &job.r_setup, r)?;
-            job.ws_s = whitespace_invariant(ctx, &job.s_setup, s)?;
+        match ws {
+            Some((ws_r, ws_s)) => (job.ws_r, job.ws_s) = (ws_r, ws_s),
+            None => {
+                job.ws_r = whitespace_invariant(ctx, &job.r_setup, r)?;
+                job.ws_s = whitespace_invariant(ctx, &job.s_setup, s)?;
+            }
         }
         let ru: Vec<(Node, &[(VarId, region::Usage)])> = job.plain_r.iter().map(|(n, r)| (*n, r.usage.as_slice())).collect();
         let su: Vec<(Node, &[(VarId, region::Usage)])> = job.plain_s.iter().map(|(n, r)| (*n, r.usage.as_slice())).collect();
