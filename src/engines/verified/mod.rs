@@ -1092,11 +1092,11 @@ impl<'j, 'p: 'j, 'ctx> Job<'j, 'p, 'ctx> {
     /// the sites the other's region runs with its holes free (in either implementation
     /// space): fixing a site at one would change the other's problem. Every loop node
     /// depends on Func-Entry when variables are frozen ([`frozen`]: a loop node's check
-    /// re-runs the student's entry region as repaired). The parts are the connected
-    /// components under every candidate alignment at once (the `Extend` tails and the frozen
-    /// variables depend on the alignment), so one split serves the whole alignment loop. Parts
-    /// without holes join the first; fewer than two parts with holes are one part. Any failure
-    /// here: one part (the sequential order).
+    /// re-runs the student's entry region as repaired), so then the function is one part. The
+    /// parts are the connected components under every candidate alignment at once (the
+    /// `Extend` tails and the frozen variables depend on the alignment), so one split serves
+    /// the whole alignment loop. Parts without holes join the first; fewer than two parts with
+    /// holes are one part. Any failure here: one part (the sequential order).
     fn components(&mut self) -> Vec<Vec<Node>> {
         let order = self.order();
         let parts = self.split(&order).unwrap_or_else(|_| vec![order.clone()]);
@@ -1119,6 +1119,14 @@ impl<'j, 'p: 'j, 'ctx> Job<'j, 'p, 'ctx> {
             let (a, b) = (root(up, a), root(up, b));
             // The smaller index is the root: a part's root is its first node.
             up[a.max(b)] = a.min(b);
+        }
+        // Frozen variables under any alignment: every loop node joins Func-Entry (asked first:
+        // it needs no region run).
+        for alignment in self.alignments.clone() {
+            self.use_alignment(alignment);
+            if self.entry_target.is_some() && !(self.frozen_r.is_empty() && self.frozen_s.is_empty()) {
+                return Ok(vec![order.to_vec()]);
+            }
         }
         let n = order.len();
         let mut up: Vec<usize> = (0..n).collect();
@@ -1143,12 +1151,6 @@ impl<'j, 'p: 'j, 'ctx> Job<'j, 'p, 'ctx> {
                             owner.insert(site, i);
                         }
                     }
-                }
-            }
-            if self.entry_target.is_some() && !(self.frozen_r.is_empty() && self.frozen_s.is_empty()) {
-                let entry = order.iter().position(|n| *n == Node::FuncEntry).unwrap_or(0);
-                for i in 0..n {
-                    join(&mut up, entry, i);
                 }
             }
             if (0..n).all(|i| root(&mut up, i) == 0) {
