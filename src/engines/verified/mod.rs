@@ -31,6 +31,21 @@
 //!    vector) finds the candidate changing the fewest expressions that is right on every
 //!    counterexample so far; repeat. A node's sites are fixed once it is verified, so later
 //!    nodes cannot break it. Answers per node are cached across runs ([`node_cache`]).
+//! 6. **What runs in parallel.** Aligned function pairs (calls are shared uninterpreted
+//!    functions), each on its own thread with its own Z3 context. Within a function, nodes
+//!    whose repair problems are independent ([`Job::components`]): a node's problem depends
+//!    on another's only through sites fixed there that its region runs (a `for` step, an
+//!    `Extend` tail), or, with frozen variables, through the repaired entry region its check
+//!    re-runs (then the function is one part). Parts that share no such site are solved on
+//!    threads of their own (a context and a job each, kept across alignments, so
+//!    counterexamples still seed the next alignment), when two or more have holes. The answer
+//!    is the sequential one: within a part the node order is kept, so every node sees the
+//!    choices fixed before it that its region runs, as in the sequential order (the other
+//!    parts' choices, which the sequential order also lists as fixed holes, are sites its
+//!    region never runs: selectors constrained to 0 that occur in no formula); a node's CEGIS
+//!    ends at the least correct candidate of a total order, whatever counterexamples were met
+//!    ([`synth`]); the changes are merged in node order, and a failure is the earliest node's,
+//!    the one the sequential loop would have stopped at.
 
 pub mod align;
 mod frozen;
