@@ -32,6 +32,21 @@
 //!    vector) finds the candidate changing the fewest expressions that is right on every
 //!    counterexample so far; repeat. A node's sites are fixed once it is verified, so later
 //!    nodes cannot break it. Answers per node are cached across runs ([`node_cache`]).
+//! 6. **What runs in parallel.** Aligned function pairs (calls are shared uninterpreted
+//!    functions), each on its own thread with its own Z3 context. Within a function, nodes
+//!    whose repair problems are independent ([`Job::components`]): a node's problem depends
+//!    on another's only through sites fixed there that its region runs (a `for` step, an
+//!    `Extend` tail), or, with frozen variables, through the repaired entry region its check
+//!    re-runs (then the function is one part). Parts that share no such site are solved on
+//!    threads of their own (a context and a job each, kept across alignments, so
+//!    counterexamples still seed the next alignment), when two or more have holes. The answer
+//!    is the sequential one: within a part the node order is kept, so every node sees the
+//!    choices fixed before it that its region runs, as in the sequential order (the other
+//!    parts' choices, which the sequential order also lists as fixed holes, are sites its
+//!    region never runs: selectors constrained to 0 that occur in no formula); a node's CEGIS
+//!    ends at the least correct candidate of a total order, whatever counterexamples were met
+//!    ([`synth`]); the changes are merged in node order, and a failure is the earliest node's,
+//!    the one the sequential loop would have stopped at.
 
 pub mod align;
 mod fresh;
@@ -338,6 +353,13 @@ type PairRepair = (Vec<(Change, TextEdit)>, usize);
 /// variables that pair's alignment leaves without a partner although they matter.
 #[allow(clippy::too_many_arguments)]
 fn run(student: &Program, text: &str, reference: &Program, opts: &Options, pre: Option<&precondition::Precondition>, budget: &Budget, checks: &mut usize, wanted: &mut Vec<fresh::Wanted>) -> Result<Outcome, Failure> {
+    run_with(student, text, reference, opts, pre, budget, checks, true, wanted)
+}
+
+/// [`run`], with the independent nodes of a function solved concurrently or (`parallel`
+/// false: for comparison) all in order on one thread; the answer is the same.
+#[allow(clippy::too_many_arguments)]
+fn run_with(student: &Program, text: &str, reference: &Program, opts: &Options, pre: Option<&precondition::Precondition>, budget: &Budget, checks: &mut usize, parallel: bool, wanted: &mut Vec<fresh::Wanted>) -> Result<Outcome, Failure> {
     let pairs = match_functions(student, reference, &opts.entry)?;
     let mut ref_names = HashMap::new();
     let mut stu_names = HashMap::new();
@@ -379,36 +401,8 @@ fn run(student: &Program, text: &str, reference: &Program, opts: &Options, pre: 
     // is repaired on its own thread with its own Z3 context; the first failure in pair order
     // is the answer.
     let repair_pair = |(s, r): (FuncId, FuncId)| -> Result<PairRepair, Failure> {
-        let ctx = new_context();
-        let (ts, tr) = (LoopTree::of(student.func(s)).expect("defined"), LoopTree::of(reference.func(r)).expect("defined"));
-        let values = opts.compare == Compare::Values && reference.func(r).name == opts.entry;
-        let rs = Side { program: reference, func: r, tree: tr, callee_names: ref_names.clone(), prompts: prompts(reference, r, values)? };
-        let ss = Side { program: student, func: s, tree: ts, callee_names: stu_names.clone(), prompts: prompts(student, s, values)? };
-        let arena = extension_arena(&ss);
-        let mut job = Job::new(&ctx, &rs, &ss, opts.compare, budget, &arena)?;
-        // The input facts concern `main`'s reads; a helper function reads nothing.
-        job.precondition = pre.filter(|_| reference.func(r).name == opts.entry);
-        // The alignments in order: the next only when this one admits no repair in its space
-        // (counterexamples carry over); a timeout or a solver failure ends the search.
-        let mut first_failure = None;
-        for (i, alignment) in job.alignments.clone().into_iter().enumerate() {
-            if i > 0 {
-                tracing::debug!("verified repair of `{}`: trying alignment {}", student.func(s).name, i + 1);
-                job.set_alignment(alignment);
-            }
-            match job.repair(text) {
-                Ok(changes) => {
-                    tracing::debug!("verified repair of `{}`: {} solver checks", student.func(s).name, job.checks);
-                    return Ok((changes, job.checks));
-                }
-                Err(f @ Failure::NoRepair(_)) => {
-                    first_failure.get_or_insert(f);
-                }
-                Err(f) => return Err(first_failure.unwrap_or(f)),
-            }
-        }
-        unpartnered.lock().unwrap_or_else(|e| e.into_inner()).extend(job.unpartnered_live().into_iter().map(|var| fresh::Wanted { func: s, var }));
-        Err(first_failure.unwrap_or(Failure::Internal))
+        let task = PairTask { student, reference, s, r, text, opts, pre, budget, ref_names: &ref_names, stu_names: &stu_names };
+        repair_function(&task, parallel, &unpartnered)
     };
     let results: Vec<Result<PairRepair, Failure>> = if pairs.len() == 1 {
         vec![repair_pair(pairs[0])]
@@ -433,6 +427,205 @@ fn run(student: &Program, text: &str, reference: &Program, opts: &Options, pre: 
     let (changes, edits): (Vec<Change>, Vec<TextEdit>) = all_changes.into_iter().unzip();
     let relative_patch_size = patch_size(student, text, &edits);
     Ok(Outcome::Repaired(VerifiedRepair { edits, changes, relative_patch_size, assuming: None }))
+}
+
+/// One function pair to repair: what every thread that works on it needs to build its own
+/// [`Job`] (a Z3 context is not shared between threads, nor is a [`Side`]: its prompt set
+/// holds raw pointers, so each thread builds its own from the programs).
+struct PairTask<'a> {
+    student: &'a Program,
+    reference: &'a Program,
+    s: FuncId,
+    r: FuncId,
+    text: &'a str,
+    opts: &'a Options,
+    pre: Option<&'a precondition::Precondition>,
+    budget: &'a Budget,
+    ref_names: &'a HashMap<FuncId, String>,
+    stu_names: &'a HashMap<FuncId, String>,
+}
+
+impl<'a> PairTask<'a> {
+    /// The reference's side and the student's.
+    fn sides(&self) -> Result<(Side<'a>, Side<'a>), Failure> {
+        let (ts, tr) = (LoopTree::of(self.student.func(self.s)).expect("defined"), LoopTree::of(self.reference.func(self.r)).expect("defined"));
+        let values = self.opts.compare == Compare::Values && self.reference.func(self.r).name == self.opts.entry;
+        let rs = Side { program: self.reference, func: self.r, tree: tr, callee_names: self.ref_names.clone(), prompts: prompts(self.reference, self.r, values)? };
+        let ss = Side { program: self.student, func: self.s, tree: ts, callee_names: self.stu_names.clone(), prompts: prompts(self.student, self.s, values)? };
+        Ok((rs, ss))
+    }
+
+    /// The input facts concern `main`'s reads; a helper function reads nothing.
+    fn precondition(&self) -> Option<&'a precondition::Precondition> {
+        self.pre.filter(|_| self.reference.func(self.r).name == self.opts.entry)
+    }
+}
+
+/// A part's answer under one alignment: the changes per node (in node order), or the node
+/// that failed and why.
+type PartResult = Result<Vec<(Node, Change, TextEdit)>, (Node, Failure)>;
+
+/// Repairs one function pair: the variable alignments in order, the next only when this one
+/// admits no repair in its space (counterexamples carry over); a timeout or a solver failure
+/// ends the search. With `parallel`, the nodes are split into independent parts
+/// ([`Job::components`]) solved on threads of their own when there are two or more.
+/// When it finds no repair, `unpartnered` gets the live reference variables the best
+/// alignment leaves without a partner ([`fresh`]).
+fn repair_function(task: &PairTask<'_>, parallel: bool, unpartnered: &std::sync::Mutex<Vec<fresh::Wanted>>) -> Result<PairRepair, Failure> {
+    let (rs, ss) = task.sides()?;
+    let arena = extension_arena(&ss);
+    let ctx = new_context();
+    // The split is computed on a thread of its own while this job is set up, in a context of
+    // its own: the terms it makes would change the solving job's term ids, on which the
+    // printed problems (the node cache's keys) depend.
+    let (job, parts) = std::thread::scope(|scope| {
+        let split = parallel.then(|| scope.spawn(|| split_nodes(task)));
+        let job = Job::new(&ctx, &rs, &ss, task.opts.compare, task.budget, &arena);
+        (job, split.and_then(|h| h.join().ok()).unwrap_or_default())
+    });
+    let mut job = job?;
+    job.precondition = task.precondition();
+    let fname = &task.student.func(task.s).name;
+    let order = job.order();
+    let result = if parts.len() > 1 {
+        tracing::debug!("verified repair of `{fname}`: {} nodes in {} independent parts {:?}", order.len(), parts.len(), parts);
+        repair_parts(task, &mut job, &order, &parts)
+    } else {
+        let alignments = job.alignments.clone();
+        over_alignments(fname, alignments.len(), |i| {
+            if i > 0 {
+                job.set_alignment(alignments[i].clone());
+            }
+            job.repair_nodes(&order, task.text).map(|v| v.into_iter().map(|(_, c, e)| (c, e)).collect()).map_err(|(_, f)| f)
+        })
+        .map(|changes| {
+            tracing::debug!("verified repair of `{fname}`: {} solver checks", job.checks);
+            (changes, job.checks)
+        })
+    };
+    if matches!(result, Err(Failure::NoRepair(_))) {
+        unpartnered.lock().unwrap_or_else(|e| e.into_inner()).extend(job.unpartnered_live().into_iter().map(|var| fresh::Wanted { func: task.s, var }));
+    }
+    result
+}
+
+/// [`Job::components`] for the pair, by a job of its own (empty when it cannot be set up).
+fn split_nodes(task: &PairTask<'_>) -> Vec<Vec<Node>> {
+    let Ok((rs, ss)) = task.sides() else { return Vec::new() };
+    let arena = extension_arena(&ss);
+    let scratch = new_context();
+    Job::for_sites(&scratch, &rs, &ss, task.opts.compare, task.budget, &arena).map_or_else(|_| Vec::new(), |mut j| j.components())
+}
+
+/// The alignments `0..count` in order until one gives a repair: the next only after one that
+/// admits no repair in its space; a timeout or a solver failure ends the search (with the
+/// first "no repair" if there was one: it is the more useful message).
+fn over_alignments(fname: &str, count: usize, mut attempt: impl FnMut(usize) -> Result<Vec<(Change, TextEdit)>, Failure>) -> Result<Vec<(Change, TextEdit)>, Failure> {
+    let mut first_failure = None;
+    for i in 0..count {
+        if i > 0 {
+            tracing::debug!("verified repair of `{fname}`: trying alignment {}", i + 1);
+        }
+        match attempt(i) {
+            Ok(changes) => return Ok(changes),
+            Err(f @ Failure::NoRepair(_)) => {
+                first_failure.get_or_insert(f);
+            }
+            Err(f) => return Err(first_failure.unwrap_or(f)),
+        }
+    }
+    Err(first_failure.unwrap_or(Failure::Internal))
+}
+
+/// The parts of one function solved concurrently: `job` (this thread's) takes the first part,
+/// a thread per other part builds its own context and job for the same pair and keeps it
+/// across alignments (its counterexamples, tied to its context, seed its nodes under the next
+/// alignment). Per alignment every part is solved; the answer is the changes of all parts in
+/// node order, or, when a part fails, the failure at the earliest node, as the sequential
+/// order of the nodes would have met it first (parts share no site, so each node's problem and
+/// answer are the sequential ones).
+fn repair_parts(task: &PairTask<'_>, job: &mut Job<'_, '_, '_>, order: &[Node], parts: &[Vec<Node>]) -> Result<PairRepair, Failure> {
+    use std::sync::mpsc;
+    let fname = &task.student.func(task.s).name;
+    let position = |n: &Node| order.iter().position(|m| m == n).unwrap_or(usize::MAX);
+    let alignments = job.alignments.clone();
+    let mut checks = 0;
+    let changes = std::thread::scope(|scope| {
+        let mut workers = Vec::new();
+        for part in &parts[1..] {
+            let (to_worker, commands) = mpsc::channel::<BTreeMap<VarId, VarId>>();
+            let (replies, from_worker) = mpsc::channel::<(PartResult, usize)>();
+            let ws = (job.ws_r.clone(), job.ws_s.clone());
+            let handle = scope.spawn(move || part_worker(task, part, ws, commands, replies));
+            workers.push((to_worker, from_worker, handle));
+        }
+        let answer = over_alignments(fname, alignments.len(), |i| {
+            for (to_worker, _, _) in &workers {
+                // A worker that is gone answers below with an internal failure.
+                let _ = to_worker.send(alignments[i].clone());
+            }
+            if i > 0 {
+                job.set_alignment(alignments[i].clone());
+            }
+            let mut results = vec![job.repair_nodes(&parts[0], task.text)];
+            checks += std::mem::take(&mut job.checks);
+            for (_, from_worker, _) in &workers {
+                let (result, n) = from_worker.recv().unwrap_or((Err((Node::FuncEntry, Failure::Internal)), 0));
+                results.push(result);
+                checks += n;
+            }
+            let mut all = Vec::new();
+            let mut failure: Option<(Node, Failure)> = None;
+            for result in results {
+                match result {
+                    Ok(changes) => all.extend(changes),
+                    Err((node, f)) => {
+                        if failure.as_ref().is_none_or(|(m, _)| position(&node) < position(m)) {
+                            failure = Some((node, f));
+                        }
+                    }
+                }
+            }
+            if let Some((_, f)) = failure {
+                return Err(f);
+            }
+            // Node order, and within a node the order its part listed them (the sequential
+            // order exactly: each node belongs to one part).
+            all.sort_by_key(|(node, _, _)| position(node));
+            Ok(all.into_iter().map(|(_, c, e)| (c, e)).collect())
+        });
+        for (to_worker, from_worker, handle) in workers {
+            drop(to_worker);
+            drop(from_worker);
+            // A panic was answered above as an internal failure.
+            let _ = handle.join();
+        }
+        answer
+    })?;
+    tracing::debug!("verified repair of `{fname}`: {checks} solver checks in {} parts", parts.len());
+    Ok((changes, checks))
+}
+
+/// One part's thread: its own context and job (with the whitespace invariants `ws` the first
+/// job found), solving `nodes` under each alignment it is sent.
+fn part_worker(task: &PairTask<'_>, nodes: &[Node], ws: (BTreeSet<Node>, BTreeSet<Node>), commands: std::sync::mpsc::Receiver<BTreeMap<VarId, VarId>>, replies: std::sync::mpsc::Sender<(PartResult, usize)>) {
+    let ctx = new_context();
+    let Ok((rs, ss)) = task.sides() else { return };
+    let arena = extension_arena(&ss);
+    let Ok(mut job) = Job::build(&ctx, &rs, &ss, task.opts.compare, task.budget, &arena, Some(ws)) else { return };
+    job.precondition = task.precondition();
+    let mut first = true;
+    for alignment in commands {
+        // The new job starts with the first alignment (as the sequential one does).
+        if !first || alignment != job.align {
+            job.set_alignment(alignment);
+        }
+        first = false;
+        let result = job.repair_nodes(nodes, task.text);
+        if replies.send((result, std::mem::take(&mut job.checks))).is_err() {
+            return;
+        }
+    }
 }
 
 /// The relative patch size of `edits` to `student` (whose source is `text`): the exact tree
@@ -736,6 +929,18 @@ struct Job<'j, 'p, 'ctx> {
 
 impl<'j, 'p: 'j, 'ctx> Job<'j, 'p, 'ctx> {
     fn new(ctx: &'ctx Context, r: &'j Side<'p>, s: &'j Side<'p>, compare: Compare, budget: &'j Budget, arena: &'j Arena) -> Result<Self, Failure> {
+        Self::build(ctx, r, s, compare, budget, arena, None)
+    }
+
+    /// A job that only knows the regions, their sites and the alignments (not the whitespace
+    /// invariant, which takes solver checks): enough for [`Job::components`], not to verify.
+    fn for_sites(ctx: &'ctx Context, r: &'j Side<'p>, s: &'j Side<'p>, compare: Compare, budget: &'j Budget, arena: &'j Arena) -> Result<Self, Failure> {
+        Self::build(ctx, r, s, compare, budget, arena, Some(Default::default()))
+    }
+
+    /// With `ws`, the whitespace invariants another job of the same pair found (they are
+    /// facts about the programs, and finding them is most of a job's set-up: solver checks).
+    fn build(ctx: &'ctx Context, r: &'j Side<'p>, s: &'j Side<'p>, compare: Compare, budget: &'j Budget, arena: &'j Arena, ws: Option<(BTreeSet<Node>, BTreeSet<Node>)>) -> Result<Self, Failure> {
         let r_setup = r.setup(compare);
         let s_setup = s.setup(compare);
         let mut job = Job {
@@ -787,8 +992,13 @@ impl<'j, 'p: 'j, 'ctx> Job<'j, 'p, 'ctx> {
         }
         job.live_r = liveness(&job.plain_r);
         job.live_s = liveness(&job.plain_s);
-        job.ws_r = whitespace_invariant(ctx, &job.r_setup, r)?;
-        job.ws_s = whitespace_invariant(ctx, &job.s_setup, s)?;
+        match ws {
+            Some((ws_r, ws_s)) => (job.ws_r, job.ws_s) = (ws_r, ws_s),
+            None => {
+                job.ws_r = whitespace_invariant(ctx, &job.r_setup, r)?;
+                job.ws_s = whitespace_invariant(ctx, &job.s_setup, s)?;
+            }
+        }
         let ru: Vec<(Node, &[(VarId, region::Usage)])> = job.plain_r.iter().map(|(n, r)| (*n, r.usage.as_slice())).collect();
         let su: Vec<(Node, &[(VarId, region::Usage)])> = job.plain_s.iter().map(|(n, r)| (*n, r.usage.as_slice())).collect();
         let (rf, sf) = (r.program.func(r.func), s.program.func(s.func));
@@ -839,6 +1049,11 @@ impl<'j, 'p: 'j, 'ctx> Job<'j, 'p, 'ctx> {
             let pairs: Vec<String> = alignment.iter().map(|(r, s)| format!("{}~{}", self.r.program.var(*r).name, self.s.program.var(*s).name)).collect();
             tracing::debug!("alignment: {}", pairs.join(", "));
         }
+        self.use_alignment(alignment);
+    }
+
+    /// [`Job::set_alignment`] without the log line.
+    fn use_alignment(&mut self, alignment: BTreeMap<VarId, VarId>) {
         self.align = alignment;
         self.chosen.clear();
         self.chosen_order.clear();
@@ -928,14 +1143,7 @@ impl<'j, 'p: 'j, 'ctx> Job<'j, 'p, 'ctx> {
     fn node_formula(&self, node: Node, pre_r: State<'ctx>, pre_s: State<'ctx>, world: &World<'_, 'ctx>, holes: Option<&Holes<'ctx>>) -> Result<(Bool<'ctx>, Bool<'ctx>), Failure> {
         let ctx = self.ctx;
         let rr = Exec::new(&self.r_setup, world, None).run(node, pre_r).map_err(Failure::Unsupported)?;
-        let mut exec = Exec::new(&self.s_setup, world, holes).with_tails(self.tails.clone()).with_guarded_prints(self.guarding.clone());
-        if self.printing.contains(&node) {
-            exec = exec.with_start_print(&self.arena.prints[&node]);
-        }
-        if let Some((g, v)) = self.extension(node) {
-            exec = exec.with_extension(g, v);
-        }
-        let sr = exec.run(node, pre_s).map_err(Failure::Unsupported)?;
+        let sr = self.student_exec(node, world, holes).run(node, pre_s).map_err(Failure::Unsupported)?;
         let ref_errors: Vec<&Bool<'ctx>> = rr.errors.iter().map(|(c, _, _)| c).collect();
         let mut assumed: Vec<&Bool<'ctx>> = rr.assumed.iter().chain(&sr.assumed).collect();
         let no_ref_error = Bool::or(ctx, &ref_errors).not();
@@ -972,6 +1180,126 @@ impl<'j, 'p: 'j, 'ctx> Job<'j, 'p, 'ctx> {
         }
         let refs: Vec<&Bool<'ctx>> = bad.iter().collect();
         Ok((hyp, Bool::or(ctx, &refs)))
+    }
+
+    /// The student's region of `node` as the checks run it: with the `Extend` additions in
+    /// play (the tails, the guarded prints, the start print, the early return).
+    fn student_exec<'s, 'w, 'a>(&'s self, node: Node, world: &'w World<'a, 'ctx>, holes: Option<&'s Holes<'ctx>>) -> Exec<'s, 'j, 'w, 'a, 'ctx> {
+        let mut exec = Exec::new(&self.s_setup, world, holes).with_tails(self.tails.clone()).with_guarded_prints(self.guarding.clone());
+        if self.printing.contains(&node) {
+            exec = exec.with_start_print(&self.arena.prints[&node]);
+        }
+        if let Some((g, v)) = self.extension(node) {
+            exec = exec.with_extension(g, v);
+        }
+        exec
+    }
+
+    /// The sites the student's region of `node` runs with `holes` (a site another region owns
+    /// included: a loop's step, an `Extend` tail at the end of a body).
+    fn sites_run(&self, node: Node, holes: &Holes<'ctx>) -> Result<Vec<*const Expr>, Failure> {
+        let world = World::new(self.ctx);
+        let pre_s = Exec::fresh_state(self.ctx, self.s.program, self.s.func, "s.").map_err(Failure::Unsupported)?;
+        let sr = self.student_exec(node, &world, Some(holes)).run(node, pre_s).map_err(Failure::Unsupported)?;
+        Ok(sr.sites.iter().map(|x| x.expr as *const Expr).collect())
+    }
+
+    /// The nodes (in [`Job::order`]) split into parts whose repair problems are independent,
+    /// each part in node order, the part of Func-Entry first. Two nodes depend on each other
+    /// when one's holes (its sites, `Extend`'s synthetic ones included, nothing chosen) meet
+    /// the sites the other's region runs with its holes free (in either implementation
+    /// space): fixing a site at one would change the other's problem. Every loop node
+    /// depends on Func-Entry when variables are frozen ([`frozen`]: a loop node's check
+    /// re-runs the student's entry region as repaired), so then the function is one part. The
+    /// parts are the connected components under every candidate alignment at once (the
+    /// `Extend` tails and the frozen variables depend on the alignment), so one split serves
+    /// the whole alignment loop. Parts without holes join the first; fewer than two parts with
+    /// holes are one part. Any failure here: one part (the sequential order).
+    fn components(&mut self) -> Vec<Vec<Node>> {
+        let order = self.order();
+        let parts = self.split(&order).unwrap_or_else(|_| vec![order.clone()]);
+        // Back to the first alignment, nothing chosen (as after `Job::new`).
+        let first = self.alignments[0].clone();
+        self.use_alignment(first);
+        self.wide = false;
+        parts
+    }
+
+    fn split(&mut self, order: &[Node]) -> Result<Vec<Vec<Node>>, Failure> {
+        fn root(up: &mut [usize], mut x: usize) -> usize {
+            while up[x] != x {
+                up[x] = up[up[x]];
+                x = up[x];
+            }
+            x
+        }
+        fn join(up: &mut [usize], a: usize, b: usize) {
+            let (a, b) = (root(up, a), root(up, b));
+            // The smaller index is the root: a part's root is its first node.
+            up[a.max(b)] = a.min(b);
+        }
+        // Frozen variables under any alignment: every loop node joins Func-Entry (asked first:
+        // it needs no region run).
+        for alignment in self.alignments.clone() {
+            self.use_alignment(alignment);
+            if self.entry_target.is_some() && !(self.frozen_r.is_empty() && self.frozen_s.is_empty()) {
+                return Ok(vec![order.to_vec()]);
+            }
+        }
+        let n = order.len();
+        let mut up: Vec<usize> = (0..n).collect();
+        let mut has_holes = vec![false; n];
+        for alignment in self.alignments.clone() {
+            self.use_alignment(alignment);
+            // Per site, the first node that has it as a hole or runs it.
+            let mut owner: HashMap<*const Expr, usize> = HashMap::new();
+            for (i, &node) in order.iter().enumerate() {
+                let mut touched: Vec<*const Expr> = Vec::new();
+                for wide in [false, true] {
+                    self.wide = wide;
+                    let holes = self.holes(node);
+                    has_holes[i] |= !holes.order.is_empty();
+                    touched.extend(&holes.order);
+                    touched.extend(self.sites_run(node, &holes)?);
+                }
+                for site in touched {
+                    match owner.get(&site) {
+                        Some(&j) => join(&mut up, i, j),
+                        None => {
+                            owner.insert(site, i);
+                        }
+                    }
+                }
+            }
+            if (0..n).all(|i| root(&mut up, i) == 0) {
+                break;
+            }
+        }
+        let mut parts: Vec<(Vec<Node>, bool)> = Vec::new();
+        let mut part_of: HashMap<usize, usize> = HashMap::new();
+        for (i, &node) in order.iter().enumerate() {
+            let r = root(&mut up, i);
+            let k = *part_of.entry(r).or_insert_with(|| {
+                parts.push((Vec::new(), false));
+                parts.len() - 1
+            });
+            parts[k].0.push(node);
+            parts[k].1 |= has_holes[i];
+        }
+        if parts.iter().filter(|(_, holes)| *holes).count() < 2 {
+            return Ok(vec![order.to_vec()]);
+        }
+        let (mut first, mut out) = (Vec::new(), Vec::new());
+        for (k, (nodes, holes)) in parts.into_iter().enumerate() {
+            if k == 0 || !holes {
+                first.extend(nodes);
+            } else {
+                out.push(nodes);
+            }
+        }
+        first.sort_by_key(|n| order.iter().position(|m| m == n));
+        out.insert(0, first);
+        Ok(out)
     }
 
     /// Verifies `node` with the holes' selectors fixed to `choice`: `None` when verified, else
@@ -1375,11 +1703,16 @@ impl<'j, 'p: 'j, 'ctx> Job<'j, 'p, 'ctx> {
         }
     }
 
-    /// Every node in order; then the changes as text edits.
-    fn repair(&mut self, text: &str) -> Result<Vec<(Change, TextEdit)>, Failure> {
-        let order: Vec<Node> = self.r.tree.nodes().into_iter().filter(|n| *n != Node::FuncExit).collect();
+    /// The nodes that have a region (all but Func-Exit), in the order they are repaired.
+    fn order(&self) -> Vec<Node> {
+        self.r.tree.nodes().into_iter().filter(|n| *n != Node::FuncExit).collect()
+    }
+
+    /// `nodes` in order (all of them, or a part of [`Job::components`]); then the changes as
+    /// text edits, each with its node. A failure names its node.
+    fn repair_nodes(&mut self, nodes: &[Node], text: &str) -> PartResult {
         let mut picked: Vec<(Node, *const Expr, Alt)> = Vec::new();
-        for &node in &order {
+        for &node in nodes {
             // Definition 3's space first; the wider one (operand substitution) only when it
             // has no repair here, so its larger synthesis problems are paid only then.
             self.wide = false;
@@ -1391,8 +1724,8 @@ impl<'j, 'p: 'j, 'ctx> Job<'j, 'p, 'ctx> {
                 other => other,
             };
             let choice = choice.map_err(|f| match f {
-                Failure::NoRepair(_) => Failure::NoRepair(node_name(self.s.program, self.s.func, &self.s.tree, node, text)),
-                other => other,
+                Failure::NoRepair(_) => (node, Failure::NoRepair(node_name(self.s.program, self.s.func, &self.s.tree, node, text))),
+                other => (node, other),
             })?;
             let holes = self.holes(node);
             for (site, (_, alts)) in holes.iter() {
@@ -1410,7 +1743,7 @@ impl<'j, 'p: 'j, 'ctx> Job<'j, 'p, 'ctx> {
         }
         // No final pass is needed: a node's check depends only on the sites its region runs,
         // and all of them are fixed once it is verified, so later nodes cannot undo it.
-        Ok(picked.into_iter().filter_map(|(node, site, alt)| self.edit(node, site, &alt, text)).collect())
+        Ok(picked.into_iter().filter_map(|(node, site, alt)| self.edit(node, site, &alt, text).map(|(c, e)| (node, c, e))).collect())
     }
 
     /// The text edit of one changed site.
@@ -1816,3 +2149,6 @@ fn liveness(regions: &Regions<'_, '_>) -> BTreeMap<Node, BTreeSet<VarId>> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests;

@@ -47,3 +47,9 @@ pub fn put(key: u128, answer: Option<Vec<usize>>) {
         }
     }
 }
+
+/// Forgets every answer (tests that must solve).
+#[cfg(test)]
+pub fn clear() {
+    *CACHE.lock().unwrap_or_else(|e| e.into_inner()) = None;
+}

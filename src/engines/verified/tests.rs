@@ -1,0 +1,234 @@
+//! The split of a function's nodes into independent parts, and parallel solving's agreement
+//! with the sequential order.
+
+use std::collections::HashMap;
+use std::time::Duration;
+
+use super::*;
+use crate::cancel::Cancel;
+
+fn lower(src: &str) -> Program {
+    let l = crate::syntax::lower::lower_source(src);
+    assert!(l.diagnostics.iter().all(|d| d.severity != crate::ir::Severity::Error), "{:?}", l.diagnostics);
+    l.program
+}
+
+/// The parts [`Job::components`] finds for `entry` of the student against the reference.
+fn parts_of(student: &str, reference: &str, entry: &str) -> Vec<Vec<Node>> {
+    let (s, r) = (lower(student), lower(reference));
+    let (sf, rf) = (s.func_by_name(entry).unwrap(), r.func_by_name(entry).unwrap());
+    let names = |p: &Program| -> HashMap<FuncId, String> { (0..p.funcs.len() as u32).map(|i| (FuncId(i), p.func(FuncId(i)).name.clone())).collect() };
+    let (ref_names, stu_names) = (names(&r), names(&s));
+    let opts = Options { entry: entry.to_string(), compare: Compare::Values, precondition: None };
+    let budget = Budget::new(Duration::from_secs(60), Cancel::new());
+    let task = PairTask { student: &s, reference: &r, s: sf, r: rf, text: student, opts: &opts, pre: None, budget: &budget, ref_names: &ref_names, stu_names: &stu_names };
+    let (rs, ss) = task.sides().unwrap();
+    let arena = extension_arena(&ss);
+    let ctx = new_context();
+    let mut job = Job::for_sites(&ctx, &rs, &ss, opts.compare, &budget, &arena).unwrap_or_else(|f| panic!("{}", f.describe()));
+    job.components()
+}
+
+/// `s` sums `n` down to 0 in the first loop, the second halves it: the loops share no site,
+/// and nothing the entry region writes is kept to the loops (`n` and `s` change there).
+const TWO_LOOPS: &str = "#include <stdio.h>
+int main(void) {
+    int n, s;
+    scanf(\"%d\", &n);
+    s = 0;
+    while (n > 0) {
+        s = s + n;
+        n = n - 1;
+    }
+    printf(\"%d\\n\", s);
+    while (s > 1) {
+        s = s / 2;
+    }
+    printf(\"%d\\n\", s);
+    return 0;
+}
+";
+
+/// The outer `for`'s step `i++` ends both the outer body's path that skips the inner loop
+/// (Loop-Entry 0) and the one after it (Loop-Exit 1); `n` is rewritten after the loops, so
+/// nothing is frozen.
+const SHARED_STEP: &str = "#include <stdio.h>
+int main(void) {
+    int n, i, k, s;
+    scanf(\"%d\", &n);
+    s = 0;
+    for (i = 0; i < n; i++) {
+        if (i % 2 == 0) {
+            k = i;
+            while (k > 0) {
+                k = k - 2;
+                s = s + 1;
+            }
+        }
+    }
+    n = s;
+    printf(\"%d\\n\", n);
+    return 0;
+}
+";
+
+/// `TWO_LOOPS` with `n` read before the loops and never written again: a frozen variable,
+/// so every loop node's check re-runs the repaired entry region.
+const FROZEN: &str = "#include <stdio.h>
+int main(void) {
+    int n, i, s;
+    scanf(\"%d\", &n);
+    s = 0;
+    i = 0;
+    while (i < n) {
+        s = s + i;
+        i = i + 1;
+    }
+    printf(\"%d\\n\", s);
+    while (s > n) {
+        s = s / 2;
+    }
+    printf(\"%d\\n\", s);
+    return 0;
+}
+";
+
+/// The reference counts `n` down at the start of the outer body, the student at its end,
+/// after the inner loop: `Extend` adds an assignment to `n` at the end of the student's outer
+/// body (a hole of Loop-Entry 0), which only Loop-Exit 1's region runs.
+const TAIL_REF: &str = "#include <stdio.h>
+int main(void) {
+    int n, k, s;
+    scanf(\"%d\", &n);
+    s = 0;
+    while (n > 0) {
+        n = n - 1;
+        k = n;
+        while (k > 0) {
+            k = k - 1;
+            s = s + 1;
+        }
+    }
+    printf(\"%d\\n\", s);
+    return 0;
+}
+";
+const TAIL_STUDENT: &str = "#include <stdio.h>
+int main(void) {
+    int n, k, s;
+    scanf(\"%d\", &n);
+    s = 0;
+    while (n > 0) {
+        k = n;
+        while (k > 0) {
+            k = k - 1;
+            s = s + 1;
+        }
+        n = n - 1;
+    }
+    printf(\"%d\\n\", s);
+    return 0;
+}
+";
+
+const TWO_LOOPS_TWO_BUGS: &str = "#include <stdio.h>
+int main(void) {
+    int n, s;
+    scanf(\"%d\", &n);
+    s = 0;
+    while (n > 0) {
+        s = s - n;
+        n = n - 1;
+    }
+    printf(\"%d\\n\", s);
+    while (s > 2) {
+        s = s / 2;
+    }
+    printf(\"%d\\n\", s);
+    return 0;
+}
+";
+
+fn part_of(parts: &[Vec<Node>], n: Node) -> usize {
+    parts.iter().position(|p| p.contains(&n)).unwrap_or_else(|| panic!("{n:?} in no part of {parts:?}"))
+}
+
+#[test]
+fn loops_with_disjoint_sites_are_separate_parts() {
+    let parts = parts_of(TWO_LOOPS, TWO_LOOPS, "main");
+    assert_eq!(parts, vec![vec![Node::FuncEntry], vec![Node::LoopEntry(0)], vec![Node::LoopExit(0)], vec![Node::LoopEntry(1)], vec![Node::LoopExit(1)]]);
+}
+
+#[test]
+fn a_shared_loop_step_puts_both_regions_in_one_part() {
+    let parts = parts_of(SHARED_STEP, SHARED_STEP, "main");
+    // `i++` is a hole of both Loop-Entry 0 and Loop-Exit 1 (in node order within the part).
+    let outer = part_of(&parts, Node::LoopEntry(0));
+    assert_eq!(part_of(&parts, Node::LoopExit(1)), outer);
+    let p = &parts[outer];
+    assert!(p.iter().position(|n| *n == Node::LoopEntry(0)) < p.iter().position(|n| *n == Node::LoopExit(1)), "{parts:?}");
+    // The inner loop's body and what follows the outer loop share nothing with them.
+    assert_ne!(part_of(&parts, Node::LoopEntry(1)), outer);
+    assert_ne!(part_of(&parts, Node::LoopExit(0)), outer);
+    assert_ne!(part_of(&parts, Node::LoopEntry(1)), part_of(&parts, Node::LoopExit(0)));
+    // Func-Entry's part comes first.
+    assert!(parts[0].contains(&Node::FuncEntry));
+}
+
+#[test]
+fn frozen_variables_keep_the_function_in_one_part() {
+    // The loops' sites are as disjoint as in `TWO_LOOPS`, but `n` is frozen.
+    assert_eq!(parts_of(FROZEN, FROZEN, "main"), vec![vec![Node::FuncEntry, Node::LoopEntry(0), Node::LoopExit(0), Node::LoopEntry(1), Node::LoopExit(1)]]);
+}
+
+#[test]
+fn a_site_another_region_runs_joins_that_region() {
+    // The `Extend` assignment at the end of the outer body is Loop-Entry 0's hole, but only
+    // Loop-Exit 1's region runs it: the hole sets alone do not meet.
+    let parts = parts_of(TAIL_STUDENT, TAIL_REF, "main");
+    assert_eq!(part_of(&parts, Node::LoopEntry(0)), part_of(&parts, Node::LoopExit(1)), "{parts:?}");
+    assert!(parts.len() >= 2, "{parts:?}");
+}
+
+/// Parallel and sequential solving on the same problem: equal outcomes, each from an empty
+/// node cache (so both solve every node).
+fn agree(name: &str, student: &str, reference: &str) {
+    assert!(parts_of(student, reference, "main").len() >= 2, "{name}: not split, the test would not solve in parallel");
+    let (s, r) = (lower(student), lower(reference));
+    let opts = Options { entry: "main".to_string(), compare: Compare::Values, precondition: None };
+    let solve = |parallel: bool| {
+        node_cache::clear();
+        let budget = Budget::new(Duration::from_secs(120), Cancel::new());
+        let mut checks = 0;
+        let outcome = run_with(&s, student, &r, &opts, None, &budget, &mut checks, parallel, &mut Vec::new());
+        // (Checks are counted only for an answer.)
+        assert!(outcome.is_err() || checks > 0, "{name}: nothing solved");
+        outcome
+    };
+    let parallel = solve(true);
+    let sequential = solve(false);
+    assert_eq!(parallel, sequential, "{name}");
+    assert!(!matches!(parallel, Err(Failure::Timeout | Failure::Internal)), "{name}: {parallel:?}");
+}
+
+#[test]
+fn parallel_and_sequential_repairs_agree() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/verified");
+    let read = |f: &str| std::fs::read_to_string(dir.join(f)).unwrap();
+    // Multi-node fixtures whose nodes are independent: a repair at Loop-Entry, one at
+    // Loop-Exit, no repair at Func-Entry, equivalent as written.
+    for (student, reference) in [("digits_loop_bug.c", "digits.ref.c"), ("checksum_offset.c", "checksum.ref.c"), ("checksum_test_first.c", "checksum.ref.c"), ("checksum_getchar.c", "checksum.ref.c")] {
+        agree(student, &read(student), &read(reference));
+    }
+    // Changes in two parts at once.
+    agree("two loops, two bugs", TWO_LOOPS_TWO_BUGS, TWO_LOOPS);
+    let Ok(Outcome::Repaired(r)) = ({
+        let (s, r) = (lower(TWO_LOOPS_TWO_BUGS), lower(TWO_LOOPS));
+        let opts = Options { entry: "main".to_string(), compare: Compare::Values, precondition: None };
+        run_with(&s, TWO_LOOPS_TWO_BUGS, &r, &opts, None, &Budget::new(Duration::from_secs(120), Cancel::new()), &mut 0, true, &mut Vec::new())
+    }) else {
+        panic!("two loops, two bugs: not repaired")
+    };
+    let changes: Vec<(&str, &str)> = r.changes.iter().map(|c| (c.old.as_str(), c.new.as_str())).collect();
+    assert_eq!(changes, vec![("s - n", "s + n"), ("s > 2", "s > 1")]);
+}
