@@ -2,8 +2,9 @@
 //!
 //! 1. **Automata.** Each function of the student and of the reference is a control-flow
 //!    automaton ([`crate::ir::cfa`]): Func-Entry/Exit and Loop-Entry/Exit nodes. Functions are
-//!    matched by name and parameter count; nodes are aligned when the loop-nesting trees (the
-//!    labelled ASTs) have the same shape; otherwise the result is a structural mismatch.
+//!    matched by name and parameter count, else by signature and loop nesting; nodes are
+//!    aligned when the loop-nesting trees (the labelled ASTs) have the same shape; otherwise
+//!    the result is a structural mismatch.
 //! 2. **Edges.** The code from a node to the next nodes is executed symbolically
 //!    ([`crate::smt::region`]); all paths from a node to one target node form one edge whose
 //!    guarded actions are merged with `ite`. Edges are aligned by their target node: a path
@@ -641,8 +642,12 @@ pub fn patch_size(student: &Program, text: &str, edits: &[TextEdit]) -> f64 {
     crate::ir::ted::relative_patch_size(student, &repaired.program)
 }
 
-/// Functions matched by name and parameter count: the entry and every function either side
-/// defines must have a counterpart (Section 4.1's node alignment over function entries).
+/// Functions matched by name and parameter count, else by structure: the entry and every
+/// function either side defines must have a counterpart (Section 4.1's node alignment over
+/// function entries). A reference function the student does not define by its name is paired
+/// with the one student function, under another name, that has its signature (as many
+/// parameters, each of a compatible type; a value returned or not) and its loop nesting
+/// (`isPrime` for `check_prime`).
 fn match_functions(student: &Program, reference: &Program, entry: &str) -> Result<Vec<(FuncId, FuncId)>, Failure> {
     let defined = |p: &Program| -> Vec<FuncId> {
         (0..p.funcs.len() as u32).map(FuncId).filter(|f| p.func(*f).body.is_some()).collect()
@@ -651,23 +656,46 @@ fn match_functions(student: &Program, reference: &Program, entry: &str) -> Resul
         return Err(Failure::StructuralMismatch(format!("the reference has no `{entry}`")));
     }
     let mut pairs = Vec::new();
+    let mut by_structure = Vec::new();
     for r in defined(reference) {
         let name = &reference.func(r).name;
-        match student.func_by_name(name) {
+        match student.func_by_name(name).filter(|s| student.func(*s).body.is_some()) {
             Some(s) if student.func(s).params.len() == reference.func(r).params.len() => pairs.push((s, r)),
             Some(_) => return Err(Failure::StructuralMismatch(format!("`{name}` takes a different number of parameters than the reference's"))),
-            None => return Err(Failure::StructuralMismatch(format!("the reference defines `{name}`, your program does not"))),
+            None if name == entry => return Err(Failure::StructuralMismatch(format!("the reference defines `{name}`, your program does not"))),
+            None => by_structure.push(r),
         }
     }
-    for s in defined(student) {
-        let name = &student.func(s).name;
-        if reference.func_by_name(name).is_none() {
-            return Err(Failure::StructuralMismatch(format!("your function `{name}` has no counterpart in the reference")));
+    let mut unnamed: Vec<FuncId> = defined(student).into_iter().filter(|s| reference.func_by_name(&student.func(*s).name).is_none()).collect();
+    for r in by_structure {
+        let fits: Vec<FuncId> = unnamed.iter().copied().filter(|s| same_structure(student, *s, reference, r)).collect();
+        let name = &reference.func(r).name;
+        match fits.as_slice() {
+            [s] => {
+                tracing::debug!("`{}` matched with the reference's `{name}` by its structure", student.func(*s).name);
+                pairs.push((*s, r));
+                unnamed.retain(|x| x != s);
+            }
+            [] => return Err(Failure::StructuralMismatch(format!("the reference defines `{name}`; no function of yours has its name, or its parameters and loops"))),
+            _ => return Err(Failure::StructuralMismatch(format!("the reference defines `{name}`; several of your functions have its parameters and loops"))),
         }
+    }
+    if let Some(s) = unnamed.first() {
+        return Err(Failure::StructuralMismatch(format!("your function `{}` has no counterpart in the reference", student.func(*s).name)));
     }
     // The entry first: its repair is the one a student reads first.
     pairs.sort_by_key(|(_, r)| reference.func(*r).name != entry);
     Ok(pairs)
+}
+
+/// The same signature (as many parameters, pairwise of equal or both of arithmetic types; a
+/// value returned by both or neither) and the same loop nesting.
+fn same_structure(student: &Program, s: FuncId, reference: &Program, r: FuncId) -> bool {
+    let (fs, fr) = (student.func(s), reference.func(r));
+    let compatible = |a: &Type, b: &Type| a == b || (a.is_arithmetic() && b.is_arithmetic());
+    let params = fs.params.len() == fr.params.len() && fs.params.iter().zip(&fr.params).all(|(a, b)| compatible(&student.var(*a).ty, &reference.var(*b).ty));
+    let returns = (fs.ret == Type::Void) == (fr.ret == Type::Void);
+    params && returns && matches!((LoopTree::of(fs), LoopTree::of(fr)), (Some(a), Some(b)) if a.same_shape(&b))
 }
 
 /// The first input/output call in a function's body.
@@ -1533,9 +1561,10 @@ impl<'j, 'p: 'j, 'ctx> Job<'j, 'p, 'ctx> {
                 None => ok = false,
             },
             ExprKind::Call(Callee::Func(f), _) => {
+                // The student's function paired with it (by name or by structure).
                 let name = &self.r.program.func(*f).name;
-                match self.s.program.func_by_name(name) {
-                    Some(s) => *f = s,
+                match self.s.callee_names.iter().find(|(_, n)| *n == name) {
+                    Some((s, _)) => *f = *s,
                     None => ok = false,
                 }
             }

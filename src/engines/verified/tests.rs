@@ -232,3 +232,22 @@ fn parallel_and_sequential_repairs_agree() {
     let changes: Vec<(&str, &str)> = r.changes.iter().map(|c| (c.old.as_str(), c.new.as_str())).collect();
     assert_eq!(changes, vec![("s - n", "s + n"), ("s > 2", "s > 1")]);
 }
+
+#[test]
+fn functions_pair_by_name_else_by_signature_and_loops() {
+    let reference = lower("int sq(int n) { return n * n; }\nint f(int n) { int i, s = 0; for (i = 0; i < n; i++) s += i; return s; }\nint main(void) { return f(3) + sq(2); }");
+    let named = |r: &Program, s: &Program| -> Result<Vec<(String, String)>, Failure> {
+        match_functions(s, r, "main").map(|pairs| pairs.into_iter().map(|(s_, r_)| (s.func(s_).name.clone(), r.func(r_).name.clone())).collect())
+    };
+    // `total` has `f`'s signature and loop; `square` has `sq`'s (no loop).
+    let student = lower("int square(int n) { return n * n; }\nint total(int k) { int j, t = 0; while (j < k) { t += j; j++; } return t; }\nint main(void) { return total(3) + square(2); }");
+    let mut pairs = named(&reference, &student).unwrap();
+    pairs.sort();
+    assert_eq!(pairs, [("main", "main"), ("square", "sq"), ("total", "f")].map(|(a, b)| (a.to_string(), b.to_string())));
+    // Two loop-free one-parameter functions could each be `sq`: no guess.
+    let ambiguous = lower("int a(int n) { return n; }\nint b(int n) { return -n; }\nint f(int n) { int i; for (i = 0; i < n; i++) ; return i; }\nint main(void) { return a(1) + b(2) + f(3); }");
+    assert!(matches!(named(&reference, &ambiguous), Err(Failure::StructuralMismatch(m)) if m.contains("several")));
+    // `f`'s counterpart must have a loop.
+    let no_loop = lower("int sq(int n) { return n * n; }\nint g(int n) { return n; }\nint main(void) { return g(3) + sq(2); }");
+    assert!(matches!(named(&reference, &no_loop), Err(Failure::StructuralMismatch(m)) if m.contains("no function of yours")));
+}
