@@ -1,7 +1,8 @@
 //! The verified-repair engine (Verifix) on `fixtures/verified/NAME.c`: the first line names the
 //! reference (`// reference: FILE [entry: FUNC] [inputs: FILE]`, the last a file of test
 //! inputs, one per line, to infer the input precondition from); the outcome, every change and the repaired
-//! program are snapshotted in `NAME.expected`. Every repair is then checked independently: the
+//! program are snapshotted in `NAME.expected`, and so is a smaller repair offered under the
+//! input precondition. Every repair is then checked independently: the
 //! repaired program, verified again from scratch, must be equivalent as written, and its
 //! relative patch size must be the exact tree edit distance to it (`ir::ted`).
 
@@ -87,6 +88,18 @@ fn verified_fixtures() {
                 let expected = r.assuming.as_ref().map_or(Outcome::Equivalent, |a| Outcome::EquivalentAssuming(a.clone()));
                 assert_eq!(again.outcome, expected, "{}: the repaired program must verify as written:\n{repaired}", path.display());
             }
+        }
+        if let Some(small) = &report.smaller_assuming {
+            // The smaller repair offered second, under the tests' input precondition: it too
+            // must verify as written under it.
+            let a = small.assuming.clone().unwrap_or_default();
+            out.push_str(&format!("smaller repair, verified for inputs where {a}:\n"));
+            for c in &small.changes {
+                out.push_str(&format!("change {}: `{}` -> `{}`\n", c.region, c.old, c.new.trim()));
+            }
+            let repaired = apply_edits(&src, &small.edits);
+            let again = run(&repaired, &reference, &entry, &inputs);
+            assert_eq!(again.outcome, Outcome::EquivalentAssuming(a), "{}: the smaller repair must verify as written:\n{repaired}", path.display());
         }
         expect_test::expect_file![path.with_extension("expected")].assert_eq(&out);
     }

@@ -434,6 +434,8 @@ pub struct Exec<'s, 'p, 'w, 'a, 'ctx> {
     tails: Vec<Tail<'p>>,
     /// `Extend`'s guarded print replacements: `if (guard) print; else call;`.
     guarded_prints: Vec<GuardedPrint<'p>>,
+    /// `Extend`'s print added before the function's last `return`: `if (guard) print;`.
+    end_print: Option<EndPrint<'p>>,
     /// The line assumption is among the region's assumptions (a character was read).
     line_assumed: bool,
     /// A position known to be at most `in.nl` (so before the end of input): the start of the
@@ -465,6 +467,15 @@ pub struct GuardedPrint<'p> {
     pub print: &'p Expr,
 }
 
+/// A print `Extend` may add just before a `return` statement: `if (guard) print;`
+/// (`print`'s first alternative prints nothing).
+#[derive(Clone, Copy, Debug)]
+pub struct EndPrint<'p> {
+    pub before: &'p Stmt,
+    pub guard: &'p Expr,
+    pub print: &'p Expr,
+}
+
 impl<'s, 'p, 'w, 'a, 'ctx> Exec<'s, 'p, 'w, 'a, 'ctx> {
     pub fn new(setup: &'s Setup<'p>, world: &'w World<'a, 'ctx>, holes: Option<&'s Holes<'ctx>>) -> Self {
         let ctx = world.ctx;
@@ -490,6 +501,7 @@ impl<'s, 'p, 'w, 'a, 'ctx> Exec<'s, 'p, 'w, 'a, 'ctx> {
             start_print: None,
             tails: Vec::new(),
             guarded_prints: Vec::new(),
+            end_print: None,
             line_assumed: false,
             below_nl: None,
             switches: Vec::new(),
@@ -506,6 +518,12 @@ impl<'s, 'p, 'w, 'a, 'ctx> Exec<'s, 'p, 'w, 'a, 'ctx> {
     /// is a hole of the region.
     pub fn with_guarded_prints(mut self, prints: Vec<GuardedPrint<'p>>) -> Self {
         self.guarded_prints = prints;
+        self
+    }
+
+    /// Adds `if (guard) print;` before a `return` statement (the guard a hole of the region).
+    pub fn with_end_print(mut self, end: Option<EndPrint<'p>>) -> Self {
+        self.end_print = end;
         self
     }
 
@@ -843,6 +861,18 @@ impl<'s, 'p, 'w, 'a, 'ctx> Exec<'s, 'p, 'w, 'a, 'ctx> {
             }
             StmtKind::Return(e) => {
                 let mut st = st;
+                if let Some(end) = self.end_print.filter(|p| std::ptr::eq(p.before, s) && self.holes.is_some_and(|h| h.sites.contains_key(&(p.guard as *const Expr)))) {
+                    let (b, deps) = self.cond_site(end.guard, &mut st)?;
+                    let (yes, no) = self.split(st.clone(), &b, &deps);
+                    let yes = match yes {
+                        Some(mut y) => {
+                            self.print_site(end.print, &[], None, &mut y)?;
+                            Some(y)
+                        }
+                        None => None,
+                    };
+                    st = self.merge(&b, yes, no).unwrap_or(st);
+                }
                 if let Some(e) = e {
                     let v = self.site_value(e, SiteKind::Return, None, &mut st)?;
                     st.ret = Some(v);

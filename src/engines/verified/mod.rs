@@ -833,11 +833,19 @@ struct Arena {
     /// Per `printf` call that is not a prompt: the guard (`0`, false) and the other print
     /// (none at first) of `if (guard) print; else call;`.
     guarded: Vec<(*const Expr, Expr, Expr)>,
+    /// When the function's last statement is a `return`: the guard (`0`) and the print (none
+    /// at first) of `if (guard) print;` added before it ([`last_return`]).
+    end: Option<(Expr, Expr)>,
 }
 
 fn extension_arena(s: &Side<'_>) -> Arena {
     let f = s.program.func(s.func);
-    let mut arena = Arena { early: BTreeMap::new(), tails: Vec::new(), prints: BTreeMap::new(), guarded: Vec::new() };
+    let mut arena = Arena { early: BTreeMap::new(), tails: Vec::new(), prints: BTreeMap::new(), guarded: Vec::new(), end: None };
+    if let Some(last) = last_return(f) {
+        let at = Span::new(last.span.start as usize, last.span.start as usize);
+        let zero = || Expr { kind: ExprKind::Int(0), ty: Type::INT, span: at };
+        arena.end = Some((zero(), zero()));
+    }
     if let Some(body) = &f.body {
         crate::ir::walk::walk_stmt(body, &mut |e| {
             if is_call(e, Builtin::Printf) && !s.prompts.contains(&(e as *const Expr)) {
@@ -881,6 +889,14 @@ fn extension_arena(s: &Side<'_>) -> Arena {
         }
     }
     arena
+}
+
+/// The function body's last statement, when it is a `return`.
+fn last_return(f: &crate::ir::Function) -> Option<&Stmt> {
+    match &f.body.as_ref()?.kind {
+        StmtKind::Block(stmts) => stmts.last().filter(|s| matches!(s.kind, StmtKind::Return(_))),
+        _ => None,
+    }
 }
 
 /// Where a region is, as a phrase that follows "differs from the reference".
@@ -934,6 +950,9 @@ struct Job<'j, 'p, 'ctx> {
     /// Print statements `Extend` may make conditional (in regions where the reference has
     /// more print statements than the student).
     guarding: Vec<region::GuardedPrint<'j>>,
+    /// The print `Extend` may add before the function's last `return` (in play where the
+    /// reference's region that returns prints more statements than the student's).
+    ending: Option<region::EndPrint<'j>>,
     /// Fixed choices of sites of verified nodes (the index into the site's alternatives).
     chosen: HashMap<*const Expr, Alt>,
     /// The keys of `chosen` in the order they were fixed (nodes in order, holes in order):
@@ -992,6 +1011,7 @@ impl<'j, 'p: 'j, 'ctx> Job<'j, 'p, 'ctx> {
             tails: Vec::new(),
             printing: BTreeSet::new(),
             guarding: Vec::new(),
+            ending: None,
             chosen: HashMap::new(),
             chosen_order: Vec::new(),
             sites: HashMap::new(),
@@ -1051,6 +1071,12 @@ impl<'j, 'p: 'j, 'ctx> Job<'j, 'p, 'ctx> {
             }
             if arena.prints.contains_key(node) {
                 job.printing.insert(*node);
+            }
+            if let Some((guard, print)) = &arena.end
+                && let Some(before) = last_return(s.program.func(s.func))
+                && student.exits.iter().any(|e| e.to == Node::FuncExit)
+            {
+                job.ending = Some(region::EndPrint { before, guard, print });
             }
             for site in student.sites.iter().filter(|x| x.kind == SiteKind::PrintCall && x.stmt.is_some()) {
                 if let Some((call, guard, print)) = arena.guarded.iter().find(|(c, _, _)| std::ptr::eq(*c, site.expr))
@@ -1213,7 +1239,7 @@ impl<'j, 'p: 'j, 'ctx> Job<'j, 'p, 'ctx> {
     /// The student's region of `node` as the checks run it: with the `Extend` additions in
     /// play (the tails, the guarded prints, the start print, the early return).
     fn student_exec<'s, 'w, 'a>(&'s self, node: Node, world: &'w World<'a, 'ctx>, holes: Option<&'s Holes<'ctx>>) -> Exec<'s, 'j, 'w, 'a, 'ctx> {
-        let mut exec = Exec::new(&self.s_setup, world, holes).with_tails(self.tails.clone()).with_guarded_prints(self.guarding.clone());
+        let mut exec = Exec::new(&self.s_setup, world, holes).with_tails(self.tails.clone()).with_guarded_prints(self.guarding.clone()).with_end_print(self.ending);
         if self.printing.contains(&node) {
             exec = exec.with_start_print(&self.arena.prints[&node]);
         }
@@ -1399,6 +1425,12 @@ impl<'j, 'p: 'j, 'ctx> Job<'j, 'p, 'ctx> {
         if self.printing.contains(&node) {
             sites.push(Site { expr: &self.arena.prints[&node], kind: SiteKind::PrintCall, stmt: None });
         }
+        if let Some(end) = &self.ending
+            && self.plain_s[&node].exits.iter().any(|e| e.to == Node::FuncExit)
+        {
+            sites.push(Site { expr: end.guard, kind: SiteKind::Cond, stmt: None });
+            sites.push(Site { expr: end.print, kind: SiteKind::PrintCall, stmt: None });
+        }
         for gp in &self.guarding {
             if self.plain_s[&node].sites.iter().any(|x| std::ptr::eq(x.expr, gp.call)) {
                 sites.push(Site { expr: gp.guard, kind: SiteKind::Cond, stmt: None });
@@ -1446,7 +1478,9 @@ impl<'j, 'p: 'j, 'ctx> Job<'j, 'p, 'ctx> {
             }
             let own = update_rhs(site.expr, &site.kind).map(|e| expr_to_c(self.s.program, &e)).unwrap_or_default();
             let mut seen: HashSet<String> = [own].into_iter().collect();
-            let synthetic_print = self.arena.prints.values().any(|p| std::ptr::eq(p, site.expr)) || self.guarding.iter().any(|g| std::ptr::eq(g.print, site.expr));
+            let synthetic_print = self.arena.prints.values().any(|p| std::ptr::eq(p, site.expr))
+                || self.guarding.iter().any(|g| std::ptr::eq(g.print, site.expr))
+                || self.ending.is_some_and(|e| std::ptr::eq(e.print, site.expr));
             // A synthetic print's "as written" is printing nothing.
             let mut alts = vec![if synthetic_print { Alt::Keep } else { Alt::Original }];
             let mut push = |e: &Expr, alts: &mut Vec<Alt>| {
@@ -1464,6 +1498,7 @@ impl<'j, 'p: 'j, 'ctx> Job<'j, 'p, 'ctx> {
                     // gives it (`grade == 'F'`).
                     let (negated, tests) = match self.guarding.iter().find(|g| std::ptr::eq(g.guard, site.expr)) {
                         Some(g) => (ref_conds.iter().chain(&stu_conds).map(negation).collect(), self.printed_value_tests(g.call)),
+                        None if self.ending.is_some_and(|e| std::ptr::eq(e.guard, site.expr)) => (ref_conds.iter().chain(&stu_conds).map(negation).collect(), Vec::new()),
                         None => (Vec::new(), Vec::new()),
                     };
                     for e in tests.iter().chain(&ref_conds).chain(&stu_conds).chain(&negated).chain(&variants).chain(&swapped) {
@@ -1829,6 +1864,27 @@ impl<'j, 'p: 'j, 'ctx> Job<'j, 'p, 'ctx> {
             let insert = Span::new(line_start, line_start);
             let body_indent = if text[line_start..at].trim().is_empty() { format!("{}    ", &text[line_start..at]) } else { indent };
             let new_text = format!("{body_indent}{stmt}\n");
+            return Some((Change { span: insert, old: String::new(), new: stmt, region }, TextEdit { span: insert, new_text }));
+        }
+        if let Some(end) = self.ending.filter(|e| std::ptr::eq(site, e.guard) || std::ptr::eq(site, e.print)) {
+            // An added print before the last `return`: guard and print make one statement.
+            if !std::ptr::eq(site, end.guard) {
+                return None;
+            }
+            let print = match self.chosen.get(&(end.print as *const Expr)) {
+                Some(Alt::Expr(call)) => format!("{};", expr_to_c(p, call)),
+                _ => return None,
+            };
+            let stmt = match alt {
+                Alt::Bool(true) => print,
+                Alt::Expr(g) => format!("if ({}) {print}", expr_to_c(p, g)),
+                _ => return None,
+            };
+            let at = end.before.span.start as usize;
+            let line_start = text[..at].rfind('\n').map_or(0, |i| i + 1);
+            let indent: String = text[line_start..at].chars().take_while(|c| c.is_whitespace()).collect();
+            let insert = Span::new(at, at);
+            let new_text = format!("{}\n{indent}", stmt.replace(") printf", &format!(")\n{indent}    printf")));
             return Some((Change { span: insert, old: String::new(), new: stmt, region }, TextEdit { span: insert, new_text }));
         }
         if let Some(gp) = self.guarding.iter().find(|g| std::ptr::eq(site, g.guard) || std::ptr::eq(site, g.print) || std::ptr::eq(site, g.call)) {
