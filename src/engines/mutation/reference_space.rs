@@ -284,8 +284,8 @@ fn partners(student: &Program, sf: FuncId, reference: &Program, rf: FuncId) -> B
     let (ru, su) = (usage(r_fn), usage(s_fn));
     let (rt, st) = (align::table(&[(Node::FuncEntry, ru.as_slice())]), align::table(&[(Node::FuncEntry, su.as_slice())]));
     let best = align::candidates(
-        &align::Vars { program: reference, vars: &rv, params: &r_fn.params, usage: &rt },
-        &align::Vars { program: student, vars: &sv, params: &s_fn.params, usage: &st },
+        &align::Vars { program: reference, vars: &rv, params: &r_fn.params, usage: &rt, reads: &[] },
+        &align::Vars { program: student, vars: &sv, params: &s_fn.params, usage: &st, reads: &[] },
         1,
     )
     .swap_remove(0);

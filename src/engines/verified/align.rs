@@ -43,7 +43,16 @@ pub struct Vars<'a> {
     pub vars: &'a [VarId],
     pub params: &'a [VarId],
     pub usage: &'a UsageTable,
+    /// The variable each input token is read into, in input order, when every read is at a
+    /// fixed position (`None` for a token read and discarded); empty when unknown.
+    pub reads: &'a [Option<VarId>],
 }
+
+/// What reading the same input token takes off a pair's cost: more than any usage distance
+/// (at most 1.5), so two variables that hold the same input are paired unless a type says
+/// otherwise (usage counts alone paired the grade thresholds `aval` with `d`, both compared
+/// once, where the student compares `a` twice).
+const SAME_INPUT: f64 = 1.0;
 
 /// The cost of leaving a reference variable without a student partner: above any distance
 /// (at most 1.5), so a partner is always preferred when a compatible one is free.
@@ -65,7 +74,8 @@ fn costs(r: &Vars<'_>, s: &Vars<'_>, rvars: &[VarId], svars: &[VarId]) -> Vec<Ve
                         return None;
                     }
                     let d: f64 = nodes.iter().map(|node| distance(r.usage[*node].get(&rv), s.usage.get(*node).and_then(|m| m.get(&sv)))).sum::<f64>() / n;
-                    Some(pair_cost(d, r.program.var(rv), s.program.var(sv)))
+                    let same_input = r.reads.iter().zip(s.reads).any(|(a, b)| *a == Some(rv) && *b == Some(sv));
+                    Some(pair_cost(d, r.program.var(rv), s.program.var(sv)) - if same_input { SAME_INPUT } else { 0.0 })
                 })
                 .collect()
         })
@@ -182,7 +192,8 @@ fn best_assignment(c: &[Vec<Option<f64>>], ns: usize, forbidden: &[(usize, usize
 /// first minimises the summed distance over all one-to-one matchings, as Section 4.2 asks (the
 /// paper's goal; the per-pair greedy choice it then describes can miss it). The others are the
 /// best alignments that drop one pair of the first (exact for the second best, a
-/// neighbourhood after that), for the engine to try when the first admits no repair.
+/// neighbourhood after that), for the engine to try when the first admits no repair; a pair
+/// of variables that read the same input token is kept in all of them.
 /// Parameters are aligned by position (the signature fixes them). Reference variables left
 /// without a partner (the student has fewer, or none of a compatible type) are absent.
 pub fn candidates(r: &Vars<'_>, s: &Vars<'_>, k: usize) -> Vec<BTreeMap<VarId, VarId>> {
@@ -204,10 +215,15 @@ pub fn candidates(r: &Vars<'_>, s: &Vars<'_>, k: usize) -> Vec<BTreeMap<VarId, V
     };
     let (best_cost, best) = best_assignment(&c, svars.len(), &[]);
     let mut out = vec![(best_cost, to_map(&best))];
+    // The next best drop one pair of the best; never a pair that reads the same input token
+    // (both hold it: no other partner is more plausible, and each alignment tried costs a
+    // whole repair attempt).
+    let same_input = |i: usize, j: usize| r.reads.iter().zip(s.reads).any(|(a, b)| *a == Some(rvars[i]) && *b == Some(svars[j]));
     let mut others: Vec<(f64, BTreeMap<VarId, VarId>)> = best
         .iter()
         .enumerate()
         .filter_map(|(i, j)| j.map(|j| (i, j)))
+        .filter(|&(i, j)| !same_input(i, j))
         .map(|pair| {
             let (cost, a) = best_assignment(&c, svars.len(), &[pair]);
             (cost, to_map(&a))
@@ -305,8 +321,8 @@ mod tests {
         };
         let pu = use_of(&p, &pv, &[&[Usage::Scanned, Usage::Read], &[Usage::Written, Usage::Read], &[Usage::Written, Usage::Read]]);
         let qu = use_of(&q, &qv, &[&[Usage::Scanned, Usage::Read], &[Usage::Written, Usage::Read]]);
-        let r = Vars { program: &p, vars: &pv, params: &[], usage: &pu };
-        let s = Vars { program: &q, vars: &qv, params: &[], usage: &qu };
+        let r = Vars { program: &p, vars: &pv, params: &[], usage: &pu, reads: &[] };
+        let s = Vars { program: &q, vars: &qv, params: &[], usage: &qu, reads: &[] };
         let cands = candidates(&r, &s, 3);
         assert!(cands.len() >= 2);
         // The best: a ↔ x (both scanned), and b or c ↔ y; the third reference variable has no
@@ -320,5 +336,29 @@ mod tests {
             assert_eq!(targets.len(), c.len(), "one-to-one");
         }
         assert_ne!(cands[0], cands[1]);
+    }
+
+    #[test]
+    fn variables_reading_the_same_input_token_are_paired() {
+        let p = crate::syntax::lower::lower_source("int main(void) { int a, b; return 0; }").program;
+        let q = crate::syntax::lower::lower_source("int main(void) { int x, y; return 0; }").program;
+        let (pv, qv): (Vec<VarId>, Vec<VarId>) = (p.func(p.func_by_name("main").unwrap()).locals.clone(), q.func(q.func_by_name("main").unwrap()).locals.clone());
+        // By usage alone `a` (read once) pairs with `y` (read once), `b` with `x`.
+        let mut pu = UsageTable::new();
+        let per = pu.entry(Node::FuncEntry).or_default();
+        per.entry(pv[0]).or_default().insert(Usage::Read, 1);
+        per.entry(pv[1]).or_default().insert(Usage::Read, 2);
+        let mut qu = UsageTable::new();
+        let per = qu.entry(Node::FuncEntry).or_default();
+        per.entry(qv[0]).or_default().insert(Usage::Read, 2);
+        per.entry(qv[1]).or_default().insert(Usage::Read, 1);
+        let by_usage = candidates(&Vars { program: &p, vars: &pv, params: &[], usage: &pu, reads: &[] }, &Vars { program: &q, vars: &qv, params: &[], usage: &qu, reads: &[] }, 3);
+        assert_eq!(by_usage[0].get(&pv[0]), Some(&qv[1]));
+        // `a` and `x` read the first token, `b` and `y` the second (after one discarded).
+        let (pr, qr) = ([Some(pv[0]), None, Some(pv[1])], [Some(qv[0]), None, Some(qv[1])]);
+        let by_input = candidates(&Vars { program: &p, vars: &pv, params: &[], usage: &pu, reads: &pr }, &Vars { program: &q, vars: &qv, params: &[], usage: &qu, reads: &qr }, 3);
+        assert_eq!(by_input[0], [(pv[0], qv[0]), (pv[1], qv[1])].into_iter().collect());
+        // No alternative drops a pair that reads the same token.
+        assert_eq!(by_input.len(), 1);
     }
 }

@@ -740,6 +740,22 @@ fn read_kinds(p: &Program, f: FuncId) -> Option<Vec<(char, Span)>> {
     Some(kinds.collect())
 }
 
+/// The variable each input token is read into (`None`: discarded, or not a variable), when
+/// every read is a top-level `scanf` statement; empty otherwise.
+fn input_targets(p: &Program, f: FuncId) -> Vec<Option<VarId>> {
+    let Some(directives) = top_level_scanf_directives(p, f) else { return Vec::new() };
+    directives
+        .iter()
+        .map(|d| match d.target.map(|t| &t.strip_implicit().kind) {
+            Some(ExprKind::AddrOf(x)) => match x.strip_implicit().kind {
+                ExprKind::Var(v) => Some(v),
+                _ => None,
+            },
+            _ => None,
+        })
+        .collect()
+}
+
 /// One conversion of a `scanf` statement: what it reads, into which argument.
 struct ScanfDirective<'p> {
     conv: char,
@@ -1052,8 +1068,8 @@ impl<'j, 'p: 'j, 'ctx> Job<'j, 'p, 'ctx> {
         let (rf, sf) = (r.program.func(r.func), s.program.func(s.func));
         let (rv, sv, rt, st) = (r.vars(), s.vars(), align::table(&ru), align::table(&su));
         job.alignments = align::candidates(
-            &align::Vars { program: r.program, vars: &rv, params: &rf.params, usage: &rt },
-            &align::Vars { program: s.program, vars: &sv, params: &sf.params, usage: &st },
+            &align::Vars { program: r.program, vars: &rv, params: &rf.params, usage: &rt, reads: &input_targets(r.program, r.func) },
+            &align::Vars { program: s.program, vars: &sv, params: &sf.params, usage: &st, reads: &input_targets(s.program, s.func) },
             ALIGNMENT_CANDIDATES,
         );
         for (node, reg) in &job.plain_r {
