@@ -586,7 +586,7 @@ impl<'s, 'p, 'w, 'a, 'ctx> Exec<'s, 'p, 'w, 'a, 'ctx> {
             self.start_print = None;
         }
         if let Some(site) = self.start_print
-            && self.holes.is_some_and(|h| h.sites.contains_key(&(site as *const Expr)))
+            && self.is_hole(site)
         {
             self.print_site(site, &[], None, &mut pre)?;
         }
@@ -763,6 +763,33 @@ impl<'s, 'p, 'w, 'a, 'ctx> Exec<'s, 'p, 'w, 'a, 'ctx> {
         Ok(Some(st))
     }
 
+    fn is_hole(&self, site: &Expr) -> bool {
+        self.holes.is_some_and(|h| h.sites.contains_key(&(site as *const Expr)))
+    }
+
+    /// `Extend`'s `if (guard) print; else call;` (no `else` without `otherwise`), both
+    /// `guard` and `print` holes.
+    #[allow(clippy::type_complexity)]
+    fn print_if(&mut self, guard: &'p Expr, print: &'p Expr, otherwise: Option<(&'p Expr, &'p [Expr], Option<&'p Stmt>)>, mut st: State<'ctx>) -> R<State<'ctx>> {
+        let (b, deps) = self.cond_site(guard, &mut st)?;
+        let (yes, no) = self.split(st.clone(), &b, &deps);
+        let yes = match yes {
+            Some(mut y) => {
+                self.print_site(print, &[], None, &mut y)?;
+                Some(y)
+            }
+            None => None,
+        };
+        let no = match (no, otherwise) {
+            (Some(mut n), Some((call, args, stmt))) => {
+                self.print_site(call, args, stmt, &mut n)?;
+                Some(n)
+            }
+            (n, _) => n,
+        };
+        Ok(self.merge(&b, yes, no).unwrap_or(st))
+    }
+
     /// Splits `st` on condition `c` (a site): the states where it holds and where it does not.
     fn branch_on(&mut self, c: &'p Expr, mut st: State<'ctx>) -> R<(Option<State<'ctx>>, Option<State<'ctx>>)> {
         let (b, deps) = self.cond_site(c, &mut st)?;
@@ -861,17 +888,8 @@ impl<'s, 'p, 'w, 'a, 'ctx> Exec<'s, 'p, 'w, 'a, 'ctx> {
             }
             StmtKind::Return(e) => {
                 let mut st = st;
-                if let Some(end) = self.end_print.filter(|p| std::ptr::eq(p.before, s) && self.holes.is_some_and(|h| h.sites.contains_key(&(p.guard as *const Expr)))) {
-                    let (b, deps) = self.cond_site(end.guard, &mut st)?;
-                    let (yes, no) = self.split(st.clone(), &b, &deps);
-                    let yes = match yes {
-                        Some(mut y) => {
-                            self.print_site(end.print, &[], None, &mut y)?;
-                            Some(y)
-                        }
-                        None => None,
-                    };
-                    st = self.merge(&b, yes, no).unwrap_or(st);
+                if let Some(end) = self.end_print.filter(|p| std::ptr::eq(p.before, s) && self.is_hole(p.guard)) {
+                    st = self.print_if(end.guard, end.print, None, st)?;
                 }
                 if let Some(e) = e {
                     let v = self.site_value(e, SiteKind::Return, None, &mut st)?;
@@ -949,27 +967,13 @@ impl<'s, 'p, 'w, 'a, 'ctx> Exec<'s, 'p, 'w, 'a, 'ctx> {
             }
             ExprKind::Call(Callee::Builtin(Builtin::Printf), args) if stmt.is_some() => {
                 let guarded = self.guarded_prints.iter().find(|p| std::ptr::eq(p.call, e)).copied();
-                let Some(gp) = guarded.filter(|p| self.holes.is_some_and(|h| h.sites.contains_key(&(p.guard as *const Expr)))) else {
-                    self.print_site(e, args, stmt, &mut st)?;
-                    return Ok(st);
-                };
-                let (b, deps) = self.cond_site(gp.guard, &mut st)?;
-                let (yes, no) = self.split(st.clone(), &b, &deps);
-                let yes = match yes {
-                    Some(mut y) => {
-                        self.print_site(gp.print, &[], None, &mut y)?;
-                        Some(y)
+                match guarded.filter(|p| self.is_hole(p.guard)) {
+                    Some(gp) => self.print_if(gp.guard, gp.print, Some((e, args, stmt)), st),
+                    None => {
+                        self.print_site(e, args, stmt, &mut st)?;
+                        Ok(st)
                     }
-                    None => None,
-                };
-                let no = match no {
-                    Some(mut n) => {
-                        self.print_site(e, args, stmt, &mut n)?;
-                        Some(n)
-                    }
-                    None => None,
-                };
-                Ok(self.merge(&b, yes, no).unwrap_or(st))
+                }
             }
             ExprKind::Call(Callee::Builtin(Builtin::Fgets), args) => {
                 let g = st.guard.clone();

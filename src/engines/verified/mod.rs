@@ -1512,11 +1512,10 @@ impl<'j, 'p: 'j, 'ctx> Job<'j, 'p, 'ctx> {
                     // (the branch a student folded into a shared print).
                     // Or where the printed variable has one of the constant values the student
                     // gives it (`grade == 'F'`).
-                    let (negated, tests) = match self.guarding.iter().find(|g| std::ptr::eq(g.guard, site.expr)) {
-                        Some(g) => (ref_conds.iter().chain(&stu_conds).map(negation).collect(), self.printed_value_tests(g.call)),
-                        None if self.ending.is_some_and(|e| std::ptr::eq(e.guard, site.expr)) => (ref_conds.iter().chain(&stu_conds).map(negation).collect(), Vec::new()),
-                        None => (Vec::new(), Vec::new()),
-                    };
+                    let guarded_call = self.guarding.iter().find(|g| std::ptr::eq(g.guard, site.expr)).map(|g| g.call);
+                    let print_guard = guarded_call.is_some() || self.ending.is_some_and(|e| std::ptr::eq(e.guard, site.expr));
+                    let negated: Vec<Expr> = if print_guard { ref_conds.iter().chain(&stu_conds).map(negation).collect() } else { Vec::new() };
+                    let tests = guarded_call.map_or_else(Vec::new, |call| self.printed_value_tests(call));
                     for e in tests.iter().chain(&ref_conds).chain(&stu_conds).chain(&negated).chain(&variants).chain(&swapped) {
                         push(e, &mut alts);
                     }
@@ -1869,8 +1868,7 @@ impl<'j, 'p: 'j, 'ctx> Job<'j, 'p, 'ctx> {
             let at = t.guard.span.start as usize;
             if t.before {
                 // Just before the loop statement, on its own line with the loop's indentation.
-                let line_start = text[..at].rfind('\n').map_or(0, |i| i + 1);
-                let indent: String = text[line_start..at].chars().take_while(|c| c.is_whitespace()).collect();
+                let indent = line_indentation(text, at);
                 let insert = Span::new(at, at);
                 let new_text = format!("{stmt}\n{indent}");
                 return Some((Change { span: insert, old: String::new(), new: stmt, region }, TextEdit { span: insert, new_text }));
@@ -1897,8 +1895,7 @@ impl<'j, 'p: 'j, 'ctx> Job<'j, 'p, 'ctx> {
                 _ => return None,
             };
             let at = end.before.span.start as usize;
-            let line_start = text[..at].rfind('\n').map_or(0, |i| i + 1);
-            let indent: String = text[line_start..at].chars().take_while(|c| c.is_whitespace()).collect();
+            let indent = line_indentation(text, at);
             let insert = Span::new(at, at);
             let new_text = format!("{}\n{indent}", stmt.replace(") printf", &format!(")\n{indent}    printf")));
             return Some((Change { span: insert, old: String::new(), new: stmt, region }, TextEdit { span: insert, new_text }));
@@ -1979,8 +1976,7 @@ impl<'j, 'p: 'j, 'ctx> Job<'j, 'p, 'ctx> {
             Some(Alt::Keep) => ";".into(),
             _ => old.clone(),
         };
-        let line_start = text[..stmt.span.start as usize].rfind('\n').map_or(0, |i| i + 1);
-        let indent: String = text[line_start..stmt.span.start as usize].chars().take_while(|c| c.is_whitespace()).collect();
+        let indent = line_indentation(text, stmt.span.start as usize);
         let new_text = format!("if ({guard})\n{indent}    {print}\n{indent}else\n{indent}    {otherwise}");
         let new = format!("if ({guard}) {print} else {otherwise}");
         Some((Change { span: stmt.span, old, new, region }, TextEdit { span: stmt.span, new_text }))
@@ -2001,6 +1997,12 @@ fn sel_const(ctx: &Context, k: u64) -> BV<'_> {
 
 fn node_key(n: Node) -> String {
     format!("{n:?}").replace(['(', ')'], "")
+}
+
+/// The indentation of the line that `at` is on.
+fn line_indentation(text: &str, at: usize) -> String {
+    let line_start = text[..at].rfind('\n').map_or(0, |i| i + 1);
+    text[line_start..at].chars().take_while(|c| c.is_whitespace()).collect()
 }
 
 fn indentation_after(text: &str, at: usize) -> String {
