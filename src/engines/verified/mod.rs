@@ -744,16 +744,18 @@ fn read_kinds(p: &Program, f: FuncId) -> Option<Vec<(char, Span)>> {
 /// every read is a top-level `scanf` statement; empty otherwise.
 fn input_targets(p: &Program, f: FuncId) -> Vec<Option<VarId>> {
     let Some(directives) = top_level_scanf_directives(p, f) else { return Vec::new() };
-    directives
-        .iter()
-        .map(|d| match d.target.map(|t| &t.strip_implicit().kind) {
-            Some(ExprKind::AddrOf(x)) => match x.strip_implicit().kind {
-                ExprKind::Var(v) => Some(v),
-                _ => None,
-            },
+    directives.iter().map(|d| d.target.and_then(address_of_var)).collect()
+}
+
+/// `x` when `e` is `&x` (a `scanf` argument that stores to a variable).
+fn address_of_var(e: &Expr) -> Option<VarId> {
+    match &e.strip_implicit().kind {
+        ExprKind::AddrOf(x) => match x.strip_implicit().kind {
+            ExprKind::Var(v) => Some(v),
             _ => None,
-        })
-        .collect()
+        },
+        _ => None,
+    }
 }
 
 /// One conversion of a `scanf` statement: what it reads, into which argument.

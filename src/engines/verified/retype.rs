@@ -103,13 +103,7 @@ fn scanf_edit(text: &str, args: &[Expr], floats: &[usize]) -> Option<(Change, Te
             widen.push(false);
             continue;
         }
-        let target = match &targets.next()?.strip_implicit().kind {
-            ExprKind::AddrOf(t) => match t.strip_implicit().kind {
-                ExprKind::Var(v) => Some(v),
-                _ => None,
-            },
-            _ => None,
-        };
+        let target = super::address_of_var(targets.next()?);
         widen.push(target.is_some_and(|v| floats.contains(&(v.0 as usize))) && "feEgGaA".contains(d.conv) && d.length == cfmt::Length::None);
     }
     if !widen.contains(&true) {
@@ -138,13 +132,7 @@ pub fn integer_reads(student: &Program, reference: &Program, entry: &str, text: 
     let (sd, rd) = (super::top_level_scanf_directives(student, sf)?, super::top_level_scanf_directives(reference, rf)?);
     let floating = |c: char| "feEgGaA".contains(c);
     let integer = |c: char| "di".contains(c);
-    let var_of = |e: Option<&Expr>| match e.map(|e| &e.strip_implicit().kind) {
-        Some(ExprKind::AddrOf(t)) => match t.strip_implicit().kind {
-            ExprKind::Var(v) => Some(v),
-            _ => None,
-        },
-        _ => None,
-    };
+    let var_of = |e: Option<&Expr>| e.and_then(super::address_of_var);
     // Student variable → the integer type the reference reads at its position.
     let mut wanted: BTreeMap<VarId, crate::ir::IntType> = BTreeMap::new();
     for (k, d) in sd.iter().enumerate() {
