@@ -2,7 +2,8 @@
 //! options in a `// mend-test:` line; the verdict of the program as written, its
 //! counterexample and every minimal repair (in order) are snapshotted in `NAME.expected`.
 //! Every repair, applied to the text, is re-verified from scratch. With
-//! `reference=references/FILE.c` the spec is the product program with that reference.
+//! `reference=references/FILE.c` the spec is the product program with that reference, its
+//! output compared under `compare=MODE` (default `exact`).
 
 use std::collections::HashSet;
 use std::path::Path;
@@ -13,6 +14,7 @@ use mend::engines::mutation::engine::{self, Options, SolverMode};
 use mend::ir::apply_edits;
 use mend::smt::bmc::{self, BmcVerdict};
 use mend::smt::Budget;
+use mend::spec::compare::Compare;
 use mend::syntax::lower::lower_source;
 
 /// The fixture's options, and whether to cross-check the paper's incremental solver set-up.
@@ -31,6 +33,7 @@ fn options(src: &str) -> (Options, bool) {
                 let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/mutation").join(v);
                 o.reference = Some(lower_source(&std::fs::read_to_string(path).unwrap()).program);
             }
+            "compare" => o.compare = Compare::parse(v).unwrap(),
             other => panic!("unknown option {other}"),
         }
     }
@@ -64,7 +67,7 @@ fn mutation_fixtures() {
             let p2 = lower_source(&fixed).program;
             let budget = Budget::new(Duration::from_secs(60), Cancel::new());
             let again = match &opts.reference {
-                Some(r) => bmc::verify_against(&p2, r, &opts.entry, opts.bound, &budget),
+                Some(r) => bmc::verify_against(&p2, r, opts.compare, &opts.entry, opts.bound, &budget),
                 None => bmc::verify(&p2, &opts.entry, opts.bound, &budget),
             };
             assert!(matches!(again.verdict, BmcVerdict::Holds { .. }), "{}: repair {} does not verify: {:?}\n{fixed}", f.display(), r.title(), again.verdict);

@@ -26,7 +26,14 @@ use crate::spec::interp::{self, Limits};
 use super::assertions::{push_repair, stream};
 use super::{shorten, OnPartial, PreparedTest, Report};
 
-const WHAT: &str = "it prints the same values as the reference";
+/// What a proof against the reference establishes, in the compare mode's words.
+fn same_output(compare: Compare) -> &'static str {
+    match compare {
+        Compare::Exact => "prints exactly what the reference prints",
+        Compare::Whitespace => "prints what the reference prints, up to spacing",
+        Compare::Values => "prints the same values as the reference",
+    }
+}
 
 /// How much of the verified repair a student sees (`hintLevel`): where the bug is, then the
 /// input that exposes it, then the patch.
@@ -75,7 +82,7 @@ pub fn repair_against_reference(
     match v.outcome {
         verified::Outcome::Equivalent => {
             report.stats.reference = Some("equivalent");
-            report.diagnostics.push(Diagnostic::info("equivalent", anchor, "prints the same values as the reference for all inputs (verified)"));
+            report.diagnostics.push(Diagnostic::info("equivalent", anchor, format!("{} for all inputs (verified)", same_output(compare))));
             return;
         }
         verified::Outcome::EquivalentAssuming(assumption) => {
@@ -83,7 +90,7 @@ pub fn repair_against_reference(
             report.diagnostics.push(Diagnostic::info(
                 "equivalent-assuming",
                 anchor,
-                format!("prints the same values as the reference for all inputs where {assumption} (verified), but not for all inputs"),
+                format!("{} for all inputs where {assumption} (verified), but not for all inputs", same_output(compare)),
             ));
             return;
         }
@@ -93,15 +100,15 @@ pub fn repair_against_reference(
                 report.stats.first_repair_ms = Some(v.found_after.unwrap_or(v.time).as_secs_f64() * 1000.0);
             }
             if hint >= HintLevel::Input {
-                mismatch_diagnostic(program, reference, entry, engine_opts.bound, anchor, deadline, cancel, report);
+                mismatch_diagnostic(program, reference, compare, entry, engine_opts.bound, anchor, deadline, cancel, report);
             }
-            push_verified(report, &r, hint, v.found_after.unwrap_or(v.time).as_millis());
+            push_verified(report, &r, hint, v.found_after.unwrap_or(v.time).as_millis(), compare);
             // A smaller patch that relies on the assignment's promise about the input, offered
             // after the one for all inputs.
             if let Some(small) = &v.smaller_assuming
                 && hint >= HintLevel::Fix
             {
-                push_verified_fix(report, small, v.time.as_millis());
+                push_verified_fix(report, small, v.time.as_millis(), compare);
             }
             return;
         }
@@ -117,7 +124,7 @@ pub fn repair_against_reference(
     if cancel.is_cancelled() {
         return;
     }
-    let opts = Options { reference: Some(reference.clone()), ..engine_opts.clone() };
+    let opts = Options { reference: Some(reference.clone()), compare, ..engine_opts.clone() };
     let budget = Budget::new(deadline.saturating_duration_since(Instant::now()), cancel.clone());
     let mut found: Vec<FoundRepair> = Vec::new();
     let so_far = report.clone();
@@ -132,7 +139,7 @@ pub fn repair_against_reference(
             return;
         }
         found.push(r.clone());
-        stream(&so_far, &found, anchor, WHAT, on_partial);
+        stream(&so_far, &found, anchor, &format!("it {}", same_output(compare)), on_partial);
     });
     report.stats.repair_ms += result.total_time.as_secs_f64() * 1000.0;
     if report.stats.first_repair_ms.is_none() {
@@ -140,9 +147,12 @@ pub fn repair_against_reference(
     }
     let b = opts.bound;
     match &result.original.verdict {
-        BmcVerdict::Holds { complete } => {
-            let how = if *complete { "for all inputs (verified)".to_string() } else { format!("on runs with at most {b} loop iterations (bounded, b={b})") };
-            report.diagnostics.push(Diagnostic::info("equivalent", anchor, format!("prints the same values as the reference {how}")));
+        BmcVerdict::Holds { complete: true } => {
+            report.diagnostics.push(Diagnostic::info("equivalent", anchor, format!("{} for all inputs (verified)", same_output(compare))));
+        }
+        BmcVerdict::Holds { complete: false } => {
+            let how = format!("on runs with at most {b} loop iterations (bounded, b={b})");
+            report.diagnostics.push(Diagnostic::info("equivalent-bounded", anchor, format!("{} {how}", same_output(compare))));
         }
         BmcVerdict::Unknown(BmcUnknown::Unsupported(u)) => report.diagnostics.push(Diagnostic::info(
             "unsupported",
@@ -155,7 +165,7 @@ pub fn repair_against_reference(
             format!("the comparison with the reference could not be decided ({reason:?}); nothing is claimed"),
         )),
         BmcVerdict::Violated(cex) if cex.kind == ViolationKind::OutputMismatch => {
-            report.diagnostics.push(Diagnostic::warning("reference-mismatch", anchor, show_mismatch(program, reference, entry, &cex.stdin, cancel)));
+            report.diagnostics.push(Diagnostic::warning("reference-mismatch", anchor, show_mismatch(program, reference, compare, entry, &cex.stdin, cancel)));
         }
         // The student's own runtime errors are reported by the tests or the assertion check.
         BmcVerdict::Violated(_) => {}
@@ -181,7 +191,7 @@ pub fn repair_against_reference(
         if matches!(repair.guarantee, Guarantee::Bounded { .. }) && proves_equivalent(text, repair, reference, &verified::Options { precondition: None, ..verified_opts.clone() }, deadline, cancel) {
             repair.guarantee = Guarantee::Verified;
         }
-        push_repair(report, repair, anchor, WHAT);
+        push_repair(report, repair, anchor, &format!("it {}", same_output(compare)));
     }
 }
 
@@ -237,24 +247,29 @@ fn proves_equivalent(text: &str, repair: &FoundRepair, reference: &Program, opts
 
 /// "for input `…` you print `…`, the reference prints `…`", from a bounded product check.
 #[allow(clippy::too_many_arguments)]
-fn mismatch_diagnostic(program: &Program, reference: &Program, entry: &str, bound: u32, anchor: Span, deadline: Instant, cancel: &Cancel, report: &mut Report) {
+fn mismatch_diagnostic(program: &Program, reference: &Program, compare: Compare, entry: &str, bound: u32, anchor: Span, deadline: Instant, cancel: &Cancel, report: &mut Report) {
     let left = deadline.saturating_duration_since(Instant::now());
     let budget = Budget::new(left.min(std::time::Duration::from_secs(3)), cancel.clone());
-    let r = crate::smt::bmc::verify_against(program, reference, entry, bound, &budget);
+    let r = crate::smt::bmc::verify_against(program, reference, compare, entry, bound, &budget);
     if let BmcVerdict::Violated(cex) = &r.verdict
         && cex.kind == ViolationKind::OutputMismatch
     {
-        report.diagnostics.push(Diagnostic::warning("reference-mismatch", anchor, show_mismatch(program, reference, entry, &cex.stdin, cancel)));
+        report.diagnostics.push(Diagnostic::warning("reference-mismatch", anchor, show_mismatch(program, reference, compare, entry, &cex.stdin, cancel)));
     }
 }
 
-fn show_mismatch(program: &Program, reference: &Program, entry: &str, stdin: &str, cancel: &Cancel) -> String {
+fn show_mismatch(program: &Program, reference: &Program, compare: Compare, entry: &str, stdin: &str, cancel: &Cancel) -> String {
     let limits = Limits { max_steps: 5_000_000, ..Limits::default() };
     let yours = interp::run(program, entry, stdin.as_bytes(), &limits, cancel);
     let theirs = interp::run(reference, entry, stdin.as_bytes(), &limits, cancel);
     let show = |r: &interp::RunResult| {
         let out = String::from_utf8_lossy(&r.output);
-        shorten(compare::tail(&out, Some(r.output_before_last_read)).trim())
+        // `values` compares the values after the last read; the other modes the whole output,
+        // spaces included (kept visible).
+        match compare {
+            Compare::Values => shorten(compare::tail(&out, Some(r.output_before_last_read)).trim()),
+            _ => shorten(&out),
+        }
     };
     format!(
         "for input `{}` you print `{}`, the reference prints `{}`",
@@ -269,7 +284,7 @@ fn show_mismatch(program: &Program, reference: &Program, entry: &str, stdin: &st
 /// the repair in `mend check`'s JSON) gives Verifix's relative patch size: the exact tree edit
 /// distance between the student's and the repaired program over the student's AST size
 /// (`ir::ted`).
-fn push_verified(report: &mut Report, r: &verified::VerifiedRepair, hint: HintLevel, ms: u128) {
+fn push_verified(report: &mut Report, r: &verified::VerifiedRepair, hint: HintLevel, ms: u128, compare: Compare) {
     for c in &r.changes {
         let message = match hint {
             HintLevel::Fix => format!("differs from the reference {}: {}", c.region, describe(c)),
@@ -279,7 +294,7 @@ fn push_verified(report: &mut Report, r: &verified::VerifiedRepair, hint: HintLe
         report.diagnostics.push(Diagnostic::warning("verified-repair", c.span, message));
     }
     if hint >= HintLevel::Fix {
-        push_verified_fix(report, r, ms);
+        push_verified_fix(report, r, ms, compare);
     }
 }
 
@@ -294,7 +309,7 @@ fn describe(c: &verified::Change) -> String {
 }
 
 /// The quick fix of a verified repair (and its hint diagnostic) that applies the whole patch.
-fn push_verified_fix(report: &mut Report, r: &verified::VerifiedRepair, ms: u128) {
+fn push_verified_fix(report: &mut Report, r: &verified::VerifiedRepair, ms: u128, compare: Compare) {
     let Some(first) = r.changes.first().map(|c| c.span) else { return };
     let mut parts: Vec<String> = r.changes.iter().take(3).map(describe).collect();
     if r.changes.len() > 3 {
@@ -314,9 +329,10 @@ fn push_verified_fix(report: &mut Report, r: &verified::VerifiedRepair, ms: u128
         Some(a) => (format!("all inputs where {a}"), Guarantee::VerifiedAssuming { assumption: a.clone() }),
     };
     let explanation = format!(
-        "Changes {} place{} so that the program prints the same values as the reference for {inputs}, proved edge by edge (relative patch size {:.2}); found in {ms} ms.",
+        "Changes {} place{} so that the program {} for {inputs}, proved edge by edge (relative patch size {:.2}); found in {ms} ms.",
         r.changes.len(),
         if r.changes.len() == 1 { "" } else { "s" },
+        same_output(compare),
         r.relative_patch_size
     );
     report.repairs.push(Repair { title, engine: "verified", guarantee, edits: r.edits.clone(), explanation, fixes: first });

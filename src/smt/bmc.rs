@@ -22,6 +22,7 @@ use super::solver::{self, check_with_budget, UnknownReason, Verdict};
 use crate::cancel::Cancel;
 use crate::ir::format::{self as cfmt, Piece};
 use crate::ir::{FloatKind, Program, Span, Type};
+use crate::spec::compare::Compare;
 use crate::spec::interp::{self, Limits, RuntimeErrorKind};
 
 #[derive(Clone, Debug)]
@@ -150,17 +151,17 @@ pub fn verify(program: &Program, entry: &str, bound: u32, budget: &Budget) -> Bm
 /// Bounded verification of the product of `program` and `reference` (see
 /// [`crate::smt::product`]): `Violated` with [`ViolationKind::OutputMismatch`] when some input
 /// makes the printed values differ.
-pub fn verify_against(program: &Program, reference: &Program, entry: &str, bound: u32, budget: &Budget) -> BmcResult {
-    verify_with(program, Some(reference), entry, bound, budget)
+pub fn verify_against(program: &Program, reference: &Program, compare: Compare, entry: &str, bound: u32, budget: &Budget) -> BmcResult {
+    verify_with(program, Some((reference, compare)), entry, bound, budget)
 }
 
-fn verify_with(program: &Program, reference: Option<&Program>, entry: &str, bound: u32, budget: &Budget) -> BmcResult {
+fn verify_with(program: &Program, reference: Option<(&Program, Compare)>, entry: &str, bound: u32, budget: &Budget) -> BmcResult {
     let mut stats = BmcStats { bound, ..Default::default() };
     let t0 = Instant::now();
     let ctx = solver::new_context();
     let encoded = match reference {
         None => encode(&ctx, program, entry, &EncodeOptions::new(bound)),
-        Some(r) => crate::smt::product::encode_product(&ctx, program, r, entry, &EncodeOptions::new(bound)),
+        Some((r, compare)) => crate::smt::product::encode_product(&ctx, program, r, entry, compare, &EncodeOptions::new(bound)),
     };
     let enc = match encoded {
         Ok(e) => e,

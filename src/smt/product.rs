@@ -23,12 +23,15 @@
 //! Unsupported (the product is then not built): string inputs (`%s`, lines), printed strings
 //! of characters, and an integer read against a floating point one at the same position.
 
-use z3::ast::{Ast, Bool, Float, BV};
+use z3::ast::{Ast, Bool, BV};
 use z3::Context;
 
 use crate::ir::format::{self, Piece};
-use crate::ir::{IntType, Program, Span, Type};
-use crate::spec::compare;
+use crate::ir::{FloatKind, IntType, Program, Span, Type};
+use crate::spec::compare::Compare;
+
+use super::encode::fp::FpOps;
+use super::output::{self, Printed, Printer, Token};
 
 use super::encode::exec::SymVal;
 use super::encode::{self, EncodeOptions, Encoding, OutValue, Unsupported, Violation, ViolationKind};
@@ -41,6 +44,7 @@ pub fn encode_product<'ctx>(
     student: &Program,
     reference: &Program,
     entry: &str,
+    compare: Compare,
     opts: &EncodeOptions<'_>,
 ) -> Result<Encoding<'ctx>, Unsupported> {
     let mut enc = encode::encode(ctx, student, entry, opts)?;
@@ -56,8 +60,8 @@ pub fn encode_product<'ctx>(
     }
 
     // Inputs: equal values at equal positions.
-    let s_pos = super::region::positions(ctx, enc.inputs.iter().map(|i| &i.guard));
-    let r_pos = super::region::positions(ctx, r.inputs.iter().map(|i| &i.guard));
+    let s_pos = output::positions(ctx, enc.inputs.iter().map(|i| &i.guard));
+    let r_pos = output::positions(ctx, r.inputs.iter().map(|i| &i.guard));
     let mut links = Vec::new();
     for (i, a) in enc.inputs.iter().enumerate() {
         for (j, b) in r.inputs.iter().enumerate() {
@@ -68,13 +72,17 @@ pub fn encode_product<'ctx>(
         }
     }
 
-    // Outputs: the tokens printed after the last read, in order.
-    let s_out = printed_tokens(ctx, &enc)?;
-    let r_out = printed_tokens(ctx, &r)?;
+    // Outputs: the tokens printed (after the last read, in the `values` mode), in order. Where
+    // printed text may run into a printed value, the tokens are not the output's: counted as
+    // a difference (a missed proof, never a false one).
+    let (s_out, s_glue) = printed_tokens(ctx, &enc, compare)?;
+    let (r_out, r_glue) = printed_tokens(ctx, &r, compare)?;
     let s_items: Vec<(Bool<'ctx>, &Token<'ctx>)> = s_out.iter().map(|(g, t)| (g.clone(), t)).collect();
     let r_items: Vec<(Bool<'ctx>, &Token<'ctx>)> = r_out.iter().map(|(g, t)| (g.clone(), t)).collect();
-    let differ = super::region::sequences_differ(ctx, &s_items, &r_items);
-    let mismatch = Bool::and(ctx, &[&enc.completes, &r.completes, &differ]);
+    let mut differ = vec![output::sequences_differ(ctx, &s_items, &r_items)];
+    differ.extend(s_glue.into_iter().chain(r_glue));
+    let differ: Vec<&Bool<'ctx>> = differ.iter().collect();
+    let mismatch = Bool::and(ctx, &[&enc.completes, &r.completes, &Bool::or(ctx, &differ)]);
     let at = student.func_by_name(entry).map(|f| student.func(f).name_span).unwrap_or_default();
 
     enc.bit_vectors_only &= r.bit_vectors_only;
@@ -88,100 +96,61 @@ pub fn encode_product<'ctx>(
     Ok(enc)
 }
 
-/// One printed token.
-#[derive(Clone, Debug)]
-pub enum Token<'ctx> {
-    Word(String),
-    Number(f64),
-    Int(BV<'ctx>, IntType),
-    Float(Float<'ctx>),
-    /// A byte printed with `%c` (or `putchar`) in the `values` mode, as a word of its own
-    /// (the printer makes sure whitespace is around it).
-    Char(BV<'ctx>),
-}
-
-impl<'ctx> Token<'ctx> {
-    pub fn equal(&self, ctx: &'ctx Context, other: &Token<'ctx>) -> Bool<'ctx> {
-        let constant = |b: bool| Bool::from_bool(ctx, b);
-        let int_is = |x: &BV<'ctx>, t: IntType, n: f64| {
-            if n.fract() == 0.0 && n.abs() < 9.0e18 {
-                widen(x, t)._eq(&BV::from_i64(ctx, n as i64, 64))
-            } else {
-                constant(false)
-            }
-        };
-        match (self, other) {
-            (Token::Word(a), Token::Word(b)) => constant(a == b),
-            (Token::Number(a), Token::Number(b)) => constant(a == b),
-            (Token::Int(x, tx), Token::Int(y, ty)) => widen(x, *tx)._eq(&widen(y, *ty)),
-            (Token::Float(x), Token::Float(y)) if x.get_sort() == y.get_sort() => x._eq(y),
-            (Token::Int(x, t), Token::Number(n)) | (Token::Number(n), Token::Int(x, t)) => int_is(x, *t, *n),
-            // Two printed characters: the same byte (stricter than the mode, which would
-            // also take another case of a letter).
-            (Token::Char(x), Token::Char(y)) => x._eq(y),
-            // A character standing alone is the word or digit it spells; words are
-            // lowercase, so the letter is compared in lowercase. Punctuation and whitespace
-            // are no token of the mode's; as a character they equal nothing (a difference
-            // may be reported where there is none, never the reverse).
-            (Token::Char(x), Token::Word(w)) | (Token::Word(w), Token::Char(x)) => match w.as_bytes() {
-                [c] if c.is_ascii_alphabetic() => {
-                    let upper = x.bvuge(&BV::from_u64(ctx, b'A' as u64, 8)) & x.bvule(&BV::from_u64(ctx, b'Z' as u64, 8));
-                    let lower = upper.ite(&x.bvadd(&BV::from_u64(ctx, 32, 8)), x);
-                    lower._eq(&BV::from_u64(ctx, *c as u64, 8))
-                }
-                _ => constant(false),
-            },
-            (Token::Char(x), Token::Number(n)) | (Token::Number(n), Token::Char(x)) if n.fract() == 0.0 && (0.0..=9.0).contains(n) => {
-                x._eq(&BV::from_u64(ctx, b'0' as u64 + *n as u64, 8))
-            }
-            (Token::Char(x), Token::Int(y, t)) | (Token::Int(y, t), Token::Char(x)) => {
-                let y = widen(y, *t);
-                let digit = y.bvsge(&BV::from_i64(ctx, 0, 64)) & y.bvsle(&BV::from_i64(ctx, 9, 64));
-                digit & x.zero_ext(56)._eq(&y.bvadd(&BV::from_u64(ctx, b'0' as u64, 64)))
-            }
-            _ => constant(false),
-        }
-    }
-}
-
-/// The tokens a program prints after its last input read, each with the condition that it
-/// is printed then (its path guard, and no read after it on the path).
-fn printed_tokens<'ctx>(ctx: &'ctx Context, enc: &Encoding<'ctx>) -> Result<Vec<(Bool<'ctx>, Token<'ctx>)>, Unsupported> {
+/// The tokens a program prints (in the `values` mode: after its last input read), each with
+/// the condition that it is printed then, and the conditions under which those tokens are not
+/// the output's (glue, see [`super::output`]).
+fn printed_tokens<'ctx>(ctx: &'ctx Context, enc: &Encoding<'ctx>, compare: Compare) -> Result<(Vec<(Bool<'ctx>, Token<'ctx>)>, Vec<Bool<'ctx>>), Unsupported> {
+    let mut fp = FpOps::new(ctx);
     let mut out = Vec::new();
+    let mut glue = Vec::new();
+    // The output so far ends in whitespace (it is empty at the start, and in the `values`
+    // mode the compared part starts fresh after the last read).
+    let mut at_ws = Bool::from_bool(ctx, true);
     for entry in &enc.output {
-        let later_reads: Vec<&Bool<'ctx>> = enc.inputs.iter().filter(|r| r.seq > entry.seq).map(|r| &r.guard).collect();
-        let after_last_read = Bool::and(ctx, &[&entry.guard, &Bool::or(ctx, &later_reads).not()]).simplify();
-        if after_last_read.as_bool() == Some(false) {
+        let compared = if compare == Compare::Values {
+            let later_reads: Vec<&Bool<'ctx>> = enc.inputs.iter().filter(|r| r.seq > entry.seq).map(|r| &r.guard).collect();
+            Bool::or(ctx, &later_reads).not().simplify()
+        } else {
+            Bool::from_bool(ctx, true)
+        };
+        let printed = Bool::and(ctx, &[&entry.guard, &compared]).simplify();
+        if printed.as_bool() == Some(false) {
+            at_ws = entry.guard.ite(&Bool::from_bool(ctx, true), &at_ws).simplify();
             continue;
         }
         let unsupported = |what: &str| Unsupported { func: None, what: what.to_string(), span: entry.span };
         let pieces = format::parse(&entry.format, false).map_err(|_| unsupported("a malformed format compared with a reference"))?;
         let mut values = entry.values.iter();
-        let push_text = |bytes: &[u8], out: &mut Vec<(Bool<'ctx>, Token<'ctx>)>| {
-            for t in compare::value_tokens(&String::from_utf8_lossy(bytes)) {
-                let token = match t {
-                    compare::Token::Word(w) => Token::Word(w.to_ascii_lowercase()),
-                    compare::Token::Number(n, _) => Token::Number(n),
-                    compare::Token::Punct(_) => continue,
-                };
-                out.push((after_last_read.clone(), token));
-            }
-        };
+        let mut p: Printer<'ctx, ()> = Printer::new(ctx, compare, at_ws.clone());
         for piece in pieces {
             match piece {
-                Piece::Literal(bytes) => push_text(&bytes, &mut out),
+                Piece::Literal(bytes) => p.text(&bytes),
                 Piece::Directive(d) => match values.next() {
-                    Some(OutValue::Text(bytes)) => push_text(bytes, &mut out),
-                    Some(OutValue::Int { value, .. }) if d.conv == 'c' => out.push((after_last_read.clone(), Token::Char(value.extract(7, 0)))),
-                    Some(OutValue::Int { value, ty }) => out.push((after_last_read.clone(), Token::Int(value.clone(), *ty))),
-                    Some(OutValue::Float { value, .. }) => out.push((after_last_read.clone(), Token::Float(value.clone()))),
+                    Some(OutValue::Text(bytes)) => p.text(bytes),
                     Some(OutValue::Chars(_)) => return Err(unsupported("printing a string compared with a reference")),
+                    Some(OutValue::Int { value, ty }) => {
+                        p.value_starts(&d, d.text(&entry.format));
+                        let token = output::value_token(compare, &d, Printed::Int(value.clone(), *ty)).map_err(|w| unsupported(&w))?;
+                        p.value(token, ());
+                    }
+                    Some(OutValue::Float { value, kind }) => {
+                        p.value_starts(&d, d.text(&entry.format));
+                        let x = if *kind == FloatKind::Double { value.clone() } else { fp.convert(value, FloatKind::Double) };
+                        let finite = fp.is_finite(&x);
+                        let token = output::value_token(compare, &d, Printed::Double(x, finite)).map_err(|w| unsupported(&w))?;
+                        p.value(token, ());
+                    }
                     None => {}
                 },
             }
         }
+        let done = p.finish();
+        out.extend(done.tokens.into_iter().map(|(t, ())| (printed.clone(), t)));
+        glue.extend(done.glue.into_iter().map(|c| Bool::and(ctx, &[&printed, &c]).simplify()).filter(|c| c.as_bool() != Some(false)));
+        let ends_ws = compared.ite(&done.ws, &Bool::from_bool(ctx, true));
+        at_ws = entry.guard.ite(&ends_ws, &at_ws).simplify();
     }
-    Ok(out)
+    Ok((out, glue))
 }
 
 fn widen<'ctx>(v: &BV<'ctx>, t: IntType) -> BV<'ctx> {
@@ -204,6 +173,7 @@ mod tests {
     use crate::smt::bmc::{verify_against, BmcVerdict};
     use crate::smt::encode::ViolationKind;
     use crate::smt::Budget;
+    use crate::spec::compare::Compare;
     use crate::syntax::lower::lower_source;
 
     const REFERENCE: &str = "#include <stdio.h>\nint main(void) { int a, b; scanf(\"%d %d\", &a, &b); printf(\"%d\\n\", a > b ? a : b); return 0; }";
@@ -231,7 +201,7 @@ mod tests {
     fn verdict(student: &str) -> BmcVerdict {
         let s = lower_source(student).program;
         let r = lower_source(REFERENCE).program;
-        verify_against(&s, &r, "main", 3, &Budget::new(std::time::Duration::from_secs(30), Cancel::new())).verdict
+        verify_against(&s, &r, Compare::Values, "main", 3, &Budget::new(std::time::Duration::from_secs(30), Cancel::new())).verdict
     }
 
     #[test]
@@ -260,7 +230,7 @@ mod tests {
         let fixed = "#include <stdio.h>\nint main(void) { int n; printf(\"Number please: \"); scanf(\"%d\", &n); if (n >= 2) printf(\"%d IS prime\\n\", n); else printf(\"%d is not prime\\n\", n); return 0; }";
         let verdict = |s: &str| {
             let (s, r) = (lower_source(s).program, lower_source(reference).program);
-            verify_against(&s, &r, "main", 3, &Budget::new(std::time::Duration::from_secs(30), Cancel::new())).verdict
+            verify_against(&s, &r, Compare::Values, "main", 3, &Budget::new(std::time::Duration::from_secs(30), Cancel::new())).verdict
         };
         assert!(matches!(verdict(student), BmcVerdict::Violated(_)), "`is prime` vs `is not prime` must differ");
         assert!(matches!(verdict(fixed), BmcVerdict::Holds { complete: true }), "{:?}", verdict(fixed));

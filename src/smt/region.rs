@@ -60,12 +60,13 @@ use z3::{Context, FuncDecl, Model, Sort};
 use crate::ir::cfa::{EdgeKind, Frame, LoopTree, Node};
 use crate::ir::format::{self as cfmt, Piece};
 use crate::ir::{BinOp, Builtin, Callee, Expr, ExprKind, FloatKind, FuncId, IncDec, Init, IntType, LogicOp, Program, Span, Stmt, StmtKind, Type, UnOp, VarId};
-use crate::spec::compare::{self, Compare};
+use crate::spec::compare::Compare;
 
 use super::c_int;
 use super::encode::fp::{self, FpOps};
 use super::stream;
-pub use super::product::Token;
+pub use super::output::Token;
+use super::output::{self, Printer};
 
 pub type Deps = BTreeSet<VarId>;
 
@@ -1855,35 +1856,32 @@ impl<'s, 'p, 'w, 'a, 'ctx> Exec<'s, 'p, 'w, 'a, 'ctx> {
         };
         let pieces = cfmt::parse(fmt, false).map_err(|_| Unsupported { what: "a malformed printf format".into(), span: e.span })?;
         let mut rest = args[1..].iter();
-        let values = self.setup.compare == Compare::Values;
-        let mut out = Printer::new(self.ctx, self.setup.compare, st);
+        let mut out = Printer::new(self.ctx, self.setup.compare, st.at_ws.clone());
         for p in pieces {
             match p {
                 Piece::Literal(bytes) => out.text(&bytes),
                 Piece::Directive(d) => {
-                    out.value_starts();
                     if d.width == cfmt::Count::Star || d.precision == cfmt::Count::Star {
                         return unsupported("a `*` width or precision", e.span);
                     }
+                    out.value_starts(&d, d.text(fmt));
                     let Some(arg) = rest.next() else { return unsupported("printf with too few arguments", e.span) };
                     let v = self.site_value(arg, SiteKind::Print, None, st)?;
                     if let ExprKind::Var(x) = arg.strip_implicit().kind {
                         self.use_var(x, Usage::Printed);
                     }
-                    let marker = (!values).then(|| marker(&String::from_utf8_lossy(d.text(fmt))));
-                    let token = match (&v.term, d.conv) {
-                        // `%c` prints the value converted to `unsigned char`: in the `values`
-                        // mode a word of one character, elsewhere a byte after its marker.
-                        (Term::Int(x, _), 'c') if values => Token::Char(x.extract(7, 0)),
-                        (Term::Int(x, _), 'c') => Token::Int(x.extract(7, 0), IntType::UCHAR),
-                        (Term::Int(x, t), 'd' | 'i' | 'u' | 'x' | 'X' | 'o') => Token::Int(x.clone(), *t),
-                        (Term::Float(x, k), 'f' | 'F' | 'e' | 'E' | 'g' | 'G') => {
+                    let printed = match &v.term {
+                        Term::Int(x, t) => output::Printed::Int(x.clone(), *t),
+                        Term::Float(x, k) => {
                             let x = if *k == FloatKind::Double { x.clone() } else { self.fp.convert(x, FloatKind::Double) };
-                            Token::Float(x)
+                            let finite = self.fp.is_finite(&x);
+                            output::Printed::Double(x, finite)
                         }
                         _ => return unsupported(format!("printing `{}` with `%{}`", crate::ir::print::expr_to_c(self.setup.program, arg), d.conv), arg.span),
                     };
-                    out.value(marker, token, v.deps.clone());
+                    let token = output::value_token(self.setup.compare, &d, printed)
+                        .map_err(|_| Unsupported { what: format!("printing `{}` with `%{}`", crate::ir::print::expr_to_c(self.setup.program, arg), d.conv), span: arg.span })?;
+                    out.value(token, v.deps.clone());
                 }
             }
         }
@@ -1901,16 +1899,14 @@ impl<'s, 'p, 'w, 'a, 'ctx> Exec<'s, 'p, 'w, 'a, 'ctx> {
         }
         let Term::Int(x, _) = &v.term else { return unsupported("`putchar` of a floating point value", arg.span) };
         let byte = x.extract(7, 0).simplify();
-        let mut out = Printer::new(self.ctx, self.setup.compare, st);
+        let mut out = Printer::new(self.ctx, self.setup.compare, st.at_ws.clone());
         match byte.as_u64() {
             Some(b) => out.text(&[b as u8]),
             None => {
-                out.value_starts();
-                if self.setup.compare == Compare::Values {
-                    out.value(None, Token::Char(byte.clone()), v.deps.clone());
-                } else {
-                    out.value(Some(marker("%c")), Token::Int(byte.clone(), IntType::UCHAR), v.deps.clone());
-                }
+                let d = output::char_directive();
+                out.value_starts(&d, b"%c");
+                let token = output::value_token(self.setup.compare, &d, output::Printed::Int(byte.clone(), IntType::UCHAR)).expect("%c prints an integer");
+                out.value(token, v.deps.clone());
             }
         }
         self.emit(out, e, st, g);
@@ -1919,16 +1915,15 @@ impl<'s, 'p, 'w, 'a, 'ctx> Exec<'s, 'p, 'w, 'a, 'ctx> {
 
     /// Appends what `out` printed to the output under guard `g`, compared unless `at` is a
     /// prompt.
-    fn emit(&mut self, out: Printer<'ctx>, at: &Expr, st: &mut State<'ctx>, g: &Bool<'ctx>) {
+    fn emit(&mut self, out: Printer<'ctx, Deps>, at: &Expr, st: &mut State<'ctx>, g: &Bool<'ctx>) {
         let compared = !self.setup.prompts.contains(&(at as *const Expr));
         let ctx = self.ctx;
+        let out = out.finish();
         if compared {
-            if self.setup.compare == Compare::Values {
-                for c in out.glue {
-                    let c = Bool::and(ctx, &[g, &c]).simplify();
-                    if c.as_bool() != Some(false) {
-                        self.region.glue.push(c);
-                    }
+            for c in out.glue {
+                let c = Bool::and(ctx, &[g, &c]).simplify();
+                if c.as_bool() != Some(false) {
+                    self.region.glue.push(c);
                 }
             }
             st.at_ws = g.ite(&out.ws, &st.at_ws).simplify();
@@ -1943,63 +1938,6 @@ impl<'s, 'p, 'w, 'a, 'ctx> Exec<'s, 'p, 'w, 'a, 'ctx> {
             st.at_ws = g.ite(&Bool::from_bool(ctx, true), &st.at_ws).simplify();
         }
     }
-}
-
-/// The tokens of one print, and where printed text glues to a printed value (`values` mode:
-/// a value must not touch other printed non-space text, or the output's tokens are not the
-/// ones compared here).
-struct Printer<'ctx> {
-    ctx: &'ctx Context,
-    compare: Compare,
-    tokens: Vec<(Token<'ctx>, Deps)>,
-    /// The last character printed so far leaves the next value a token of its own.
-    ws: Bool<'ctx>,
-    after_value: bool,
-    glue: Vec<Bool<'ctx>>,
-}
-
-impl<'ctx> Printer<'ctx> {
-    fn new(ctx: &'ctx Context, compare: Compare, st: &State<'ctx>) -> Self {
-        Printer { ctx, compare, tokens: Vec::new(), ws: st.at_ws.clone(), after_value: false, glue: Vec::new() }
-    }
-
-    fn text(&mut self, bytes: &[u8]) {
-        let ctx = self.ctx;
-        if let (Some(&first), Some(&last)) = (bytes.first(), bytes.last()) {
-            // A word or number right after a value merges with it; closing punctuation does
-            // not (`5.`, `5,`, `(5)`).
-            if self.after_value && !first.is_ascii_whitespace() && !b".,;:!?)%".contains(&first) {
-                self.glue.push(Bool::from_bool(ctx, true));
-            }
-            if !self.after_value && first.is_ascii_alphanumeric() {
-                self.glue.push(self.ws.not());
-            }
-            self.ws = Bool::from_bool(ctx, last.is_ascii_whitespace() || b"(=:".contains(&last));
-            self.after_value = false;
-        }
-        let tokens = &mut self.tokens;
-        literal_tokens(bytes, self.compare, &mut |t| tokens.push((t, Deps::new())))
-    }
-
-    /// A value is printed next (before its argument is evaluated: the formula's terms are
-    /// then made in the order they always were).
-    fn value_starts(&mut self) {
-        self.glue.push(self.ws.not());
-        self.ws = Bool::from_bool(self.ctx, false);
-        self.after_value = true;
-    }
-
-    fn value(&mut self, marker: Option<String>, token: Token<'ctx>, deps: Deps) {
-        if let Some(m) = marker {
-            self.tokens.push((Token::Word(m), Deps::new()));
-        }
-        self.tokens.push((token, deps));
-    }
-}
-
-/// The token naming a conversion (`%5.2f`): two values printed differently differ.
-fn marker(directive: &str) -> String {
-    format!("%{directive}")
 }
 
 /// The side effects of a hole's alternatives. Without effects every alternative is evaluated
@@ -2166,77 +2104,4 @@ fn same_vars(a: &BTreeMap<VarId, Val<'_>>, b: &BTreeMap<VarId, Val<'_>>) -> bool
     a.len() == b.len() && a.iter().all(|(k, v)| b.get(k).is_some_and(|w| w.term.same(&v.term)))
 }
 
-/// The tokens of literal text: for `values`, its words and numbers (punctuation dropped,
-/// words lower-cased, as `spec::compare` reads output); otherwise one token per character,
-/// every whitespace character as a space for `whitespace` (stricter than that mode, which also
-/// folds runs and trims the ends: equal tokens imply equal outputs, not the converse).
-fn literal_tokens<'ctx>(bytes: &[u8], compare: Compare, push: &mut dyn FnMut(Token<'ctx>)) {
-    let s = String::from_utf8_lossy(bytes);
-    if compare == Compare::Values {
-        for t in compare::value_tokens(&s) {
-            match t {
-                compare::Token::Word(w) => push(Token::Word(w.to_ascii_lowercase())),
-                compare::Token::Number(n, _) => push(Token::Number(n)),
-                compare::Token::Punct(_) => {}
-            }
-        }
-    } else {
-        for c in s.chars() {
-            let folded = compare == Compare::Whitespace && c.is_whitespace();
-            push(Token::Word(if folded { " ".into() } else { c.to_string() }));
-        }
-    }
-}
-
-/// Position of each guarded item along a path: how many items before it happen.
-pub fn positions<'a, 'ctx: 'a>(ctx: &'ctx Context, guards: impl Iterator<Item = &'a Bool<'ctx>>) -> Vec<BV<'ctx>> {
-    positions_of_width(ctx, guards, 32)
-}
-
-/// Positions as `width`-bit counters: wide enough for the number of guards, and no wider, since
-/// every CEGIS counterexample bit-blasts these sums again.
-fn positions_of_width<'a, 'ctx: 'a>(ctx: &'ctx Context, guards: impl Iterator<Item = &'a Bool<'ctx>>, width: u32) -> Vec<BV<'ctx>> {
-    let one = BV::from_u64(ctx, 1, width);
-    let mut at = BV::from_u64(ctx, 0, width);
-    let mut out = Vec::new();
-    for g in guards {
-        out.push(at.clone());
-        // `ite(g, at + 1, at)`, not `at + ite(g, 1, 0)`: the simplifier flattens sums, which
-        // would make every position a fresh sum of all earlier guards (quadratic in size);
-        // the chain of `ite`s stays shared.
-        at = match g.as_bool() {
-            Some(true) => at.bvadd(&one).simplify(),
-            Some(false) => at,
-            None => g.ite(&at.bvadd(&one), &at),
-        };
-    }
-    out
-}
-
-/// The bits of a counter that can reach `n` without wrapping.
-fn counter_width(n: usize) -> u32 {
-    (usize::BITS - n.leading_zeros()).max(1)
-}
-
-/// "The two guarded token sequences differ" (length or a token at the same position).
-pub fn sequences_differ<'ctx>(ctx: &'ctx Context, a: &[(Bool<'ctx>, &Token<'ctx>)], b: &[(Bool<'ctx>, &Token<'ctx>)]) -> Bool<'ctx> {
-    let width = counter_width(a.len().max(b.len()));
-    let pa = positions_of_width(ctx, a.iter().map(|(g, _)| g), width);
-    let pb = positions_of_width(ctx, b.iter().map(|(g, _)| g), width);
-    let count = |gs: &[(Bool<'ctx>, &Token<'ctx>)]| {
-        let last = positions_of_width(ctx, gs.iter().map(|(g, _)| g).chain(std::iter::once(&Bool::from_bool(ctx, false))), width);
-        last.last().cloned().expect("one position at least")
-    };
-    let mut differ = vec![count(a)._eq(&count(b)).not()];
-    for (i, (ga, ta)) in a.iter().enumerate() {
-        for (j, (gb, tb)) in b.iter().enumerate() {
-            let equal = ta.equal(ctx, tb);
-            if equal.as_bool() == Some(true) {
-                continue;
-            }
-            differ.push(Bool::and(ctx, &[ga, gb, &pa[i]._eq(&pb[j]), &equal.not()]));
-        }
-    }
-    let refs: Vec<&Bool<'ctx>> = differ.iter().collect();
-    Bool::or(ctx, &refs)
-}
+pub use super::output::{positions, sequences_differ};

@@ -78,6 +78,17 @@ impl std::fmt::Display for Compare {
     }
 }
 
+/// The judgement of an output under `mode`, used wherever mend runs a program and compares
+/// (the tests, the engines' concrete runs, the checks of repairs): `expected_prompt` and
+/// `actual_prompt` are how many bytes each run printed before its last input read, which only
+/// `Values` uses (see the module documentation).
+pub fn output_matches(mode: Compare, expected: &str, expected_prompt: Option<usize>, actual: &str, actual_prompt: Option<usize>) -> bool {
+    match mode {
+        Compare::Values => outputs_match_values(expected, expected_prompt, actual, actual_prompt),
+        mode => outputs_match(expected, actual, mode),
+    }
+}
+
 /// Whether `actual` matches `expected` under `mode`. For `Values` this compares whole outputs
 /// (no prompt information); prefer [`outputs_match_values`] when the prompt lengths are known.
 pub fn outputs_match(expected: &str, actual: &str, mode: Compare) -> bool {

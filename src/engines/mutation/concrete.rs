@@ -13,18 +13,16 @@
 //!
 //! Against a reference ([`ConcreteRuns::with_reference`]) a run also violates the spec when it
 //! and the reference's run on the same input both complete within the bound and their outputs
-//! differ in the `values` compare mode (the tokens after the last input read). That mode is
-//! the loosest of the three, so such a candidate is not a repair in any mode; the product
-//! program's token comparison approximates it (it ignores punctuation, see
-//! [`crate::smt::product`]), so this filter may reject a candidate the product alone would
-//! accept, never the other way round.
+//! differ in the spec's compare mode (`spec::compare::output_matches`). The product program's
+//! token comparison is stricter than the mode (see [`crate::smt::output`]), so this filter
+//! rejects only candidates the product would reject too.
 
 use std::collections::HashMap;
 
 use crate::cancel::Cancel;
 use crate::ir::walk::walk_stmt_mut;
 use crate::ir::*;
-use crate::spec::compare;
+use crate::spec::compare::{self, Compare};
 use crate::spec::interp::{self, Limits, Runner, RuntimeErrorKind};
 
 /// Inputs near the first counterexample added before the search (see
@@ -57,17 +55,20 @@ pub struct ConcreteRuns<'p> {
     /// The reference, and its output on each input (with the length of its prompt) when its
     /// run completes within the bound.
     reference: Option<&'p Program>,
+    compare: Compare,
     expected: HashMap<String, Option<(String, usize)>>,
 }
 
 impl<'p> ConcreteRuns<'p> {
     pub fn new(program: &'p Program, entry: &str, bound: u32) -> Self {
-        ConcreteRuns { program, entry: entry.to_string(), bound, inputs: Vec::new(), reference: None, expected: HashMap::new() }
+        ConcreteRuns { program, entry: entry.to_string(), bound, inputs: Vec::new(), reference: None, compare: Compare::Exact, expected: HashMap::new() }
     }
 
-    /// Runs are also compared with `reference`'s (see the module's documentation).
-    pub fn with_reference(mut self, reference: &'p Program) -> Self {
+    /// Runs are also compared with `reference`'s under `compare` (see the module's
+    /// documentation).
+    pub fn with_reference(mut self, reference: &'p Program, compare: Compare) -> Self {
         self.reference = Some(reference);
+        self.compare = compare;
         self
     }
 
@@ -122,7 +123,7 @@ impl<'p> ConcreteRuns<'p> {
     fn differs(&self, stdin: &str, r: &interp::RunResult) -> bool {
         let Some(Some((expected, prompt))) = self.expected.get(stdin) else { return false };
         let Some((actual, cut)) = completed(r) else { return false };
-        !compare::outputs_match_values(expected, Some(*prompt), &actual, Some(cut))
+        !compare::output_matches(self.compare, expected, Some(*prompt), &actual, Some(cut))
     }
 
     /// Adds inputs near `stdin` (one number of it changed: ±1, ±10, ±100, 0, ±1, doubled,
@@ -139,7 +140,7 @@ impl<'p> ConcreteRuns<'p> {
             None => stdin.to_string(),
         };
         let stdin = padded.as_str();
-        let (program, entry, reference) = (self.program, self.entry.as_str(), self.reference);
+        let (program, entry, reference, mode) = (self.program, self.entry.as_str(), self.reference, self.compare);
         let (failing, passing) = interp::run_batch(|run| {
             let mut failing = Vec::new();
             let mut passing = Vec::new();
@@ -159,7 +160,7 @@ impl<'p> ConcreteRuns<'p> {
                         Some(reference) => {
                             if let Some((expected, prompt)) = completed(&run(reference, entry, input.as_bytes(), &limits, cancel)) {
                                 let (actual, cut) = completed(&r).expect("a completed run");
-                                if compare::outputs_match_values(&expected, Some(prompt), &actual, Some(cut)) {
+                                if compare::output_matches(mode, &expected, Some(prompt), &actual, Some(cut)) {
                                     passing.push(input);
                                 } else {
                                     failing.push(input);
@@ -392,12 +393,12 @@ mod tests {
         // value, and the reference's second read gets a padded `0`.
         let reference = lower_source("#include <stdio.h>\nint main(void) { int a, b; scanf(\"%d %d\", &a, &b); printf(\"sum %d\\n\", a + b); return 0; }").program;
         let student = lower_source("#include <stdio.h>\nint main(void) { int a; scanf(\"%d\", &a); printf(\"sum %d\\n\", a * 2); return 0; }").program;
-        let mut runs = ConcreteRuns::new(&student, "main", 5).with_reference(&reference);
+        let mut runs = ConcreteRuns::new(&student, "main", 5).with_reference(&reference, Compare::Values);
         runs.add_input("3\n".into());
         assert_eq!(runs.inputs, vec!["3\n0\n".to_string()]);
         assert_eq!(runs.evidence(&[], &Cancel::new()), Evidence { violates: true, completes: false });
         // On 0 both print `sum 0`: nothing is decided but that the run completes.
-        let mut runs = ConcreteRuns::new(&student, "main", 5).with_reference(&reference);
+        let mut runs = ConcreteRuns::new(&student, "main", 5).with_reference(&reference, Compare::Values);
         runs.add_input("0".into());
         assert_eq!(runs.inputs, vec!["0\n0\n".to_string()]);
         assert_eq!(runs.evidence(&[], &Cancel::new()), Evidence { violates: false, completes: true });

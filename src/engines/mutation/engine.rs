@@ -11,6 +11,7 @@ use crate::smt::bmc::{self, BmcResult, BmcVerdict};
 use crate::smt::encode::{self, EncodeOptions, Encoding, Location, LocationId, LocationKind};
 use crate::smt::solver::{self, check_with_budget};
 use crate::smt::{Budget, Verdict as SmtVerdict};
+use crate::spec::compare::Compare;
 
 use super::catalogue::{self, Mutant, Role, Scope};
 use super::concrete::ConcreteRuns;
@@ -47,6 +48,8 @@ pub struct Options {
     /// student's variables ([`super::reference_space`]), and the concrete runs compare with the
     /// reference's output ([`ConcreteRuns::with_reference`]).
     pub reference: Option<Program>,
+    /// How outputs are compared with the reference's (the spec's compare mode).
+    pub compare: Compare,
 }
 
 /// The SMT side's set-up. Both decide the same question; `mend bench` measures both.
@@ -70,6 +73,7 @@ impl Default for Options {
             frozen: HashSet::new(),
             solver_mode: SolverMode::Fresh,
             reference: None,
+            compare: Compare::Exact,
         }
     }
 }
@@ -151,7 +155,7 @@ pub fn run(program: &Program, src: &str, opts: &Options, budget: &Budget, on_rep
     let started = Instant::now();
     let original = match &opts.reference {
         None => bmc::verify(program, &opts.entry, opts.bound, budget),
-        Some(r) => bmc::verify_against(program, r, &opts.entry, opts.bound, budget),
+        Some(r) => bmc::verify_against(program, r, opts.compare, &opts.entry, opts.bound, budget),
     };
     let mut report = EngineReport {
         original,
@@ -184,7 +188,7 @@ pub fn run(program: &Program, src: &str, opts: &Options, budget: &Budget, on_rep
     let encode_started = Instant::now();
     let encoded = match &opts.reference {
         None => encode::encode(&ctx, program, &opts.entry, &enc_opts),
-        Some(r) => crate::smt::product::encode_product(&ctx, program, r, &opts.entry, &enc_opts),
+        Some(r) => crate::smt::product::encode_product(&ctx, program, r, &opts.entry, opts.compare, &enc_opts),
     };
     report.profile.encode = encode_started.elapsed();
     if let Ok(e) = &encoded {
@@ -211,7 +215,7 @@ pub fn run(program: &Program, src: &str, opts: &Options, budget: &Budget, on_rep
 
     let mut runs = ConcreteRuns::new(program, &opts.entry, opts.bound);
     if let Some(r) = &opts.reference {
-        runs = runs.with_reference(r);
+        runs = runs.with_reference(r, opts.compare);
     }
     if let BmcVerdict::Violated(cex) = &report.original.verdict {
         let t = Instant::now();

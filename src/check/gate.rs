@@ -1,0 +1,168 @@
+//! The last check before anything is published: a repair labelled above `tested` (a proof)
+//! must pass every test the student can see. The engines prove under their models of C and of
+//! the compare mode; a test that fails shows a gap between the model and the program, and
+//! then the proof is not offered. Cheap: a few interpreter runs per proved repair, each patched
+//! text checked once per analysis.
+
+use std::collections::HashMap;
+use std::sync::Mutex;
+
+use crate::cancel::Cancel;
+use crate::ir::{Diagnostic, Severity, Span};
+use crate::patch::apply_edits;
+use crate::spec::compare::Compare;
+use crate::spec::interp::Limits;
+
+use super::{run_test, shorten, PreparedTest, Report};
+
+pub(crate) struct Gate<'a> {
+    text: &'a str,
+    entry: &'a str,
+    tests: &'a [PreparedTest],
+    compare: Compare,
+    limits: Limits,
+    cancel: &'a Cancel,
+    /// Patched text → the first test it fails (its index), `None` when it passes them all.
+    verdicts: Mutex<HashMap<String, Option<usize>>>,
+}
+
+impl<'a> Gate<'a> {
+    pub fn new(text: &'a str, entry: &'a str, tests: &'a [PreparedTest], compare: Compare, limits: Limits, cancel: &'a Cancel) -> Self {
+        Gate { text, entry, tests, compare, limits, cancel, verdicts: Mutex::new(HashMap::new()) }
+    }
+
+    /// The first visible test the patched text fails (its index); a text that does not
+    /// compile fails the first.
+    fn first_failure(&self, patched: String) -> Option<usize> {
+        if let Some(v) = self.verdicts.lock().expect("gate cache").get(&patched) {
+            return *v;
+        }
+        let lowered = crate::syntax::lower::lower_source(&patched);
+        let verdict = if lowered.diagnostics.iter().any(|d| d.severity == Severity::Error) {
+            Some(0)
+        } else {
+            self.tests.iter().position(|t| !run_test(&lowered.program, self.entry, t, self.compare, &self.limits, self.cancel).0)
+        };
+        // A cancelled run decides nothing (and the report is stale anyway).
+        if self.cancel.is_cancelled() {
+            return None;
+        }
+        self.verdicts.lock().expect("gate cache").insert(patched, verdict);
+        verdict
+    }
+
+    /// Withdraws from `report` every proved repair that fails a visible test (its quick fix,
+    /// its hint and the change diagnostics only it explains), with one plain note; and a claim
+    /// that the program as written is equivalent to the reference when one of its own tests
+    /// fails.
+    pub fn apply(&self, report: &mut Report, anchor: Span) {
+        if self.tests.is_empty() {
+            return;
+        }
+        let mut withdrawn = Vec::new();
+        report.repairs.retain(|r| {
+            if !r.guarantee.is_proof() {
+                return true;
+            }
+            match self.first_failure(apply_edits(self.text, &r.edits)) {
+                None => true,
+                Some(i) => {
+                    tracing::warn!(target: "mend::gate", title = %r.title, test = i, "a proved repair fails a visible test; withdrawn");
+                    withdrawn.push((r.clone(), i));
+                    false
+                }
+            }
+        });
+        for (r, i) in &withdrawn {
+            let still_edited = |s: Span| report.repairs.iter().any(|o| o.edits.iter().any(|e| overlaps(e.span, s)));
+            report.diagnostics.retain(|d| {
+                let its_hint = d.code == "repair" && d.message == r.title;
+                let its_change = d.code == "verified-repair" && r.edits.iter().any(|e| overlaps(e.span, d.span)) && !still_edited(d.span);
+                !(its_hint || its_change)
+            });
+            let t = &self.tests[*i];
+            report.diagnostics.push(Diagnostic::info(
+                "repair-withdrawn",
+                r.fixes,
+                format!("mend found a fix here but it fails the test with input `{}`, so it is not offered", shorten(&t.input)),
+            ));
+        }
+        // "Equivalent as written" while a visible test fails: the reference and the tests
+        // disagree, or the proof's model missed something; either way the claim is not shown.
+        if self.tests.iter().any(|t| !t.passed) {
+            for d in report.diagnostics.iter_mut().filter(|d| matches!(d.code, "equivalent" | "equivalent-assuming")) {
+                tracing::warn!(target: "mend::gate", "an equivalence proof while a visible test fails");
+                *d = Diagnostic::info(
+                    "equivalent-but-failing",
+                    anchor,
+                    "mend proved your program prints what the reference prints, yet a test fails: the reference and the tests disagree, so no fix is offered",
+                );
+            }
+        }
+    }
+}
+
+fn overlaps(a: Span, b: Span) -> bool {
+    a.start < b.end.max(b.start + 1) && b.start < a.end.max(a.start + 1)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ir::{Guarantee, Severity, TextEdit};
+    use crate::patch::Repair;
+
+    const TEXT: &str = "#include <stdio.h>\nint main(void) { int n; scanf(\"%d\", &n); printf(\"%d\\n\", n * 3); return 0; }\n";
+
+    fn repair(new: &str, guarantee: Guarantee) -> Repair {
+        let at = TEXT.find("n * 3").unwrap() as u32;
+        let span = Span { start: at, end: at + 5 };
+        Repair {
+            title: format!("Fix: `n * 3` → `{new}`"),
+            engine: "verified",
+            guarantee,
+            edits: vec![TextEdit { span, new_text: new.into() }],
+            explanation: String::new(),
+            fixes: span,
+        }
+    }
+
+    #[test]
+    fn a_proved_repair_that_fails_a_visible_test_is_withdrawn_with_a_note() {
+        let tests = [PreparedTest { input: "3\n".into(), expected: "6\n".into(), expected_prompt: None, passed: false }];
+        let cancel = Cancel::new();
+        let gate = Gate::new(TEXT, "main", &tests, Compare::Exact, Limits::default(), &cancel);
+        let mut report = Report::default();
+        for (new, g) in [("n * 2", Guarantee::Verified), ("n + 3", Guarantee::Bounded { bound: 5 }), ("n * n", Guarantee::Tested { tests: 1 })] {
+            let r = repair(new, g);
+            report.diagnostics.push(Diagnostic::new(Severity::Hint, "repair", r.fixes, r.title.clone()));
+            report.repairs.push(r);
+        }
+        gate.apply(&mut report, Span::default());
+        let titles: Vec<&str> = report.repairs.iter().map(|r| r.title.as_str()).collect();
+        // `n + 3` prints 6 for 3 as well: it passes the test and stays. `n * n` is not a
+        // proof: the gate leaves it to the test engine that labelled it.
+        assert_eq!(titles, ["Fix: `n * 3` → `n * 2`", "Fix: `n * 3` → `n + 3`", "Fix: `n * 3` → `n * n`"]);
+        let tests = [PreparedTest { input: "4\n".into(), expected: "8\n".into(), expected_prompt: None, passed: false }];
+        let gate = Gate::new(TEXT, "main", &tests, Compare::Exact, Limits::default(), &cancel);
+        gate.apply(&mut report, Span::default());
+        let titles: Vec<&str> = report.repairs.iter().map(|r| r.title.as_str()).collect();
+        assert_eq!(titles, ["Fix: `n * 3` → `n * 2`", "Fix: `n * 3` → `n * n`"]);
+        assert!(!report.diagnostics.iter().any(|d| d.message.contains("n + 3")), "the withdrawn repair's hint goes too");
+        let note = report.diagnostics.iter().find(|d| d.code == "repair-withdrawn").expect("a note");
+        assert!(note.message.contains("`4`"), "{}", note.message);
+    }
+
+    #[test]
+    fn an_equivalence_claim_beside_a_failing_test_is_not_shown() {
+        let tests = [PreparedTest { input: "3\n".into(), expected: "6\n".into(), expected_prompt: None, passed: false }];
+        let cancel = Cancel::new();
+        let gate = Gate::new(TEXT, "main", &tests, Compare::Exact, Limits::default(), &cancel);
+        let mut report = Report::default();
+        report.diagnostics.push(Diagnostic::info("equivalent", Span::default(), "prints the same values as the reference for all inputs (verified)"));
+        report.diagnostics.push(Diagnostic::info("equivalent-bounded", Span::default(), "prints the same values as the reference on runs with at most 5 loop iterations (bounded, b=5)"));
+        gate.apply(&mut report, Span::default());
+        let codes: Vec<&str> = report.diagnostics.iter().map(|d| d.code).collect();
+        assert_eq!(codes, ["equivalent-but-failing", "equivalent-bounded"]);
+    }
+}

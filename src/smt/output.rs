@@ -1,0 +1,370 @@
+//! The printed output as the solver compares it: one model of the three compare modes
+//! (`spec::compare` defines them on concrete text) shared by every symbolic executor — the
+//! verified engine's regions and the product of a student's program with the reference.
+//!
+//! A print becomes a sequence of [`Token`]s plus *glue* conditions. The model is sound: when
+//! two programs print equal token sequences and no glue condition holds, their outputs are
+//! equal under the mode (`tests/output_model.rs` checks this against `spec::compare` on random
+//! prints). It may be stricter than the mode (a difference where the mode sees none: a missed
+//! proof, never a false one):
+//!
+//! * `exact`: every literal byte is a token; a printed value is a marker naming its whole
+//!   directive (`%5.2f`) followed by the value, so equal tokens print equal text.
+//! * `whitespace`: as `exact` with every whitespace byte read as a space (runs are not folded
+//!   and the ends are not trimmed: stricter than the mode).
+//! * `values`: literal text is split as `spec::compare::value_tokens` splits output (words in
+//!   lower case, numbers, punctuation standing alone), except that punctuation in the same
+//!   whitespace-separated chunk as a printed number is dropped, as the mode drops it. A
+//!   printed integer (`%d`, `%i`, `%u`) is compared by the value it prints (after the
+//!   directive's length modifier), a floating point value by its bits and its conversion and
+//!   precision (two values that print alike but differ count as different), only when finite.
+//!   `%c` is a one-character word (equal to the letter, case aside, or digit it spells).
+//!   Other conversions (`%x`, `%o`, `%a`) and padded values (a width, a space flag) carry
+//!   their directive as a marker. Glue: wherever the text around a printed value could merge
+//!   with it into other tokens (a digit, a sign or a `.` next to a number, any non-space next
+//!   to `%c`, a padded or marked value, text printed by another call straight after
+//!   non-space output), a glue condition says the tokens are not the output's.
+
+use z3::ast::{Ast, Bool, Float, BV};
+use z3::Context;
+
+use crate::ir::format::{Count, Directive, Length};
+use crate::ir::{IntKind, IntType};
+use crate::spec::compare::{self, Compare};
+
+/// One printed token.
+#[derive(Clone, Debug)]
+pub enum Token<'ctx> {
+    /// Literal text: a word (lower case) or punctuation in `values`, one byte otherwise, or the
+    /// marker of a directive (`%5.2f`, never equal to literal text).
+    Word(String),
+    /// A number in literal text (`values`).
+    Number(f64),
+    /// A printed integer: the value the directive prints, of the directive's width and sign.
+    Int(BV<'ctx>, IntType),
+    /// A printed floating point value (as a double), the conversion and precision that print
+    /// it, and whether it is finite (`nan`/`inf` are never proved equal).
+    Float { value: Float<'ctx>, key: String, finite: Bool<'ctx> },
+    /// A byte printed with `%c` (or `putchar`) in the `values` mode, as a word of its own.
+    Char(BV<'ctx>),
+}
+
+/// Bits to compare integers in: wider than 64, so an unsigned 64-bit value and a negative
+/// one never look alike.
+const WIDE: u32 = 72;
+
+impl<'ctx> Token<'ctx> {
+    pub fn equal(&self, ctx: &'ctx Context, other: &Token<'ctx>) -> Bool<'ctx> {
+        let constant = |b: bool| Bool::from_bool(ctx, b);
+        let int_is = |x: &BV<'ctx>, t: IntType, n: f64| {
+            if n.fract() == 0.0 && n.abs() < 9.0e18 {
+                widen(x, t)._eq(&BV::from_i64(ctx, n as i64, WIDE))
+            } else {
+                constant(false)
+            }
+        };
+        match (self, other) {
+            (Token::Word(a), Token::Word(b)) => constant(a == b),
+            (Token::Number(a), Token::Number(b)) => constant(a == b),
+            (Token::Int(x, tx), Token::Int(y, ty)) => widen(x, *tx)._eq(&widen(y, *ty)),
+            (Token::Float { value: x, key: kx, finite: fx }, Token::Float { value: y, key: ky, finite: fy }) if kx == ky && x.get_sort() == y.get_sort() => {
+                Bool::and(ctx, &[&x._eq(y), fx, fy])
+            }
+            (Token::Int(x, t), Token::Number(n)) | (Token::Number(n), Token::Int(x, t)) => int_is(x, *t, *n),
+            // Two printed characters: the same byte (stricter than the mode, which would
+            // also take another case of a letter).
+            (Token::Char(x), Token::Char(y)) => x._eq(y),
+            // A character standing alone is the word or digit it spells; words are
+            // lowercase, so the letter is compared in lowercase. Punctuation and whitespace
+            // equal nothing but the same character printed.
+            (Token::Char(x), Token::Word(w)) | (Token::Word(w), Token::Char(x)) => match w.as_bytes() {
+                [c] if c.is_ascii_alphabetic() => {
+                    let upper = x.bvuge(&BV::from_u64(ctx, b'A' as u64, 8)) & x.bvule(&BV::from_u64(ctx, b'Z' as u64, 8));
+                    let lower = upper.ite(&x.bvadd(&BV::from_u64(ctx, 32, 8)), x);
+                    lower._eq(&BV::from_u64(ctx, *c as u64, 8))
+                }
+                _ => constant(false),
+            },
+            (Token::Char(x), Token::Number(n)) | (Token::Number(n), Token::Char(x)) if n.fract() == 0.0 && (0.0..=9.0).contains(n) => {
+                x._eq(&BV::from_u64(ctx, b'0' as u64 + *n as u64, 8))
+            }
+            (Token::Char(x), Token::Int(y, t)) | (Token::Int(y, t), Token::Char(x)) => {
+                let y = widen(y, *t);
+                let digit = y.bvsge(&BV::from_i64(ctx, 0, WIDE)) & y.bvsle(&BV::from_i64(ctx, 9, WIDE));
+                digit & x.zero_ext(WIDE - 8)._eq(&y.bvadd(&BV::from_u64(ctx, b'0' as u64, WIDE)))
+            }
+            _ => constant(false),
+        }
+    }
+}
+
+fn widen<'ctx>(v: &BV<'ctx>, t: IntType) -> BV<'ctx> {
+    super::c_int::resize(v, t.signed, WIDE)
+}
+
+/// A value handed to a directive.
+pub enum Printed<'ctx> {
+    /// An integer of its (promoted) C type.
+    Int(BV<'ctx>, IntType),
+    /// A floating point value converted to double (as a variadic argument is), and whether it
+    /// is finite.
+    Double(Float<'ctx>, Bool<'ctx>),
+}
+
+/// How the text around a printed value may touch it (see the module documentation).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Shape {
+    /// A sign, digits, a point, an exponent: never spaces, never a letter first or last.
+    Number,
+    /// Anything else (`%c`, `%x`, a padded value): only whitespace may touch it.
+    Opaque,
+}
+
+/// The token a directive prints for `value`, or why it is not modelled.
+pub fn value_token<'ctx>(compare: Compare, d: &Directive, value: Printed<'ctx>) -> Result<Token<'ctx>, String> {
+    let key = || {
+        let p = match d.precision {
+            Count::Fixed(p) => p,
+            _ => 6,
+        };
+        format!("{}.{p}", d.conv.to_ascii_lowercase())
+    };
+    match (value, d.conv) {
+        (Printed::Int(x, _), 'c') => {
+            let byte = x.extract(7, 0);
+            Ok(if compare == Compare::Values { Token::Char(byte) } else { Token::Int(byte, IntType::UCHAR) })
+        }
+        (Printed::Int(x, t), 'd' | 'i' | 'u' | 'x' | 'X' | 'o') => {
+            // The argument (promoted by its own type) read as the directive's type.
+            let (kind, bits) = match d.length {
+                Length::Char => (IntKind::Char, 8),
+                Length::Short => (IntKind::Short, 16),
+                Length::None => (IntKind::Int, 32),
+                _ => (IntKind::Long, 64),
+            };
+            let as_read = super::c_int::resize(&super::c_int::resize(&x, t.signed, 64), false, bits);
+            Ok(Token::Int(as_read, IntType { kind, signed: matches!(d.conv, 'd' | 'i') }))
+        }
+        (Printed::Double(x, finite), 'f' | 'F' | 'e' | 'E' | 'g' | 'G' | 'a' | 'A') => Ok(Token::Float { value: x, key: key(), finite }),
+        (_, conv) => Err(format!("printing this value with `%{conv}`")),
+    }
+}
+
+fn shape(compare: Compare, d: &Directive) -> Shape {
+    let padded = !matches!(d.width, Count::None | Count::Fixed(0) | Count::Fixed(1)) || d.flags.contains(' ');
+    if compare == Compare::Values && !padded && matches!(d.conv, 'd' | 'i' | 'u' | 'f' | 'F' | 'e' | 'E' | 'g' | 'G') {
+        Shape::Number
+    } else {
+        Shape::Opaque
+    }
+}
+
+/// The tokens of one print (a `printf` call's pieces in order) and where they may glue.
+pub struct Printer<'ctx, D> {
+    ctx: &'ctx Context,
+    compare: Compare,
+    pub tokens: Vec<(Token<'ctx>, D)>,
+    /// Conditions under which the tokens are not the output's (`values` mode).
+    pub glue: Vec<Bool<'ctx>>,
+    /// The output so far ends in whitespace (or is empty, or is where the compared part
+    /// starts).
+    ws: Bool<'ctx>,
+    /// The shape of the value printed last in this print, when nothing was printed after it.
+    after: Option<Shape>,
+    /// Literal text not yet split (what follows decides which of its punctuation counts), with
+    /// the shape of the value right before it.
+    pending: Option<(Vec<u8>, Option<Shape>)>,
+    /// The shape of the value being printed (between `value_starts` and `value`) and its
+    /// marker.
+    current: Option<(Shape, Option<String>)>,
+}
+
+impl<'ctx, D: Clone + Default> Printer<'ctx, D> {
+    /// A print that starts where the output so far ends in whitespace iff `at_ws`.
+    pub fn new(ctx: &'ctx Context, compare: Compare, at_ws: Bool<'ctx>) -> Self {
+        Printer { ctx, compare, tokens: Vec::new(), glue: Vec::new(), ws: at_ws, after: None, pending: None, current: None }
+    }
+
+    fn values(&self) -> bool {
+        self.compare == Compare::Values
+    }
+
+    /// Literal text.
+    pub fn text(&mut self, bytes: &[u8]) {
+        if bytes.is_empty() {
+            return;
+        }
+        match &mut self.pending {
+            Some((text, _)) => text.extend_from_slice(bytes),
+            None => self.pending = Some((bytes.to_vec(), self.after.take())),
+        }
+    }
+
+    /// The literal text so far, now that what follows it is known (`next`: a value of that
+    /// shape; `None`: the end of this print).
+    fn flush(&mut self, next: Option<Shape>) {
+        let Some((bytes, before)) = self.pending.take() else { return };
+        let (first, last) = (bytes[0], bytes[bytes.len() - 1]);
+        if self.values() {
+            match before {
+                // Printed by an earlier call: only whitespace keeps the two apart.
+                None if !first.is_ascii_whitespace() => self.glue.push(self.ws.not()),
+                None => {}
+                Some(Shape::Number) => {
+                    let merges = first.is_ascii_digit() || (first == b'.' && bytes.get(1).is_some_and(u8::is_ascii_digit));
+                    if merges {
+                        self.glue.push(Bool::from_bool(self.ctx, true));
+                    }
+                }
+                Some(Shape::Opaque) if !first.is_ascii_whitespace() => self.glue.push(Bool::from_bool(self.ctx, true)),
+                Some(Shape::Opaque) => {}
+            }
+            if let Some(shape) = next
+                && !last.is_ascii_whitespace()
+            {
+                let safe = shape == Shape::Number && !last.is_ascii_digit() && !b"+-.".contains(&last);
+                if !safe {
+                    self.glue.push(Bool::from_bool(self.ctx, true));
+                }
+            }
+            // A number on either side joins the chunk at that end: its punctuation is
+            // dropped, as `value_tokens` drops punctuation glued to a number. A `0` stands in
+            // for it (the glue checks above keep it a token of its own).
+            let left = before == Some(Shape::Number) && !first.is_ascii_whitespace();
+            let right = next == Some(Shape::Number) && !last.is_ascii_whitespace();
+            let mut text = String::new();
+            if left {
+                text.push('0');
+            }
+            text.push_str(&String::from_utf8_lossy(&bytes));
+            if right {
+                text.push('0');
+            }
+            let mut tokens = compare::value_tokens(&text);
+            if right {
+                tokens.pop();
+            }
+            let skip = usize::from(left);
+            for t in tokens.into_iter().skip(skip) {
+                let token = match t {
+                    compare::Token::Word(w) => Token::Word(w.to_lowercase()),
+                    compare::Token::Number(n, _) => Token::Number(n),
+                    compare::Token::Punct(c) => Token::Word(c.to_string()),
+                };
+                self.tokens.push((token, D::default()));
+            }
+        } else {
+            for c in String::from_utf8_lossy(&bytes).chars() {
+                let folded = self.compare == Compare::Whitespace && c.is_whitespace();
+                self.tokens.push((Token::Word(if folded { " ".into() } else { c.to_string() }), D::default()));
+            }
+        }
+        self.ws = Bool::from_bool(self.ctx, last.is_ascii_whitespace());
+    }
+
+    /// A value printed by directive `d` (whose text is `directive`, `%5.2f`) comes next.
+    /// Called before its argument is evaluated (the formula's terms are then made in the
+    /// order they always were).
+    pub fn value_starts(&mut self, d: &Directive, directive: &[u8]) {
+        let shape = shape(self.compare, d);
+        if self.pending.is_some() {
+            self.flush(Some(shape));
+        } else if self.values() {
+            match self.after {
+                // Two values back to back.
+                Some(_) => self.glue.push(Bool::from_bool(self.ctx, true)),
+                None => self.glue.push(self.ws.not()),
+            }
+        }
+        let marked = !self.values() || shape == Shape::Opaque && d.conv != 'c';
+        let marker = marked.then(|| format!("%{}", String::from_utf8_lossy(directive.strip_prefix(b"%").unwrap_or(directive))));
+        self.current = Some((shape, marker));
+        self.after = None;
+    }
+
+    /// The value announced by [`Printer::value_starts`], with its payload.
+    pub fn value(&mut self, token: Token<'ctx>, payload: D) {
+        let (shape, marker) = self.current.take().expect("value_starts before value");
+        if let Some(m) = marker {
+            self.tokens.push((Token::Word(m), D::default()));
+        }
+        self.tokens.push((token, payload));
+        self.ws = Bool::from_bool(self.ctx, false);
+        self.after = Some(shape);
+    }
+
+    /// The print is done: its tokens, glue conditions, and whether its output ends in
+    /// whitespace (the unchanged `at_ws` when it printed nothing).
+    pub fn finish(mut self) -> Done<'ctx, D> {
+        self.flush(None);
+        Done { tokens: self.tokens, glue: self.glue, ws: self.ws }
+    }
+}
+
+/// What a finished [`Printer`] printed.
+pub struct Done<'ctx, D> {
+    pub tokens: Vec<(Token<'ctx>, D)>,
+    pub glue: Vec<Bool<'ctx>>,
+    pub ws: Bool<'ctx>,
+}
+
+/// Position of each guarded item along a path: how many items before it happen.
+pub fn positions<'a, 'ctx: 'a>(ctx: &'ctx Context, guards: impl Iterator<Item = &'a Bool<'ctx>>) -> Vec<BV<'ctx>> {
+    positions_of_width(ctx, guards, 32)
+}
+
+/// Positions as `width`-bit counters: wide enough for the number of guards, and no wider, since
+/// every CEGIS counterexample bit-blasts these sums again.
+fn positions_of_width<'a, 'ctx: 'a>(ctx: &'ctx Context, guards: impl Iterator<Item = &'a Bool<'ctx>>, width: u32) -> Vec<BV<'ctx>> {
+    let one = BV::from_u64(ctx, 1, width);
+    let mut at = BV::from_u64(ctx, 0, width);
+    let mut out = Vec::new();
+    for g in guards {
+        out.push(at.clone());
+        // `ite(g, at + 1, at)`, not `at + ite(g, 1, 0)`: the simplifier flattens sums, which
+        // would make every position a fresh sum of all earlier guards (quadratic in size);
+        // the chain of `ite`s stays shared.
+        at = match g.as_bool() {
+            Some(true) => at.bvadd(&one).simplify(),
+            Some(false) => at,
+            None => g.ite(&at.bvadd(&one), &at),
+        };
+    }
+    out
+}
+
+/// The bits of a counter that can reach `n` without wrapping.
+fn counter_width(n: usize) -> u32 {
+    (usize::BITS - n.leading_zeros()).max(1)
+}
+
+/// "The two guarded token sequences differ" (length or a token at the same position).
+pub fn sequences_differ<'ctx>(ctx: &'ctx Context, a: &[(Bool<'ctx>, &Token<'ctx>)], b: &[(Bool<'ctx>, &Token<'ctx>)]) -> Bool<'ctx> {
+    let width = counter_width(a.len().max(b.len()));
+    let pa = positions_of_width(ctx, a.iter().map(|(g, _)| g), width);
+    let pb = positions_of_width(ctx, b.iter().map(|(g, _)| g), width);
+    let count = |gs: &[(Bool<'ctx>, &Token<'ctx>)]| {
+        let last = positions_of_width(ctx, gs.iter().map(|(g, _)| g).chain(std::iter::once(&Bool::from_bool(ctx, false))), width);
+        last.last().cloned().expect("one position at least")
+    };
+    let mut differ = vec![count(a)._eq(&count(b)).not()];
+    for (i, (ga, ta)) in a.iter().enumerate() {
+        for (j, (gb, tb)) in b.iter().enumerate() {
+            let equal = ta.equal(ctx, tb);
+            if equal.as_bool() == Some(true) {
+                continue;
+            }
+            differ.push(Bool::and(ctx, &[ga, gb, &pa[i]._eq(&pb[j]), &equal.not()]));
+        }
+    }
+    let refs: Vec<&Bool<'ctx>> = differ.iter().collect();
+    Bool::or(ctx, &refs)
+}
+
+/// The directive `%c` (what `putchar` prints with).
+pub fn char_directive() -> Directive {
+    match crate::ir::format::parse(b"%c", false).ok().and_then(|mut p| p.pop()) {
+        Some(crate::ir::format::Piece::Directive(d)) => d,
+        _ => unreachable!("`%c` is one directive"),
+    }
+}
