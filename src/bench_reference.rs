@@ -1,13 +1,17 @@
 //! `mend bench reference [DATA]`: the repair pipeline a student gets (`check` with the
 //! reference and the tests) over a dataset laid out like IntroClass
 //! (`PROBLEM/reference.c`, `PROBLEM/tests/**/N.in|N.out`, `PROBLEM/submissions/*.c`), on the
-//! submissions that fail a test. Per submission: the strongest repair offered and its
-//! guarantee, the verified engine's verdict or failure reason (Verifix's Table 4), the time to
-//! the first repair and the relative patch size (the exact tree edit distance over the
-//! student's AST size). Every repair is then re-checked independently: the patched program is
-//! compiled with gcc and run on every test (outputs compared with the `values` rule, the
-//! prompt cut where mend's interpreter saw the last read); a repair that fails a test is a
-//! bug, counted and listed.
+//! submissions that fail a test. Each problem is judged by the compare mode of its own
+//! `mend.toml` when it has one, else by the `--compare` mode (IntroClass: `values`). Per
+//! submission: the strongest repair offered and its guarantee, the verified engine's verdict or
+//! failure reason (Verifix's Table 4), the time to the first repair and the relative patch size
+//! (the exact tree edit distance over the student's AST size).
+//!
+//! Every repair offered with a proof (verified, bounded, verified under the tests'
+//! precondition) is then re-checked independently ([`Oracle`]): the patched program and the
+//! reference are compiled with gcc and run on every test and on inputs generated from the
+//! tests' (one number changed), and the outputs are judged under the problem's mode. A repair
+//! that fails is a false guarantee: counted, listed, and a failure of the soundness test.
 
 use std::collections::BTreeMap;
 use std::io::Write;
@@ -27,6 +31,8 @@ use crate::spec::tests::{self as spec_tests, TestCase};
 struct Problem {
     name: String,
     reference: PathBuf,
+    ref_prog: Program,
+    compare: Compare,
     tests: Vec<(TestCase, Vec<u8>, String)>,
     /// The reference's prompt length per test (bytes before its last read).
     ref_prompt: Vec<usize>,
@@ -43,16 +49,22 @@ struct Outcome {
     first_ms: Option<f64>,
     total_ms: f64,
     rps: Option<f64>,
-    /// Tests the patched program fails under gcc (a bug when non-zero).
-    gcc_failures: usize,
     title: String,
+    /// Proved repairs offered.
+    proved: usize,
+    /// Proved repairs that the oracle refutes: the title and what it saw.
+    false_guarantees: Vec<String>,
 }
 
-fn load(dir: &Path) -> Option<Problem> {
+fn load(dir: &Path, default_compare: Compare) -> Option<Problem> {
     let reference = dir.join("reference.c");
     if !reference.is_file() {
         return None;
     }
+    let compare = match crate::spec::config::discover(&reference) {
+        Ok(Some(c)) if dir.join(crate::spec::config::FILE_NAME).is_file() => c.compare,
+        _ => default_compare,
+    };
     let ref_text = std::fs::read_to_string(&reference).ok()?;
     let ref_prog = crate::syntax::lower::lower_source(&ref_text).program;
     let mut tests = Vec::new();
@@ -65,42 +77,138 @@ fn load(dir: &Path) -> Option<Problem> {
     }
     let mut submissions: Vec<PathBuf> = std::fs::read_dir(dir.join("submissions")).ok()?.flatten().map(|e| e.path()).filter(|p| p.extension().is_some_and(|x| x == "c")).collect();
     submissions.sort();
-    Some(Problem { name: dir.file_name()?.to_string_lossy().into_owned(), reference, tests, ref_prompt, submissions })
+    Some(Problem { name: dir.file_name()?.to_string_lossy().into_owned(), reference, ref_prog, compare, tests, ref_prompt, submissions })
 }
 
 /// Whether `program` passes every test in mend's interpreter.
 fn passes_all(program: &Program, p: &Problem) -> bool {
     p.tests.iter().zip(&p.ref_prompt).all(|((_, input, expected), prompt)| {
         let run = interp::run(program, "main", input, &Limits::default(), &Cancel::new());
-        run.error.is_none() && compare::outputs_match_values(expected, Some(*prompt), &String::from_utf8_lossy(&run.output), Some(run.output_before_last_read))
+        run.error.is_none() && compare::output_matches(p.compare, expected, Some(*prompt), &String::from_utf8_lossy(&run.output), Some(run.output_before_last_read))
     })
 }
 
-/// Compiles `text` with gcc and runs it on every test: the number of tests it fails.
-fn gcc_failures(text: &str, p: &Problem, work: &Path) -> Result<usize, String> {
-    let src = work.join("repaired.c");
-    let bin = work.join("repaired");
+/// Inputs generated from the tests' for the oracle: each test input with one of its first
+/// numbers changed (+1, -1, negated, 0, doubled), at most `max`, in a fixed order.
+fn generated_inputs(tests: &[(TestCase, Vec<u8>, String)], max: usize) -> Vec<Vec<u8>> {
+    let mut out: Vec<Vec<u8>> = Vec::new();
+    'all: for k in 0..5 {
+        for (_, input, _) in tests {
+            let text = String::from_utf8_lossy(input);
+            let words: Vec<&str> = text.split_whitespace().collect();
+            let numbers: Vec<usize> = (0..words.len()).filter(|&i| words[i].parse::<i64>().is_ok()).collect();
+            if numbers.is_empty() {
+                continue;
+            }
+            let at = numbers[(k * 7 + input.len()) % numbers.len()];
+            let v: i64 = words[at].parse().expect("a number");
+            let changed = match k {
+                0 => v.saturating_add(1),
+                1 => v.saturating_sub(1),
+                2 => v.saturating_neg(),
+                3 => 0,
+                _ => v.saturating_mul(2),
+            };
+            let mut ws = words.clone();
+            let changed = changed.to_string();
+            ws[at] = &changed;
+            let new = format!("{}\n", ws.join(" ")).into_bytes();
+            if !out.contains(&new) && !tests.iter().any(|(_, i, _)| *i == new) {
+                out.push(new);
+            }
+            if out.len() >= max {
+                break 'all;
+            }
+        }
+    }
+    out
+}
+
+/// A run of a gcc-compiled program: its output, or `None` when it crashed or timed out.
+fn run_binary(bin: &Path, input: &[u8]) -> Option<String> {
+    let mut child = Command::new("timeout").arg("5").arg(bin).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::null()).spawn().ok()?;
+    if let Some(mut stdin) = child.stdin.take() {
+        let _ = stdin.write_all(input);
+    }
+    let out = child.wait_with_output().ok()?;
+    out.status.success().then(|| String::from_utf8_lossy(&out.stdout).into_owned())
+}
+
+fn compile(text: &str, work: &Path, name: &str) -> Result<PathBuf, String> {
+    let src = work.join(format!("{name}.c"));
+    let bin = work.join(name);
     std::fs::write(&src, text).map_err(|e| e.to_string())?;
     let status = Command::new("gcc").args(["-w", "-O0", "-o"]).arg(&bin).arg(&src).arg("-lm").stderr(Stdio::null()).status().map_err(|e| format!("gcc: {e}"))?;
-    if !status.success() {
-        return Err("the repaired program does not compile".into());
+    if status.success() { Ok(bin) } else { Err("does not compile with gcc".into()) }
+}
+
+/// The independent judge of a proved repair: gcc, the tests, generated inputs, the problem's
+/// compare mode. Prompt lengths (`values`) come from mend's interpreter on the same program
+/// and input.
+struct Oracle<'a> {
+    p: &'a Problem,
+    work: &'a Path,
+    /// Generated inputs the reference's gcc build runs to completion, with its output and
+    /// prompt length.
+    generated: Vec<(Vec<u8>, String, usize)>,
+}
+
+/// Generated inputs per problem.
+const GENERATED: usize = 12;
+
+impl<'a> Oracle<'a> {
+    fn new(p: &'a Problem, work: &'a Path) -> Result<Self, String> {
+        let ref_text = std::fs::read_to_string(&p.reference).map_err(|e| e.to_string())?;
+        let ref_bin = compile(&ref_text, work, "reference")?;
+        let generated = generated_inputs(&p.tests, GENERATED)
+            .into_iter()
+            .filter_map(|input| {
+                let out = run_binary(&ref_bin, &input)?;
+                let prompt = interp::run(&p.ref_prog, "main", &input, &Limits::default(), &Cancel::new()).output_before_last_read;
+                Some((input, out, prompt))
+            })
+            .collect();
+        Ok(Oracle { p, work, generated })
     }
-    let program = crate::syntax::lower::lower_source(text).program;
-    let mut failed = 0;
-    for ((_, input, expected), prompt) in p.tests.iter().zip(&p.ref_prompt) {
-        let mut child = Command::new("timeout").arg("5").arg(&bin).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::null()).spawn().map_err(|e| e.to_string())?;
-        if let Some(mut stdin) = child.stdin.take() {
-            let _ = stdin.write_all(input);
+
+    /// What refutes `guarantee` for the patched `text` (`None`: nothing). The tests are checked
+    /// for every proof; the generated inputs for proofs that cover them (not a precondition's,
+    /// which the tests' inputs satisfy and a generated one may not), and for a bounded proof
+    /// only inputs on which both programs stay within the bound.
+    fn refutes(&self, text: &str, guarantee: &Guarantee) -> Option<String> {
+        let bin = match compile(text, self.work, "repaired") {
+            Ok(b) => b,
+            Err(e) => return Some(e),
+        };
+        let program = crate::syntax::lower::lower_source(text).program;
+        let cut = |input: &[u8]| interp::run(&program, "main", input, &Limits::default(), &Cancel::new()).output_before_last_read;
+        let mode = self.p.compare;
+        for ((t, input, expected), prompt) in self.p.tests.iter().zip(&self.p.ref_prompt) {
+            let actual = run_binary(&bin, input).unwrap_or_else(|| "(crashed or timed out)".into());
+            if !compare::output_matches(mode, expected, Some(*prompt), &actual, Some(cut(input).min(actual.len()))) {
+                return Some(format!("test {}: expected {:?}, got {:?}", t.name, expected, actual));
+            }
         }
-        let out = child.wait_with_output().map_err(|e| e.to_string())?;
-        let actual = String::from_utf8_lossy(&out.stdout);
-        // Where the prompt ends: mend's interpreter's last read on the same program and input.
-        let cut = interp::run(&program, "main", input, &Limits::default(), &Cancel::new()).output_before_last_read;
-        if !compare::outputs_match_values(expected, Some(*prompt), &actual, Some(cut.min(actual.len()))) {
-            failed += 1;
+        let bound = match guarantee {
+            Guarantee::Verified => None,
+            Guarantee::Bounded { bound } => Some(*bound),
+            _ => return None,
+        };
+        for (input, expected, prompt) in &self.generated {
+            if let Some(b) = bound {
+                let limits = Limits { unwinding_bound: Some(b), ..Limits::default() };
+                let within = |p: &Program| interp::run(p, "main", input, &limits, &Cancel::new()).error.is_none();
+                if !within(&program) || !within(&self.p.ref_prog) {
+                    continue;
+                }
+            }
+            let actual = run_binary(&bin, input).unwrap_or_else(|| "(crashed or timed out)".into());
+            if !compare::output_matches(mode, expected, Some(*prompt), &actual, Some(cut(input).min(actual.len()))) {
+                return Some(format!("generated input {:?}: the reference prints {:?}, the repair {:?}", String::from_utf8_lossy(input), expected, actual));
+            }
         }
+        None
     }
-    Ok(failed)
 }
 
 fn evaluate(p: &Problem, path: &Path, budget: Duration, work: &Path) -> Option<Outcome> {
@@ -112,7 +220,7 @@ fn evaluate(p: &Problem, path: &Path, budget: Duration, work: &Path) -> Option<O
     let opts = CheckOptions {
         reference: Some(p.reference.clone()),
         tests: Some(p.reference.parent()?.join("tests")),
-        compare: Some(Compare::Values),
+        compare: Some(p.compare),
         timeout: Some(budget),
         repair_assertions: false,
         typed_repairs: 0,
@@ -122,7 +230,22 @@ fn evaluate(p: &Problem, path: &Path, budget: Duration, work: &Path) -> Option<O
     let report = check::check_parsed(Some(path), &text, &tree, &opts, &Cancel::new());
     let best = report.repairs.iter().filter(|r| r.guarantee.strength() > 0).max_by_key(|r| r.guarantee.strength());
     let file = format!("{}/{}", p.name, path.file_name()?.to_string_lossy());
-    let (level, rps, gcc, title) = match best {
+    let mut false_guarantees = Vec::new();
+    let proved: Vec<_> = report.repairs.iter().filter(|r| r.guarantee.is_proof()).collect();
+    let proved_count = proved.len();
+    if !proved.is_empty() {
+        match Oracle::new(p, work) {
+            Ok(oracle) => {
+                for r in proved {
+                    if let Some(why) = oracle.refutes(&apply_edits(&text, &r.edits), &r.guarantee) {
+                        false_guarantees.push(format!("{} ({}): {why}", r.title, r.guarantee.label()));
+                    }
+                }
+            }
+            Err(e) => false_guarantees.push(format!("the reference cannot be checked: {e}")),
+        }
+    }
+    let (level, rps, title) = match best {
         Some(r) => {
             let level = match r.guarantee {
                 Guarantee::Verified => "verified",
@@ -130,10 +253,9 @@ fn evaluate(p: &Problem, path: &Path, budget: Duration, work: &Path) -> Option<O
                 Guarantee::VerifiedAssuming { .. } => "verified-assuming",
                 _ => "tested",
             };
-            let gcc = gcc_failures(&apply_edits(&text, &r.edits), p, work).unwrap_or(usize::MAX);
-            (level, Some(crate::engines::verified::patch_size(&lowered.program, &text, &r.edits)), gcc, r.title.clone())
+            (level, Some(crate::engines::verified::patch_size(&lowered.program, &text, &r.edits)), r.title.clone())
         }
-        None => ("none", None, 0, String::new()),
+        None => ("none", None, String::new()),
     };
     Some(Outcome {
         file,
@@ -142,8 +264,9 @@ fn evaluate(p: &Problem, path: &Path, budget: Duration, work: &Path) -> Option<O
         first_ms: best.and(report.stats.first_repair_ms),
         total_ms: report.stats.total_ms,
         rps,
-        gcc_failures: gcc,
         title,
+        proved: proved_count,
+        false_guarantees,
     })
 }
 
@@ -154,13 +277,25 @@ fn percentile(sorted: &[f64], q: f64) -> f64 {
     sorted[((sorted.len() - 1) as f64 * q).round() as usize]
 }
 
+/// What a run of the benchmark found wrong: each proved repair the oracle refutes, as
+/// `problem/file: title (guarantee): what it saw`.
+#[derive(Debug, Default)]
+pub struct Findings {
+    pub false_guarantees: Vec<String>,
+    /// Failing submissions analysed.
+    pub submissions: usize,
+    /// Proved repairs offered (all of them, not only the best per submission).
+    pub proved_repairs: usize,
+}
+
 /// Runs the benchmark: `budget` per submission, at most `limit` submissions per problem
-/// (spread evenly over its list), on `workers` threads.
-pub fn run(data: &Path, budget: Duration, limit: Option<usize>, verbose: bool, out: &mut impl Write) -> std::io::Result<()> {
+/// (spread evenly over its list), on two threads; problems without a `mend.toml` are judged
+/// by `default_compare`.
+pub fn run(data: &Path, budget: Duration, limit: Option<usize>, default_compare: Compare, verbose: bool, out: &mut impl Write) -> std::io::Result<Findings> {
     writeln!(out, "mend bench reference — {} ({} build), {} s budget per submission", data.display(), if cfg!(debug_assertions) { "DEBUG" } else { "release" }, budget.as_secs())?;
     let mut dirs: Vec<PathBuf> = std::fs::read_dir(data)?.flatten().map(|e| e.path()).filter(|p| p.is_dir()).collect();
     dirs.sort();
-    let problems: Vec<Problem> = dirs.iter().filter_map(|d| load(d)).collect();
+    let problems: Vec<Problem> = dirs.iter().filter_map(|d| load(d, default_compare)).collect();
     let mut jobs: Vec<(usize, PathBuf)> = Vec::new();
     for (i, p) in problems.iter().enumerate() {
         let n = p.submissions.len();
@@ -192,8 +327,9 @@ pub fn run(data: &Path, budget: Duration, limit: Option<usize>, verbose: bool, o
                             first_ms: None,
                             total_ms: 0.0,
                             rps: None,
-                            gcc_failures: 0,
                             title: String::new(),
+                            proved: 0,
+                            false_guarantees: Vec::new(),
                         }),
                     }
                 }
@@ -236,16 +372,24 @@ pub fn run(data: &Path, budget: Duration, limit: Option<usize>, verbose: bool, o
     let mut totals: Vec<f64> = results.iter().map(|o| o.total_ms).collect();
     totals.sort_by(f64::total_cmp);
     writeln!(out, "whole analysis: median {:.0} ms, p90 {:.0} ms", percentile(&totals, 0.5), percentile(&totals, 0.9))?;
-    let bad: Vec<&Outcome> = results.iter().filter(|o| o.level != "none" && o.gcc_failures > 0).collect();
-    writeln!(out, "repairs that fail a test when compiled with gcc: {}  [target 0]", bad.len())?;
-    for o in bad {
-        let fails = if o.gcc_failures == usize::MAX { "does not compile".to_string() } else { format!("fails {} tests", o.gcc_failures) };
-        writeln!(out, "  BUG {} ({}): {} — {fails}", o.file, o.level, o.title)?;
+    let findings = Findings {
+        false_guarantees: results.iter().flat_map(|o| o.false_guarantees.iter().map(move |f| format!("{}: {f}", o.file))).collect(),
+        submissions: n,
+        proved_repairs: results.iter().map(|o| o.proved).sum(),
+    };
+    writeln!(
+        out,
+        "proved repairs refuted by gcc on the tests and generated inputs (judged by each problem's compare mode): {} of {}  [target 0]",
+        findings.false_guarantees.len(),
+        findings.proved_repairs
+    )?;
+    for f in &findings.false_guarantees {
+        writeln!(out, "  BUG {f}")?;
     }
     if verbose {
         for o in &results {
             writeln!(out, "  {} {} [{}] {:.0} ms {}", o.file, o.level, o.reference, o.first_ms.unwrap_or(o.total_ms), o.title)?;
         }
     }
-    Ok(())
+    Ok(findings)
 }

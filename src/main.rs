@@ -48,6 +48,10 @@ enum Command {
         /// With `reference`: one line per submission.
         #[arg(long)]
         verbose: bool,
+        /// With `reference`: how outputs are compared for problems whose folder has no
+        /// mend.toml (one that has says its own `compare`).
+        #[arg(long, value_enum, default_value_t = CompareArg::Values)]
+        compare: CompareArg,
     },
 }
 
@@ -92,6 +96,16 @@ enum CompareArg {
     Values,
 }
 
+impl From<CompareArg> for Compare {
+    fn from(c: CompareArg) -> Compare {
+        match c {
+            CompareArg::Exact => Compare::Exact,
+            CompareArg::Whitespace => Compare::Whitespace,
+            CompareArg::Values => Compare::Values,
+        }
+    }
+}
+
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
 enum Format {
     Json,
@@ -124,7 +138,7 @@ fn main() -> ExitCode {
             std::process::exit(code);
         }
         Command::Check(args) => check(args),
-        Command::Bench { dir, data, budget, limit, verbose } => {
+        Command::Bench { dir, data, budget, limit, verbose, compare } => {
             let mut out = std::io::stdout().lock();
             let data = data.unwrap_or_else(|| {
                 let rel = PathBuf::from("../shared/data/introclass");
@@ -134,7 +148,8 @@ fn main() -> ExitCode {
                 Some(dir) if dir.as_os_str() == "typed" => mend::bench::run_typed(&data, &mut out),
                 Some(dir) if dir.as_os_str() == "mutation" => mend::bench::run_mutation(&mut out),
                 Some(dir) if dir.as_os_str() == "reference" => {
-                    mend::bench_reference::run(&data, Duration::from_secs(budget), limit, verbose, &mut out)
+                    let findings = mend::bench_reference::run(&data, Duration::from_secs(budget), limit, compare.into(), verbose, &mut out);
+                    findings.map(|_| ())
                 }
                 Some(dir) => mend::bench::run_dir(&dir, &CheckOptions::default(), &mut out),
                 None => mend::bench::run_foundation(&mut out),
@@ -161,11 +176,7 @@ fn check(args: CheckArgs) -> ExitCode {
     let opts = CheckOptions {
         reference: args.reference,
         tests: args.tests,
-        compare: args.compare.map(|c| match c {
-            CompareArg::Exact => Compare::Exact,
-            CompareArg::Whitespace => Compare::Whitespace,
-            CompareArg::Values => Compare::Values,
-        }),
+        compare: args.compare.map(Compare::from),
         timeout: args.timeout,
         bound: args.bound,
         mutation_level: args.level.unwrap_or(defaults.mutation_level),

@@ -158,3 +158,15 @@ pub fn parallel<T: Send, R: Send>(jobs: Vec<T>, n: usize, f: impl Fn(T) -> R + S
     });
     results.into_inner().unwrap().into_iter().map(|r| r.unwrap()).collect()
 }
+
+/// `../shared/data/NAME` beside the checkout (CI has it there); `None`, said on stderr, when it
+/// is missing, so a test that needs it skips loudly instead of passing in silence.
+pub fn shared_data(name: &str) -> Option<PathBuf> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/data").join(name);
+    if dir.is_dir() {
+        Some(dir)
+    } else {
+        eprintln!("SKIPPED: {} is missing (the development data lives in ../shared beside the checkout)", dir.display());
+        None
+    }
+}
