@@ -1,21 +1,18 @@
 //! Product programs: the student's program and the instructor's reference encoded side by side
 //! in one context over one input stream, with "the printed values differ" as a violation (as
 //! AllRepair's TCAS experiment inlines the correct version and asserts equal results, here for
-//! two separate programs with I/O).
+//! two separate programs with I/O), under the spec's compare mode.
 //!
 //! * **Inputs.** Each program's reads are numbered along its path (the `k`-th value read on a
 //!   run has position `k`: a prefix sum of the guards of the reads before it, which along any
 //!   path are in execution order). The student's and the reference's reads at the same
 //!   position read the same token, so their values are equal (integers compared after sign or
 //!   zero extension to 64 bits, floating point values of one sort as IEEE values).
-//! * **Outputs.** What each program prints *after its last input read* (the `values`
-//!   comparison mode: prompts are free) becomes a sequence of tokens: the words and numbers of
-//!   the format strings' literal text (tokenized as `spec::compare` does, case-insensitively)
-//!   and the printed values (`%d`, `%f`, ...). The outputs agree when both sequences have the
-//!   same length and equal tokens at each position. Approximations of the `values` mode, stated
-//!   in ARCHITECTURE.md: punctuation is not compared; a value glued to literal text (`x=%d`) is
-//!   two tokens here; two different floating point values that print the same text (`%.2f`)
-//!   count as different; the mode's stripping of leftover prompt words is not modelled.
+//! * **Outputs.** What each program prints (the whole output for `exact` and `whitespace`,
+//!   what follows the last input read for `values`: prompts are free there) becomes tokens of
+//!   the shared output model ([`super::output`]), which reads the spec's compare mode
+//!   soundly: equal tokens and no glue mean equal output under the mode. Glue (printed text
+//!   that may run into a printed value) counts as a difference.
 //! * **What is compared.** Runs on which both programs complete within the bound; the
 //!   reference's own runtime errors are assumed away (an input that crashes the reference is
 //!   outside the specification). The student's runtime errors stay violations.

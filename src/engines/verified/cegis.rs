@@ -1,0 +1,212 @@
+//! CEGIS per node: verify the candidate, keep the counterexample, and find the next candidate
+//! changing the fewest holes with partial MaxSMT ([`super::synth`]); answers cached per node.
+
+use super::*;
+
+impl<'j, 'p: 'j, 'ctx> Job<'j, 'p, 'ctx> {
+    /// The constraint a counterexample puts on the holes: from its concrete pre-states and
+    /// inputs, the node's check holds.
+    pub(super) fn instance(&self, node: Node, m: &Model<'ctx>, pre_r: State<'ctx>, pre_s: State<'ctx>, holes: &Holes<'ctx>) -> Result<Bool<'ctx>, Failure> {
+        let world = World::new(self.ctx);
+        let world = world.in_model(m);
+        let (hyp, bad) = self.node_formula(node, pre_r, pre_s, &world, Some(holes))?;
+        // Concrete inputs: most of the formula folds away before the synthesiser sees it.
+        let cex = hyp.implies(&bad.not()).simplify();
+        Ok(crate::smt::fold::fold_constant_ites(&Dynamic::from_ast(&cex)).as_bool().expect("a formula").simplify())
+    }
+
+    /// Algorithm 1 for one node: CEGIS with partial MaxSMT.
+    pub(super) fn repair_node(&mut self, node: Node) -> Result<HashMap<*const Expr, usize>, Failure> {
+        let holes = self.holes(node);
+        let key = self.problem_key(node, &holes)?;
+        if let Some(known) = node_cache::get(key) {
+            tracing::debug!("{node:?}: answered from the node cache");
+            return match known {
+                Some(indices) => Ok(holes.order.iter().copied().zip(indices).collect()),
+                None => Err(Failure::NoRepair(String::new())),
+            };
+        }
+        let result = self.solve_node(node, &holes);
+        match &result {
+            Ok(choice) => node_cache::put(key, Some(holes.order.iter().map(|k| choice.get(k).copied().unwrap_or(0)).collect())),
+            Err(Failure::NoRepair(_)) => node_cache::put(key, None),
+            Err(_) => {}
+        }
+        result
+    }
+
+    /// The node's whole repair problem as a key: its check over every alternative of every hole
+    /// (each alternative's meaning is in the formula under its selector value), and per hole
+    /// whether it is free and how its alternatives are ranked. Equal keys, equal answers.
+    pub(super) fn problem_key(&self, node: Node, holes: &Holes<'ctx>) -> Result<u128, Failure> {
+        let mut pre_r = Exec::fresh_state(self.ctx, self.r.program, self.r.func, "r.").map_err(Failure::Unsupported)?;
+        let mut pre_s = Exec::fresh_state(self.ctx, self.s.program, self.s.func, "s.").map_err(Failure::Unsupported)?;
+        let world = World::new(self.ctx);
+        let snapshot = self.freeze(node, &world, &mut pre_r, &mut pre_s)?;
+        let phi = self.phi(node, &pre_r, &pre_s);
+        let phi = match snapshot {
+            Some(s) => Bool::and(self.ctx, &[&phi, &s]),
+            None => phi,
+        };
+        let (hyp, bad) = self.node_formula(node, pre_r, pre_s, &world, Some(holes))?;
+        // A solver prints its assertions with shared subterms let-bound (linear in the
+        // formula's DAG; an AST's own printing can be exponential).
+        let printer = Solver::new(self.ctx);
+        printer.assert(&phi);
+        printer.assert(&hyp);
+        printer.assert(&bad);
+        let mut text = format!("{node:?}\n{printer}\n");
+        for (site, (sel, alts)) in holes.iter() {
+            let free = !self.chosen.contains_key(site);
+            let guard = self.is_synthetic_guard(*site);
+            let described: Vec<String> = alts
+                .iter()
+                .map(|a| match a {
+                    Alt::Expr(e) => expr_to_c(self.s.program, e),
+                    other => format!("{other:?}"),
+                })
+                .collect();
+            text.push_str(&format!("{sel} {free} {guard} {}\n", described.join(" | ")));
+        }
+        Ok(node_cache::key(&text))
+    }
+
+    pub(super) fn solve_node(&mut self, node: Node, holes: &Holes<'ctx>) -> Result<HashMap<*const Expr, usize>, Failure> {
+        let mut choice: HashMap<*const Expr, usize> = HashMap::new();
+        // One synthesiser for the whole loop: each counterexample adds its constraint once.
+        let mut synth = synth::Synth::new(self.ctx);
+        for (site, (sel, alts)) in holes.iter() {
+            synth.require(&sel.bvult(&sel_const(self.ctx, alts.len() as u64)));
+            if alts.len() > 1 && !self.chosen.contains_key(site) {
+                // Fewest changed expressions first; among those, an added statement
+                // unconditional rather than guarded.
+                synth.changed(sel._eq(&sel_const(self.ctx, 0)).not());
+                synth.selector(sel.clone());
+                for (k, alt) in alts.iter().enumerate() {
+                    let is_k = sel._eq(&sel_const(self.ctx, k as u64));
+                    match alt {
+                        // An added statement: unconditional rather than guarded.
+                        Alt::Bool(true) if self.is_synthetic_guard(*site) => synth.penalty(is_k.not()),
+                        // Elsewhere a constant or a negated condition is the last resort
+                        // among equals.
+                        Alt::Bool(_) if !self.is_synthetic_guard(*site) => synth.penalty(is_k),
+                        Alt::Expr(e) if matches!(e.kind, ExprKind::Unary(crate::ir::UnOp::Not, _)) => synth.penalty(is_k),
+                        // Another variable in a comparison: after the reference's expressions
+                        // and the operator changes.
+                        Alt::Expr(e) if self.sites.get(site).is_some_and(|(x, _)| is_operand_substitution(x.expr, e)) => synth.penalty(is_k),
+                        _ => {}
+                    }
+                }
+            }
+        }
+        // Counterexamples another alignment met here constrain this one too when their
+        // pre-states satisfy this alignment's predicate (then they are states this node's
+        // check quantifies over).
+        let mut seeded = false;
+        for (m, pre_r, pre_s) in self.cexs.get(&node).cloned().unwrap_or_default() {
+            let (cr, cs) = (concrete(&pre_r, &m), concrete(&pre_s, &m));
+            if self.phi(node, &cr, &cs).simplify().as_bool() == Some(true) {
+                synth.require(&self.instance(node, &m, cr, cs, holes)?);
+                seeded = true;
+            }
+        }
+        let mut fresh_cex = !seeded;
+        loop {
+            if self.budget.is_exhausted() {
+                return Err(Failure::Timeout);
+            }
+            if fresh_cex {
+                let Some((m, pre_r, pre_s)) = self.verify(node, holes, &choice)? else {
+                    return Ok(choice);
+                };
+                tracing::debug!("counterexample at {node:?}: {m}");
+                let instance = self.instance(node, &m, concrete(&pre_r, &m), concrete(&pre_s, &m), holes)?;
+                synth.require(&instance);
+                self.cexs.entry(node).or_default().push((std::rc::Rc::new(m), pre_r, pre_s));
+            }
+            fresh_cex = true;
+            let t = Instant::now();
+            let found = synth.solve(self.budget);
+            self.checks += std::mem::take(&mut synth.checks);
+            tracing::debug!("synthesise {node:?}: {} in {:.1} ms", if matches!(found, Ok(Some(_))) { "found" } else { "none" }, t.elapsed().as_secs_f64() * 1000.0);
+            match found? {
+                Some(m) => {
+                    // In the holes' order: evaluating creates terms, and the order terms are
+                    // created in steers Z3's later searches (a hash map's order would make
+                    // equal-cost answers differ from run to run).
+                    let next: HashMap<*const Expr, usize> = holes
+                        .iter()
+                        .map(|(site, (sel, _))| (*site, m.eval(sel, true).and_then(|v| v.as_u64()).unwrap_or(0) as usize))
+                        .collect();
+                    if next == choice {
+                        return Err(Failure::SolverUnknown("the synthesiser repeated a refuted candidate".into()));
+                    }
+                    if tracing::enabled!(tracing::Level::DEBUG) {
+                        let picked: Vec<String> = holes
+                            .iter()
+                            .filter_map(|(site, (_, alts))| match alts.get(next[site]) {
+                                Some(Alt::Expr(e)) => Some(expr_to_c(self.s.program, e)),
+                                Some(Alt::Original) | None => None,
+                                Some(other) => Some(format!("{other:?}")),
+                            })
+                            .collect();
+                        tracing::debug!("candidate at {node:?}: {}", picked.join("; "));
+                    }
+                    choice = next;
+                }
+                None => return Err(Failure::NoRepair(String::new())),
+            }
+        }
+    }
+
+    /// The nodes that have a region (all but Func-Exit), in the order they are repaired.
+    pub(super) fn order(&self) -> Vec<Node> {
+        self.r.tree.nodes().into_iter().filter(|n| *n != Node::FuncExit).collect()
+    }
+
+    /// `nodes` in order (all of them, or a part of [`Job::components`]); then the changes as
+    /// text edits, each with its node. A failure names its node.
+    pub(super) fn repair_nodes(&mut self, nodes: &[Node], text: &str) -> PartResult {
+        let mut picked: Vec<(Node, *const Expr, Alt)> = Vec::new();
+        for &node in nodes {
+            // Definition 3's space first; the wider one (operand substitution) only when it
+            // has no repair here, so its larger synthesis problems are paid only then.
+            self.wide = false;
+            let choice = match self.repair_node(node) {
+                Err(Failure::NoRepair(_)) => {
+                    self.wide = true;
+                    self.repair_node(node)
+                }
+                other => other,
+            };
+            let choice = choice.map_err(|f| match f {
+                Failure::NoRepair(_) => (node, Failure::NoRepair(node_name(self.s.program, self.s.func, &self.s.tree, node, text))),
+                other => (node, other),
+            })?;
+            let holes = self.holes(node);
+            for (site, (_, alts)) in holes.iter() {
+                if self.chosen.contains_key(site) {
+                    continue;
+                }
+                let alt = alts[choice.get(site).copied().unwrap_or(0)].clone();
+                if !matches!(alt, Alt::Original) {
+                    picked.push((node, *site, alt.clone()));
+                }
+                if self.chosen.insert(*site, alt).is_none() {
+                    self.chosen_order.push(*site);
+                }
+            }
+        }
+        // No final pass is needed: a node's check depends only on the sites its region runs,
+        // and all of them are fixed once it is verified, so later nodes cannot undo it.
+        Ok(picked.into_iter().filter_map(|(node, site, alt)| self.edit(node, site, &alt, text).map(|(c, e)| (node, c, e))).collect())
+    }
+}
+
+pub(super) fn sel_const(ctx: &Context, k: u64) -> BV<'_> {
+    BV::from_u64(ctx, k, SEL_BITS)
+}
+
+pub(super) fn node_key(n: Node) -> String {
+    format!("{n:?}").replace(['(', ')'], "")
+}

@@ -1,0 +1,179 @@
+//! The chosen alternatives as text edits on the student's program, with the change each makes.
+
+use super::*;
+
+impl<'j, 'p: 'j, 'ctx> Job<'j, 'p, 'ctx> {
+    /// The text edit of one changed site.
+    pub(super) fn edit(&self, node: Node, site: *const Expr, alt: &Alt, text: &str) -> Option<(Change, TextEdit)> {
+        let p = self.s.program;
+        let region = node_name(p, self.s.func, &self.s.tree, node, text);
+        if let Some((g, v)) = self.extension(node)
+            && (std::ptr::eq(site, g) || std::ptr::eq(site, v))
+        {
+            // An inserted early return: both holes make one statement.
+            if !std::ptr::eq(site, g) {
+                return None;
+            }
+            let guard = match alt {
+                Alt::Expr(e) => expr_to_c(p, e),
+                Alt::Bool(true) => "1".into(),
+                _ => return None,
+            };
+            let value = match self.chosen.get(&(v as *const Expr)) {
+                Some(Alt::Expr(e)) => expr_to_c(p, e),
+                _ => "0".into(),
+            };
+            let at = g.span.start as usize;
+            let indent = indentation_after(text, at);
+            let new = format!("\n{indent}if ({guard})\n{indent}    return {value};");
+            return Some((Change { span: g.span, old: String::new(), new: format!("if ({guard}) return {value};"), region }, TextEdit { span: g.span, new_text: new }));
+        }
+        if let Some(t) = self.tails.iter().find(|t| std::ptr::eq(site, t.guard) || std::ptr::eq(site, t.value)) {
+            // An added assignment at the end of a loop body: guard and value make one statement.
+            if !std::ptr::eq(site, t.guard) {
+                return None;
+            }
+            let value = match self.chosen.get(&(t.value as *const Expr)) {
+                Some(Alt::Expr(e)) => expr_to_c(p, e),
+                _ => return None,
+            };
+            let name = &p.var(t.var).name;
+            let stmt = match alt {
+                Alt::Bool(true) => format!("{name} = {value};"),
+                Alt::Expr(g) => format!("if ({}) {name} = {value};", expr_to_c(p, g)),
+                _ => return None,
+            };
+            let at = t.guard.span.start as usize;
+            if t.before {
+                // Just before the loop statement, on its own line with the loop's indentation.
+                let indent = line_indentation(text, at);
+                let insert = Span::new(at, at);
+                let new_text = format!("{stmt}\n{indent}");
+                return Some((Change { span: insert, old: String::new(), new: stmt, region }, TextEdit { span: insert, new_text }));
+            }
+            let indent = text[..at].rsplit('\n').nth(1).map(|l| l[..l.len() - l.trim_start().len()].to_string()).unwrap_or_default();
+            let line_start = text[..at].rfind('\n').map_or(at, |i| i + 1);
+            let insert = Span::new(line_start, line_start);
+            let body_indent = if text[line_start..at].trim().is_empty() { format!("{}    ", &text[line_start..at]) } else { indent };
+            let new_text = format!("{body_indent}{stmt}\n");
+            return Some((Change { span: insert, old: String::new(), new: stmt, region }, TextEdit { span: insert, new_text }));
+        }
+        if let Some(end) = self.ending.filter(|e| std::ptr::eq(site, e.guard) || std::ptr::eq(site, e.print)) {
+            // An added print before the last `return`: guard and print make one statement.
+            if !std::ptr::eq(site, end.guard) {
+                return None;
+            }
+            let print = match self.chosen.get(&(end.print as *const Expr)) {
+                Some(Alt::Expr(call)) => format!("{};", expr_to_c(p, call)),
+                _ => return None,
+            };
+            let stmt = match alt {
+                Alt::Bool(true) => print,
+                Alt::Expr(g) => format!("if ({}) {print}", expr_to_c(p, g)),
+                _ => return None,
+            };
+            let at = end.before.span.start as usize;
+            let indent = line_indentation(text, at);
+            let insert = Span::new(at, at);
+            let new_text = format!("{}\n{indent}", stmt.replace(") printf", &format!(")\n{indent}    printf")));
+            return Some((Change { span: insert, old: String::new(), new: stmt, region }, TextEdit { span: insert, new_text }));
+        }
+        if let Some(gp) = self.guarding.iter().find(|g| std::ptr::eq(site, g.guard) || std::ptr::eq(site, g.print) || std::ptr::eq(site, g.call)) {
+            return self.guarded_print_edit(gp, site, alt, text, region);
+        }
+        if let Some(p) = self.arena.prints.values().find(|p| std::ptr::eq(site, *p)) {
+            let Alt::Expr(call) = alt else { return None };
+            let stmt = format!("{};", expr_to_c(self.s.program, call));
+            let at = p.span.start as usize;
+            let indent = indentation_after(text, at);
+            let new_text = format!("\n{indent}{stmt}");
+            return Some((Change { span: p.span, old: String::new(), new: stmt.clone(), region }, TextEdit { span: p.span, new_text }));
+        }
+        self.plain_edit(site, alt, text, region)
+    }
+
+    /// The edit of a site of the student's code: its expression or statement replaced.
+    pub(super) fn plain_edit(&self, site: *const Expr, alt: &Alt, text: &str, region: String) -> Option<(Change, TextEdit)> {
+        let p = self.s.program;
+        let (info, _) = self.sites.get(&site)?;
+        let e = info.expr;
+        let old_text = text.get(e.span.range())?.to_string();
+        let (span, new) = match (alt, info.kind) {
+            (Alt::Bool(b), SiteKind::Cond | SiteKind::Atom) => (e.span, if *b { "1".to_string() } else { "0".to_string() }),
+            (Alt::Keep, _) => (info.stmt?.span, String::new()),
+            (Alt::Expr(x), SiteKind::Update(v)) if is_self_update(e) => (e.span, format!("{} = {}", p.var(v).name, expr_to_c(p, x))),
+            (Alt::Expr(x), _) => (e.span, expr_to_c(p, x)),
+            _ => return None,
+        };
+        // A condition's span includes the statement's parentheses: keep them.
+        let wrapped = span == e.span && old_text.starts_with('(') && old_text.ends_with(')') && !new.is_empty();
+        let new_text = if wrapped {
+            format!("({new})")
+        } else if new.is_empty() && needs_statement(text, span.start as usize) {
+            // A deleted statement that is the whole body of an `if`, `else` or loop, or follows a
+            // label: an empty statement keeps the program C.
+            ";".to_string()
+        } else {
+            new.clone()
+        };
+        let shown = if wrapped { old_text[1..old_text.len() - 1].trim().to_string() } else { old_text };
+        Some((Change { span, old: shown, new, region }, TextEdit { span, new_text }))
+    }
+
+    /// The edit of a print statement `Extend` made conditional: the guard's change writes
+    /// the whole `if (guard) print; else call;` (with the call as chosen); the print's and the
+    /// call's own changes are part of it. A call whose guard stays false is edited alone.
+    pub(super) fn guarded_print_edit(&self, gp: &region::GuardedPrint<'j>, site: *const Expr, alt: &Alt, text: &str, region: String) -> Option<(Change, TextEdit)> {
+        let p = self.s.program;
+        let guard_alt = self.chosen.get(&(gp.guard as *const Expr)).unwrap_or(&Alt::Original);
+        let (info, _) = self.sites.get(&(gp.call as *const Expr))?;
+        let stmt = info.stmt?;
+        if std::ptr::eq(site, gp.call) {
+            return match guard_alt {
+                Alt::Original | Alt::Bool(false) => self.plain_edit(site, alt, text, region),
+                _ => None,
+            };
+        }
+        if !std::ptr::eq(site, gp.guard) {
+            return None;
+        }
+        let guard = match alt {
+            Alt::Expr(e) => expr_to_c(p, e),
+            Alt::Bool(true) => "1".into(),
+            _ => return None,
+        };
+        let print = match self.chosen.get(&(gp.print as *const Expr)) {
+            Some(Alt::Expr(call)) => format!("{};", expr_to_c(p, call)),
+            _ => ";".into(),
+        };
+        let old = text.get(stmt.span.range())?.to_string();
+        let otherwise = match self.chosen.get(&(gp.call as *const Expr)) {
+            Some(Alt::Expr(call)) => format!("{};", expr_to_c(p, call)),
+            Some(Alt::Keep) => ";".into(),
+            _ => old.clone(),
+        };
+        let indent = line_indentation(text, stmt.span.start as usize);
+        let new_text = format!("if ({guard})\n{indent}    {print}\n{indent}else\n{indent}    {otherwise}");
+        let new = format!("if ({guard}) {print} else {otherwise}");
+        Some((Change { span: stmt.span, old, new, region }, TextEdit { span: stmt.span, new_text }))
+    }
+}
+
+/// Whether a statement starting at `at` is required there by the grammar (it follows an
+/// `if (...)`/loop header, `else`, `do` or a label), so deleting it must leave `;`.
+pub(super) fn needs_statement(text: &str, at: usize) -> bool {
+    let before = text[..at.min(text.len())].trim_end();
+    let word_end = |w: &str| before.ends_with(w) && !before[..before.len() - w.len()].ends_with(|c: char| c.is_alphanumeric() || c == '_');
+    before.ends_with(')') || before.ends_with(':') || word_end("else") || word_end("do")
+}
+
+/// The indentation of the line that `at` is on.
+pub(super) fn line_indentation(text: &str, at: usize) -> String {
+    let line_start = text[..at].rfind('\n').map_or(0, |i| i + 1);
+    text[line_start..at].chars().take_while(|c| c.is_whitespace()).collect()
+}
+
+pub(super) fn indentation_after(text: &str, at: usize) -> String {
+    let rest = &text[at.min(text.len())..];
+    rest.lines().skip(1).find(|l| !l.trim().is_empty()).map(|l| l[..l.len() - l.trim_start().len()].to_string()).unwrap_or_else(|| "    ".into())
+}

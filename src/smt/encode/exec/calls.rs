@@ -1,0 +1,790 @@
+//! Calls: inlining user functions, the library builtins, `scanf`/`printf` and the input and output streams.
+
+use super::*;
+
+impl<'a, 'ctx> Exec<'a, 'ctx> {
+    pub(super) fn call(&mut self, e: &Expr, callee: &Callee, args: &[Expr]) -> R<SymVal<'ctx>> {
+        match callee {
+            Callee::Builtin(b) => self.builtin(*b, e, args),
+            Callee::Func(fid) => {
+                let f = self.p.func(*fid);
+                // Prototypes of verification conventions are builtins already (lowering).
+                if f.body.is_none() {
+                    return self.unsupported(format!("a call to `{}`, which has no body", f.name), e.span);
+                }
+                let mut vals = vec![SymVal::Void; args.len()];
+                for i in (0..args.len()).rev() {
+                    vals[i] = self.eval_loc(&args[i])?;
+                }
+                self.call_user(*fid, vals, e.span)
+            }
+        }
+    }
+
+    pub(super) fn marks(&self) -> Marks {
+        Marks {
+            violations: self.enc.violations.len(),
+            unwinding: self.enc.unwinding.len(),
+            uninit_reads: self.enc.uninit_reads.len(),
+            branches: self.enc.branches.len(),
+            inputs: self.enc.inputs.len(),
+            input_calls: self.enc.input_calls.len(),
+            output: self.enc.output.len(),
+            exits: self.enc.exits.len(),
+        }
+    }
+
+    /// A call's memo key: the function, its arguments and the entry state it can observe
+    /// (globals, static locals, every memory object, the input line state), as Z3 term
+    /// identities (Z3 hash-conses terms, so equal terms are the same pointer).
+    pub(super) fn memo_key(&self, fid: FuncId, vals: &[SymVal<'ctx>]) -> Vec<usize> {
+        fn push<'c>(out: &mut Vec<usize>, v: &SymVal<'c>) {
+            match v {
+                SymVal::Int(b) => out.push(b.get_z3_ast() as usize),
+                SymVal::Float(f) => out.push(f.get_z3_ast() as usize),
+                SymVal::Ptr(p) => {
+                    out.push(p.obj.get_z3_ast() as usize);
+                    out.push(p.off.get_z3_ast() as usize);
+                    out.push(p.targets.len());
+                    out.extend(p.targets.iter().map(|t| *t as usize));
+                }
+                SymVal::Void => out.push(0),
+            }
+        }
+        let mut key = vec![fid.0 as usize, vals.len(), self.st.line as usize];
+        for v in vals {
+            push(&mut key, v);
+        }
+        for (k, slot) in self.st.vars.iter().filter(|(k, _)| k.0 == 0) {
+            key.push(k.1.0 as usize);
+            push(&mut key, &slot.val);
+            key.push(slot.init.get_z3_ast() as usize);
+        }
+        key.push(usize::MAX);
+        for (o, a) in &self.st.mem {
+            key.push(*o as usize);
+            key.push(a.get_z3_ast() as usize);
+        }
+        key
+    }
+
+    /// Inlines a call of `fid`. Unless the program is recursive, a call is evaluated once per
+    /// distinct entry state (arguments, globals, memory) with the entry guard `true`; its value
+    /// and final state are then correct wherever the call is executed (a state's values only
+    /// matter under its guard), and its checks, cuts, uninitialised reads and branches are
+    /// recorded at each call site with the site's guard conjoined. A mutation encoding
+    /// evaluates every alternative of an expression like `up_sep() - 10` from the same state,
+    /// so this inlines `up_sep` once instead of once per alternative (and per alternative of
+    /// every enclosing call). Calls that read input, print or exit are inlined every time:
+    /// their records are ordered and each call reads its own input.
+    pub(super) fn call_user(&mut self, fid: FuncId, vals: Vec<SymVal<'ctx>>, span: Span) -> R<SymVal<'ctx>> {
+        if self.memo.is_none() || self.no_memo.contains(&fid) || self.st.dead {
+            return self.inline_call(fid, vals, span);
+        }
+        let key = self.memo_key(fid, &vals);
+        if let Some(m) = self.memo.as_ref().and_then(|m| m.get(&key)).cloned() {
+            return Ok(self.apply_memo(&m));
+        }
+        let saved = self.st.clone();
+        let marks = self.marks();
+        let (stmts, inlined, seq, assumes) = (self.stmts, self.enc.stats.inlined_calls, self.seq.get(), self.assumes);
+        self.st.guard = self.tt();
+        let value = self.inline_call(fid, vals.clone(), span)?;
+        let after = self.marks();
+        if (after.inputs, after.input_calls, after.output, after.exits)
+            != (marks.inputs, marks.input_calls, marks.output, marks.exits)
+        {
+            // I/O or exit: undo the records and inline it at the real guard.
+            self.enc.violations.truncate(marks.violations);
+            self.enc.unwinding.truncate(marks.unwinding);
+            self.enc.uninit_reads.truncate(marks.uninit_reads);
+            self.enc.branches.truncate(marks.branches);
+            self.enc.inputs.truncate(marks.inputs);
+            self.enc.input_calls.truncate(marks.input_calls);
+            self.enc.output.truncate(marks.output);
+            self.enc.exits.truncate(marks.exits);
+            self.stmts = stmts;
+            self.enc.stats.inlined_calls = inlined;
+            self.seq.set(seq);
+            self.assumes = assumes;
+            self.st = saved;
+            self.no_memo.insert(fid);
+            return self.inline_call(fid, vals, span);
+        }
+        let narrows = after.violations != marks.violations || after.unwinding != marks.unwinding || self.assumes != assumes;
+        let memo = CallMemo {
+            value,
+            exit: (narrows && !self.st.dead).then(|| self.st.guard.clone()),
+            dead: self.st.dead,
+            globals: self.st.vars.iter().filter(|(k, _)| k.0 == 0).map(|(k, s)| (*k, s.clone())).collect(),
+            mem: self.st.mem.clone(),
+            line: self.st.line,
+            violations: self.enc.violations.split_off(marks.violations),
+            unwinding: self.enc.unwinding.split_off(marks.unwinding),
+            uninit_reads: self.enc.uninit_reads.split_off(marks.uninit_reads),
+            branches: self.enc.branches.split_off(marks.branches),
+        };
+        self.st = saved;
+        let memo = Rc::new(memo);
+        if let Some(m) = self.memo.as_mut() {
+            m.insert(key, memo.clone());
+        }
+        Ok(self.apply_memo(&memo))
+    }
+
+    /// The state after a memoised call from the current state, its records at this site.
+    pub(super) fn apply_memo(&mut self, m: &CallMemo<'ctx>) -> SymVal<'ctx> {
+        let g = self.st.guard.clone();
+        for v in &m.violations {
+            let cond = self.and(&g, &v.cond);
+            self.enc.violations.push(Violation { cond, ..v.clone() });
+        }
+        for u in &m.unwinding {
+            let cond = self.and(&g, &u.cond);
+            self.enc.unwinding.push(UnwindPoint { cond, ..u.clone() });
+        }
+        for r in &m.uninit_reads {
+            let cond = self.and(&g, &r.cond);
+            self.enc.uninit_reads.push(UninitRead { cond, ..r.clone() });
+        }
+        for b in &m.branches {
+            let guard = self.and(&g, &b.guard);
+            self.enc.branches.push(Branch { guard, ..b.clone() });
+        }
+        self.st.vars.retain(|k, _| k.0 != 0);
+        self.st.vars.extend(m.globals.iter().cloned());
+        self.st.mem = m.mem.clone();
+        self.st.line = m.line;
+        if m.dead {
+            self.kill();
+        } else if let Some(exit) = &m.exit {
+            self.st.guard = self.and(&g, exit);
+        }
+        m.value.clone()
+    }
+
+    pub(super) fn inline_call(&mut self, fid: FuncId, vals: Vec<SymVal<'ctx>>, span: Span) -> R<SymVal<'ctx>> {
+        let f = self.p.func(fid);
+        if let Some((what, sp)) = f.unsupported.first() {
+            return Err(Unsupported { func: Some(f.name.clone()), what: what.clone(), span: *sp });
+        }
+        let Some(body) = &f.body else {
+            return self.unsupported(format!("a call to `{}`, which has no body", f.name), span);
+        };
+        let depth = self.calls.iter().filter(|c| c.func == fid).count() as u32;
+        if depth >= self.bound.max(1) {
+            // Deeper recursion is cut like a loop beyond the bound.
+            let cond = self.st.guard.clone();
+            self.enc.unwinding.push(UnwindPoint { span, cond });
+            self.kill();
+            return self.fresh("cut", &f.ret.clone(), span);
+        }
+        self.enc.stats.inlined_calls += 1;
+        let frame = self.next_frame;
+        self.next_frame += 1;
+        self.calls.push(CallCtx { func: fid, frame, returns: Vec::new() });
+        for (pv, v) in f.params.iter().zip(vals) {
+            let key = (frame, *pv);
+            if self.object_backed(*pv) {
+                let o = self.var_obj(key, span)?;
+                let pl = Place::Mem { ptr: self.obj_ptr(o), ty: self.p.var(*pv).ty.clone() };
+                self.store(pl, v, span)?;
+            } else {
+                self.st.vars.insert(key, Slot { val: v, init: self.tt() });
+            }
+        }
+        let saved_jumps = std::mem::take(&mut self.jumps);
+        let r = self.stmt(body);
+        self.jumps = saved_jumps;
+        let cx = self.calls.pop().expect("call context");
+        r?;
+        let mut states = cx.returns;
+        let fell = std::mem::replace(&mut self.st.dead, true);
+        if !fell {
+            let mut s = self.st.clone();
+            s.dead = false;
+            states.push((s, None));
+        }
+        let ret_ty = f.ret.clone();
+        let live: Vec<(State<'ctx>, Option<SymVal<'ctx>>)> = states.into_iter().filter(|(s, _)| !s.dead).collect();
+        let mut value = SymVal::Void;
+        if ret_ty != Type::Void && !live.is_empty() {
+            let mut vals = Vec::new();
+            for (s, v) in &live {
+                let v = match v {
+                    Some(v) => v.clone(),
+                    None => self.fresh("noreturn", &ret_ty, span)?,
+                };
+                vals.push((s.guard.clone(), v));
+            }
+            let mut acc = vals[vals.len() - 1].1.clone();
+            for (g, v) in vals[..vals.len() - 1].iter().rev() {
+                acc = self.ite(g, v, &acc);
+            }
+            value = if vals.len() > 1 { self.define(&format!("{}.ret", f.name), acc) } else { acc };
+        }
+        // The callee's locals are dead: drop them before the merge so states stay small.
+        let frame_objs: Vec<u32> = self.var_objs.iter().filter(|(k, _)| k.0 == frame).map(|(_, o)| *o).collect();
+        let sts: Vec<State<'ctx>> = live
+            .into_iter()
+            .map(|(mut s, _)| {
+                s.vars.retain(|k, _| k.0 != frame);
+                for o in &frame_objs {
+                    s.mem.remove(o);
+                }
+                s
+            })
+            .collect();
+        self.st = self.merge(sts, None);
+        Ok(value)
+    }
+
+    pub(super) fn builtin(&mut self, b: Builtin, e: &Expr, args: &[Expr]) -> R<SymVal<'ctx>> {
+        let arg = |i: usize| args.get(i);
+        match b {
+            Builtin::Assert => {
+                let Some(a) = arg(0) else { return self.unsupported("assert without an argument", e.span) };
+                let c = self.eval_cond_plain(a)?;
+                self.check(c, ViolationKind::Assertion, e.span);
+                Ok(SymVal::Void)
+            }
+            Builtin::Assume => {
+                let Some(a) = arg(0) else { return self.unsupported("assume without an argument", e.span) };
+                let c = self.eval_cond_plain(a)?;
+                self.st.guard = self.and(&self.st.guard, &c);
+                self.assumes += 1;
+                Ok(SymVal::Void)
+            }
+            Builtin::ReachError => {
+                let f = Bool::from_bool(self.ctx, false);
+                self.check(f, ViolationKind::ReachError, e.span);
+                self.kill();
+                Ok(SymVal::Void)
+            }
+            Builtin::Nondet => {
+                self.st.line = LineState::Mid;
+                let name = crate::ir::print::expr_to_c(self.p, e);
+                let v = self.input_value(&name, &e.ty, 'd', e.span)?;
+                self.enc.inputs.push(InputRead {
+            seq: self.next_seq(),
+                    name,
+                    ty: e.ty.clone(),
+                    value: v.clone(),
+                    guard: self.st.guard.clone(),
+                    span: e.span,
+                    source: InputSource::Nondet,
+                    conv: 'd',
+                    string: None,
+                });
+                Ok(v)
+            }
+            Builtin::Scanf => self.scanf(e, args),
+            Builtin::Printf => self.printf(e, args),
+            Builtin::Putchar => {
+                let Some(a) = arg(0) else { return self.unsupported("putchar without an argument", e.span) };
+                let v = self.eval_loc(a)?;
+                let SymVal::Int(b) = v.clone() else { return self.unsupported("putchar of a non-integer", e.span) };
+                let ty = a.ty.as_int().unwrap_or(IntType::INT);
+                self.enc.output.push(OutputEntry {
+            seq: self.next_seq(),
+                    span: e.span,
+                    guard: self.st.guard.clone(),
+                    format: b"%c".to_vec(),
+                    values: vec![OutValue::Int { value: b, ty }],
+                });
+                Ok(v)
+            }
+            Builtin::Puts => {
+                let Some(a) = arg(0) else { return self.unsupported("puts without an argument", e.span) };
+                let v = self.string_value(a)?;
+                self.enc.output.push(OutputEntry {
+            seq: self.next_seq(),
+                    span: e.span,
+                    guard: self.st.guard.clone(),
+                    format: b"%s\n".to_vec(),
+                    values: vec![v],
+                });
+                Ok(SymVal::Int(c_int::constant(self.ctx, IntType::INT, 1)))
+            }
+            Builtin::Exit => {
+                let code = match arg(0) {
+                    Some(a) => self.eval(a)?,
+                    None => SymVal::Int(c_int::constant(self.ctx, IntType::INT, 0)),
+                };
+                if let SymVal::Int(c) = code {
+                    self.enc.exits.push((self.st.guard.clone(), c));
+                }
+                self.kill();
+                Ok(SymVal::Void)
+            }
+            Builtin::Abs | Builtin::Labs => {
+                let Some(a) = arg(0) else { return self.unsupported("abs without an argument", e.span) };
+                let SymVal::Int(v) = self.eval(a)? else { return self.unsupported("abs of a non-integer", e.span) };
+                let z = BV::from_u64(self.ctx, 0, v.get_size());
+                Ok(SymVal::Int(v.bvslt(&z).ite(&v.bvneg(), &v)))
+            }
+            Builtin::Fabs => {
+                let Some(a) = arg(0) else { return self.unsupported("fabs without an argument", e.span) };
+                let SymVal::Float(v) = self.eval(a)? else { return self.unsupported("fabs of a non-float", e.span) };
+                let k = match e.ty {
+                    Type::Float(k) => k,
+                    _ => FloatKind::Double,
+                };
+                Ok(SymVal::Float(self.fp.abs(&v, k)))
+            }
+            Builtin::Fgets | Builtin::Gets => self.read_line(b, e, args),
+            Builtin::Strlen => {
+                let Some(a) = arg(0) else { return self.unsupported("strlen without an argument", e.span) };
+                self.strlen(e, a)
+            }
+            Builtin::Strcmp => {
+                let (Some(a), Some(b)) = (arg(0), arg(1)) else {
+                    return self.unsupported("strcmp without two arguments", e.span);
+                };
+                self.strcmp(e, a, b)
+            }
+            Builtin::Floor | Builtin::Ceil | Builtin::Round | Builtin::Sqrt => {
+                let Some(a) = arg(0) else { return self.unsupported("a math function without an argument", e.span) };
+                let v = self.eval(a)?;
+                let x = self.cast(v, &a.ty, &Type::DOUBLE, a.span)?;
+                let SymVal::Float(x) = x else { return self.unsupported("a math function of this type", e.span) };
+                let f = format!("{b:?}").to_lowercase();
+                // Rounding an integer-valued double is the identity.
+                let r = if f != "sqrt" && self.exact_ints.contains_key(&x) {
+                    x
+                } else {
+                    self.fp.math(&f, &x, FloatKind::Double).expect("known math function")
+                };
+                self.cast(SymVal::Float(r), &Type::DOUBLE, &e.ty, e.span)
+            }
+            other => self.unsupported(format!("the library function `{}`", format!("{other:?}").to_lowercase()), e.span),
+        }
+    }
+
+    pub(super) fn eval_cond_plain(&mut self, e: &Expr) -> R<Bool<'ctx>> {
+        let v = self.eval(e)?;
+        Ok(self.truthy(&v))
+    }
+
+    /// A fresh input of type `ty` with the constraints every real input satisfies.
+    pub(super) fn input_value(&mut self, name: &str, ty: &Type, conv: char, span: Span) -> R<SymVal<'ctx>> {
+        let v = self.fresh(&format!("in:{name}"), ty, span)?;
+        match (&v, ty) {
+            (SymVal::Int(b), Type::Int(t)) => {
+                if t.kind == IntKind::Bool {
+                    self.enc.hard.push(c_int::in_range(b, *t));
+                }
+                if conv == 'c' {
+                    let lo = BV::from_u64(self.ctx, 33, b.get_size());
+                    let hi = BV::from_u64(self.ctx, 126, b.get_size());
+                    self.enc.hard.push(Bool::and(self.ctx, &[&b.bvuge(&lo), &b.bvule(&hi)]));
+                }
+            }
+            (SymVal::Float(f), _) => {
+                let c = self.fp.is_finite(f);
+                self.enc.hard.push(c);
+            }
+            (SymVal::Ptr(_), _) | (SymVal::Void, _) => return self.unsupported("reading a value of this type", span),
+            _ => {}
+        }
+        Ok(v)
+    }
+
+    pub(super) fn literal_format<'e>(&self, e: &'e Expr, call: &Expr) -> R<&'e [u8]> {
+        match &e.strip_implicit().kind {
+            ExprKind::Str(b) => Ok(b),
+            _ => self.unsupported("a format that is not a string literal", call.span),
+        }
+    }
+
+    pub(super) fn scanf(&mut self, e: &Expr, args: &[Expr]) -> R<SymVal<'ctx>> {
+        let Some(f) = args.first() else { return self.unsupported("scanf without a format", e.span) };
+        let fmt = self.literal_format(f, e)?.to_vec();
+        let pieces = match cfmt::parse(&fmt, true) {
+            Ok(p) => p,
+            Err(err) => return self.unsupported(format!("a malformed scanf format ({})", err.message), e.span),
+        };
+        let mut ptrs = vec![SymVal::Void; args.len()];
+        for i in (1..args.len()).rev() {
+            ptrs[i] = self.eval(&args[i])?;
+        }
+        self.st.line = LineState::Mid;
+        let call = self.enc.input_calls.len();
+        self.enc.input_calls.push(InputCall { span: e.span, guard: self.st.guard.clone(), format: fmt.clone(), reads: vec![] });
+        let mut next = 1usize;
+        let mut assigned = 0i64;
+        for piece in &pieces {
+            let Piece::Directive(d) = piece else { continue };
+            match d.conv {
+                '[' | 'n' | 'p' => {
+                    return self.unsupported(format!("scanf `%{}`", if d.conv == '[' { "[...]".to_string() } else { d.conv.to_string() }), e.span)
+                }
+                'c' if d.start == 0 || !fmt[d.start - 1].is_ascii_whitespace() => {
+                    return self.unsupported("scanf `%c` without a space before it (it would read the newline left in the input)", e.span)
+                }
+                'c' if d.width != Count::None => return self.unsupported("scanf `%c` with a width", e.span),
+                _ => {}
+            }
+            if d.suppress {
+                let ty = if d.is_float() { Type::DOUBLE } else if d.conv == 'c' { Type::CHAR } else { Type::Int(IntType::LONG) };
+                let v = self.input_value("skipped", &ty, d.conv, e.span)?;
+                let idx = self.enc.inputs.len();
+                self.enc.inputs.push(InputRead {
+            seq: self.next_seq(),
+                    name: "(skipped)".into(),
+                    ty,
+                    value: v,
+                    guard: self.st.guard.clone(),
+                    span: e.span,
+                    source: InputSource::Scanf { call },
+                    conv: d.conv,
+                    string: None,
+                });
+                self.enc.input_calls[call].reads.push(idx);
+                continue;
+            }
+            let Some(a) = args.get(next) else { return self.unsupported("scanf with too few arguments", e.span) };
+            let SymVal::Ptr(ptr) = ptrs[next].clone() else {
+                return self.unsupported("a scanf argument that is not a pointer", a.span);
+            };
+            next += 1;
+            if d.conv == 's' {
+                self.scan_word(a, ptr, d.width, call)?;
+                assigned += 1;
+                continue;
+            }
+            let Some(ty) = a.ty.pointee().cloned() else { return self.unsupported("a scanf argument that is not a pointer", a.span) };
+            let name = match &a.strip_implicit().kind {
+                ExprKind::AddrOf(x) => crate::ir::print::expr_to_c(self.p, x),
+                _ => format!("*{}", crate::ir::print::expr_to_c(self.p, a)),
+            };
+            let v = self.input_value(&name, &ty, d.conv, a.span)?;
+            let idx = self.enc.inputs.len();
+            self.enc.inputs.push(InputRead {
+            seq: self.next_seq(),
+                name,
+                ty: ty.clone(),
+                value: v.clone(),
+                guard: self.st.guard.clone(),
+                span: a.span,
+                source: InputSource::Scanf { call },
+                conv: d.conv,
+                string: None,
+            });
+            self.enc.input_calls[call].reads.push(idx);
+            self.store(Place::Mem { ptr, ty }, v, a.span)?;
+            assigned += 1;
+        }
+        Ok(SymVal::Int(c_int::constant(self.ctx, IntType::INT, assigned)))
+    }
+
+    /// `scanf("%s", a)`: a word of symbolic length written with its NUL.
+    pub(super) fn scan_word(&mut self, a: &Expr, ptr: SymPtr<'ctx>, width: Count, call: usize) -> R<()> {
+        let o = self.single_char_object(&ptr, a.span)?;
+        let n = self.objects[o as usize].len;
+        let Some(off0) = ptr.off.simplify().as_u64() else {
+            return self.unsupported("`%s` into a position the verifier cannot compute", a.span);
+        };
+        let avail = n.saturating_sub(off0);
+        let room = match width {
+            Count::Fixed(w) => avail.min(w as u64),
+            _ => avail,
+        }
+        .max(1);
+        // Words longer than the string cap are cut like loops beyond the bound.
+        let max = room.min(self.str_cap());
+        if room > max {
+            let cond = self.st.guard.clone();
+            self.enc.unwinding.push(UnwindPoint { span: a.span, cond });
+        }
+        let name = match &a.strip_implicit().kind {
+            ExprKind::AddrOf(x) | ExprKind::Decay(x) => crate::ir::print::expr_to_c(self.p, x),
+            _ => crate::ir::print::expr_to_c(self.p, a.strip_implicit()),
+        };
+        let ctx = self.ctx;
+        let w = |v: u64| BV::from_u64(ctx, v, OFF_BITS);
+        let len = BV::new_const(ctx, self.name(&format!("in:{name}.len")), OFF_BITS);
+        self.enc.hard.push(Bool::and(ctx, &[&len.bvuge(&w(1)), &len.bvule(&w(max))]));
+        let mut chars = Vec::new();
+        for i in 0..max {
+            let c = BV::new_const(ctx, self.name(&format!("in:{name}[{i}]")), 8);
+            let (lo, hi) = (BV::from_u64(ctx, 33, 8), BV::from_u64(ctx, 126, 8));
+            self.enc.hard.push(Bool::and(ctx, &[&c.bvuge(&lo), &c.bvule(&hi)]));
+            chars.push(c);
+        }
+        let idx = self.enc.inputs.len();
+        self.enc.inputs.push(InputRead {
+            seq: self.next_seq(),
+            name,
+            ty: Type::Array(Box::new(Type::CHAR), Some(n)),
+            value: SymVal::Void,
+            guard: self.st.guard.clone(),
+            span: a.span,
+            source: InputSource::Scanf { call },
+            conv: 's',
+            string: Some(StringRead { len: len.clone(), chars: chars.clone() }),
+        });
+        self.enc.input_calls[call].reads.push(idx);
+        // The NUL goes to off0 + len, which must be inside the array.
+        let ok = w(off0).bvadd(&len).bvult(&w(n));
+        self.check(ok, ViolationKind::OutOfBounds, a.span);
+        let mut arr = self.mem_array(o, a.span)?;
+        let zero = BV::from_u64(ctx, 0, 8);
+        for i in 0..(max + 1).min(avail) {
+            let at = w(off0 + i);
+            let old = arr.select(&at).as_bv().expect("char array");
+            let is_nul = len._eq(&w(i));
+            let v = if i < max { len.bvugt(&w(i)).ite(&chars[i as usize], &is_nul.ite(&zero, &old)) } else { is_nul.ite(&zero, &old) };
+            arr = arr.store(&at, &v);
+        }
+        self.st.mem.insert(o, arr);
+        Ok(())
+    }
+
+    /// `fgets(buf, n, stdin)` / `gets(buf)`: a line of printable characters (space included)
+    /// read at the start of a line. A line longer than `fgets` can take, or than the string cap,
+    /// is cut (an unwinding point); `gets` of a line that fills the array overflows it.
+    pub(super) fn read_line(&mut self, b: Builtin, e: &Expr, args: &[Expr]) -> R<SymVal<'ctx>> {
+        let what = if b == Builtin::Gets { "gets" } else { "fgets" };
+        let Some(a) = args.first() else { return self.unsupported(format!("{what} without a buffer"), e.span) };
+        let SymVal::Ptr(ptr) = self.eval(a)? else { return self.unsupported(format!("{what} into a non-pointer"), a.span) };
+        let size = if b == Builtin::Fgets {
+            let Some(n) = args.get(1) else { return self.unsupported("fgets without a size", e.span) };
+            let SymVal::Int(nv) = self.eval(n)? else { return self.unsupported("fgets with a non-integer size", n.span) };
+            // The stream argument is `stdin` (the type checker rejects any other): nothing to do.
+            match c_int::value_of(&nv, n.ty.as_int().unwrap_or(IntType::INT)) {
+                Some(v) if v >= 2 => Some(v as u64),
+                _ => return self.unsupported("fgets with a size that is not a constant of at least 2", n.span),
+            }
+        } else {
+            None
+        };
+        if self.st.line != LineState::Start {
+            return self.unsupported(format!("{what} after scanf or nondet (the rest of a line is not modelled)"), e.span);
+        }
+        let o = self.single_char_object(&ptr, a.span)?;
+        let n = self.objects[o as usize].len;
+        let Some(off0) = ptr.off.simplify().as_u64() else {
+            return self.unsupported(format!("{what} into a position the verifier cannot compute"), a.span);
+        };
+        let avail = n.saturating_sub(off0);
+        // Characters before the '\n' (fgets keeps it) and the NUL.
+        let room = match size {
+            Some(sz) => sz - 2,
+            None => avail,
+        };
+        let max = room.min(self.str_cap());
+        if size.is_some() || room > max {
+            // fgets: a longer line is always possible (it would be split); gets: beyond the cap.
+            let cond = self.st.guard.clone();
+            self.enc.unwinding.push(UnwindPoint { span: e.span, cond });
+        }
+        let name = match &a.strip_implicit().kind {
+            ExprKind::Decay(x) => crate::ir::print::expr_to_c(self.p, x),
+            _ => crate::ir::print::expr_to_c(self.p, a.strip_implicit()),
+        };
+        let ctx = self.ctx;
+        let w = |v: u64| BV::from_u64(ctx, v, OFF_BITS);
+        let len = BV::new_const(ctx, self.name(&format!("in:{name}.len")), OFF_BITS);
+        self.enc.hard.push(len.bvule(&w(max)));
+        let mut chars = Vec::new();
+        for i in 0..max {
+            let c = BV::new_const(ctx, self.name(&format!("in:{name}[{i}]")), 8);
+            let (lo, hi) = (BV::from_u64(ctx, 32, 8), BV::from_u64(ctx, 126, 8));
+            self.enc.hard.push(Bool::and(ctx, &[&c.bvuge(&lo), &c.bvule(&hi)]));
+            chars.push(c);
+        }
+
+        self.enc.inputs.push(InputRead {
+            seq: self.next_seq(),
+            name,
+            ty: Type::Array(Box::new(Type::CHAR), Some(n)),
+            value: SymVal::Void,
+            guard: self.st.guard.clone(),
+            span: a.span,
+            source: InputSource::Line,
+            conv: 'l',
+            string: Some(StringRead { len: len.clone(), chars: chars.clone() }),
+        });
+        // The last byte written (the NUL) is at off0 + len (+ 1 after fgets' '\n').
+        let keep_nl = b == Builtin::Fgets;
+        let last = if keep_nl { w(off0).bvadd(&len).bvadd(&w(1)) } else { w(off0).bvadd(&len) };
+        self.check(last.bvult(&w(n)), ViolationKind::OutOfBounds, a.span);
+        let mut arr = self.mem_array(o, a.span)?;
+        let zero = BV::from_u64(ctx, 0, 8);
+        let nl = BV::from_u64(ctx, b'\n' as u64, 8);
+        for i in 0..(max + 2).min(avail) {
+            let at = w(off0 + i);
+            let old = arr.select(&at).as_bv().expect("char array");
+            let at_len = len._eq(&w(i));
+            let after = if i > 0 { len._eq(&w(i - 1)) } else { Bool::from_bool(ctx, false) };
+            let tail = if keep_nl {
+                at_len.ite(&nl, &after.ite(&zero, &old))
+            } else {
+                at_len.ite(&zero, &old)
+            };
+            let v = if i < max { len.bvugt(&w(i)).ite(&chars[i as usize], &tail) } else { tail };
+            arr = arr.store(&at, &v);
+        }
+        self.st.mem.insert(o, arr);
+        self.st.line = LineState::Start;
+        Ok(SymVal::Ptr(ptr))
+    }
+
+    pub(super) fn single_char_object(&self, ptr: &SymPtr<'ctx>, span: Span) -> R<u32> {
+        if ptr.targets.len() != 1 {
+            return self.unsupported("a string pointer the verifier cannot track", span);
+        }
+        let o = ptr.targets[0];
+        if !matches!(self.objects[o as usize].elem, Type::Int(t) if t.kind == IntKind::Char) {
+            return self.unsupported("a string function on a non-char array", span);
+        }
+        Ok(o)
+    }
+
+    /// Strings are scanned up to this many characters; longer ones are cut (an unwinding point).
+    pub(super) fn str_cap(&self) -> u64 {
+        (self.bound as u64 + 1).max(32)
+    }
+
+    /// The characters at `ptr + i` for `i` in `0..min(len(object), cap) + 1`, each with
+    /// "inside the object".
+    pub(super) fn string_chars(&mut self, ptr: &SymPtr<'ctx>, span: Span) -> R<Vec<(BV<'ctx>, Bool<'ctx>)>> {
+        let o = self.single_char_object(ptr, span)?;
+        let n = self.objects[o as usize].len;
+        let arr = self.mem_array(o, span)?;
+        let mut out = Vec::new();
+        for i in 0..=n.min(self.str_cap()) {
+            let at = ptr.off.bvadd(&BV::from_u64(self.ctx, i, OFF_BITS));
+            let inside = at.bvult(&BV::from_u64(self.ctx, n, OFF_BITS));
+            out.push((arr.select(&at).as_bv().expect("char array"), inside));
+        }
+        Ok(out)
+    }
+
+    /// Cuts runs where `cut` holds (a string longer than the cap), then checks `ok` (the string
+    /// ends inside its object).
+    pub(super) fn cut_then_check(&mut self, cut: Bool<'ctx>, ok: Bool<'ctx>, span: Span, fault: Span) {
+        if cut.as_bool() != Some(false) {
+            let cond = self.and(&self.st.guard, &cut);
+            self.enc.unwinding.push(UnwindPoint { span, cond });
+            self.st.guard = self.and(&self.st.guard, &cut.not());
+        }
+        self.check(ok, ViolationKind::OutOfBounds, fault);
+    }
+
+    /// A NUL-terminated string: its scanned characters, after the cut and the bounds check.
+    pub(super) fn cstring(&mut self, ptr: &SymPtr<'ctx>, span: Span, fault: Span) -> R<Vec<(BV<'ctx>, Bool<'ctx>)>> {
+        let chars = self.string_chars(ptr, span)?;
+        let zero = BV::from_u64(self.ctx, 0, 8);
+        let mut ok = Bool::from_bool(self.ctx, false);
+        let mut cut = Bool::from_bool(self.ctx, true);
+        for (c, inside) in chars.iter().rev() {
+            ok = Bool::and(self.ctx, &[inside, &Bool::or(self.ctx, &[&c._eq(&zero), &ok])]);
+            cut = Bool::and(self.ctx, &[inside, &c._eq(&zero).not(), &cut]);
+        }
+        self.cut_then_check(cut, ok, span, fault);
+        Ok(chars)
+    }
+
+    pub(super) fn strlen(&mut self, e: &Expr, a: &Expr) -> R<SymVal<'ctx>> {
+        let SymVal::Ptr(p) = self.eval(a)? else { return self.unsupported("strlen of a non-pointer", a.span) };
+        let chars = self.cstring(&p, e.span, deref_span(a))?;
+        let Type::Int(t) = e.ty else { return self.unsupported("strlen of this type", e.span) };
+        let zero = BV::from_u64(self.ctx, 0, 8);
+        // From the end: the index of the first NUL (one exists where the path continues).
+        let mut r = c_int::constant(self.ctx, t, chars.len() as i64);
+        for (i, (c, _)) in chars.iter().enumerate().rev() {
+            r = c._eq(&zero).ite(&c_int::constant(self.ctx, t, i as i64), &r);
+        }
+        Ok(SymVal::Int(r))
+    }
+
+    pub(super) fn strcmp(&mut self, e: &Expr, a: &Expr, b: &Expr) -> R<SymVal<'ctx>> {
+        // Arguments right to left, as the interpreter evaluates them.
+        let SymVal::Ptr(q) = self.eval(b)? else { return self.unsupported("strcmp of a non-pointer", b.span) };
+        let SymVal::Ptr(p) = self.eval(a)? else { return self.unsupported("strcmp of a non-pointer", a.span) };
+        let xs = self.string_chars(&p, a.span)?;
+        let ys = self.string_chars(&q, b.span)?;
+        let Type::Int(t) = e.ty else { return self.unsupported("strcmp of this type", e.span) };
+        let m = xs.len().min(ys.len());
+        let zero = BV::from_u64(self.ctx, 0, 8);
+        let w = c_int::width(t);
+        let mut r = c_int::constant(self.ctx, t, 0);
+        let mut ok = Bool::from_bool(self.ctx, false);
+        let mut cut = Bool::from_bool(self.ctx, true);
+        for i in (0..m).rev() {
+            let ((x, ix), (y, iy)) = (&xs[i], &ys[i]);
+            let stop = Bool::or(self.ctx, &[&x._eq(y).not(), &x._eq(&zero)]);
+            let diff = x.zero_ext(w - 8).bvsub(&y.zero_ext(w - 8));
+            r = stop.ite(&diff, &r);
+            ok = Bool::and(self.ctx, &[ix, iy, &Bool::or(self.ctx, &[&stop, &ok])]);
+            cut = Bool::and(self.ctx, &[ix, iy, &stop.not(), &cut]);
+        }
+        self.cut_then_check(cut, ok, e.span, deref_span(a));
+        Ok(SymVal::Int(r))
+    }
+
+    pub(super) fn string_value(&mut self, a: &Expr) -> R<OutValue<'ctx>> {
+        if let ExprKind::Str(b) = &a.strip_implicit().kind {
+            return Ok(OutValue::Text(b.clone()));
+        }
+        let SymVal::Ptr(p) = self.eval(a)? else { return self.unsupported("`%s` of a non-pointer", a.span) };
+        if p.targets.len() != 1 {
+            return self.unsupported("`%s` of a pointer the verifier cannot track", a.span);
+        }
+        let chars = self.cstring(&p, a.span, deref_span(a))?;
+        Ok(OutValue::Chars(chars.into_iter().map(|(c, _)| c).collect()))
+    }
+
+    pub(super) fn printf(&mut self, e: &Expr, args: &[Expr]) -> R<SymVal<'ctx>> {
+        let Some(f) = args.first() else { return self.unsupported("printf without a format", e.span) };
+        let fmt = self.literal_format(f, e)?.to_vec();
+        let pieces = match cfmt::parse(&fmt, false) {
+            Ok(p) => p,
+            Err(err) => return self.unsupported(format!("a malformed printf format ({})", err.message), e.span),
+        };
+        // Arguments right to left, as gcc (and the interpreter) evaluate them.
+        let mut vals: Vec<Option<OutValue<'ctx>>> = vec![None; args.len()];
+        let mut dirs = Vec::new();
+        for p in &pieces {
+            if let Piece::Directive(d) = p {
+                if d.width == Count::Star || d.precision == Count::Star {
+                    return self.unsupported("printf `*` width or precision", e.span);
+                }
+                if matches!(d.conv, 'n' | 'p') {
+                    return self.unsupported(format!("printf `%{}`", d.conv), e.span);
+                }
+                dirs.push(d.conv);
+            }
+        }
+        for i in (1..args.len()).rev() {
+            let a = &args[i];
+            let conv = dirs.get(i - 1).copied().unwrap_or('d');
+            vals[i] = Some(if conv == 's' {
+                self.string_value(a)?
+            } else {
+                match self.eval_loc(a)? {
+                    SymVal::Int(b) => OutValue::Int { value: b, ty: a.ty.as_int().unwrap_or(IntType::INT) },
+                    SymVal::Float(x) => OutValue::Float {
+                        value: x,
+                        kind: match a.ty {
+                            Type::Float(k) => k,
+                            _ => FloatKind::Double,
+                        },
+                    },
+                    _ => return self.unsupported("printing a value of this type", a.span),
+                }
+            });
+        }
+        self.enc.output.push(OutputEntry {
+            seq: self.next_seq(),
+            span: e.span,
+            guard: self.st.guard.clone(),
+            format: fmt,
+            values: vals.into_iter().skip(1).flatten().collect(),
+        });
+        let n = self.name("printf.ret");
+        Ok(SymVal::Int(BV::new_const(self.ctx, n, 32)))
+    }
+}

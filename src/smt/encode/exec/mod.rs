@@ -1,0 +1,401 @@
+//! The symbolic executor behind [`super::encode`]: simplification, unwinding, inlining and SSA
+//! in one pass over the IR, with the path guard carried along (CBMC-style guarded SSA).
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::rc::Rc;
+
+use z3::ast::{Array, Ast, Bool, Dynamic, Float, BV};
+use z3::{Context, Sort};
+
+use super::fp::{self, FpOps};
+use super::*;
+use crate::ir::format::{self as cfmt, Count, Piece};
+use crate::ir::{BinOp, FloatKind, IncDec, IntKind, LogicOp, UnOp, VarId, VarKind};
+use crate::smt::c_int;
+
+mod calls;
+mod expr;
+mod helpers;
+mod places;
+mod stmt;
+
+type R<T> = Result<T, Unsupported>;
+
+/// A symbolic C value.
+#[derive(Clone, Debug)]
+pub enum SymVal<'ctx> {
+    Int(BV<'ctx>),
+    Float(Float<'ctx>),
+    Ptr(SymPtr<'ctx>),
+    Void,
+}
+
+/// A pointer: (object id, offset in scalar elements of the object); `targets` over-approximates
+/// the objects `obj` may denote (empty: null or unknown).
+#[derive(Clone, Debug)]
+pub struct SymPtr<'ctx> {
+    pub obj: BV<'ctx>,
+    pub off: BV<'ctx>,
+    pub targets: Vec<u32>,
+}
+
+impl<'ctx> SymVal<'ctx> {
+    pub fn as_bv(&self) -> Option<&BV<'ctx>> {
+        if let SymVal::Int(b) = self { Some(b) } else { None }
+    }
+    pub fn as_float(&self) -> Option<&Float<'ctx>> {
+        if let SymVal::Float(f) = self { Some(f) } else { None }
+    }
+    fn same(&self, o: &SymVal<'ctx>) -> bool {
+        match (self, o) {
+            (SymVal::Int(a), SymVal::Int(b)) => a == b,
+            (SymVal::Float(a), SymVal::Float(b)) => a == b,
+            (SymVal::Ptr(a), SymVal::Ptr(b)) => a.obj == b.obj && a.off == b.off && a.targets == b.targets,
+            (SymVal::Void, SymVal::Void) => true,
+            _ => false,
+        }
+    }
+}
+
+const OBJ_BITS: u32 = 32;
+const OFF_BITS: u32 = 64;
+
+#[derive(Clone, Debug)]
+struct ObjInfo {
+    len: u64,
+    elem: Type,
+}
+
+#[derive(Clone)]
+struct Slot<'ctx> {
+    val: SymVal<'ctx>,
+    init: Bool<'ctx>,
+}
+
+type Key = (u32, VarId);
+
+#[derive(Clone)]
+struct State<'ctx> {
+    guard: Bool<'ctx>,
+    dead: bool,
+    vars: BTreeMap<Key, Slot<'ctx>>,
+    mem: BTreeMap<u32, Array<'ctx>>,
+    line: LineState,
+}
+
+/// Where the input stream stands, for line-oriented reads (`fgets`, `gets`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum LineState {
+    /// At the start of a line: nothing read yet, or a whole line was read.
+    Start,
+    /// After `scanf`/`nondet`: the rest of the current line is unknown.
+    Mid,
+}
+
+struct CallCtx<'ctx> {
+    func: FuncId,
+    frame: u32,
+    returns: Vec<(State<'ctx>, Option<SymVal<'ctx>>)>,
+}
+
+struct Jump<'ctx> {
+    is_loop: bool,
+    breaks: Vec<State<'ctx>>,
+    continues: Vec<State<'ctx>>,
+}
+
+enum Place<'ctx> {
+    Var(Key),
+    Mem { ptr: SymPtr<'ctx>, ty: Type },
+}
+
+struct Exec<'a, 'ctx> {
+    ctx: &'ctx Context,
+    p: &'a Program,
+    bound: u32,
+    alts: Option<AltProvider<'a>>,
+    loc_of: HashMap<*const Expr, LocationId>,
+    alt_cache: HashMap<LocationId, Rc<Vec<Expr>>>,
+    enc: Encoding<'ctx>,
+    st: State<'ctx>,
+    objects: Vec<ObjInfo>,
+    var_objs: HashMap<Key, u32>,
+    literal_objs: HashMap<*const Expr, u32>,
+    calls: Vec<CallCtx<'ctx>>,
+    jumps: Vec<Jump<'ctx>>,
+    next_frame: u32,
+    names: u32,
+    namespace: String,
+    /// Order of inputs and outputs in the encoding (along a path: execution order).
+    seq: std::cell::Cell<u64>,
+    fp: FpOps<'ctx>,
+    /// Doubles known to hold exactly the value of a (≤ 32-bit) integer term: `(double)n`, and
+    /// `floor`/`ceil`/`round`/`fabs`-free rounding of those. Converting them back to an integer
+    /// is then plain bit-vector conversion, without floating point in the formula.
+    exact_ints: HashMap<Float<'ctx>, (BV<'ctx>, IntType)>,
+    /// Statements encoded so far (unwound and inlined copies counted), against [`MAX_STMTS`].
+    stmts: u64,
+    /// Globals whose address is taken somewhere (`&g`): only these scalar globals live in
+    /// memory objects; the others are SSA values like locals.
+    addr_taken: HashSet<VarId>,
+    /// Calls evaluated once per distinct entry state (see [`Exec::call_user`]); `None` when the
+    /// program is recursive (a recursion cut depends on the call stack, not the entry state).
+    memo: Option<HashMap<Vec<usize>, Rc<CallMemo<'ctx>>>>,
+    /// Functions whose calls read input, print or exit: never memoised.
+    no_memo: HashSet<FuncId>,
+    /// `assume` statements encoded so far (they narrow the guard without a recorded check).
+    assumes: u64,
+}
+
+/// One call evaluated from some entry state with the entry guard `true`: its result and the
+/// effects it records, each relative to the entry (a call site conjoins its own guard).
+struct CallMemo<'ctx> {
+    value: SymVal<'ctx>,
+    /// The guard under which the run goes on after the call, relative to the entry; `None`
+    /// when every path returns (no check, assumption or cut inside): the entry guard itself.
+    exit: Option<Bool<'ctx>>,
+    dead: bool,
+    /// Globals and static locals after the call.
+    globals: Vec<(Key, Slot<'ctx>)>,
+    mem: BTreeMap<u32, Array<'ctx>>,
+    line: LineState,
+    violations: Vec<Violation<'ctx>>,
+    unwinding: Vec<UnwindPoint<'ctx>>,
+    uninit_reads: Vec<UninitRead<'ctx>>,
+    branches: Vec<Branch<'ctx>>,
+}
+
+/// Lengths of the encoding's guarded records, to take or undo what one call added.
+#[derive(Clone, Copy, PartialEq, Eq)]
+struct Marks {
+    violations: usize,
+    unwinding: usize,
+    uninit_reads: usize,
+    branches: usize,
+    inputs: usize,
+    input_calls: usize,
+    output: usize,
+    exits: usize,
+}
+
+/// The unwound, inlined program may have at most this many statement copies (e.g. a doubly
+/// recursive function at a large bound): beyond it the encoding gives up as unsupported.
+pub const MAX_STMTS: u64 = 50_000;
+
+pub(super) fn run<'ctx>(
+    ctx: &'ctx Context,
+    p: &Program,
+    entry: &str,
+    opts: &EncodeOptions<'_>,
+    loc_of: HashMap<*const Expr, LocationId>,
+) -> Result<Encoding<'ctx>, Unsupported> {
+    let enc = Encoding {
+        ctx,
+        bound: opts.bound,
+        hard: Vec::new(),
+        soft: Vec::new(),
+        selectors: BTreeMap::new(),
+        violations: Vec::new(),
+        unwinding: Vec::new(),
+        branches: Vec::new(),
+        inputs: Vec::new(),
+        input_calls: Vec::new(),
+        output: Vec::new(),
+        uninit_reads: Vec::new(),
+        return_value: None,
+        exits: Vec::new(),
+        completes: Bool::from_bool(ctx, false),
+        bit_vectors_only: false,
+        stats: EncodeStats::default(),
+    };
+    let mut x = Exec {
+        ctx,
+        p,
+        bound: opts.bound,
+        alts: opts.alternatives,
+        loc_of,
+        alt_cache: HashMap::new(),
+        enc,
+        st: State {
+            guard: Bool::from_bool(ctx, true),
+            dead: false,
+            vars: BTreeMap::new(),
+            mem: BTreeMap::new(),
+            line: LineState::Start,
+        },
+        objects: vec![ObjInfo { len: 0, elem: Type::Void }],
+        var_objs: HashMap::new(),
+        literal_objs: HashMap::new(),
+        calls: Vec::new(),
+        jumps: Vec::new(),
+        next_frame: 1,
+        names: 0,
+        namespace: opts.namespace.to_string(),
+        seq: std::cell::Cell::new(0),
+        fp: FpOps::new(ctx),
+        exact_ints: HashMap::new(),
+        stmts: 0,
+        addr_taken: address_taken(p),
+        memo: (!recursive(p)).then(HashMap::new),
+        no_memo: HashSet::new(),
+        assumes: 0,
+    };
+    let fid = p.func_by_name(entry).ok_or_else(|| Unsupported {
+        func: None,
+        what: format!("there is no function `{entry}` with a body"),
+        span: Span::default(),
+    })?;
+    x.globals()?;
+    let ret = x.inline_call(fid, Vec::new(), p.func(fid).span)?;
+    if !matches!(ret, SymVal::Void) {
+        x.enc.return_value = Some(ret);
+    }
+    let returned = if x.st.dead { Bool::from_bool(ctx, false) } else { x.st.guard.clone() };
+    let mut ends: Vec<&Bool<'ctx>> = x.enc.exits.iter().map(|(g, _)| g).collect();
+    ends.push(&returned);
+    x.enc.completes = Bool::or(ctx, &ends);
+    x.enc.bit_vectors_only = x.objects.len() == 1 && !uses_floats(p);
+    let mut enc = x.enc;
+    enc.stats.hard = enc.hard.len();
+    enc.stats.soft = enc.soft.len();
+    enc.stats.violations = enc.violations.len();
+    enc.stats.unwinding_points = enc.unwinding.len();
+    Ok(enc)
+}
+
+fn leaf(ty: &Type) -> &Type {
+    match ty {
+        Type::Array(e, _) => leaf(e),
+        t => t,
+    }
+}
+
+fn leaf_count(ty: &Type) -> Option<u64> {
+    match ty {
+        Type::Array(e, Some(n)) => Some(n * leaf_count(e)?),
+        Type::Array(_, None) => None,
+        _ => Some(1),
+    }
+}
+
+fn is_pure(e: &Expr) -> bool {
+    let mut pure = true;
+    crate::ir::walk::walk_expr(e, &mut |x| match &x.kind {
+        ExprKind::Call(..)
+        | ExprKind::Assign(..)
+        | ExprKind::CompoundAssign { .. }
+        | ExprKind::IncDec(..)
+        | ExprKind::Index(..)
+        | ExprKind::Deref(..) => pure = false,
+        ExprKind::Binary(BinOp::Div | BinOp::Rem, _, _) if x.ty.is_integer() => pure = false,
+        _ => {}
+    });
+    pure
+}
+
+/// The span the interpreter reports for a fault reading through pointer argument `a`.
+/// Whether some variable or expression of the program has a floating-point type.
+fn uses_floats(p: &Program) -> bool {
+    if p.vars.iter().any(|v| matches!(leaf(&v.ty), Type::Float(_))) {
+        return true;
+    }
+    let mut found = false;
+    for f in &p.funcs {
+        if matches!(f.ret, Type::Float(_)) {
+            return true;
+        }
+        if let Some(body) = &f.body {
+            crate::ir::walk::walk_stmt(body, &mut |e: &Expr| found |= matches!(leaf(&e.ty), Type::Float(_)));
+        }
+    }
+    found
+}
+
+/// Whether some function can call itself (directly or through others).
+fn recursive(p: &Program) -> bool {
+    let calls: Vec<Vec<usize>> = p
+        .funcs
+        .iter()
+        .map(|f| {
+            let mut out = Vec::new();
+            if let Some(body) = &f.body {
+                crate::ir::walk::walk_stmt(body, &mut |e: &Expr| {
+                    if let ExprKind::Call(Callee::Func(g), _) = &e.kind {
+                        out.push(g.0 as usize);
+                    }
+                });
+            }
+            out
+        })
+        .collect();
+    // Depth-first search for a back edge (0 unvisited, 1 on the stack, 2 done).
+    fn cyclic(f: usize, calls: &[Vec<usize>], state: &mut [u8]) -> bool {
+        state[f] = 1;
+        for &g in &calls[f] {
+            if g < state.len() && (state[g] == 1 || (state[g] == 0 && cyclic(g, calls, state))) {
+                return true;
+            }
+        }
+        state[f] = 2;
+        false
+    }
+    let mut state = vec![0u8; calls.len()];
+    (0..calls.len()).any(|f| state[f] == 0 && cyclic(f, &calls, &mut state))
+}
+
+/// Every variable whose address is taken (`&v`) anywhere in the program.
+fn address_taken(p: &Program) -> HashSet<VarId> {
+    let mut out = HashSet::new();
+    let mut visit = |e: &Expr| {
+        if let ExprKind::AddrOf(a) = &e.kind {
+            let mut inner: &Expr = a;
+            while let ExprKind::Member { base, arrow: false, .. } = &inner.kind {
+                inner = base;
+            }
+            if let ExprKind::Var(v) = &inner.kind {
+                out.insert(*v);
+            }
+        }
+    };
+    for f in &p.funcs {
+        if let Some(body) = &f.body {
+            crate::ir::walk::walk_stmt(body, &mut visit);
+        }
+    }
+    for init in p.globals.iter().filter_map(|(_, i)| i.as_ref()) {
+        crate::ir::walk::walk_init(init, &mut visit);
+    }
+    out
+}
+
+fn deref_span(a: &Expr) -> Span {
+    match &a.strip_implicit().kind {
+        ExprKind::AddrOf(x) => x.span,
+        _ => a.strip_implicit().span,
+    }
+}
+
+enum InitItem<'e> {
+    Expr(&'e Expr),
+    Byte(u8),
+}
+
+fn collect_statics<'p>(p: &'p Program, s: &'p Stmt, out: &mut Vec<(VarId, Option<&'p Init>)>) {
+    match &s.kind {
+        StmtKind::Decl { var, init } if p.var(*var).kind == VarKind::StaticLocal => out.push((*var, init.as_ref())),
+        StmtKind::If { then, els, .. } => {
+            collect_statics(p, then, out);
+            if let Some(e) = els {
+                collect_statics(p, e, out);
+            }
+        }
+        StmtKind::While { body, .. } | StmtKind::DoWhile { body, .. } => collect_statics(p, body, out),
+        StmtKind::For { init, body, .. } => {
+            init.iter().for_each(|s| collect_statics(p, s, out));
+            collect_statics(p, body, out);
+        }
+        StmtKind::Switch { arms, .. } => arms.iter().flat_map(|a| a.body.iter()).for_each(|s| collect_statics(p, s, out)),
+        StmtKind::Block(b) => b.iter().for_each(|s| collect_statics(p, s, out)),
+        _ => {}
+    }
+}

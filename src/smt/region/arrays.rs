@@ -1,0 +1,107 @@
+//! Local arrays of constant length as Z3 arrays: element reads, writes and bounds checks.
+
+use super::*;
+
+impl<'s, 'p, 'w, 'a, 'ctx> Exec<'s, 'p, 'w, 'a, 'ctx> {
+    /// The local array `base` names (`a` in `a[i]`, `fgets(a, ...)`): its variable, elements
+    /// and length.
+    pub(super) fn array_of(&self, base: &Expr, st: &State<'ctx>) -> R<(VarId, Array<'ctx>, IntType, u64, Deps)> {
+        let inner = base.strip_implicit();
+        if let ExprKind::Var(v) = inner.kind
+            && let Some(Val { term: Term::Array(a, t, n), deps }) = st.vars.get(&v)
+        {
+            return Ok((v, a.clone(), *t, *n, deps.clone()));
+        }
+        let what = match &inner.ty {
+            Type::Array(_, None) => "an array of unknown length",
+            Type::Array(..) => "an array that is not a local variable",
+            _ => "a pointer",
+        };
+        unsupported(what, base.span)
+    }
+
+    /// The element `base[idx]` addresses: the array variable and the 32-bit index. An index
+    /// outside `0..length` is a runtime error under `g`.
+    pub(super) fn element(&mut self, base: &'p Expr, idx: &'p Expr, st: &mut State<'ctx>, g: &Bool<'ctx>, span: Span) -> R<(VarId, Elem<'ctx>)> {
+        let (v, _, _, n, _) = self.array_of(base, st)?;
+        if has_effects(idx) {
+            return unsupported("side effects in an array index", idx.span);
+        }
+        let i = self.eval(idx, st, g)?;
+        let Term::Int(b, t) = &i.term else { return unsupported("a floating point array index", idx.span) };
+        let wide = c_int::resize(b, t.signed, 64);
+        let ok = Bool::and(self.ctx, &[&wide.bvsge(&BV::from_i64(self.ctx, 0, 64)), &wide.bvslt(&BV::from_i64(self.ctx, n as i64, 64))]);
+        self.error(Bool::and(self.ctx, &[g, &ok.not()]), i.deps.clone(), span);
+        Ok((v, Elem { index: wide.extract(31, 0).simplify(), deps: i.deps }))
+    }
+
+    /// Stores `x` at `at` in array `v`.
+    pub(super) fn store(&mut self, v: VarId, at: &Elem<'ctx>, x: &Val<'ctx>, st: &mut State<'ctx>) {
+        let Some(Val { term: Term::Array(a, t, n), deps }) = st.vars.get(&v) else { unreachable!("an array") };
+        let Term::Int(b, _) = &x.term else { unreachable!("an integer element") };
+        let mut deps = Self::union(deps, &at.deps);
+        deps.extend(x.deps.iter().copied());
+        let term = Term::Array(a.store(&at.index, b), *t, *n);
+        self.use_var(v, Usage::Written);
+        st.vars.insert(v, Val { term, deps });
+    }
+
+    /// `a[i] = e`, `a[i] op= e`, `a[i]++`: the expression's value, the element updated. Not a
+    /// repair site.
+    pub(super) fn update_element(&mut self, e: &'p Expr, st: &mut State<'ctx>, g: &Bool<'ctx>) -> R<Val<'ctx>> {
+        let lhs = match &e.kind {
+            ExprKind::Assign(lhs, _) | ExprKind::CompoundAssign { lhs, .. } | ExprKind::IncDec(_, lhs) => lhs,
+            _ => unreachable!("an update"),
+        };
+        let ExprKind::Index(base, idx) = &lhs.strip_implicit().kind else { unreachable!("an element") };
+        // The right side first (gcc's order for a plain assignment; an index has no effects).
+        let rhs = match &e.kind {
+            ExprKind::Assign(_, r) | ExprKind::CompoundAssign { rhs: r, .. } => Some(self.eval(r, st, g)?),
+            _ => None,
+        };
+        let (v, at) = self.element(base, idx, st, g, lhs.span)?;
+        let Some(Val { term: Term::Array(a, t, _), deps }) = st.vars.get(&v) else { unreachable!("an array") };
+        let (t, elem_ty) = (*t, Type::Int(*t));
+        let old = self.int_val(a.select(&at.index).as_bv().expect("a bit-vector element"), t, Self::union(deps, &at.deps));
+        let (new, value) = match &e.kind {
+            ExprKind::Assign(..) => {
+                let x = self.convert(rhs.expect("a right side"), &elem_ty, e.span)?;
+                (x.clone(), x)
+            }
+            ExprKind::CompoundAssign { op, op_ty, .. } => {
+                let l = self.convert(old, op_ty, lhs.span)?;
+                let combined = self.binary(*op, &l, &rhs.expect("a right side"), g, e.span)?;
+                let x = self.convert(combined, &elem_ty, e.span)?;
+                (x.clone(), x)
+            }
+            ExprKind::IncDec(kind, _) => {
+                let Term::Int(x, _) = &old.term else { unreachable!() };
+                let one = c_int::constant(self.ctx, t, 1);
+                let n = match kind {
+                    IncDec::PreInc | IncDec::PostInc => c_int::add(x, &one),
+                    IncDec::PreDec | IncDec::PostDec => c_int::sub(x, &one),
+                };
+                let new = self.int_val(n, t, old.deps.clone());
+                let value = if matches!(kind, IncDec::PostInc | IncDec::PostDec) { old } else { new.clone() };
+                (new, value)
+            }
+            _ => unreachable!(),
+        };
+        self.store(v, &at, &new, st);
+        Ok(value)
+    }
+}
+
+/// An array element and the index that addresses it.
+pub(super) struct Elem<'ctx> {
+    pub(super) index: BV<'ctx>,
+    pub(super) deps: Deps,
+}
+
+/// An assignment, `op=` or `++`/`--` whose target is an array element.
+pub(super) fn element_update(e: &Expr) -> bool {
+    match &e.kind {
+        ExprKind::Assign(lhs, _) | ExprKind::CompoundAssign { lhs, .. } | ExprKind::IncDec(_, lhs) => matches!(lhs.strip_implicit().kind, ExprKind::Index(..)),
+        _ => false,
+    }
+}

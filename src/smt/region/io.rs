@@ -1,0 +1,354 @@
+//! Input and output: `scanf`, `getchar`, `fgets`, `strlen` over the shared input stream, and
+//! `printf`/`putchar` through the shared output model ([`crate::smt::output`]).
+
+use super::*;
+
+impl<'s, 'p, 'w, 'a, 'ctx> Exec<'s, 'p, 'w, 'a, 'ctx> {
+    pub(super) fn scanf(&mut self, e: &'p Expr, args: &'p [Expr], st: &mut State<'ctx>) -> R<Val<'ctx>> {
+        let Some(ExprKind::Str(fmt)) = args.first().map(|a| &a.strip_implicit().kind) else {
+            return unsupported("a scanf format that is not a literal", e.span);
+        };
+        let pieces = cfmt::parse(fmt, true).map_err(|_| Unsupported { what: "a malformed scanf format".into(), span: e.span })?;
+        if stream::char_format(&pieces) {
+            return self.scanf_chars(e, &pieces, args, st);
+        }
+        let mut rest = args[1..].iter();
+        let mut count = 0u64;
+        // The last piece was whitespace: a `%c` after it skips whitespace like a token read.
+        let mut skips_ws = false;
+        for p in pieces {
+            let d = match p {
+                Piece::Literal(bytes) => {
+                    skips_ws = bytes.last().is_some_and(|b| b.is_ascii_whitespace());
+                    continue;
+                }
+                Piece::Directive(d) => d,
+            };
+            let after_ws = std::mem::take(&mut skips_ws);
+            if d.suppress || d.conv == '%' {
+                if d.suppress {
+                    st.in_pos = st.in_pos.bvadd(&BV::from_u64(self.ctx, 1, 32)).simplify();
+                }
+                continue;
+            }
+            let Some(arg) = rest.next() else { return unsupported("scanf with too few arguments", e.span) };
+            let ExprKind::AddrOf(target) = &arg.strip_implicit().kind else {
+                return unsupported("scanf into something other than `&variable`", arg.span);
+            };
+            let v = self.lvalue_var(target)?;
+            let ty = self.setup.program.var(v).ty.clone();
+            let pos = st.in_pos.clone();
+            let term = match d.conv {
+                'd' | 'i' | 'u' | 'f' | 'e' | 'g' | 'F' | 'E' | 'G' => self.world.number_token(&mut self.fp, d.conv, &pos).expect("a number conversion"),
+                // ` %c` among tokens: the first character of the next token. A `%c` right
+                // after another conversion reads the character after a token, which the token
+                // model does not represent.
+                'c' if after_ws => {
+                    let raw = self.world.input("in.chr", &pos, &Sort::bitvector(self.ctx, 8)).as_bv().expect("char input");
+                    Term::Int(raw, IntType::CHAR)
+                }
+                'c' => return unsupported("`%c` without a space before it in a format that also reads tokens", arg.span),
+                other => return unsupported(format!("reading `%{other}`"), arg.span),
+            };
+            let val = self.convert(Val { term, deps: Deps::new() }, &ty, arg.span)?;
+            self.use_var(v, Usage::Scanned);
+            st.vars.insert(v, val);
+            st.in_pos = st.in_pos.bvadd(&BV::from_u64(self.ctx, 1, 32)).simplify();
+            count += 1;
+        }
+        Ok(self.int_val(c_int::constant(self.ctx, IntType::INT, count as i64), IntType::INT, Deps::new()))
+    }
+
+    /// Reads one character of the character stream: whether there was one (`pos < in.len`)
+    /// and the byte; the position advances when there was.
+    pub(super) fn read_char(&mut self, st: &mut State<'ctx>) -> (Bool<'ctx>, BV<'ctx>) {
+        let yes = Bool::from_bool(self.ctx, true);
+        self.read_char_if(st, &yes)
+    }
+
+    /// Reads one character when `wanted` holds (`fgets` stops after a newline): whether a
+    /// character was read, and the byte at the position.
+    pub(super) fn read_char_if(&mut self, st: &mut State<'ctx>, wanted: &Bool<'ctx>) -> (Bool<'ctx>, BV<'ctx>) {
+        if !self.line_assumed {
+            self.line_assumed = true;
+            self.region.assumed.push(self.world.line_assumption());
+        }
+        // Before the newline there is a character: the read succeeds (no `ite` with the old
+        // value, whose variable would then look live).
+        let below_nl = self.below_nl.as_ref().is_some_and(|p| *p == st.in_pos) || st.in_pos.as_u64() == Some(0);
+        let there = if below_nl { Bool::from_bool(self.ctx, true) } else { st.in_pos.bvult(&self.world.len()).simplify() };
+        let ok = Bool::and(self.ctx, &[wanted, &there]).simplify();
+        let byte = self.world.input("in.chr", &st.in_pos, &Sort::bitvector(self.ctx, 8)).as_bv().expect("char input");
+        st.in_pos = ok.ite(&st.in_pos.bvadd(&BV::from_u64(self.ctx, 1, 32)), &st.in_pos).simplify();
+        (ok, byte)
+    }
+
+    /// `fgets(buf, n, stdin)` as a statement, as glibc: reads up to `n - 1` characters,
+    /// stopping after a newline (which it stores); then stores `'\0'` after them. When the
+    /// input is at its end before any character, the array is left unchanged (and `NULL`
+    /// returned, which the model does not use). `n` must evaluate to a constant of at least 2
+    /// (or, for a repair hole, every alternative to one).
+    pub(super) fn fgets(&mut self, e: &'p Expr, args: &'p [Expr], st: &mut State<'ctx>, g: &Bool<'ctx>) -> R<()> {
+        let ctx = self.ctx;
+        let [buf, n, _] = args else { return unsupported("`fgets` without three arguments", e.span) };
+        let (v, mut a, t, size, deps) = self.array_of(buf, st)?;
+        if c_int::width(t) != 8 {
+            return unsupported("`fgets` into an array of wider elements than `char`", buf.span);
+        }
+        let n = self.site_value(n, SiteKind::Size, None, st)?;
+        let Term::Int(nb, nt) = &n.term else { return unsupported("a floating point `fgets` size", e.span) };
+        let leaves: Vec<Option<i64>> = constant_leaves(&nb.simplify()).into_iter().map(|x| x.map(|u| signed_value(u, nb.get_size(), nt.signed))).collect();
+        let nb = c_int::resize(nb, nt.signed, 64).simplify();
+        let Some(most) = leaves.iter().try_fold(i64::MIN, |m, x| x.map(|x| m.max(x))) else {
+            return unsupported("`fgets` with a size that is not a constant", args[1].span);
+        };
+        if leaves.iter().any(|x| x.is_some_and(|x| x < 2)) {
+            return unsupported("`fgets` with a size below 2", args[1].span);
+        }
+        let one32 = BV::from_u64(ctx, 1, 32);
+        let mut going = Bool::from_bool(ctx, true);
+        let mut count = BV::from_u64(ctx, 0, 32);
+        let mut first = None;
+        for k in 0..(most - 1) as u64 {
+            // Room for another character: `k < n - 1`.
+            let room = BV::from_u64(ctx, k + 1, 64).bvslt(&nb).simplify();
+            let wanted = Bool::and(ctx, &[&going, &room]).simplify();
+            if wanted.as_bool() == Some(false) {
+                break;
+            }
+            let (ok, byte) = self.read_char_if(st, &wanted);
+            let at = BV::from_u64(ctx, k, 32);
+            if k >= size {
+                self.error(Bool::and(ctx, &[g, &ok]), deps.clone(), e.span);
+            }
+            a = ok.ite(&a.store(&at, &byte), &a);
+            count = ok.ite(&at.bvadd(&one32), &count).simplify();
+            going = Bool::and(ctx, &[&ok, &byte._eq(&BV::from_u64(ctx, b'\n' as u64, 8)).not()]).simplify();
+            first.get_or_insert(ok);
+        }
+        // Nothing read: the input was at its end (glibc returns NULL, the array unchanged).
+        let got = first.expect("a size of 2 at least reads once");
+        if most > size as i64 {
+            let past = count.bvuge(&BV::from_u64(ctx, size, 32));
+            self.error(Bool::and(ctx, &[g, &got, &past]), deps.clone(), e.span);
+        }
+        a = got.ite(&a.store(&count, &BV::from_u64(ctx, 0, 8)), &a);
+        self.use_var(v, Usage::Scanned);
+        let mut d = deps;
+        d.extend(n.deps.iter().copied());
+        st.vars.insert(v, Val { term: Term::Array(a, t, size), deps: d });
+        Ok(())
+    }
+
+    /// `strlen(a)`: the index of the first `'\0'` of the local array `a`; none within its
+    /// length is a runtime error (the read runs past the end).
+    pub(super) fn strlen(&mut self, e: &'p Expr, args: &'p [Expr], st: &mut State<'ctx>, g: &Bool<'ctx>) -> R<Val<'ctx>> {
+        let ctx = self.ctx;
+        let Some(arg) = args.first() else { return unsupported("`strlen` without an argument", e.span) };
+        let (v, a, t, size, deps) = self.array_of(arg, st)?;
+        let Type::Int(rt) = e.ty else { return unsupported("`strlen` of this type", e.span) };
+        if c_int::width(t) != 8 {
+            return unsupported("`strlen` of an array of wider elements than `char`", arg.span);
+        }
+        self.use_var(v, Usage::Read);
+        let zero = BV::from_u64(ctx, 0, 8);
+        let mut len = c_int::constant(ctx, rt, size as i64);
+        let mut none = Vec::new();
+        for k in (0..size).rev() {
+            let is_nul = a.select(&BV::from_u64(ctx, k, 32)).as_bv().expect("a byte")._eq(&zero);
+            len = is_nul.ite(&c_int::constant(ctx, rt, k as i64), &len);
+            none.push(is_nul.not());
+        }
+        let refs: Vec<&Bool<'ctx>> = none.iter().collect();
+        self.error(Bool::and(ctx, &[g, &Bool::and(ctx, &refs)]), deps.clone(), e.span);
+        Ok(self.int_val(len.simplify(), rt, deps))
+    }
+
+    /// `getchar()`: the next byte as an `int` (0 to 255), or -1 (`EOF`) at the end of input.
+    pub(super) fn getchar(&mut self, st: &mut State<'ctx>) -> Val<'ctx> {
+        let (ok, byte) = self.read_char(st);
+        let c = ok.ite(&byte.zero_ext(24), &c_int::constant(self.ctx, IntType::INT, -1));
+        self.int_val(c, IntType::INT, Deps::new())
+    }
+
+    /// `scanf` with only `%c` directives on the character stream, as glibc: each directive
+    /// takes one character; at the end of input scanf stops, the variables left unchanged;
+    /// it returns `EOF` when it stopped before assigning anything, else how many it assigned.
+    pub(super) fn scanf_chars(&mut self, e: &'p Expr, pieces: &[Piece], args: &'p [Expr], st: &mut State<'ctx>) -> R<Val<'ctx>> {
+        let ctx = self.ctx;
+        let mut rest = args[1..].iter();
+        let mut done = c_int::constant(ctx, IntType::INT, 0);
+        let mut failed = Bool::from_bool(ctx, false);
+        let one = c_int::constant(ctx, IntType::INT, 1);
+        for p in pieces {
+            let Piece::Directive(d) = p else { unreachable!("a character format") };
+            // After a failure the position is at the end, so every later read fails too.
+            let (ok, byte) = self.read_char(st);
+            failed = Bool::or(ctx, &[&failed, &ok.not()]).simplify();
+            if d.suppress {
+                continue;
+            }
+            let Some(arg) = rest.next() else { return unsupported("scanf with too few arguments", e.span) };
+            let ExprKind::AddrOf(target) = &arg.strip_implicit().kind else {
+                return unsupported("scanf into something other than `&variable`", arg.span);
+            };
+            let v = self.lvalue_var(target)?;
+            let old = st.vars[&v].clone();
+            // `%c` stores one byte at the variable's address (little-endian: its low byte).
+            let stored = match (&old.term, &self.setup.program.var(v).ty) {
+                (Term::Int(x, t), Type::Int(_)) if t.kind != crate::ir::IntKind::Bool => {
+                    let w = x.get_size();
+                    if w == 8 { byte.clone() } else { x.extract(w - 1, 8).concat(&byte) }
+                }
+                (_, ty) => return unsupported(format!("`%c` into a variable of type `{}`", self.setup.program.type_name(ty)), arg.span),
+            };
+            let Term::Int(x, t) = &old.term else { unreachable!() };
+            let whole = stored.get_size() == 8;
+            let new = match ok.as_bool() {
+                Some(true) => Val { term: Term::Int(stored, *t), deps: if whole { Deps::new() } else { old.deps.clone() } },
+                _ => Val { term: Term::Int(ok.ite(&stored, x).simplify(), *t), deps: old.deps.clone() },
+            };
+            self.use_var(v, Usage::Scanned);
+            st.vars.insert(v, new);
+            done = ok.ite(&c_int::add(&done, &one), &done).simplify();
+        }
+        let zero = c_int::constant(ctx, IntType::INT, 0);
+        let eof = Bool::and(ctx, &[&failed, &done._eq(&zero)]);
+        let ret = eof.ite(&c_int::constant(ctx, IntType::INT, -1), &done).simplify();
+        Ok(self.int_val(ret, IntType::INT, Deps::new()))
+    }
+
+    /// A `printf` statement as a site: the original, another print (a reference's, renamed),
+    /// or none; each alternative's tokens are printed under its selector, and whether they are
+    /// compared is decided by where the statement is (a prompt's place stays a prompt's).
+    pub(super) fn print_site(&mut self, e: &'p Expr, args: &'p [Expr], stmt: Option<&'p Stmt>, st: &mut State<'ctx>) -> R<()> {
+        self.note_site(e, SiteKind::PrintCall, stmt);
+        let g = st.guard.clone();
+        let Some((sel, alts)) = self.holes.and_then(|h| h.sites.get(&(e as *const Expr))) else {
+            self.printf(e, args, st, &g, e)?;
+            return Ok(());
+        };
+        // Arguments with side effects (`printf("%d", i++)`): deleting or replacing the
+        // statement removes them, so each alternative runs on its own copy of the state.
+        let mut effects = Effects::new(args.iter().any(has_effects), st);
+        for (k, alt) in alts.iter().enumerate() {
+            let chosen = if alts.len() == 1 { Bool::from_bool(self.ctx, true) } else { sel._eq(&BV::from_u64(self.ctx, k as u64, SEL_BITS)) };
+            let gk = Bool::and(self.ctx, &[&g, &chosen]);
+            let mut scratch = effects.start();
+            let at: &mut State<'ctx> = scratch.as_mut().unwrap_or(st);
+            match alt {
+                Alt::Original => {
+                    self.printf(e, args, at, &gk, e)?;
+                }
+                Alt::Expr(call) => {
+                    let ExprKind::Call(Callee::Builtin(Builtin::Printf), cargs) = &call.kind else { continue };
+                    // SAFETY of the lifetime: as in `eval_pure`, nothing of the alternative is
+                    // kept past this call (its sites and usage are dropped below).
+                    let (call, cargs): (&'p Expr, &'p [Expr]) = unsafe { (&*(call as *const Expr), &*(cargs.as_slice() as *const [Expr])) };
+                    let (sites, usage) = (self.region.sites.len(), self.region.usage.len());
+                    // A reference's print has no side effects: only what it prints matters.
+                    let mut printed = at.clone();
+                    let r = self.printf(call, cargs, &mut printed, &gk, e);
+                    self.region.sites.truncate(sites);
+                    self.region.usage.truncate(usage);
+                    r?;
+                    at.at_ws = printed.at_ws;
+                }
+                Alt::Keep | Alt::Bool(_) => {}
+            }
+            effects.done(&chosen, scratch);
+        }
+        effects.finish(st);
+        Ok(())
+    }
+
+    /// `printf(args)` under guard `g`, compared unless `at` (the statement's site) is a prompt.
+    pub(super) fn printf(&mut self, e: &'p Expr, args: &'p [Expr], st: &mut State<'ctx>, g: &Bool<'ctx>, at: &Expr) -> R<Val<'ctx>> {
+        let Some(ExprKind::Str(fmt)) = args.first().map(|a| &a.strip_implicit().kind) else {
+            return unsupported("a printf format that is not a literal", e.span);
+        };
+        let pieces = cfmt::parse(fmt, false).map_err(|_| Unsupported { what: "a malformed printf format".into(), span: e.span })?;
+        let mut rest = args[1..].iter();
+        let mut out = Printer::new(self.ctx, self.setup.compare, st.at_ws.clone());
+        for p in pieces {
+            match p {
+                Piece::Literal(bytes) => out.text(&bytes),
+                Piece::Directive(d) => {
+                    if d.width == cfmt::Count::Star || d.precision == cfmt::Count::Star {
+                        return unsupported("a `*` width or precision", e.span);
+                    }
+                    out.value_starts(&d, d.text(fmt));
+                    let Some(arg) = rest.next() else { return unsupported("printf with too few arguments", e.span) };
+                    let v = self.site_value(arg, SiteKind::Print, None, st)?;
+                    if let ExprKind::Var(x) = arg.strip_implicit().kind {
+                        self.use_var(x, Usage::Printed);
+                    }
+                    let printed = match &v.term {
+                        Term::Int(x, t) => output::Printed::Int(x.clone(), *t),
+                        Term::Float(x, k) => {
+                            let x = if *k == FloatKind::Double { x.clone() } else { self.fp.convert(x, FloatKind::Double) };
+                            let finite = self.fp.is_finite(&x);
+                            output::Printed::Double(x, finite)
+                        }
+                        _ => return unsupported(format!("printing `{}` with `%{}`", crate::ir::print::expr_to_c(self.setup.program, arg), d.conv), arg.span),
+                    };
+                    let token = output::value_token(self.setup.compare, &d, printed)
+                        .map_err(|_| Unsupported { what: format!("printing `{}` with `%{}`", crate::ir::print::expr_to_c(self.setup.program, arg), d.conv), span: arg.span })?;
+                    out.value(token, v.deps.clone());
+                }
+            }
+        }
+        self.emit(out, at, st, g);
+        Ok(self.int_val(BV::new_const(self.ctx, format!("printf.ret!{}", e.span.start), 32), IntType::INT, Deps::new()))
+    }
+
+    /// `putchar(c)`: prints `(unsigned char) c` as `printf("%c", c)` does (a constant
+    /// character as the literal text it is), returns it as an `int`.
+    pub(super) fn putchar(&mut self, e: &'p Expr, args: &'p [Expr], st: &mut State<'ctx>, g: &Bool<'ctx>) -> R<Val<'ctx>> {
+        let Some(arg) = args.first() else { return unsupported("`putchar` without an argument", e.span) };
+        let v = self.site_value(arg, SiteKind::Print, None, st)?;
+        if let ExprKind::Var(x) = arg.strip_implicit().kind {
+            self.use_var(x, Usage::Printed);
+        }
+        let Term::Int(x, _) = &v.term else { return unsupported("`putchar` of a floating point value", arg.span) };
+        let byte = x.extract(7, 0).simplify();
+        let mut out = Printer::new(self.ctx, self.setup.compare, st.at_ws.clone());
+        match byte.as_u64() {
+            Some(b) => out.text(&[b as u8]),
+            None => {
+                let d = output::char_directive();
+                out.value_starts(&d, b"%c");
+                let token = output::value_token(self.setup.compare, &d, output::Printed::Int(byte.clone(), IntType::UCHAR)).expect("%c prints an integer");
+                out.value(token, v.deps.clone());
+            }
+        }
+        self.emit(out, e, st, g);
+        Ok(self.int_val(byte.zero_ext(24), IntType::INT, v.deps))
+    }
+
+    /// Appends what `out` printed to the output under guard `g`, compared unless `at` is a
+    /// prompt.
+    pub(super) fn emit(&mut self, out: Printer<'ctx, Deps>, at: &Expr, st: &mut State<'ctx>, g: &Bool<'ctx>) {
+        let compared = !self.setup.prompts.contains(&(at as *const Expr));
+        let ctx = self.ctx;
+        let out = out.finish();
+        if compared {
+            for c in out.glue {
+                let c = Bool::and(ctx, &[g, &c]).simplify();
+                if c.as_bool() != Some(false) {
+                    self.region.glue.push(c);
+                }
+            }
+            st.at_ws = g.ite(&out.ws, &st.at_ws).simplify();
+            for (token, deps) in out.tokens {
+                let mut d = st.guard_deps.clone();
+                d.extend(deps);
+                self.region.printed.push(Printed { guard: g.clone(), deps: d, token });
+            }
+        } else {
+            // Values mode cuts the output where the last input is read, after every prompt:
+            // the first compared token starts the compared text, glued to nothing.
+            st.at_ws = g.ite(&Bool::from_bool(ctx, true), &st.at_ws).simplify();
+        }
+    }
+}

@@ -1,0 +1,384 @@
+//! Statements and control flow of a region: branches merged with `ite`, loops reaching their
+//! head or exit nodes, `switch`, `break`/`continue`/`return` exits, the `Extend` tails.
+
+use super::*;
+
+impl<'s, 'p, 'w, 'a, 'ctx> Exec<'s, 'p, 'w, 'a, 'ctx> {
+    /// Whether `span` starts among the statements that read characters (`values` mode).
+    pub(super) fn in_reading(&self, span: Span) -> bool {
+        self.setup.compare == Compare::Values && self.setup.reading.is_some_and(|r| r.start <= span.start && span.start < r.end)
+    }
+
+    pub(super) fn enclosing_loops(&self, l: usize) -> Vec<usize> {
+        let mut out = vec![l];
+        let mut at = self.setup.tree.loops[l].parent;
+        while let Some(p) = at {
+            out.push(p);
+            at = self.setup.tree.loops[p].parent;
+        }
+        out.reverse();
+        out
+    }
+
+    pub(super) fn exit(&mut self, to: Node, kind: EdgeKind, st: State<'ctx>) {
+        if st.guard.as_bool() != Some(false) {
+            if self.setup.line.contains(&to) {
+                let broken = Bool::and(self.ctx, &[&st.guard, &st.in_pos.bvule(&self.world.nl()).not()]).simplify();
+                if broken.as_bool() != Some(false) {
+                    self.region.obligations.push(broken);
+                }
+            }
+            self.region.exits.push(Exit { to, kind, state: st });
+        }
+    }
+
+    /// Runs the frames innermost first until control leaves the region.
+    pub(super) fn continue_from(&mut self, frames: &[Frame<'p>], mut st: State<'ctx>) -> R<()> {
+        for frame in frames.iter().rev() {
+            match *frame {
+                Frame::Seq(stmts, next) => {
+                    for s in &stmts[next.min(stmts.len())..] {
+                        match self.stmt(s, st)? {
+                            Some(next) => st = next,
+                            None => return Ok(()),
+                        }
+                    }
+                }
+                Frame::LoopBody(l) => {
+                    return self.end_of_body(l, st, EdgeKind::Normal);
+                }
+            }
+        }
+        let ret = self.fall_off_value();
+        st.ret = ret;
+        self.exit(Node::FuncExit, EdgeKind::Normal, st);
+        Ok(())
+    }
+
+    /// `main` falling off its end returns 0; other functions return an unknown value.
+    pub(super) fn fall_off_value(&mut self) -> Option<Val<'ctx>> {
+        let f = self.setup.program.func(self.setup.func);
+        match (&f.ret, f.name.as_str()) {
+            (Type::Int(t), "main") => Some(Val { term: Term::Int(c_int::constant(self.ctx, *t, 0), *t), deps: Deps::new() }),
+            _ => None,
+        }
+    }
+
+    pub(super) fn loop_stmt(&self, l: usize) -> &'p Stmt {
+        self.setup.tree.loops[l].stmt
+    }
+
+    /// At a loop's head: its test, then its body (or the exit).
+    pub(super) fn loop_head(&mut self, l: usize, st: State<'ctx>) -> R<()> {
+        let s = self.loop_stmt(l);
+        let cond = match &s.kind {
+            StmtKind::While { cond, .. } => Some(cond),
+            StmtKind::For { cond, .. } => cond.as_ref(),
+            StmtKind::DoWhile { .. } => {
+                let frames = self.setup.tree.body_frames(l);
+                return self.continue_from(&frames, st);
+            }
+            _ => unreachable!("a loop"),
+        };
+        let (into, out) = match cond {
+            Some(c) => self.branch_on(c, st)?,
+            None => (Some(st), None),
+        };
+        if let Some(out) = out {
+            self.exit(Node::LoopExit(l), EdgeKind::Normal, out);
+        }
+        if let Some(into) = into {
+            let frames = self.setup.tree.body_frames(l);
+            self.continue_from(&frames, into)?;
+        }
+        Ok(())
+    }
+
+    /// The end of loop `l`'s body (or a `continue`): the step, then back to the head (or, for
+    /// `do`-`while`, the test).
+    pub(super) fn end_of_body(&mut self, l: usize, mut st: State<'ctx>, kind: EdgeKind) -> R<()> {
+        st = match self.apply_tails(l, false, st)? {
+            Some(s) => s,
+            None => return Ok(()),
+        };
+        match &self.loop_stmt(l).kind {
+            StmtKind::For { step, .. } => {
+                if let Some(step) = step {
+                    st = self.effect(step, None, st)?;
+                }
+                self.exit(Node::LoopEntry(l), kind, st);
+            }
+            StmtKind::While { .. } => self.exit(Node::LoopEntry(l), kind, st),
+            StmtKind::DoWhile { cond, .. } => {
+                let (again, out) = self.branch_on(cond, st)?;
+                if let Some(a) = again {
+                    self.exit(Node::LoopEntry(l), kind, a);
+                }
+                if let Some(o) = out {
+                    self.exit(Node::LoopExit(l), EdgeKind::Normal, o);
+                }
+            }
+            _ => unreachable!("a loop"),
+        }
+        Ok(())
+    }
+
+    /// The `Extend` assignments of loop `l` at one of their two places.
+    pub(super) fn apply_tails(&mut self, l: usize, before: bool, mut st: State<'ctx>) -> R<Option<State<'ctx>>> {
+        let tails: Vec<Tail<'p>> = self.tails.iter().filter(|t| t.l == l && t.before == before).copied().collect();
+        for t in tails {
+            let (b, deps) = self.cond_site(t.guard, &mut st)?;
+            let (yes, no) = self.split(st.clone(), &b, &deps);
+            let yes = match yes {
+                Some(mut y) => {
+                    let v = self.site_value(t.value, SiteKind::Update(t.var), None, &mut y)?;
+                    y.vars.insert(t.var, v);
+                    Some(y)
+                }
+                None => None,
+            };
+            match self.merge(&b, yes, no) {
+                Some(m) => st = m,
+                None => return Ok(None),
+            }
+        }
+        Ok(Some(st))
+    }
+
+    pub(super) fn is_hole(&self, site: &Expr) -> bool {
+        self.holes.is_some_and(|h| h.sites.contains_key(&(site as *const Expr)))
+    }
+
+    /// `Extend`'s `if (guard) print; else call;` (no `else` without `otherwise`), both
+    /// `guard` and `print` holes.
+    #[allow(clippy::type_complexity)]
+    pub(super) fn print_if(&mut self, guard: &'p Expr, print: &'p Expr, otherwise: Option<(&'p Expr, &'p [Expr], Option<&'p Stmt>)>, mut st: State<'ctx>) -> R<State<'ctx>> {
+        let (b, deps) = self.cond_site(guard, &mut st)?;
+        let (yes, no) = self.split(st.clone(), &b, &deps);
+        let yes = match yes {
+            Some(mut y) => {
+                self.print_site(print, &[], None, &mut y)?;
+                Some(y)
+            }
+            None => None,
+        };
+        let no = match (no, otherwise) {
+            (Some(mut n), Some((call, args, stmt))) => {
+                self.print_site(call, args, stmt, &mut n)?;
+                Some(n)
+            }
+            (n, _) => n,
+        };
+        Ok(self.merge(&b, yes, no).unwrap_or(st))
+    }
+
+    /// Splits `st` on condition `c` (a site): the states where it holds and where it does not.
+    pub(super) fn branch_on(&mut self, c: &'p Expr, mut st: State<'ctx>) -> R<(Option<State<'ctx>>, Option<State<'ctx>>)> {
+        let (b, deps) = self.cond_site(c, &mut st)?;
+        Ok(self.split(st, &b, &deps))
+    }
+
+    pub(super) fn split(&self, st: State<'ctx>, b: &Bool<'ctx>, deps: &Deps) -> (Option<State<'ctx>>, Option<State<'ctx>>) {
+        let mut yes = st.clone();
+        let mut no = st;
+        yes.guard = Bool::and(self.ctx, &[&yes.guard, b]).simplify();
+        no.guard = Bool::and(self.ctx, &[&no.guard, &b.not()]).simplify();
+        yes.guard_deps.extend(deps.iter().copied());
+        no.guard_deps.extend(deps.iter().copied());
+        let live = |s: State<'ctx>| (s.guard.as_bool() != Some(false)).then_some(s);
+        (live(yes), live(no))
+    }
+
+    pub(super) fn merge(&self, c: &Bool<'ctx>, a: Option<State<'ctx>>, b: Option<State<'ctx>>) -> Option<State<'ctx>> {
+        merge_states(c, a, b)
+    }
+
+    pub(super) fn ite_val(&self, c: &Bool<'ctx>, cdeps: &Deps, a: &Val<'ctx>, b: &Val<'ctx>) -> Val<'ctx> {
+        ite_val(c, cdeps, a, b)
+    }
+
+    /// Executes a statement; `None` when every path left the region.
+    pub(super) fn stmt(&mut self, s: &'p Stmt, st: State<'ctx>) -> R<Option<State<'ctx>>> {
+        match &s.kind {
+            StmtKind::Empty => Ok(Some(st)),
+            StmtKind::Expr(e) => Ok(Some(self.effect(e, Some(s), st)?)),
+            StmtKind::Decl { var, init } => match init {
+                None => Ok(Some(st)),
+                Some(Init::Expr(e)) => {
+                    let mut st = st;
+                    let v = self.site_value(e, SiteKind::Update(*var), None, &mut st)?;
+                    self.use_var(*var, Usage::Written);
+                    st.vars.insert(*var, v);
+                    Ok(Some(st))
+                }
+                Some(Init::List(_, span)) => unsupported("an initialiser list", *span),
+            },
+            StmtKind::VlaDecl { .. } => unsupported("a variable-length array", s.span),
+            StmtKind::Block(stmts) => {
+                let mut st = st;
+                for x in stmts {
+                    match self.stmt(x, st)? {
+                        Some(n) => st = n,
+                        None => return Ok(None),
+                    }
+                }
+                Ok(Some(st))
+            }
+            StmtKind::If { cond, then, els } => {
+                let mut st = st;
+                let (b, deps) = self.cond_site(cond, &mut st)?;
+                let (yes, no) = self.split(st, &b, &deps);
+                let a = match yes {
+                    Some(y) => self.stmt(then, y)?,
+                    None => None,
+                };
+                let c = match (no, els) {
+                    (Some(n), Some(e)) => self.stmt(e, n)?,
+                    (n, None) => n,
+                    (None, Some(_)) => None,
+                };
+                Ok(self.merge(&b, a, c))
+            }
+            StmtKind::While { .. } | StmtKind::DoWhile { .. } | StmtKind::For { .. } => {
+                let l = self.setup.tree.loop_of(s).expect("every loop is in the tree");
+                let Some(mut st) = self.apply_tails(l, true, st)? else { return Ok(None) };
+                if let StmtKind::For { init, .. } = &s.kind {
+                    for i in init {
+                        match self.stmt(i, st)? {
+                            Some(n) => st = n,
+                            None => return Ok(None),
+                        }
+                    }
+                }
+                self.exit(Node::LoopEntry(l), EdgeKind::Normal, st);
+                Ok(None)
+            }
+            StmtKind::Break if !self.switches.is_empty() => {
+                // Loops inside a `switch` are refused, so a `break` in one leaves the switch.
+                self.switches.last_mut().expect("a switch").push(st);
+                Ok(None)
+            }
+            StmtKind::Break => {
+                let l = *self.loops.last().ok_or(Unsupported { what: "`break` outside a loop".into(), span: s.span })?;
+                self.exit(Node::LoopExit(l), EdgeKind::Break, st);
+                Ok(None)
+            }
+            StmtKind::Continue => {
+                let l = *self.loops.last().ok_or(Unsupported { what: "`continue` outside a loop".into(), span: s.span })?;
+                self.end_of_body(l, st, EdgeKind::Continue)?;
+                Ok(None)
+            }
+            StmtKind::Return(e) => {
+                let mut st = st;
+                if let Some(end) = self.end_print.filter(|p| std::ptr::eq(p.before, s) && self.is_hole(p.guard)) {
+                    st = self.print_if(end.guard, end.print, None, st)?;
+                }
+                if let Some(e) = e {
+                    let v = self.site_value(e, SiteKind::Return, None, &mut st)?;
+                    st.ret = Some(v);
+                }
+                self.exit(Node::FuncExit, EdgeKind::Return, st);
+                Ok(None)
+            }
+            StmtKind::Switch { cond, arms } => self.switch(s, cond, arms, st),
+        }
+    }
+
+    /// `switch (cond) { case k: ... }`: control enters at the arm whose label equals the value
+    /// (`default:` when none does, past the switch when there is no `default:`), falls through
+    /// the arms after it, and leaves at the end or by `break`. A loop inside is unsupported
+    /// (the automaton's frames do not model falling through into the next arm).
+    pub(super) fn switch(&mut self, s: &'p Stmt, cond: &'p Expr, arms: &'p [crate::ir::SwitchArm], mut st: State<'ctx>) -> R<Option<State<'ctx>>> {
+        let ctx = self.ctx;
+        if let Some(l) = self.setup.tree.loops.iter().find(|l| s.span.start <= l.stmt.span.start && l.stmt.span.end <= s.span.end) {
+            return unsupported("a loop inside `switch`", l.stmt.span);
+        }
+        let g = st.guard.clone();
+        let v = self.eval(cond, &mut st, &g)?;
+        let Term::Int(x, t) = &v.term else { return unsupported("`switch` on a floating point value", cond.span) };
+        let is = |k: i64| x._eq(&c_int::constant(ctx, *t, k));
+        let matched: Vec<Bool<'ctx>> = arms.iter().filter_map(|a| a.label.map(is)).collect();
+        let refs: Vec<&Bool<'ctx>> = matched.iter().collect();
+        let unmatched = Bool::or(ctx, &refs).not();
+        self.switches.push(Vec::new());
+        let mut cur: Option<State<'ctx>> = None;
+        for arm in arms {
+            let c = match arm.label {
+                Some(k) => is(k),
+                None => unmatched.clone(),
+            };
+            let (enter, _) = self.split(st.clone(), &c, &v.deps);
+            cur = merge_disjoint(cur, enter);
+            for x in &arm.body {
+                let Some(at) = cur.take() else { break };
+                cur = self.stmt(x, at)?;
+            }
+        }
+        let breaks = self.switches.pop().expect("pushed above");
+        if !arms.iter().any(|a| a.label.is_none()) {
+            let (past, _) = self.split(st, &unmatched, &v.deps);
+            cur = merge_disjoint(cur, past);
+        }
+        Ok(breaks.into_iter().fold(cur, |acc, b| merge_disjoint(acc, Some(b))))
+    }
+
+    /// A statement-level expression: assignments, `++`, calls.
+    pub(super) fn effect(&mut self, e: &'p Expr, stmt: Option<&'p Stmt>, mut st: State<'ctx>) -> R<State<'ctx>> {
+        if element_update(e) {
+            let g = st.guard.clone();
+            self.update_element(e, &mut st, &g)?;
+            return Ok(st);
+        }
+        match &e.kind {
+            ExprKind::Assign(lhs, rhs) => {
+                let v = self.lvalue_var(lhs)?;
+                let val = self.site_value(rhs, SiteKind::Update(v), stmt, &mut st)?;
+                self.use_var(v, written_by(rhs));
+                st.vars.insert(v, val);
+                Ok(st)
+            }
+            ExprKind::CompoundAssign { lhs, .. } | ExprKind::IncDec(_, lhs) => {
+                let v = self.lvalue_var(lhs)?;
+                let val = self.site_value(e, SiteKind::Update(v), stmt, &mut st)?;
+                st.vars.insert(v, val);
+                Ok(st)
+            }
+            ExprKind::Comma(a, b) => {
+                let st = self.effect(a, None, st)?;
+                self.effect(b, None, st)
+            }
+            ExprKind::Call(Callee::Builtin(Builtin::Printf), args) if stmt.is_some() => {
+                let guarded = self.guarded_prints.iter().find(|p| std::ptr::eq(p.call, e)).copied();
+                match guarded.filter(|p| self.is_hole(p.guard)) {
+                    Some(gp) => self.print_if(gp.guard, gp.print, Some((e, args, stmt)), st),
+                    None => {
+                        self.print_site(e, args, stmt, &mut st)?;
+                        Ok(st)
+                    }
+                }
+            }
+            ExprKind::Call(Callee::Builtin(Builtin::Fgets), args) => {
+                let g = st.guard.clone();
+                self.fgets(e, args, &mut st, &g)?;
+                Ok(st)
+            }
+            _ => {
+                let g = st.guard.clone();
+                self.eval(e, &mut st, &g)?;
+                Ok(st)
+            }
+        }
+    }
+
+    pub(super) fn lvalue_var(&self, lhs: &Expr) -> R<VarId> {
+        match &lhs.strip_implicit().kind {
+            ExprKind::Var(v) if self.setup.program.var(*v).func.is_some() => Ok(*v),
+            ExprKind::Var(_) => unsupported("assigning a global variable", lhs.span),
+            _ => unsupported(format!("assigning to `{}`", crate::ir::print::expr_to_c(self.setup.program, lhs)), lhs.span),
+        }
+    }
+
+    pub(super) fn use_var(&mut self, v: VarId, u: Usage) {
+        self.region.usage.push((v, u));
+    }
+}
