@@ -23,7 +23,11 @@ struct Cli {
 #[derive(Subcommand)]
 enum Command {
     /// Run the language server on stdin/stdout (logs go to stderr; set MEND_LOG=debug for more).
-    Lsp,
+    Lsp {
+        /// Faults to inject for tests (`delay=MS,panic`); hidden, never needed in use.
+        #[arg(long, hide = true, value_parser = analysis::Hooks::parse)]
+        test_hooks: Option<analysis::Hooks>,
+    },
     /// Check C files and print diagnostics, repairs and test results.
     ///
     /// Exit status: 0 whether or not problems were found; 1 if some file could not be read or
@@ -36,8 +40,7 @@ enum Command {
         /// engine's accuracy and latency benchmark instead; `mutation` only the mutation
         /// engine's table (set MEND_BENCH_ONLY=tcas for just the TCAS-like rows).
         dir: Option<PathBuf>,
-        /// With `typed` or `reference`: the dataset (default `../shared/data/introclass`,
-        /// else `/work/shared/data/introclass`).
+        /// With `typed` or `reference`: the dataset (default `../shared/data/introclass`).
         data: Option<PathBuf>,
         /// With `reference`: the analysis budget per submission, in seconds.
         #[arg(long, default_value_t = 60)]
@@ -87,6 +90,9 @@ struct CheckArgs {
     /// [code]` with one-based lines and columns counted in characters.
     #[arg(long, value_enum, default_value_t = Format::Text)]
     format: Format,
+    /// Faults to inject for tests (`delay=MS,panic`); hidden, never needed in use.
+    #[arg(long, hide = true, value_parser = analysis::Hooks::parse)]
+    test_hooks: Option<analysis::Hooks>,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -125,7 +131,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     init_logging();
     match cli.command {
-        Command::Lsp => {
+        Command::Lsp { test_hooks } => {
             let runtime = match tokio::runtime::Runtime::new() {
                 Ok(rt) => rt,
                 Err(e) => {
@@ -133,26 +139,23 @@ fn main() -> ExitCode {
                     return ExitCode::from(1);
                 }
             };
-            let code = runtime.block_on(mend::server::serve_stdio());
+            let code = runtime.block_on(mend::server::serve_stdio(test_hooks.unwrap_or_default()));
             // Analysis threads may still be running; they hold nothing that needs flushing.
             std::process::exit(code);
         }
         Command::Check(args) => check(args),
         Command::Bench { dir, data, budget, limit, verbose, compare } => {
             let mut out = std::io::stdout().lock();
-            let data = data.unwrap_or_else(|| {
-                let rel = PathBuf::from("../shared/data/introclass");
-                if rel.exists() { rel } else { PathBuf::from("/work/shared/data/introclass") }
-            });
+            let data = data.unwrap_or_else(|| PathBuf::from("../shared/data/introclass"));
             let result = match dir {
-                Some(dir) if dir.as_os_str() == "typed" => mend::bench::run_typed(&data, &mut out),
-                Some(dir) if dir.as_os_str() == "mutation" => mend::bench::run_mutation(&mut out),
+                Some(dir) if dir.as_os_str() == "typed" => mend::cli::bench::run_typed(&data, &mut out),
+                Some(dir) if dir.as_os_str() == "mutation" => mend::cli::bench::run_mutation(&mut out),
                 Some(dir) if dir.as_os_str() == "reference" => {
-                    let findings = mend::bench_reference::run(&data, Duration::from_secs(budget), limit, compare.into(), verbose, &mut out);
+                    let findings = mend::cli::bench_reference::run(&data, Duration::from_secs(budget), limit, compare.into(), verbose, &mut out);
                     findings.map(|_| ())
                 }
-                Some(dir) => mend::bench::run_dir(&dir, &CheckOptions::default(), &mut out),
-                None => mend::bench::run_foundation(&mut out),
+                Some(dir) => mend::cli::bench::run_dir(&dir, &CheckOptions::default(), &mut out),
+                None => mend::cli::bench::run_foundation(&mut out),
             };
             match result {
                 Ok(()) => ExitCode::SUCCESS,
@@ -207,6 +210,7 @@ fn check(args: CheckArgs) -> ExitCode {
             cancel: Cancel::new(),
             quick: false,
             on_partial: None,
+            hooks: args.test_hooks.unwrap_or_default(),
         };
         let report = job.run();
         if report.diagnostics.iter().any(|d| d.code == analysis::INTERNAL_ERROR) {

@@ -5,7 +5,7 @@
 //! counterexample the interpreter does not confirm.
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use mend::cancel::Cancel;
@@ -14,11 +14,7 @@ use mend::smt::Budget;
 use mend::syntax::lower::lower_source;
 
 fn introclass_root() -> PathBuf {
-    if let Ok(p) = std::env::var("MEND_INTROCLASS") {
-        return PathBuf::from(p);
-    }
-    let rel = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/data/introclass");
-    if rel.exists() { rel } else { PathBuf::from("/work/shared/data/introclass") }
+    mend::testing::shared_data("introclass").expect("this test needs ../shared/data/introclass")
 }
 
 #[test]

@@ -169,9 +169,8 @@ fn non_utf8_and_empty_files_are_checked() {
 #[test]
 fn a_panicking_analysis_is_reported_and_exits_1() {
     let out = Command::new(BIN)
-        .args(["check", "--format", "json", "fixtures/e2e/undeclared.c", "fixtures/e2e/missing_semi.c"])
+        .args(["check", "--test-hooks=panic", "--format", "json", "fixtures/e2e/undeclared.c", "fixtures/e2e/missing_semi.c"])
         .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .env("MEND_TEST_ANALYSIS_PANIC", "1")
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(1));

@@ -343,11 +343,7 @@ fn progress_settings_and_commands() {
 fn slow_analysis_never_publishes_stale_results() {
     let text = std::fs::read_to_string(fixture("missing_semi.c")).unwrap();
     let uri = "file:///tmp/mend-e2e/slow.c";
-    let (mut s, _) = Server::start_with_env(
-        utf16_client(),
-        json!({ "mend": { "debounceMs": 50 } }),
-        &[("MEND_TEST_ANALYSIS_DELAY_MS", "400")],
-    );
+    let (mut s, _) = Server::start_with_hooks(utf16_client(), json!({ "mend": { "debounceMs": 50 } }), Some("delay=400"));
     s.open(uri, &text, 1);
     let mut local = text.clone();
     for v in 2..=6 {
@@ -404,7 +400,7 @@ fn type_diagnostics_do_not_wait_for_the_debounce() {
 fn a_panicking_analysis_does_not_kill_the_server() {
     let text = std::fs::read_to_string(fixture("undeclared.c")).unwrap();
     let uri = "file:///tmp/mend-e2e/panic.c";
-    let (mut s, _) = Server::start_with_env(json!({}), json!({}), &[("MEND_TEST_ANALYSIS_PANIC", "1")]);
+    let (mut s, _) = Server::start_with_hooks(json!({}), json!({}), Some("panic"));
     s.open(uri, &text, 1);
     let published = s
         .wait_for("textDocument/publishDiagnostics", 10 * SEC, |p| p["diagnostics"][0]["code"] == "internal-error")

@@ -56,14 +56,9 @@ fn load() -> Vec<Prog> {
         .collect()
 }
 
-/// `$MEND_INTROCLASS`, else `../shared/data/introclass` from the crate (the main checkout),
-/// else `/work/shared/data/introclass` (a worktree).
+/// The IntroClass corpus (`../shared/data/introclass`).
 fn introclass_root() -> PathBuf {
-    if let Ok(p) = std::env::var("MEND_INTROCLASS") {
-        return PathBuf::from(p);
-    }
-    let rel = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/data/introclass");
-    if rel.exists() { rel } else { PathBuf::from("/work/shared/data/introclass") }
+    mend::testing::shared_data("introclass").expect("this test needs ../shared/data/introclass")
 }
 
 #[derive(serde::Serialize, serde::Deserialize, Clone)]

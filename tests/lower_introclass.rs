@@ -1,26 +1,13 @@
 //! Every IntroClass program (all compile with gcc) lowers with no error diagnostic and no
 //! unsupported construct: the subset covers what these students write.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use mend::ir::Severity;
 use mend::syntax::lower::lower_source;
 
 fn introclass_files() -> Vec<PathBuf> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/data/introclass");
-    let mut files = Vec::new();
-    for problem in std::fs::read_dir(&root).expect("../shared/data/introclass exists") {
-        let dir = problem.unwrap().path();
-        if !dir.is_dir() {
-            continue;
-        }
-        files.push(dir.join("reference.c"));
-        for sub in std::fs::read_dir(dir.join("submissions")).unwrap() {
-            files.push(sub.unwrap().path());
-        }
-    }
-    files.sort();
-    files
+    mend::testing::shared_data("introclass").map_or_else(Vec::new, |root| mend::testing::course_files(&root))
 }
 
 #[test]

@@ -53,7 +53,7 @@ fn the_pinned_submission_gets_no_false_guarantee() {
     let report = check(Some(&path), &text, &opts, &Cancel::new());
     assert_eq!(report.tests.len(), 4, "{:?}", report.diagnostics);
     for r in report.repairs.iter().filter(|r| r.guarantee.is_proof()) {
-        let patched = lower_source(&mend::patch::apply_edits(&text, &r.edits)).program;
+        let patched = lower_source(&mend::ir::apply_edits(&text, &r.edits)).program;
         for t in &report.tests {
             let run = interp::run(&patched, "main", t.input.as_bytes(), &Limits::default(), &Cancel::new());
             let out = String::from_utf8_lossy(&run.output);
@@ -72,7 +72,7 @@ fn proved_repairs_on_both_courses_pass_gcc_on_tests_and_generated_inputs() {
     for (course, per_problem) in [("introclass", 6), ("cpack", 3)] {
         let Some(data) = common::shared_data(course) else { continue };
         let mut log = Vec::new();
-        let findings = mend::bench_reference::run(&data, Duration::from_secs(8), Some(per_problem), Compare::Values, true, &mut log).unwrap();
+        let findings = mend::cli::bench_reference::run(&data, Duration::from_secs(8), Some(per_problem), Compare::Values, true, &mut log).unwrap();
         let log = String::from_utf8_lossy(&log);
         eprintln!("{log}");
         assert!(findings.submissions > 0, "{course}: no failing submission in the sample");

@@ -4,13 +4,13 @@
 #[test]
 #[ignore]
 fn incremental_2000_lines() {
-    let (p50, p99) = mend::syntax::document::bench_incremental(2000, 2000);
+    let (p50, p99) = mend::cli::bench::bench_incremental(2000, 2000);
     eprintln!("2000 lines, 2000 one-character edits, best of 3: p50 {p50:.3} ms, p99 {p99:.3} ms");
-    let (p50, p99) = mend::syntax::document::bench_incremental_with(2000, 2000, 1);
+    let (p50, p99) = mend::cli::bench::bench_incremental_with(2000, 2000, 1);
     eprintln!("2000 lines, 2000 one-character edits, raw: p50 {p50:.3} ms, p99 {p99:.3} ms");
-    let (p50, p99) = mend::syntax::document::bench_incremental_chars(2000, 2000, 3, &["x", "1", " ", ";", "e"]);
+    let (p50, p99) = mend::cli::bench::bench_incremental_chars(2000, 2000, 3, &["x", "1", " ", ";", "e"]);
     eprintln!("typing only (x 1 space ; e), best of 3: p50 {p50:.3} ms, p99 {p99:.3} ms");
-    let (p50, p99) = mend::syntax::document::bench_incremental_chars(2000, 2000, 3, &["{", "(", "}", ")", "\""]);
+    let (p50, p99) = mend::cli::bench::bench_incremental_chars(2000, 2000, 3, &["{", "(", "}", ")", "\""]);
     eprintln!("brackets and quotes only, best of 3: p50 {p50:.3} ms, p99 {p99:.3} ms");
 }
 
@@ -18,7 +18,7 @@ fn incremental_2000_lines() {
 #[ignore]
 fn where_the_time_goes() {
     use mend::syntax::{Document, Encoding, Position};
-    let src = mend::syntax::document::synthetic_source(2000);
+    let src = mend::cli::bench::synthetic_source(2000);
     let mut slow = Vec::new();
     let lines = src.lines().count() as u32;
     for (k, ch) in [";", "1", "x", "{", "(", " ", "}", ")"].iter().enumerate() {
@@ -50,7 +50,7 @@ fn where_the_time_goes() {
 #[test]
 #[ignore]
 fn full_parse_2000_lines() {
-    let src = mend::syntax::document::synthetic_source(2000);
+    let src = mend::cli::bench::synthetic_source(2000);
     let mut best = f64::INFINITY;
     for _ in 0..10 {
         let t = std::time::Instant::now();
@@ -63,7 +63,7 @@ fn full_parse_2000_lines() {
 #[test]
 #[ignore]
 fn diagnostics_on_clean_file() {
-    let src = mend::syntax::document::synthetic_source(2000);
+    let src = mend::cli::bench::synthetic_source(2000);
     let tree = mend::syntax::parse(&src, None);
     let mut best = f64::INFINITY;
     for _ in 0..50 {

@@ -3,35 +3,14 @@
 
 use std::path::{Path, PathBuf};
 
-const DATA: &str = "/work/shared/data/introclass";
-
-fn corpus() -> Vec<PathBuf> {
-    let mut files = Vec::new();
-    let Ok(problems) = std::fs::read_dir(DATA) else { return files };
-    for p in problems.flatten() {
-        let dir = p.path();
-        if !dir.is_dir() {
-            continue;
-        }
-        let reference = dir.join("reference.c");
-        if reference.exists() {
-            files.push(reference);
-        }
-        if let Ok(subs) = std::fs::read_dir(dir.join("submissions")) {
-            files.extend(subs.flatten().map(|e| e.path()).filter(|p| p.extension().is_some_and(|e| e == "c")));
-        }
-    }
-    files.sort();
-    files
+fn corpus(root: &Path) -> Vec<PathBuf> {
+    mend::testing::course_files(root)
 }
 
 #[test]
 fn introclass_has_no_syntax_diagnostics() {
-    if !Path::new(DATA).exists() {
-        eprintln!("skipped: {DATA} not present");
-        return;
-    }
-    let files = corpus();
+    let Some(root) = mend::testing::shared_data("introclass") else { return };
+    let files = corpus(&root);
     assert!(files.len() >= 1149, "expected the 1,149 IntroClass files, found {}", files.len());
     let mut bad = Vec::new();
     let mut with_error_nodes = 0;

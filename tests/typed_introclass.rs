@@ -4,15 +4,12 @@
 //! back first / in the first three often enough. The full figures and all timings are
 //! `mend bench typed` (release); no timing is asserted here.
 
-use std::path::{Path, PathBuf};
 
-use mend::engines::typed::bench;
+use mend::cli::bench_typed as bench;
 
 #[test]
 fn introclass_breakages_are_repaired() {
-    // The main checkout has the data next to it; a worktree finds it at its fixed place.
-    let rel = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/data/introclass");
-    let root = if rel.exists() { rel } else { PathBuf::from("/work/shared/data/introclass") };
+    let Some(root) = mend::testing::shared_data("introclass") else { return };
     let mut problems: Vec<_> = std::fs::read_dir(&root)
         .expect("the IntroClass data exists")
         .map(|e| e.unwrap().path())

@@ -28,7 +28,7 @@ assert LOOP in SUM
 TITLE = "Fix (bounded, b=5): `i < n` → `i <= n`"
 # pytest-lsp's recorded capability sets; `neovim` is its latest (0.11.0).
 CLIENTS = ["visual-studio-code", "neovim", "emacs"]
-# The analysis sleeps this long first (MEND_TEST_ANALYSIS_DELAY_MS), so a request can be
+# The analysis sleeps this long first (`mend lsp --test-hooks delay=MS`), so a request can be
 # cancelled while an analysis is in progress.
 DELAY_MS = 1500
 
@@ -36,8 +36,7 @@ DELAY_MS = 1500
 @pytest_lsp.fixture(
     params=CLIENTS,
     config=ClientServerConfig(
-        server_command=[MEND, "lsp"],
-        server_env={**os.environ, "MEND_TEST_ANALYSIS_DELAY_MS": str(DELAY_MS)},
+        server_command=[MEND, "lsp", f"--test-hooks=delay={DELAY_MS}"],
     ),
 )
 async def client(lsp_client: LanguageClient, request):

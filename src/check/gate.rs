@@ -9,7 +9,7 @@ use std::sync::Mutex;
 
 use crate::cancel::Cancel;
 use crate::ir::{Diagnostic, Severity, Span};
-use crate::patch::apply_edits;
+use crate::ir::apply_edits;
 use crate::spec::compare::Compare;
 use crate::spec::interp::Limits;
 
@@ -110,7 +110,7 @@ fn overlaps(a: Span, b: Span) -> bool {
 mod tests {
     use super::*;
     use crate::ir::{Guarantee, Severity, TextEdit};
-    use crate::patch::Repair;
+    use crate::ir::Repair;
 
     const TEXT: &str = "#include <stdio.h>\nint main(void) { int n; scanf(\"%d\", &n); printf(\"%d\\n\", n * 3); return 0; }\n";
 

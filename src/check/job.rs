@@ -17,6 +17,33 @@ pub const ANALYSIS_STACK: usize = 512 << 20;
 /// The code of the diagnostic that replaces a report when the analysis panicked.
 pub const INTERNAL_ERROR: &str = "internal-error";
 
+/// Faults a test can inject into the analysis, passed in by whoever starts it (the server's
+/// state, `mend check`); production runs use the default, which injects nothing.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Hooks {
+    /// Every full analysis first sleeps this long, ignoring cancellation (an engine that
+    /// reacts late), so tests can exercise stale results.
+    pub analysis_delay: Option<std::time::Duration>,
+    /// Every analysis panics, so tests can check that a panic is survived.
+    pub analysis_panics: bool,
+}
+
+impl Hooks {
+    /// Parses `delay=MS,panic` (the hidden `--test-hooks` option of `mend lsp` and `mend
+    /// check`).
+    pub fn parse(spec: &str) -> Result<Hooks, String> {
+        let mut hooks = Hooks::default();
+        for part in spec.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+            match part.split_once('=') {
+                Some(("delay", ms)) => hooks.analysis_delay = Some(std::time::Duration::from_millis(ms.parse().map_err(|_| format!("`{ms}` is not a number of milliseconds"))?)),
+                None if part == "panic" => hooks.analysis_panics = true,
+                _ => return Err(format!("unknown test hook `{part}` (known: delay=MS, panic)")),
+            }
+        }
+        Ok(hooks)
+    }
+}
+
 /// A snapshot to analyse: owned, so it can move to the analysis thread.
 pub struct Job {
     pub path: Option<PathBuf>,
@@ -29,6 +56,7 @@ pub struct Job {
     pub quick: bool,
     /// Receives partial reports as repairs are found (see [`check_streaming`]).
     pub on_partial: Option<PartialSink>,
+    pub hooks: Hooks,
 }
 
 /// Where a job sends its partial reports (shared with the thread that runs it).
@@ -37,12 +65,14 @@ pub type PartialSink = Arc<dyn Fn(&Report) + Send + Sync>;
 impl Job {
     /// Runs the job to completion on a big-stack thread (blocking the caller); never panics.
     pub fn run(self) -> Report {
-        let Job { path, text, tree, opts, cancel, quick, on_partial } = self;
+        let Job { path, text, tree, opts, cancel, quick, on_partial, hooks } = self;
+        if let (Some(delay), false) = (hooks.analysis_delay, quick) {
+            std::thread::sleep(delay);
+        }
         let keep = text.clone();
         let work = move || {
             catch_unwind(AssertUnwindSafe(|| match &tree {
-                // Lets the end-to-end tests check that a panicking analysis is survived.
-                _ if std::env::var_os("MEND_TEST_ANALYSIS_PANIC").is_some() => panic!("MEND_TEST_ANALYSIS_PANIC is set"),
+                _ if hooks.analysis_panics => panic!("the analysis_panics test hook is set"),
                 Some(tree) if quick => self::quick(tree, &text, &opts),
                 Some(tree) => match &on_partial {
                     Some(f) => check_streaming(path.as_deref(), &text, tree, &opts, &cancel, &|r: &Report| f(r)),

@@ -8,7 +8,7 @@ use tree_sitter::Tree;
 
 use crate::cancel::Cancel;
 use crate::ir::{Diagnostic, Program, Severity, Span};
-use crate::patch::Repair;
+use crate::ir::Repair;
 use crate::spec::compare::{self, Compare};
 use crate::spec::config::{self, Config};
 use crate::spec::interp::{self, Limits, RunResult};

@@ -13,7 +13,7 @@ use crate::cancel::Cancel;
 use crate::engines::mutation::engine::{self, FoundRepair, Options};
 use crate::engines::verified;
 use crate::ir::{Guarantee, Severity, Span};
-use crate::patch::{apply_edits, Repair};
+use crate::ir::{apply_edits, Repair};
 use crate::spec::compare::Compare;
 use crate::engines::mutation::search::Outcome;
 use crate::ir::{Diagnostic, Program};

@@ -3,7 +3,7 @@
 use tower_lsp_server::ls_types as lsp;
 
 use crate::ir::{Diagnostic, Severity, Span};
-use crate::patch::Repair;
+use crate::ir::Repair;
 
 use super::syntax_api::{Encoding, LineIndex, Position};
 

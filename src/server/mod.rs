@@ -23,11 +23,11 @@ use tower_lsp_server::{LspService, Server};
 
 /// Serves LSP on stdin/stdout until `exit` (or end of input). Returns the process exit code:
 /// 0 when `shutdown` came first, 1 otherwise (as the LSP specification asks).
-pub async fn serve_stdio() -> i32 {
+pub async fn serve_stdio(hooks: crate::check::job::Hooks) -> i32 {
     let shutdown = Arc::new(AtomicBool::new(false));
     let flag = shutdown.clone();
     let (service, socket) = LspService::new(move |client| backend::Backend {
-        state: Arc::new(state::State::new(client, flag)),
+        state: Arc::new(state::State::new(client, flag, hooks)),
     });
     Server::new(tokio::io::stdin(), tokio::io::stdout(), socket).serve(service).await;
     if shutdown.load(Ordering::SeqCst) { 0 } else { 1 }

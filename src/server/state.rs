@@ -37,9 +37,9 @@ use tracing::{debug, info, warn};
 use crate::cancel::Cancel;
 use crate::check::Report;
 use crate::ir::Diagnostic;
-use crate::patch::Repair;
+use crate::ir::Repair;
 
-use crate::check::job::Job;
+use crate::check::job::{Hooks, Job};
 use super::config::Settings;
 use super::convert::{Lines, to_position};
 use super::syntax_api::{Document, Encoding, syntax_diagnostics};
@@ -135,13 +135,12 @@ pub struct State {
     progress_ids: AtomicU64,
     /// Set by `shutdown`; read by `main` to choose the exit code.
     pub shutdown: Arc<AtomicBool>,
-    /// `MEND_TEST_ANALYSIS_DELAY_MS`: every analysis job first sleeps this long, ignoring
-    /// cancellation (an engine that reacts late), so tests can exercise stale results.
-    test_delay: Option<Duration>,
+    /// Faults injected by tests (none in production).
+    hooks: Hooks,
 }
 
 impl State {
-    pub fn new(client: Client, shutdown: Arc<AtomicBool>) -> State {
+    pub fn new(client: Client, shutdown: Arc<AtomicBool>, hooks: Hooks) -> State {
         State {
             client,
             docs: DashMap::new(),
@@ -152,10 +151,7 @@ impl State {
             generations: AtomicU64::new(0),
             progress_ids: AtomicU64::new(0),
             shutdown,
-            test_delay: std::env::var("MEND_TEST_ANALYSIS_DELAY_MS")
-                .ok()
-                .and_then(|v| v.parse().ok())
-                .map(Duration::from_millis),
+            hooks,
         }
     }
 
@@ -347,6 +343,7 @@ impl State {
                 cancel: cancel.clone(),
                 quick,
                 on_partial: None,
+                hooks: self.hooks,
             }
         };
         let mut job = job;
@@ -374,13 +371,7 @@ impl State {
         if self.caps().work_done_progress && !quick {
             self.spawn_progress(settings.progress_delay, done_rx);
         }
-        let delay = if quick { None } else { self.test_delay };
-        let run = move || {
-            if let Some(delay) = delay {
-                std::thread::sleep(delay);
-            }
-            job.run()
-        };
+        let run = move || job.run();
         let report = match tokio::task::spawn_blocking(run).await {
             Ok(report) => report,
             Err(e) => crate::check::job::internal_error_report("", &e.to_string()),

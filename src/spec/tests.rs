@@ -121,9 +121,8 @@ mod unit {
 
     #[test]
     fn introclass_layout() {
-        let dir = Path::new("/work/shared/data/introclass/median/tests");
-        if dir.exists() {
-            let cases = discover(dir);
+        if let Some(data) = crate::testing::shared_data("introclass") {
+            let cases = discover(&data.join("median/tests"));
             assert_eq!(cases.first().map(|c| c.name.as_str()), Some("blackbox/1"));
             assert!(cases.iter().all(|c| c.output.exists()));
         }

@@ -127,91 +127,6 @@ fn advance(start: Point, text: &str) -> Point {
     }
 }
 
-/// A synthetic C file of about `lines` lines: many small functions with loops, conditions,
-/// `scanf`/`printf` calls (the shape of student code, scaled up).
-pub fn synthetic_source(lines: usize) -> String {
-    let mut s = String::from("#include <stdio.h>\n\n");
-    let mut i = 0;
-    while s.lines().count() < lines {
-        s.push_str(&format!(
-            "int f{i}(int n) {{\n    int sum = 0, k;\n    for (k = 0; k < n; k++) {{\n        if (k % {m} == 0) {{\n            sum += k * {i};\n        }} else {{\n            sum -= 1;\n        }}\n    }}\n    printf(\"%d\\n\", sum);\n    return sum;\n}}\n\n",
-            m = i % 7 + 2
-        ));
-        i += 1;
-    }
-    s.push_str("int main(void) {\n    int n;\n    scanf(\"%d\", &n);\n    return f0(n);\n}\n");
-    s
-}
-
-/// Times one-character edits in a file of about `lines` lines: each edit is applied
-/// incrementally (tree edit + reparse + line index) and followed by
-/// [`super::diagnostics::syntax_diagnostics`]. Edits alternate between inserting a character
-/// at a pseudo-random place (`;`, `1`, `x`, `{`, `(` or a space: often one that breaks the
-/// syntax) and deleting it again. Each edit is timed 3 times on clones of the same document
-/// and the fastest run counts, which filters out preemption by other processes (on a busy
-/// machine a single 10 ms time slice otherwise decides the p99). Returns the median and
-/// 99th-percentile milliseconds per edit.
-pub fn bench_incremental(lines: usize, edits: usize) -> (f64, f64) {
-    bench_incremental_with(lines, edits, 3)
-}
-
-/// [`bench_incremental`] timing each edit `reps` times (1 = raw wall-clock times).
-pub fn bench_incremental_with(lines: usize, edits: usize, reps: usize) -> (f64, f64) {
-    bench_incremental_chars(lines, edits, reps, &[";", "1", "x", "{", "(", " "])
-}
-
-/// [`bench_incremental_with`] inserting (and deleting again) characters from `chars`.
-pub fn bench_incremental_chars(lines: usize, edits: usize, reps: usize, chars: &[&str]) -> (f64, f64) {
-    let mut doc = Document::new(synthetic_source(lines), 0);
-    let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
-    let mut times = Vec::with_capacity(edits);
-    let mut pending: Option<Position> = None;
-    for _ in 0..edits {
-        let (range, text) = match pending.take() {
-            None => {
-                let line = (rng.next() % doc.index.line_count() as u64) as u32;
-                let len = doc.index.line_range(&doc.text, line).map_or(0, |r| r.len()) as u64;
-                let col = (rng.next() % (len + 1)) as u32;
-                let pos = Position::new(line, col);
-                let ch = chars[(rng.next() % chars.len() as u64) as usize];
-                pending = Some(pos);
-                ((pos, pos), ch)
-            }
-            Some(pos) => ((pos, Position::new(pos.line, pos.character + 1)), ""),
-        };
-        let mut best = f64::INFINITY;
-        let mut result = None;
-        for _ in 0..reps.max(1) {
-            let mut copy = doc.clone();
-            let started = std::time::Instant::now();
-            copy.apply_change(Some(range), text, Encoding::Utf16).expect("in range");
-            let diags = super::diagnostics::syntax_diagnostics(&copy.tree, &copy.text);
-            best = best.min(started.elapsed().as_secs_f64() * 1000.0);
-            std::hint::black_box(diags);
-            result = Some(copy);
-        }
-        doc = result.expect("at least one run");
-        times.push(best);
-    }
-    times.sort_by(|a, b| a.total_cmp(b));
-    let pick = |q: f64| times.get(((times.len() as f64 - 1.0) * q).round() as usize).copied().unwrap_or(0.0);
-    (pick(0.5), pick(0.99))
-}
-
-/// xorshift64*: a tiny deterministic generator for benchmarks and tests.
-pub(crate) struct Rng(pub u64);
-
-impl Rng {
-    pub fn next(&mut self) -> u64 {
-        let mut x = self.0;
-        x ^= x >> 12;
-        x ^= x << 25;
-        x ^= x >> 27;
-        self.0 = x;
-        x.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -262,7 +177,7 @@ mod tests {
         let pieces = ["", ";", "}", "{", "(", ")", "x", "1", "\n", "\r\n", "int y = 2;\n", "é", "😀", "if (", "else", " ", "/*", "*/", "\""];
         let base = "#include <stdio.h>\nint f(int n) {\n  int s = 0;\n  for (int i = 0; i < n; i++) {\n    if (i % 2) s += i; else s -= 1;\n  }\n  return s;\n}\nint main(void) {\n  int n;\n  scanf(\"%d\", &n);\n  printf(\"%d\\n\", f(n));\n}\n";
         for seed in 1..=40u64 {
-            let mut rng = Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1);
+            let mut rng = crate::rng::Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1);
             let mut doc = Document::new(base, 0);
             for _ in 0..30 {
                 let enc = [Encoding::Utf8, Encoding::Utf16, Encoding::Utf32][(rng.next() % 3) as usize];
@@ -287,11 +202,5 @@ mod tests {
             assert_eq!(doc.tree.root_node().to_sexp(), fresh.root_node().to_sexp(), "seed {seed}: {:?}", doc.text);
             assert_eq!(doc.index, LineIndex::new(&doc.text));
         }
-    }
-
-    #[test]
-    fn bench_runs() {
-        let (p50, p99) = bench_incremental(200, 20);
-        assert!(p50 >= 0.0 && p99 >= p50);
     }
 }

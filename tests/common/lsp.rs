@@ -81,11 +81,12 @@ fn read_frame(r: &mut impl BufRead) -> Option<Value> {
 impl Server {
     /// Spawns `mend lsp` and sends `initialize` + `initialized`; returns the initialize result.
     pub fn start(capabilities: Value, options: Value) -> (Server, Value) {
-        Server::start_with_env(capabilities, options, &[])
+        Server::start_with_hooks(capabilities, options, None)
     }
 
-    pub fn start_with_env(capabilities: Value, options: Value, env: &[(&str, &str)]) -> (Server, Value) {
-        let mut s = Server::spawn(env);
+    /// [`Server::start`] with test hooks (`mend lsp --test-hooks SPEC`, e.g. `delay=400`).
+    pub fn start_with_hooks(capabilities: Value, options: Value, hooks: Option<&str>) -> (Server, Value) {
+        let mut s = Server::spawn(hooks);
         let result = s.request(
             "initialize",
             json!({
@@ -100,11 +101,11 @@ impl Server {
         (s, result)
     }
 
-    pub fn spawn(env: &[(&str, &str)]) -> Server {
+    pub fn spawn(hooks: Option<&str>) -> Server {
         let mut child = Command::new(BIN)
             .arg("lsp")
+            .args(hooks.map(|h| format!("--test-hooks={h}")))
             .env("MEND_LOG", "warn")
-            .envs(env.iter().copied())
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())

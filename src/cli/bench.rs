@@ -12,7 +12,9 @@ use crate::check::{check, CheckOptions};
 use crate::engines::mutation::{self, engine::{EngineReport, Options as MutationOptions, SolverMode}};
 use crate::ir::Severity;
 use crate::spec::interp::{self, Limits};
-use crate::syntax::document::{bench_incremental_with, synthetic_source};
+use crate::rng::Rng;
+use crate::syntax::document::Document;
+use crate::syntax::{Encoding, Position};
 use crate::syntax::lower::lower_source;
 
 fn percentile(sorted: &[f64], q: f64) -> f64 {
@@ -419,7 +421,7 @@ fn c_files(dir: &Path, out: &mut Vec<PathBuf>) {
 /// the programs under `data` (IntroClass), with latencies over the same cases; every graph
 /// holds the whole standard-library table.
 pub fn run_typed(data: &Path, out: &mut impl Write) -> std::io::Result<()> {
-    use crate::engines::typed::bench;
+    use super::bench_typed as bench;
     writeln!(out, "mend bench typed — {} ({} build)", data.display(), if cfg!(debug_assertions) { "DEBUG" } else { "release" })?;
     let mut paths = Vec::new();
     c_files(data, &mut paths);
@@ -459,4 +461,85 @@ pub fn run_typed(data: &Path, out: &mut impl Write) -> std::io::Result<()> {
         )?;
     }
     Ok(())
+}
+
+/// A synthetic C file of about `lines` lines: many small functions with loops, conditions,
+/// `scanf`/`printf` calls (the shape of student code, scaled up).
+pub fn synthetic_source(lines: usize) -> String {
+    let mut s = String::from("#include <stdio.h>\n\n");
+    let mut i = 0;
+    while s.lines().count() < lines {
+        s.push_str(&format!(
+            "int f{i}(int n) {{\n    int sum = 0, k;\n    for (k = 0; k < n; k++) {{\n        if (k % {m} == 0) {{\n            sum += k * {i};\n        }} else {{\n            sum -= 1;\n        }}\n    }}\n    printf(\"%d\\n\", sum);\n    return sum;\n}}\n\n",
+            m = i % 7 + 2
+        ));
+        i += 1;
+    }
+    s.push_str("int main(void) {\n    int n;\n    scanf(\"%d\", &n);\n    return f0(n);\n}\n");
+    s
+}
+
+/// Times one-character edits in a file of about `lines` lines: each edit is applied
+/// incrementally (tree edit + reparse + line index) and followed by
+/// [`crate::syntax::syntax_diagnostics`]. Edits alternate between inserting a character
+/// at a pseudo-random place (`;`, `1`, `x`, `{`, `(` or a space: often one that breaks the
+/// syntax) and deleting it again. Each edit is timed 3 times on clones of the same document
+/// and the fastest run counts, which filters out preemption by other processes (on a busy
+/// machine a single 10 ms time slice otherwise decides the p99). Returns the median and
+/// 99th-percentile milliseconds per edit.
+pub fn bench_incremental(lines: usize, edits: usize) -> (f64, f64) {
+    bench_incremental_with(lines, edits, 3)
+}
+
+/// [`bench_incremental`] timing each edit `reps` times (1 = raw wall-clock times).
+pub fn bench_incremental_with(lines: usize, edits: usize, reps: usize) -> (f64, f64) {
+    bench_incremental_chars(lines, edits, reps, &[";", "1", "x", "{", "(", " "])
+}
+
+/// [`bench_incremental_with`] inserting (and deleting again) characters from `chars`.
+pub fn bench_incremental_chars(lines: usize, edits: usize, reps: usize, chars: &[&str]) -> (f64, f64) {
+    let mut doc = Document::new(synthetic_source(lines), 0);
+    let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
+    let mut times = Vec::with_capacity(edits);
+    let mut pending: Option<Position> = None;
+    for _ in 0..edits {
+        let (range, text) = match pending.take() {
+            None => {
+                let line = (rng.next() % doc.index.line_count() as u64) as u32;
+                let len = doc.index.line_range(&doc.text, line).map_or(0, |r| r.len()) as u64;
+                let col = (rng.next() % (len + 1)) as u32;
+                let pos = Position::new(line, col);
+                let ch = chars[(rng.next() % chars.len() as u64) as usize];
+                pending = Some(pos);
+                ((pos, pos), ch)
+            }
+            Some(pos) => ((pos, Position::new(pos.line, pos.character + 1)), ""),
+        };
+        let mut best = f64::INFINITY;
+        let mut result = None;
+        for _ in 0..reps.max(1) {
+            let mut copy = doc.clone();
+            let started = std::time::Instant::now();
+            copy.apply_change(Some(range), text, Encoding::Utf16).expect("in range");
+            let diags = crate::syntax::syntax_diagnostics(&copy.tree, &copy.text);
+            best = best.min(started.elapsed().as_secs_f64() * 1000.0);
+            std::hint::black_box(diags);
+            result = Some(copy);
+        }
+        doc = result.expect("at least one run");
+        times.push(best);
+    }
+    times.sort_by(|a, b| a.total_cmp(b));
+    let pick = |q: f64| times.get(((times.len() as f64 - 1.0) * q).round() as usize).copied().unwrap_or(0.0);
+    (pick(0.5), pick(0.99))
+}
+
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_incremental_benchmark_runs() {
+        let (p50, p99) = super::bench_incremental(200, 20);
+        assert!(p50 >= 0.0 && p99 >= p50);
+    }
 }
