@@ -162,11 +162,22 @@ pub fn parallel<T: Send, R: Send>(jobs: Vec<T>, n: usize, f: impl Fn(T) -> R + S
 /// `../shared/data/NAME` beside the checkout (CI has it there); `None`, said on stderr, when it
 /// is missing, so a test that needs it skips loudly instead of passing in silence.
 pub fn shared_data(name: &str) -> Option<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/data").join(name);
-    if dir.is_dir() {
-        Some(dir)
-    } else {
-        eprintln!("SKIPPED: {} is missing (the development data lives in ../shared beside the checkout)", dir.display());
-        None
-    }
+    mend::testing::shared_data(name)
+}
+
+/// One-based line and byte column of a byte offset, through the library's own line index.
+pub fn line_col(src: &str, offset: usize) -> (usize, usize) {
+    let p = mend::syntax::LineIndex::new(src).position(src, offset, mend::syntax::Encoding::Utf8);
+    (p.line as usize + 1, p.character as usize + 1)
+}
+
+/// The verified engine on `student` against `reference` (`values` mode, a minute's budget),
+/// with the input precondition conjectured from `inputs`.
+pub fn verified_repair(student: &str, reference: &str, entry: &str, inputs: &[String]) -> mend::engines::verified::Report {
+    use mend::engines::verified;
+    let s = mend::syntax::lower::lower_source(student).program;
+    let r = mend::syntax::lower::lower_source(reference).program;
+    let precondition = verified::precondition::infer(inputs, &r, entry);
+    let opts = verified::Options { entry: entry.to_string(), compare: mend::spec::compare::Compare::Values, precondition };
+    verified::repair(&s, student, &r, &opts, &mend::smt::Budget::new(std::time::Duration::from_secs(60), mend::cancel::Cancel::new()))
 }
