@@ -8,14 +8,17 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use crate::cancel::Cancel;
-use crate::check::{check, CheckOptions};
-use crate::engines::mutation::{self, engine::{EngineReport, Options as MutationOptions, SolverMode}};
+use crate::check::{CheckOptions, check};
+use crate::engines::mutation::{
+    self,
+    engine::{EngineReport, Options as MutationOptions, SolverMode},
+};
 use crate::ir::Severity;
-use crate::spec::interp::{self, Limits};
 use crate::rng::Rng;
+use crate::spec::interp::{self, Limits};
 use crate::syntax::document::Document;
-use crate::syntax::{Encoding, Position};
 use crate::syntax::lower::lower_source;
+use crate::syntax::{Encoding, Position};
 
 fn percentile(sorted: &[f64], q: f64) -> f64 {
     if sorted.is_empty() {
@@ -107,7 +110,13 @@ fn mutation_run(src: &str, opts: &MutationOptions, budget_s: u64) -> (EngineRepo
     (report, first)
 }
 
-fn mutation_row(out: &mut impl Write, name: &str, opts: &MutationOptions, report: &EngineReport, first: Option<f64>) -> std::io::Result<()> {
+fn mutation_row(
+    out: &mut impl Write,
+    name: &str,
+    opts: &MutationOptions,
+    report: &EngineReport,
+    first: Option<f64>,
+) -> std::io::Result<()> {
     let outcome = match &report.outcome {
         Some(mutation::search::Outcome::Exhausted { .. }) => "exhausted",
         Some(mutation::search::Outcome::Complete) => "complete",
@@ -169,8 +178,12 @@ pub fn run_mutation(out: &mut impl Write) -> std::io::Result<()> {
     let only = std::env::var("MEND_BENCH_ONLY").ok().filter(|s| !s.is_empty());
     let keep = |n: &str| only.as_deref().is_none_or(|p| n.starts_with(p));
     let fixtures = read("mutation");
-    let tcas: Vec<(String, String)> = read("perf").into_iter().filter(|(n, _)| n.starts_with("tcas_v") && keep(n)).collect();
-    writeln!(out, "mutation repair (AllRepair), one run per line, budget {TABLE_BUDGET_S} s; times in ms [TCAS-like: level 1 first repair < 500, level 2 < 5000]")?;
+    let tcas: Vec<(String, String)> =
+        read("perf").into_iter().filter(|(n, _)| n.starts_with("tcas_v") && keep(n)).collect();
+    writeln!(
+        out,
+        "mutation repair (AllRepair), one run per line, budget {TABLE_BUDGET_S} s; times in ms [TCAS-like: level 1 first repair < 500, level 2 < 5000]"
+    )?;
     writeln!(
         out,
         "  {:<16} {:>2} {:>3} {:>4} {:>5} {:>5} {:>9} {:>9} {:>6} {:>6} {:>4} outcome",
@@ -223,7 +236,9 @@ pub fn run_mutation(out: &mut impl Write) -> std::io::Result<()> {
     )?;
     let sizes: Vec<String> = by_size
         .iter()
-        .map(|(n, k, f, t)| format!("{n} (size <= {k}) first {} / all {t:.0}", f.map_or("-".into(), |f| format!("{f:.0}"))))
+        .map(|(n, k, f, t)| {
+            format!("{n} (size <= {k}) first {} / all {t:.0}", f.map_or("-".into(), |f| format!("{f:.0}")))
+        })
         .collect();
     writeln!(out, "  repair size, TCAS-like at its declared level: {}", sizes.join("; "))?;
     if only.is_some() {
@@ -253,8 +268,13 @@ pub fn run_mutation(out: &mut impl Write) -> std::io::Result<()> {
     for name in ["sum", "max_sort", "tcas_v1"] {
         let Some((_, src)) = fixtures.iter().chain(&tcas).find(|(n, _)| n == name) else { continue };
         let declared = mutation_options(src);
-        let (_, fresh) = mutation_run(src, &MutationOptions { solver_mode: SolverMode::Fresh, ..declared.clone() }, TABLE_BUDGET_S);
-        let (_, inc) = mutation_run(src, &MutationOptions { solver_mode: SolverMode::Incremental, ..declared.clone() }, TABLE_BUDGET_S);
+        let (_, fresh) =
+            mutation_run(src, &MutationOptions { solver_mode: SolverMode::Fresh, ..declared.clone() }, TABLE_BUDGET_S);
+        let (_, inc) = mutation_run(
+            src,
+            &MutationOptions { solver_mode: SolverMode::Incremental, ..declared.clone() },
+            TABLE_BUDGET_S,
+        );
         let f = |t: Option<f64>| t.map_or("-".into(), |t| format!("{t:.0}"));
         cells.push(format!("{name} {} vs {}", f(fresh), f(inc)));
     }
@@ -422,13 +442,26 @@ fn c_files(dir: &Path, out: &mut Vec<PathBuf>) {
 /// holds the whole standard-library table.
 pub fn run_typed(data: &Path, out: &mut impl Write) -> std::io::Result<()> {
     use super::bench_typed as bench;
-    writeln!(out, "mend bench typed — {} ({} build)", data.display(), if cfg!(debug_assertions) { "DEBUG" } else { "release" })?;
+    writeln!(
+        out,
+        "mend bench typed — {} ({} build)",
+        data.display(),
+        if cfg!(debug_assertions) { "DEBUG" } else { "release" }
+    )?;
     let mut paths = Vec::new();
     c_files(data, &mut paths);
-    let files: Vec<String> = paths.iter().filter_map(|p| std::fs::read(p).ok()).map(|b| String::from_utf8_lossy(&b).into_owned()).collect();
+    let files: Vec<String> =
+        paths.iter().filter_map(|p| std::fs::read(p).ok()).map(|b| String::from_utf8_lossy(&b).into_owned()).collect();
     let started = Instant::now();
     let mut r = bench::evaluate(&files, 3, true);
-    writeln!(out, "{} files; {} cases ({} mutants C accepts were skipped); {:.1} s", files.len(), r.total().cases, r.undetected, started.elapsed().as_secs_f64())?;
+    writeln!(
+        out,
+        "{} files; {} cases ({} mutants C accepts were skipped); {:.1} s",
+        files.len(),
+        r.total().cases,
+        r.undetected,
+        started.elapsed().as_secs_f64()
+    )?;
     writeln!(out, "{:<12} {:>7} {:>8} {:>8}", "error kind", "cases", "top-1", "top-3")?;
     let pct = |a: usize, b: usize| if b == 0 { 0.0 } else { 100.0 * a as f64 / b as f64 };
     for (kind, k) in r.per_kind.iter().chain(std::iter::once(&("overall", r.total()))) {
@@ -505,11 +538,11 @@ pub fn bench_incremental_chars(lines: usize, edits: usize, reps: usize, chars: &
     for _ in 0..edits {
         let (range, text) = match pending.take() {
             None => {
-                let line = (rng.next() % doc.index.line_count() as u64) as u32;
+                let line = (rng.next_u64() % doc.index.line_count() as u64) as u32;
                 let len = doc.index.line_range(&doc.text, line).map_or(0, |r| r.len()) as u64;
-                let col = (rng.next() % (len + 1)) as u32;
+                let col = (rng.next_u64() % (len + 1)) as u32;
                 let pos = Position::new(line, col);
-                let ch = chars[(rng.next() % chars.len() as u64) as usize];
+                let ch = chars[(rng.next_u64() % chars.len() as u64) as usize];
                 pending = Some(pos);
                 ((pos, pos), ch)
             }
@@ -533,7 +566,6 @@ pub fn bench_incremental_chars(lines: usize, edits: usize, reps: usize, chars: &
     let pick = |q: f64| times.get(((times.len() as f64 - 1.0) * q).round() as usize).copied().unwrap_or(0.0);
     (pick(0.5), pick(0.99))
 }
-
 
 #[cfg(test)]
 mod tests {

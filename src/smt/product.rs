@@ -20,8 +20,8 @@
 //! Unsupported (the product is then not built): string inputs (`%s`, lines), printed strings
 //! of characters, and an integer read against a floating point one at the same position.
 
-use z3::ast::{Ast, Bool, BV};
 use z3::Context;
+use z3::ast::{Ast, BV, Bool};
 
 use crate::ir::format::{self, Piece};
 use crate::ir::{FloatKind, IntType, Program, Span, Type};
@@ -72,12 +72,12 @@ pub fn encode_product<'ctx>(
     // Outputs: the tokens printed (after the last read, in the `values` mode), in order. Where
     // printed text may run into a printed value, the tokens are not the output's: counted as
     // a difference (a missed proof, never a false one).
-    let (s_out, s_glue) = printed_tokens(ctx, &enc, compare)?;
-    let (r_out, r_glue) = printed_tokens(ctx, &r, compare)?;
-    let s_items: Vec<(Bool<'ctx>, &Token<'ctx>)> = s_out.iter().map(|(g, t)| (g.clone(), t)).collect();
-    let r_items: Vec<(Bool<'ctx>, &Token<'ctx>)> = r_out.iter().map(|(g, t)| (g.clone(), t)).collect();
+    let s_out = printed_tokens(ctx, &enc, compare)?;
+    let r_out = printed_tokens(ctx, &r, compare)?;
+    let s_items: Vec<(Bool<'ctx>, &Token<'ctx>)> = s_out.tokens.iter().map(|(g, t)| (g.clone(), t)).collect();
+    let r_items: Vec<(Bool<'ctx>, &Token<'ctx>)> = r_out.tokens.iter().map(|(g, t)| (g.clone(), t)).collect();
     let mut differ = vec![output::sequences_differ(ctx, &s_items, &r_items)];
-    differ.extend(s_glue.into_iter().chain(r_glue));
+    differ.extend(s_out.glue.iter().chain(&r_out.glue).cloned());
     let differ: Vec<&Bool<'ctx>> = differ.iter().collect();
     let mismatch = Bool::and(ctx, &[&enc.completes, &r.completes, &Bool::or(ctx, &differ)]);
     let at = student.func_by_name(entry).map(|f| student.func(f).name_span).unwrap_or_default();
@@ -96,7 +96,11 @@ pub fn encode_product<'ctx>(
 /// The tokens a program prints (in the `values` mode: after its last input read), each with
 /// the condition that it is printed then, and the conditions under which those tokens are not
 /// the output's (glue, see [`super::output`]).
-fn printed_tokens<'ctx>(ctx: &'ctx Context, enc: &Encoding<'ctx>, compare: Compare) -> Result<(Vec<(Bool<'ctx>, Token<'ctx>)>, Vec<Bool<'ctx>>), Unsupported> {
+fn printed_tokens<'ctx>(
+    ctx: &'ctx Context,
+    enc: &Encoding<'ctx>,
+    compare: Compare,
+) -> Result<PrintedOutput<'ctx>, Unsupported> {
     let mut fp = FpOps::new(ctx);
     let mut out = Vec::new();
     let mut glue = Vec::new();
@@ -105,7 +109,8 @@ fn printed_tokens<'ctx>(ctx: &'ctx Context, enc: &Encoding<'ctx>, compare: Compa
     let mut at_ws = Bool::from_bool(ctx, true);
     for entry in &enc.output {
         let compared = if compare == Compare::Values {
-            let later_reads: Vec<&Bool<'ctx>> = enc.inputs.iter().filter(|r| r.seq > entry.seq).map(|r| &r.guard).collect();
+            let later_reads: Vec<&Bool<'ctx>> =
+                enc.inputs.iter().filter(|r| r.seq > entry.seq).map(|r| &r.guard).collect();
             Bool::or(ctx, &later_reads).not().simplify()
         } else {
             Bool::from_bool(ctx, true)
@@ -116,7 +121,8 @@ fn printed_tokens<'ctx>(ctx: &'ctx Context, enc: &Encoding<'ctx>, compare: Compa
             continue;
         }
         let unsupported = |what: &str| Unsupported { func: None, what: what.to_string(), span: entry.span };
-        let pieces = format::parse(&entry.format, false).map_err(|_| unsupported("a malformed format compared with a reference"))?;
+        let pieces = format::parse(&entry.format, false)
+            .map_err(|_| unsupported("a malformed format compared with a reference"))?;
         let mut values = entry.values.iter();
         let mut p: Printer<'ctx, ()> = Printer::new(ctx, compare, at_ws.clone());
         for piece in pieces {
@@ -127,14 +133,20 @@ fn printed_tokens<'ctx>(ctx: &'ctx Context, enc: &Encoding<'ctx>, compare: Compa
                     Some(OutValue::Chars(_)) => return Err(unsupported("printing a string compared with a reference")),
                     Some(OutValue::Int { value, ty }) => {
                         p.value_starts(&d, d.text(&entry.format));
-                        let token = output::value_token(compare, &d, Printed::Int(value.clone(), *ty)).map_err(|w| unsupported(&w))?;
+                        let token = output::value_token(compare, &d, Printed::Int(value.clone(), *ty))
+                            .map_err(|w| unsupported(&w))?;
                         p.value(token, ());
                     }
                     Some(OutValue::Float { value, kind }) => {
                         p.value_starts(&d, d.text(&entry.format));
-                        let x = if *kind == FloatKind::Double { value.clone() } else { fp.convert(value, FloatKind::Double) };
+                        let x = if *kind == FloatKind::Double {
+                            value.clone()
+                        } else {
+                            fp.convert(value, FloatKind::Double)
+                        };
                         let finite = fp.is_finite(&x);
-                        let token = output::value_token(compare, &d, Printed::Double(x, finite)).map_err(|w| unsupported(&w))?;
+                        let token = output::value_token(compare, &d, Printed::Double(x, finite))
+                            .map_err(|w| unsupported(&w))?;
                         p.value(token, ());
                     }
                     None => {}
@@ -143,11 +155,22 @@ fn printed_tokens<'ctx>(ctx: &'ctx Context, enc: &Encoding<'ctx>, compare: Compa
         }
         let done = p.finish();
         out.extend(done.tokens.into_iter().map(|(t, ())| (printed.clone(), t)));
-        glue.extend(done.glue.into_iter().map(|c| Bool::and(ctx, &[&printed, &c]).simplify()).filter(|c| c.as_bool() != Some(false)));
+        glue.extend(
+            done.glue
+                .into_iter()
+                .map(|c| Bool::and(ctx, &[&printed, &c]).simplify())
+                .filter(|c| c.as_bool() != Some(false)),
+        );
         let ends_ws = compared.ite(&done.ws, &Bool::from_bool(ctx, true));
         at_ws = entry.guard.ite(&ends_ws, &at_ws).simplify();
     }
-    Ok((out, glue))
+    Ok(PrintedOutput { tokens: out, glue })
+}
+
+/// The guarded tokens a program prints and its glue conditions.
+struct PrintedOutput<'ctx> {
+    tokens: Vec<(Bool<'ctx>, Token<'ctx>)>,
+    glue: Vec<Bool<'ctx>>,
 }
 
 fn widen<'ctx>(v: &BV<'ctx>, t: IntType) -> BV<'ctx> {
@@ -155,7 +178,13 @@ fn widen<'ctx>(v: &BV<'ctx>, t: IntType) -> BV<'ctx> {
 }
 
 /// "Both read the same token": equal numbers; `None` for an integer against a float.
-fn same_value<'ctx>(ctx: &'ctx Context, a: &SymVal<'ctx>, at: &Type, b: &SymVal<'ctx>, bt: &Type) -> Option<Bool<'ctx>> {
+fn same_value<'ctx>(
+    ctx: &'ctx Context,
+    a: &SymVal<'ctx>,
+    at: &Type,
+    b: &SymVal<'ctx>,
+    bt: &Type,
+) -> Option<Bool<'ctx>> {
     match (a, at, b, bt) {
         (SymVal::Int(x), Type::Int(tx), SymVal::Int(y), Type::Int(ty)) => Some(widen(x, *tx)._eq(&widen(y, *ty))),
         (SymVal::Float(x), _, SymVal::Float(y), _) if x.get_sort() == y.get_sort() => Some(x._eq(y)),
@@ -167,9 +196,9 @@ fn same_value<'ctx>(ctx: &'ctx Context, a: &SymVal<'ctx>, at: &Type, b: &SymVal<
 #[cfg(test)]
 mod tests {
     use crate::cancel::Cancel;
-    use crate::smt::bmc::{verify_against, BmcVerdict};
-    use crate::smt::encode::ViolationKind;
     use crate::smt::Budget;
+    use crate::smt::bmc::{BmcVerdict, verify_against};
+    use crate::smt::encode::ViolationKind;
     use crate::spec::compare::Compare;
     use crate::syntax::lower::lower_source;
 
@@ -198,7 +227,15 @@ mod tests {
     fn verdict(student: &str) -> BmcVerdict {
         let s = lower_source(student).program;
         let r = lower_source(REFERENCE).program;
-        verify_against(&s, &r, Compare::Values, "main", 3, &Budget::new(std::time::Duration::from_secs(30), Cancel::new())).verdict
+        verify_against(
+            &s,
+            &r,
+            Compare::Values,
+            "main",
+            3,
+            &Budget::new(std::time::Duration::from_secs(30), Cancel::new()),
+        )
+        .verdict
     }
 
     #[test]
@@ -227,7 +264,15 @@ mod tests {
         let fixed = "#include <stdio.h>\nint main(void) { int n; printf(\"Number please: \"); scanf(\"%d\", &n); if (n >= 2) printf(\"%d IS prime\\n\", n); else printf(\"%d is not prime\\n\", n); return 0; }";
         let verdict = |s: &str| {
             let (s, r) = (lower_source(s).program, lower_source(reference).program);
-            verify_against(&s, &r, Compare::Values, "main", 3, &Budget::new(std::time::Duration::from_secs(30), Cancel::new())).verdict
+            verify_against(
+                &s,
+                &r,
+                Compare::Values,
+                "main",
+                3,
+                &Budget::new(std::time::Duration::from_secs(30), Cancel::new()),
+            )
+            .verdict
         };
         assert!(matches!(verdict(student), BmcVerdict::Violated(_)), "`is prime` vs `is not prime` must differ");
         assert!(matches!(verdict(fixed), BmcVerdict::Holds { complete: true }), "{:?}", verdict(fixed));

@@ -119,10 +119,9 @@ impl Document {
 /// are bytes).
 fn advance(start: Point, text: &str) -> Point {
     match text.bytes().rposition(|b| b == b'\n') {
-        Some(last) => Point {
-            row: start.row + text.bytes().filter(|&b| b == b'\n').count(),
-            column: text.len() - last - 1,
-        },
+        Some(last) => {
+            Point { row: start.row + text.bytes().filter(|&b| b == b'\n').count(), column: text.len() - last - 1 }
+        }
         None => Point { row: start.row, column: start.column + text.len() },
     }
 }
@@ -174,19 +173,39 @@ mod tests {
     /// Random edit sequences, applied incrementally, give the tree of a fresh parse.
     #[test]
     fn random_edits_match_fresh_parse() {
-        let pieces = ["", ";", "}", "{", "(", ")", "x", "1", "\n", "\r\n", "int y = 2;\n", "é", "😀", "if (", "else", " ", "/*", "*/", "\""];
+        let pieces = [
+            "",
+            ";",
+            "}",
+            "{",
+            "(",
+            ")",
+            "x",
+            "1",
+            "\n",
+            "\r\n",
+            "int y = 2;\n",
+            "é",
+            "😀",
+            "if (",
+            "else",
+            " ",
+            "/*",
+            "*/",
+            "\"",
+        ];
         let base = "#include <stdio.h>\nint f(int n) {\n  int s = 0;\n  for (int i = 0; i < n; i++) {\n    if (i % 2) s += i; else s -= 1;\n  }\n  return s;\n}\nint main(void) {\n  int n;\n  scanf(\"%d\", &n);\n  printf(\"%d\\n\", f(n));\n}\n";
         for seed in 1..=40u64 {
             let mut rng = crate::rng::Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1);
             let mut doc = Document::new(base, 0);
             for _ in 0..30 {
-                let enc = [Encoding::Utf8, Encoding::Utf16, Encoding::Utf32][(rng.next() % 3) as usize];
+                let enc = [Encoding::Utf8, Encoding::Utf16, Encoding::Utf32][(rng.next_u64() % 3) as usize];
                 let lines = doc.index.line_count() as u64;
-                let l1 = (rng.next() % lines) as u32;
-                let l2 = (l1 + (rng.next() % 3) as u32).min(lines as u32 - 1);
-                let c1 = (rng.next() % 20) as u32;
-                let c2 = if l2 == l1 { c1 + (rng.next() % 4) as u32 } else { (rng.next() % 20) as u32 };
-                let text = pieces[(rng.next() % pieces.len() as u64) as usize];
+                let l1 = (rng.next_u64() % lines) as u32;
+                let l2 = (l1 + (rng.next_u64() % 3) as u32).min(lines as u32 - 1);
+                let c1 = (rng.next_u64() % 20) as u32;
+                let c2 = if l2 == l1 { c1 + (rng.next_u64() % 4) as u32 } else { (rng.next_u64() % 20) as u32 };
+                let text = pieces[(rng.next_u64() % pieces.len() as u64) as usize];
                 let (a, b) = (p(l1, c1), p(l2, c2));
                 let sa = doc.offset(a, enc).unwrap();
                 let sb = doc.offset(b, enc).unwrap();
