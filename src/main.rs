@@ -151,7 +151,14 @@ fn main() -> ExitCode {
                 Some(dir) if dir.as_os_str() == "typed" => mend::cli::bench::run_typed(&data, &mut out),
                 Some(dir) if dir.as_os_str() == "mutation" => mend::cli::bench::run_mutation(&mut out),
                 Some(dir) if dir.as_os_str() == "reference" => {
-                    let findings = mend::cli::bench_reference::run(&data, Duration::from_secs(budget), limit, compare.into(), verbose, &mut out);
+                    let findings = mend::cli::bench_reference::run(
+                        &data,
+                        Duration::from_secs(budget),
+                        limit,
+                        compare.into(),
+                        verbose,
+                        &mut out,
+                    );
                     findings.map(|_| ())
                 }
                 Some(dir) => mend::cli::bench::run_dir(&dir, &CheckOptions::default(), &mut out),
@@ -191,8 +198,9 @@ fn check(args: CheckArgs) -> ExitCode {
     for file in &args.files {
         let name = file.display().to_string();
         let text = match std::fs::read(file) {
-            Ok(bytes) => String::from_utf8(bytes)
-                .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned()),
+            Ok(bytes) => {
+                String::from_utf8(bytes).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
+            }
             Err(e) => {
                 eprintln!("mend: cannot read {name}: {e}");
                 failed = true;

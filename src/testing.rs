@@ -10,7 +10,10 @@ pub fn shared_data(name: &str) -> Option<PathBuf> {
     if dir.is_dir() {
         Some(dir)
     } else {
-        eprintln!("SKIPPED: {} is missing (the development data lives in ../shared beside the checkout)", dir.display());
+        eprintln!(
+            "SKIPPED: {} is missing (the development data lives in ../shared beside the checkout)",
+            dir.display()
+        );
         None
     }
 }

@@ -5,7 +5,7 @@
 use std::time::Instant;
 
 use mend::cancel::Cancel;
-use mend::check::{check, CheckOptions};
+use mend::check::{CheckOptions, check};
 use mend::ir::Severity;
 
 fn run(text: &str) -> mend::check::Report {
@@ -49,7 +49,11 @@ fn ten_megabyte_file() {
     text.push_str("int main(void) { printf(\"%d\\n\", f1(2)); return 0; }\n");
     let started = Instant::now();
     let report = run(&text);
-    assert!(report.diagnostics.iter().all(|d| d.severity != Severity::Error), "{:?}", &report.diagnostics[..3.min(report.diagnostics.len())]);
+    assert!(
+        report.diagnostics.iter().all(|d| d.severity != Severity::Error),
+        "{:?}",
+        &report.diagnostics[..3.min(report.diagnostics.len())]
+    );
     eprintln!("10 MB file checked in {:?}", started.elapsed());
 }
 
@@ -58,7 +62,11 @@ fn deeply_nested_expression_and_blocks() {
     let depth = 10_000;
     let expr = format!("int main(void) {{ int x = {}1{}; return x; }}\n", "(".repeat(depth), ")".repeat(depth));
     let report = run(&expr);
-    assert!(report.diagnostics.iter().any(|d| d.code == "unsupported" && d.message.contains("nested")), "{:?}", report.diagnostics);
+    assert!(
+        report.diagnostics.iter().any(|d| d.code == "unsupported" && d.message.contains("nested")),
+        "{:?}",
+        report.diagnostics
+    );
     let blocks = format!("int main(void) {{ {} return 0; {} }}\n", "{".repeat(depth), "}".repeat(depth));
     let report = run(&blocks);
     assert!(report.diagnostics.iter().any(|d| d.code == "unsupported" && d.message.contains("nested")));

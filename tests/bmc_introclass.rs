@@ -9,8 +9,8 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use mend::cancel::Cancel;
-use mend::smt::bmc::{verify, BmcUnknown, BmcVerdict, Replay};
 use mend::smt::Budget;
+use mend::smt::bmc::{BmcUnknown, BmcVerdict, Replay, verify};
 use mend::syntax::lower::lower_source;
 
 fn introclass_root() -> PathBuf {
@@ -39,9 +39,8 @@ fn bmc_over_introclass() {
             eprintln!("start {}", f.display());
         }
         let t = Instant::now();
-        let r = std::panic::catch_unwind(|| {
-            verify(&p, "main", bound, &Budget::new(Duration::from_secs(5), Cancel::new()))
-        });
+        let r =
+            std::panic::catch_unwind(|| verify(&p, "main", bound, &Budget::new(Duration::from_secs(5), Cancel::new())));
         times.push(t.elapsed());
         if std::env::var("BMC_VERBOSE").is_ok() {
             eprintln!("{:8.1} ms {}", t.elapsed().as_secs_f64() * 1e3, f.display());
@@ -58,11 +57,15 @@ fn bmc_over_introclass() {
                     if c.replay != Replay::Confirmed && !excused {
                         bad.push(format!("{}: {:?} {:?}", f.display(), c.kind, c.replay));
                     }
-                    format!("violated {:?} replay {}", c.kind, match c.replay {
-                        Replay::Confirmed => "confirmed",
-                        Replay::Inconclusive(_) => "inconclusive",
-                        Replay::Mismatch(_) => "MISMATCH",
-                    })
+                    format!(
+                        "violated {:?} replay {}",
+                        c.kind,
+                        match c.replay {
+                            Replay::Confirmed => "confirmed",
+                            Replay::Inconclusive(_) => "inconclusive",
+                            Replay::Mismatch(_) => "MISMATCH",
+                        }
+                    )
                 }
                 BmcVerdict::Unknown(BmcUnknown::Unsupported(u)) => {
                     *reasons.entry(u.what.clone()).or_default() += 1;

@@ -6,8 +6,8 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use mend::cancel::Cancel;
-use mend::smt::bmc::{verify, BmcVerdict};
 use mend::smt::Budget;
+use mend::smt::bmc::{BmcVerdict, verify};
 use mend::syntax::lower::lower_source;
 
 fn time(name: &str, bounds: &[u32]) -> Vec<Duration> {
@@ -71,7 +71,8 @@ fn bmc_all_fixtures() {
     for n in names {
         let src = std::fs::read_to_string(dir.join(&n)).unwrap();
         let first = src.lines().next().unwrap_or("");
-        let bounds: Vec<u32> = first.split_whitespace().filter_map(|w| w.strip_prefix("bound=")).map(|x| x.parse().unwrap()).collect();
+        let bounds: Vec<u32> =
+            first.split_whitespace().filter_map(|w| w.strip_prefix("bound=")).map(|x| x.parse().unwrap()).collect();
         time(&n, &bounds);
     }
 }

@@ -5,8 +5,8 @@ mod lsp;
 
 use std::process::Command;
 
-use lsp::{BIN, fixture, temp_dir};
 use expect_test::expect;
+use lsp::{BIN, fixture, temp_dir};
 use serde_json::Value;
 
 fn mend(args: &[&str]) -> (Option<i32>, String, String) {
@@ -106,7 +106,8 @@ fn json_ranges_count_utf16_units() {
     let utf16_len = line_text.encode_utf16().count() as u64;
     assert!(line_text.len() as u64 > utf16_len, "the line has multi-byte characters");
     // The character index lands on the same place as the UTF-16 prefix of the error token.
-    let prefix: String = String::from_utf16(&line_text.encode_utf16().take(character as usize).collect::<Vec<_>>()).unwrap();
+    let prefix: String =
+        String::from_utf16(&line_text.encode_utf16().take(character as usize).collect::<Vec<_>>()).unwrap();
     assert!(line_text.starts_with(&prefix));
     assert!(prefix.contains('😀'), "error after the emoji: {prefix:?}");
 }
@@ -169,12 +170,20 @@ fn non_utf8_and_empty_files_are_checked() {
 #[test]
 fn a_panicking_analysis_is_reported_and_exits_1() {
     let out = Command::new(BIN)
-        .args(["check", "--test-hooks=panic", "--format", "json", "fixtures/e2e/undeclared.c", "fixtures/e2e/missing_semi.c"])
+        .args([
+            "check",
+            "--test-hooks=panic",
+            "--format",
+            "json",
+            "fixtures/e2e/undeclared.c",
+            "fixtures/e2e/missing_semi.c",
+        ])
         .current_dir(env!("CARGO_MANIFEST_DIR"))
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(1));
-    let lines: Vec<Value> = String::from_utf8(out.stdout).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let lines: Vec<Value> =
+        String::from_utf8(out.stdout).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
     assert_eq!(lines.len(), 2, "every file is still reported");
     assert!(lines.iter().all(|l| l["diagnostics"][0]["code"] == "internal-error"));
 }

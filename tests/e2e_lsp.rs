@@ -158,10 +158,15 @@ fn position_encoding_negotiation() {
     let text = std::fs::read_to_string(fixture("unicode.c")).unwrap();
     let cli = cli_check_json(&fixture("unicode.c"));
     let cli_diag = &cli["diagnostics"][0];
-    let start16 = (cli_diag["range"]["start"]["line"].as_u64().unwrap(), cli_diag["range"]["start"]["character"].as_u64().unwrap());
+    let start16 = (
+        cli_diag["range"]["start"]["line"].as_u64().unwrap(),
+        cli_diag["range"]["start"]["character"].as_u64().unwrap(),
+    );
     let error_offset = offset_of(&text, start16.0, start16.1, "utf-16");
 
-    for (offered, expected) in [(json!(["utf-8", "utf-16"]), "utf-8"), (json!(["utf-16"]), "utf-16"), (Value::Null, "utf-16")] {
+    for (offered, expected) in
+        [(json!(["utf-8", "utf-16"]), "utf-8"), (json!(["utf-16"]), "utf-16"), (Value::Null, "utf-16")]
+    {
         let caps = if offered.is_null() { json!({}) } else { json!({ "general": { "positionEncodings": offered } }) };
         let (mut s, init) = Server::start(caps, json!({}));
         assert_eq!(init["capabilities"]["positionEncoding"], expected);
@@ -204,17 +209,27 @@ fn bad_input_keeps_the_server_answering() {
     s.change(uri, 3, json!([{ "range": range(0, 0, 0, 0), "text": " " }]));
     let still = s.settled_diagnostics(uri, 3, SEC / 2, 10 * SEC);
     assert_eq!(still["diagnostics"][0]["code"], "edit-not-applied");
-    assert_eq!(s.request("textDocument/codeAction", json!({ "textDocument": { "uri": uri },
-        "range": range(5, 15, 5, 15), "context": { "diagnostics": [] } }))["result"], json!([]));
+    assert_eq!(
+        s.request(
+            "textDocument/codeAction",
+            json!({ "textDocument": { "uri": uri },
+        "range": range(5, 15, 5, 15), "context": { "diagnostics": [] } })
+        )["result"],
+        json!([])
+    );
     // A full-text change brings it back.
     s.change(uri, 4, json!([{ "text": text }]));
     let back = s.settled_diagnostics(uri, 4, SEC / 2, 10 * SEC);
     assert_eq!(back["diagnostics"][0]["range"], range(5, 14, 5, 15), "{back}");
     // End before start, in a notification with a valid first change: nothing is applied.
-    s.change(uri, 5, json!([
-        { "range": range(0, 0, 0, 0), "text": "// ok\n" },
-        { "range": range(3, 5, 2, 0), "text": "" },
-    ]));
+    s.change(
+        uri,
+        5,
+        json!([
+            { "range": range(0, 0, 0, 0), "text": "// ok\n" },
+            { "range": range(3, 5, 2, 0), "text": "" },
+        ]),
+    );
     let refused = s.settled_diagnostics(uri, 5, SEC / 2, 10 * SEC);
     assert_eq!(refused["diagnostics"][0]["code"], "edit-not-applied");
     s.notify("textDocument/didClose", json!({ "textDocument": { "uri": uri } }));
@@ -343,7 +358,8 @@ fn progress_settings_and_commands() {
 fn slow_analysis_never_publishes_stale_results() {
     let text = std::fs::read_to_string(fixture("missing_semi.c")).unwrap();
     let uri = "file:///tmp/mend-e2e/slow.c";
-    let (mut s, _) = Server::start_with_hooks(utf16_client(), json!({ "mend": { "debounceMs": 50 } }), Some("delay=400"));
+    let (mut s, _) =
+        Server::start_with_hooks(utf16_client(), json!({ "mend": { "debounceMs": 50 } }), Some("delay=400"));
     s.open(uri, &text, 1);
     let mut local = text.clone();
     for v in 2..=6 {
@@ -389,7 +405,9 @@ fn type_diagnostics_do_not_wait_for_the_debounce() {
     // Typing the fix clears it, again without waiting for the debounce.
     s.change(uri, 2, json!([{ "range": range(4, 22, 4, 22), "text": "a" }]));
     let fixed = s
-        .wait_for("textDocument/publishDiagnostics", 10 * SEC, |p| p["uri"] == uri && p["version"] == 2 && p["diagnostics"] == json!([]))
+        .wait_for("textDocument/publishDiagnostics", 10 * SEC, |p| {
+            p["uri"] == uri && p["version"] == 2 && p["diagnostics"] == json!([])
+        })
         .expect("diagnostics cleared");
     assert_eq!(fixed["version"], 2);
     assert_eq!(s.shutdown_and_exit().code(), Some(0));
@@ -465,14 +483,19 @@ fn mutation_repair_is_a_quick_fix_that_changes_only_the_mutated_text() {
     let published = s.settled_diagnostics(uri, 1, 3 * SEC, 60 * SEC);
     let diags = published["diagnostics"].as_array().unwrap();
     assert!(diags.iter().any(|d| d["code"] == "assertion"), "no assertion diagnostic in {published}");
-    let hint = diags.iter().find(|d| d["code"] == "repair").cloned().unwrap_or_else(|| panic!("no repair hint in {published}"));
+    let hint = diags
+        .iter()
+        .find(|d| d["code"] == "repair")
+        .cloned()
+        .unwrap_or_else(|| panic!("no repair hint in {published}"));
     assert_eq!(hint["message"], "Fix (bounded, b=5): `i < n` → `i <= n`");
     let reply = s.request(
         "textDocument/codeAction",
         json!({ "textDocument": { "uri": uri }, "range": hint["range"], "context": { "diagnostics": [hint] } }),
     );
     let actions = reply["result"].as_array().unwrap_or_else(|| panic!("{reply}"));
-    let action = actions.iter().find(|a| a["title"] == hint["message"]).unwrap_or_else(|| panic!("no repair action in {reply}"));
+    let action =
+        actions.iter().find(|a| a["title"] == hint["message"]).unwrap_or_else(|| panic!("no repair action in {reply}"));
     let edits = action["edit"]["changes"][uri].as_array().expect("edits");
     let mut fixed = text.clone();
     for e in edits.iter().rev() {
@@ -498,7 +521,8 @@ fn the_first_repair_is_published_before_the_search_ends() {
     };
     assert!(codes(&last).contains(&"assertion".into()) && codes(&last).contains(&"repair".into()), "final: {last}");
     let published = s.published(uri);
-    let first_with_repair = published.iter().find(|p| codes(p).contains(&"repair".into())).expect("a repair was published");
+    let first_with_repair =
+        published.iter().find(|p| codes(p).contains(&"repair".into())).expect("a repair was published");
     assert!(
         !codes(first_with_repair).contains(&"assertion".into()),
         "the first repair came only with the final report: {published:?}"
@@ -520,7 +544,8 @@ fn beside_another_c_server_only_repairs_are_shown() {
     s.open(sum_uri, &sum, 1);
     let quiet = s.settled_diagnostics(semi_uri, 1, SEC, 10 * SEC);
     assert_eq!(quiet["diagnostics"], json!([]), "clangd reports the missing `;`: {quiet}");
-    let warned = s.wait_for("window/showMessage", Duration::ZERO, |m| m["message"].as_str().unwrap_or("").contains("ignored"));
+    let warned =
+        s.wait_for("window/showMessage", Duration::ZERO, |m| m["message"].as_str().unwrap_or("").contains("ignored"));
     assert!(warned.is_none(), "otherCServer and hintLevel are accepted: {warned:?}");
     let repairs = s.settled_diagnostics(sum_uri, 1, 3 * SEC, 60 * SEC);
     let diags = repairs["diagnostics"].as_array().unwrap();
@@ -554,7 +579,8 @@ fn beside_another_c_server_only_repairs_are_shown() {
 
     s.notify("workspace/didChangeConfiguration", json!({ "settings": { "mend": { "syntaxDiagnostics": "on" } } }));
     let back = s.settled_diagnostics(semi_uri, 1, SEC, 10 * SEC);
-    let messages: Vec<&str> = back["diagnostics"].as_array().unwrap().iter().filter_map(|d| d["message"].as_str()).collect();
+    let messages: Vec<&str> =
+        back["diagnostics"].as_array().unwrap().iter().filter_map(|d| d["message"].as_str()).collect();
     assert!(messages.len() == 1 && messages[0].contains("`;`"), "{back}");
     assert_eq!(s.shutdown_and_exit().code(), Some(0));
 }
@@ -580,7 +606,8 @@ fn typed_quick_fix_and_completion() {
         json!({ "textDocument": { "uri": uri }, "range": diag["range"], "context": { "diagnostics": [diag] } }),
     );
     let actions = reply["result"].as_array().unwrap_or_else(|| panic!("{reply}"));
-    let typed: Vec<&Value> = actions.iter().filter(|a| a["title"].as_str().unwrap().starts_with("Replace `scanf")).collect();
+    let typed: Vec<&Value> =
+        actions.iter().filter(|a| a["title"].as_str().unwrap().starts_with("Replace `scanf")).collect();
     assert_eq!(typed.len(), 2, "typedRepairs = 2: {reply}");
     assert_eq!(typed[0]["title"], "Replace `scanf(\"%d\", n)` with `scanf(\"%d\", &n)`");
     let edits = typed[0]["edit"]["changes"][uri].as_array().expect("edits");
@@ -598,7 +625,10 @@ fn typed_quick_fix_and_completion() {
     assert!(!items.is_empty(), "{reply}");
     let labels: Vec<&str> = items.iter().map(|i| i["label"].as_str().unwrap()).collect();
     assert!(labels.contains(&"n"), "{labels:?}");
-    assert!(labels.iter().any(|l| l.contains('[') || l.contains('.') || l.contains('*')), "expressions, not only names: {labels:?}");
+    assert!(
+        labels.iter().any(|l| l.contains('[') || l.contains('.') || l.contains('*')),
+        "expressions, not only names: {labels:?}"
+    );
     let sort: Vec<&str> = items.iter().map(|i| i["sortText"].as_str().unwrap()).collect();
     let mut sorted = sort.clone();
     sorted.sort();

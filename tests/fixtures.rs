@@ -20,9 +20,9 @@ use std::time::Duration;
 use libtest_mimic::{Arguments, Failed, Trial};
 
 use mend::cancel::Cancel;
-use mend::ir::{apply_edits, Severity};
-use mend::smt::bmc::{self, BmcUnknown, BmcVerdict, Replay};
+use mend::ir::{Severity, apply_edits};
 use mend::smt::Budget;
+use mend::smt::bmc::{self, BmcUnknown, BmcVerdict, Replay};
 use mend::spec::compare::Compare;
 use mend::syntax::lower::lower_source;
 
@@ -44,7 +44,8 @@ impl Fixture {
             .map(|rest| {
                 rest.split_whitespace()
                     .map(|kv| {
-                        let (k, v) = kv.split_once('=').unwrap_or_else(|| panic!("{}: `{kv}` is not key=value", path.display()));
+                        let (k, v) =
+                            kv.split_once('=').unwrap_or_else(|| panic!("{}: `{kv}` is not key=value", path.display()));
                         (k.to_string(), v.to_string())
                     })
                     .collect()
@@ -69,7 +70,11 @@ impl Fixture {
 
     fn check_keys(&self, known: &[&str]) {
         for (k, _) in &self.header {
-            assert!(known.contains(&k.as_str()), "{}: unknown header key `{k}` (known: {known:?})", self.path.display());
+            assert!(
+                known.contains(&k.as_str()),
+                "{}: unknown header key `{k}` (known: {known:?})",
+                self.path.display()
+            );
         }
     }
 }
@@ -96,7 +101,10 @@ const SUITES: &[Suite] = &[
 /// The fixtures of a folder: C files but references (`reference.c`, `*.ref.c`) and what is
 /// under `tests/` folders.
 fn walk(dir: &Path, recursive: bool, out: &mut Vec<PathBuf>) {
-    let mut entries: Vec<PathBuf> = std::fs::read_dir(dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display())).map(|e| e.unwrap().path()).collect();
+    let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .map(|e| e.unwrap().path())
+        .collect();
     entries.sort();
     for p in entries {
         let name = p.file_name().unwrap().to_string_lossy().into_owned();
@@ -139,7 +147,7 @@ fn main() {
 /// `syntax`: the syntax layer's diagnostics and insert-token repairs (positions in UTF-16, as
 /// an editor sees them), with how many diagnostics are left after each repair.
 fn render_syntax(f: &Fixture) -> String {
-    use mend::syntax::{parse, syntax_diagnostics, Encoding, LineIndex};
+    use mend::syntax::{Encoding, LineIndex, parse, syntax_diagnostics};
     let src = &f.src;
     let tree = parse(src, None);
     let (diags, repairs) = syntax_diagnostics(&tree, src);
@@ -183,7 +191,13 @@ fn render_frontend(f: &Fixture) -> String {
         let (l1, c1) = line_col(src, d.span.start as usize);
         let (l2, c2) = line_col(src, d.span.end as usize);
         let text = &src[d.span.range()];
-        out.push_str(&format!("{l1}:{c1}-{l2}:{c2} {} [{}] {}\n    on `{}`\n", d.severity.as_str(), d.code, d.message, text));
+        out.push_str(&format!(
+            "{l1}:{c1}-{l2}:{c2} {} [{}] {}\n    on `{}`\n",
+            d.severity.as_str(),
+            d.code,
+            d.message,
+            text
+        ));
         for r in &d.related {
             let (l, c) = line_col(src, r.span.start as usize);
             out.push_str(&format!("    related {l}:{c}: {}\n", r.message));
@@ -222,7 +236,13 @@ fn render_typed(f: &Fixture) -> String {
             let verdict = if after_here < before_here { "fixed" } else { "NOT FIXED" };
             let e = &r.edits[0];
             let (el, ec) = line_col(src, e.span.start as usize);
-            out.push_str(&format!("    {}. {} [{verdict}; edit {el}:{ec} `{}` -> `{}`]\n", i + 1, r.title, &src[e.span.range()], e.new_text));
+            out.push_str(&format!(
+                "    {}. {} [{verdict}; edit {el}:{ec} `{}` -> `{}`]\n",
+                i + 1,
+                r.title,
+                &src[e.span.range()],
+                e.new_text
+            ));
         }
     }
     for (at, _) in src.match_indices("/*|*/") {
@@ -273,7 +293,12 @@ fn render_bmc(f: &Fixture) -> String {
                 out.push_str(&format!("  steps: {}\n", steps.join(" ")));
                 out.push_str(&format!("  replay: {:?}\n", cex.replay));
                 let excused = matches!(cex.replay, Replay::Inconclusive(_)) && !r.uninit_reads.is_empty();
-                assert!(cex.replay == Replay::Confirmed || excused, "{}: bound {b}: the interpreter does not confirm the counterexample: {:?}", f.path.display(), cex.replay);
+                assert!(
+                    cex.replay == Replay::Confirmed || excused,
+                    "{}: bound {b}: the interpreter does not confirm the counterexample: {:?}",
+                    f.path.display(),
+                    cex.replay
+                );
             }
         }
         for (span, name) in &r.uninit_reads {
@@ -314,11 +339,19 @@ fn render_mutation(f: &Fixture) -> String {
     match &report.original.verdict {
         BmcVerdict::Violated(cex) => {
             let line = src[..cex.span.start as usize].matches('\n').count() + 1;
-            out.push_str(&format!("violated: {} on line {line} for {} (replay: {:?})\n", cex.kind.describe(), cex.inputs_text(), cex.replay));
+            out.push_str(&format!(
+                "violated: {} on line {line} for {} (replay: {:?})\n",
+                cex.kind.describe(),
+                cex.inputs_text(),
+                cex.replay
+            ));
         }
         other => out.push_str(&format!("original: {other:?}\n")),
     }
-    out.push_str(&format!("locations with alternatives: {}, alternatives: {}\n", report.locations, report.alternatives));
+    out.push_str(&format!(
+        "locations with alternatives: {}, alternatives: {}\n",
+        report.locations, report.alternatives
+    ));
     for r in &report.repairs {
         out.push_str(&format!("repair (size {}): {}\n", r.changes.len(), r.title()));
         let fixed = apply_edits(src, &r.edits());
@@ -328,13 +361,20 @@ fn render_mutation(f: &Fixture) -> String {
             Some(r) => bmc::verify_against(&p2, r, opts.compare, &opts.entry, opts.bound, &budget),
             None => bmc::verify(&p2, &opts.entry, opts.bound, &budget),
         };
-        assert!(matches!(again.verdict, BmcVerdict::Holds { .. }), "{}: repair {} does not verify: {:?}\n{fixed}", f.path.display(), r.title(), again.verdict);
+        assert!(
+            matches!(again.verdict, BmcVerdict::Holds { .. }),
+            "{}: repair {} does not verify: {:?}\n{fixed}",
+            f.path.display(),
+            r.title(),
+            again.verdict
+        );
     }
     out.push_str(&format!("outcome: {:?}\n", report.outcome));
     if f.get("incremental") == Some("yes") {
         // Both solver set-ups decide the same question: same repairs, same order.
         let inc = Options { solver_mode: SolverMode::Incremental, ..opts.clone() };
-        let again = engine::run(&program, src, &inc, &Budget::new(Duration::from_secs(120), Cancel::new()), &mut |_| {});
+        let again =
+            engine::run(&program, src, &inc, &Budget::new(Duration::from_secs(120), Cancel::new()), &mut |_| {});
         let titles = |r: &engine::EngineReport| r.repairs.iter().map(|x| x.title()).collect::<Vec<_>>();
         assert_eq!(titles(&report), titles(&again), "{}: the incremental solver disagrees", f.path.display());
         assert_eq!(report.outcome, again.outcome, "{}", f.path.display());
@@ -353,13 +393,18 @@ fn render_verified(f: &Fixture) -> String {
     let src = &f.src;
     let reference = f.sibling(f.get("reference").expect("a reference"));
     let entry = f.get("entry").unwrap_or("main");
-    let inputs: Vec<String> = f.get("inputs").map_or_else(Vec::new, |name| f.sibling(name).lines().map(|l| format!("{l}\n")).collect());
+    let inputs: Vec<String> =
+        f.get("inputs").map_or_else(Vec::new, |name| f.sibling(name).lines().map(|l| format!("{l}\n")).collect());
     let report = common::verified_repair(src, &reference, entry, &inputs);
     let mut out = String::new();
     match &report.outcome {
         Outcome::Equivalent => out.push_str("outcome: equivalent as written (verified)\n"),
-        Outcome::EquivalentAssuming(a) => out.push_str(&format!("outcome: equivalent as written for inputs where {a} (verified)\n")),
-        Outcome::Failed(e) => out.push_str(&format!("outcome: no verified repair [{}]: {}\n", e.category(), e.describe())),
+        Outcome::EquivalentAssuming(a) => {
+            out.push_str(&format!("outcome: equivalent as written for inputs where {a} (verified)\n"))
+        }
+        Outcome::Failed(e) => {
+            out.push_str(&format!("outcome: no verified repair [{}]: {}\n", e.category(), e.describe()))
+        }
         Outcome::Repaired(r) => {
             match &r.assuming {
                 None => out.push_str("outcome: repaired (verified)\n"),
@@ -378,7 +423,12 @@ fn render_verified(f: &Fixture) -> String {
             out.push_str(&repaired);
             let again = common::verified_repair(&repaired, &reference, entry, &inputs);
             let expected = r.assuming.as_ref().map_or(Outcome::Equivalent, |a| Outcome::EquivalentAssuming(a.clone()));
-            assert_eq!(again.outcome, expected, "{}: the repaired program must verify as written:\n{repaired}", f.path.display());
+            assert_eq!(
+                again.outcome,
+                expected,
+                "{}: the repaired program must verify as written:\n{repaired}",
+                f.path.display()
+            );
         }
     }
     if let Some(small) = &report.smaller_assuming {
@@ -389,7 +439,12 @@ fn render_verified(f: &Fixture) -> String {
         }
         let repaired = apply_edits(src, &small.edits);
         let again = common::verified_repair(&repaired, &reference, entry, &inputs);
-        assert_eq!(again.outcome, Outcome::EquivalentAssuming(a), "{}: the smaller repair must verify as written:\n{repaired}", f.path.display());
+        assert_eq!(
+            again.outcome,
+            Outcome::EquivalentAssuming(a),
+            "{}: the smaller repair must verify as written:\n{repaired}",
+            f.path.display()
+        );
     }
     out
 }

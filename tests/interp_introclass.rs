@@ -50,10 +50,7 @@ fn load() -> Vec<Prog> {
         }
         tests_of.insert(p.clone(), tests);
     }
-    progs
-        .into_iter()
-        .map(|(problem, file, nondet)| Prog { file, nondet, tests: tests_of[&problem].clone() })
-        .collect()
+    progs.into_iter().map(|(problem, file, nondet)| Prog { file, nondet, tests: tests_of[&problem].clone() }).collect()
 }
 
 /// The IntroClass corpus (`../shared/data/introclass`).
@@ -74,9 +71,10 @@ fn native_outputs(src: &[u8], tests: &[(String, Vec<u8>)]) -> Option<Vec<NativeO
     let cache = bin.with_extension("outputs.json");
     if let Ok(bytes) = std::fs::read(&cache)
         && let Ok(v) = serde_json::from_slice::<Vec<NativeOut>>(&bytes)
-            && v.len() == tests.len() {
-                return Some(v);
-            }
+        && v.len() == tests.len()
+    {
+        return Some(v);
+    }
     let outs: Vec<NativeOut> = tests
         .iter()
         .map(|(_, input)| {
@@ -201,7 +199,11 @@ fn classify(n: &NativeOut, r: &mend::spec::interp::RunResult) -> Option<String> 
         ));
     }
     if native_failed {
-        return Some(if n.timed_out { "gcc timed out, interp finished".into() } else { "gcc crashed, interp finished".into() });
+        return Some(if n.timed_out {
+            "gcc timed out, interp finished".into()
+        } else {
+            "gcc crashed, interp finished".into()
+        });
     }
     if r.output != n.stdout {
         return Some("output differs".into());
@@ -221,9 +223,16 @@ fn introclass_edge_inputs_agree_with_gcc() {
         return;
     }
     let edge: Vec<(String, Vec<u8>)> = [
-        "", "abc\n", "-0 -0 -0 -0\n", "2147483648 -2147483649 4294967296 99999999999999999999\n",
-        "1e5 2.5 .5 -.5e-1\n", "  \n\t 7\n\n8 \n", "+3 -4 +-5 6\n", "0x1A 010 0 1\n",
-        "hello world this is a longer line of text that goes on\n", "12abc 5\n",
+        "",
+        "abc\n",
+        "-0 -0 -0 -0\n",
+        "2147483648 -2147483649 4294967296 99999999999999999999\n",
+        "1e5 2.5 .5 -.5e-1\n",
+        "  \n\t 7\n\n8 \n",
+        "+3 -4 +-5 6\n",
+        "0x1A 010 0 1\n",
+        "hello world this is a longer line of text that goes on\n",
+        "12abc 5\n",
     ]
     .iter()
     .enumerate()
@@ -235,9 +244,10 @@ fn introclass_edge_inputs_agree_with_gcc() {
         let bin = common::compile(&src)?;
         let cache = bin.with_extension("edge.json");
         if let Ok(v) = std::fs::read(&cache).map(|b| serde_json::from_slice::<Vec<NativeOut>>(&b))
-            && let Ok(v) = v {
-                return Some(v);
-            }
+            && let Ok(v) = v
+        {
+            return Some(v);
+        }
         let outs: Vec<NativeOut> = p
             .tests
             .iter()

@@ -9,7 +9,8 @@ fn cpu_seconds() -> f64 {
     let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
     let after = stat.rsplit_once(')').map_or("", |(_, r)| r);
     let f: Vec<&str> = after.split_whitespace().collect();
-    let ticks: f64 = f.get(11).and_then(|x| x.parse().ok()).unwrap_or(0.0) + f.get(12).and_then(|x| x.parse::<f64>().ok()).unwrap_or(0.0);
+    let ticks: f64 = f.get(11).and_then(|x| x.parse().ok()).unwrap_or(0.0)
+        + f.get(12).and_then(|x| x.parse::<f64>().ok()).unwrap_or(0.0);
     ticks / 100.0
 }
 
@@ -30,19 +31,38 @@ fn rate(src: &str, input: &[u8]) -> (f64, f64, u64, String) {
         best_cpu = best_cpu.min(cpu_seconds() - c);
     }
     assert!(r.error.is_none(), "{:?}", r.error);
-    (r.steps as f64 / best, r.steps as f64 / best_cpu.max(0.01), r.steps, String::from_utf8_lossy(&r.output).into_owned())
+    (
+        r.steps as f64 / best,
+        r.steps as f64 / best_cpu.max(0.01),
+        r.steps,
+        String::from_utf8_lossy(&r.output).into_owned(),
+    )
 }
 
 #[test]
 #[ignore = "timing; run in release with --ignored --nocapture"]
 fn tight_loop_steps_per_second() {
     let loops = [
-        ("sum loop", "#include <stdio.h>\nint main(void) { int n, i; long s = 0; scanf(\"%d\", &n); for (i = 0; i < n; i++) s += i; printf(\"%ld\\n\", s); return 0; }"),
-        ("array loop", "#include <stdio.h>\nint a[1000];\nint main(void) { int n, i, j; long s = 0; scanf(\"%d\", &n); for (j = 0; j < n / 1000; j++) for (i = 0; i < 1000; i++) { a[i] = a[i] + i; s += a[i] % 7; } printf(\"%ld\\n\", s); return 0; }"),
-        ("calls", "#include <stdio.h>\nint sq(int x) { return x * x; }\nint main(void) { int n, i; long s = 0; scanf(\"%d\", &n); for (i = 0; i < n; i++) s += sq(i & 1023); printf(\"%ld\\n\", s); return 0; }"),
+        (
+            "sum loop",
+            "#include <stdio.h>\nint main(void) { int n, i; long s = 0; scanf(\"%d\", &n); for (i = 0; i < n; i++) s += i; printf(\"%ld\\n\", s); return 0; }",
+        ),
+        (
+            "array loop",
+            "#include <stdio.h>\nint a[1000];\nint main(void) { int n, i, j; long s = 0; scanf(\"%d\", &n); for (j = 0; j < n / 1000; j++) for (i = 0; i < 1000; i++) { a[i] = a[i] + i; s += a[i] % 7; } printf(\"%ld\\n\", s); return 0; }",
+        ),
+        (
+            "calls",
+            "#include <stdio.h>\nint sq(int x) { return x * x; }\nint main(void) { int n, i; long s = 0; scanf(\"%d\", &n); for (i = 0; i < n; i++) s += sq(i & 1023); printf(\"%ld\\n\", s); return 0; }",
+        ),
     ];
     for (name, src) in loops {
         let (wall, cpu, steps, out) = rate(src, b"10000000");
-        println!("{name}: {:.1} M steps/s wall, {:.1} M steps/s CPU ({steps} steps, output {})", wall / 1e6, cpu / 1e6, out.trim());
+        println!(
+            "{name}: {:.1} M steps/s wall, {:.1} M steps/s CPU ({steps} steps, output {})",
+            wall / 1e6,
+            cpu / 1e6,
+            out.trim()
+        );
     }
 }

@@ -23,9 +23,9 @@ use mend::cancel::Cancel;
 use mend::engines::mutation::catalogue::Mutant;
 use mend::engines::mutation::engine::{self, FoundRepair, Options};
 use mend::engines::mutation::search::Outcome;
-use mend::ir::{apply_edits, Guarantee, Span, TextEdit};
-use mend::smt::bmc::{self, BmcVerdict};
+use mend::ir::{Guarantee, Span, TextEdit, apply_edits};
 use mend::smt::Budget;
+use mend::smt::bmc::{self, BmcVerdict};
 use mend::syntax::lower::lower_source;
 
 /// The bound unless the program's `// mend-test: bound=N` line says otherwise.
@@ -86,7 +86,13 @@ fn key(e: &TextEdit) -> EditKey {
 /// The catalogue mutants of `mutated` at `level` whose edits, one per injected mutation,
 /// give back `original`: for each injection, the mutant whose edit alone undoes it (turns
 /// `mutated` into the text with the other injections only).
-fn inverse(mutated: &str, undone_one: &[String], original: &str, level: u8, max_size: usize) -> Option<BTreeSet<EditKey>> {
+fn inverse(
+    mutated: &str,
+    undone_one: &[String],
+    original: &str,
+    level: u8,
+    max_size: usize,
+) -> Option<BTreeSet<EditKey>> {
     let program = lower_source(mutated).program;
     let (_, alternatives) = engine::mutation_unit(&program, mutated, &opts(BOUND, level, max_size));
     let all: Vec<&Mutant> = alternatives.values().flat_map(|(_, ms)| ms).collect();
@@ -127,8 +133,11 @@ struct Stats {
 fn injected_mutations_are_repaired() {
     let have_gcc = common::have_gcc();
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/mutation/correct");
-    let mut files: Vec<_> =
-        std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().path()).filter(|p| p.extension().is_some_and(|e| e == "c")).collect();
+    let mut files: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "c"))
+        .collect();
     files.sort();
     assert!(files.len() >= 4, "expected at least 4 correct programs, found {}", files.len());
     let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
@@ -192,8 +201,9 @@ fn injected_mutations_are_repaired() {
                         apply_edits(&original, &others)
                     })
                     .collect();
-                let Some((level, inv)) =
-                    [1u8, 2].into_iter().find_map(|l| inverse(&mutated, &undone_one, &original, l, n).map(|inv| (l, inv)))
+                let Some((level, inv)) = [1u8, 2]
+                    .into_iter()
+                    .find_map(|l| inverse(&mutated, &undone_one, &original, l, n).map(|inv| (l, inv)))
                 else {
                     stats.no_inverse_in_catalogue += 1;
                     continue;
@@ -228,7 +238,8 @@ fn check_case(
     stats.tried_level2 += usize::from(level == 2);
     stats.tried_double += usize::from(n == 2);
     let program = lower_source(mutated).program;
-    let report = engine::run(&program, mutated, &opts(bound, level, n), &Budget::new(ENGINE_BUDGET, Cancel::new()), &mut |_| {});
+    let report =
+        engine::run(&program, mutated, &opts(bound, level, n), &Budget::new(ENGINE_BUDGET, Cancel::new()), &mut |_| {});
     eprintln!(
         "{case}: {} repair(s) in {:.0} ms, {} candidates, {:?}",
         report.repairs.len(),
@@ -237,7 +248,10 @@ fn check_case(
         report.outcome
     );
     if !matches!(report.original.verdict, BmcVerdict::Violated(_)) {
-        failures.push(format!("{case}: the engine does not see the violation bmc::verify found: {:?}", report.original.verdict));
+        failures.push(format!(
+            "{case}: the engine does not see the violation bmc::verify found: {:?}",
+            report.original.verdict
+        ));
         return;
     }
     let keys: Vec<BTreeSet<EditKey>> = report.repairs.iter().map(repair_keys).collect();
@@ -282,8 +296,9 @@ fn check_case(
             failures.push(format!("{case}: gcc rejects the repair `{}`:\n{fixed}", r.title()));
             continue;
         };
-        let inputs: Vec<String> =
-            (0..GCC_RUNS).map(|_| (0..6).map(|_| rng.int(-4, 6).to_string()).collect::<Vec<_>>().join(" ") + "\n").collect();
+        let inputs: Vec<String> = (0..GCC_RUNS)
+            .map(|_| (0..6).map(|_| rng.int(-4, 6).to_string()).collect::<Vec<_>>().join(" ") + "\n")
+            .collect();
         let runs = common::parallel(inputs, 2, |input| {
             let native = common::run_native(&bin, input.as_bytes(), Duration::from_secs(5));
             (input, native)
@@ -325,7 +340,8 @@ fn tcas_v1_repairs_reverify() {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/perf/tcas_v1.c");
     let src = std::fs::read_to_string(path).unwrap();
     let program = lower_source(&src).program;
-    let report = engine::run(&program, &src, &opts(2, 1, 1), &Budget::new(Duration::from_secs(60), Cancel::new()), &mut |_| {});
+    let report =
+        engine::run(&program, &src, &opts(2, 1, 1), &Budget::new(Duration::from_secs(60), Cancel::new()), &mut |_| {});
     assert!(!report.repairs.is_empty());
     let wrong: Vec<String> = report
         .repairs

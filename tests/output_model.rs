@@ -10,8 +10,8 @@ use std::time::Duration;
 
 use mend::cancel::Cancel;
 use mend::engines::verified;
-use mend::smt::bmc::{verify_against, BmcVerdict};
 use mend::smt::Budget;
+use mend::smt::bmc::{BmcVerdict, verify_against};
 use mend::spec::compare::{self, Compare};
 use mend::spec::interp::{self, Limits};
 use mend::syntax::lower::lower_source;
@@ -70,7 +70,9 @@ fn random_program(rng: &mut Rng) -> Vec<Print> {
     (0..prints)
         .map(|_| {
             let pieces = 1 + rng.below(4);
-            (0..pieces).map(|_| if rng.below(2) == 0 { Piece::Text(rng.pick(TEXTS).to_string()) } else { random_value(rng) }).collect()
+            (0..pieces)
+                .map(|_| if rng.below(2) == 0 { Piece::Text(rng.pick(TEXTS).to_string()) } else { random_value(rng) })
+                .collect()
         })
         .collect()
 }
@@ -110,7 +112,11 @@ fn vary(rng: &mut Rng, p: &[Print]) -> Vec<Print> {
         5 => {
             let at = rng.below(q[i].len());
             if let Piece::Text(t) = &q[i][at] {
-                let other = if t.chars().any(|c| c.is_ascii_lowercase()) { t.to_uppercase() } else { rng.pick(TEXTS).to_string() };
+                let other = if t.chars().any(|c| c.is_ascii_lowercase()) {
+                    t.to_uppercase()
+                } else {
+                    rng.pick(TEXTS).to_string()
+                };
                 q[i][at] = Piece::Text(other);
             }
         }
@@ -186,7 +192,10 @@ fn equal_printed_tokens_mean_equal_output_under_every_mode() {
             let same = compare::output_matches(mode, &ob, Some(cb), &oa, Some(ca));
             if matches!(verdict, BmcVerdict::Holds { .. }) {
                 proved += 1;
-                assert!(same, "{mode}: the product proves equal output, but\n{sa}prints {oa:?}\nand\n{sb}prints {ob:?}");
+                assert!(
+                    same,
+                    "{mode}: the product proves equal output, but\n{sa}prints {oa:?}\nand\n{sb}prints {ob:?}"
+                );
             }
         }
         // The test must exercise the "equal" side, or it proves nothing.
@@ -212,7 +221,10 @@ fn the_verified_engine_agrees_with_the_modes_too() {
             let v = verified::repair(&pa, &sa, &pb, &opts, &budget);
             if v.outcome == verified::Outcome::Equivalent {
                 proved += 1;
-                assert!(same, "{mode}: the verified engine proves equal output, but\n{sa}prints {oa:?}\nand\n{sb}prints {ob:?}");
+                assert!(
+                    same,
+                    "{mode}: the verified engine proves equal output, but\n{sa}prints {oa:?}\nand\n{sb}prints {ob:?}"
+                );
             }
         }
         assert!(proved >= 4, "{mode}: only {proved} pairs were proved equal");

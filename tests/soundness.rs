@@ -12,9 +12,9 @@ use std::path::Path;
 use std::time::Duration;
 
 use mend::cancel::Cancel;
-use mend::check::{check, CheckOptions};
-use mend::smt::bmc::{verify_against, BmcVerdict};
+use mend::check::{CheckOptions, check};
 use mend::smt::Budget;
+use mend::smt::bmc::{BmcVerdict, verify_against};
 use mend::spec::compare::{self, Compare};
 use mend::spec::interp::{self, Limits};
 use mend::syntax::lower::lower_source;
@@ -31,11 +31,19 @@ fn a_repair_proved_on_values_is_not_proved_on_exact_output() {
     let repaired = student.replace("vetor[i] >= vetor[n]", "vetor[i] < vetor[n]");
     assert_ne!(repaired, student);
     let program = lower_source(&repaired).program;
-    let verdict = |mode| verify_against(&program, &reference, mode, "main", 5, &Budget::new(Duration::from_secs(60), Cancel::new())).verdict;
+    let verdict = |mode| {
+        verify_against(&program, &reference, mode, "main", 5, &Budget::new(Duration::from_secs(60), Cancel::new()))
+            .verdict
+    };
     match verdict(Compare::Exact) {
         BmcVerdict::Violated(cex) => {
             // The input shows the difference under the mode, in the interpreter.
-            let run = |p: &mend::ir::Program| String::from_utf8_lossy(&interp::run(p, "main", cex.stdin.as_bytes(), &Limits::default(), &Cancel::new()).output).into_owned();
+            let run = |p: &mend::ir::Program| {
+                String::from_utf8_lossy(
+                    &interp::run(p, "main", cex.stdin.as_bytes(), &Limits::default(), &Cancel::new()).output,
+                )
+                .into_owned()
+            };
             assert!(!compare::outputs_match(&run(&reference), &run(&program), Compare::Exact), "input {:?}", cex.stdin);
         }
         other => panic!("the repaired program prints one number a line, the reference one line: {other:?}"),
@@ -57,7 +65,13 @@ fn the_pinned_submission_gets_no_false_guarantee() {
         for t in &report.tests {
             let run = interp::run(&patched, "main", t.input.as_bytes(), &Limits::default(), &Cancel::new());
             let out = String::from_utf8_lossy(&run.output);
-            assert!(compare::outputs_match(&t.expected, &out, Compare::Exact), "{} ({}) fails test {}: {out:?}", r.title, r.guarantee.label(), t.name);
+            assert!(
+                compare::outputs_match(&t.expected, &out, Compare::Exact),
+                "{} ({}) fails test {}: {out:?}",
+                r.title,
+                r.guarantee.label(),
+                t.name
+            );
         }
     }
 }
@@ -72,11 +86,26 @@ fn proved_repairs_on_both_courses_pass_gcc_on_tests_and_generated_inputs() {
     for (course, per_problem) in [("introclass", 6), ("cpack", 3)] {
         let Some(data) = common::shared_data(course) else { continue };
         let mut log = Vec::new();
-        let findings = mend::cli::bench_reference::run(&data, Duration::from_secs(8), Some(per_problem), Compare::Values, true, &mut log).unwrap();
+        let findings = mend::cli::bench_reference::run(
+            &data,
+            Duration::from_secs(8),
+            Some(per_problem),
+            Compare::Values,
+            true,
+            &mut log,
+        )
+        .unwrap();
         let log = String::from_utf8_lossy(&log);
         eprintln!("{log}");
         assert!(findings.submissions > 0, "{course}: no failing submission in the sample");
-        assert!(findings.false_guarantees.is_empty(), "{course}: false guarantees:\n{}", findings.false_guarantees.join("\n"));
-        eprintln!("{course}: {} proved repairs on {} submissions, none refuted", findings.proved_repairs, findings.submissions);
+        assert!(
+            findings.false_guarantees.is_empty(),
+            "{course}: false guarantees:\n{}",
+            findings.false_guarantees.join("\n")
+        );
+        eprintln!(
+            "{course}: {} proved repairs on {} submissions, none refuted",
+            findings.proved_repairs, findings.submissions
+        );
     }
 }

@@ -23,14 +23,28 @@ fn shim(runs: &Path) -> PathBuf {
     if !so.exists() {
         let src = runs.join("shim.c");
         std::fs::copy(Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/syntax/prompt_shim.c.txt"), &src).unwrap();
-        let ok = Command::new("gcc").args(["-shared", "-fPIC", "-O2", "-o"]).arg(&so).arg(&src).arg("-ldl").status().unwrap();
+        let ok = Command::new("gcc")
+            .args(["-shared", "-fPIC", "-O2", "-o"])
+            .arg(&so)
+            .arg(&src)
+            .arg("-ldl")
+            .status()
+            .unwrap();
         assert!(ok.success());
     }
     so
 }
 
 /// Output and prompt length of `program` on `case`, cached.
-fn run(runs: &Path, shim: &Path, problem: &str, id: &str, c_file: &Path, kind: &str, n: &str) -> Option<(String, Option<usize>)> {
+fn run(
+    runs: &Path,
+    shim: &Path,
+    problem: &str,
+    id: &str,
+    c_file: &Path,
+    kind: &str,
+    n: &str,
+) -> Option<(String, Option<usize>)> {
     let dir = runs.join(problem).join(id);
     let actual = dir.join(format!("{kind}-{n}.actual"));
     let prompt = dir.join(format!("{kind}-{n}.prompt"));
@@ -58,7 +72,11 @@ fn run(runs: &Path, shim: &Path, problem: &str, id: &str, c_file: &Path, kind: &
     }
     let bytes = std::fs::read(&actual).ok()?;
     let text = String::from_utf8_lossy(&bytes).into_owned();
-    let p = std::fs::read_to_string(&prompt).ok().and_then(|s| s.trim().parse::<i64>().ok()).filter(|&p| p >= 0).map(|p| p as usize);
+    let p = std::fs::read_to_string(&prompt)
+        .ok()
+        .and_then(|s| s.trim().parse::<i64>().ok())
+        .filter(|&p| p >= 0)
+        .map(|p| p as usize);
     Some((text, p))
 }
 
@@ -94,7 +112,8 @@ impl Score {
 #[test]
 #[ignore]
 fn values_rule_agrees_with_recorded_verdicts() {
-    let index: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(format!("{DATA}/index.json")).unwrap()).unwrap();
+    let index: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(format!("{DATA}/index.json")).unwrap()).unwrap();
     let runs = runs_dir();
     std::fs::create_dir_all(&runs).unwrap();
     let shim = shim(&runs);

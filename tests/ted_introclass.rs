@@ -5,20 +5,25 @@
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use mend::ir::ted::{self, Labels, LabelledTree};
+use mend::ir::ted::{self, LabelledTree, Labels};
 use mend::ir::walk::walk_expr;
-use mend::ir::{apply_edits, Expr, ExprKind, Program, Severity, Span, Stmt, StmtKind, TextEdit};
+use mend::ir::{Expr, ExprKind, Program, Severity, Span, Stmt, StmtKind, TextEdit, apply_edits};
 use mend::syntax::lower::lower_source;
 
 fn problems() -> Vec<PathBuf> {
     let Some(root) = mend::testing::shared_data("introclass") else { return Vec::new() };
-    let mut dirs: Vec<PathBuf> = std::fs::read_dir(&root).expect("a readable folder").map(|e| e.unwrap().path()).filter(|p| p.is_dir()).collect();
+    let mut dirs: Vec<PathBuf> = std::fs::read_dir(&root)
+        .expect("a readable folder")
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.is_dir())
+        .collect();
     dirs.sort();
     dirs
 }
 
 fn submissions(dir: &Path) -> Vec<PathBuf> {
-    let mut files: Vec<PathBuf> = std::fs::read_dir(dir.join("submissions")).unwrap().map(|e| e.unwrap().path()).collect();
+    let mut files: Vec<PathBuf> =
+        std::fs::read_dir(dir.join("submissions")).unwrap().map(|e| e.unwrap().path()).collect();
     files.sort();
     files
 }
@@ -75,7 +80,8 @@ fn symmetric_and_within_the_top_down_bound_on_submission_reference_pairs() {
         let reference = lower(&read(&dir.join("reference.c"))).unwrap();
         for path in submissions(&dir).iter().step_by(15) {
             let Some(student) = lower(&read(path)) else { continue };
-            let (there, back) = (ted::program_distance(&student, &reference), ted::program_distance(&reference, &student));
+            let (there, back) =
+                (ted::program_distance(&student, &reference), ted::program_distance(&reference, &student));
             assert!(there.exact && back.exact, "{}", path.display());
             assert_eq!(there.distance, back.distance, "{}: not symmetric", path.display());
             assert!(there.distance <= there.size + back.size, "{}", path.display());
@@ -83,7 +89,12 @@ fn symmetric_and_within_the_top_down_bound_on_submission_reference_pairs() {
             let (a, b) = (main_tree(&student, &mut labels), main_tree(&reference, &mut labels));
             let d = ted::distance(&a, &b);
             assert_eq!(d, ted::distance(&b, &a), "{}", path.display());
-            assert!(d <= ted::top_down_distance(&a, &b), "{}: {d} > top-down {}", path.display(), ted::top_down_distance(&a, &b));
+            assert!(
+                d <= ted::top_down_distance(&a, &b),
+                "{}: {d} > top-down {}",
+                path.display(),
+                ted::top_down_distance(&a, &b)
+            );
             assert!(d >= a.len().abs_diff(b.len()));
             pairs += 1;
         }
@@ -111,7 +122,10 @@ fn replaced_conditions_cost_at_most_the_old_per_change_bound() {
                 cases.push(vec![(conds[0], conds[2]), (conds[1], conds[0])]);
             }
             for case in cases {
-                let edits: Vec<TextEdit> = case.iter().map(|(old, new)| TextEdit { span: old.span, new_text: text[new.span.range()].to_string() }).collect();
+                let edits: Vec<TextEdit> = case
+                    .iter()
+                    .map(|(old, new)| TextEdit { span: old.span, new_text: text[new.span.range()].to_string() })
+                    .collect();
                 let squeezed = |e: &Expr| text[e.span.range()].split_whitespace().collect::<String>();
                 if case.iter().any(|(old, new)| squeezed(old) == squeezed(new)) || overlapping(&edits) {
                     continue;
@@ -121,8 +135,18 @@ fn replaced_conditions_cost_at_most_the_old_per_change_bound() {
                 let d = ted::program_distance(&student, &repaired);
                 assert!(d.exact);
                 assert!(d.distance >= 1, "{}: a changed condition at distance 0", path.display());
-                assert!(d.distance <= bound, "{}: {} > the per-change bound {bound} for {edits:?}", path.display(), d.distance);
-                assert_eq!(d.distance, ted::program_distance(&repaired, &student).distance, "{}: not symmetric", path.display());
+                assert!(
+                    d.distance <= bound,
+                    "{}: {} > the per-change bound {bound} for {edits:?}",
+                    path.display(),
+                    d.distance
+                );
+                assert_eq!(
+                    d.distance,
+                    ted::program_distance(&repaired, &student).distance,
+                    "{}: not symmetric",
+                    path.display()
+                );
                 checked += 1;
                 below += usize::from(d.distance < bound);
             }
@@ -173,7 +197,9 @@ fn time_on_the_largest_submission() {
         let cpu = cpu.zip(on_cpu_ns()).map(|(a, b)| (b - a) as f64 / 1e6);
         (out, wall, cpu)
     }
-    let show = |wall: f64, cpu: Option<f64>| format!("{wall:.1} ms wall{}", cpu.map_or(String::new(), |c| format!(", {c:.1} ms on CPU")));
+    let show = |wall: f64, cpu: Option<f64>| {
+        format!("{wall:.1} ms wall{}", cpu.map_or(String::new(), |c| format!(", {c:.1} ms on CPU")))
+    };
     let (raw, raw_wall, raw_cpu) = measure(|| ted::zhang_shasha(&a, &a));
     assert_eq!(raw, 0);
     let mut labels = Labels::default();
@@ -196,6 +222,13 @@ fn time_on_the_largest_submission() {
     let ((mean, max), (cpu_mean, cpu_max)) = (stats(&walls), stats(&cpus));
     eprintln!("largest submission {} ({n} nodes in main)", path.display());
     eprintln!("  Zhang-Shasha, main against itself, no shortcut: {}", show(raw_wall, raw_cpu));
-    eprintln!("  distance to the second largest ({}, {n2} nodes): {d2} in {}", path2.display(), show(far_wall, far_cpu));
-    eprintln!("  program_distance against {} one-condition repairs: wall mean {mean:.1} ms, max {max:.1} ms; on CPU mean {cpu_mean:.1} ms, max {cpu_max:.1} ms", walls.len());
+    eprintln!(
+        "  distance to the second largest ({}, {n2} nodes): {d2} in {}",
+        path2.display(),
+        show(far_wall, far_cpu)
+    );
+    eprintln!(
+        "  program_distance against {} one-condition repairs: wall mean {mean:.1} ms, max {max:.1} ms; on CPU mean {cpu_mean:.1} ms, max {cpu_max:.1} ms",
+        walls.len()
+    );
 }

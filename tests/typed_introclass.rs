@@ -4,7 +4,6 @@
 //! back first / in the first three often enough. The full figures and all timings are
 //! `mend bench typed` (release); no timing is asserted here.
 
-
 use mend::cli::bench_typed as bench;
 
 #[test]
@@ -23,7 +22,8 @@ fn introclass_breakages_are_repaired() {
         subs.sort();
         files.extend(subs.into_iter().step_by(40));
     }
-    let texts: Vec<String> = files.iter().map(|f| String::from_utf8_lossy(&std::fs::read(f).unwrap()).into_owned()).collect();
+    let texts: Vec<String> =
+        files.iter().map(|f| String::from_utf8_lossy(&std::fs::read(f).unwrap()).into_owned()).collect();
     let r = bench::evaluate(&texts, 3, false);
     let t = r.total();
     let rate = |k: usize| k as f64 / t.cases as f64;

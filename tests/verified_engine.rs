@@ -14,7 +14,11 @@ fn node_results_are_reused_across_runs() {
     let reference = std::fs::read_to_string(dir.join("prime.ref.c")).unwrap();
     // A variant no other test runs (its variable renamed), so the first run below starts from
     // an empty cache.
-    let student = std::fs::read_to_string(dir.join("prime_fig1.c")).unwrap().replace("int i", "int cached_i").replace("(i ", "(cached_i ").replace("% i", "% cached_i");
+    let student = std::fs::read_to_string(dir.join("prime_fig1.c"))
+        .unwrap()
+        .replace("int i", "int cached_i")
+        .replace("(i ", "(cached_i ")
+        .replace("% i", "% cached_i");
     let first = common::verified_repair(&student, &reference, "check_prime", &[]);
     assert!(first.checks > 0);
     let again = common::verified_repair(&student, &reference, "check_prime", &[]);

@@ -7,8 +7,8 @@ use crate::cancel::Cancel;
 use crate::engines::mutation::engine::{self, FoundRepair, Options};
 use crate::ir::walk::walk_stmt;
 use crate::ir::*;
-use crate::smt::bmc::{BmcUnknown, BmcVerdict};
 use crate::smt::Budget;
+use crate::smt::bmc::{BmcUnknown, BmcVerdict};
 
 use super::{OnPartial, Report};
 
@@ -70,7 +70,9 @@ fn collect_initialised(s: &Stmt, program: &Program, out: &mut std::collections::
             init.iter().for_each(|x| collect_initialised(x, program, out));
             collect_initialised(body, program, out);
         }
-        StmtKind::Switch { arms, .. } => arms.iter().flat_map(|a| a.body.iter()).for_each(|x| collect_initialised(x, program, out)),
+        StmtKind::Switch { arms, .. } => {
+            arms.iter().flat_map(|a| a.body.iter()).for_each(|x| collect_initialised(x, program, out))
+        }
         _ => {}
     }
 }
@@ -146,7 +148,11 @@ pub fn check_assertions(
         }
     }
     for (span, name) in &result.original.uninit_reads {
-        report.diagnostics.push(Diagnostic::warning("uninitialised", *span, format!("`{name}` may be used before it is given a value")));
+        report.diagnostics.push(Diagnostic::warning(
+            "uninitialised",
+            *span,
+            format!("`{name}` may be used before it is given a value"),
+        ));
     }
     for repair in &found {
         push_repair(report, repair, anchor, WHAT);
@@ -174,7 +180,14 @@ pub fn push_repair(report: &mut Report, repair: &FoundRepair, anchor: Span, what
         },
         repair.found_after.as_millis()
     );
-    report.repairs.push(Repair { title, engine: "mutation", guarantee: repair.guarantee.clone(), edits: repair.edits(), explanation, fixes: first });
+    report.repairs.push(Repair {
+        title,
+        engine: "mutation",
+        guarantee: repair.guarantee.clone(),
+        edits: repair.edits(),
+        explanation,
+        fixes: first,
+    });
 }
 
 /// Sends `so_far` plus the repairs found until now to `on_partial`.

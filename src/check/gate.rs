@@ -8,12 +8,12 @@ use std::collections::HashMap;
 use std::sync::Mutex;
 
 use crate::cancel::Cancel;
-use crate::ir::{Diagnostic, Severity, Span};
 use crate::ir::apply_edits;
+use crate::ir::{Diagnostic, Severity, Span};
 use crate::spec::compare::Compare;
 use crate::spec::interp::Limits;
 
-use super::{run_test, shorten, PreparedTest, Report};
+use super::{PreparedTest, Report, run_test, shorten};
 
 pub(crate) struct Gate<'a> {
     text: &'a str,
@@ -27,7 +27,14 @@ pub(crate) struct Gate<'a> {
 }
 
 impl<'a> Gate<'a> {
-    pub fn new(text: &'a str, entry: &'a str, tests: &'a [PreparedTest], compare: Compare, limits: Limits, cancel: &'a Cancel) -> Self {
+    pub fn new(
+        text: &'a str,
+        entry: &'a str,
+        tests: &'a [PreparedTest],
+        compare: Compare,
+        limits: Limits,
+        cancel: &'a Cancel,
+    ) -> Self {
         Gate { text, entry, tests, compare, limits, cancel, verdicts: Mutex::new(HashMap::new()) }
     }
 
@@ -41,7 +48,9 @@ impl<'a> Gate<'a> {
         let verdict = if lowered.diagnostics.iter().any(|d| d.severity == Severity::Error) {
             Some(0)
         } else {
-            self.tests.iter().position(|t| !run_test(&lowered.program, self.entry, t, self.compare, &self.limits, self.cancel).0)
+            self.tests
+                .iter()
+                .position(|t| !run_test(&lowered.program, self.entry, t, self.compare, &self.limits, self.cancel).0)
         };
         // A cancelled run decides nothing (and the report is stale anyway).
         if self.cancel.is_cancelled() {
@@ -77,14 +86,19 @@ impl<'a> Gate<'a> {
             let still_edited = |s: Span| report.repairs.iter().any(|o| o.edits.iter().any(|e| overlaps(e.span, s)));
             report.diagnostics.retain(|d| {
                 let its_hint = d.code == "repair" && d.message == r.title;
-                let its_change = d.code == "verified-repair" && r.edits.iter().any(|e| overlaps(e.span, d.span)) && !still_edited(d.span);
+                let its_change = d.code == "verified-repair"
+                    && r.edits.iter().any(|e| overlaps(e.span, d.span))
+                    && !still_edited(d.span);
                 !(its_hint || its_change)
             });
             let t = &self.tests[*i];
             report.diagnostics.push(Diagnostic::info(
                 "repair-withdrawn",
                 r.fixes,
-                format!("mend found a fix here but it fails the test with input `{}`, so it is not offered", shorten(&t.input)),
+                format!(
+                    "mend found a fix here but it fails the test with input `{}`, so it is not offered",
+                    shorten(&t.input)
+                ),
             ));
         }
         // "Equivalent as written" while a visible test fails: the reference and the tests
@@ -109,10 +123,11 @@ fn overlaps(a: Span, b: Span) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ir::{Guarantee, Severity, TextEdit};
     use crate::ir::Repair;
+    use crate::ir::{Guarantee, Severity, TextEdit};
 
-    const TEXT: &str = "#include <stdio.h>\nint main(void) { int n; scanf(\"%d\", &n); printf(\"%d\\n\", n * 3); return 0; }\n";
+    const TEXT: &str =
+        "#include <stdio.h>\nint main(void) { int n; scanf(\"%d\", &n); printf(\"%d\\n\", n * 3); return 0; }\n";
 
     fn repair(new: &str, guarantee: Guarantee) -> Repair {
         let at = TEXT.find("n * 3").unwrap() as u32;
@@ -129,11 +144,16 @@ mod tests {
 
     #[test]
     fn a_proved_repair_that_fails_a_visible_test_is_withdrawn_with_a_note() {
-        let tests = [PreparedTest { input: "3\n".into(), expected: "6\n".into(), expected_prompt: None, passed: false }];
+        let tests =
+            [PreparedTest { input: "3\n".into(), expected: "6\n".into(), expected_prompt: None, passed: false }];
         let cancel = Cancel::new();
         let gate = Gate::new(TEXT, "main", &tests, Compare::Exact, Limits::default(), &cancel);
         let mut report = Report::default();
-        for (new, g) in [("n * 2", Guarantee::Verified), ("n + 3", Guarantee::Bounded { bound: 5 }), ("n * n", Guarantee::Tested { tests: 1 })] {
+        for (new, g) in [
+            ("n * 2", Guarantee::Verified),
+            ("n + 3", Guarantee::Bounded { bound: 5 }),
+            ("n * n", Guarantee::Tested { tests: 1 }),
+        ] {
             let r = repair(new, g);
             report.diagnostics.push(Diagnostic::new(Severity::Hint, "repair", r.fixes, r.title.clone()));
             report.repairs.push(r);
@@ -143,24 +163,37 @@ mod tests {
         // `n + 3` prints 6 for 3 as well: it passes the test and stays. `n * n` is not a
         // proof: the gate leaves it to the test engine that labelled it.
         assert_eq!(titles, ["Fix: `n * 3` → `n * 2`", "Fix: `n * 3` → `n + 3`", "Fix: `n * 3` → `n * n`"]);
-        let tests = [PreparedTest { input: "4\n".into(), expected: "8\n".into(), expected_prompt: None, passed: false }];
+        let tests =
+            [PreparedTest { input: "4\n".into(), expected: "8\n".into(), expected_prompt: None, passed: false }];
         let gate = Gate::new(TEXT, "main", &tests, Compare::Exact, Limits::default(), &cancel);
         gate.apply(&mut report, Span::default());
         let titles: Vec<&str> = report.repairs.iter().map(|r| r.title.as_str()).collect();
         assert_eq!(titles, ["Fix: `n * 3` → `n * 2`", "Fix: `n * 3` → `n * n`"]);
-        assert!(!report.diagnostics.iter().any(|d| d.message.contains("n + 3")), "the withdrawn repair's hint goes too");
+        assert!(
+            !report.diagnostics.iter().any(|d| d.message.contains("n + 3")),
+            "the withdrawn repair's hint goes too"
+        );
         let note = report.diagnostics.iter().find(|d| d.code == "repair-withdrawn").expect("a note");
         assert!(note.message.contains("`4`"), "{}", note.message);
     }
 
     #[test]
     fn an_equivalence_claim_beside_a_failing_test_is_not_shown() {
-        let tests = [PreparedTest { input: "3\n".into(), expected: "6\n".into(), expected_prompt: None, passed: false }];
+        let tests =
+            [PreparedTest { input: "3\n".into(), expected: "6\n".into(), expected_prompt: None, passed: false }];
         let cancel = Cancel::new();
         let gate = Gate::new(TEXT, "main", &tests, Compare::Exact, Limits::default(), &cancel);
         let mut report = Report::default();
-        report.diagnostics.push(Diagnostic::info("equivalent", Span::default(), "prints the same values as the reference for all inputs (verified)"));
-        report.diagnostics.push(Diagnostic::info("equivalent-bounded", Span::default(), "prints the same values as the reference on runs with at most 5 loop iterations (bounded, b=5)"));
+        report.diagnostics.push(Diagnostic::info(
+            "equivalent",
+            Span::default(),
+            "prints the same values as the reference for all inputs (verified)",
+        ));
+        report.diagnostics.push(Diagnostic::info(
+            "equivalent-bounded",
+            Span::default(),
+            "prints the same values as the reference on runs with at most 5 loop iterations (bounded, b=5)",
+        ));
         gate.apply(&mut report, Span::default());
         let codes: Vec<&str> = report.diagnostics.iter().map(|d| d.code).collect();
         assert_eq!(codes, ["equivalent-but-failing", "equivalent-bounded"]);

@@ -6,8 +6,8 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use crate::cancel::Cancel;
 use super::{CheckOptions, Report, check, check_parsed, check_streaming, quick};
+use crate::cancel::Cancel;
 use crate::ir::{Diagnostic, Span};
 
 /// Stack for analysis threads: deeply nested sources (10,000 parentheses) must not overflow a
@@ -35,7 +35,11 @@ impl Hooks {
         let mut hooks = Hooks::default();
         for part in spec.split(',').map(str::trim).filter(|p| !p.is_empty()) {
             match part.split_once('=') {
-                Some(("delay", ms)) => hooks.analysis_delay = Some(std::time::Duration::from_millis(ms.parse().map_err(|_| format!("`{ms}` is not a number of milliseconds"))?)),
+                Some(("delay", ms)) => {
+                    hooks.analysis_delay = Some(std::time::Duration::from_millis(
+                        ms.parse().map_err(|_| format!("`{ms}` is not a number of milliseconds"))?,
+                    ))
+                }
                 None if part == "panic" => hooks.analysis_panics = true,
                 _ => return Err(format!("unknown test hook `{part}` (known: delay=MS, panic)")),
             }

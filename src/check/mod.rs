@@ -7,8 +7,8 @@ use std::time::{Duration, Instant};
 use tree_sitter::Tree;
 
 use crate::cancel::Cancel;
-use crate::ir::{Diagnostic, Program, Severity, Span};
 use crate::ir::Repair;
+use crate::ir::{Diagnostic, Program, Severity, Span};
 use crate::spec::compare::{self, Compare};
 use crate::spec::config::{self, Config};
 use crate::spec::interp::{self, Limits, RunResult};
@@ -190,18 +190,27 @@ pub fn check_streaming(
     let clean = !has_syntax_errors && !has_type_errors;
     let mut tests = None;
     if let Some(spec) = &spec
-        && opts.run_tests && spec.tests.is_some() {
-            let t = Instant::now();
-            let blocked = if clean { None } else { Some("the tests were not run: fix the errors above first".to_string()) };
-            tests = Some(run_tests(&lowered.program, spec, blocked, opts, deadline, cancel, &mut report));
-            report.stats.tests_ms = ms_since(t);
-        }
+        && opts.run_tests
+        && spec.tests.is_some()
+    {
+        let t = Instant::now();
+        let blocked = if clean { None } else { Some("the tests were not run: fix the errors above first".to_string()) };
+        tests = Some(run_tests(&lowered.program, spec, blocked, opts, deadline, cancel, &mut report));
+        report.stats.tests_ms = ms_since(t);
+    }
     // Nothing proved is published that fails a visible test: every report, partial or final,
     // passes through the gate.
     let entry = engine_opts.entry.clone();
     let compare_mode = spec.as_ref().map_or(Compare::Values, |s| s.compare);
     let anchor = lowered.program.func_by_name(&entry).map(|f| lowered.program.func(f).name_span).unwrap_or_default();
-    let gate = gate::Gate::new(text, &entry, tests.as_deref().unwrap_or(&[]), compare_mode, Limits { max_steps: opts.max_steps, ..Limits::default() }, cancel);
+    let gate = gate::Gate::new(
+        text,
+        &entry,
+        tests.as_deref().unwrap_or(&[]),
+        compare_mode,
+        Limits { max_steps: opts.max_steps, ..Limits::default() },
+        cancel,
+    );
     let gated = |partial: &Report| {
         let mut partial = partial.clone();
         gate.apply(&mut partial, anchor);
@@ -210,46 +219,55 @@ pub fn check_streaming(
     let on_partial: OnPartial<'_> = &gated;
     // The reference first: its repairs carry the stronger guarantees.
     if let Some(path) = spec.as_ref().and_then(|s| s.reference.as_ref())
-        && opts.repair_reference && clean && !cancel.is_cancelled() {
-            // The tests' inputs, for the input precondition the verified engine may assume.
-            let test_inputs: Vec<String> = spec
-                .as_ref()
-                .and_then(|s| s.tests.as_ref())
-                .map(|dir| spec_tests::discover(dir).iter().filter_map(|t| std::fs::read_to_string(&t.input).ok()).collect())
-                .unwrap_or_default();
-            match load_reference(path) {
-                Ok(reference) => reference_repair::repair_against_reference(
-                    &lowered.program,
-                    text,
-                    &reference,
-                    compare_mode,
-                    &test_inputs,
-                    opts.hint_level,
-                    &engine_opts,
-                    deadline,
-                    cancel,
-                    &mut report,
-                    on_partial,
-                ),
-                Err(message) => report.diagnostics.push(Diagnostic::warning("reference", Span::default(), message)),
-            }
-        }
-    let proved = report.repairs.iter().any(|r| r.guarantee.is_proof());
-    if let (Some(spec), Some(tests)) = (&spec, &tests)
-        && opts.repair_tests && clean && !proved && !cancel.is_cancelled() {
-            tests_repair::repair_against_tests(
+        && opts.repair_reference
+        && clean
+        && !cancel.is_cancelled()
+    {
+        // The tests' inputs, for the input precondition the verified engine may assume.
+        let test_inputs: Vec<String> = spec
+            .as_ref()
+            .and_then(|s| s.tests.as_ref())
+            .map(|dir| {
+                spec_tests::discover(dir).iter().filter_map(|t| std::fs::read_to_string(&t.input).ok()).collect()
+            })
+            .unwrap_or_default();
+        match load_reference(path) {
+            Ok(reference) => reference_repair::repair_against_reference(
                 &lowered.program,
                 text,
-                tests,
-                spec.compare,
+                &reference,
+                compare_mode,
+                &test_inputs,
+                opts.hint_level,
                 &engine_opts,
-                opts.max_steps,
                 deadline,
                 cancel,
                 &mut report,
                 on_partial,
-            );
+            ),
+            Err(message) => report.diagnostics.push(Diagnostic::warning("reference", Span::default(), message)),
         }
+    }
+    let proved = report.repairs.iter().any(|r| r.guarantee.is_proof());
+    if let (Some(spec), Some(tests)) = (&spec, &tests)
+        && opts.repair_tests
+        && clean
+        && !proved
+        && !cancel.is_cancelled()
+    {
+        tests_repair::repair_against_tests(
+            &lowered.program,
+            text,
+            tests,
+            spec.compare,
+            &engine_opts,
+            opts.max_steps,
+            deadline,
+            cancel,
+            &mut report,
+            on_partial,
+        );
+    }
     keep_strongest_repairs(&mut report);
     if opts.repair_assertions && clean && !cancel.is_cancelled() {
         assertions::check_assertions(&lowered.program, text, &engine_opts, deadline, cancel, &mut report, on_partial);
@@ -292,7 +310,9 @@ fn front_end(tree: &Tree, text: &str, opts: &CheckOptions) -> FrontEnd {
     // One mistake, one diagnostic: where the syntax layer already explains a span, the type
     // checker's view of the same broken text is noise.
     let syntax_spans: Vec<Span> = report.diagnostics.iter().map(|d| d.span).collect();
-    let overlaps_syntax = |d: &Diagnostic| syntax_spans.iter().any(|s| s.start < d.span.end.max(d.span.start + 1) && d.span.start < s.end.max(s.start + 1));
+    let overlaps_syntax = |d: &Diagnostic| {
+        syntax_spans.iter().any(|s| s.start < d.span.end.max(d.span.start + 1) && d.span.start < s.end.max(s.start + 1))
+    };
     let type_diags: Vec<Diagnostic> = std::mem::take(&mut lowered.diagnostics)
         .into_iter()
         .filter(|d| opts.syntax_diagnostics || d.code == "unsupported")
@@ -336,14 +356,16 @@ fn resolve_spec(path: Option<&Path>, opts: &CheckOptions) -> Result<Option<Spec>
     let config = found.unwrap_or_else(|| Config::default_at(root));
     let tests = opts.tests.clone().or_else(|| config.tests.clone());
     if let Some(t) = &tests
-        && !t.is_dir() {
-            return Err(format!("the tests directory {} does not exist", t.display()));
-        }
+        && !t.is_dir()
+    {
+        return Err(format!("the tests directory {} does not exist", t.display()));
+    }
     let reference = opts.reference.clone().or_else(|| config.reference.clone());
     if let Some(r) = &reference
-        && !r.is_file() {
-            return Err(format!("the reference program {} does not exist", r.display()));
-        }
+        && !r.is_file()
+    {
+        return Err(format!("the reference program {} does not exist", r.display()));
+    }
     let compare = opts.compare.unwrap_or(config.compare);
     Ok(Some(Spec { config, tests, reference, compare }))
 }
@@ -387,10 +409,18 @@ pub(crate) struct PreparedTest {
 }
 
 /// Runs one test: whether `program`'s output on `input` matches, and the run.
-pub(crate) fn run_test(program: &Program, entry: &str, t: &PreparedTest, compare: Compare, limits: &Limits, cancel: &Cancel) -> (bool, RunResult) {
+pub(crate) fn run_test(
+    program: &Program,
+    entry: &str,
+    t: &PreparedTest,
+    compare: Compare,
+    limits: &Limits,
+    cancel: &Cancel,
+) -> (bool, RunResult) {
     let run = interp::run(program, entry, t.input.as_bytes(), limits, cancel);
     let actual = String::from_utf8_lossy(&run.output);
-    let passed = run.error.is_none() && compare::output_matches(compare, &t.expected, t.expected_prompt, &actual, Some(run.output_before_last_read));
+    let passed = run.error.is_none()
+        && compare::output_matches(compare, &t.expected, t.expected_prompt, &actual, Some(run.output_before_last_read));
     (passed, run)
 }
 
@@ -423,7 +453,11 @@ fn run_tests(
         return prepared;
     }
     let Some(func) = program.func_by_name(entry) else {
-        report.diagnostics.push(Diagnostic::error("tests", Span::default(), format!("there is no `{entry}` function to test")));
+        report.diagnostics.push(Diagnostic::error(
+            "tests",
+            Span::default(),
+            format!("there is no `{entry}` function to test"),
+        ));
         return prepared;
     };
     if let Some((what, at)) = unsupported_reachable(program, func) {
@@ -470,7 +504,8 @@ fn run_tests(
         };
         let expected_prompt = reference.as_ref().and_then(|r| {
             let ref_run = interp::run(r, entry, input.as_bytes(), &limits, cancel);
-            (ref_run.error.is_none() && ref_run.output == expected.as_bytes()).then_some(ref_run.output_before_last_read)
+            (ref_run.error.is_none() && ref_run.output == expected.as_bytes())
+                .then_some(ref_run.output_before_last_read)
         });
         let mut test = PreparedTest { input, expected, expected_prompt, passed: false };
         let (passed, run) = run_test(program, entry, &test, spec.compare, &limits, cancel);

@@ -11,20 +11,20 @@ use std::time::Instant;
 
 use crate::cancel::Cancel;
 use crate::engines::mutation::engine::{self, FoundRepair, Options};
-use crate::engines::verified;
-use crate::ir::{Guarantee, Severity, Span};
-use crate::ir::{apply_edits, Repair};
-use crate::spec::compare::Compare;
 use crate::engines::mutation::search::Outcome;
+use crate::engines::verified;
 use crate::ir::{Diagnostic, Program};
+use crate::ir::{Guarantee, Severity, Span};
+use crate::ir::{Repair, apply_edits};
+use crate::smt::Budget;
 use crate::smt::bmc::{BmcUnknown, BmcVerdict};
 use crate::smt::encode::ViolationKind;
-use crate::smt::Budget;
 use crate::spec::compare;
+use crate::spec::compare::Compare;
 use crate::spec::interp::{self, Limits};
 
 use super::assertions::{push_repair, stream};
-use super::{shorten, OnPartial, PreparedTest, Report};
+use super::{OnPartial, PreparedTest, Report, shorten};
 
 /// What a proof against the reference establishes, in the compare mode's words.
 fn same_output(compare: Compare) -> &'static str {
@@ -82,7 +82,11 @@ pub fn repair_against_reference(
     match v.outcome {
         verified::Outcome::Equivalent => {
             report.stats.reference = Some("equivalent");
-            report.diagnostics.push(Diagnostic::info("equivalent", anchor, format!("{} for all inputs (verified)", same_output(compare))));
+            report.diagnostics.push(Diagnostic::info(
+                "equivalent",
+                anchor,
+                format!("{} for all inputs (verified)", same_output(compare)),
+            ));
             return;
         }
         verified::Outcome::EquivalentAssuming(assumption) => {
@@ -90,7 +94,10 @@ pub fn repair_against_reference(
             report.diagnostics.push(Diagnostic::info(
                 "equivalent-assuming",
                 anchor,
-                format!("{} for all inputs where {assumption} (verified), but not for all inputs", same_output(compare)),
+                format!(
+                    "{} for all inputs where {assumption} (verified), but not for all inputs",
+                    same_output(compare)
+                ),
             ));
             return;
         }
@@ -100,7 +107,17 @@ pub fn repair_against_reference(
                 report.stats.first_repair_ms = Some(v.found_after.unwrap_or(v.time).as_secs_f64() * 1000.0);
             }
             if hint >= HintLevel::Input {
-                mismatch_diagnostic(program, reference, compare, entry, engine_opts.bound, anchor, deadline, cancel, report);
+                mismatch_diagnostic(
+                    program,
+                    reference,
+                    compare,
+                    entry,
+                    engine_opts.bound,
+                    anchor,
+                    deadline,
+                    cancel,
+                    report,
+                );
             }
             push_verified(report, &r, hint, v.found_after.unwrap_or(v.time).as_millis(), compare);
             // A smaller patch that relies on the assignment's promise about the input, offered
@@ -133,7 +150,13 @@ pub fn repair_against_reference(
     let mut oracle: Option<Vec<PreparedTest>> = None;
     let result = engine::run(program, text, &opts, &budget, &mut |r| {
         if matches!(r.guarantee, Guarantee::Bounded { .. })
-            && differs_on_a_test_input(&apply_edits(text, &r.edits()), entry, compare, oracle.get_or_insert_with(|| reference_outputs(reference, entry, test_inputs, cancel)), cancel)
+            && differs_on_a_test_input(
+                &apply_edits(text, &r.edits()),
+                entry,
+                compare,
+                oracle.get_or_insert_with(|| reference_outputs(reference, entry, test_inputs, cancel)),
+                cancel,
+            )
         {
             refuted += 1;
             return;
@@ -148,11 +171,19 @@ pub fn repair_against_reference(
     let b = opts.bound;
     match &result.original.verdict {
         BmcVerdict::Holds { complete: true } => {
-            report.diagnostics.push(Diagnostic::info("equivalent", anchor, format!("{} for all inputs (verified)", same_output(compare))));
+            report.diagnostics.push(Diagnostic::info(
+                "equivalent",
+                anchor,
+                format!("{} for all inputs (verified)", same_output(compare)),
+            ));
         }
         BmcVerdict::Holds { complete: false } => {
             let how = format!("on runs with at most {b} loop iterations (bounded, b={b})");
-            report.diagnostics.push(Diagnostic::info("equivalent-bounded", anchor, format!("{} {how}", same_output(compare))));
+            report.diagnostics.push(Diagnostic::info(
+                "equivalent-bounded",
+                anchor,
+                format!("{} {how}", same_output(compare)),
+            ));
         }
         BmcVerdict::Unknown(BmcUnknown::Unsupported(u)) => report.diagnostics.push(Diagnostic::info(
             "unsupported",
@@ -165,16 +196,20 @@ pub fn repair_against_reference(
             format!("the comparison with the reference could not be decided ({reason:?}); nothing is claimed"),
         )),
         BmcVerdict::Violated(cex) if cex.kind == ViolationKind::OutputMismatch => {
-            report.diagnostics.push(Diagnostic::warning("reference-mismatch", anchor, show_mismatch(program, reference, compare, entry, &cex.stdin, cancel)));
+            report.diagnostics.push(Diagnostic::warning(
+                "reference-mismatch",
+                anchor,
+                show_mismatch(program, reference, compare, entry, &cex.stdin, cancel),
+            ));
         }
         // The student's own runtime errors are reported by the tests or the assertion check.
         BmcVerdict::Violated(_) => {}
     }
-    if found.is_empty()
-        && matches!(result.original.verdict, BmcVerdict::Violated(_))
-    {
+    if found.is_empty() && matches!(result.original.verdict, BmcVerdict::Violated(_)) {
         let mut why = match &result.outcome {
-            Some(Outcome::Incomplete { reason, .. }) => format!("no repair against the reference yet: the search stopped early ({reason})"),
+            Some(Outcome::Incomplete { reason, .. }) => {
+                format!("no repair against the reference yet: the search stopped early ({reason})")
+            }
             _ => format!(
                 "no repair against the reference changes at most {} expressions at mutation level {}",
                 opts.max_size, opts.level
@@ -188,7 +223,16 @@ pub fn repair_against_reference(
         report.diagnostics.push(Diagnostic::info("no-repair", anchor, why));
     }
     for repair in &mut found {
-        if matches!(repair.guarantee, Guarantee::Bounded { .. }) && proves_equivalent(text, repair, reference, &verified::Options { precondition: None, ..verified_opts.clone() }, deadline, cancel) {
+        if matches!(repair.guarantee, Guarantee::Bounded { .. })
+            && proves_equivalent(
+                text,
+                repair,
+                reference,
+                &verified::Options { precondition: None, ..verified_opts.clone() },
+                deadline,
+                cancel,
+            )
+        {
             repair.guarantee = Guarantee::Verified;
         }
         push_repair(report, repair, anchor, &format!("it {}", same_output(compare)));
@@ -221,7 +265,13 @@ fn oracle_limits() -> Limits {
 /// bounded proof compares only runs on which both programs finish within the bound, so a
 /// repair whose loop never ends within it (`n / 10` → `n * 10`) passes vacuously; the tests'
 /// inputs, run to the end, catch it.
-fn differs_on_a_test_input(repaired: &str, entry: &str, compare: Compare, tests: &[PreparedTest], cancel: &Cancel) -> bool {
+fn differs_on_a_test_input(
+    repaired: &str,
+    entry: &str,
+    compare: Compare,
+    tests: &[PreparedTest],
+    cancel: &Cancel,
+) -> bool {
     if tests.is_empty() {
         return false;
     }
@@ -229,13 +279,22 @@ fn differs_on_a_test_input(repaired: &str, entry: &str, compare: Compare, tests:
     if lowered.diagnostics.iter().any(|d| d.severity == Severity::Error) {
         return true;
     }
-    tests.iter().any(|t| !super::run_test(&lowered.program, entry, t, compare, &oracle_limits(), cancel).0 && !cancel.is_cancelled())
+    tests.iter().any(|t| {
+        !super::run_test(&lowered.program, entry, t, compare, &oracle_limits(), cancel).0 && !cancel.is_cancelled()
+    })
 }
 
 /// Beyond Verifix: a bounded repair of the product program is re-verified inductively (the
 /// verified engine on the repaired text must find it equivalent as written) and, if so, is
 /// offered as `verified`.
-fn proves_equivalent(text: &str, repair: &FoundRepair, reference: &Program, opts: &verified::Options, deadline: Instant, cancel: &Cancel) -> bool {
+fn proves_equivalent(
+    text: &str,
+    repair: &FoundRepair,
+    reference: &Program,
+    opts: &verified::Options,
+    deadline: Instant,
+    cancel: &Cancel,
+) -> bool {
     let patched = apply_edits(text, &repair.edits());
     let lowered = crate::syntax::lower::lower_source(&patched);
     if lowered.diagnostics.iter().any(|d| d.severity == Severity::Error) {
@@ -247,18 +306,39 @@ fn proves_equivalent(text: &str, repair: &FoundRepair, reference: &Program, opts
 
 /// "for input `…` you print `…`, the reference prints `…`", from a bounded product check.
 #[allow(clippy::too_many_arguments)]
-fn mismatch_diagnostic(program: &Program, reference: &Program, compare: Compare, entry: &str, bound: u32, anchor: Span, deadline: Instant, cancel: &Cancel, report: &mut Report) {
+fn mismatch_diagnostic(
+    program: &Program,
+    reference: &Program,
+    compare: Compare,
+    entry: &str,
+    bound: u32,
+    anchor: Span,
+    deadline: Instant,
+    cancel: &Cancel,
+    report: &mut Report,
+) {
     let left = deadline.saturating_duration_since(Instant::now());
     let budget = Budget::new(left.min(std::time::Duration::from_secs(3)), cancel.clone());
     let r = crate::smt::bmc::verify_against(program, reference, compare, entry, bound, &budget);
     if let BmcVerdict::Violated(cex) = &r.verdict
         && cex.kind == ViolationKind::OutputMismatch
     {
-        report.diagnostics.push(Diagnostic::warning("reference-mismatch", anchor, show_mismatch(program, reference, compare, entry, &cex.stdin, cancel)));
+        report.diagnostics.push(Diagnostic::warning(
+            "reference-mismatch",
+            anchor,
+            show_mismatch(program, reference, compare, entry, &cex.stdin, cancel),
+        ));
     }
 }
 
-fn show_mismatch(program: &Program, reference: &Program, compare: Compare, entry: &str, stdin: &str, cancel: &Cancel) -> String {
+fn show_mismatch(
+    program: &Program,
+    reference: &Program,
+    compare: Compare,
+    entry: &str,
+    stdin: &str,
+    cancel: &Cancel,
+) -> String {
     let limits = Limits { max_steps: 5_000_000, ..Limits::default() };
     let yours = interp::run(program, entry, stdin.as_bytes(), &limits, cancel);
     let theirs = interp::run(reference, entry, stdin.as_bytes(), &limits, cancel);
@@ -335,7 +415,14 @@ fn push_verified_fix(report: &mut Report, r: &verified::VerifiedRepair, ms: u128
         same_output(compare),
         r.relative_patch_size
     );
-    report.repairs.push(Repair { title, engine: "verified", guarantee, edits: r.edits.clone(), explanation, fixes: first });
+    report.repairs.push(Repair {
+        title,
+        engine: "verified",
+        guarantee,
+        edits: r.edits.clone(),
+        explanation,
+        fixes: first,
+    });
 }
 
 #[cfg(test)]
@@ -366,6 +453,12 @@ mod tests {
         assert!(!differs(REFERENCE));
         assert!(!differs(&REFERENCE.replace("int n; scanf", "int n; printf(\"Number? \"); scanf")));
         // Nothing to run on: nothing refuted.
-        assert!(!differs_on_a_test_input(&REFERENCE.replace("n % 10", "n"), "main", Compare::Values, &[], &Cancel::new()));
+        assert!(!differs_on_a_test_input(
+            &REFERENCE.replace("n % 10", "n"),
+            "main",
+            Compare::Values,
+            &[],
+            &Cancel::new()
+        ));
     }
 }

@@ -13,7 +13,7 @@ use crate::spec::compare::Compare;
 use crate::spec::interp::{Limits, RuntimeErrorKind};
 
 use super::assertions::{push_repair, stream};
-use super::{run_test, OnPartial, PreparedTest, Report};
+use super::{OnPartial, PreparedTest, Report, run_test};
 
 const CANDIDATE_STEPS: u64 = 1_000_000;
 
@@ -58,7 +58,8 @@ pub fn repair_against_tests(
         }
         Verdict::Repaired
     };
-    let results: Vec<TestResult> = tests.iter().map(|t| TestResult { input: t.input.clone(), passed: t.passed }).collect();
+    let results: Vec<TestResult> =
+        tests.iter().map(|t| TestResult { input: t.input.clone(), passed: t.passed }).collect();
     let budget = Budget::new(deadline.saturating_duration_since(Instant::now()), cancel.clone());
     let mut found: Vec<FoundRepair> = Vec::new();
     let what = format!("all {} tests pass", tests.len());
@@ -74,7 +75,9 @@ pub fn repair_against_tests(
     let failing = tests.iter().filter(|t| !t.passed).count();
     if found.is_empty() {
         let why = match &result.outcome {
-            Some(Outcome::Incomplete { reason, .. }) => format!("no repair for the failing tests yet: the search stopped early ({reason})"),
+            Some(Outcome::Incomplete { reason, .. }) => {
+                format!("no repair for the failing tests yet: the search stopped early ({reason})")
+            }
             _ => format!(
                 "no repair for the {failing} failing test{} changes at most {} expressions at mutation level {}",
                 if failing == 1 { "" } else { "s" },

@@ -22,8 +22,8 @@ use std::time::{Duration, Instant};
 
 use crate::cancel::Cancel;
 use crate::check::{self, CheckOptions};
-use crate::ir::{Guarantee, Program};
 use crate::ir::apply_edits;
+use crate::ir::{Guarantee, Program};
 use crate::spec::compare::{self, Compare};
 use crate::spec::interp::{self, Limits};
 use crate::spec::tests::{self as spec_tests, TestCase};
@@ -75,16 +75,36 @@ fn load(dir: &Path, default_compare: Compare) -> Option<Problem> {
         ref_prompt.push(run.output_before_last_read);
         tests.push((t, input, output));
     }
-    let mut submissions: Vec<PathBuf> = std::fs::read_dir(dir.join("submissions")).ok()?.flatten().map(|e| e.path()).filter(|p| p.extension().is_some_and(|x| x == "c")).collect();
+    let mut submissions: Vec<PathBuf> = std::fs::read_dir(dir.join("submissions"))
+        .ok()?
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|x| x == "c"))
+        .collect();
     submissions.sort();
-    Some(Problem { name: dir.file_name()?.to_string_lossy().into_owned(), reference, ref_prog, compare, tests, ref_prompt, submissions })
+    Some(Problem {
+        name: dir.file_name()?.to_string_lossy().into_owned(),
+        reference,
+        ref_prog,
+        compare,
+        tests,
+        ref_prompt,
+        submissions,
+    })
 }
 
 /// Whether `program` passes every test in mend's interpreter.
 fn passes_all(program: &Program, p: &Problem) -> bool {
     p.tests.iter().zip(&p.ref_prompt).all(|((_, input, expected), prompt)| {
         let run = interp::run(program, "main", input, &Limits::default(), &Cancel::new());
-        run.error.is_none() && compare::output_matches(p.compare, expected, Some(*prompt), &String::from_utf8_lossy(&run.output), Some(run.output_before_last_read))
+        run.error.is_none()
+            && compare::output_matches(
+                p.compare,
+                expected,
+                Some(*prompt),
+                &String::from_utf8_lossy(&run.output),
+                Some(run.output_before_last_read),
+            )
     })
 }
 
@@ -126,7 +146,14 @@ fn generated_inputs(tests: &[(TestCase, Vec<u8>, String)], max: usize) -> Vec<Ve
 
 /// A run of a gcc-compiled program: its output, or `None` when it crashed or timed out.
 fn run_binary(bin: &Path, input: &[u8]) -> Option<String> {
-    let mut child = Command::new("timeout").arg("5").arg(bin).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::null()).spawn().ok()?;
+    let mut child = Command::new("timeout")
+        .arg("5")
+        .arg(bin)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .ok()?;
     if let Some(mut stdin) = child.stdin.take() {
         let _ = stdin.write_all(input);
     }
@@ -138,7 +165,14 @@ fn compile(text: &str, work: &Path, name: &str) -> Result<PathBuf, String> {
     let src = work.join(format!("{name}.c"));
     let bin = work.join(name);
     std::fs::write(&src, text).map_err(|e| e.to_string())?;
-    let status = Command::new("gcc").args(["-w", "-O0", "-o"]).arg(&bin).arg(&src).arg("-lm").stderr(Stdio::null()).status().map_err(|e| format!("gcc: {e}"))?;
+    let status = Command::new("gcc")
+        .args(["-w", "-O0", "-o"])
+        .arg(&bin)
+        .arg(&src)
+        .arg("-lm")
+        .stderr(Stdio::null())
+        .status()
+        .map_err(|e| format!("gcc: {e}"))?;
     if status.success() { Ok(bin) } else { Err("does not compile with gcc".into()) }
 }
 
@@ -164,7 +198,8 @@ impl<'a> Oracle<'a> {
             .into_iter()
             .filter_map(|input| {
                 let out = run_binary(&ref_bin, &input)?;
-                let prompt = interp::run(&p.ref_prog, "main", &input, &Limits::default(), &Cancel::new()).output_before_last_read;
+                let prompt = interp::run(&p.ref_prog, "main", &input, &Limits::default(), &Cancel::new())
+                    .output_before_last_read;
                 Some((input, out, prompt))
             })
             .collect();
@@ -181,7 +216,9 @@ impl<'a> Oracle<'a> {
             Err(e) => return Some(e),
         };
         let program = crate::syntax::lower::lower_source(text).program;
-        let cut = |input: &[u8]| interp::run(&program, "main", input, &Limits::default(), &Cancel::new()).output_before_last_read;
+        let cut = |input: &[u8]| {
+            interp::run(&program, "main", input, &Limits::default(), &Cancel::new()).output_before_last_read
+        };
         let mode = self.p.compare;
         for ((t, input, expected), prompt) in self.p.tests.iter().zip(&self.p.ref_prompt) {
             let actual = run_binary(&bin, input).unwrap_or_else(|| "(crashed or timed out)".into());
@@ -204,7 +241,12 @@ impl<'a> Oracle<'a> {
             }
             let actual = run_binary(&bin, input).unwrap_or_else(|| "(crashed or timed out)".into());
             if !compare::output_matches(mode, expected, Some(*prompt), &actual, Some(cut(input).min(actual.len()))) {
-                return Some(format!("generated input {:?}: the reference prints {:?}, the repair {:?}", String::from_utf8_lossy(input), expected, actual));
+                return Some(format!(
+                    "generated input {:?}: the reference prints {:?}, the repair {:?}",
+                    String::from_utf8_lossy(input),
+                    expected,
+                    actual
+                ));
             }
         }
         None
@@ -291,8 +333,21 @@ pub struct Findings {
 /// Runs the benchmark: `budget` per submission, at most `limit` submissions per problem
 /// (spread evenly over its list), on two threads; problems without a `mend.toml` are judged
 /// by `default_compare`.
-pub fn run(data: &Path, budget: Duration, limit: Option<usize>, default_compare: Compare, verbose: bool, out: &mut impl Write) -> std::io::Result<Findings> {
-    writeln!(out, "mend bench reference — {} ({} build), {} s budget per submission", data.display(), if cfg!(debug_assertions) { "DEBUG" } else { "release" }, budget.as_secs())?;
+pub fn run(
+    data: &Path,
+    budget: Duration,
+    limit: Option<usize>,
+    default_compare: Compare,
+    verbose: bool,
+    out: &mut impl Write,
+) -> std::io::Result<Findings> {
+    writeln!(
+        out,
+        "mend bench reference — {} ({} build), {} s budget per submission",
+        data.display(),
+        if cfg!(debug_assertions) { "DEBUG" } else { "release" },
+        budget.as_secs()
+    )?;
     let mut dirs: Vec<PathBuf> = std::fs::read_dir(data)?.flatten().map(|e| e.path()).filter(|p| p.is_dir()).collect();
     dirs.sort();
     let problems: Vec<Problem> = dirs.iter().filter_map(|d| load(d, default_compare)).collect();
@@ -316,12 +371,18 @@ pub fn run(data: &Path, budget: Duration, limit: Option<usize>, default_compare:
                 let _ = std::fs::create_dir_all(&work);
                 loop {
                     let Some((i, path)) = queue.lock().unwrap().next() else { break };
-                    let run = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| evaluate(&problems[i], &path, budget, &work)));
+                    let run = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                        evaluate(&problems[i], &path, budget, &work)
+                    }));
                     match run {
                         Ok(Some(o)) => results.lock().unwrap().push(o),
                         Ok(None) => {}
                         Err(_) => results.lock().unwrap().push(Outcome {
-                            file: format!("{}/{}", problems[i].name, path.file_name().map(|f| f.to_string_lossy().into_owned()).unwrap_or_default()),
+                            file: format!(
+                                "{}/{}",
+                                problems[i].name,
+                                path.file_name().map(|f| f.to_string_lossy().into_owned()).unwrap_or_default()
+                            ),
                             level: "none",
                             reference: "internal error",
                             first_ms: None,
@@ -366,14 +427,28 @@ pub fn run(data: &Path, budget: Duration, limit: Option<usize>, default_compare:
     }
     let mut firsts: Vec<f64> = results.iter().filter_map(|o| o.first_ms).collect();
     firsts.sort_by(f64::total_cmp);
-    writeln!(out, "time to first repair: median {:.0} ms, p90 {:.0} ms (n={})  [median < 1 s, p90 < 10 s]", percentile(&firsts, 0.5), percentile(&firsts, 0.9), firsts.len())?;
+    writeln!(
+        out,
+        "time to first repair: median {:.0} ms, p90 {:.0} ms (n={})  [median < 1 s, p90 < 10 s]",
+        percentile(&firsts, 0.5),
+        percentile(&firsts, 0.9),
+        firsts.len()
+    )?;
     let rps: Vec<f64> = results.iter().filter_map(|o| o.rps).collect();
-    writeln!(out, "mean relative patch size {:.3} (n={})  [< 0.3]", rps.iter().sum::<f64>() / rps.len().max(1) as f64, rps.len())?;
+    writeln!(
+        out,
+        "mean relative patch size {:.3} (n={})  [< 0.3]",
+        rps.iter().sum::<f64>() / rps.len().max(1) as f64,
+        rps.len()
+    )?;
     let mut totals: Vec<f64> = results.iter().map(|o| o.total_ms).collect();
     totals.sort_by(f64::total_cmp);
     writeln!(out, "whole analysis: median {:.0} ms, p90 {:.0} ms", percentile(&totals, 0.5), percentile(&totals, 0.9))?;
     let findings = Findings {
-        false_guarantees: results.iter().flat_map(|o| o.false_guarantees.iter().map(move |f| format!("{}: {f}", o.file))).collect(),
+        false_guarantees: results
+            .iter()
+            .flat_map(|o| o.false_guarantees.iter().map(move |f| format!("{}: {f}", o.file)))
+            .collect(),
         submissions: n,
         proved_repairs: results.iter().map(|o| o.proved).sum(),
     };
@@ -388,7 +463,15 @@ pub fn run(data: &Path, budget: Duration, limit: Option<usize>, default_compare:
     }
     if verbose {
         for o in &results {
-            writeln!(out, "  {} {} [{}] {:.0} ms {}", o.file, o.level, o.reference, o.first_ms.unwrap_or(o.total_ms), o.title)?;
+            writeln!(
+                out,
+                "  {} {} [{}] {:.0} ms {}",
+                o.file,
+                o.level,
+                o.reference,
+                o.first_ms.unwrap_or(o.total_ms),
+                o.title
+            )?;
         }
     }
     Ok(findings)

@@ -9,11 +9,12 @@ use std::time::Instant;
 use tree_sitter::Node;
 
 use crate::engines::typed::repair::squash;
-use crate::engines::typed::{complete_with, minimal_edit, suggest_with, GraphStats, REPAIRED_CODES};
-use crate::ir::{apply_edits, Severity, Span};
+use crate::engines::typed::{GraphStats, REPAIRED_CODES, complete_with, minimal_edit, suggest_with};
+use crate::ir::{Severity, Span, apply_edits};
 use crate::syntax::lower;
 
-pub const KINDS: &[&str] = &["drop-arg", "extra-arg", "swap-args", "remove-&", "add-&", "undeclared", "field", "format"];
+pub const KINDS: &[&str] =
+    &["drop-arg", "extra-arg", "swap-args", "remove-&", "add-&", "undeclared", "field", "format"];
 
 /// One broken program.
 pub struct Case {
@@ -62,7 +63,10 @@ impl Results {
 
 /// Identifiers of a file (to make names that are surely undeclared).
 fn identifiers(src: &str) -> HashSet<String> {
-    src.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_')).filter(|w| !w.is_empty()).map(str::to_string).collect()
+    src.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        .filter(|w| !w.is_empty())
+        .map(str::to_string)
+        .collect()
 }
 
 /// A near miss of `name` that is not an identifier of the file: two letters swapped, one
@@ -70,11 +74,12 @@ fn identifiers(src: &str) -> HashSet<String> {
 /// an undeclared name), and no keyword.
 fn near_miss(name: &str, taken: &HashSet<String>) -> Option<String> {
     const KEYWORDS: &[&str] = &[
-        "auto", "break", "case", "char", "const", "continue", "default", "do", "double", "else", "enum", "extern", "float", "for",
-        "goto", "if", "inline", "int", "long", "register", "restrict", "return", "short", "signed", "sizeof", "static", "struct",
-        "switch", "typedef", "union", "unsigned", "void", "volatile", "while",
+        "auto", "break", "case", "char", "const", "continue", "default", "do", "double", "else", "enum", "extern",
+        "float", "for", "goto", "if", "inline", "int", "long", "register", "restrict", "return", "short", "signed",
+        "sizeof", "static", "struct", "switch", "typedef", "union", "unsigned", "void", "volatile", "while",
     ];
-    let is_name = |t: &str| t.chars().next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_') && !KEYWORDS.contains(&t);
+    let is_name =
+        |t: &str| t.chars().next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_') && !KEYWORDS.contains(&t);
     let c: Vec<char> = name.chars().collect();
     let mut tries = Vec::new();
     if c.len() >= 2 {
@@ -155,14 +160,22 @@ pub fn cases_of(src: &str) -> Vec<Case> {
                 if let Some(last) = args.last()
                     && Some(args.len() - 1) != fmt_index
                 {
-                    edits.push(("extra-arg", vec![(Span::new(last.end_byte(), last.end_byte()), format!(", {}", text(*last)))], site));
+                    edits.push((
+                        "extra-arg",
+                        vec![(Span::new(last.end_byte(), last.end_byte()), format!(", {}", text(*last)))],
+                        site,
+                    ));
                 }
                 for i in 0..args.len() {
                     for j in i + 1..args.len() {
                         if Some(i) == fmt_index || Some(j) == fmt_index || text(args[i]) == text(args[j]) {
                             continue;
                         }
-                        edits.push(("swap-args", vec![(span(args[i]), text(args[j])), (span(args[j]), text(args[i]))], site));
+                        edits.push((
+                            "swap-args",
+                            vec![(span(args[i]), text(args[j])), (span(args[j]), text(args[i]))],
+                            site,
+                        ));
                     }
                 }
                 // A directive of the format that disagrees with its argument.
@@ -224,18 +237,19 @@ pub fn cases_of(src: &str) -> Vec<Case> {
     }
     let mut out = Vec::new();
     for (kind, change, site) in edits {
-        let list: Vec<crate::ir::TextEdit> = change.into_iter().map(|(span, new_text)| crate::ir::TextEdit { span, new_text }).collect();
+        let list: Vec<crate::ir::TextEdit> =
+            change.into_iter().map(|(span, new_text)| crate::ir::TextEdit { span, new_text }).collect();
         let broken = apply_edits(src, &list);
         // Where the site is in the broken text: its start is unchanged, its end moved by the
         // edits' length change.
         let delta: i64 = list.iter().map(|e| e.new_text.len() as i64 - e.span.len() as i64).sum();
         let site_b = Span::new(site.start as usize, (site.end as i64 + delta).max(site.start as i64) as usize);
         let low = lower::lower_source(&broken);
-        let Some(d) = low
-            .diagnostics
-            .iter()
-            .find(|d| REPAIRED_CODES.contains(&d.code) && d.span.start < site_b.end.max(site_b.start + 1) && site_b.start < d.span.end.max(d.span.start + 1))
-        else {
+        let Some(d) = low.diagnostics.iter().find(|d| {
+            REPAIRED_CODES.contains(&d.code)
+                && d.span.start < site_b.end.max(site_b.start + 1)
+                && site_b.start < d.span.end.max(d.span.start + 1)
+        }) else {
             out.push(Case { kind, text: String::new(), span: Span::default() });
             continue;
         };
@@ -270,11 +284,21 @@ pub fn evaluate(files: &[String], n: usize, all_headers: bool) -> Results {
             });
             if rank != Some(0) && std::env::var("MEND_TYPED_BENCH_VERBOSE").is_ok() {
                 let line_start = case.text[..case.span.start as usize].rfind('\n').map(|i| i + 1).unwrap_or(0);
-                let line_end = case.text[case.span.start as usize..].find('\n').map(|i| i + case.span.start as usize).unwrap_or(case.text.len());
+                let line_end = case.text[case.span.start as usize..]
+                    .find('\n')
+                    .map(|i| i + case.span.start as usize)
+                    .unwrap_or(case.text.len());
                 let shown: Vec<String> = sugs.iter().map(|s| format!("{} ({})", s.replacement, s.cost)).collect();
                 let line_no = case.text[..line_start].matches('\n').count();
                 let was = src.lines().nth(line_no).unwrap_or("").trim();
-                eprintln!("[{}] rank {:?}: `{}` (was `{}`) -> {}", case.kind, rank, case.text[line_start..line_end].trim(), was, shown.join(" | "));
+                eprintln!(
+                    "[{}] rank {:?}: `{}` (was `{}`) -> {}",
+                    case.kind,
+                    rank,
+                    case.text[line_start..line_end].trim(),
+                    was,
+                    shown.join(" | ")
+                );
             }
             let k = &mut r.per_kind.iter_mut().find(|(k, _)| *k == case.kind).expect("known kind").1;
             k.cases += 1;

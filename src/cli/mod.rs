@@ -114,7 +114,8 @@ pub fn report_text(file: &str, text: &str, report: &Report) -> String {
     let at = Located::new(text);
     let mut out = String::new();
     for d in &report.diagnostics {
-        let _ = writeln!(out, "{file}:{}: {}: {} [{}]", at.line_col(d.span.start), d.severity.as_str(), d.message, d.code);
+        let _ =
+            writeln!(out, "{file}:{}: {}: {} [{}]", at.line_col(d.span.start), d.severity.as_str(), d.message, d.code);
     }
     for (i, r) in report.repairs.iter().enumerate() {
         let _ = writeln!(out, "repair {} ({}, {}): {}", i + 1, r.engine, r.guarantee.label(), r.title);
@@ -135,7 +136,11 @@ pub fn report_text(file: &str, text: &str, report: &Report) -> String {
         let passed = report.tests.iter().filter(|t| t.passed).count();
         let _ = writeln!(out, "tests: {passed}/{} passed", report.tests.len());
         for t in report.tests.iter().filter(|t| !t.passed) {
-            let _ = write!(out, "  test {} failed: input {:?}: expected {:?}, got {:?}", t.name, t.input, t.expected, t.actual);
+            let _ = write!(
+                out,
+                "  test {} failed: input {:?}: expected {:?}, got {:?}",
+                t.name, t.input, t.expected, t.actual
+            );
             match &t.error {
                 Some(e) => {
                     let _ = writeln!(out, " ({e})");

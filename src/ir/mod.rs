@@ -1,8 +1,8 @@
 //! The typed program model of the supported C subset. Pure data at the bottom of the layers:
 //! it knows nothing of tree-sitter, Z3 or LSP.
 
-pub mod diag;
 pub mod cfa;
+pub mod diag;
 pub mod format;
 pub mod print;
 pub mod program;

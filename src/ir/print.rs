@@ -442,7 +442,9 @@ impl Printer<'_> {
                 let args: Vec<String> = args.iter().map(|a| self.expr(a, ASSIGN)).collect();
                 (format!("{name}({})", args.join(", ")), POSTFIX)
             }
-            ExprKind::Index(base, index) => (format!("{}[{}]", self.expr(base, POSTFIX), self.expr(index, COMMA)), POSTFIX),
+            ExprKind::Index(base, index) => {
+                (format!("{}[{}]", self.expr(base, POSTFIX), self.expr(index, COMMA)), POSTFIX)
+            }
             ExprKind::Member { base, field, arrow } => {
                 let sty = if *arrow { base.ty.pointee() } else { Some(&base.ty) };
                 let name = match sty {

@@ -2,8 +2,8 @@
 //! type and makes every implicit conversion an explicit `Cast { implicit: true }`, so the
 //! interpreter and the SMT encoding never re-derive C's conversion rules.
 
-use super::types::{StructId, Type};
 use super::Span;
+use super::types::{StructId, Type};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct VarId(pub u32);
@@ -203,23 +203,38 @@ pub enum ExprKind {
     Assign(Box<Expr>, Box<Expr>),
     /// `lhs op= rhs`: `lhs` is read, converted to `op_ty`, combined with `rhs` (already of
     /// `op_ty`), and the result converted back to the type of `lhs`.
-    CompoundAssign { op: BinOp, op_ty: Type, lhs: Box<Expr>, rhs: Box<Expr> },
+    CompoundAssign {
+        op: BinOp,
+        op_ty: Type,
+        lhs: Box<Expr>,
+        rhs: Box<Expr>,
+    },
     IncDec(IncDec, Box<Expr>),
     /// `c ? a : b`, the arms converted to the result type.
     Cond(Box<Expr>, Box<Expr>, Box<Expr>),
     /// Conversion to `ty`. `implicit` casts were inserted by the front end (no source text).
-    Cast { expr: Box<Expr>, implicit: bool },
+    Cast {
+        expr: Box<Expr>,
+        implicit: bool,
+    },
     Call(Callee, Vec<Expr>),
     /// `base[index]`, `base` a pointer (arrays decay first), `index` an integer.
     Index(Box<Expr>, Box<Expr>),
     /// `base.field` (`arrow: false`) or `base->field` (`arrow: true`, base is a pointer).
-    Member { base: Box<Expr>, field: usize, arrow: bool },
+    Member {
+        base: Box<Expr>,
+        field: usize,
+        arrow: bool,
+    },
     AddrOf(Box<Expr>),
     Deref(Box<Expr>),
     /// Array-to-pointer decay (implicit).
     Decay(Box<Expr>),
     /// `sizeof`, already evaluated; `text` keeps the operand for printing.
-    SizeOf { size: u64, text: String },
+    SizeOf {
+        size: u64,
+        text: String,
+    },
     Comma(Box<Expr>, Box<Expr>),
 }
 
@@ -259,15 +274,39 @@ pub struct SwitchArm {
 pub enum StmtKind {
     Expr(Expr),
     /// One declarator. Locals without an initialiser hold an indeterminate value.
-    Decl { var: VarId, init: Option<Init> },
+    Decl {
+        var: VarId,
+        init: Option<Init>,
+    },
     /// A variable-length array `T a[len]` (the variable's type is `Array(T, None)`); `len`
     /// is evaluated when the declaration runs, and must be positive.
-    VlaDecl { var: VarId, len: Expr },
-    If { cond: Expr, then: Box<Stmt>, els: Option<Box<Stmt>> },
-    While { cond: Expr, body: Box<Stmt> },
-    DoWhile { body: Box<Stmt>, cond: Expr },
-    For { init: Vec<Stmt>, cond: Option<Expr>, step: Option<Expr>, body: Box<Stmt> },
-    Switch { cond: Expr, arms: Vec<SwitchArm> },
+    VlaDecl {
+        var: VarId,
+        len: Expr,
+    },
+    If {
+        cond: Expr,
+        then: Box<Stmt>,
+        els: Option<Box<Stmt>>,
+    },
+    While {
+        cond: Expr,
+        body: Box<Stmt>,
+    },
+    DoWhile {
+        body: Box<Stmt>,
+        cond: Expr,
+    },
+    For {
+        init: Vec<Stmt>,
+        cond: Option<Expr>,
+        step: Option<Expr>,
+        body: Box<Stmt>,
+    },
+    Switch {
+        cond: Expr,
+        arms: Vec<SwitchArm>,
+    },
     Break,
     Continue,
     Return(Option<Expr>),

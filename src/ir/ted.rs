@@ -121,7 +121,10 @@ impl LabelledTree {
     /// Node `i`'s subtree.
     fn subtree(&self, i: usize) -> LabelledTree {
         let l = self.first[i];
-        LabelledTree { labels: self.labels[l as usize..=i].to_vec(), first: self.first[l as usize..=i].iter().map(|f| f - l).collect() }
+        LabelledTree {
+            labels: self.labels[l as usize..=i].to_vec(),
+            first: self.first[l as usize..=i].iter().map(|f| f - l).collect(),
+        }
     }
 
     /// The consecutive siblings `roots` under a virtual root (a label no node has); the
@@ -129,7 +132,10 @@ impl LabelledTree {
     fn forest(&self, roots: &[usize]) -> LabelledTree {
         let (Some(&head), Some(&last)) = (roots.first(), roots.last()) else { return LabelledTree::default() };
         let l = self.first[head];
-        let mut t = LabelledTree { labels: self.labels[l as usize..=last].to_vec(), first: self.first[l as usize..=last].iter().map(|f| f - l).collect() };
+        let mut t = LabelledTree {
+            labels: self.labels[l as usize..=last].to_vec(),
+            first: self.first[l as usize..=last].iter().map(|f| f - l).collect(),
+        };
         t.close(0, VIRTUAL_ROOT);
         t
     }
@@ -218,7 +224,12 @@ pub fn reduced_distance(a: &LabelledTree, b: &LabelledTree, limit: usize) -> (us
         }
         let (ca, cb) = (a.children(i), b.children(j));
         let lead = ca.iter().zip(&cb).take_while(|(x, y)| a.same_subtree(**x, b, **y)).count();
-        let trail = ca[lead..].iter().rev().zip(cb[lead..].iter().rev()).take_while(|(x, y)| a.same_subtree(**x, b, **y)).count();
+        let trail = ca[lead..]
+            .iter()
+            .rev()
+            .zip(cb[lead..].iter().rev())
+            .take_while(|(x, y)| a.same_subtree(**x, b, **y))
+            .count();
         let (ra, rb) = (&ca[lead..ca.len() - trail], &cb[lead..cb.len() - trail]);
         match (ra, rb) {
             (&[x], &[y]) => (i, j) = (x, y),
@@ -459,8 +470,12 @@ pub fn relative_patch_size(student: &Program, repaired: &Program) -> f64 {
 /// the tokens (words, numbers and operator characters) of every replaced and every inserted
 /// text (a subtree deleted and one inserted) over the tokens of `text`.
 pub fn token_patch_size(text: &str, edits: &[super::repair::TextEdit]) -> f64 {
-    let tokens = |s: &str| s.split(|c: char| !c.is_alphanumeric() && c != '_').filter(|w| !w.is_empty()).count() + s.chars().filter(|c| "+-*/%<>=!&|?:".contains(*c)).count();
-    let changed: usize = edits.iter().map(|e| tokens(text.get(e.span.range()).unwrap_or("")) + tokens(&e.new_text)).sum();
+    let tokens = |s: &str| {
+        s.split(|c: char| !c.is_alphanumeric() && c != '_').filter(|w| !w.is_empty()).count()
+            + s.chars().filter(|c| "+-*/%<>=!&|?:".contains(*c)).count()
+    };
+    let changed: usize =
+        edits.iter().map(|e| tokens(text.get(e.span.range()).unwrap_or("")) + tokens(&e.new_text)).sum();
     changed as f64 / tokens(text).max(1) as f64
 }
 
@@ -485,7 +500,12 @@ impl Builder<'_> {
 
     fn decl(&mut self, var: VarId, init: Option<&Init>) {
         let v = self.p.var(var);
-        let label = format!("{}decl {} {}", if v.kind == VarKind::StaticLocal { "static " } else { "" }, self.ty(&v.ty), v.name);
+        let label = format!(
+            "{}decl {} {}",
+            if v.kind == VarKind::StaticLocal { "static " } else { "" },
+            self.ty(&v.ty),
+            v.name
+        );
         let start = self.t.open();
         if let Some(i) = init {
             self.init(i);

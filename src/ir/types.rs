@@ -76,11 +76,7 @@ impl IntType {
         }
         let mask = (1u64 << bits) - 1;
         let u = (v as u64) & mask;
-        if self.signed && (u >> (bits - 1)) & 1 == 1 {
-            (u | !mask) as i64
-        } else {
-            u as i64
-        }
+        if self.signed && (u >> (bits - 1)) & 1 == 1 { (u | !mask) as i64 } else { u as i64 }
     }
 
     pub fn min_value(self) -> i128 {

@@ -62,13 +62,11 @@ impl LanguageServer for Backend {
         Ok(lsp::InitializeResult {
             capabilities: lsp::ServerCapabilities {
                 position_encoding: Some(encoding_kind(enc)),
-                text_document_sync: Some(lsp::TextDocumentSyncCapability::Options(
-                    lsp::TextDocumentSyncOptions {
-                        open_close: Some(true),
-                        change: Some(lsp::TextDocumentSyncKind::INCREMENTAL),
-                        ..Default::default()
-                    },
-                )),
+                text_document_sync: Some(lsp::TextDocumentSyncCapability::Options(lsp::TextDocumentSyncOptions {
+                    open_close: Some(true),
+                    change: Some(lsp::TextDocumentSyncKind::INCREMENTAL),
+                    ..Default::default()
+                })),
                 code_action_provider: Some(lsp::CodeActionProviderCapability::Options(lsp::CodeActionOptions {
                     code_action_kinds: Some(vec![lsp::CodeActionKind::QUICKFIX]),
                     resolve_provider: Some(false),
@@ -81,10 +79,7 @@ impl LanguageServer for Backend {
                 }),
                 ..Default::default()
             },
-            server_info: Some(lsp::ServerInfo {
-                name: "mend".into(),
-                version: Some(env!("CARGO_PKG_VERSION").into()),
-            }),
+            server_info: Some(lsp::ServerInfo { name: "mend".into(), version: Some(env!("CARGO_PKG_VERSION").into()) }),
             offset_encoding: None,
         })
     }
@@ -138,8 +133,7 @@ impl LanguageServer for Backend {
         {
             return Ok(Some(Vec::new()));
         }
-        let actions =
-            self.state.code_actions(&params.text_document.uri, params.range, &params.context.diagnostics);
+        let actions = self.state.code_actions(&params.text_document.uri, params.range, &params.context.diagnostics);
         Ok(Some(actions.into_iter().map(lsp::CodeActionOrCommand::CodeAction).collect()))
     }
 

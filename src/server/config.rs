@@ -95,21 +95,33 @@ impl Settings {
                     true
                 }
                 "timeout" => secs(v).map(|d| self.check.timeout = Some(d)).is_some(),
-                "bound" => v.as_u64().filter(|b| *b >= 1).map(|b| self.check.bound = Some(b.min(u32::MAX as u64) as u32)).is_some(),
+                "bound" => v
+                    .as_u64()
+                    .filter(|b| *b >= 1)
+                    .map(|b| self.check.bound = Some(b.min(u32::MAX as u64) as u32))
+                    .is_some(),
                 "syntaxDiagnostics" => SyntaxMode::parse(v).map(|m| self.syntax_mode = m).is_some(),
                 "otherCServer" => v.as_bool().map(|b| self.other_c_server = b).is_some(),
-                "hintLevel" => v.as_str().and_then(crate::check::HintLevel::parse).map(|h| self.check.hint_level = h).is_some(),
+                "hintLevel" => {
+                    v.as_str().and_then(crate::check::HintLevel::parse).map(|h| self.check.hint_level = h).is_some()
+                }
                 "runTests" => v.as_bool().map(|b| self.check.run_tests = b).is_some(),
                 "repairAssertions" => v.as_bool().map(|b| self.check.repair_assertions = b).is_some(),
                 "repairTests" => v.as_bool().map(|b| self.check.repair_tests = b).is_some(),
                 "repairReference" => v.as_bool().map(|b| self.check.repair_reference = b).is_some(),
-                "mutationLevel" => v.as_u64().filter(|l| (1..=2).contains(l)).map(|l| self.check.mutation_level = l as u8).is_some(),
-                "typedRepairs" => v.as_u64().filter(|n| *n <= 20).map(|n| self.check.typed_repairs = n as usize).is_some(),
-                "maxRepairSize" => v.as_u64().filter(|n| (1..=8).contains(n)).map(|n| self.check.max_repair_size = n as usize).is_some(),
-                "debounceMs" => v.as_u64().map(|ms| self.debounce = Duration::from_millis(ms)).is_some(),
-                "progressDelayMs" => {
-                    v.as_u64().map(|ms| self.progress_delay = Duration::from_millis(ms)).is_some()
+                "mutationLevel" => {
+                    v.as_u64().filter(|l| (1..=2).contains(l)).map(|l| self.check.mutation_level = l as u8).is_some()
                 }
+                "typedRepairs" => {
+                    v.as_u64().filter(|n| *n <= 20).map(|n| self.check.typed_repairs = n as usize).is_some()
+                }
+                "maxRepairSize" => v
+                    .as_u64()
+                    .filter(|n| (1..=8).contains(n))
+                    .map(|n| self.check.max_repair_size = n as usize)
+                    .is_some(),
+                "debounceMs" => v.as_u64().map(|ms| self.debounce = Duration::from_millis(ms)).is_some(),
+                "progressDelayMs" => v.as_u64().map(|ms| self.progress_delay = Duration::from_millis(ms)).is_some(),
                 "maxAnalysisBytes" => v.as_u64().map(|n| self.max_analysis_bytes = n as usize).is_some(),
                 "reference" => opt_path(v).map(|p| self.check.reference = p).is_some(),
                 "tests" => opt_path(v).map(|p| self.check.tests = p).is_some(),
@@ -164,7 +176,10 @@ mod tests {
         assert_eq!(s.check.bound, Some(7));
         assert_eq!(s.debounce, Duration::from_millis(10));
         assert!(s.update(&json!({"syntaxDiagnostics": false, "runTests": false, "compare": "values"})).is_empty());
-        assert!(s.update(&json!({"mutationLevel": 2, "maxRepairSize": 3, "repairAssertions": false, "repairTests": false})).is_empty());
+        assert!(
+            s.update(&json!({"mutationLevel": 2, "maxRepairSize": 3, "repairAssertions": false, "repairTests": false}))
+                .is_empty()
+        );
         assert!(s.update(&json!({"typedRepairs": 5})).is_empty());
         assert_eq!(s.check.typed_repairs, 5);
         assert_eq!(s.update(&json!({"typedRepairs": 99})).len(), 1, "at most 20");

@@ -2,8 +2,8 @@
 
 use tower_lsp_server::ls_types as lsp;
 
-use crate::ir::{Diagnostic, Severity, Span};
 use crate::ir::Repair;
+use crate::ir::{Diagnostic, Severity, Span};
 
 use super::syntax_api::{Encoding, LineIndex, Position};
 
@@ -52,11 +52,7 @@ impl Lines<'_> {
     }
 
     pub fn text_edits(&self, repair: &Repair) -> Vec<lsp::TextEdit> {
-        repair
-            .edits
-            .iter()
-            .map(|e| lsp::TextEdit { range: self.range(e.span), new_text: e.new_text.clone() })
-            .collect()
+        repair.edits.iter().map(|e| lsp::TextEdit { range: self.range(e.span), new_text: e.new_text.clone() }).collect()
     }
 }
 

@@ -26,9 +26,8 @@ use tower_lsp_server::{LspService, Server};
 pub async fn serve_stdio(hooks: crate::check::job::Hooks) -> i32 {
     let shutdown = Arc::new(AtomicBool::new(false));
     let flag = shutdown.clone();
-    let (service, socket) = LspService::new(move |client| backend::Backend {
-        state: Arc::new(state::State::new(client, flag, hooks)),
-    });
+    let (service, socket) =
+        LspService::new(move |client| backend::Backend { state: Arc::new(state::State::new(client, flag, hooks)) });
     Server::new(tokio::io::stdin(), tokio::io::stdout(), socket).serve(service).await;
     if shutdown.load(Ordering::SeqCst) { 0 } else { 1 }
 }

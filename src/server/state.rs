@@ -39,10 +39,10 @@ use crate::check::Report;
 use crate::ir::Diagnostic;
 use crate::ir::Repair;
 
-use crate::check::job::{Hooks, Job};
 use super::config::Settings;
 use super::convert::{Lines, to_position};
 use super::syntax_api::{Document, Encoding, syntax_diagnostics};
+use crate::check::job::{Hooks, Job};
 
 /// What the client told us it can do.
 #[derive(Clone, Debug, Default)]

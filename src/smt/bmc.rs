@@ -10,15 +10,15 @@
 
 use std::time::{Duration, Instant};
 
-use z3::ast::{Ast, Bool};
 use z3::Model;
+use z3::ast::{Ast, Bool};
 
 use super::budget::Budget;
 use super::encode::fp::{self, FpOps};
-use super::encode::{LocationId, 
-    encode, BranchKind, EncodeOptions, Encoding, InputSource, SymVal, Unsupported, ViolationKind,
+use super::encode::{
+    BranchKind, EncodeOptions, Encoding, InputSource, LocationId, SymVal, Unsupported, ViolationKind, encode,
 };
-use super::solver::{self, check_with_budget, UnknownReason, Verdict};
+use super::solver::{self, UnknownReason, Verdict, check_with_budget};
 use crate::cancel::Cancel;
 use crate::ir::format::{self as cfmt, Piece};
 use crate::ir::{FloatKind, Program, Span, Type};
@@ -39,7 +39,9 @@ pub struct BmcResult {
 pub enum BmcVerdict {
     /// No run within the bound violates a specification; `complete`: no run can exceed the
     /// bound either, so this holds for all runs.
-    Holds { complete: bool },
+    Holds {
+        complete: bool,
+    },
     Violated(Box<Counterexample>),
     Unknown(BmcUnknown),
 }
@@ -151,21 +153,38 @@ pub fn verify(program: &Program, entry: &str, bound: u32, budget: &Budget) -> Bm
 /// Bounded verification of the product of `program` and `reference` (see
 /// [`crate::smt::product`]): `Violated` with [`ViolationKind::OutputMismatch`] when some input
 /// makes the printed values differ.
-pub fn verify_against(program: &Program, reference: &Program, compare: Compare, entry: &str, bound: u32, budget: &Budget) -> BmcResult {
+pub fn verify_against(
+    program: &Program,
+    reference: &Program,
+    compare: Compare,
+    entry: &str,
+    bound: u32,
+    budget: &Budget,
+) -> BmcResult {
     verify_with(program, Some((reference, compare)), entry, bound, budget)
 }
 
-fn verify_with(program: &Program, reference: Option<(&Program, Compare)>, entry: &str, bound: u32, budget: &Budget) -> BmcResult {
+fn verify_with(
+    program: &Program,
+    reference: Option<(&Program, Compare)>,
+    entry: &str,
+    bound: u32,
+    budget: &Budget,
+) -> BmcResult {
     let mut stats = BmcStats { bound, ..Default::default() };
     let t0 = Instant::now();
     let ctx = solver::new_context();
     let encoded = match reference {
         None => encode(&ctx, program, entry, &EncodeOptions::new(bound)),
-        Some((r, compare)) => crate::smt::product::encode_product(&ctx, program, r, entry, compare, &EncodeOptions::new(bound)),
+        Some((r, compare)) => {
+            crate::smt::product::encode_product(&ctx, program, r, entry, compare, &EncodeOptions::new(bound))
+        }
     };
     let enc = match encoded {
         Ok(e) => e,
-        Err(u) => return BmcResult { verdict: BmcVerdict::Unknown(BmcUnknown::Unsupported(u)), uninit_reads: vec![], stats },
+        Err(u) => {
+            return BmcResult { verdict: BmcVerdict::Unknown(BmcUnknown::Unsupported(u)), uninit_reads: vec![], stats };
+        }
     };
     stats.encode_time = t0.elapsed();
     stats.hard_constraints = enc.hard.len();
@@ -313,7 +332,11 @@ pub fn counterexample_stdin<'ctx>(enc: &Encoding<'ctx>, m: &Model<'ctx>, choice:
 }
 
 /// The inputs a model describes and their stdin text; `truth` decides an input's guard.
-fn model_inputs<'ctx>(enc: &Encoding<'ctx>, m: &Model<'ctx>, truth: &dyn Fn(&Bool<'ctx>) -> bool) -> (Vec<InputItem>, String) {
+fn model_inputs<'ctx>(
+    enc: &Encoding<'ctx>,
+    m: &Model<'ctx>,
+    truth: &dyn Fn(&Bool<'ctx>) -> bool,
+) -> (Vec<InputItem>, String) {
     let mut inputs = Vec::new();
     let mut texts: Vec<Option<String>> = Vec::new();
     for r in &enc.inputs {
@@ -412,7 +435,10 @@ pub fn replay(program: &Program, entry: &str, cex: &Counterexample) -> Replay {
         return Replay::Mismatch("an assumption failed when the interpreter ran the counterexample".into());
     }
     let Some(err) = r.error else {
-        return Replay::Mismatch(format!("the interpreter ran the counterexample to completion (stdin {:?})", cex.stdin));
+        return Replay::Mismatch(format!(
+            "the interpreter ran the counterexample to completion (stdin {:?})",
+            cex.stdin
+        ));
     };
     let expected = match cex.kind {
         ViolationKind::Assertion => RuntimeErrorKind::AssertionFailed,

@@ -41,11 +41,7 @@ pub fn value_of(e: &BV, t: IntType) -> Option<i64> {
 /// For `_Bool`, the value is 0 or 1; true for every other type.
 pub fn in_range<'ctx>(e: &BV<'ctx>, t: IntType) -> Bool<'ctx> {
     let ctx = e.get_ctx();
-    if t.kind == IntKind::Bool {
-        e.bvule(&BV::from_u64(ctx, 1, width(t)))
-    } else {
-        Bool::from_bool(ctx, true)
-    }
+    if t.kind == IntKind::Bool { e.bvule(&BV::from_u64(ctx, 1, width(t))) } else { Bool::from_bool(ctx, true) }
 }
 
 pub fn add<'ctx>(a: &BV<'ctx>, b: &BV<'ctx>) -> BV<'ctx> {

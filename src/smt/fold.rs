@@ -99,14 +99,28 @@ fn fold<'ctx>(e: &Dynamic<'ctx>, memo: &mut Memo<'ctx, Dynamic<'ctx>>) -> Dynami
     let decl = e.decl();
     let kids: Vec<Dynamic<'ctx>> = e.children().iter().map(|k| fold(k, memo)).collect();
     let kind = decl.kind();
-    let connective = matches!(kind, DeclKind::ITE | DeclKind::AND | DeclKind::OR | DeclKind::NOT | DeclKind::IMPLIES | DeclKind::IFF | DeclKind::XOR);
+    let connective = matches!(
+        kind,
+        DeclKind::ITE
+            | DeclKind::AND
+            | DeclKind::OR
+            | DeclKind::NOT
+            | DeclKind::IMPLIES
+            | DeclKind::IFF
+            | DeclKind::XOR
+    );
     let out = if connective || kind == DeclKind::UNINTERPRETED {
         rebuild(&decl, &kids)
     } else {
         let mut leaf_memo = Memo::default();
         let counts: Option<Vec<usize>> = kids.iter().map(|k| leaves(k, &mut leaf_memo)).collect();
         match counts {
-            Some(c) if c.iter().any(|n| *n > 1) && c.iter().try_fold(1usize, |p, n| p.checked_mul(*n)).is_some_and(|p| p <= MAX_LEAVES) => distribute(&decl, kids),
+            Some(c)
+                if c.iter().any(|n| *n > 1)
+                    && c.iter().try_fold(1usize, |p, n| p.checked_mul(*n)).is_some_and(|p| p <= MAX_LEAVES) =>
+            {
+                distribute(&decl, kids)
+            }
             _ => rebuild(&decl, &kids),
         }
     };
@@ -138,7 +152,7 @@ fn distribute<'ctx>(decl: &z3::FuncDecl<'ctx>, kids: Vec<Dynamic<'ctx>>) -> Dyna
 
 #[cfg(test)]
 mod tests {
-    use z3::ast::{Ast, Bool, Dynamic, BV};
+    use z3::ast::{Ast, BV, Bool, Dynamic};
 
     use super::fold_constant_ites;
     use crate::ir::FloatKind;
@@ -152,7 +166,11 @@ mod tests {
         let ctx = new_context();
         let mut fp = FpOps::new(&ctx);
         let (c1, c2, c3) = (Bool::new_const(&ctx, "c1"), Bool::new_const(&ctx, "c2"), Bool::new_const(&ctx, "c3"));
-        let (a, b, c) = (fp.literal(1.5, FloatKind::Double), fp.literal(2.5, FloatKind::Double), fp.literal(3.0, FloatKind::Double));
+        let (a, b, c) = (
+            fp.literal(1.5, FloatKind::Double),
+            fp.literal(2.5, FloatKind::Double),
+            fp.literal(3.0, FloatKind::Double),
+        );
         let x = c1.ite(&a, &c2.ite(&b, &c));
         let flag = c3.ite(&BV::from_i64(&ctx, 1, 32), &BV::from_i64(&ctx, 0, 32));
         let y = fp.int_to_float(&flag, true, FloatKind::Double);

@@ -25,8 +25,8 @@
 //!   to `%c`, a padded or marked value, text printed by another call straight after
 //!   non-space output), a glue condition says the tokens are not the output's.
 
-use z3::ast::{Ast, Bool, Float, BV};
 use z3::Context;
+use z3::ast::{Ast, BV, Bool, Float};
 
 use crate::ir::format::{Count, Directive, Length};
 use crate::ir::{IntKind, IntType};
@@ -67,7 +67,9 @@ impl<'ctx> Token<'ctx> {
             (Token::Word(a), Token::Word(b)) => constant(a == b),
             (Token::Number(a), Token::Number(b)) => constant(a == b),
             (Token::Int(x, tx), Token::Int(y, ty)) => widen(x, *tx)._eq(&widen(y, *ty)),
-            (Token::Float { value: x, key: kx, finite: fx }, Token::Float { value: y, key: ky, finite: fy }) if kx == ky && x.get_sort() == y.get_sort() => {
+            (Token::Float { value: x, key: kx, finite: fx }, Token::Float { value: y, key: ky, finite: fy })
+                if kx == ky && x.get_sort() == y.get_sort() =>
+            {
                 Bool::and(ctx, &[&x._eq(y), fx, fy])
             }
             (Token::Int(x, t), Token::Number(n)) | (Token::Number(n), Token::Int(x, t)) => int_is(x, *t, *n),
@@ -79,13 +81,16 @@ impl<'ctx> Token<'ctx> {
             // equal nothing but the same character printed.
             (Token::Char(x), Token::Word(w)) | (Token::Word(w), Token::Char(x)) => match w.as_bytes() {
                 [c] if c.is_ascii_alphabetic() => {
-                    let upper = x.bvuge(&BV::from_u64(ctx, b'A' as u64, 8)) & x.bvule(&BV::from_u64(ctx, b'Z' as u64, 8));
+                    let upper =
+                        x.bvuge(&BV::from_u64(ctx, b'A' as u64, 8)) & x.bvule(&BV::from_u64(ctx, b'Z' as u64, 8));
                     let lower = upper.ite(&x.bvadd(&BV::from_u64(ctx, 32, 8)), x);
                     lower._eq(&BV::from_u64(ctx, *c as u64, 8))
                 }
                 _ => constant(false),
             },
-            (Token::Char(x), Token::Number(n)) | (Token::Number(n), Token::Char(x)) if n.fract() == 0.0 && (0.0..=9.0).contains(n) => {
+            (Token::Char(x), Token::Number(n)) | (Token::Number(n), Token::Char(x))
+                if n.fract() == 0.0 && (0.0..=9.0).contains(n) =>
+            {
                 x._eq(&BV::from_u64(ctx, b'0' as u64 + *n as u64, 8))
             }
             (Token::Char(x), Token::Int(y, t)) | (Token::Int(y, t), Token::Char(x)) => {
@@ -145,7 +150,9 @@ pub fn value_token<'ctx>(compare: Compare, d: &Directive, value: Printed<'ctx>) 
             let as_read = super::c_int::resize(&super::c_int::resize(&x, t.signed, 64), false, bits);
             Ok(Token::Int(as_read, IntType { kind, signed: matches!(d.conv, 'd' | 'i') }))
         }
-        (Printed::Double(x, finite), 'f' | 'F' | 'e' | 'E' | 'g' | 'G' | 'a' | 'A') => Ok(Token::Float { value: x, key: key(), finite }),
+        (Printed::Double(x, finite), 'f' | 'F' | 'e' | 'E' | 'g' | 'G' | 'a' | 'A') => {
+            Ok(Token::Float { value: x, key: key(), finite })
+        }
         (_, conv) => Err(format!("printing this value with `%{conv}`")),
     }
 }
@@ -182,7 +189,16 @@ pub struct Printer<'ctx, D> {
 impl<'ctx, D: Clone + Default> Printer<'ctx, D> {
     /// A print that starts where the output so far ends in whitespace iff `at_ws`.
     pub fn new(ctx: &'ctx Context, compare: Compare, at_ws: Bool<'ctx>) -> Self {
-        Printer { ctx, compare, tokens: Vec::new(), glue: Vec::new(), ws: at_ws, after: None, pending: None, current: None }
+        Printer {
+            ctx,
+            compare,
+            tokens: Vec::new(),
+            glue: Vec::new(),
+            ws: at_ws,
+            after: None,
+            pending: None,
+            current: None,
+        }
     }
 
     fn values(&self) -> bool {
@@ -211,7 +227,8 @@ impl<'ctx, D: Clone + Default> Printer<'ctx, D> {
                 None if !first.is_ascii_whitespace() => self.glue.push(self.ws.not()),
                 None => {}
                 Some(Shape::Number) => {
-                    let merges = first.is_ascii_digit() || (first == b'.' && bytes.get(1).is_some_and(u8::is_ascii_digit));
+                    let merges =
+                        first.is_ascii_digit() || (first == b'.' && bytes.get(1).is_some_and(u8::is_ascii_digit));
                     if merges {
                         self.glue.push(Bool::from_bool(self.ctx, true));
                     }
@@ -277,7 +294,8 @@ impl<'ctx, D: Clone + Default> Printer<'ctx, D> {
             }
         }
         let marked = !self.values() || shape == Shape::Opaque && d.conv != 'c';
-        let marker = marked.then(|| format!("%{}", String::from_utf8_lossy(directive.strip_prefix(b"%").unwrap_or(directive))));
+        let marker =
+            marked.then(|| format!("%{}", String::from_utf8_lossy(directive.strip_prefix(b"%").unwrap_or(directive))));
         self.current = Some((shape, marker));
         self.after = None;
     }
@@ -315,7 +333,11 @@ pub fn positions<'a, 'ctx: 'a>(ctx: &'ctx Context, guards: impl Iterator<Item = 
 
 /// Positions as `width`-bit counters: wide enough for the number of guards, and no wider, since
 /// every CEGIS counterexample bit-blasts these sums again.
-fn positions_of_width<'a, 'ctx: 'a>(ctx: &'ctx Context, guards: impl Iterator<Item = &'a Bool<'ctx>>, width: u32) -> Vec<BV<'ctx>> {
+fn positions_of_width<'a, 'ctx: 'a>(
+    ctx: &'ctx Context,
+    guards: impl Iterator<Item = &'a Bool<'ctx>>,
+    width: u32,
+) -> Vec<BV<'ctx>> {
     let one = BV::from_u64(ctx, 1, width);
     let mut at = BV::from_u64(ctx, 0, width);
     let mut out = Vec::new();
@@ -339,12 +361,20 @@ fn counter_width(n: usize) -> u32 {
 }
 
 /// "The two guarded token sequences differ" (length or a token at the same position).
-pub fn sequences_differ<'ctx>(ctx: &'ctx Context, a: &[(Bool<'ctx>, &Token<'ctx>)], b: &[(Bool<'ctx>, &Token<'ctx>)]) -> Bool<'ctx> {
+pub fn sequences_differ<'ctx>(
+    ctx: &'ctx Context,
+    a: &[(Bool<'ctx>, &Token<'ctx>)],
+    b: &[(Bool<'ctx>, &Token<'ctx>)],
+) -> Bool<'ctx> {
     let width = counter_width(a.len().max(b.len()));
     let pa = positions_of_width(ctx, a.iter().map(|(g, _)| g), width);
     let pb = positions_of_width(ctx, b.iter().map(|(g, _)| g), width);
     let count = |gs: &[(Bool<'ctx>, &Token<'ctx>)]| {
-        let last = positions_of_width(ctx, gs.iter().map(|(g, _)| g).chain(std::iter::once(&Bool::from_bool(ctx, false))), width);
+        let last = positions_of_width(
+            ctx,
+            gs.iter().map(|(g, _)| g).chain(std::iter::once(&Bool::from_bool(ctx, false))),
+            width,
+        );
         last.last().cloned().expect("one position at least")
     };
     let mut differ = vec![count(a)._eq(&count(b)).not()];

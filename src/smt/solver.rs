@@ -67,10 +67,7 @@ pub fn one_shot_solver(ctx: &Context, bit_vectors_only: bool) -> z3::Solver<'_> 
         return z3::Solver::new(ctx);
     }
     let steps = ["propagate-values", "solve-eqs", "elim-uncnstr", "simplify", "max-bv-sharing", "bit-blast", "sat"];
-    steps
-        .iter()
-        .fold(Tactic::new(ctx, "simplify"), |t, next| t.and_then(&Tactic::new(ctx, next)))
-        .solver()
+    steps.iter().fold(Tactic::new(ctx, "simplify"), |t, next| t.and_then(&Tactic::new(ctx, next))).solver()
 }
 
 /// The same pipeline for bit-vector formulas with uninterpreted functions (the verified
@@ -80,11 +77,18 @@ pub fn one_shot_solver(ctx: &Context, bit_vectors_only: bool) -> z3::Solver<'_> 
 /// solver bit-blasts both copies of every multiplication; depending on term order it then
 /// decides `i * i <= n` in 0.1 s or runs past 6 s.
 pub fn bit_vector_uf_solver(ctx: &Context) -> z3::Solver<'_> {
-    let steps = ["propagate-values", "solve-eqs", "elim-uncnstr", "simplify", "ackermannize_bv", "simplify", "max-bv-sharing", "bit-blast", "sat"];
-    steps
-        .iter()
-        .fold(Tactic::new(ctx, "simplify"), |t, next| t.and_then(&Tactic::new(ctx, next)))
-        .solver()
+    let steps = [
+        "propagate-values",
+        "solve-eqs",
+        "elim-uncnstr",
+        "simplify",
+        "ackermannize_bv",
+        "simplify",
+        "max-bv-sharing",
+        "bit-blast",
+        "sat",
+    ];
+    steps.iter().fold(Tactic::new(ctx, "simplify"), |t, next| t.and_then(&Tactic::new(ctx, next))).solver()
 }
 
 /// Checks `solver` under `assumptions` within `budget`. Sets the solver's `timeout` parameter to

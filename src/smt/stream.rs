@@ -39,7 +39,7 @@
 
 use std::collections::{BTreeSet, HashSet};
 
-use z3::ast::{Ast, Bool, BV};
+use z3::ast::{Ast, BV, Bool};
 use z3::{Context, SatResult, Solver};
 
 use crate::ir::cfa::Node;
@@ -108,7 +108,8 @@ pub fn input_kind(p: &Program, f: FuncId) -> Result<Input, Unsupported> {
     let tokens = reads.iter().find(|(r, _)| *r == Read::Tokens);
     match (chars, tokens) {
         (Some(c), Some(t)) => Err(Unsupported {
-            what: "reading characters (`%c`, `getchar`, `fgets`) and tokens (`%d`, ` %c`, `%s`, ...) in one program".into(),
+            what: "reading characters (`%c`, `getchar`, `fgets`) and tokens (`%d`, ` %c`, `%s`, ...) in one program"
+                .into(),
             span: if c.1.start > t.1.start { c.1 } else { t.1 },
         }),
         (Some(_), None) => Ok(Input::Chars),
@@ -123,7 +124,8 @@ fn word_read(p: &Program, f: FuncId) -> Option<Span> {
     crate::ir::walk::walk_stmt(p.func(f).body.as_ref()?, &mut |e| {
         if let ExprKind::Call(Callee::Builtin(Builtin::Scanf), args) = &e.kind
             && let Some(ExprKind::Str(fmt)) = args.first().map(|a| &a.strip_implicit().kind)
-            && cfmt::parse(fmt, true).is_ok_and(|ps| ps.iter().any(|p| matches!(p, Piece::Directive(d) if d.conv == 's')))
+            && cfmt::parse(fmt, true)
+                .is_ok_and(|ps| ps.iter().any(|p| matches!(p, Piece::Directive(d) if d.conv == 's')))
         {
             found.get_or_insert(e.span);
         }
@@ -181,10 +183,7 @@ pub fn char_prompts(p: &Program, f: FuncId) -> Result<HashSet<*const Expr>, Unsu
             }
         });
         if let Some(span) = print {
-            return Err(Unsupported {
-                what: "printing between character reads".into(),
-                span,
-            });
+            return Err(Unsupported { what: "printing between character reads".into(), span });
         }
     }
     Ok(out)
@@ -196,7 +195,9 @@ pub fn char_prompts(p: &Program, f: FuncId) -> Result<HashSet<*const Expr>, Unsu
 pub fn prepare(ctx: &Context, r: &mut Setup<'_>, s: &mut Setup<'_>) -> Result<(), Unsupported> {
     let rk = input_kind(r.program, r.func)?;
     let sk = input_kind(s.program, s.func)?;
-    let first_read = |setup: &Setup<'_>| setup.program.func(setup.func).body.as_ref().and_then(|b| reads_in(b).first().map(|(_, sp)| *sp));
+    let first_read = |setup: &Setup<'_>| {
+        setup.program.func(setup.func).body.as_ref().and_then(|b| reads_in(b).first().map(|(_, sp)| *sp))
+    };
     match (rk, sk) {
         (Input::Chars, Input::Tokens) => {
             if let Some(span) = word_read(s.program, s.func) {
@@ -204,10 +205,16 @@ pub fn prepare(ctx: &Context, r: &mut Setup<'_>, s: &mut Setup<'_>) -> Result<()
                 // stops at whitespace, a line does not: no repair of expressions makes them agree.
                 return Err(Unsupported { what: "reading a word with `scanf(\"%s\")` where the reference reads characters (`fgets`, `getchar`, `%c`)".into(), span });
             }
-            return Err(Unsupported { what: "reading tokens where the reference reads characters (`fgets`, `getchar`, `%c`)".into(), span: first_read(s).unwrap_or_default() });
+            return Err(Unsupported {
+                what: "reading tokens where the reference reads characters (`fgets`, `getchar`, `%c`)".into(),
+                span: first_read(s).unwrap_or_default(),
+            });
         }
         (Input::Tokens, Input::Chars) => {
-            return Err(Unsupported { what: "reading single characters where the reference reads tokens".into(), span: first_read(s).unwrap_or_default() });
+            return Err(Unsupported {
+                what: "reading single characters where the reference reads tokens".into(),
+                span: first_read(s).unwrap_or_default(),
+            });
         }
         _ => {}
     }
@@ -234,7 +241,13 @@ fn loop_nodes(setup: &Setup<'_>) -> BTreeSet<Node> {
 }
 
 /// "The exit can break `holds`": satisfiable under the region's assumptions.
-fn can_break<'ctx>(ctx: &'ctx Context, assumed: &[Bool<'ctx>], pre: &[Bool<'ctx>], guard: &Bool<'ctx>, holds: &Bool<'ctx>) -> bool {
+fn can_break<'ctx>(
+    ctx: &'ctx Context,
+    assumed: &[Bool<'ctx>],
+    pre: &[Bool<'ctx>],
+    guard: &Bool<'ctx>,
+    holds: &Bool<'ctx>,
+) -> bool {
     let solver = Solver::new(ctx);
     for a in assumed.iter().chain(pre) {
         solver.assert(a);
@@ -264,7 +277,9 @@ pub fn line_invariant(ctx: &Context, setup: &Setup<'_>) -> Result<BTreeSet<Node>
             // The region assumes the invariant at `u` when `u` is in the trial set.
             let reg = Exec::new(&trial, &world, None).run(u, pre)?;
             for e in &reg.exits {
-                if inv.contains(&e.to) && can_break(ctx, &reg.assumed, &[], &e.state.guard, &e.state.in_pos.bvule(&world.nl())) {
+                if inv.contains(&e.to)
+                    && can_break(ctx, &reg.assumed, &[], &e.state.guard, &e.state.in_pos.bvule(&world.nl()))
+                {
                     inv.remove(&e.to);
                     dropped = true;
                 }
@@ -289,11 +304,14 @@ fn reads_before_exit<'ctx>(ctx: &'ctx Context, setup: &Setup<'_>) -> Result<bool
             if u == Node::FuncEntry {
                 pre.in_pos = zero(ctx);
             }
-            let assume: Vec<Bool<'ctx>> = if inv.contains(&u) { vec![pre.in_pos._eq(&zero(ctx)).not()] } else { Vec::new() };
+            let assume: Vec<Bool<'ctx>> =
+                if inv.contains(&u) { vec![pre.in_pos._eq(&zero(ctx)).not()] } else { Vec::new() };
             let reg = Exec::new(setup, &world, None).run(u, pre)?;
             for e in &reg.exits {
                 let must = e.to == Node::FuncExit;
-                if (must || inv.contains(&e.to)) && can_break(ctx, &reg.assumed, &assume, &e.state.guard, &e.state.in_pos._eq(&zero(ctx)).not()) {
+                if (must || inv.contains(&e.to))
+                    && can_break(ctx, &reg.assumed, &assume, &e.state.guard, &e.state.in_pos._eq(&zero(ctx)).not())
+                {
                     if must {
                         return Ok(false);
                     }

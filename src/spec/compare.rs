@@ -82,7 +82,13 @@ impl std::fmt::Display for Compare {
 /// (the tests, the engines' concrete runs, the checks of repairs): `expected_prompt` and
 /// `actual_prompt` are how many bytes each run printed before its last input read, which only
 /// `Values` uses (see the module documentation).
-pub fn output_matches(mode: Compare, expected: &str, expected_prompt: Option<usize>, actual: &str, actual_prompt: Option<usize>) -> bool {
+pub fn output_matches(
+    mode: Compare,
+    expected: &str,
+    expected_prompt: Option<usize>,
+    actual: &str,
+    actual_prompt: Option<usize>,
+) -> bool {
     match mode {
         Compare::Values => outputs_match_values(expected, expected_prompt, actual, actual_prompt),
         mode => outputs_match(expected, actual, mode),
@@ -342,14 +348,21 @@ mod tests {
         assert!(!outputs_match("a b\n", "a b", Compare::Exact));
         assert!(outputs_match("a  b\n", " a\tb", Compare::Whitespace));
         assert!(!outputs_match("ab", "a b", Compare::Whitespace));
-        assert_eq!(describe_difference("x = 1\n", "x = 2\n", Compare::Exact).unwrap(), "on line 1: expected \"1\\n\", got \"2\\n\"");
-        assert_eq!(describe_difference("a b c", "a b", Compare::Whitespace).unwrap(), "the output stops before value 3 (`c`)");
+        assert_eq!(
+            describe_difference("x = 1\n", "x = 2\n", Compare::Exact).unwrap(),
+            "on line 1: expected \"1\\n\", got \"2\\n\""
+        );
+        assert_eq!(
+            describe_difference("a b c", "a b", Compare::Whitespace).unwrap(),
+            "the output stops before value 3 (`c`)"
+        );
         assert_eq!(describe_difference("a", "a", Compare::Whitespace), None);
     }
 
     #[test]
     fn values_tokens() {
-        let t: Vec<String> = value_tokens("Check sum is -\n6 is the median, -3.50 .5 That's it.").iter().map(Token::text).collect();
+        let t: Vec<String> =
+            value_tokens("Check sum is -\n6 is the median, -3.50 .5 That's it.").iter().map(Token::text).collect();
         assert_eq!(t, ["Check", "sum", "is", "-", "6", "is", "the", "median", "-3.50", ".5", "That", "s", "it"]);
         assert!(outputs_match("The number of syllables is 3.", "the number of syllables is 3", Compare::Values));
         assert!(!outputs_match("Check sum is -", "Check sum is +", Compare::Values));

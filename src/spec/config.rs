@@ -83,7 +83,8 @@ struct Raw {
 /// Walks up from `c_file`'s directory (or `c_file` itself when it is a directory) to the first
 /// `mend.toml`. `Ok(None)` when there is none.
 pub fn discover(c_file: &Path) -> Result<Option<Config>, ConfigError> {
-    let start = if c_file.is_dir() { c_file.to_path_buf() } else { c_file.parent().map(Path::to_path_buf).unwrap_or_default() };
+    let start =
+        if c_file.is_dir() { c_file.to_path_buf() } else { c_file.parent().map(Path::to_path_buf).unwrap_or_default() };
     let start = if start.as_os_str().is_empty() { PathBuf::from(".") } else { start };
     let start = start.canonicalize().unwrap_or(start);
     for dir in start.ancestors() {
@@ -118,7 +119,8 @@ pub fn parse(text: &str, file: &Path, root: &Path) -> Result<Config, ConfigError
         let offset = e.span().map_or(0, |s| s.start);
         at(offset, e.message().trim().to_string())
     })?;
-    let root = root.canonicalize().map_err(|e| at(0, format!("cannot resolve the directory {}: {e}", root.display())))?;
+    let root =
+        root.canonicalize().map_err(|e| at(0, format!("cannot resolve the directory {}: {e}", root.display())))?;
     let mut config = Config::default_at(root.clone());
     let resolve = |value: &toml::Spanned<String>, key: &str, want_dir: bool| -> Result<PathBuf, ConfigError> {
         let rel = Path::new(value.get_ref());
@@ -129,7 +131,10 @@ pub fn parse(text: &str, file: &Path, root: &Path) -> Result<Config, ConfigError
         if !real.starts_with(&root) {
             return Err(at(
                 value.span().start,
-                format!("`{key}` must name something inside the directory of mend.toml, and `{}` is outside it", rel.display()),
+                format!(
+                    "`{key}` must name something inside the directory of mend.toml, and `{}` is outside it",
+                    rel.display()
+                ),
             ));
         }
         if want_dir && !real.is_dir() {

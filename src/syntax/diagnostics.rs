@@ -13,8 +13,8 @@
 //! K&R parameter declarations (`main(argc, argv) int argc; char *argv[]; {…}`) and implicit-`int`
 //! functions (`swap(int *x, int *y) {…}`, `main() {…}`).
 
-use crate::ir::{Diagnostic, Span};
 use crate::ir::repair::{Guarantee, Repair, TextEdit};
+use crate::ir::{Diagnostic, Span};
 use tree_sitter::{Node, Tree};
 
 pub const CODE: &str = "syntax";
@@ -92,11 +92,12 @@ impl<'s> Cx<'s> {
         let mut header = vec![false; items.len()];
         for (i, item) in items.iter().enumerate() {
             if item.kind() == "compound_statement"
-                && let Some(first) = self.old_style_header(&items, i) {
-                    for h in header.iter_mut().take(i).skip(first) {
-                        *h = true;
-                    }
+                && let Some(first) = self.old_style_header(&items, i)
+            {
+                for h in header.iter_mut().take(i).skip(first) {
+                    *h = true;
                 }
+            }
         }
         let mut last_function: Option<Node<'s>> = None;
         let mut i = 0;
@@ -131,11 +132,14 @@ impl<'s> Cx<'s> {
                     i = j;
                     continue;
                 }
-                if let Some(close) = func.child(func.child_count().saturating_sub(1)).and_then(|b| {
-                    if b.kind() == "}" { Some(b) } else { b.child(b.child_count().saturating_sub(1)) }
-                }).filter(|c| c.kind() == "}" && !c.is_missing())
+                if let Some(close) = func
+                    .child(func.child_count().saturating_sub(1))
+                    .and_then(|b| if b.kind() == "}" { Some(b) } else { b.child(b.child_count().saturating_sub(1)) })
+                    .filter(|c| c.kind() == "}" && !c.is_missing())
                 {
-                    let name = function_name(func, self.src).map(|n| format!("`{n}`")).unwrap_or_else(|| "the function".into());
+                    let name = function_name(func, self.src)
+                        .map(|n| format!("`{n}`"))
+                        .unwrap_or_else(|| "the function".into());
                     let span = node_span(close);
                     self.suppressed.push((tail.clone(), span));
                     self.report(
@@ -158,7 +162,8 @@ impl<'s> Cx<'s> {
         while first > 0 && matches!(items[first - 1].kind(), "declaration" | "ERROR" | "expression_statement") {
             first -= 1;
         }
-        (first..body).find(|&f| f < body && is_old_style_header(&self.src[items[f].start_byte()..items[body].start_byte()]))
+        (first..body)
+            .find(|&f| f < body && is_old_style_header(&self.src[items[f].start_byte()..items[body].start_byte()]))
     }
 
     // ---- the walk ----
@@ -168,7 +173,10 @@ impl<'s> Cx<'s> {
             return;
         }
         let start = node.start_byte();
-        let explained = self.suppressed.iter().any(|(r, _)| r.contains(&start) && (node.end_byte() <= r.end || node.is_error() || node.is_missing()));
+        let explained = self
+            .suppressed
+            .iter()
+            .any(|(r, _)| r.contains(&start) && (node.end_byte() <= r.end || node.is_error() || node.is_missing()));
         if explained {
             return;
         }
@@ -203,8 +211,11 @@ impl<'s> Cx<'s> {
                     .filter(|f| f.kind() == "identifier")
                 {
                     let word = self.text(callee);
-                    if let Some(kw) = ["while", "switch", "return", "sizeof"].into_iter().find(|k| *k != word && close_typo(word, k)) {
-                        let span = self.report(node_span(callee), format!("unknown word `{word}`: did you mean `{kw}`?"));
+                    if let Some(kw) =
+                        ["while", "switch", "return", "sizeof"].into_iter().find(|k| *k != word && close_typo(word, k))
+                    {
+                        let span =
+                            self.report(node_span(callee), format!("unknown word `{word}`: did you mean `{kw}`?"));
                         self.repair(
                             span,
                             format!("Replace `{word}` with `{kw}`"),
@@ -215,7 +226,8 @@ impl<'s> Cx<'s> {
                     }
                 }
                 let stmt = parent.map(|p| shorten(&self.src[p.start_byte()..at])).unwrap_or_default();
-                let msg = if stmt.is_empty() { "missing `;`".to_string() } else { format!("missing `;` after `{stmt}`") };
+                let msg =
+                    if stmt.is_empty() { "missing `;`".to_string() } else { format!("missing `;` after `{stmt}`") };
                 let span = self.report(span, msg);
                 self.insert(span, at, ";");
             }
@@ -224,12 +236,15 @@ impl<'s> Cx<'s> {
                 let open = if kind == ")" { "(" } else { "[" };
                 let opener = m.parent().and_then(|p| {
                     let mut c = p.walk();
-                    
+
                     p.children(&mut c).find(|ch| ch.kind() == open)
                 });
                 let span = self.report(span, format!("missing `{kind}`"));
                 if let (Some(o), Some(d)) = (opener, self.diags.last_mut()) {
-                    d.related.push(crate::ir::Related { span: node_span(o), message: format!("this `{open}` is never closed") });
+                    d.related.push(crate::ir::Related {
+                        span: node_span(o),
+                        message: format!("this `{open}` is never closed"),
+                    });
                 }
                 self.insert(span, at, kind);
             }
@@ -241,12 +256,17 @@ impl<'s> Cx<'s> {
                     "field_identifier" => "a field name",
                     _ => "something",
                 };
-                let msg = if after.is_empty() { format!("missing {what}") } else { format!("missing {what} after `{after}`") };
+                let msg = if after.is_empty() {
+                    format!("missing {what}")
+                } else {
+                    format!("missing {what} after `{after}`")
+                };
                 self.report(span, msg);
             }
             _ => {
                 let span = self.report(span, format!("missing `{kind}`"));
-                let token = if kind.chars().all(|c| c.is_ascii_alphabetic()) { format!(" {kind}") } else { kind.to_string() };
+                let token =
+                    if kind.chars().all(|c| c.is_ascii_alphabetic()) { format!(" {kind}") } else { kind.to_string() };
                 self.insert(span, at, &token);
             }
         }
@@ -265,27 +285,31 @@ impl<'s> Cx<'s> {
             if culprit.is_some_and(|(_, c)| n.start_byte() > c.start_byte()) {
                 continue;
             }
-            if n.kind() == "compound_statement" && n.id() != block.id()
-                && let Some(close) = n.child(n.child_count() - 1).filter(|c| c.kind() == "}" && !c.is_missing()) {
-                    let open_indent = indent_of_line(self.src, n.start_byte());
-                    let close_line_start = line_start(self.src, close.start_byte());
-                    let starts_line = self.src[close_line_start..close.start_byte()].trim().is_empty();
-                    if starts_line
-                        && close.start_byte() - close_line_start < open_indent
-                        && culprit.is_none_or(|(_, c)| close.start_byte() < c.start_byte())
-                    {
-                        culprit = Some((n, close));
-                    }
+            if n.kind() == "compound_statement"
+                && n.id() != block.id()
+                && let Some(close) = n.child(n.child_count() - 1).filter(|c| c.kind() == "}" && !c.is_missing())
+            {
+                let open_indent = indent_of_line(self.src, n.start_byte());
+                let close_line_start = line_start(self.src, close.start_byte());
+                let starts_line = self.src[close_line_start..close.start_byte()].trim().is_empty();
+                if starts_line
+                    && close.start_byte() - close_line_start < open_indent
+                    && culprit.is_none_or(|(_, c)| close.start_byte() < c.start_byte())
+                {
+                    culprit = Some((n, close));
                 }
+            }
             let mut c = n.walk();
-            let children: Vec<Node<'s>> = n.children(&mut c).filter(|ch| ch.child_count() > 0 && is_block_holder(ch.kind())).collect();
+            let children: Vec<Node<'s>> =
+                n.children(&mut c).filter(|ch| ch.child_count() > 0 && is_block_holder(ch.kind())).collect();
             stack.extend(children.into_iter().rev());
         }
         match culprit {
             Some((open_block, close)) => {
                 let brace = open_block.child(0).unwrap_or(open_block);
                 let span = self.report(node_span(brace), "this `{` is never closed".into());
-                let indent = &self.src[line_start(self.src, open_block.start_byte())..][..indent_of_line(self.src, open_block.start_byte())];
+                let indent = &self.src[line_start(self.src, open_block.start_byte())..]
+                    [..indent_of_line(self.src, open_block.start_byte())];
                 let at = line_start(self.src, close.start_byte());
                 let indent = indent.to_string();
                 self.insert(span, at, &format!("{indent}}}\n"));
@@ -332,7 +356,10 @@ impl<'s> Cx<'s> {
         }
         if text.starts_with("/*") && !text.contains("*/") {
             let end = line_end(self.src, e.start_byte());
-            self.report(Span::new(e.start_byte(), end), "this comment is never closed: add `*/` where it should end".into());
+            self.report(
+                Span::new(e.start_byte(), end),
+                "this comment is never closed: add `*/` where it should end".into(),
+            );
             return;
         }
         if matches!(first_text, "if" | "while" | "for" | "switch") && self.unclosed_header(first) {
@@ -354,11 +381,14 @@ impl<'s> Cx<'s> {
             return;
         }
         // A lone operator with nothing after it: `2 * ;`.
-        if e.named_child_count() == 0 && e.child_count() == 1 && is_operator(text)
-            && next.is_none_or(|n| matches!(n.kind(), ";" | ")" | "]" | ",")) {
-                self.report(node_span(e), format!("missing a value after `{text}`"));
-                return;
-            }
+        if e.named_child_count() == 0
+            && e.child_count() == 1
+            && is_operator(text)
+            && next.is_none_or(|n| matches!(n.kind(), ";" | ")" | "]" | ","))
+        {
+            self.report(node_span(e), format!("missing a value after `{text}`"));
+            return;
+        }
         if self.missing_semicolon_at_line_end(e) {
             return;
         }
@@ -369,7 +399,9 @@ impl<'s> Cx<'s> {
     /// `struct point { … }` followed by another declaration without the `;` after `}`.
     fn struct_without_semicolon(&mut self, e: Node<'s>) -> bool {
         let Some(prev) = e.prev_sibling() else { return false };
-        if !matches!(prev.kind(), "struct_specifier" | "union_specifier" | "enum_specifier") || prev.child_by_field_name("body").is_none() {
+        if !matches!(prev.kind(), "struct_specifier" | "union_specifier" | "enum_specifier")
+            || prev.child_by_field_name("body").is_none()
+        {
             return false;
         }
         let what = shorten(self.src[prev.byte_range()].split('{').next().unwrap_or("").trim());
@@ -382,7 +414,9 @@ impl<'s> Cx<'s> {
 
     /// `if (x > 2) && (x < 5) {`: the condition continues after its parentheses.
     fn condition_split(&mut self, e: Node<'s>, first_text: &str) -> bool {
-        let Some(stmt) = e.parent().filter(|p| matches!(p.kind(), "if_statement" | "while_statement")) else { return false };
+        let Some(stmt) = e.parent().filter(|p| matches!(p.kind(), "if_statement" | "while_statement")) else {
+            return false;
+        };
         let Some(cond) = stmt.child_by_field_name("condition") else { return false };
         if cond.end_byte() > e.start_byte() || (!is_operator(first_text) && !matches!(first_text, "&&" | "||")) {
             return false;
@@ -428,18 +462,22 @@ impl<'s> Cx<'s> {
             let le = line_end(self.src, at);
             let line = &self.src[at..le];
             if !line.trim_start().starts_with('#')
-                && let Some(q) = unclosed_quote(line) {
-                    let quote = at + q;
-                    // Only when the error is about this line.
-                    if le >= e.start_byte() {
-                        let trimmed = line.trim_end();
-                        let tail = trimmed.len() - trimmed.trim_end_matches([';', ')', ' ']).len();
-                        let insert_at = at + trimmed.len() - tail;
-                        let span = self.report(Span::new(quote, at + trimmed.len()), "this string is never closed: add the closing `\"`".into());
-                        self.insert(span, insert_at, "\"");
-                        return Some(());
-                    }
+                && let Some(q) = unclosed_quote(line)
+            {
+                let quote = at + q;
+                // Only when the error is about this line.
+                if le >= e.start_byte() {
+                    let trimmed = line.trim_end();
+                    let tail = trimmed.len() - trimmed.trim_end_matches([';', ')', ' ']).len();
+                    let insert_at = at + trimmed.len() - tail;
+                    let span = self.report(
+                        Span::new(quote, at + trimmed.len()),
+                        "this string is never closed: add the closing `\"`".into(),
+                    );
+                    self.insert(span, insert_at, "\"");
+                    return Some(());
                 }
+            }
             at = le + 1;
         }
         None
@@ -472,8 +510,14 @@ impl<'s> Cx<'s> {
         if balance(cond_text) >= 0 {
             edits.push(TextEdit { span: Span::new(cend, cend), new_text: ")".into() });
         }
-        let title = if edits.len() == 2 { "Put the condition in `(…)`".to_string() } else { "Insert `(`".to_string() };
-        self.repair(span, title, edits, format!("`{kw_text}` needs its condition in parentheses: `{kw_text} (condition)`."));
+        let title =
+            if edits.len() == 2 { "Put the condition in `(…)`".to_string() } else { "Insert `(`".to_string() };
+        self.repair(
+            span,
+            title,
+            edits,
+            format!("`{kw_text}` needs its condition in parentheses: `{kw_text} (condition)`."),
+        );
         true
     }
 
@@ -511,7 +555,12 @@ impl<'s> Cx<'s> {
         );
         if semis == 0 && commas.len() == 2 {
             let edits = commas.iter().map(|&c| TextEdit { span: Span::new(c, c + 1), new_text: ";".into() }).collect();
-            self.repair(span, "Replace `,` with `;` in the `for`".into(), edits, "A `for` header has three parts separated by `;`.".into());
+            self.repair(
+                span,
+                "Replace `,` with `;` in the `for`".into(),
+                edits,
+                "A `for` header has three parts separated by `;`.".into(),
+            );
         }
         true
     }
@@ -536,9 +585,14 @@ impl<'s> Cx<'s> {
             .or_else(|| first_leaf(e).filter(|l| matches!(l.kind(), "identifier" | "type_identifier")))
             // … or comes right after one (`retunr 0;`).
             .or_else(|| e.prev_sibling().filter(|p| matches!(p.kind(), "identifier" | "type_identifier")));
-        let Some(word) = candidate.filter(|c| matches!(c.kind(), "type_identifier" | "identifier")) else { return false };
+        let Some(word) = candidate.filter(|c| matches!(c.kind(), "type_identifier" | "identifier")) else {
+            return false;
+        };
         let text = self.text(word);
-        const KEYWORDS: &[&str] = &["return", "while", "break", "continue", "else", "switch", "case", "default", "double", "float", "unsigned", "struct", "printf", "scanf"];
+        const KEYWORDS: &[&str] = &[
+            "return", "while", "break", "continue", "else", "switch", "case", "default", "double", "float", "unsigned",
+            "struct", "printf", "scanf",
+        ];
         let Some(kw) = KEYWORDS.iter().find(|k| **k != text && close_typo(text, k)) else { return false };
         let span = self.report(node_span(word), format!("unknown word `{text}`: did you mean `{kw}`?"));
         self.repair(
@@ -595,7 +649,8 @@ impl<'s> Cx<'s> {
                 && end <= item_end
             {
                 tries += 1;
-                let before = *before.get_or_insert_with(|| count_errors(&crate::syntax::parse(&self.src[item_start..item_end], None)));
+                let before = *before
+                    .get_or_insert_with(|| count_errors(&crate::syntax::parse(&self.src[item_start..item_end], None)));
                 let mut fixed = String::with_capacity(item_end - item_start + 1);
                 fixed.push_str(&self.src[item_start..end]);
                 fixed.push(';');
@@ -707,7 +762,8 @@ impl<'s> Cx<'s> {
         let code = code.strip_suffix('{').map(str::trim_end).unwrap_or(code);
         let at = kw.end_byte() + code.len();
         let kw_text = self.text(kw);
-        let span = self.report(Span::new(kw.start_byte(), at), format!("missing `)` at the end of the `{kw_text}` header"));
+        let span =
+            self.report(Span::new(kw.start_byte(), at), format!("missing `)` at the end of the `{kw_text}` header"));
         self.insert(span, at, ")");
         true
     }
@@ -968,16 +1024,42 @@ fn count_errors(tree: &Tree) -> usize {
 }
 
 fn is_operator(t: &str) -> bool {
-    matches!(t, "+" | "-" | "*" | "/" | "%" | "<" | ">" | "<=" | ">=" | "==" | "!=" | "&&" | "||" | "&" | "|" | "^" | "<<" | ">>" | "=" | "+=" | "-=" | "*=" | "/=")
+    matches!(
+        t,
+        "+" | "-"
+            | "*"
+            | "/"
+            | "%"
+            | "<"
+            | ">"
+            | "<="
+            | ">="
+            | "=="
+            | "!="
+            | "&&"
+            | "||"
+            | "&"
+            | "|"
+            | "^"
+            | "<<"
+            | ">>"
+            | "="
+            | "+="
+            | "-="
+            | "*="
+            | "/="
+    )
 }
 
 /// `(` minus `)` in `s`.
 fn balance(s: &str) -> i32 {
-    s.chars().map(|c| match c {
-        '(' => 1,
-        ')' => -1,
-        _ => 0,
-    }).sum()
+    s.chars()
+        .map(|c| match c {
+            '(' => 1,
+            ')' => -1,
+            _ => 0,
+        })
+        .sum()
 }
 
 /// Byte offset of a `"` that opens a string not closed on this line (ignoring `'"'`).

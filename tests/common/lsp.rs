@@ -357,7 +357,8 @@ pub fn apply_change(text: &mut String, change: &Value, enc: &str) {
     match change.get("range") {
         None => *text = new_text.to_string(),
         Some(r) => {
-            let a = offset_of(text, r["start"]["line"].as_u64().unwrap(), r["start"]["character"].as_u64().unwrap(), enc);
+            let a =
+                offset_of(text, r["start"]["line"].as_u64().unwrap(), r["start"]["character"].as_u64().unwrap(), enc);
             let b = offset_of(text, r["end"]["line"].as_u64().unwrap(), r["end"]["character"].as_u64().unwrap(), enc);
             text.replace_range(a..b, new_text);
         }
@@ -409,6 +410,7 @@ pub fn cli_diag_keys(report: &Value) -> Vec<(Value, String, String, String)> {
 pub fn cli_check_json(path: &Path) -> Value {
     let out = Command::new(BIN).args(["check", "--format", "json"]).arg(path).output().expect("run mend check");
     let stdout = String::from_utf8(out.stdout).unwrap();
-    let line = stdout.lines().next().unwrap_or_else(|| panic!("no output; stderr: {}", String::from_utf8_lossy(&out.stderr)));
+    let line =
+        stdout.lines().next().unwrap_or_else(|| panic!("no output; stderr: {}", String::from_utf8_lossy(&out.stderr)));
     serde_json::from_str(line).expect("one JSON object per line")
 }

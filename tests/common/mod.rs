@@ -23,7 +23,12 @@ fn hash_of(bytes: &[u8]) -> u64 {
 
 /// Whether a `gcc` is installed (the comparison tests skip, loudly, without one).
 pub fn have_gcc() -> bool {
-    let ok = Command::new("gcc").arg("--version").stdout(Stdio::null()).stderr(Stdio::null()).status().is_ok_and(|s| s.success());
+    let ok = Command::new("gcc")
+        .arg("--version")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success());
     if !ok {
         eprintln!("gcc not found: skipping the comparison with gcc");
     }
@@ -148,11 +153,13 @@ pub fn parallel<T: Send, R: Send>(jobs: Vec<T>, n: usize, f: impl Fn(T) -> R + S
     let results = std::sync::Mutex::new((0..len).map(|_| None).collect::<Vec<Option<R>>>());
     std::thread::scope(|s| {
         for _ in 0..n {
-            s.spawn(|| loop {
-                let job = queue.lock().unwrap().pop();
-                let Some((i, t)) = job else { break };
-                let r = f(t);
-                results.lock().unwrap()[i] = Some(r);
+            s.spawn(|| {
+                loop {
+                    let job = queue.lock().unwrap().pop();
+                    let Some((i, t)) = job else { break };
+                    let r = f(t);
+                    results.lock().unwrap()[i] = Some(r);
+                }
             });
         }
     });
@@ -173,11 +180,23 @@ pub fn line_col(src: &str, offset: usize) -> (usize, usize) {
 
 /// The verified engine on `student` against `reference` (`values` mode, a minute's budget),
 /// with the input precondition conjectured from `inputs`.
-pub fn verified_repair(student: &str, reference: &str, entry: &str, inputs: &[String]) -> mend::engines::verified::Report {
+pub fn verified_repair(
+    student: &str,
+    reference: &str,
+    entry: &str,
+    inputs: &[String],
+) -> mend::engines::verified::Report {
     use mend::engines::verified;
     let s = mend::syntax::lower::lower_source(student).program;
     let r = mend::syntax::lower::lower_source(reference).program;
     let precondition = verified::precondition::infer(inputs, &r, entry);
-    let opts = verified::Options { entry: entry.to_string(), compare: mend::spec::compare::Compare::Values, precondition };
-    verified::repair(&s, student, &r, &opts, &mend::smt::Budget::new(std::time::Duration::from_secs(60), mend::cancel::Cancel::new()))
+    let opts =
+        verified::Options { entry: entry.to_string(), compare: mend::spec::compare::Compare::Values, precondition };
+    verified::repair(
+        &s,
+        student,
+        &r,
+        &opts,
+        &mend::smt::Budget::new(std::time::Duration::from_secs(60), mend::cancel::Cancel::new()),
+    )
 }

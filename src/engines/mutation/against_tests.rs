@@ -16,7 +16,7 @@ use crate::smt::Budget;
 use crate::spec::interp::{self, Limits};
 
 use super::concrete;
-use super::engine::{mutation_unit, selection_changes, Alternatives, FoundRepair, Options};
+use super::engine::{Alternatives, FoundRepair, Options, mutation_unit, selection_changes};
 use super::search::{self, Oracle, Outcome, SearchOptions, Selection, Verdict};
 
 /// One test as the original program did on it (for the spectrum).
@@ -60,14 +60,18 @@ pub fn run(
     let suspiciousness = ochiai(program, &opts.entry, results, &loc_ids, &alternatives, &budget.cancel);
     let tests = results.len() as u32;
     let mut oracle = TestsOracle { program, loc_ids: &loc_ids, alternatives: &alternatives, passes_all };
-    let search_opts = SearchOptions { max_size: opts.max_size, suspiciousness: Some(suspiciousness), first_pass_cap: None };
+    let search_opts =
+        SearchOptions { max_size: opts.max_size, suspiciousness: Some(suspiciousness), first_pass_cap: None };
     let mut found = Vec::new();
-    let (outcome, stats) = search::all_repairs(&counts, &mut oracle, &search_opts, budget, &mut |selection: &Selection| {
-        let changes = selection_changes(&loc_ids, selection, &alternatives).into_iter().map(|(_, _, c)| c).collect();
-        let repair = FoundRepair { changes, guarantee: Guarantee::Tested { tests }, found_after: started.elapsed() };
-        on_repair(&repair);
-        found.push(repair);
-    });
+    let (outcome, stats) =
+        search::all_repairs(&counts, &mut oracle, &search_opts, budget, &mut |selection: &Selection| {
+            let changes =
+                selection_changes(&loc_ids, selection, &alternatives).into_iter().map(|(_, _, c)| c).collect();
+            let repair =
+                FoundRepair { changes, guarantee: Guarantee::Tested { tests }, found_after: started.elapsed() };
+            on_repair(&repair);
+            found.push(repair);
+        });
     report.repairs = found;
     report.outcome = Some(outcome);
     report.candidates_checked = stats.candidates_checked;

@@ -110,10 +110,12 @@ impl Scope for NoScope {
 pub fn mutants(program: &Program, src: &str, expr: &Expr, role: Role, level: u8, scope: &dyn Scope) -> Vec<Mutant> {
     let mut out = Vec::new();
     let ctx = Ctx { program, src, level, scope, root: expr };
-    if role == Role::Condition && level >= 1
-        && let Some(m) = ctx.negate_condition(expr) {
-            out.push(m);
-        }
+    if role == Role::Condition
+        && level >= 1
+        && let Some(m) = ctx.negate_condition(expr)
+    {
+        out.push(m);
+    }
     if let ExprKind::Assign(lhs, rhs) = &expr.kind {
         if let Some(m) = ctx.delete_assignment(expr, lhs, rhs) {
             out.push(m);
@@ -314,7 +316,12 @@ impl Ctx<'_> {
     fn mutant(&self, path: &[usize], node: Expr, kind: MutationKind, edit_span: Span, new_text: String) -> Mutant {
         let old = self.text(edit_span).to_string();
         let description = format!("`{old}` → `{new_text}`");
-        Mutant { expr: replace_at(self.root, path, node), kind, edit: TextEdit { span: edit_span, new_text }, description }
+        Mutant {
+            expr: replace_at(self.root, path, node),
+            kind,
+            edit: TextEdit { span: edit_span, new_text },
+            description,
+        }
     }
 
     fn visit(&self, e: &Expr, path: &mut Path, out: &mut Vec<Mutant>) {
@@ -334,7 +341,8 @@ impl Ctx<'_> {
                 }
             }
             ExprKind::IncDec(op, target) => {
-                let (from, to) = if matches!(op, IncDec::PreInc | IncDec::PostInc) { ("++", "--") } else { ("--", "++") };
+                let (from, to) =
+                    if matches!(op, IncDec::PreInc | IncDec::PostInc) { ("++", "--") } else { ("--", "++") };
                 let flipped = op.flip();
                 let text = self.text(e.span);
                 let target_text = self.text(target.span);
@@ -357,7 +365,9 @@ impl Ctx<'_> {
         // `a[i+1] = ...` is outside the catalogue (the left side is a location of its own
         // only through its index expression, which `visit` still reaches below).
         for (i, child) in children(e).into_iter().enumerate() {
-            let is_write_target = matches!(&e.kind, ExprKind::Assign(..) | ExprKind::CompoundAssign { .. } | ExprKind::IncDec(..)) && i == 0;
+            let is_write_target =
+                matches!(&e.kind, ExprKind::Assign(..) | ExprKind::CompoundAssign { .. } | ExprKind::IncDec(..))
+                    && i == 0;
             if is_write_target && matches!(child.kind, ExprKind::Var(_)) {
                 continue;
             }
@@ -400,19 +410,25 @@ impl Ctx<'_> {
                     let (ta, tb) = (self.text(a.span), self.text(b.span));
                     let gap_a = self.src.get(a.span.end as usize..span.start as usize).unwrap_or(" ");
                     let gap_b = self.src.get(span.end as usize..b.span.start as usize).unwrap_or(" ");
-                    let text = format!("({}{gap_a}{}{gap_b}{})", parenthesize(a, ta), to.c_token(), parenthesize(b, tb));
+                    let text =
+                        format!("({}{gap_a}{}{gap_b}{})", parenthesize(a, ta), to.c_token(), parenthesize(b, tb));
                     out.push(self.mutant(path, node, kind, Span { start: a.span.start, end: b.span.end }, text));
                 }
             }
             if matches!(op, BinOp::Sub | BinOp::Div) && !pointer_arith {
-                let (ta, tb, gap) = (self.text(a.span), self.text(b.span), self.src.get(a.span.end as usize..b.span.start as usize));
+                let (ta, tb, gap) =
+                    (self.text(a.span), self.text(b.span), self.src.get(a.span.end as usize..b.span.start as usize));
                 if let Some(gap) = gap
-                    && !ta.is_empty() && !tb.is_empty() && a.span.start < b.span.start {
-                        let node = Expr { kind: ExprKind::Binary(op, Box::new(b.clone()), Box::new(a.clone())), ..e.clone() };
-                        let whole = Span { start: a.span.start, end: b.span.end };
-                        let (ta, tb) = (parenthesize(a, ta), parenthesize(b, tb));
-                        out.push(self.mutant(path, node, MutationKind::SwapOperands, whole, format!("{tb}{gap}{ta}")));
-                    }
+                    && !ta.is_empty()
+                    && !tb.is_empty()
+                    && a.span.start < b.span.start
+                {
+                    let node =
+                        Expr { kind: ExprKind::Binary(op, Box::new(b.clone()), Box::new(a.clone())), ..e.clone() };
+                    let whole = Span { start: a.span.start, end: b.span.end };
+                    let (ta, tb) = (parenthesize(a, ta), parenthesize(b, tb));
+                    out.push(self.mutant(path, node, MutationKind::SwapOperands, whole, format!("{tb}{gap}{ta}")));
+                }
             }
         }
     }
@@ -425,7 +441,11 @@ impl Ctx<'_> {
         }
         let is_char = text.starts_with('\'');
         // Keep the literal's suffix (`3u` → `4u`) so the type stays the same.
-        let suffix: String = if is_char { String::new() } else { text.chars().rev().take_while(|c| "uUlL".contains(*c)).collect::<Vec<_>>().into_iter().rev().collect() };
+        let suffix: String = if is_char {
+            String::new()
+        } else {
+            text.chars().rev().take_while(|c| "uUlL".contains(*c)).collect::<Vec<_>>().into_iter().rev().collect()
+        };
         for (kind, nv) in [
             (MutationKind::ConstantPlusOne, v.wrapping_add(1)),
             (MutationKind::ConstantMinusOne, v.wrapping_sub(1)),
@@ -477,18 +497,19 @@ impl Ctx<'_> {
     fn negate_condition(&self, cond: &Expr) -> Option<Mutant> {
         let core = cond.strip_implicit();
         if let ExprKind::Binary(op, a, b) = &core.kind
-            && let Some(neg) = negated(*op) {
-                let span = self.operator_span(a, b, op.c_token())?;
-                let node = Expr { kind: ExprKind::Binary(neg, a.clone(), b.clone()), ..core.clone() };
-                let mut m = self.mutant(&[], node, MutationKind::NegateCondition, span, neg.c_token().into());
-                m.description = format!("`{}` → `{}` (negated condition)", self.text(core.span), {
-                    let mut t = self.text(core.span).to_string();
-                    let rel = (span.start - core.span.start) as usize..(span.end - core.span.start) as usize;
-                    t.replace_range(rel, neg.c_token());
-                    t
-                });
-                return Some(m);
-            }
+            && let Some(neg) = negated(*op)
+        {
+            let span = self.operator_span(a, b, op.c_token())?;
+            let node = Expr { kind: ExprKind::Binary(neg, a.clone(), b.clone()), ..core.clone() };
+            let mut m = self.mutant(&[], node, MutationKind::NegateCondition, span, neg.c_token().into());
+            m.description = format!("`{}` → `{}` (negated condition)", self.text(core.span), {
+                let mut t = self.text(core.span).to_string();
+                let rel = (span.start - core.span.start) as usize..(span.end - core.span.start) as usize;
+                t.replace_range(rel, neg.c_token());
+                t
+            });
+            return Some(m);
+        }
         let text = self.text(cond.span);
         if text.is_empty() {
             return None;
@@ -496,10 +517,15 @@ impl Ctx<'_> {
         let (node, new_text) = match &core.kind {
             ExprKind::Unary(UnOp::Not, inner) => ((**inner).clone(), self.text(inner.span).to_string()),
             _ => {
-                let node = Expr { kind: ExprKind::Unary(UnOp::Not, Box::new(cond.clone())), ty: Type::INT, span: cond.span };
+                let node =
+                    Expr { kind: ExprKind::Unary(UnOp::Not, Box::new(cond.clone())), ty: Type::INT, span: cond.span };
                 // An `if`/`while` condition's span includes the statement's parentheses: keep
                 // them around the negation.
-                let wrapped = if text.starts_with('(') && text.ends_with(')') { format!("(!{text})") } else { format!("!({text})") };
+                let wrapped = if text.starts_with('(') && text.ends_with(')') {
+                    format!("(!{text})")
+                } else {
+                    format!("!({text})")
+                };
                 (node, wrapped)
             }
         };
@@ -568,7 +594,12 @@ fn precedence(op: BinOp) -> u8 {
 fn parenthesize(e: &Expr, text: &str) -> String {
     let compound = matches!(
         e.strip_implicit().kind,
-        ExprKind::Binary(..) | ExprKind::Logical(..) | ExprKind::Cond(..) | ExprKind::Assign(..) | ExprKind::CompoundAssign { .. } | ExprKind::Comma(..)
+        ExprKind::Binary(..)
+            | ExprKind::Logical(..)
+            | ExprKind::Cond(..)
+            | ExprKind::Assign(..)
+            | ExprKind::CompoundAssign { .. }
+            | ExprKind::Comma(..)
     );
     if compound && !(text.starts_with('(') && text.ends_with(')')) { format!("({text})") } else { text.to_string() }
 }
@@ -674,7 +705,11 @@ mod tests {
         let p = lower_source(src).program;
         let mut out = Vec::new();
         for (e, role, is_init) in locations(&p) {
-            let ms = if is_init { init_mutants(&p, src, &e, level, &AllVars(&p)) } else { mutants(&p, src, &e, role, level, &AllVars(&p)) };
+            let ms = if is_init {
+                init_mutants(&p, src, &e, level, &AllVars(&p))
+            } else {
+                mutants(&p, src, &e, role, level, &AllVars(&p))
+            };
             out.extend(ms.into_iter().map(|m| (e.clone(), m)));
         }
         (p, out)
@@ -726,13 +761,17 @@ mod tests {
                 // The location starts where the original did (edits are inside it).
                 let mut found = None;
                 walk_stmt(main.body.as_ref().unwrap(), &mut |e: &Expr| {
-                    if e.span.start == orig.span.start && found.as_ref().is_none_or(|f: &Expr| e.span.end > f.span.end) {
+                    if e.span.start == orig.span.start && found.as_ref().is_none_or(|f: &Expr| e.span.end > f.span.end)
+                    {
                         found = Some(e.clone());
                     }
                 });
                 let p1 = lower_source(src).program;
                 let expected = expr_to_c(&p1, &m.expr);
-                let got = expr_to_c(&p2, &found.unwrap_or_else(|| panic!("no expression at the location after {}", m.description)));
+                let got = expr_to_c(
+                    &p2,
+                    &found.unwrap_or_else(|| panic!("no expression at the location after {}", m.description)),
+                );
                 assert_eq!(got, expected, "{} at level {level}", m.description);
             }
         }

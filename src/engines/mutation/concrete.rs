@@ -61,7 +61,15 @@ pub struct ConcreteRuns<'p> {
 
 impl<'p> ConcreteRuns<'p> {
     pub fn new(program: &'p Program, entry: &str, bound: u32) -> Self {
-        ConcreteRuns { program, entry: entry.to_string(), bound, inputs: Vec::new(), reference: None, compare: Compare::Exact, expected: HashMap::new() }
+        ConcreteRuns {
+            program,
+            entry: entry.to_string(),
+            bound,
+            inputs: Vec::new(),
+            reference: None,
+            compare: Compare::Exact,
+            expected: HashMap::new(),
+        }
     }
 
     /// Runs are also compared with `reference`'s under `compare` (see the module's
@@ -158,7 +166,9 @@ impl<'p> ConcreteRuns<'p> {
                         // Against a reference, an input decides something only when the
                         // reference's run completes too.
                         Some(reference) => {
-                            if let Some((expected, prompt)) = completed(&run(reference, entry, input.as_bytes(), &limits, cancel)) {
+                            if let Some((expected, prompt)) =
+                                completed(&run(reference, entry, input.as_bytes(), &limits, cancel))
+                            {
                                 let (actual, cut) = completed(&r).expect("a completed run");
                                 if compare::output_matches(mode, &expected, Some(prompt), &actual, Some(cut)) {
                                     passing.push(input);
@@ -203,13 +213,7 @@ impl<'p> ConcreteRuns<'p> {
         interp::run_batch(|run| self.evidence_on(&program, &limits, run, cancel))
     }
 
-    fn evidence_on(
-        &self,
-        program: &Program,
-        limits: &Limits,
-        run: &Runner,
-        cancel: &Cancel,
-    ) -> Evidence {
+    fn evidence_on(&self, program: &Program, limits: &Limits, run: &Runner, cancel: &Cancel) -> Evidence {
         let mut evidence = Evidence::default();
         for stdin in self.inputs.iter().rev() {
             if cancel.is_cancelled() {
@@ -236,7 +240,10 @@ impl<'p> ConcreteRuns<'p> {
                     // otherwise always reach the solver).
                     let zero = Limits { uninit_reads_zero: true, ..limits.clone() };
                     let r = run(program, &self.entry, stdin.as_bytes(), &zero, cancel);
-                    if !r.input_exhausted && !r.assume_failed && (r.error.as_ref().is_some_and(|e| is_violation(e.kind)) || self.differs(stdin, &r)) {
+                    if !r.input_exhausted
+                        && !r.assume_failed
+                        && (r.error.as_ref().is_some_and(|e| is_violation(e.kind)) || self.differs(stdin, &r))
+                    {
                         evidence.violates = true;
                         return evidence;
                     }
@@ -392,7 +399,10 @@ mod tests {
         // The reference reads two numbers, the student one: a product counterexample holds one
         // value, and the reference's second read gets a padded `0`.
         let reference = lower_source("#include <stdio.h>\nint main(void) { int a, b; scanf(\"%d %d\", &a, &b); printf(\"sum %d\\n\", a + b); return 0; }").program;
-        let student = lower_source("#include <stdio.h>\nint main(void) { int a; scanf(\"%d\", &a); printf(\"sum %d\\n\", a * 2); return 0; }").program;
+        let student = lower_source(
+            "#include <stdio.h>\nint main(void) { int a; scanf(\"%d\", &a); printf(\"sum %d\\n\", a * 2); return 0; }",
+        )
+        .program;
         let mut runs = ConcreteRuns::new(&student, "main", 5).with_reference(&reference, Compare::Values);
         runs.add_input("3\n".into());
         assert_eq!(runs.inputs, vec!["3\n0\n".to_string()]);

@@ -151,7 +151,13 @@ pub struct Profile {
 
 /// Verifies the program and, when a specification can be violated, searches for every
 /// minimal mutation repair up to `opts.max_size`, calling `on_repair` as each is found.
-pub fn run(program: &Program, src: &str, opts: &Options, budget: &Budget, on_repair: &mut dyn FnMut(&FoundRepair)) -> EngineReport {
+pub fn run(
+    program: &Program,
+    src: &str,
+    opts: &Options,
+    budget: &Budget,
+    on_repair: &mut dyn FnMut(&FoundRepair),
+) -> EngineReport {
     let started = Instant::now();
     let original = match &opts.reference {
         None => bmc::verify(program, &opts.entry, opts.bound, budget),
@@ -184,7 +190,8 @@ pub fn run(program: &Program, src: &str, opts: &Options, budget: &Budget, on_rep
     let provider = |id: LocationId, _: &Expr| -> Vec<Expr> {
         alternatives.get(&id).map(|(_, ms)| ms.iter().map(|m| m.expr.clone()).collect()).unwrap_or_default()
     };
-    let enc_opts = EncodeOptions { bound: opts.bound, frozen: Some(&frozen), alternatives: Some(&provider), namespace: "" };
+    let enc_opts =
+        EncodeOptions { bound: opts.bound, frozen: Some(&frozen), alternatives: Some(&provider), namespace: "" };
     let encode_started = Instant::now();
     let encoded = match &opts.reference {
         None => encode::encode(&ctx, program, &opts.entry, &enc_opts),
@@ -196,7 +203,10 @@ pub fn run(program: &Program, src: &str, opts: &Options, budget: &Budget, on_rep
     }
     let enc = match encoded {
         Ok(e) if e.violations.len() > MAX_VIOLATION_CHECKS => {
-            let reason = format!("the encoding has {} specification checks (at most {MAX_VIOLATION_CHECKS} are searched)", e.violations.len());
+            let reason = format!(
+                "the encoding has {} specification checks (at most {MAX_VIOLATION_CHECKS} are searched)",
+                e.violations.len()
+            );
             report.outcome = Some(Outcome::Incomplete { reason, size_reached: 0 });
             report.total_time = started.elapsed();
             return report;
@@ -249,26 +259,31 @@ pub fn run(program: &Program, src: &str, opts: &Options, budget: &Budget, on_rep
     };
     // A slow candidate waits for the end of its size rather than delaying the others.
     let first_pass_cap = (budget.remaining() / 10).clamp(FIRST_PASS_CAP_MIN, FIRST_PASS_CAP_MAX);
-    let search_opts =
-        SearchOptions { max_size: opts.max_size, suspiciousness: Some(suspiciousness), first_pass_cap: Some(first_pass_cap) };
+    let search_opts = SearchOptions {
+        max_size: opts.max_size,
+        suspiciousness: Some(suspiciousness),
+        first_pass_cap: Some(first_pass_cap),
+    };
     let mut found: Vec<FoundRepair> = Vec::new();
     let formula_before = FORMULA_TIME.with(|f| f.get());
     let mut guarantee_time = Duration::ZERO;
-    let (outcome, stats) = search::all_repairs(&counts, &mut oracle, &search_opts, budget, &mut |selection: &Selection| {
-        let choice: Vec<(LocationId, usize)> =
-            loc_ids.iter().zip(selection).filter(|(_, k)| **k != 0).map(|(id, k)| (*id, *k)).collect();
-        let t = Instant::now();
-        let guarantee = if runs_within_bound(&enc, &choice, budget) {
-            Guarantee::Verified
-        } else {
-            Guarantee::Bounded { bound: opts.bound }
-        };
-        guarantee_time += t.elapsed();
-        let changes = selection_changes(&loc_ids, selection, &alternatives).into_iter().map(|(_, _, c)| c).collect();
-        let repair = FoundRepair { changes, guarantee, found_after: started.elapsed() };
-        on_repair(&repair);
-        found.push(repair);
-    });
+    let (outcome, stats) =
+        search::all_repairs(&counts, &mut oracle, &search_opts, budget, &mut |selection: &Selection| {
+            let choice: Vec<(LocationId, usize)> =
+                loc_ids.iter().zip(selection).filter(|(_, k)| **k != 0).map(|(id, k)| (*id, *k)).collect();
+            let t = Instant::now();
+            let guarantee = if runs_within_bound(&enc, &choice, budget) {
+                Guarantee::Verified
+            } else {
+                Guarantee::Bounded { bound: opts.bound }
+            };
+            guarantee_time += t.elapsed();
+            let changes =
+                selection_changes(&loc_ids, selection, &alternatives).into_iter().map(|(_, _, c)| c).collect();
+            let repair = FoundRepair { changes, guarantee, found_after: started.elapsed() };
+            on_repair(&repair);
+            found.push(repair);
+        });
     report.repairs = found;
     report.outcome = Some(outcome);
     report.candidates_checked = stats.candidates_checked;
@@ -348,7 +363,11 @@ fn with_reference(
 
 /// The program changes a selection stands for: (original span, replacement) per mutated
 /// location, and the repair's changes.
-pub fn selection_changes<'a>(loc_ids: &[LocationId], selection: &Selection, alternatives: &'a Alternatives) -> Vec<(Span, &'a Expr, Change)> {
+pub fn selection_changes<'a>(
+    loc_ids: &[LocationId],
+    selection: &Selection,
+    alternatives: &'a Alternatives,
+) -> Vec<(Span, &'a Expr, Change)> {
     loc_ids
         .iter()
         .zip(selection)
@@ -425,7 +444,9 @@ impl<'ctx> SmtOracle<'_, 'ctx> {
                 let solver = if violation { violating } else { completing };
                 let verdict = check_with_budget(solver, &self.enc.choose(choice), budget);
                 let input = match (&verdict, violation) {
-                    (SmtVerdict::Sat, true) => solver.get_model().map(|m| bmc::counterexample_stdin(self.enc, &m, choice)),
+                    (SmtVerdict::Sat, true) => {
+                        solver.get_model().map(|m| bmc::counterexample_stdin(self.enc, &m, choice))
+                    }
                     _ => None,
                 };
                 (verdict, input)
@@ -504,8 +525,10 @@ impl Oracle for SmtOracle<'_, '_> {
 impl SmtOracle<'_, '_> {
     fn check_untraced(&mut self, selection: &Selection, budget: &Budget) -> Verdict {
         let choice = self.choice(selection);
-        let changes: Vec<(Span, &Expr)> =
-            selection_changes(&self.loc_ids, selection, self.alternatives).into_iter().map(|(s, e, _)| (s, e)).collect();
+        let changes: Vec<(Span, &Expr)> = selection_changes(&self.loc_ids, selection, self.alternatives)
+            .into_iter()
+            .map(|(s, e, _)| (s, e))
+            .collect();
         let t = Instant::now();
         let evidence = self.runs.evidence(&changes, &budget.cancel);
         self.concrete_time += t.elapsed();
@@ -553,13 +576,14 @@ fn location_mutants(
     // assignment, but the location (and so the alternative) is `e`.
     if loc.kind == LocationKind::Assign
         && let Some(assign) = assignments.get(&loc.span)
-            && let ExprKind::Assign(lhs, _) = &assign.kind {
-                for m in catalogue::assignment_mutants(program, src, assign, lhs, &loc.expr) {
-                    if !ms.iter().any(|x| x.edit == m.edit) {
-                        ms.push(m);
-                    }
-                }
+        && let ExprKind::Assign(lhs, _) = &assign.kind
+    {
+        for m in catalogue::assignment_mutants(program, src, assign, lhs, &loc.expr) {
+            if !ms.iter().any(|x| x.edit == m.edit) {
+                ms.push(m);
             }
+        }
+    }
     ms.retain(|m| m.expr.ty == loc.expr.ty);
     ms
 }
@@ -608,7 +632,8 @@ fn localize(original: &BmcResult, loc_ids: &[LocationId], alternatives: &Alterna
         .iter()
         .map(|id| {
             let span = alternatives[id].0.span;
-            let on_path = cex.steps.iter().any(|s| s.span.start <= span.start && span.end <= s.span.end.max(s.span.start));
+            let on_path =
+                cex.steps.iter().any(|s| s.span.start <= span.start && span.end <= s.span.end.max(s.span.start));
             let before = span.end <= cex.span.start;
             let distance = (cex.span.start as f64 - span.start as f64).abs();
             1.0 + if on_path { 2.0 } else { 0.0 } + if before { 1.0 } else { 0.0 } + 1.0 / (1.0 + distance / 80.0)
@@ -656,7 +681,9 @@ fn collect_scopes(s: &Stmt, until: u32, out: &mut Vec<(VarId, u32, u32)>) {
             init.iter().for_each(|x| collect_scopes(x, s.span.end, out));
             collect_scopes(body, body.span.end, out);
         }
-        StmtKind::Switch { arms, .. } => arms.iter().flat_map(|a| a.body.iter()).for_each(|x| collect_scopes(x, s.span.end, out)),
+        StmtKind::Switch { arms, .. } => {
+            arms.iter().flat_map(|a| a.body.iter()).for_each(|x| collect_scopes(x, s.span.end, out))
+        }
         _ => {}
     }
 }

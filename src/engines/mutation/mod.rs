@@ -2,8 +2,8 @@
 //! with mutated alternatives; the search enumerates all minimal sets of mutations that make
 //! the program correct, smallest first.
 
-pub mod catalogue;
 pub mod against_tests;
+pub mod catalogue;
 pub mod concrete;
 pub mod engine;
 pub mod reference_space;

@@ -166,7 +166,9 @@ impl<'a> ReferenceSpace<'a> {
         let texts: Vec<&String> = match (loc.kind, self.compound.get(&loc.span)) {
             (LocationKind::Condition, _) => pool.conds.iter().collect(),
             (LocationKind::Assign, Some(op)) => pool.compound.iter().filter(|(o, _)| o == op).map(|(_, t)| t).collect(),
-            (LocationKind::Assign | LocationKind::Init | LocationKind::Return | LocationKind::Arg, _) => pool.values.iter().collect(),
+            (LocationKind::Assign | LocationKind::Init | LocationKind::Return | LocationKind::Arg, _) => {
+                pool.values.iter().collect()
+            }
             (LocationKind::Update, _) => return Vec::new(),
         };
         let original = expr_to_c(self.student, &loc.expr);
@@ -200,9 +202,15 @@ impl<'a> ReferenceSpace<'a> {
         let start = loc.span.start as usize;
         let whole = TextEdit { span: loc.span, new_text: new.clone() };
         let minimal = minimal_edit(old, &new, start);
-        let (edit, mut expr) = [minimal, whole].into_iter().find_map(|e| self.lowers_to(loc, &e, text).map(|x| (e, x)))?;
+        let (edit, mut expr) =
+            [minimal, whole].into_iter().find_map(|e| self.lowers_to(loc, &e, text).map(|x| (e, x)))?;
         respan(&mut expr, loc.span);
-        Some(Mutant { expr, kind: MutationKind::ReferenceExpression, edit, description: format!("`{old}` → `{new}` (as in the reference)") })
+        Some(Mutant {
+            expr,
+            kind: MutationKind::ReferenceExpression,
+            edit,
+            description: format!("`{old}` → `{new}` (as in the reference)"),
+        })
     }
 
     /// The expression at `loc` after `edit`, if the edited program lowers without errors and
@@ -216,7 +224,11 @@ impl<'a> ReferenceSpace<'a> {
         }
         let p = &lowered.program;
         let at = encode::locations(p, self.frozen).into_iter().nth(loc.id.0 as usize)?;
-        if at.kind != loc.kind || at.span.start != loc.span.start || at.expr.ty != loc.expr.ty || expr_to_c(p, &at.expr) != text {
+        if at.kind != loc.kind
+            || at.span.start != loc.span.start
+            || at.expr.ty != loc.expr.ty
+            || expr_to_c(p, &at.expr) != text
+        {
             return None;
         }
         let s = self.student;
@@ -228,7 +240,9 @@ impl<'a> ReferenceSpace<'a> {
                     (&u.name, &u.ty, u.func) == (&w.name, &w.ty, w.func)
                 })
             }
-            ExprKind::Call(Callee::Func(f), _) => same &= s.funcs.get(f.0 as usize).is_some_and(|g| g.name == p.func(*f).name),
+            ExprKind::Call(Callee::Func(f), _) => {
+                same &= s.funcs.get(f.0 as usize).is_some_and(|g| g.name == p.func(*f).name)
+            }
             _ => {}
         });
         same.then_some(at.expr)
@@ -278,11 +292,15 @@ fn parenthesized(text: &str) -> bool {
 fn partners(student: &Program, sf: FuncId, reference: &Program, rf: FuncId) -> BTreeMap<VarId, Vec<VarId>> {
     let (s_fn, r_fn) = (student.func(sf), reference.func(rf));
     let scalars = |p: &Program, f: FuncId| -> Vec<VarId> {
-        (0..p.vars.len() as u32).map(VarId).filter(|v| p.var(*v).func == Some(f) && p.var(*v).ty.is_arithmetic()).collect()
+        (0..p.vars.len() as u32)
+            .map(VarId)
+            .filter(|v| p.var(*v).func == Some(f) && p.var(*v).ty.is_arithmetic())
+            .collect()
     };
     let (rv, sv) = (scalars(reference, rf), scalars(student, sf));
     let (ru, su) = (usage(r_fn), usage(s_fn));
-    let (rt, st) = (align::table(&[(Node::FuncEntry, ru.as_slice())]), align::table(&[(Node::FuncEntry, su.as_slice())]));
+    let (rt, st) =
+        (align::table(&[(Node::FuncEntry, ru.as_slice())]), align::table(&[(Node::FuncEntry, su.as_slice())]));
     let best = align::candidates(
         &align::Vars { program: reference, vars: &rv, params: &r_fn.params, usage: &rt, reads: &[] },
         &align::Vars { program: student, vars: &sv, params: &s_fn.params, usage: &st, reads: &[] },
@@ -293,7 +311,11 @@ fn partners(student: &Program, sf: FuncId, reference: &Program, rf: FuncId) -> B
     let (r_use, s_use) = (rt.get(&Node::FuncEntry), st.get(&Node::FuncEntry));
     // Verifix's pair score: usage distance, another type costs more, the same name less.
     let score = |r: VarId, s: VarId| {
-        align::pair_cost(align::distance(r_use.and_then(|m| m.get(&r)), s_use.and_then(|m| m.get(&s))), reference.var(r), student.var(s))
+        align::pair_cost(
+            align::distance(r_use.and_then(|m| m.get(&r)), s_use.and_then(|m| m.get(&s))),
+            reference.var(r),
+            student.var(s),
+        )
     };
     let mut out = BTreeMap::new();
     for &r in &rv {
@@ -327,7 +349,8 @@ fn partners(student: &Program, sf: FuncId, reference: &Program, rf: FuncId) -> B
         out.insert(r, list);
     }
     for (i, x) in reference.vars.iter().enumerate() {
-        if x.func.is_none() && x.ty.is_arithmetic()
+        if x.func.is_none()
+            && x.ty.is_arithmetic()
             && let Some(j) = student.vars.iter().position(|y| y.func.is_none() && y.name == x.name && y.ty == x.ty)
         {
             out.insert(VarId(i as u32), vec![VarId(j as u32)]);
@@ -521,7 +544,26 @@ fn rename(e: &mut Expr, map: &HashMap<VarId, VarId>, student: &Program, referenc
 /// Library functions without side effects.
 fn is_pure_builtin(b: Builtin) -> bool {
     use Builtin::*;
-    matches!(b, Abs | Labs | Fabs | Sqrt | Floor | Ceil | Round | Pow | Log | Log10 | Exp | Isdigit | Isalpha | Isspace | Isupper | Islower | Toupper | Tolower)
+    matches!(
+        b,
+        Abs | Labs
+            | Fabs
+            | Sqrt
+            | Floor
+            | Ceil
+            | Round
+            | Pow
+            | Log
+            | Log10
+            | Exp
+            | Isdigit
+            | Isalpha
+            | Isspace
+            | Isupper
+            | Islower
+            | Toupper
+            | Tolower
+    )
 }
 
 /// C tokens of `text` as byte ranges: identifiers and numbers, two-character operators, other
@@ -557,7 +599,8 @@ fn tokens(text: &str) -> Vec<(usize, usize)> {
 /// Levenshtein distance between the token sequences of `a` (tokenized as `ta`) and `b`.
 fn token_distance(a: &str, ta: &[(usize, usize)], b: &str) -> usize {
     let tb = tokens(b);
-    let (x, y): (Vec<&str>, Vec<&str>) = (ta.iter().map(|r| &a[r.0..r.1]).collect(), tb.iter().map(|r| &b[r.0..r.1]).collect());
+    let (x, y): (Vec<&str>, Vec<&str>) =
+        (ta.iter().map(|r| &a[r.0..r.1]).collect(), tb.iter().map(|r| &b[r.0..r.1]).collect());
     let mut prev: Vec<usize> = (0..=y.len()).collect();
     for i in 1..=x.len() {
         let mut cur = vec![i; y.len() + 1];
@@ -636,7 +679,11 @@ mod tests {
         ];
         for (old, new, text, start, end) in cases {
             let e = minimal_edit(old, new, 0);
-            assert_eq!((e.new_text.as_str(), e.span.start as usize, e.span.end as usize), (text, start, end), "{old} → {new}");
+            assert_eq!(
+                (e.new_text.as_str(), e.span.start as usize, e.span.end as usize),
+                (text, start, end),
+                "{old} → {new}"
+            );
         }
         // Applying the edit gives the new text up to the spacing inside kept stretches.
         for (old, new) in [("a<b&&c", "a <= b && c"), ("f(x)", "g(x, y)"), ("(i)", "(i + 1)"), ("a  <  b", "b < a")] {
@@ -664,7 +711,13 @@ mod tests {
         let map = partners(&s, main(&s), &r, main(&r));
         let names: Vec<String> = map
             .iter()
-            .map(|(rv, sv)| format!("{} -> {}", r.var(*rv).name, sv.iter().map(|v| s.var(*v).name.as_str()).collect::<Vec<_>>().join(" ")))
+            .map(|(rv, sv)| {
+                format!(
+                    "{} -> {}",
+                    r.var(*rv).name,
+                    sv.iter().map(|v| s.var(*v).name.as_str()).collect::<Vec<_>>().join(" ")
+                )
+            })
             .collect();
         expect_test::expect![[r#"
             num1 -> x z y
@@ -685,7 +738,9 @@ mod tests {
         let shown: Vec<String> = picks
             .iter()
             .map(|p| match p {
-                Pick::New(m) => format!("{} [{}..{} `{}`]", m.description, m.edit.span.start, m.edit.span.end, m.edit.new_text),
+                Pick::New(m) => {
+                    format!("{} [{}..{} `{}`]", m.description, m.edit.span.start, m.edit.span.end, m.edit.new_text)
+                }
                 Pick::Catalogue(k) => format!("catalogue {k}"),
             })
             .collect();
@@ -694,7 +749,8 @@ mod tests {
             `(z < y)` → `(z < m)` (as in the reference) [155..156 `m`]
             `(z < y)` → `(x < z)` (as in the reference) [151..156 `x < z`]
             `(z < y)` → `(y < m)` (as in the reference) [151..156 `y < m`]
-            `(z < y)` → `(x < m)` (as in the reference) [151..156 `x < m`]"#]].assert_eq(&shown.join("\n"));
+            `(z < y)` → `(x < m)` (as in the reference) [151..156 `x < m`]"#]]
+        .assert_eq(&shown.join("\n"));
         // Every edit, applied, lowers to the alternative's expression.
         for p in &picks {
             let Pick::New(m) = p else { continue };

@@ -111,7 +111,8 @@ pub fn all_repairs(
     };
     // The mutated (location, alternative) pairs of each repair found: every superset is blocked.
     let mut repairs: Vec<Vec<(usize, usize)>> = Vec::new();
-    let blocked = |repairs: &[Vec<(usize, usize)>], s: &Selection| repairs.iter().any(|r| r.iter().all(|&(l, a)| s[l] == a));
+    let blocked =
+        |repairs: &[Vec<(usize, usize)>], s: &Selection| repairs.iter().any(|r| r.iter().all(|&(l, a)| s[l] == a));
     let mut undecided = 0usize;
 
     // Size 0: the program as written (the engine only searches a failing program, but the
@@ -149,7 +150,11 @@ pub fn all_repairs(
             let mut next = SizeEnumerator::new(&items, n, k);
             let left = next.next_where(|s| !blocked(&repairs, s), PEEK_LIMIT);
             stats.sat_time += t.elapsed();
-            let outcome = if left == Peek::None { Outcome::Complete } else { Outcome::Exhausted { sizes_explored: opts.max_size } };
+            let outcome = if left == Peek::None {
+                Outcome::Complete
+            } else {
+                Outcome::Exhausted { sizes_explored: opts.max_size }
+            };
             return (finish(outcome, undecided, k), stats);
         }
         // Candidates of size k, in the order: least total weight (the most suspicious
@@ -377,7 +382,12 @@ mod tests {
         }
     }
 
-    fn run(alts: &[usize], fixes: Vec<Vec<(usize, usize)>>, max: usize, susp: Option<Vec<f64>>) -> (Vec<Selection>, Outcome, SetOracle) {
+    fn run(
+        alts: &[usize],
+        fixes: Vec<Vec<(usize, usize)>>,
+        max: usize,
+        susp: Option<Vec<f64>>,
+    ) -> (Vec<Selection>, Outcome, SetOracle) {
         let mut oracle = SetOracle { fixes, checked: Vec::new() };
         let mut found = Vec::new();
         let budget = Budget::new(Duration::from_secs(30), Cancel::new());
@@ -486,7 +496,8 @@ mod tests {
             }
             let ws: Vec<u64> = got.iter().map(weight).collect();
             assert!(ws.windows(2).all(|w| w[0] <= w[1]), "size {k}: weights {ws:?}");
-            let mut expected: Vec<Selection> = all.iter().filter(|s| s.iter().filter(|&&a| a != 0).count() == k).cloned().collect();
+            let mut expected: Vec<Selection> =
+                all.iter().filter(|s| s.iter().filter(|&&a| a != 0).count() == k).cloned().collect();
             let mut sorted = got.clone();
             sorted.sort();
             expected.sort();

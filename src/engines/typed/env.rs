@@ -110,7 +110,8 @@ impl<'p> Env<'p> {
                 continue;
             }
             let Some(ret) = types.from_ir(&f.ret) else { continue };
-            let params: Option<Vec<Ty>> = f.params.iter().map(|p| types.from_ir(&program.var(*p).ty).map(|t| types.value(t))).collect();
+            let params: Option<Vec<Ty>> =
+                f.params.iter().map(|p| types.from_ir(&program.var(*p).ty).map(|t| types.value(t))).collect();
             let Some(params) = params else { continue };
             user_fns.insert(f.name.clone(), Sig { ret, params, variadic: false, header: None });
         }
@@ -134,7 +135,8 @@ impl<'p> Env<'p> {
         {
             collect_stmt_types(body, &mut types, &mut ir_types);
         }
-        let literals = func.map(|f| program.func(f).span).and_then(|sp| text.get(sp.range())).map(literals).unwrap_or_default();
+        let literals =
+            func.map(|f| program.func(f).span).and_then(|sp| text.get(sp.range())).map(literals).unwrap_or_default();
         Env { program, types, vars, by_name, func, headers, freq, ir_types, user_fns, macros, literals }
     }
 
@@ -177,7 +179,9 @@ fn visible_locals(s: &Stmt, pos: usize, out: &mut Vec<VarId>) {
                 }
                 match &st.kind {
                     // Not in its own initialiser: it has no value there yet.
-                    StmtKind::Decl { var, .. } | StmtKind::VlaDecl { var, .. } if pos >= st.span.end as usize => out.push(*var),
+                    StmtKind::Decl { var, .. } | StmtKind::VlaDecl { var, .. } if pos >= st.span.end as usize => {
+                        out.push(*var)
+                    }
                     StmtKind::Decl { .. } | StmtKind::VlaDecl { .. } => {}
                     _ if inside(st) => visible_locals(st, pos, out),
                     _ => {}

@@ -42,13 +42,13 @@ pub fn signals(program: &Program, body: &Stmt, call: Span) -> FlowSignals {
     stmt_events(body, &mut events);
     let outside = |at: u32| at < call.start || at >= call.end;
     events.retain(|e| outside(e.1));
-    events.sort_by_key(|e| (e.1, e.0 .0));
+    events.sort_by_key(|e| (e.1, e.0.0));
     let mut ids: Vec<VarId> = events.iter().map(|e| e.0).collect();
     ids.sort_by_key(|v| v.0);
     ids.dedup_by_key(|v| v.0);
     let mut out = FlowSignals::default();
     for id in ids {
-        let mine = events.iter().filter(|e| e.0 .0 == id.0);
+        let mine = events.iter().filter(|e| e.0.0 == id.0);
         let before: Vec<&Event> = mine.clone().filter(|e| e.1 < call.start).collect();
         let after: Vec<&Event> = mine.filter(|e| e.1 >= call.end).collect();
         let var = program.var(id);

@@ -37,7 +37,14 @@ pub enum FnKind {
     /// A format function with its format literal fixed (`text`, as written, at parameter
     /// `index`); its parameters are the other arguments, the format's directives giving the
     /// types of the variadic ones (`strict`: no implicit conversion but promotions).
-    Format { name: String, index: usize, text: String, fixed: usize, scanf: bool, bit: u8 },
+    Format {
+        name: String,
+        index: usize,
+        text: String,
+        fixed: usize,
+        scanf: bool,
+        bit: u8,
+    },
     AddrOf,
     Deref,
     Index,
@@ -53,7 +60,11 @@ pub enum FnKind {
     /// A prefix operator on a value: `-x`, `!x`.
     Unary(&'static str),
     /// A subexpression of the expression under repair, reused as written.
-    Reinforced { text: String, prec: u8, bit: u8 },
+    Reinforced {
+        text: String,
+        prec: u8,
+        bit: u8,
+    },
 }
 
 #[derive(Clone, Debug)]
@@ -180,7 +191,12 @@ impl Graph {
                 }
                 EntryKind::Const { ty } => {
                     let ret = types.from_spelling(ty);
-                    g.push(FnNode { kind: FnKind::Const(e.name.clone()), ret, params: vec![], cost: COST_LIB_CONST - bonus });
+                    g.push(FnNode {
+                        kind: FnKind::Const(e.name.clone()),
+                        ret,
+                        params: vec![],
+                        cost: COST_LIB_CONST - bonus,
+                    });
                 }
             }
         }
@@ -226,7 +242,12 @@ pub fn add_operators(g: &mut Graph, types: &mut Types, program: &crate::ir::Prog
                             for f in &program.struct_def(id).fields {
                                 let Some(ft) = types.from_ir(&f.ty) else { continue };
                                 let ret = types.lv(ft);
-                                g.push(FnNode { kind: FnKind::Field(f.name.clone(), false), ret, params: vec![t], cost: COST_FIELD });
+                                g.push(FnNode {
+                                    kind: FnKind::Field(f.name.clone(), false),
+                                    ret,
+                                    params: vec![t],
+                                    cost: COST_FIELD,
+                                });
                                 work.push(ret);
                             }
                         }
@@ -244,7 +265,12 @@ pub fn add_operators(g: &mut Graph, types: &mut Types, program: &crate::ir::Prog
                         for f in &program.struct_def(id).fields {
                             let Some(ft) = types.from_ir(&f.ty) else { continue };
                             let ret = types.lv(ft);
-                            g.push(FnNode { kind: FnKind::Field(f.name.clone(), true), ret, params: vec![t], cost: COST_FIELD });
+                            g.push(FnNode {
+                                kind: FnKind::Field(f.name.clone(), true),
+                                ret,
+                                params: vec![t],
+                                cost: COST_FIELD,
+                            });
                             work.push(ret);
                         }
                     }
@@ -260,7 +286,8 @@ pub fn add_operators(g: &mut Graph, types: &mut Types, program: &crate::ir::Prog
         for &b in &arith {
             if a != b {
                 // Integer promotions cost next to nothing: C applies them everywhere.
-                let promotion = b == Types::INT && matches!(types.kind(a), TyKind::Int(i) if i.rank() < crate::ir::IntType::INT.rank());
+                let promotion = b == Types::INT
+                    && matches!(types.kind(a), TyKind::Int(i) if i.rank() < crate::ir::IntType::INT.rank());
                 let cost = if promotion { COST_PROMOTION } else { COST_CONV };
                 g.push(FnNode { kind: FnKind::Conv, ret: b, params: vec![a], cost });
             }
@@ -299,7 +326,12 @@ pub fn add_operators(g: &mut Graph, types: &mut Types, program: &crate::ir::Prog
         g.push(FnNode { kind: FnKind::Unary("-"), ret: t, params: vec![t], cost: COST_UNARY });
     }
     for op in ["&&", "||"] {
-        g.push(FnNode { kind: FnKind::Binary(op), ret: Types::INT, params: vec![Types::INT, Types::INT], cost: COST_BINARY });
+        g.push(FnNode {
+            kind: FnKind::Binary(op),
+            ret: Types::INT,
+            params: vec![Types::INT, Types::INT],
+            cost: COST_BINARY,
+        });
     }
     g.push(FnNode { kind: FnKind::Unary("!"), ret: Types::INT, params: vec![Types::INT], cost: COST_UNARY });
 }

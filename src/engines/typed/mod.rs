@@ -22,7 +22,7 @@ use env::Env;
 use graph::{FnKind, Graph};
 use repair::{Expect, Repairer};
 use synth::Synth;
-use term::{format_arg_types, format_call, strip_paren, type_of, Term, TermKind};
+use term::{Term, TermKind, format_arg_types, format_call, strip_paren, type_of};
 use types::Types;
 
 /// The diagnostic codes of the front end whose expression the engine repairs.
@@ -83,7 +83,8 @@ const EXPR_KINDS: &[&str] = &[
 /// context: calls, operators and field accesses are climbed through (their arguments' types
 /// come from them), assignments, initialisers, returns and conditions stop the climb.
 fn locate<'t>(tree: &'t Tree, span: Span) -> Option<(Node<'t>, Context<'t>)> {
-    let mut node = tree.root_node().descendant_for_byte_range(span.start as usize, span.end.max(span.start) as usize)?;
+    let mut node =
+        tree.root_node().descendant_for_byte_range(span.start as usize, span.end.max(span.start) as usize)?;
     while !EXPR_KINDS.contains(&node.kind()) {
         if node.kind().ends_with("statement") || node.kind() == "translation_unit" {
             return None;
@@ -96,13 +97,20 @@ fn locate<'t>(tree: &'t Tree, span: Span) -> Option<(Node<'t>, Context<'t>)> {
             "argument_list" => node = p.parent()?,
             "parenthesized_expression" => {
                 let gp = p.parent();
-                if gp.is_some_and(|g| matches!(g.kind(), "if_statement" | "while_statement" | "do_statement" | "switch_statement")) {
+                if gp.is_some_and(|g| {
+                    matches!(g.kind(), "if_statement" | "while_statement" | "do_statement" | "switch_statement")
+                }) {
                     return Some((node, Context::Condition));
                 }
                 node = p;
             }
-            "binary_expression" | "unary_expression" | "pointer_expression" | "subscript_expression" | "field_expression"
-            | "cast_expression" | "call_expression" => node = p,
+            "binary_expression"
+            | "unary_expression"
+            | "pointer_expression"
+            | "subscript_expression"
+            | "field_expression"
+            | "cast_expression"
+            | "call_expression" => node = p,
             "assignment_expression" => {
                 let right = p.child_by_field_name("right");
                 let op = p.child_by_field_name("operator").map(|o| o.kind() == "=").unwrap_or(false);
@@ -113,7 +121,9 @@ fn locate<'t>(tree: &'t Tree, span: Span) -> Option<(Node<'t>, Context<'t>)> {
             }
             "init_declarator" => {
                 return Some(match p.child_by_field_name("declarator") {
-                    Some(d) if p.child_by_field_name("value").is_some_and(|v| v.id() == node.id()) => (node, Context::Init(d)),
+                    Some(d) if p.child_by_field_name("value").is_some_and(|v| v.id() == node.id()) => {
+                        (node, Context::Init(d))
+                    }
                     _ => (node, Context::Any),
                 });
             }
@@ -160,7 +170,14 @@ pub fn suggest(program: &Program, tree: &Tree, src: &str, span: Span, n: usize) 
 }
 
 /// [`suggest`] with the graph's figures; `all_headers` puts the whole library in the graph.
-pub fn suggest_with(program: &Program, tree: &Tree, src: &str, span: Span, n: usize, all_headers: bool) -> (Vec<Suggestion>, GraphStats) {
+pub fn suggest_with(
+    program: &Program,
+    tree: &Tree,
+    src: &str,
+    span: Span,
+    n: usize,
+    all_headers: bool,
+) -> (Vec<Suggestion>, GraphStats) {
     let Some((node, ctx)) = locate(tree, span) else { return (Vec::new(), GraphStats::default()) };
     let term = Term::from_node(node, src);
     let started = std::time::Instant::now();
@@ -175,12 +192,18 @@ pub fn suggest_with(program: &Program, tree: &Tree, src: &str, span: Span, n: us
     let mut r = Repairer::new(&mut env, graph, n);
     let cands = r.repair(&term, expect);
     // A call statement stays a call: `n;` for `scanf("%d", n);` type-checks but repairs nothing.
-    let statement_call = matches!(term.kind, TermKind::Call(..)) && node.parent().is_some_and(|p| p.kind() == "expression_statement");
+    let statement_call =
+        matches!(term.kind, TermKind::Call(..)) && node.parent().is_some_and(|p| p.kind() == "expression_statement");
     let out = cands
         .into_iter()
         .filter(|c| !statement_call || is_call_text(&c.text))
         .take(n)
-        .map(|c| Suggestion { span: term.span, original: term.text.clone(), replacement: c.text.to_string(), cost: c.cost })
+        .map(|c| Suggestion {
+            span: term.span,
+            original: term.text.clone(),
+            replacement: c.text.to_string(),
+            cost: c.cost,
+        })
         .collect();
     (out, stats)
 }
@@ -222,7 +245,9 @@ pub fn minimal_edit(src: &str, span: Span, new: &str) -> TextEdit {
     let (ob, nb) = (old.as_bytes(), new.as_bytes());
     let word = |c: u8| c.is_ascii_alphanumeric() || c == b'_';
     let mut pre = ob.iter().zip(nb).take_while(|(a, b)| a == b).count();
-    while pre > 0 && (word(ob[pre - 1]) && (ob.get(pre).is_some_and(|c| word(*c)) || nb.get(pre).is_some_and(|c| word(*c)))) {
+    while pre > 0
+        && (word(ob[pre - 1]) && (ob.get(pre).is_some_and(|c| word(*c)) || nb.get(pre).is_some_and(|c| word(*c))))
+    {
         pre -= 1;
     }
     let max_suf = ob.len().min(nb.len()) - pre;
@@ -257,7 +282,13 @@ pub fn complete(program: &Program, src: &str, offset: usize, n: usize) -> Vec<Co
     complete_with(program, src, offset, n, false).0
 }
 
-pub fn complete_with(program: &Program, src: &str, offset: usize, n: usize, all_headers: bool) -> (Vec<Completion>, GraphStats) {
+pub fn complete_with(
+    program: &Program,
+    src: &str,
+    offset: usize,
+    n: usize,
+    all_headers: bool,
+) -> (Vec<Completion>, GraphStats) {
     let offset = offset.min(src.len());
     let started = std::time::Instant::now();
     let mut env = Env::new(program, src, offset);
@@ -280,7 +311,8 @@ pub fn complete_with(program: &Program, src: &str, offset: usize, n: usize, all_
         .into_iter()
         .filter(|c| {
             // Variadic arguments get no implicit conversion but the promotions.
-            !matches!(expect, Expect::Printf(_) | Expect::Scanf(_)) || !matches!(graph.fns[c.node as usize].kind, FnKind::Conv)
+            !matches!(expect, Expect::Printf(_) | Expect::Scanf(_))
+                || !matches!(graph.fns[c.node as usize].kind, FnKind::Conv)
         })
         .take(n)
         .map(|c| Completion { text: c.text.to_string(), ty: env.types.name(target), cost: c.cost })
@@ -302,7 +334,12 @@ fn expected_at(env: &mut Env, src: &str, offset: usize) -> Option<Expect> {
     if before.ends_with("return") && !before[..before.len() - 6].bytes().last().is_some_and(word) {
         return env.return_type().filter(|t| *t != Types::VOID).map(Expect::Type);
     }
-    if last == b'=' && !before.ends_with("==") && !before.ends_with("<=") && !before.ends_with(">=") && !before.ends_with("!=") {
+    if last == b'='
+        && !before.ends_with("==")
+        && !before.ends_with("<=")
+        && !before.ends_with(">=")
+        && !before.ends_with("!=")
+    {
         let lhs = before[..before.len() - 1].trim_end();
         if matches!(lhs.as_bytes().last(), Some(b'+' | b'-' | b'*' | b'/' | b'%' | b'&' | b'|' | b'^' | b'<' | b'>')) {
             return None;

@@ -8,9 +8,9 @@
 use std::collections::HashSet;
 
 use super::env::Env;
-use super::graph::{FnKind, FnNode, Graph, COST_FIELD};
+use super::graph::{COST_FIELD, FnKind, FnNode, Graph};
 use super::synth::{Cand, Synth};
-use super::term::{self, format_call, format_arg_types, strip_paren, type_of, Term, TermKind};
+use super::term::{self, Term, TermKind, format_arg_types, format_call, strip_paren, type_of};
 use super::types::{Ty, TyKind, Types};
 
 /// Cost of leaving out one of the repaired node's own well-typed children (or its callee).
@@ -210,7 +210,12 @@ impl<'e, 'p> Repairer<'e, 'p> {
                 if self.env.types.is_arith(to) {
                     for from in [Types::INT, Types::DOUBLE, Types::CHAR] {
                         if from != to {
-                            extra.push(FnNode { kind: FnKind::Cast(name.clone()), ret: to, params: vec![from], cost: 1 });
+                            extra.push(FnNode {
+                                kind: FnKind::Cast(name.clone()),
+                                ret: to,
+                                params: vec![from],
+                                cost: 1,
+                            });
                         }
                     }
                 }
@@ -285,7 +290,6 @@ impl<'e, 'p> Repairer<'e, 'p> {
         b
     }
 
-
     /// Reinforces `t` (of type `ty`) and its well-typed subexpressions; returns their bits.
     fn reinforce(&mut self, t: &Term, ty: Ty, bit: u8, cost: u32, extra: &mut Vec<FnNode>) -> u64 {
         let mut mask = if bit < 63 { 1u64 << bit } else { 0 };
@@ -305,7 +309,16 @@ impl<'e, 'p> Repairer<'e, 'p> {
     /// Format functions: one node with the student's format (cost `base`) and, for each
     /// argument whose type disagrees with its directive, one with that directive rewritten.
     #[allow(clippy::too_many_arguments)]
-    fn format_nodes(&mut self, name: &str, args: &[Term], params: &[Ty], ret: Ty, base: u32, direct: &[u8], extra: &mut Vec<FnNode>) {
+    fn format_nodes(
+        &mut self,
+        name: &str,
+        args: &[Term],
+        params: &[Ty],
+        ret: Ty,
+        base: u32,
+        direct: &[u8],
+        extra: &mut Vec<FnNode>,
+    ) {
         let Some((index, scanf)) = format_call(name) else { return };
         let bit = direct.get(index).copied().unwrap_or(64);
         let Some(fmt) = args.get(index) else { return };
@@ -441,10 +454,14 @@ impl<'e, 'p> Repairer<'e, 'p> {
     /// are variables (`x`, `&x`). Zero unless `c` is a call.
     fn decl_order_penalty(&self, c: &Cand, family: &[u64]) -> u32 {
         let mut root = c;
-        while matches!(self.graph.fns[root.node as usize].kind, FnKind::Read | FnKind::Decay | FnKind::Conv) && !root.args.is_empty() {
+        while matches!(self.graph.fns[root.node as usize].kind, FnKind::Read | FnKind::Decay | FnKind::Conv)
+            && !root.args.is_empty()
+        {
             root = &root.args[0];
         }
-        if !matches!(self.graph.fns[root.node as usize].kind, FnKind::Call(_) | FnKind::Format { .. }) || root.args.len() < 2 {
+        if !matches!(self.graph.fns[root.node as usize].kind, FnKind::Call(_) | FnKind::Format { .. })
+            || root.args.len() < 2
+        {
             return 0;
         }
         let student = family.iter().fold(0u64, |m, f| m | f);
@@ -452,9 +469,13 @@ impl<'e, 'p> Repairer<'e, 'p> {
             let mut x = a;
             loop {
                 match &self.graph.fns[x.node as usize].kind {
-                    FnKind::Read | FnKind::Decay | FnKind::Conv | FnKind::AddrOf if !x.args.is_empty() => x = &x.args[0],
+                    FnKind::Read | FnKind::Decay | FnKind::Conv | FnKind::AddrOf if !x.args.is_empty() => {
+                        x = &x.args[0]
+                    }
                     FnKind::Var(n) => return self.env.var(n).map(|v| v.decl),
-                    FnKind::Reinforced { text, .. } => return self.env.var(text.trim_start_matches('&').trim()).map(|v| v.decl),
+                    FnKind::Reinforced { text, .. } => {
+                        return self.env.var(text.trim_start_matches('&').trim()).map(|v| v.decl);
+                    }
                     _ => return None,
                 }
             }
@@ -476,7 +497,15 @@ impl<'e, 'p> Repairer<'e, 'p> {
 
     /// Dropping the node's own children or its callee, and reordering arguments, cost extra.
     /// The flow discount is for the call's arguments: a candidate without the call pays it back.
-    fn intent_penalty(&self, c: &Cand, direct: &[u8], family: &[u64], own: Option<&FnKind>, callee: Option<&str>, flow: &HashSet<String>) -> u32 {
+    fn intent_penalty(
+        &self,
+        c: &Cand,
+        direct: &[u8],
+        family: &[u64],
+        own: Option<&FnKind>,
+        callee: Option<&str>,
+        flow: &HashSet<String>,
+    ) -> u32 {
         let mut p = 0;
         for (&b, &m) in direct.iter().zip(family) {
             if m != 0 && c.mask & m == 0 {
@@ -487,7 +516,9 @@ impl<'e, 'p> Repairer<'e, 'p> {
             }
         }
         let mut root_id = c;
-        while matches!(self.graph.fns[root_id.node as usize].kind, FnKind::Read | FnKind::Decay | FnKind::Conv) && !root_id.args.is_empty() {
+        while matches!(self.graph.fns[root_id.node as usize].kind, FnKind::Read | FnKind::Decay | FnKind::Conv)
+            && !root_id.args.is_empty()
+        {
             root_id = &root_id.args[0];
         }
         let root = &self.graph.fns[root_id.node as usize].kind;

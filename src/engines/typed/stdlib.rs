@@ -62,10 +62,15 @@ fn parse(text: &str) -> Vec<Entry> {
         }
         let cols: Vec<&str> = line.split('|').map(str::trim).collect();
         assert!(cols.len() == 5, "stdlib.txt:{}: expected 5 columns", no + 1);
-        let header = HEADERS.iter().find(|h| **h == cols[0]).copied().unwrap_or_else(|| panic!("stdlib.txt:{}: unknown header", no + 1));
+        let header = HEADERS
+            .iter()
+            .find(|h| **h == cols[0])
+            .copied()
+            .unwrap_or_else(|| panic!("stdlib.txt:{}: unknown header", no + 1));
         let kind = match cols[1] {
             "fn" => {
-                let mut params: Vec<String> = cols[4].split(',').map(|p| p.trim().to_string()).filter(|p| !p.is_empty()).collect();
+                let mut params: Vec<String> =
+                    cols[4].split(',').map(|p| p.trim().to_string()).filter(|p| !p.is_empty()).collect();
                 let variadic = params.last().is_some_and(|p| p == "...");
                 if variadic {
                     params.pop();

@@ -12,7 +12,7 @@ use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap, HashSet};
 use std::rc::Rc;
 
-use super::graph::{node_prec, FnKind, Graph};
+use super::graph::{FnKind, Graph, node_prec};
 use super::types::{Ty, TyKind, Types};
 
 const INF: u32 = u32::MAX / 4;
@@ -287,7 +287,8 @@ impl<'g> Synth<'g> {
             popped += 1;
             let k = p.picks.len();
             if k == slots {
-                let args: Vec<Cand> = p.picks.iter().enumerate().map(|(slot, &i)| lists[slot][i as usize].1.clone()).collect();
+                let args: Vec<Cand> =
+                    p.picks.iter().enumerate().map(|(slot, &i)| lists[slot][i as usize].1.clone()).collect();
                 let mut c = self.make(f, args);
                 c.cost = node.cost + p.charged;
                 out.push(c);
@@ -370,7 +371,11 @@ impl<'g> Synth<'g> {
         }
         let Some(orig) = self.order.iter().position(|&m| c.mask & m != 0) else { return 0 };
         let written = self.order.len();
-        let ok = if arity >= written { orig <= at && at - orig <= arity - written } else { at <= orig && orig - at <= written - arity };
+        let ok = if arity >= written {
+            orig <= at && at - orig <= arity - written
+        } else {
+            at <= orig && orig - at <= written - arity
+        };
         u32::from(!ok)
     }
 
@@ -403,7 +408,9 @@ impl<'g> Synth<'g> {
             FnKind::AddrOf => (format!("&{}", wrap(&args[0], 14)), prec),
             FnKind::Deref => (format!("*{}", wrap(&args[0], 14)), prec),
             FnKind::Index => (format!("{}[{}]", wrap(&args[0], 15), args[1].text), prec),
-            FnKind::Field(name, arrow) => (format!("{}{}{name}", wrap(&args[0], 15), if *arrow { "->" } else { "." }), prec),
+            FnKind::Field(name, arrow) => {
+                (format!("{}{}{name}", wrap(&args[0], 15), if *arrow { "->" } else { "." }), prec)
+            }
             FnKind::Read | FnKind::Decay | FnKind::Conv => (args[0].text.to_string(), args[0].prec),
             FnKind::Cast(t) => (format!("({t}){}", wrap(&args[0], 14)), prec),
             FnKind::Unary(op) => (format!("{op}{}", wrap(&args[0], 14)), prec),

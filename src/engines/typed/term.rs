@@ -61,7 +61,8 @@ impl Term {
             node.named_children(&mut c).filter(|n| n.kind() != "comment").collect()
         };
         let field = |name: &str| node.child_by_field_name(name).map(|n| Box::new(Term::from_node(n, src)));
-        let op_text = || node.child_by_field_name("operator").map(|o| src[o.byte_range()].to_string()).unwrap_or_default();
+        let op_text =
+            || node.child_by_field_name("operator").map(|o| src[o.byte_range()].to_string()).unwrap_or_default();
         let kind = match node.kind() {
             "identifier" | "true" | "false" | "null" => TermKind::Ident(text.clone()),
             "number_literal" => {
@@ -87,7 +88,10 @@ impl Term {
                             .child_by_field_name("arguments")
                             .map(|a| {
                                 let mut c = a.walk();
-                                a.named_children(&mut c).filter(|n| n.kind() != "comment").map(|n| Term::from_node(n, src)).collect()
+                                a.named_children(&mut c)
+                                    .filter(|n| n.kind() != "comment")
+                                    .map(|n| Term::from_node(n, src))
+                                    .collect()
                             })
                             .unwrap_or_default();
                         TermKind::Call(src[f.byte_range()].to_string(), args)
@@ -124,7 +128,12 @@ impl Term {
     /// Precedence of the term's own text (primary 16, postfix 15, unary 14, binary by op).
     pub fn prec(&self) -> u8 {
         match &self.kind {
-            TermKind::Ident(_) | TermKind::Int | TermKind::Float | TermKind::Char | TermKind::Str(_) | TermKind::Paren(_) => 16,
+            TermKind::Ident(_)
+            | TermKind::Int
+            | TermKind::Float
+            | TermKind::Char
+            | TermKind::Str(_)
+            | TermKind::Paren(_) => 16,
             TermKind::Call(..) | TermKind::Index(..) | TermKind::Field(..) => 15,
             TermKind::Unary(..) | TermKind::Cast(..) => 14,
             TermKind::Binary(op, ..) => binary_prec(op),
@@ -236,7 +245,9 @@ pub fn printf_fits(types: &Types, want: Ty, arg: Ty) -> bool {
         }
         (TyKind::Float(_), TyKind::Float(_)) => true,
         (TyKind::Ptr(w), TyKind::Ptr(a)) => {
-            *w == Types::VOID || w == a || matches!((types.kind(*w), types.kind(*a)), (TyKind::Int(x), TyKind::Int(y)) if x.kind == y.kind)
+            *w == Types::VOID
+                || w == a
+                || matches!((types.kind(*w), types.kind(*a)), (TyKind::Int(x), TyKind::Int(y)) if x.kind == y.kind)
         }
         _ => false,
     }
@@ -359,7 +370,9 @@ pub fn type_of(env: &mut Env, t: &Term) -> Option<Ty> {
             let (x, y) = (env.types.value(at), env.types.value(bt));
             let ty = &env.types;
             match op.as_str() {
-                "&&" | "||" => ((ty.is_arith(x) || ty.is_ptr(x)) && (ty.is_arith(y) || ty.is_ptr(y))).then_some(Types::INT),
+                "&&" | "||" => {
+                    ((ty.is_arith(x) || ty.is_ptr(x)) && (ty.is_arith(y) || ty.is_ptr(y))).then_some(Types::INT)
+                }
                 "<" | "<=" | ">" | ">=" | "==" | "!=" => {
                     let ok = ty.is_arith(x) && ty.is_arith(y)
                         || ty.is_ptr(x) && (ty.is_ptr(y) || b.is_null_constant())
@@ -370,7 +383,9 @@ pub fn type_of(env: &mut Env, t: &Term) -> Option<Ty> {
                 "+" if ty.is_int(x) && ty.is_ptr(y) => Some(y),
                 "-" if ty.is_ptr(x) && x == y => Some(env.types.intern(TyKind::Int(IntType::LONG))),
                 "+" | "-" | "*" | "/" => (ty.is_arith(x) && ty.is_arith(y)).then(|| env.types.arith_result(x, y)),
-                "%" | "<<" | ">>" | "&" | "|" | "^" => (ty.is_int(x) && ty.is_int(y)).then(|| env.types.arith_result(x, y)),
+                "%" | "<<" | ">>" | "&" | "|" | "^" => {
+                    (ty.is_int(x) && ty.is_int(y)).then(|| env.types.arith_result(x, y))
+                }
                 _ => None,
             }
         }

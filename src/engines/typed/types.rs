@@ -199,7 +199,13 @@ impl Types {
             (TyKind::Int(x), TyKind::Int(y)) => {
                 let promote = |t: IntType| if t.rank() < IntType::INT.rank() { IntType::INT } else { t };
                 let (x, y) = (promote(x), promote(y));
-                let r = if x.rank() != y.rank() { if x.rank() > y.rank() { x } else { y } } else if !x.signed { x } else { y };
+                let r = if x.rank() != y.rank() {
+                    if x.rank() > y.rank() { x } else { y }
+                } else if !x.signed {
+                    x
+                } else {
+                    y
+                };
                 self.intern(TyKind::Int(r))
             }
             _ => Types::INT,
@@ -238,7 +244,9 @@ impl Types {
             }
             TyKind::Array(e, Some(n)) => format!("{}[{n}]", self.name(*e)),
             TyKind::Array(e, None) => format!("{}[]", self.name(*e)),
-            TyKind::Struct(id) => format!("struct {}", self.struct_names.get(id.0 as usize).map(String::as_str).unwrap_or("?")),
+            TyKind::Struct(id) => {
+                format!("struct {}", self.struct_names.get(id.0 as usize).map(String::as_str).unwrap_or("?"))
+            }
             TyKind::Named(n) => n.clone(),
             TyKind::Lv(inner) => self.name(*inner),
         }

@@ -33,7 +33,8 @@ pub fn distance(a: Option<&BTreeMap<Usage, u32>>, b: Option<&BTreeMap<Usage, u32
         return 0.0;
     }
     let keys: std::collections::BTreeSet<&Usage> = a.keys().chain(b.keys()).collect();
-    let diff: u32 = keys.iter().map(|k| a.get(*k).copied().unwrap_or(0).abs_diff(b.get(*k).copied().unwrap_or(0))).sum();
+    let diff: u32 =
+        keys.iter().map(|k| a.get(*k).copied().unwrap_or(0).abs_diff(b.get(*k).copied().unwrap_or(0))).sum();
     diff as f64 / total as f64
 }
 
@@ -73,7 +74,11 @@ fn costs(r: &Vars<'_>, s: &Vars<'_>, rvars: &[VarId], svars: &[VarId]) -> Vec<Ve
                     if !compatible(rt, st) {
                         return None;
                     }
-                    let d: f64 = nodes.iter().map(|node| distance(r.usage[*node].get(&rv), s.usage.get(*node).and_then(|m| m.get(&sv)))).sum::<f64>() / n;
+                    let d: f64 = nodes
+                        .iter()
+                        .map(|node| distance(r.usage[*node].get(&rv), s.usage.get(*node).and_then(|m| m.get(&sv))))
+                        .sum::<f64>()
+                        / n;
                     let same_input = r.reads.iter().zip(s.reads).any(|(a, b)| *a == Some(rv) && *b == Some(sv));
                     Some(pair_cost(d, r.program.var(rv), s.program.var(sv)) - if same_input { SAME_INPUT } else { 0.0 })
                 })
@@ -218,7 +223,8 @@ pub fn candidates(r: &Vars<'_>, s: &Vars<'_>, k: usize) -> Vec<BTreeMap<VarId, V
     // The next best drop one pair of the best; never a pair that reads the same input token
     // (both hold it: no other partner is more plausible, and each alignment tried costs a
     // whole repair attempt).
-    let same_input = |i: usize, j: usize| r.reads.iter().zip(s.reads).any(|(a, b)| *a == Some(rvars[i]) && *b == Some(svars[j]));
+    let same_input =
+        |i: usize, j: usize| r.reads.iter().zip(s.reads).any(|(a, b)| *a == Some(rvars[i]) && *b == Some(svars[j]));
     let mut others: Vec<(f64, BTreeMap<VarId, VarId>)> = best
         .iter()
         .enumerate()
@@ -304,8 +310,14 @@ mod tests {
 
     #[test]
     fn alignments_are_one_to_one_and_ranked() {
-        let p = crate::syntax::lower::lower_source("int main(void) { int a, b, c; scanf(\"%d\", &a); b = a + 1; c = b * 2; return c; }").program;
-        let q = crate::syntax::lower::lower_source("int main(void) { int x, y; scanf(\"%d\", &x); y = x + 1; return y * 2; }").program;
+        let p = crate::syntax::lower::lower_source(
+            "int main(void) { int a, b, c; scanf(\"%d\", &a); b = a + 1; c = b * 2; return c; }",
+        )
+        .program;
+        let q = crate::syntax::lower::lower_source(
+            "int main(void) { int x, y; scanf(\"%d\", &x); y = x + 1; return y * 2; }",
+        )
+        .program;
         let (pf, qf) = (p.func_by_name("main").unwrap(), q.func_by_name("main").unwrap());
         let (pv, qv): (Vec<VarId>, Vec<VarId>) = (p.func(pf).locals.clone(), q.func(qf).locals.clone());
         let use_of = |prog: &Program, vars: &[VarId], kinds: &[&[Usage]]| -> UsageTable {
@@ -319,7 +331,11 @@ mod tests {
             let _ = prog;
             t
         };
-        let pu = use_of(&p, &pv, &[&[Usage::Scanned, Usage::Read], &[Usage::Written, Usage::Read], &[Usage::Written, Usage::Read]]);
+        let pu = use_of(
+            &p,
+            &pv,
+            &[&[Usage::Scanned, Usage::Read], &[Usage::Written, Usage::Read], &[Usage::Written, Usage::Read]],
+        );
         let qu = use_of(&q, &qv, &[&[Usage::Scanned, Usage::Read], &[Usage::Written, Usage::Read]]);
         let r = Vars { program: &p, vars: &pv, params: &[], usage: &pu, reads: &[] };
         let s = Vars { program: &q, vars: &qv, params: &[], usage: &qu, reads: &[] };
@@ -342,7 +358,10 @@ mod tests {
     fn variables_reading_the_same_input_token_are_paired() {
         let p = crate::syntax::lower::lower_source("int main(void) { int a, b; return 0; }").program;
         let q = crate::syntax::lower::lower_source("int main(void) { int x, y; return 0; }").program;
-        let (pv, qv): (Vec<VarId>, Vec<VarId>) = (p.func(p.func_by_name("main").unwrap()).locals.clone(), q.func(q.func_by_name("main").unwrap()).locals.clone());
+        let (pv, qv): (Vec<VarId>, Vec<VarId>) = (
+            p.func(p.func_by_name("main").unwrap()).locals.clone(),
+            q.func(q.func_by_name("main").unwrap()).locals.clone(),
+        );
         // By usage alone `a` (read once) pairs with `y` (read once), `b` with `x`.
         let mut pu = UsageTable::new();
         let per = pu.entry(Node::FuncEntry).or_default();
@@ -352,11 +371,19 @@ mod tests {
         let per = qu.entry(Node::FuncEntry).or_default();
         per.entry(qv[0]).or_default().insert(Usage::Read, 2);
         per.entry(qv[1]).or_default().insert(Usage::Read, 1);
-        let by_usage = candidates(&Vars { program: &p, vars: &pv, params: &[], usage: &pu, reads: &[] }, &Vars { program: &q, vars: &qv, params: &[], usage: &qu, reads: &[] }, 3);
+        let by_usage = candidates(
+            &Vars { program: &p, vars: &pv, params: &[], usage: &pu, reads: &[] },
+            &Vars { program: &q, vars: &qv, params: &[], usage: &qu, reads: &[] },
+            3,
+        );
         assert_eq!(by_usage[0].get(&pv[0]), Some(&qv[1]));
         // `a` and `x` read the first token, `b` and `y` the second (after one discarded).
         let (pr, qr) = ([Some(pv[0]), None, Some(pv[1])], [Some(qv[0]), None, Some(qv[1])]);
-        let by_input = candidates(&Vars { program: &p, vars: &pv, params: &[], usage: &pu, reads: &pr }, &Vars { program: &q, vars: &qv, params: &[], usage: &qu, reads: &qr }, 3);
+        let by_input = candidates(
+            &Vars { program: &p, vars: &pv, params: &[], usage: &pu, reads: &pr },
+            &Vars { program: &q, vars: &qv, params: &[], usage: &qu, reads: &qr },
+            3,
+        );
         assert_eq!(by_input[0], [(pv[0], qv[0]), (pv[1], qv[1])].into_iter().collect());
         // No alternative drops a pair that reads the same token.
         assert_eq!(by_input.len(), 1);

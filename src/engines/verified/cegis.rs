@@ -6,7 +6,14 @@ use super::*;
 impl<'j, 'p: 'j, 'ctx> Job<'j, 'p, 'ctx> {
     /// The constraint a counterexample puts on the holes: from its concrete pre-states and
     /// inputs, the node's check holds.
-    pub(super) fn instance(&self, node: Node, m: &Model<'ctx>, pre_r: State<'ctx>, pre_s: State<'ctx>, holes: &Holes<'ctx>) -> Result<Bool<'ctx>, Failure> {
+    pub(super) fn instance(
+        &self,
+        node: Node,
+        m: &Model<'ctx>,
+        pre_r: State<'ctx>,
+        pre_s: State<'ctx>,
+        holes: &Holes<'ctx>,
+    ) -> Result<Bool<'ctx>, Failure> {
         let world = World::new(self.ctx);
         let world = world.in_model(m);
         let (hyp, bad) = self.node_formula(node, pre_r, pre_s, &world, Some(holes))?;
@@ -28,7 +35,9 @@ impl<'j, 'p: 'j, 'ctx> Job<'j, 'p, 'ctx> {
         }
         let result = self.solve_node(node, &holes);
         match &result {
-            Ok(choice) => node_cache::put(key, Some(holes.order.iter().map(|k| choice.get(k).copied().unwrap_or(0)).collect())),
+            Ok(choice) => {
+                node_cache::put(key, Some(holes.order.iter().map(|k| choice.get(k).copied().unwrap_or(0)).collect()))
+            }
             Err(Failure::NoRepair(_)) => node_cache::put(key, None),
             Err(_) => {}
         }
@@ -71,7 +80,11 @@ impl<'j, 'p: 'j, 'ctx> Job<'j, 'p, 'ctx> {
         Ok(node_cache::key(&text))
     }
 
-    pub(super) fn solve_node(&mut self, node: Node, holes: &Holes<'ctx>) -> Result<HashMap<*const Expr, usize>, Failure> {
+    pub(super) fn solve_node(
+        &mut self,
+        node: Node,
+        holes: &Holes<'ctx>,
+    ) -> Result<HashMap<*const Expr, usize>, Failure> {
         let mut choice: HashMap<*const Expr, usize> = HashMap::new();
         // One synthesiser for the whole loop: each counterexample adds its constraint once.
         let mut synth = synth::Synth::new(self.ctx);
@@ -90,10 +103,16 @@ impl<'j, 'p: 'j, 'ctx> Job<'j, 'p, 'ctx> {
                         // Elsewhere a constant or a negated condition is the last resort
                         // among equals.
                         Alt::Bool(_) if !self.is_synthetic_guard(*site) => synth.penalty(is_k),
-                        Alt::Expr(e) if matches!(e.kind, ExprKind::Unary(crate::ir::UnOp::Not, _)) => synth.penalty(is_k),
+                        Alt::Expr(e) if matches!(e.kind, ExprKind::Unary(crate::ir::UnOp::Not, _)) => {
+                            synth.penalty(is_k)
+                        }
                         // Another variable in a comparison: after the reference's expressions
                         // and the operator changes.
-                        Alt::Expr(e) if self.sites.get(site).is_some_and(|(x, _)| is_operand_substitution(x.expr, e)) => synth.penalty(is_k),
+                        Alt::Expr(e)
+                            if self.sites.get(site).is_some_and(|(x, _)| is_operand_substitution(x.expr, e)) =>
+                        {
+                            synth.penalty(is_k)
+                        }
                         _ => {}
                     }
                 }
@@ -128,7 +147,11 @@ impl<'j, 'p: 'j, 'ctx> Job<'j, 'p, 'ctx> {
             let t = Instant::now();
             let found = synth.solve(self.budget);
             self.checks += std::mem::take(&mut synth.checks);
-            tracing::debug!("synthesise {node:?}: {} in {:.1} ms", if matches!(found, Ok(Some(_))) { "found" } else { "none" }, t.elapsed().as_secs_f64() * 1000.0);
+            tracing::debug!(
+                "synthesise {node:?}: {} in {:.1} ms",
+                if matches!(found, Ok(Some(_))) { "found" } else { "none" },
+                t.elapsed().as_secs_f64() * 1000.0
+            );
             match found? {
                 Some(m) => {
                     // In the holes' order: evaluating creates terms, and the order terms are
@@ -136,7 +159,9 @@ impl<'j, 'p: 'j, 'ctx> Job<'j, 'p, 'ctx> {
                     // equal-cost answers differ from run to run).
                     let next: HashMap<*const Expr, usize> = holes
                         .iter()
-                        .map(|(site, (sel, _))| (*site, m.eval(sel, true).and_then(|v| v.as_u64()).unwrap_or(0) as usize))
+                        .map(|(site, (sel, _))| {
+                            (*site, m.eval(sel, true).and_then(|v| v.as_u64()).unwrap_or(0) as usize)
+                        })
                         .collect();
                     if next == choice {
                         return Err(Failure::SolverUnknown("the synthesiser repeated a refuted candidate".into()));
@@ -180,7 +205,9 @@ impl<'j, 'p: 'j, 'ctx> Job<'j, 'p, 'ctx> {
                 other => other,
             };
             let choice = choice.map_err(|f| match f {
-                Failure::NoRepair(_) => (node, Failure::NoRepair(node_name(self.s.program, self.s.func, &self.s.tree, node, text))),
+                Failure::NoRepair(_) => {
+                    (node, Failure::NoRepair(node_name(self.s.program, self.s.func, &self.s.tree, node, text)))
+                }
                 other => (node, other),
             })?;
             let holes = self.holes(node);
@@ -199,7 +226,10 @@ impl<'j, 'p: 'j, 'ctx> Job<'j, 'p, 'ctx> {
         }
         // No final pass is needed: a node's check depends only on the sites its region runs,
         // and all of them are fixed once it is verified, so later nodes cannot undo it.
-        Ok(picked.into_iter().filter_map(|(node, site, alt)| self.edit(node, site, &alt, text).map(|(c, e)| (node, c, e))).collect())
+        Ok(picked
+            .into_iter()
+            .filter_map(|(node, site, alt)| self.edit(node, site, &alt, text).map(|(c, e)| (node, c, e)))
+            .collect())
     }
 }
 

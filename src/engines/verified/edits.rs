@@ -26,7 +26,10 @@ impl<'j, 'p: 'j, 'ctx> Job<'j, 'p, 'ctx> {
             let at = g.span.start as usize;
             let indent = indentation_after(text, at);
             let new = format!("\n{indent}if ({guard})\n{indent}    return {value};");
-            return Some((Change { span: g.span, old: String::new(), new: format!("if ({guard}) return {value};"), region }, TextEdit { span: g.span, new_text: new }));
+            return Some((
+                Change { span: g.span, old: String::new(), new: format!("if ({guard}) return {value};"), region },
+                TextEdit { span: g.span, new_text: new },
+            ));
         }
         if let Some(t) = self.tails.iter().find(|t| std::ptr::eq(site, t.guard) || std::ptr::eq(site, t.value)) {
             // An added assignment at the end of a loop body: guard and value make one statement.
@@ -49,14 +52,25 @@ impl<'j, 'p: 'j, 'ctx> Job<'j, 'p, 'ctx> {
                 let indent = line_indentation(text, at);
                 let insert = Span::new(at, at);
                 let new_text = format!("{stmt}\n{indent}");
-                return Some((Change { span: insert, old: String::new(), new: stmt, region }, TextEdit { span: insert, new_text }));
+                return Some((
+                    Change { span: insert, old: String::new(), new: stmt, region },
+                    TextEdit { span: insert, new_text },
+                ));
             }
-            let indent = text[..at].rsplit('\n').nth(1).map(|l| l[..l.len() - l.trim_start().len()].to_string()).unwrap_or_default();
+            let indent = text[..at]
+                .rsplit('\n')
+                .nth(1)
+                .map(|l| l[..l.len() - l.trim_start().len()].to_string())
+                .unwrap_or_default();
             let line_start = text[..at].rfind('\n').map_or(at, |i| i + 1);
             let insert = Span::new(line_start, line_start);
-            let body_indent = if text[line_start..at].trim().is_empty() { format!("{}    ", &text[line_start..at]) } else { indent };
+            let body_indent =
+                if text[line_start..at].trim().is_empty() { format!("{}    ", &text[line_start..at]) } else { indent };
             let new_text = format!("{body_indent}{stmt}\n");
-            return Some((Change { span: insert, old: String::new(), new: stmt, region }, TextEdit { span: insert, new_text }));
+            return Some((
+                Change { span: insert, old: String::new(), new: stmt, region },
+                TextEdit { span: insert, new_text },
+            ));
         }
         if let Some(end) = self.ending.filter(|e| std::ptr::eq(site, e.guard) || std::ptr::eq(site, e.print)) {
             // An added print before the last `return`: guard and print make one statement.
@@ -76,9 +90,16 @@ impl<'j, 'p: 'j, 'ctx> Job<'j, 'p, 'ctx> {
             let indent = line_indentation(text, at);
             let insert = Span::new(at, at);
             let new_text = format!("{}\n{indent}", stmt.replace(") printf", &format!(")\n{indent}    printf")));
-            return Some((Change { span: insert, old: String::new(), new: stmt, region }, TextEdit { span: insert, new_text }));
+            return Some((
+                Change { span: insert, old: String::new(), new: stmt, region },
+                TextEdit { span: insert, new_text },
+            ));
         }
-        if let Some(gp) = self.guarding.iter().find(|g| std::ptr::eq(site, g.guard) || std::ptr::eq(site, g.print) || std::ptr::eq(site, g.call)) {
+        if let Some(gp) = self
+            .guarding
+            .iter()
+            .find(|g| std::ptr::eq(site, g.guard) || std::ptr::eq(site, g.print) || std::ptr::eq(site, g.call))
+        {
             return self.guarded_print_edit(gp, site, alt, text, region);
         }
         if let Some(p) = self.arena.prints.values().find(|p| std::ptr::eq(site, *p)) {
@@ -87,21 +108,34 @@ impl<'j, 'p: 'j, 'ctx> Job<'j, 'p, 'ctx> {
             let at = p.span.start as usize;
             let indent = indentation_after(text, at);
             let new_text = format!("\n{indent}{stmt}");
-            return Some((Change { span: p.span, old: String::new(), new: stmt.clone(), region }, TextEdit { span: p.span, new_text }));
+            return Some((
+                Change { span: p.span, old: String::new(), new: stmt.clone(), region },
+                TextEdit { span: p.span, new_text },
+            ));
         }
         self.plain_edit(site, alt, text, region)
     }
 
     /// The edit of a site of the student's code: its expression or statement replaced.
-    pub(super) fn plain_edit(&self, site: *const Expr, alt: &Alt, text: &str, region: String) -> Option<(Change, TextEdit)> {
+    pub(super) fn plain_edit(
+        &self,
+        site: *const Expr,
+        alt: &Alt,
+        text: &str,
+        region: String,
+    ) -> Option<(Change, TextEdit)> {
         let p = self.s.program;
         let (info, _) = self.sites.get(&site)?;
         let e = info.expr;
         let old_text = text.get(e.span.range())?.to_string();
         let (span, new) = match (alt, info.kind) {
-            (Alt::Bool(b), SiteKind::Cond | SiteKind::Atom) => (e.span, if *b { "1".to_string() } else { "0".to_string() }),
+            (Alt::Bool(b), SiteKind::Cond | SiteKind::Atom) => {
+                (e.span, if *b { "1".to_string() } else { "0".to_string() })
+            }
             (Alt::Keep, _) => (info.stmt?.span, String::new()),
-            (Alt::Expr(x), SiteKind::Update(v)) if is_self_update(e) => (e.span, format!("{} = {}", p.var(v).name, expr_to_c(p, x))),
+            (Alt::Expr(x), SiteKind::Update(v)) if is_self_update(e) => {
+                (e.span, format!("{} = {}", p.var(v).name, expr_to_c(p, x)))
+            }
             (Alt::Expr(x), _) => (e.span, expr_to_c(p, x)),
             _ => return None,
         };
@@ -123,7 +157,14 @@ impl<'j, 'p: 'j, 'ctx> Job<'j, 'p, 'ctx> {
     /// The edit of a print statement `Extend` made conditional: the guard's change writes
     /// the whole `if (guard) print; else call;` (with the call as chosen); the print's and the
     /// call's own changes are part of it. A call whose guard stays false is edited alone.
-    pub(super) fn guarded_print_edit(&self, gp: &region::GuardedPrint<'j>, site: *const Expr, alt: &Alt, text: &str, region: String) -> Option<(Change, TextEdit)> {
+    pub(super) fn guarded_print_edit(
+        &self,
+        gp: &region::GuardedPrint<'j>,
+        site: *const Expr,
+        alt: &Alt,
+        text: &str,
+        region: String,
+    ) -> Option<(Change, TextEdit)> {
         let p = self.s.program;
         let guard_alt = self.chosen.get(&(gp.guard as *const Expr)).unwrap_or(&Alt::Original);
         let (info, _) = self.sites.get(&(gp.call as *const Expr))?;
@@ -163,7 +204,9 @@ impl<'j, 'p: 'j, 'ctx> Job<'j, 'p, 'ctx> {
 /// `if (...)`/loop header, `else`, `do` or a label), so deleting it must leave `;`.
 pub(super) fn needs_statement(text: &str, at: usize) -> bool {
     let before = text[..at.min(text.len())].trim_end();
-    let word_end = |w: &str| before.ends_with(w) && !before[..before.len() - w.len()].ends_with(|c: char| c.is_alphanumeric() || c == '_');
+    let word_end = |w: &str| {
+        before.ends_with(w) && !before[..before.len() - w.len()].ends_with(|c: char| c.is_alphanumeric() || c == '_')
+    };
     before.ends_with(')') || before.ends_with(':') || word_end("else") || word_end("do")
 }
 
@@ -175,5 +218,9 @@ pub(super) fn line_indentation(text: &str, at: usize) -> String {
 
 pub(super) fn indentation_after(text: &str, at: usize) -> String {
     let rest = &text[at.min(text.len())..];
-    rest.lines().skip(1).find(|l| !l.trim().is_empty()).map(|l| l[..l.len() - l.trim_start().len()].to_string()).unwrap_or_else(|| "    ".into())
+    rest.lines()
+        .skip(1)
+        .find(|l| !l.trim().is_empty())
+        .map(|l| l[..l.len() - l.trim_start().len()].to_string())
+        .unwrap_or_else(|| "    ".into())
 }

@@ -9,7 +9,16 @@ pub(super) fn does_io(p: &Program, f: FuncId) -> Option<Span> {
     if let Some(body) = &p.func(f).body {
         crate::ir::walk::walk_stmt(body, &mut |e| {
             if let ExprKind::Call(Callee::Builtin(b), _) = &e.kind
-                && matches!(b, Builtin::Printf | Builtin::Scanf | Builtin::Getchar | Builtin::Putchar | Builtin::Puts | Builtin::Gets | Builtin::Fgets)
+                && matches!(
+                    b,
+                    Builtin::Printf
+                        | Builtin::Scanf
+                        | Builtin::Getchar
+                        | Builtin::Putchar
+                        | Builtin::Puts
+                        | Builtin::Gets
+                        | Builtin::Fgets
+                )
             {
                 found.get_or_insert(e.span);
             }
@@ -121,10 +130,16 @@ pub(super) fn prompts(p: &Program, f: FuncId, values: bool) -> Result<HashSet<*c
         }
         if let Some(k) = last_read {
             if i <= k && !scanf_stmt(s) && contains_call(s, Builtin::Scanf) {
-                return Err(Failure::Unsupported(Unsupported { what: "reading input inside a statement other than a plain `scanf(...);`".into(), span: s.span }));
+                return Err(Failure::Unsupported(Unsupported {
+                    what: "reading input inside a statement other than a plain `scanf(...);`".into(),
+                    span: s.span,
+                }));
             }
             if i < k && contains_call(s, Builtin::Printf) {
-                return Err(Failure::Unsupported(Unsupported { what: "printing results before the last input is read".into(), span: s.span }));
+                return Err(Failure::Unsupported(Unsupported {
+                    what: "printing results before the last input is read".into(),
+                    span: s.span,
+                }));
             }
         }
     }
@@ -133,7 +148,8 @@ pub(super) fn prompts(p: &Program, f: FuncId, values: bool) -> Result<HashSet<*c
 
 pub(super) fn extension_arena(s: &Side<'_>) -> Arena {
     let f = s.program.func(s.func);
-    let mut arena = Arena { early: BTreeMap::new(), tails: Vec::new(), prints: BTreeMap::new(), guarded: Vec::new(), end: None };
+    let mut arena =
+        Arena { early: BTreeMap::new(), tails: Vec::new(), prints: BTreeMap::new(), guarded: Vec::new(), end: None };
     if let Some(last) = last_return(f) {
         let at = Span::new(last.span.start as usize, last.span.start as usize);
         let zero = || Expr { kind: ExprKind::Int(0), ty: Type::INT, span: at };
@@ -143,7 +159,11 @@ pub(super) fn extension_arena(s: &Side<'_>) -> Arena {
         crate::ir::walk::walk_stmt(body, &mut |e| {
             if is_call(e, Builtin::Printf) && !s.prompts.contains(&(e as *const Expr)) {
                 let at = Span::new(e.span.start as usize, e.span.start as usize);
-                arena.guarded.push((e as *const Expr, Expr { kind: ExprKind::Int(0), ty: Type::INT, span: at }, Expr { kind: ExprKind::Int(0), ty: Type::INT, span: at }));
+                arena.guarded.push((
+                    e as *const Expr,
+                    Expr { kind: ExprKind::Int(0), ty: Type::INT, span: at },
+                    Expr { kind: ExprKind::Int(0), ty: Type::INT, span: at },
+                ));
             }
         });
     }
@@ -168,7 +188,8 @@ pub(super) fn extension_arena(s: &Side<'_>) -> Arena {
             StmtKind::While { body, .. } | StmtKind::DoWhile { body, .. } | StmtKind::For { body, .. } => body,
             _ => continue,
         };
-        let end = matches!(body.kind, StmtKind::Block(_)).then(|| Span::new(body.span.end as usize - 1, body.span.end as usize - 1));
+        let end = matches!(body.kind, StmtKind::Block(_))
+            .then(|| Span::new(body.span.end as usize - 1, body.span.end as usize - 1));
         let start = Span::new(info.stmt.span.start as usize, info.stmt.span.start as usize);
         for (before, at) in [(false, end), (true, Some(start))] {
             let Some(at) = at else { continue };

@@ -28,7 +28,12 @@ pub struct Wanted {
 /// The declarations of the wanted variables, one insertion each (in the wanted order), named
 /// after the reference's variables; `None` when one cannot be placed (a function without a
 /// braced body).
-pub fn declarations(student: &Program, text: &str, reference: &Program, wanted: &[Wanted]) -> Option<Vec<(Change, TextEdit)>> {
+pub fn declarations(
+    student: &Program,
+    text: &str,
+    reference: &Program,
+    wanted: &[Wanted],
+) -> Option<Vec<(Change, TextEdit)>> {
     let mut taken = identifiers(text);
     let mut out = Vec::new();
     for w in wanted {
@@ -42,7 +47,12 @@ pub fn declarations(student: &Program, text: &str, reference: &Program, wanted: 
         let decl = format!("{};", type_to_c(&rv.ty, &name, Some(reference)));
         let indent = super::indentation_after(text, at);
         let span = Span::new(at, at);
-        let change = Change { span, old: String::new(), new: decl.clone(), region: format!("at the start of `{}`", student.func(w.func).name) };
+        let change = Change {
+            span,
+            old: String::new(),
+            new: decl.clone(),
+            region: format!("at the start of `{}`", student.func(w.func).name),
+        };
         out.push((change, TextEdit { span, new_text: format!("\n{indent}{decl}") }));
     }
     Some(out)
@@ -69,7 +79,10 @@ fn unique_name(name: &str, taken: &mut HashSet<String>) -> String {
 /// Every identifier-like word of `text` (keywords and names in comments included: a name
 /// that collides with any of them is not taken).
 fn identifiers(text: &str) -> HashSet<String> {
-    text.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_')).filter(|w| w.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')).map(str::to_string).collect()
+    text.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        .filter(|w| w.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_'))
+        .map(str::to_string)
+        .collect()
 }
 
 #[cfg(test)]
@@ -86,10 +99,12 @@ mod tests {
         let var = |name: &str| VarId(r.vars.iter().position(|v| v.name == name).unwrap() as u32);
         let wanted = [Wanted { func: main_s, var: var("count") }, Wanted { func: main_s, var: var("sum") }];
         let decls = declarations(&s, student, &r, &wanted).unwrap();
-        let patched = crate::ir::repair::apply_edits(student, &decls.iter().map(|(_, e)| e.clone()).collect::<Vec<_>>());
+        let patched =
+            crate::ir::repair::apply_edits(student, &decls.iter().map(|(_, e)| e.clone()).collect::<Vec<_>>());
         assert_eq!(patched, "int main(void)\n{\n    int count;\n    long sum_2;\n    int n, sum;\n    return 0;\n}\n");
         assert!(lower_source(&patched).diagnostics.iter().all(|d| d.severity != crate::ir::Severity::Error));
-        let uses = |new: &str| Change { span: Span::new(0, 0), old: String::new(), new: new.into(), region: String::new() };
+        let uses =
+            |new: &str| Change { span: Span::new(0, 0), old: String::new(), new: new.into(), region: String::new() };
         assert!(is_used(&decls[0].0, &[uses("count + 1")]));
         assert!(!is_used(&decls[0].0, &[uses("counter + 1")]));
         assert!(is_used(&decls[1].0, &[uses("if (c) sum_2 = sum_2 + c;")]));

@@ -20,18 +20,22 @@
 
 use std::collections::{BTreeSet, HashMap};
 
-use z3::ast::{Bool, BV};
+use z3::ast::{BV, Bool};
 
-use crate::ir::cfa::Node;
 use crate::ir::VarId;
-use crate::smt::region::{self, Exec, Holes, Region, State, World, SEL_BITS};
+use crate::ir::cfa::Node;
+use crate::smt::region::{self, Exec, Holes, Region, SEL_BITS, State, World};
 
-use super::{merged, Failure, Job};
+use super::{Failure, Job, merged};
 
 /// The variables `regions`' entry region writes and no other region does.
 pub(super) fn frozen(regions: &super::Regions<'_, '_>) -> BTreeSet<VarId> {
     let writes = |reg: &Region<'_, '_>| -> BTreeSet<VarId> {
-        reg.usage.iter().filter(|(_, u)| matches!(u, region::Usage::Written | region::Usage::Incremented | region::Usage::Scanned)).map(|(v, _)| *v).collect()
+        reg.usage
+            .iter()
+            .filter(|(_, u)| matches!(u, region::Usage::Written | region::Usage::Incremented | region::Usage::Scanned))
+            .map(|(v, _)| *v)
+            .collect()
     };
     let Some(entry) = regions.get(&Node::FuncEntry) else { return BTreeSet::new() };
     let mut out = writes(entry);
@@ -54,12 +58,21 @@ pub(super) fn entry_target(reg: &Region<'_, '_>) -> Option<Node> {
 impl<'j, 'p: 'j, 'ctx> Job<'j, 'p, 'ctx> {
     /// Whether an aligned pair is left out of the alignment predicate at `node`.
     pub(super) fn both_frozen(&self, node: Node, rv: VarId, sv: VarId) -> bool {
-        node != Node::FuncEntry && self.entry_target.is_some() && self.frozen_r.contains(&rv) && self.frozen_s.contains(&sv)
+        node != Node::FuncEntry
+            && self.entry_target.is_some()
+            && self.frozen_r.contains(&rv)
+            && self.frozen_s.contains(&sv)
     }
 
     /// At a loop node: the frozen variables of the pre-states set to the snapshot's values;
     /// returns what the snapshot assumes (`None`: nothing frozen here).
-    pub(super) fn freeze(&self, node: Node, world: &World<'_, 'ctx>, pre_r: &mut State<'ctx>, pre_s: &mut State<'ctx>) -> Result<Option<Bool<'ctx>>, Failure> {
+    pub(super) fn freeze(
+        &self,
+        node: Node,
+        world: &World<'_, 'ctx>,
+        pre_r: &mut State<'ctx>,
+        pre_s: &mut State<'ctx>,
+    ) -> Result<Option<Bool<'ctx>>, Failure> {
         let ctx = self.ctx;
         let Some(v0) = self.entry_target else { return Ok(None) };
         if matches!(node, Node::FuncEntry | Node::FuncExit) || (self.frozen_r.is_empty() && self.frozen_s.is_empty()) {
@@ -76,7 +89,9 @@ impl<'j, 'p: 'j, 'ctx> Job<'j, 'p, 'ctx> {
         // The student's entry region as repaired so far (it is verified before any loop node).
         let mut fixed = Holes { sites: HashMap::new(), order: Vec::new() };
         for (i, key) in self.chosen_order.iter().enumerate() {
-            fixed.sites.insert(*key, (BV::new_const(ctx, format!("frozen!{i}"), SEL_BITS), vec![self.chosen[key].clone()]));
+            fixed
+                .sites
+                .insert(*key, (BV::new_const(ctx, format!("frozen!{i}"), SEL_BITS), vec![self.chosen[key].clone()]));
             fixed.order.push(*key);
         }
         let mut exec = Exec::new(&self.s_setup, world, Some(&fixed)).with_tails(self.tails.clone());

@@ -4,19 +4,41 @@
 use super::*;
 
 impl<'j, 'p: 'j, 'ctx> Job<'j, 'p, 'ctx> {
-    pub(super) fn new(ctx: &'ctx Context, r: &'j Side<'p>, s: &'j Side<'p>, compare: Compare, budget: &'j Budget, arena: &'j Arena) -> Result<Self, Failure> {
+    pub(super) fn new(
+        ctx: &'ctx Context,
+        r: &'j Side<'p>,
+        s: &'j Side<'p>,
+        compare: Compare,
+        budget: &'j Budget,
+        arena: &'j Arena,
+    ) -> Result<Self, Failure> {
         Self::build(ctx, r, s, compare, budget, arena, None)
     }
 
     /// A job that only knows the regions, their sites and the alignments (not the whitespace
     /// invariant, which takes solver checks): enough for [`Job::components`], not to verify.
-    pub(super) fn for_sites(ctx: &'ctx Context, r: &'j Side<'p>, s: &'j Side<'p>, compare: Compare, budget: &'j Budget, arena: &'j Arena) -> Result<Self, Failure> {
+    pub(super) fn for_sites(
+        ctx: &'ctx Context,
+        r: &'j Side<'p>,
+        s: &'j Side<'p>,
+        compare: Compare,
+        budget: &'j Budget,
+        arena: &'j Arena,
+    ) -> Result<Self, Failure> {
         Self::build(ctx, r, s, compare, budget, arena, Some(Default::default()))
     }
 
     /// With `ws`, the whitespace invariants another job of the same pair found (they are
     /// facts about the programs, and finding them is most of a job's set-up: solver checks).
-    pub(super) fn build(ctx: &'ctx Context, r: &'j Side<'p>, s: &'j Side<'p>, compare: Compare, budget: &'j Budget, arena: &'j Arena, ws: Option<(BTreeSet<Node>, BTreeSet<Node>)>) -> Result<Self, Failure> {
+    pub(super) fn build(
+        ctx: &'ctx Context,
+        r: &'j Side<'p>,
+        s: &'j Side<'p>,
+        compare: Compare,
+        budget: &'j Budget,
+        arena: &'j Arena,
+        ws: Option<(BTreeSet<Node>, BTreeSet<Node>)>,
+    ) -> Result<Self, Failure> {
         let r_setup = r.setup(compare);
         let s_setup = s.setup(compare);
         let mut job = Job {
@@ -62,7 +84,10 @@ impl<'j, 'p: 'j, 'ctx> Job<'j, 'p, 'ctx> {
             job.plain_r.insert(node, rr);
             job.plain_s.insert(node, sr);
         }
-        let targets = (frozen::entry_target(&job.plain_r[&Node::FuncEntry]), frozen::entry_target(&job.plain_s[&Node::FuncEntry]));
+        let targets = (
+            frozen::entry_target(&job.plain_r[&Node::FuncEntry]),
+            frozen::entry_target(&job.plain_s[&Node::FuncEntry]),
+        );
         if targets.0.is_some() && targets.0 == targets.1 {
             job.entry_target = targets.0;
             job.frozen_r = frozen::frozen(&job.plain_r);
@@ -76,13 +101,27 @@ impl<'j, 'p: 'j, 'ctx> Job<'j, 'p, 'ctx> {
                 job.ws_s = whitespace_invariant(ctx, &job.s_setup, s)?;
             }
         }
-        let ru: Vec<(Node, &[(VarId, region::Usage)])> = job.plain_r.iter().map(|(n, r)| (*n, r.usage.as_slice())).collect();
-        let su: Vec<(Node, &[(VarId, region::Usage)])> = job.plain_s.iter().map(|(n, r)| (*n, r.usage.as_slice())).collect();
+        let ru: Vec<(Node, &[(VarId, region::Usage)])> =
+            job.plain_r.iter().map(|(n, r)| (*n, r.usage.as_slice())).collect();
+        let su: Vec<(Node, &[(VarId, region::Usage)])> =
+            job.plain_s.iter().map(|(n, r)| (*n, r.usage.as_slice())).collect();
         let (rf, sf) = (r.program.func(r.func), s.program.func(s.func));
         let (rv, sv, rt, st) = (r.vars(), s.vars(), align::table(&ru), align::table(&su));
         job.alignments = align::candidates(
-            &align::Vars { program: r.program, vars: &rv, params: &rf.params, usage: &rt, reads: &input_targets(r.program, r.func) },
-            &align::Vars { program: s.program, vars: &sv, params: &sf.params, usage: &st, reads: &input_targets(s.program, s.func) },
+            &align::Vars {
+                program: r.program,
+                vars: &rv,
+                params: &rf.params,
+                usage: &rt,
+                reads: &input_targets(r.program, r.func),
+            },
+            &align::Vars {
+                program: s.program,
+                vars: &sv,
+                params: &sf.params,
+                usage: &st,
+                reads: &input_targets(s.program, s.func),
+            },
             ALIGNMENT_CANDIDATES,
         );
         for (node, reg) in &job.plain_r {
@@ -93,7 +132,12 @@ impl<'j, 'p: 'j, 'ctx> Job<'j, 'p, 'ctx> {
         }
         for (node, reg) in &job.plain_r {
             // Compared prints only: a prompt split in two prints is no missing print.
-            let prints = |g: &Region<'_, '_>, side: &Side<'_>| g.sites.iter().filter(|x| x.kind == SiteKind::PrintCall && !side.prompts.contains(&(x.expr as *const Expr))).count();
+            let prints = |g: &Region<'_, '_>, side: &Side<'_>| {
+                g.sites
+                    .iter()
+                    .filter(|x| x.kind == SiteKind::PrintCall && !side.prompts.contains(&(x.expr as *const Expr)))
+                    .count()
+            };
             let student = &job.plain_s[node];
             if prints(reg, r) <= prints(student, s) {
                 continue;
@@ -129,7 +173,10 @@ impl<'j, 'p: 'j, 'ctx> Job<'j, 'p, 'ctx> {
     /// assignments that alignment calls for.
     pub(super) fn set_alignment(&mut self, alignment: BTreeMap<VarId, VarId>) {
         if tracing::enabled!(tracing::Level::DEBUG) {
-            let pairs: Vec<String> = alignment.iter().map(|(r, s)| format!("{}~{}", self.r.program.var(*r).name, self.s.program.var(*s).name)).collect();
+            let pairs: Vec<String> = alignment
+                .iter()
+                .map(|(r, s)| format!("{}~{}", self.r.program.var(*r).name, self.s.program.var(*s).name))
+                .collect();
             tracing::debug!("alignment: {}", pairs.join(", "));
         }
         self.use_alignment(alignment);
@@ -146,11 +193,18 @@ impl<'j, 'p: 'j, 'ctx> Job<'j, 'p, 'ctx> {
         // A variable the reference assigns more often than the student, in a loop's body or in
         // the region that enters the loop.
         let writes = |reg: &Region<'_, '_>, v: VarId| {
-            reg.usage.iter().filter(|(x, u)| *x == v && matches!(u, region::Usage::Written | region::Usage::Incremented | region::Usage::Scanned)).count()
+            reg.usage
+                .iter()
+                .filter(|(x, u)| {
+                    *x == v && matches!(u, region::Usage::Written | region::Usage::Incremented | region::Usage::Scanned)
+                })
+                .count()
         };
         for (l, before, v, guard, value) in &arena.tails {
             let node = if *before {
-                let enters = |n: &Node, reg: &Region<'_, '_>| *n != Node::LoopEntry(*l) && reg.exits.iter().any(|e| e.to == Node::LoopEntry(*l));
+                let enters = |n: &Node, reg: &Region<'_, '_>| {
+                    *n != Node::LoopEntry(*l) && reg.exits.iter().any(|e| e.to == Node::LoopEntry(*l))
+                };
                 match self.plain_r.iter().find(|(n, reg)| enters(n, reg)) {
                     Some((n, _)) => *n,
                     None => continue,
@@ -176,15 +230,20 @@ impl<'j, 'p: 'j, 'ctx> Job<'j, 'p, 'ctx> {
         let Some(best) = self.alignments.first() else { return Vec::new() };
         let live: BTreeSet<VarId> = self.live_r.values().flatten().copied().collect();
         let params = &self.r.program.func(self.r.func).params;
-        self.r.vars().into_iter().filter(|v| !best.contains_key(v) && live.contains(v) && !params.contains(v) && self.r.program.var(*v).ty.is_arithmetic()).collect()
+        self.r
+            .vars()
+            .into_iter()
+            .filter(|v| {
+                !best.contains_key(v)
+                    && live.contains(v)
+                    && !params.contains(v)
+                    && self.r.program.var(*v).ty.is_arithmetic()
+            })
+            .collect()
     }
 
     pub(super) fn extension(&self, node: Node) -> Option<(&'j Expr, &'j Expr)> {
-        if self.extended.contains(&node) {
-            self.arena.early.get(&node).map(|(g, v)| (g, v))
-        } else {
-            None
-        }
+        if self.extended.contains(&node) { self.arena.early.get(&node).map(|(g, v)| (g, v)) } else { None }
     }
 
     pub(super) fn is_synthetic_guard(&self, site: *const Expr) -> bool {
@@ -205,9 +264,11 @@ impl<'j, 'p: 'j, 'ctx> Job<'j, 'p, 'ctx> {
             let relevant = if node == Node::FuncEntry {
                 // Aligned local arrays start with the same contents (see `region`'s doc).
                 let array = |p: &Program, v: &VarId| matches!(p.var(*v).ty, Type::Array(..));
-                (rf.params.contains(rv) && sf.params.contains(sv)) || (array(self.r.program, rv) && array(self.s.program, sv))
+                (rf.params.contains(rv) && sf.params.contains(sv))
+                    || (array(self.r.program, rv) && array(self.s.program, sv))
             } else {
-                self.live_r.get(&node).is_some_and(|l| l.contains(rv)) || self.live_s.get(&node).is_some_and(|l| l.contains(sv))
+                self.live_r.get(&node).is_some_and(|l| l.contains(rv))
+                    || self.live_s.get(&node).is_some_and(|l| l.contains(sv))
             };
             if !relevant || self.both_frozen(node, *rv, *sv) {
                 continue;
@@ -223,7 +284,14 @@ impl<'j, 'p: 'j, 'ctx> Job<'j, 'p, 'ctx> {
     }
 
     /// Runs both regions of `node` from the given pre-states: (hypothesis, violation).
-    pub(super) fn node_formula(&self, node: Node, pre_r: State<'ctx>, pre_s: State<'ctx>, world: &World<'_, 'ctx>, holes: Option<&Holes<'ctx>>) -> Result<(Bool<'ctx>, Bool<'ctx>), Failure> {
+    pub(super) fn node_formula(
+        &self,
+        node: Node,
+        pre_r: State<'ctx>,
+        pre_s: State<'ctx>,
+        world: &World<'_, 'ctx>,
+        holes: Option<&Holes<'ctx>>,
+    ) -> Result<(Bool<'ctx>, Bool<'ctx>), Failure> {
         let ctx = self.ctx;
         let rr = Exec::new(&self.r_setup, world, None).run(node, pre_r).map_err(Failure::Unsupported)?;
         let sr = self.student_exec(node, world, holes).run(node, pre_s).map_err(Failure::Unsupported)?;
@@ -242,8 +310,10 @@ impl<'j, 'p: 'j, 'ctx> Job<'j, 'p, 'ctx> {
         bad.extend(rr.glue.iter().chain(&sr.glue).cloned());
         // An invariant of the input model broken at the node reached (the line invariant).
         bad.extend(rr.obligations.iter().chain(&sr.obligations).cloned());
-        let pr: Vec<(Bool<'ctx>, &region::Token<'ctx>)> = rr.printed.iter().map(|p| (p.guard.clone(), &p.token)).collect();
-        let ps: Vec<(Bool<'ctx>, &region::Token<'ctx>)> = sr.printed.iter().map(|p| (p.guard.clone(), &p.token)).collect();
+        let pr: Vec<(Bool<'ctx>, &region::Token<'ctx>)> =
+            rr.printed.iter().map(|p| (p.guard.clone(), &p.token)).collect();
+        let ps: Vec<(Bool<'ctx>, &region::Token<'ctx>)> =
+            sr.printed.iter().map(|p| (p.guard.clone(), &p.token)).collect();
         bad.push(region::sequences_differ(ctx, &pr, &ps));
         let targets: BTreeSet<Node> = rr.exits.iter().chain(&sr.exits).map(|e| e.to).collect();
         for v in targets {
@@ -267,8 +337,16 @@ impl<'j, 'p: 'j, 'ctx> Job<'j, 'p, 'ctx> {
 
     /// The student's region of `node` as the checks run it: with the `Extend` additions in
     /// play (the tails, the guarded prints, the start print, the early return).
-    pub(super) fn student_exec<'s, 'w, 'a>(&'s self, node: Node, world: &'w World<'a, 'ctx>, holes: Option<&'s Holes<'ctx>>) -> Exec<'s, 'j, 'w, 'a, 'ctx> {
-        let mut exec = Exec::new(&self.s_setup, world, holes).with_tails(self.tails.clone()).with_guarded_prints(self.guarding.clone()).with_end_print(self.ending);
+    pub(super) fn student_exec<'s, 'w, 'a>(
+        &'s self,
+        node: Node,
+        world: &'w World<'a, 'ctx>,
+        holes: Option<&'s Holes<'ctx>>,
+    ) -> Exec<'s, 'j, 'w, 'a, 'ctx> {
+        let mut exec = Exec::new(&self.s_setup, world, holes)
+            .with_tails(self.tails.clone())
+            .with_guarded_prints(self.guarding.clone())
+            .with_end_print(self.ending);
         if self.printing.contains(&node) {
             exec = exec.with_start_print(&self.arena.prints[&node]);
         }
@@ -387,7 +465,12 @@ impl<'j, 'p: 'j, 'ctx> Job<'j, 'p, 'ctx> {
 
     /// Verifies `node` with the holes' selectors fixed to `choice`: `None` when verified, else
     /// a counterexample (the model and the pre-states it speaks of).
-    pub(super) fn verify(&mut self, node: Node, holes: &Holes<'ctx>, choice: &HashMap<*const Expr, usize>) -> Result<Option<(Model<'ctx>, State<'ctx>, State<'ctx>)>, Failure> {
+    pub(super) fn verify(
+        &mut self,
+        node: Node,
+        holes: &Holes<'ctx>,
+        choice: &HashMap<*const Expr, usize>,
+    ) -> Result<Option<(Model<'ctx>, State<'ctx>, State<'ctx>)>, Failure> {
         let ctx = self.ctx;
         let mut pre_r = Exec::fresh_state(ctx, self.r.program, self.r.func, "r.").map_err(Failure::Unsupported)?;
         let mut pre_s = Exec::fresh_state(ctx, self.s.program, self.s.func, "s.").map_err(Failure::Unsupported)?;
@@ -412,8 +495,11 @@ impl<'j, 'p: 'j, 'ctx> Job<'j, 'p, 'ctx> {
         // Floating point: Z3's default solver can spend seconds on comparisons its
         // bit-blasting floating-point tactic proves in milliseconds; that tactic gives up on
         // some formulas (uninterpreted calls), and then the default solver decides.
-        let solvers: &[fn(&'ctx Context) -> Solver<'ctx>] =
-            if self.floats { &[|c| z3::Tactic::new(c, "qffpbv").solver(), Solver::new] } else { &[crate::smt::solver::bit_vector_uf_solver, Solver::new] };
+        let solvers: &[fn(&'ctx Context) -> Solver<'ctx>] = if self.floats {
+            &[|c| z3::Tactic::new(c, "qffpbv").solver(), Solver::new]
+        } else {
+            &[crate::smt::solver::bit_vector_uf_solver, Solver::new]
+        };
         let mut verdict = Verdict::Unknown(crate::smt::solver::UnknownReason::SolverUnknown("not run".into()));
         let mut last = None;
         for (i, make) in solvers.iter().enumerate() {
@@ -426,7 +512,10 @@ impl<'j, 'p: 'j, 'ctx> Job<'j, 'p, 'ctx> {
             // Neither solver is always the faster (the pipeline decides `i * i <= n` where the
             // default one can take seconds, the default one some divisions the pipeline
             // bit-blasts slowly): the first gets a quarter of what is left, the last the rest.
-            let cap = Budget { deadline: self.budget.deadline.min(Instant::now() + self.budget.remaining() / 4), cancel: self.budget.cancel.clone() };
+            let cap = Budget {
+                deadline: self.budget.deadline.min(Instant::now() + self.budget.remaining() / 4),
+                cancel: self.budget.cancel.clone(),
+            };
             let budget = if i + 1 < solvers.len() { &cap } else { self.budget };
             verdict = check_with_budget(solver, &[], budget);
             tracing::debug!("verify {node:?}: {verdict:?} in {:.1} ms", t.elapsed().as_secs_f64() * 1000.0);
@@ -437,10 +526,17 @@ impl<'j, 'p: 'j, 'ctx> Job<'j, 'p, 'ctx> {
         match verdict {
             Verdict::Unsat => Ok(None),
             Verdict::Sat => {
-                let m = last.as_ref().and_then(|s| s.get_model()).ok_or_else(|| Failure::SolverUnknown("no model".into()))?;
+                let m = last
+                    .as_ref()
+                    .and_then(|s| s.get_model())
+                    .ok_or_else(|| Failure::SolverUnknown("no model".into()))?;
                 Ok(Some((m, pre_r, pre_s)))
             }
-            Verdict::Unknown(r) => Err(if self.budget.is_exhausted() { Failure::Timeout } else { Failure::SolverUnknown(format!("{r:?}")) }),
+            Verdict::Unknown(r) => Err(if self.budget.is_exhausted() {
+                Failure::Timeout
+            } else {
+                Failure::SolverUnknown(format!("{r:?}"))
+            }),
         }
     }
 }
@@ -451,7 +547,8 @@ pub(super) fn merged<'ctx>(ctx: &'ctx Context, reg: &Region<'_, 'ctx>, v: Node) 
     let guards: Vec<&Bool<'ctx>> = exits.iter().map(|e| &e.state.guard).collect();
     let taken = Bool::or(ctx, &guards);
     // The exits' guards are disjoint: merging each under its own guard gives the edge's state.
-    let state = exits.iter().rev().fold(None, |rest, e| region::merge_states(&e.state.guard, Some(e.state.clone()), rest));
+    let state =
+        exits.iter().rev().fold(None, |rest, e| region::merge_states(&e.state.guard, Some(e.state.clone()), rest));
     (taken, state)
 }
 
@@ -474,9 +571,14 @@ pub(super) fn concrete<'ctx>(st: &State<'ctx>, m: &Model<'ctx>) -> State<'ctx> {
 /// from all of them and drop every node some edge may reach otherwise (Houdini). Any set is
 /// sound (the checks prove it as part of the alignment predicate); this one makes most proofs
 /// go through when prints end with a newline.
-pub(super) fn whitespace_invariant<'p, 'ctx>(ctx: &'ctx Context, setup: &Setup<'p>, side: &Side<'_>) -> Result<BTreeSet<Node>, Failure> {
+pub(super) fn whitespace_invariant<'p, 'ctx>(
+    ctx: &'ctx Context,
+    setup: &Setup<'p>,
+    side: &Side<'_>,
+) -> Result<BTreeSet<Node>, Failure> {
     let nodes: Vec<Node> = side.tree.nodes().into_iter().filter(|n| *n != Node::FuncExit).collect();
-    let mut inv: BTreeSet<Node> = nodes.iter().copied().filter(|n| matches!(n, Node::LoopEntry(_) | Node::LoopExit(_))).collect();
+    let mut inv: BTreeSet<Node> =
+        nodes.iter().copied().filter(|n| matches!(n, Node::LoopEntry(_) | Node::LoopExit(_))).collect();
     let world = World::new(ctx);
     loop {
         let mut dropped = false;

@@ -70,24 +70,26 @@ use edits::*;
 use facts::*;
 use job::*;
 use pairs::*;
-use space::*;
 pub use patched::patch_size;
 use patched::*;
+use space::*;
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::time::{Duration, Instant};
 
-use z3::ast::{Ast, Bool, Dynamic, BV};
+use z3::ast::{Ast, BV, Bool, Dynamic};
 use z3::{Context, Model, Solver};
 
 use crate::ir::cfa::{LoopTree, Node};
-use crate::ir::{BinOp, Builtin, Callee, Expr, ExprKind, FuncId, IncDec, Program, Span, Stmt, StmtKind, Type, VarId};
 use crate::ir::print::expr_to_c;
 use crate::ir::repair::TextEdit;
-use crate::smt::region::{self, Alt, Exec, Holes, Region, Setup, Site, SiteKind, State, Term, Unsupported, World, SEL_BITS};
-use crate::smt::solver::{check_with_budget, new_context, Verdict};
-use crate::smt::stream;
+use crate::ir::{BinOp, Builtin, Callee, Expr, ExprKind, FuncId, IncDec, Program, Span, Stmt, StmtKind, Type, VarId};
 use crate::smt::Budget;
+use crate::smt::region::{
+    self, Alt, Exec, Holes, Region, SEL_BITS, Setup, Site, SiteKind, State, Term, Unsupported, World,
+};
+use crate::smt::solver::{Verdict, check_with_budget, new_context};
+use crate::smt::stream;
 use crate::spec::compare::Compare;
 
 #[derive(Clone, Debug)]
@@ -203,7 +205,9 @@ pub fn repair(student: &Program, text: &str, reference: &Program, opts: &Options
             if let Some(edits) = retyped.filter(|e| !e.is_empty()) {
                 // The type changes are the patch even when the retyped program needs nothing
                 // else.
-                let retyped = on_patched(student, text, edits, &|_, _| true, &mut |p, t| solve(p, t, reference, opts, pre, budget, checks));
+                let retyped = on_patched(student, text, edits, &|_, _| true, &mut |p, t| {
+                    solve(p, t, reference, opts, pre, budget, checks)
+                });
                 if let Some(result) = retyped {
                     return result;
                 }
@@ -212,7 +216,11 @@ pub fn repair(student: &Program, text: &str, reference: &Program, opts: &Options
         };
         // With a precondition in reserve, the proof for all inputs gets half the time: showing
         // that no repair exists can take long (Z3 shows MaxSMT instances unsatisfiable slowly).
-        let first_budget = if opts.precondition.is_some() { budget.sub(budget.remaining() / 2) } else { budget.sub(budget.remaining()) };
+        let first_budget = if opts.precondition.is_some() {
+            budget.sub(budget.remaining() / 2)
+        } else {
+            budget.sub(budget.remaining())
+        };
         let first = attempt(None, &first_budget, &mut checks);
         found_after = Some(start.elapsed()).filter(|_| matches!(first, Ok(Outcome::Repaired(_))));
         let Some(pre) = &opts.precondition else { return first };
@@ -221,14 +229,16 @@ pub fn repair(student: &Program, text: &str, reference: &Program, opts: &Options
         match &first {
             // No repair for all inputs (or none found in its half of the time): the
             // precondition, stated in the answer.
-            Err(Failure::NoRepair(_) | Failure::Timeout) if !budget.is_exhausted() => match attempt(Some(pre), budget, &mut checks) {
-                Ok(Outcome::Repaired(r)) => {
-                    found_after = Some(start.elapsed());
-                    Ok(Outcome::Repaired(assuming(r)))
+            Err(Failure::NoRepair(_) | Failure::Timeout) if !budget.is_exhausted() => {
+                match attempt(Some(pre), budget, &mut checks) {
+                    Ok(Outcome::Repaired(r)) => {
+                        found_after = Some(start.elapsed());
+                        Ok(Outcome::Repaired(assuming(r)))
+                    }
+                    Ok(Outcome::Equivalent) => Ok(Outcome::EquivalentAssuming(pre.description.clone())),
+                    _ => first,
                 }
-                Ok(Outcome::Equivalent) => Ok(Outcome::EquivalentAssuming(pre.description.clone())),
-                _ => first,
-            },
+            }
             // A repair for all inputs that changes several places: the promise may allow a
             // smaller one, offered beside it.
             Ok(Outcome::Repaired(r)) if r.changes.len() > 1 && !budget.is_exhausted() => {
@@ -252,15 +262,28 @@ pub fn repair(student: &Program, text: &str, reference: &Program, opts: &Options
 
 /// The engine, and when it finds no repair because the student keeps fewer variables than
 /// the reference, the engine again with fresh variables declared ([`fresh`]).
-fn solve(student: &Program, text: &str, reference: &Program, opts: &Options, pre: Option<&precondition::Precondition>, budget: &Budget, checks: &mut usize) -> Result<Outcome, Failure> {
+fn solve(
+    student: &Program,
+    text: &str,
+    reference: &Program,
+    opts: &Options,
+    pre: Option<&precondition::Precondition>,
+    budget: &Budget,
+    checks: &mut usize,
+) -> Result<Outcome, Failure> {
     let mut wanted = Vec::new();
     let first = run(student, text, reference, opts, pre, budget, checks, &mut wanted);
     if !matches!(first, Err(Failure::NoRepair(_))) || wanted.is_empty() || budget.is_exhausted() {
         return first;
     }
     let Some(decls) = fresh::declarations(student, text, reference, &wanted) else { return first };
-    tracing::debug!("no repair; again with fresh variables: {}", decls.iter().map(|(c, _)| c.new.as_str()).collect::<Vec<_>>().join(" "));
-    match on_patched(student, text, decls, &fresh::is_used, &mut |p, t| run(p, t, reference, opts, pre, budget, checks, &mut Vec::new())) {
+    tracing::debug!(
+        "no repair; again with fresh variables: {}",
+        decls.iter().map(|(c, _)| c.new.as_str()).collect::<Vec<_>>().join(" ")
+    );
+    match on_patched(student, text, decls, &fresh::is_used, &mut |p, t| {
+        run(p, t, reference, opts, pre, budget, checks, &mut Vec::new())
+    }) {
         Some(Ok(repaired @ Outcome::Repaired(_))) => Ok(repaired),
         // Still none (or out of time): the answer without them, whose place is the one named.
         _ => first,
@@ -300,14 +323,33 @@ type PairRepair = (Vec<(Change, TextEdit)>, usize);
 /// The engine proper. When a function pair admits no repair, `wanted` gets the reference's
 /// variables that pair's alignment leaves without a partner although they matter.
 #[allow(clippy::too_many_arguments)]
-fn run(student: &Program, text: &str, reference: &Program, opts: &Options, pre: Option<&precondition::Precondition>, budget: &Budget, checks: &mut usize, wanted: &mut Vec<fresh::Wanted>) -> Result<Outcome, Failure> {
+fn run(
+    student: &Program,
+    text: &str,
+    reference: &Program,
+    opts: &Options,
+    pre: Option<&precondition::Precondition>,
+    budget: &Budget,
+    checks: &mut usize,
+    wanted: &mut Vec<fresh::Wanted>,
+) -> Result<Outcome, Failure> {
     run_with(student, text, reference, opts, pre, budget, checks, true, wanted)
 }
 
 /// [`run`], with the independent nodes of a function solved concurrently or (`parallel`
 /// false: for comparison) all in order on one thread; the answer is the same.
 #[allow(clippy::too_many_arguments)]
-fn run_with(student: &Program, text: &str, reference: &Program, opts: &Options, pre: Option<&precondition::Precondition>, budget: &Budget, checks: &mut usize, parallel: bool, wanted: &mut Vec<fresh::Wanted>) -> Result<Outcome, Failure> {
+fn run_with(
+    student: &Program,
+    text: &str,
+    reference: &Program,
+    opts: &Options,
+    pre: Option<&precondition::Precondition>,
+    budget: &Budget,
+    checks: &mut usize,
+    parallel: bool,
+    wanted: &mut Vec<fresh::Wanted>,
+) -> Result<Outcome, Failure> {
     let pairs = match_functions(student, reference, &opts.entry)?;
     let mut ref_names = HashMap::new();
     let mut stu_names = HashMap::new();
@@ -319,7 +361,10 @@ fn run_with(student: &Program, text: &str, reference: &Program, opts: &Options, 
         if reference.func(r).name != opts.entry {
             for (p, f) in [(student, s), (reference, r)] {
                 if let Some(span) = does_io(p, f) {
-                    return Err(Failure::Unsupported(Unsupported { what: format!("input or output inside the helper function `{}`", p.func(f).name), span }));
+                    return Err(Failure::Unsupported(Unsupported {
+                        what: format!("input or output inside the helper function `{}`", p.func(f).name),
+                        span,
+                    }));
                 }
             }
         }
@@ -331,10 +376,14 @@ fn run_with(student: &Program, text: &str, reference: &Program, opts: &Options, 
         // The k-th token read as an integer by one program and as a floating-point number by
         // the other is two unrelated values in the model: no repair of expressions can make
         // them agree, and the floating-point proof attempts are the slowest there are.
-        return Err(Failure::Unsupported(Unsupported { what: "an input read as a number of another kind than the reference reads it".into(), span: sk[i].1 }));
+        return Err(Failure::Unsupported(Unsupported {
+            what: "an input read as a number of another kind than the reference reads it".into(),
+            span: sk[i].1,
+        }));
     }
     for &(s, r) in &pairs {
-        let (ts, tr) = (LoopTree::of(student.func(s)).expect("defined"), LoopTree::of(reference.func(r)).expect("defined"));
+        let (ts, tr) =
+            (LoopTree::of(student.func(s)).expect("defined"), LoopTree::of(reference.func(r)).expect("defined"));
         if !ts.same_shape(&tr) {
             return Err(Failure::StructuralMismatch(format!(
                 "`{}` has {} where the reference has {}",
@@ -349,7 +398,18 @@ fn run_with(student: &Program, text: &str, reference: &Program, opts: &Options, 
     // is repaired on its own thread with its own Z3 context; the first failure in pair order
     // is the answer.
     let repair_pair = |(s, r): (FuncId, FuncId)| -> Result<PairRepair, Failure> {
-        let task = PairTask { student, reference, s, r, text, opts, pre, budget, ref_names: &ref_names, stu_names: &stu_names };
+        let task = PairTask {
+            student,
+            reference,
+            s,
+            r,
+            text,
+            opts,
+            pre,
+            budget,
+            ref_names: &ref_names,
+            stu_names: &stu_names,
+        };
         repair_function(&task, parallel, &unpartnered)
     };
     let results: Vec<Result<PairRepair, Failure>> = if pairs.len() == 1 {
@@ -396,10 +456,25 @@ struct PairTask<'a> {
 impl<'a> PairTask<'a> {
     /// The reference's side and the student's.
     fn sides(&self) -> Result<(Side<'a>, Side<'a>), Failure> {
-        let (ts, tr) = (LoopTree::of(self.student.func(self.s)).expect("defined"), LoopTree::of(self.reference.func(self.r)).expect("defined"));
+        let (ts, tr) = (
+            LoopTree::of(self.student.func(self.s)).expect("defined"),
+            LoopTree::of(self.reference.func(self.r)).expect("defined"),
+        );
         let values = self.opts.compare == Compare::Values && self.reference.func(self.r).name == self.opts.entry;
-        let rs = Side { program: self.reference, func: self.r, tree: tr, callee_names: self.ref_names.clone(), prompts: prompts(self.reference, self.r, values)? };
-        let ss = Side { program: self.student, func: self.s, tree: ts, callee_names: self.stu_names.clone(), prompts: prompts(self.student, self.s, values)? };
+        let rs = Side {
+            program: self.reference,
+            func: self.r,
+            tree: tr,
+            callee_names: self.ref_names.clone(),
+            prompts: prompts(self.reference, self.r, values)?,
+        };
+        let ss = Side {
+            program: self.student,
+            func: self.s,
+            tree: ts,
+            callee_names: self.stu_names.clone(),
+            prompts: prompts(self.student, self.s, values)?,
+        };
         Ok((rs, ss))
     }
 
@@ -503,8 +578,6 @@ struct Job<'j, 'p, 'ctx> {
     precondition: Option<&'j precondition::Precondition>,
     checks: usize,
 }
-
-
 
 #[cfg(test)]
 mod tests;

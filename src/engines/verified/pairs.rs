@@ -10,7 +10,11 @@ use super::*;
 /// ([`Job::components`]) solved on threads of their own when there are two or more.
 /// When it finds no repair, `unpartnered` gets the live reference variables the best
 /// alignment leaves without a partner ([`fresh`]).
-pub(super) fn repair_function(task: &PairTask<'_>, parallel: bool, unpartnered: &std::sync::Mutex<Vec<fresh::Wanted>>) -> Result<PairRepair, Failure> {
+pub(super) fn repair_function(
+    task: &PairTask<'_>,
+    parallel: bool,
+    unpartnered: &std::sync::Mutex<Vec<fresh::Wanted>>,
+) -> Result<PairRepair, Failure> {
     let (rs, ss) = task.sides()?;
     let arena = extension_arena(&ss);
     let ctx = new_context();
@@ -27,7 +31,12 @@ pub(super) fn repair_function(task: &PairTask<'_>, parallel: bool, unpartnered: 
     let fname = &task.student.func(task.s).name;
     let order = job.order();
     let result = if parts.len() > 1 {
-        tracing::debug!("verified repair of `{fname}`: {} nodes in {} independent parts {:?}", order.len(), parts.len(), parts);
+        tracing::debug!(
+            "verified repair of `{fname}`: {} nodes in {} independent parts {:?}",
+            order.len(),
+            parts.len(),
+            parts
+        );
         repair_parts(task, &mut job, &order, &parts)
     } else {
         let alignments = job.alignments.clone();
@@ -35,7 +44,9 @@ pub(super) fn repair_function(task: &PairTask<'_>, parallel: bool, unpartnered: 
             if i > 0 {
                 job.set_alignment(alignments[i].clone());
             }
-            job.repair_nodes(&order, task.text).map(|v| v.into_iter().map(|(_, c, e)| (c, e)).collect()).map_err(|(_, f)| f)
+            job.repair_nodes(&order, task.text)
+                .map(|v| v.into_iter().map(|(_, c, e)| (c, e)).collect())
+                .map_err(|(_, f)| f)
         })
         .map(|changes| {
             tracing::debug!("verified repair of `{fname}`: {} solver checks", job.checks);
@@ -43,7 +54,10 @@ pub(super) fn repair_function(task: &PairTask<'_>, parallel: bool, unpartnered: 
         })
     };
     if matches!(result, Err(Failure::NoRepair(_))) {
-        unpartnered.lock().unwrap_or_else(|e| e.into_inner()).extend(job.unpartnered_live().into_iter().map(|var| fresh::Wanted { func: task.s, var }));
+        unpartnered
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .extend(job.unpartnered_live().into_iter().map(|var| fresh::Wanted { func: task.s, var }));
     }
     result
 }
@@ -53,13 +67,18 @@ pub(super) fn split_nodes(task: &PairTask<'_>) -> Vec<Vec<Node>> {
     let Ok((rs, ss)) = task.sides() else { return Vec::new() };
     let arena = extension_arena(&ss);
     let scratch = new_context();
-    Job::for_sites(&scratch, &rs, &ss, task.opts.compare, task.budget, &arena).map_or_else(|_| Vec::new(), |mut j| j.components())
+    Job::for_sites(&scratch, &rs, &ss, task.opts.compare, task.budget, &arena)
+        .map_or_else(|_| Vec::new(), |mut j| j.components())
 }
 
 /// The alignments `0..count` in order until one gives a repair: the next only after one that
 /// admits no repair in its space; a timeout or a solver failure ends the search (with the
 /// first "no repair" if there was one: it is the more useful message).
-pub(super) fn over_alignments(fname: &str, count: usize, mut attempt: impl FnMut(usize) -> Result<Vec<(Change, TextEdit)>, Failure>) -> Result<Vec<(Change, TextEdit)>, Failure> {
+pub(super) fn over_alignments(
+    fname: &str,
+    count: usize,
+    mut attempt: impl FnMut(usize) -> Result<Vec<(Change, TextEdit)>, Failure>,
+) -> Result<Vec<(Change, TextEdit)>, Failure> {
     let mut first_failure = None;
     for i in 0..count {
         if i > 0 {
@@ -83,7 +102,12 @@ pub(super) fn over_alignments(fname: &str, count: usize, mut attempt: impl FnMut
 /// node order, or, when a part fails, the failure at the earliest node, as the sequential
 /// order of the nodes would have met it first (parts share no site, so each node's problem and
 /// answer are the sequential ones).
-pub(super) fn repair_parts(task: &PairTask<'_>, job: &mut Job<'_, '_, '_>, order: &[Node], parts: &[Vec<Node>]) -> Result<PairRepair, Failure> {
+pub(super) fn repair_parts(
+    task: &PairTask<'_>,
+    job: &mut Job<'_, '_, '_>,
+    order: &[Node],
+    parts: &[Vec<Node>],
+) -> Result<PairRepair, Failure> {
     use std::sync::mpsc;
     let fname = &task.student.func(task.s).name;
     let position = |n: &Node| order.iter().position(|m| m == n).unwrap_or(usize::MAX);
@@ -147,7 +171,13 @@ pub(super) fn repair_parts(task: &PairTask<'_>, job: &mut Job<'_, '_, '_>, order
 
 /// One part's thread: its own context and job (with the whitespace invariants `ws` the first
 /// job found), solving `nodes` under each alignment it is sent.
-pub(super) fn part_worker(task: &PairTask<'_>, nodes: &[Node], ws: (BTreeSet<Node>, BTreeSet<Node>), commands: std::sync::mpsc::Receiver<BTreeMap<VarId, VarId>>, replies: std::sync::mpsc::Sender<(PartResult, usize)>) {
+pub(super) fn part_worker(
+    task: &PairTask<'_>,
+    nodes: &[Node],
+    ws: (BTreeSet<Node>, BTreeSet<Node>),
+    commands: std::sync::mpsc::Receiver<BTreeMap<VarId, VarId>>,
+    replies: std::sync::mpsc::Sender<(PartResult, usize)>,
+) {
     let ctx = new_context();
     let Ok((rs, ss)) = task.sides() else { return };
     let arena = extension_arena(&ss);
@@ -173,7 +203,11 @@ pub(super) fn part_worker(task: &PairTask<'_>, nodes: &[Node], ws: (BTreeSet<Nod
 /// with the one student function, under another name, that has its signature (as many
 /// parameters, each of a compatible type; a value returned or not) and its loop nesting
 /// (`isPrime` for `check_prime`).
-pub(super) fn match_functions(student: &Program, reference: &Program, entry: &str) -> Result<Vec<(FuncId, FuncId)>, Failure> {
+pub(super) fn match_functions(
+    student: &Program,
+    reference: &Program,
+    entry: &str,
+) -> Result<Vec<(FuncId, FuncId)>, Failure> {
     let defined = |p: &Program| -> Vec<FuncId> {
         (0..p.funcs.len() as u32).map(FuncId).filter(|f| p.func(*f).body.is_some()).collect()
     };
@@ -186,12 +220,21 @@ pub(super) fn match_functions(student: &Program, reference: &Program, entry: &st
         let name = &reference.func(r).name;
         match student.func_by_name(name).filter(|s| student.func(*s).body.is_some()) {
             Some(s) if student.func(s).params.len() == reference.func(r).params.len() => pairs.push((s, r)),
-            Some(_) => return Err(Failure::StructuralMismatch(format!("`{name}` takes a different number of parameters than the reference's"))),
-            None if name == entry => return Err(Failure::StructuralMismatch(format!("the reference defines `{name}`, your program does not"))),
+            Some(_) => {
+                return Err(Failure::StructuralMismatch(format!(
+                    "`{name}` takes a different number of parameters than the reference's"
+                )));
+            }
+            None if name == entry => {
+                return Err(Failure::StructuralMismatch(format!(
+                    "the reference defines `{name}`, your program does not"
+                )));
+            }
             None => by_structure.push(r),
         }
     }
-    let mut unnamed: Vec<FuncId> = defined(student).into_iter().filter(|s| reference.func_by_name(&student.func(*s).name).is_none()).collect();
+    let mut unnamed: Vec<FuncId> =
+        defined(student).into_iter().filter(|s| reference.func_by_name(&student.func(*s).name).is_none()).collect();
     for r in by_structure {
         let fits: Vec<FuncId> = unnamed.iter().copied().filter(|s| same_structure(student, *s, reference, r)).collect();
         let name = &reference.func(r).name;
@@ -201,12 +244,23 @@ pub(super) fn match_functions(student: &Program, reference: &Program, entry: &st
                 pairs.push((*s, r));
                 unnamed.retain(|x| x != s);
             }
-            [] => return Err(Failure::StructuralMismatch(format!("the reference defines `{name}`; no function of yours has its name, or its parameters and loops"))),
-            _ => return Err(Failure::StructuralMismatch(format!("the reference defines `{name}`; several of your functions have its parameters and loops"))),
+            [] => {
+                return Err(Failure::StructuralMismatch(format!(
+                    "the reference defines `{name}`; no function of yours has its name, or its parameters and loops"
+                )));
+            }
+            _ => {
+                return Err(Failure::StructuralMismatch(format!(
+                    "the reference defines `{name}`; several of your functions have its parameters and loops"
+                )));
+            }
         }
     }
     if let Some(s) = unnamed.first() {
-        return Err(Failure::StructuralMismatch(format!("your function `{}` has no counterpart in the reference", student.func(*s).name)));
+        return Err(Failure::StructuralMismatch(format!(
+            "your function `{}` has no counterpart in the reference",
+            student.func(*s).name
+        )));
     }
     // The entry first: its repair is the one a student reads first.
     pairs.sort_by_key(|(_, r)| reference.func(*r).name != entry);
@@ -218,7 +272,8 @@ pub(super) fn match_functions(student: &Program, reference: &Program, entry: &st
 pub(super) fn same_structure(student: &Program, s: FuncId, reference: &Program, r: FuncId) -> bool {
     let (fs, fr) = (student.func(s), reference.func(r));
     let compatible = |a: &Type, b: &Type| a == b || (a.is_arithmetic() && b.is_arithmetic());
-    let params = fs.params.len() == fr.params.len() && fs.params.iter().zip(&fr.params).all(|(a, b)| compatible(&student.var(*a).ty, &reference.var(*b).ty));
+    let params = fs.params.len() == fr.params.len()
+        && fs.params.iter().zip(&fr.params).all(|(a, b)| compatible(&student.var(*a).ty, &reference.var(*b).ty));
     let returns = (fs.ret == Type::Void) == (fr.ret == Type::Void);
     params && returns && matches!((LoopTree::of(fs), LoopTree::of(fr)), (Some(a), Some(b)) if a.same_shape(&b))
 }

@@ -24,12 +24,13 @@ pub(super) fn on_patched(
     match inner(&lowered.program, &patched) {
         Ok(Outcome::Equivalent | Outcome::EquivalentAssuming(_)) => {}
         Ok(Outcome::Repaired(r)) => {
-            let back = |span: Span| match (original_offset(&pre_edits, span.start), original_offset(&pre_edits, span.end)) {
-                (Some(a), Some(b)) => Some(Span { start: a, end: b }),
-                // A change inside a pre-edit's text: cannot happen (declarations, types and
-                // scanf formats are not holes).
-                _ => None,
-            };
+            let back =
+                |span: Span| match (original_offset(&pre_edits, span.start), original_offset(&pre_edits, span.end)) {
+                    (Some(a), Some(b)) => Some(Span { start: a, end: b }),
+                    // A change inside a pre-edit's text: cannot happen (declarations, types and
+                    // scanf formats are not holes).
+                    _ => None,
+                };
             assuming = r.assuming;
             for (mut c, mut e) in r.changes.into_iter().zip(r.edits) {
                 let (Some(cs), Some(es)) = (back(c.span), back(e.span)) else { return Some(Err(Failure::Internal)) };

@@ -47,15 +47,20 @@ pub fn infer(inputs: &[String], reference: &Program, entry: &str) -> Option<Prec
     let reads = token_reads(reference, f)?;
     let values: Vec<Vec<f64>> = inputs
         .iter()
-        .map(|text| text.split_ascii_whitespace().take(reads.len()).map(|t| t.parse::<f64>().ok()).collect::<Option<Vec<f64>>>())
+        .map(|text| {
+            text.split_ascii_whitespace().take(reads.len()).map(|t| t.parse::<f64>().ok()).collect::<Option<Vec<f64>>>()
+        })
         .collect::<Option<Vec<_>>>()?;
     if values.iter().any(|v| v.len() < reads.len()) {
         return None;
     }
     // An integer position's facts also say its number fits in an `int` (see
     // `World::token_order`), so every test's must.
-    let fits_int = |k: usize| inputs.iter().all(|text| text.split_ascii_whitespace().nth(k).is_some_and(|t| t.parse::<i32>().is_ok()));
-    let numeric: Vec<usize> = (0..reads.len()).filter(|&k| reads[k].0 != '*' && (kind(reads[k].0) != 'i' || fits_int(k))).collect();
+    let fits_int = |k: usize| {
+        inputs.iter().all(|text| text.split_ascii_whitespace().nth(k).is_some_and(|t| t.parse::<i32>().is_ok()))
+    };
+    let numeric: Vec<usize> =
+        (0..reads.len()).filter(|&k| reads[k].0 != '*' && (kind(reads[k].0) != 'i' || fits_int(k))).collect();
     let mut facts = Vec::new();
     for (a, &i) in numeric.iter().enumerate() {
         for &j in &numeric[a + 1..] {
@@ -140,7 +145,9 @@ fn token_reads(p: &Program, f: FuncId) -> Option<Vec<(char, String)>> {
             _ => None,
         };
         match (d.suppress, name) {
-            (false, Some(name)) if matches!(d.conv, 'd' | 'i' | 'u' | 'f' | 'e' | 'g' | 'F' | 'E' | 'G') => out.push((d.conv, name)),
+            (false, Some(name)) if matches!(d.conv, 'd' | 'i' | 'u' | 'f' | 'e' | 'g' | 'F' | 'E' | 'G') => {
+                out.push((d.conv, name))
+            }
             _ => out.push(('*', String::new())),
         }
     }
@@ -166,7 +173,12 @@ mod tests {
     #[test]
     fn decreasing_thresholds_give_a_chain() {
         let p = lower(GRADE);
-        let pre = infer(&inputs(&["80 70 60 50\n85\n", "90 80 70 60 95\n", "90 80 70 60 40\n", "100 90 80 70\n75\n"]), &p, "main").unwrap();
+        let pre = infer(
+            &inputs(&["80 70 60 50\n85\n", "90 80 70 60 95\n", "90 80 70 60 40\n", "100 90 80 70\n75\n"]),
+            &p,
+            "main",
+        )
+        .unwrap();
         assert_eq!(pre.description, "a > b > c > d, as in all 4 tests");
         assert_eq!(pre.facts.len(), 3);
         assert_eq!(pre.convs, vec!['f'; 5]);
@@ -174,7 +186,9 @@ mod tests {
 
     #[test]
     fn non_strict_and_reversed_orders() {
-        let p = lower("#include <stdio.h>\nint main(){ int x,y,z; scanf(\"%d%d%d\", &x,&y,&z); printf(\"%d\", x); return 0; }\n");
+        let p = lower(
+            "#include <stdio.h>\nint main(){ int x,y,z; scanf(\"%d%d%d\", &x,&y,&z); printf(\"%d\", x); return 0; }\n",
+        );
         // x <= y in every test (once equal), y and z unordered, x < z.
         let pre = infer(&inputs(&["1 2 0", "3 3 9", "-5 7 8"]), &p, "main").unwrap();
         assert_eq!(pre.facts, vec![InputFact { left: 1, right: 0, strict: false }]);
@@ -185,7 +199,8 @@ mod tests {
     fn nothing_from_too_few_tests_or_unordered_inputs() {
         let p = lower(GRADE);
         assert_eq!(infer(&inputs(&["80 70 60 50 85", "90 80 70 60 95"]), &p, "main"), None);
-        let q = lower("#include <stdio.h>\nint main(){ int x,y; scanf(\"%d%d\", &x,&y); printf(\"%d\", x); return 0; }\n");
+        let q =
+            lower("#include <stdio.h>\nint main(){ int x,y; scanf(\"%d%d\", &x,&y); printf(\"%d\", x); return 0; }\n");
         assert_eq!(infer(&inputs(&["1 2", "2 1", "5 5"]), &q, "main"), None);
         // A test with too few numbers (or a word) gives nothing rather than a guess.
         assert_eq!(infer(&inputs(&["1 2", "2 3", "5"]), &q, "main"), None);
@@ -193,7 +208,9 @@ mod tests {
 
     #[test]
     fn reads_inside_branches_give_nothing() {
-        let p = lower("#include <stdio.h>\nint main(){ int x,y; scanf(\"%d\", &x); if (x) scanf(\"%d\", &y); return 0; }\n");
+        let p = lower(
+            "#include <stdio.h>\nint main(){ int x,y; scanf(\"%d\", &x); if (x) scanf(\"%d\", &y); return 0; }\n",
+        );
         assert_eq!(infer(&inputs(&["1 2", "2 3", "5 6"]), &p, "main"), None);
     }
 }

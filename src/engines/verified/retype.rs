@@ -50,7 +50,10 @@ pub fn edits(student: &Program, text: &str) -> Option<Vec<(Change, TextEdit)>> {
         .into_iter()
         .map(|at| {
             let span = Span::new(at, at + 5);
-            (Change { span, old: "float".into(), new: "double".into(), region: "in a declaration".into() }, TextEdit { span, new_text: "double".into() })
+            (
+                Change { span, old: "float".into(), new: "double".into(), region: "in a declaration".into() },
+                TextEdit { span, new_text: "double".into() },
+            )
         })
         .collect();
     // `scanf("%f", &x)` with `x` now a double reads with `%lf`.
@@ -104,15 +107,24 @@ fn scanf_edit(text: &str, args: &[Expr], floats: &[usize]) -> Option<(Change, Te
             continue;
         }
         let target = super::address_of_var(targets.next()?);
-        widen.push(target.is_some_and(|v| floats.contains(&(v.0 as usize))) && "feEgGaA".contains(d.conv) && d.length == cfmt::Length::None);
+        widen.push(
+            target.is_some_and(|v| floats.contains(&(v.0 as usize)))
+                && "feEgGaA".contains(d.conv)
+                && d.length == cfmt::Length::None,
+        );
     }
     if !widen.contains(&true) {
         return None;
     }
     let span = fmt_expr.span;
     let src = &text[span.start as usize..span.end as usize];
-    let out = rewrite_directives(src, &mut |k, directive| widen[k].then(|| format!("{}l{}", &directive[..directive.len() - 1], &directive[directive.len() - 1..])))?;
-    Some((Change { span, old: src.to_string(), new: out.clone(), region: "in a scanf format".into() }, TextEdit { span, new_text: out }))
+    let out = rewrite_directives(src, &mut |k, directive| {
+        widen[k].then(|| format!("{}l{}", &directive[..directive.len() - 1], &directive[directive.len() - 1..]))
+    })?;
+    Some((
+        Change { span, old: src.to_string(), new: out.clone(), region: "in a scanf format".into() },
+        TextEdit { span, new_text: out },
+    ))
 }
 
 /// Numbers read as floating point where the reference reads integers. The `k`-th token read
@@ -127,7 +139,12 @@ fn scanf_edit(text: &str, args: &[Expr], floats: &[usize]) -> Option<(Change, Te
 /// that way, or the rewrite cannot be done faithfully (a read that is not a top-level `scanf`
 /// statement, a position where the reference reads a number into something else, a
 /// declaration without its keyword in the text, a `*` width).
-pub fn integer_reads(student: &Program, reference: &Program, entry: &str, text: &str) -> Option<Vec<(Change, TextEdit)>> {
+pub fn integer_reads(
+    student: &Program,
+    reference: &Program,
+    entry: &str,
+    text: &str,
+) -> Option<Vec<(Change, TextEdit)>> {
     let (sf, rf) = (student.func_by_name(entry)?, reference.func_by_name(entry)?);
     let (sd, rd) = (super::top_level_scanf_directives(student, sf)?, super::top_level_scanf_directives(reference, rf)?);
     let floating = |c: char| "feEgGaA".contains(c);
@@ -190,7 +207,10 @@ pub fn integer_reads(student: &Program, reference: &Program, entry: &str, text: 
         .map(|(at, (word, ty))| {
             let span = Span::new(*at, at + word.len());
             let new = ty.c_name();
-            (Change { span, old: word.to_string(), new: new.clone(), region: "in a declaration".into() }, TextEdit { span, new_text: new })
+            (
+                Change { span, old: word.to_string(), new: new.clone(), region: "in a declaration".into() },
+                TextEdit { span, new_text: new },
+            )
         })
         .collect();
     let long = |t: &crate::ir::IntType| matches!(t.kind, crate::ir::IntKind::Long | crate::ir::IntKind::LongLong);
@@ -232,7 +252,8 @@ pub fn integer_reads(student: &Program, reference: &Program, entry: &str, text: 
                 };
                 new_convs.push(match int_ty {
                     Some(t) if floating(d.conv) => {
-                        let flags: String = if scanf { String::new() } else { d.flags.chars().filter(|c| *c != '#').collect() };
+                        let flags: String =
+                            if scanf { String::new() } else { d.flags.chars().filter(|c| *c != '#').collect() };
                         let width = match d.width {
                             cfmt::Count::Fixed(n) => n.to_string(),
                             _ => String::new(),
@@ -250,7 +271,10 @@ pub fn integer_reads(student: &Program, reference: &Program, entry: &str, text: 
             match rewrite_directives(src, &mut |k, _| new_convs.get(k).cloned().flatten()) {
                 Some(new) => {
                     let region = if scanf { "in a scanf format" } else { "in a printf format" };
-                    out.push((Change { span, old: src.to_string(), new: new.clone(), region: region.into() }, TextEdit { span, new_text: new }));
+                    out.push((
+                        Change { span, old: src.to_string(), new: new.clone(), region: region.into() },
+                        TextEdit { span, new_text: new },
+                    ));
                 }
                 None => bad = true,
             }
@@ -327,13 +351,22 @@ mod tests {
         let out = retyped(student, INT_REFERENCE).unwrap();
         // Both read variables are declared by one keyword: it takes the first one's type; `z`
         // is not read and keeps `float`.
-        assert_eq!(out, student.replace("double x", "int x").replace("%lf %5lf", "%d %5d").replace("%-6.2lf|%g|", "%-6d|%d|"));
+        assert_eq!(
+            out,
+            student.replace("double x", "int x").replace("%lf %5lf", "%d %5d").replace("%-6.2lf|%g|", "%-6d|%d|")
+        );
     }
 
     #[test]
     fn nothing_to_retype_or_no_faithful_rewrite() {
         // The reference reads doubles too.
-        assert_eq!(retyped("int main(void) { double x; scanf(\"%lf\", &x); return 0; }", "int main(void) { double a; scanf(\"%lf\", &a); return 0; }"), None);
+        assert_eq!(
+            retyped(
+                "int main(void) { double x; scanf(\"%lf\", &x); return 0; }",
+                "int main(void) { double a; scanf(\"%lf\", &a); return 0; }"
+            ),
+            None
+        );
         // An expression of a retyped variable printed as floating point: its type after the
         // retyping is not known here.
         let student = "#include <stdio.h>\nint main(void) { double x, y; scanf(\"%lf%lf\", &x, &y); printf(\"%f\", x * 1.5); return 0; }";

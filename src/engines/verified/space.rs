@@ -28,7 +28,9 @@ impl<'j, 'p: 'j, 'ctx> Job<'j, 'p, 'ctx> {
         }
         for t in &self.tails {
             let here = if t.before {
-                self.plain_r.get(&node).is_some_and(|reg| node != Node::LoopEntry(t.l) && reg.exits.iter().any(|e| e.to == Node::LoopEntry(t.l)))
+                self.plain_r.get(&node).is_some_and(|reg| {
+                    node != Node::LoopEntry(t.l) && reg.exits.iter().any(|e| e.to == Node::LoopEntry(t.l))
+                })
             } else {
                 node == Node::LoopEntry(t.l)
             };
@@ -39,7 +41,12 @@ impl<'j, 'p: 'j, 'ctx> Job<'j, 'p, 'ctx> {
         }
         let rsites = &self.plain_r[&node].sites;
         let renamed = |pick: &dyn Fn(&SiteKind) -> bool| -> Vec<Expr> {
-            rsites.iter().filter(|x| pick(&x.kind)).filter_map(|x| update_rhs(x.expr, &x.kind)).filter_map(|e| self.rename(&e)).collect()
+            rsites
+                .iter()
+                .filter(|x| pick(&x.kind))
+                .filter_map(|x| update_rhs(x.expr, &x.kind))
+                .filter_map(|e| self.rename(&e))
+                .collect()
         };
         let ref_conds = renamed(&|k| *k == SiteKind::Cond);
         let ref_updates = renamed(&|k| matches!(k, SiteKind::Update(_)));
@@ -51,7 +58,11 @@ impl<'j, 'p: 'j, 'ctx> Job<'j, 'p, 'ctx> {
         };
         let stu_conds = stu(&|k| *k == SiteKind::Cond);
         let stu_updates = stu(&|k| matches!(k, SiteKind::Update(_)));
-        let student_vars: Vec<(VarId, Type)> = if self.wide { self.s.vars().into_iter().map(|v| (v, self.s.program.var(v).ty.clone())).collect() } else { Vec::new() };
+        let student_vars: Vec<(VarId, Type)> = if self.wide {
+            self.s.vars().into_iter().map(|v| (v, self.s.program.var(v).ty.clone())).collect()
+        } else {
+            Vec::new()
+        };
         let mut out = HashMap::new();
         let mut order = Vec::new();
         for (i, site) in sites.iter().enumerate() {
@@ -86,10 +97,22 @@ impl<'j, 'p: 'j, 'ctx> Job<'j, 'p, 'ctx> {
                     // Or where the printed variable has one of the constant values the student
                     // gives it (`grade == 'F'`).
                     let guarded_call = self.guarding.iter().find(|g| std::ptr::eq(g.guard, site.expr)).map(|g| g.call);
-                    let print_guard = guarded_call.is_some() || self.ending.is_some_and(|e| std::ptr::eq(e.guard, site.expr));
-                    let negated: Vec<Expr> = if print_guard { ref_conds.iter().chain(&stu_conds).map(negation).collect() } else { Vec::new() };
+                    let print_guard =
+                        guarded_call.is_some() || self.ending.is_some_and(|e| std::ptr::eq(e.guard, site.expr));
+                    let negated: Vec<Expr> = if print_guard {
+                        ref_conds.iter().chain(&stu_conds).map(negation).collect()
+                    } else {
+                        Vec::new()
+                    };
                     let tests = guarded_call.map_or_else(Vec::new, |call| self.printed_value_tests(call));
-                    for e in tests.iter().chain(&ref_conds).chain(&stu_conds).chain(&negated).chain(&variants).chain(&swapped) {
+                    for e in tests
+                        .iter()
+                        .chain(&ref_conds)
+                        .chain(&stu_conds)
+                        .chain(&negated)
+                        .chain(&variants)
+                        .chain(&swapped)
+                    {
                         push(e, &mut alts);
                     }
                     alts.push(Alt::Bool(true));
@@ -140,7 +163,10 @@ impl<'j, 'p: 'j, 'ctx> Job<'j, 'p, 'ctx> {
         for (i, (key, alt)) in chosen.enumerate() {
             if !out.contains_key(key) {
                 order.push(*key);
-                out.insert(*key, (BV::new_const(self.ctx, format!("fixed{}!{}", node_key(node), i), SEL_BITS), vec![alt.clone()]));
+                out.insert(
+                    *key,
+                    (BV::new_const(self.ctx, format!("fixed{}!{}", node_key(node), i), SEL_BITS), vec![alt.clone()]),
+                );
             }
         }
         Holes { sites: out, order }
@@ -150,10 +176,13 @@ impl<'j, 'p: 'j, 'ctx> Job<'j, 'p, 'ctx> {
     /// the student's function assigns to it.
     pub(super) fn printed_value_tests(&self, call: &Expr) -> Vec<Expr> {
         let ExprKind::Call(_, args) = &call.kind else { return Vec::new() };
-        let printed: Vec<VarId> = args.iter().filter_map(|a| match a.strip_implicit().kind {
-            ExprKind::Var(v) if matches!(self.s.program.var(v).ty, Type::Int(_)) => Some(v),
-            _ => None,
-        }).collect();
+        let printed: Vec<VarId> = args
+            .iter()
+            .filter_map(|a| match a.strip_implicit().kind {
+                ExprKind::Var(v) if matches!(self.s.program.var(v).ty, Type::Int(_)) => Some(v),
+                _ => None,
+            })
+            .collect();
         let (mut out, mut seen): (Vec<Expr>, Vec<(VarId, i64)>) = (Vec::new(), Vec::new());
         let Some(body) = &self.s.program.func(self.s.func).body else { return out };
         crate::ir::walk::walk_stmt(body, &mut |e| {
@@ -165,9 +194,17 @@ impl<'j, 'p: 'j, 'ctx> Job<'j, 'p, 'ctx> {
             {
                 seen.push((v, c));
                 let var = Expr { kind: ExprKind::Var(v), ty: lhs.ty.clone(), span: call.span };
-                let widened = Expr { kind: ExprKind::Cast { expr: Box::new(var), implicit: true }, ty: Type::INT, span: call.span };
+                let widened = Expr {
+                    kind: ExprKind::Cast { expr: Box::new(var), implicit: true },
+                    ty: Type::INT,
+                    span: call.span,
+                };
                 let constant = Expr { kind: ExprKind::Int(c), ty: Type::INT, span: call.span };
-                out.push(Expr { kind: ExprKind::Binary(BinOp::Eq, Box::new(widened), Box::new(constant)), ty: Type::INT, span: call.span });
+                out.push(Expr {
+                    kind: ExprKind::Binary(BinOp::Eq, Box::new(widened), Box::new(constant)),
+                    ty: Type::INT,
+                    span: call.span,
+                });
             }
         });
         out
@@ -208,7 +245,11 @@ pub(super) fn is_self_update(e: &Expr) -> bool {
 
 /// `!e`.
 pub(super) fn negation(e: &Expr) -> Expr {
-    Expr { kind: ExprKind::Unary(crate::ir::UnOp::Not, Box::new(e.strip_implicit().clone())), ty: Type::INT, span: e.span }
+    Expr {
+        kind: ExprKind::Unary(crate::ir::UnOp::Not, Box::new(e.strip_implicit().clone())),
+        ty: Type::INT,
+        span: e.span,
+    }
 }
 
 /// Beyond the paper's space, the slips students make in a condition: another relational
@@ -263,7 +304,11 @@ pub(super) fn operand_substitutions(e: &Expr, vars: &[(VarId, Type)]) -> Vec<Exp
 
 /// Whether `alt` is `original` with one variable operand of its comparison replaced.
 pub(super) fn is_operand_substitution(original: &Expr, alt: &Expr) -> bool {
-    let (ExprKind::Binary(o1, a1, b1), ExprKind::Binary(o2, a2, b2)) = (&original.strip_implicit().kind, &alt.strip_implicit().kind) else { return false };
+    let (ExprKind::Binary(o1, a1, b1), ExprKind::Binary(o2, a2, b2)) =
+        (&original.strip_implicit().kind, &alt.strip_implicit().kind)
+    else {
+        return false;
+    };
     let var_of = |x: &Expr| match x.strip_implicit().kind {
         ExprKind::Var(v) => Some(v),
         _ => None,
@@ -282,7 +327,8 @@ pub(super) fn update_rhs(e: &Expr, kind: &SiteKind) -> Option<Expr> {
             Some(Expr { kind: ExprKind::Binary(op, lhs.clone(), Box::new(one)), ty: lhs.ty.clone(), span: e.span })
         }
         (ExprKind::CompoundAssign { op, op_ty, lhs, rhs }, SiteKind::Update(_)) => {
-            let l = Expr { kind: ExprKind::Cast { expr: lhs.clone(), implicit: true }, ty: op_ty.clone(), span: lhs.span };
+            let l =
+                Expr { kind: ExprKind::Cast { expr: lhs.clone(), implicit: true }, ty: op_ty.clone(), span: lhs.span };
             Some(Expr { kind: ExprKind::Binary(*op, Box::new(l), rhs.clone()), ty: op_ty.clone(), span: e.span })
         }
         _ => Some(e.clone()),
@@ -319,7 +365,8 @@ pub(super) fn rename_in(e: &mut Expr, f: &mut impl FnMut(&mut ExprKind)) {
 pub(super) fn is_plain_print(e: &Expr) -> bool {
     match &e.kind {
         ExprKind::Call(Callee::Builtin(Builtin::Printf), args) => {
-            matches!(args.first().map(|a| &a.strip_implicit().kind), Some(ExprKind::Str(_))) && args[1..].iter().all(is_pure)
+            matches!(args.first().map(|a| &a.strip_implicit().kind), Some(ExprKind::Str(_)))
+                && args[1..].iter().all(is_pure)
         }
         _ => false,
     }
@@ -336,9 +383,25 @@ pub(super) fn reads_no_variable(e: &Expr) -> bool {
 pub(super) fn is_pure(e: &Expr) -> bool {
     let mut pure = true;
     crate::ir::walk::walk_expr(e, &mut |x| match &x.kind {
-        ExprKind::Assign(..) | ExprKind::CompoundAssign { .. } | ExprKind::IncDec(..) | ExprKind::Comma(..) => pure = false,
+        ExprKind::Assign(..) | ExprKind::CompoundAssign { .. } | ExprKind::IncDec(..) | ExprKind::Comma(..) => {
+            pure = false
+        }
         ExprKind::Call(Callee::Builtin(b), _) => {
-            pure &= matches!(b, Builtin::Abs | Builtin::Labs | Builtin::Fabs | Builtin::Sqrt | Builtin::Floor | Builtin::Ceil | Builtin::Round | Builtin::Isdigit | Builtin::Isalpha | Builtin::Isspace | Builtin::Isupper | Builtin::Islower)
+            pure &= matches!(
+                b,
+                Builtin::Abs
+                    | Builtin::Labs
+                    | Builtin::Fabs
+                    | Builtin::Sqrt
+                    | Builtin::Floor
+                    | Builtin::Ceil
+                    | Builtin::Round
+                    | Builtin::Isdigit
+                    | Builtin::Isalpha
+                    | Builtin::Isspace
+                    | Builtin::Isupper
+                    | Builtin::Islower
+            )
         }
         ExprKind::Str(_) => pure = false,
         _ => {}

@@ -9,11 +9,11 @@
 //! the order is total, so CEGIS ends at the least correct candidate whatever counterexamples
 //! the verifier happened to return, and equal-cost answers do not change from run to run.
 
-use z3::ast::{Ast, Bool, BV};
+use z3::ast::{Ast, BV, Bool};
 use z3::{Context, Model, Solver};
 
-use crate::smt::solver::{check_with_budget, Verdict};
 use crate::smt::Budget;
+use crate::smt::solver::{Verdict, check_with_budget};
 
 use super::Failure;
 
@@ -34,7 +34,16 @@ pub struct Synth<'ctx> {
 
 impl<'ctx> Synth<'ctx> {
     pub fn new(ctx: &'ctx Context) -> Self {
-        Synth { ctx, solver: Solver::new(ctx), changed: Vec::new(), penalties: Vec::new(), selectors: Vec::new(), at_least: 0, bounds: 0, checks: 0 }
+        Synth {
+            ctx,
+            solver: Solver::new(ctx),
+            changed: Vec::new(),
+            penalties: Vec::new(),
+            selectors: Vec::new(),
+            at_least: 0,
+            bounds: 0,
+            checks: 0,
+        }
     }
 
     pub fn require(&mut self, c: &Bool<'ctx>) {
@@ -65,7 +74,9 @@ impl<'ctx> Synth<'ctx> {
         match check_with_budget(&self.solver, assumptions, budget) {
             Verdict::Sat => Ok(true),
             Verdict::Unsat => Ok(false),
-            Verdict::Unknown(r) => Err(if budget.is_exhausted() { Failure::Timeout } else { Failure::SolverUnknown(format!("{r:?}")) }),
+            Verdict::Unknown(r) => {
+                Err(if budget.is_exhausted() { Failure::Timeout } else { Failure::SolverUnknown(format!("{r:?}")) })
+            }
         }
     }
 

@@ -17,15 +17,29 @@ fn lower(src: &str) -> Program {
 fn parts_of(student: &str, reference: &str, entry: &str) -> Vec<Vec<Node>> {
     let (s, r) = (lower(student), lower(reference));
     let (sf, rf) = (s.func_by_name(entry).unwrap(), r.func_by_name(entry).unwrap());
-    let names = |p: &Program| -> HashMap<FuncId, String> { (0..p.funcs.len() as u32).map(|i| (FuncId(i), p.func(FuncId(i)).name.clone())).collect() };
+    let names = |p: &Program| -> HashMap<FuncId, String> {
+        (0..p.funcs.len() as u32).map(|i| (FuncId(i), p.func(FuncId(i)).name.clone())).collect()
+    };
     let (ref_names, stu_names) = (names(&r), names(&s));
     let opts = Options { entry: entry.to_string(), compare: Compare::Values, precondition: None };
     let budget = Budget::new(Duration::from_secs(60), Cancel::new());
-    let task = PairTask { student: &s, reference: &r, s: sf, r: rf, text: student, opts: &opts, pre: None, budget: &budget, ref_names: &ref_names, stu_names: &stu_names };
+    let task = PairTask {
+        student: &s,
+        reference: &r,
+        s: sf,
+        r: rf,
+        text: student,
+        opts: &opts,
+        pre: None,
+        budget: &budget,
+        ref_names: &ref_names,
+        stu_names: &stu_names,
+    };
     let (rs, ss) = task.sides().unwrap();
     let arena = extension_arena(&ss);
     let ctx = new_context();
-    let mut job = Job::for_sites(&ctx, &rs, &ss, opts.compare, &budget, &arena).unwrap_or_else(|f| panic!("{}", f.describe()));
+    let mut job =
+        Job::for_sites(&ctx, &rs, &ss, opts.compare, &budget, &arena).unwrap_or_else(|f| panic!("{}", f.describe()));
     job.components()
 }
 
@@ -156,7 +170,16 @@ fn part_of(parts: &[Vec<Node>], n: Node) -> usize {
 #[test]
 fn loops_with_disjoint_sites_are_separate_parts() {
     let parts = parts_of(TWO_LOOPS, TWO_LOOPS, "main");
-    assert_eq!(parts, vec![vec![Node::FuncEntry], vec![Node::LoopEntry(0)], vec![Node::LoopExit(0)], vec![Node::LoopEntry(1)], vec![Node::LoopExit(1)]]);
+    assert_eq!(
+        parts,
+        vec![
+            vec![Node::FuncEntry],
+            vec![Node::LoopEntry(0)],
+            vec![Node::LoopExit(0)],
+            vec![Node::LoopEntry(1)],
+            vec![Node::LoopExit(1)]
+        ]
+    );
 }
 
 #[test]
@@ -166,7 +189,10 @@ fn a_shared_loop_step_puts_both_regions_in_one_part() {
     let outer = part_of(&parts, Node::LoopEntry(0));
     assert_eq!(part_of(&parts, Node::LoopExit(1)), outer);
     let p = &parts[outer];
-    assert!(p.iter().position(|n| *n == Node::LoopEntry(0)) < p.iter().position(|n| *n == Node::LoopExit(1)), "{parts:?}");
+    assert!(
+        p.iter().position(|n| *n == Node::LoopEntry(0)) < p.iter().position(|n| *n == Node::LoopExit(1)),
+        "{parts:?}"
+    );
     // The inner loop's body and what follows the outer loop share nothing with them.
     assert_ne!(part_of(&parts, Node::LoopEntry(1)), outer);
     assert_ne!(part_of(&parts, Node::LoopExit(0)), outer);
@@ -178,7 +204,10 @@ fn a_shared_loop_step_puts_both_regions_in_one_part() {
 #[test]
 fn frozen_variables_keep_the_function_in_one_part() {
     // The loops' sites are as disjoint as in `TWO_LOOPS`, but `n` is frozen.
-    assert_eq!(parts_of(FROZEN, FROZEN, "main"), vec![vec![Node::FuncEntry, Node::LoopEntry(0), Node::LoopExit(0), Node::LoopEntry(1), Node::LoopExit(1)]]);
+    assert_eq!(
+        parts_of(FROZEN, FROZEN, "main"),
+        vec![vec![Node::FuncEntry, Node::LoopEntry(0), Node::LoopExit(0), Node::LoopEntry(1), Node::LoopExit(1)]]
+    );
 }
 
 #[test]
@@ -217,7 +246,12 @@ fn parallel_and_sequential_repairs_agree() {
     let read = |f: &str| std::fs::read_to_string(dir.join(f)).unwrap();
     // Multi-node fixtures whose nodes are independent: a repair at Loop-Entry, one at
     // Loop-Exit, no repair at Func-Entry, equivalent as written.
-    for (student, reference) in [("digits_loop_bug.c", "digits.ref.c"), ("checksum_offset.c", "checksum.ref.c"), ("checksum_test_first.c", "checksum.ref.c"), ("checksum_getchar.c", "checksum.ref.c")] {
+    for (student, reference) in [
+        ("digits_loop_bug.c", "digits.ref.c"),
+        ("checksum_offset.c", "checksum.ref.c"),
+        ("checksum_test_first.c", "checksum.ref.c"),
+        ("checksum_getchar.c", "checksum.ref.c"),
+    ] {
         agree(student, &read(student), &read(reference));
     }
     // Changes in two parts at once.
@@ -225,7 +259,17 @@ fn parallel_and_sequential_repairs_agree() {
     let Ok(Outcome::Repaired(r)) = ({
         let (s, r) = (lower(TWO_LOOPS_TWO_BUGS), lower(TWO_LOOPS));
         let opts = Options { entry: "main".to_string(), compare: Compare::Values, precondition: None };
-        run_with(&s, TWO_LOOPS_TWO_BUGS, &r, &opts, None, &Budget::new(Duration::from_secs(120), Cancel::new()), &mut 0, true, &mut Vec::new())
+        run_with(
+            &s,
+            TWO_LOOPS_TWO_BUGS,
+            &r,
+            &opts,
+            None,
+            &Budget::new(Duration::from_secs(120), Cancel::new()),
+            &mut 0,
+            true,
+            &mut Vec::new(),
+        )
     }) else {
         panic!("two loops, two bugs: not repaired")
     };
@@ -235,19 +279,32 @@ fn parallel_and_sequential_repairs_agree() {
 
 #[test]
 fn functions_pair_by_name_else_by_signature_and_loops() {
-    let reference = lower("int sq(int n) { return n * n; }\nint f(int n) { int i, s = 0; for (i = 0; i < n; i++) s += i; return s; }\nint main(void) { return f(3) + sq(2); }");
+    let reference = lower(
+        "int sq(int n) { return n * n; }\nint f(int n) { int i, s = 0; for (i = 0; i < n; i++) s += i; return s; }\nint main(void) { return f(3) + sq(2); }",
+    );
     let named = |r: &Program, s: &Program| -> Result<Vec<(String, String)>, Failure> {
-        match_functions(s, r, "main").map(|pairs| pairs.into_iter().map(|(s_, r_)| (s.func(s_).name.clone(), r.func(r_).name.clone())).collect())
+        match_functions(s, r, "main")
+            .map(|pairs| pairs.into_iter().map(|(s_, r_)| (s.func(s_).name.clone(), r.func(r_).name.clone())).collect())
     };
     // `total` has `f`'s signature and loop; `square` has `sq`'s (no loop).
-    let student = lower("int square(int n) { return n * n; }\nint total(int k) { int j, t = 0; while (j < k) { t += j; j++; } return t; }\nint main(void) { return total(3) + square(2); }");
+    let student = lower(
+        "int square(int n) { return n * n; }\nint total(int k) { int j, t = 0; while (j < k) { t += j; j++; } return t; }\nint main(void) { return total(3) + square(2); }",
+    );
     let mut pairs = named(&reference, &student).unwrap();
     pairs.sort();
-    assert_eq!(pairs, [("main", "main"), ("square", "sq"), ("total", "f")].map(|(a, b)| (a.to_string(), b.to_string())));
+    assert_eq!(
+        pairs,
+        [("main", "main"), ("square", "sq"), ("total", "f")].map(|(a, b)| (a.to_string(), b.to_string()))
+    );
     // Two loop-free one-parameter functions could each be `sq`: no guess.
-    let ambiguous = lower("int a(int n) { return n; }\nint b(int n) { return -n; }\nint f(int n) { int i; for (i = 0; i < n; i++) ; return i; }\nint main(void) { return a(1) + b(2) + f(3); }");
+    let ambiguous = lower(
+        "int a(int n) { return n; }\nint b(int n) { return -n; }\nint f(int n) { int i; for (i = 0; i < n; i++) ; return i; }\nint main(void) { return a(1) + b(2) + f(3); }",
+    );
     assert!(matches!(named(&reference, &ambiguous), Err(Failure::StructuralMismatch(m)) if m.contains("several")));
     // `f`'s counterpart must have a loop.
-    let no_loop = lower("int sq(int n) { return n * n; }\nint g(int n) { return n; }\nint main(void) { return g(3) + sq(2); }");
-    assert!(matches!(named(&reference, &no_loop), Err(Failure::StructuralMismatch(m)) if m.contains("no function of yours")));
+    let no_loop =
+        lower("int sq(int n) { return n * n; }\nint g(int n) { return n; }\nint main(void) { return g(3) + sq(2); }");
+    assert!(
+        matches!(named(&reference, &no_loop), Err(Failure::StructuralMismatch(m)) if m.contains("no function of yours"))
+    );
 }

@@ -64,10 +64,8 @@ fn introclass_round_trip() {
         eprintln!("no IntroClass corpus; skipped");
         return;
     }
-    let failures: Vec<String> = files
-        .iter()
-        .filter_map(|f| round_trip(f).err().map(|e| format!("{}: {e}", f.display())))
-        .collect();
+    let failures: Vec<String> =
+        files.iter().filter_map(|f| round_trip(f).err().map(|e| format!("{}: {e}", f.display()))).collect();
     assert!(failures.is_empty(), "{} of {} files fail:\n{}", failures.len(), files.len(), failures.join("\n\n"));
     eprintln!("{} files round-trip", files.len());
 }

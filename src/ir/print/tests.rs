@@ -118,7 +118,10 @@ fn precedence_and_associativity() {
     assert_eq!(expr_to_c(p, &bin(BinOp::Sub, postinc, predec)), "a++ - --a");
     let dcast = cast(bin(BinOp::Add, a.clone(), bv.clone()), Type::DOUBLE);
     assert_eq!(expr_to_c(p, &dcast), "(double)(a + b)");
-    assert_eq!(expr_to_c(p, &bin(BinOp::Div, cast(a.clone(), Type::DOUBLE), imp(bv.clone(), Type::DOUBLE))), "(double)a / b");
+    assert_eq!(
+        expr_to_c(p, &bin(BinOp::Div, cast(a.clone(), Type::DOUBLE), imp(bv.clone(), Type::DOUBLE))),
+        "(double)a / b"
+    );
     // Implicit casts are transparent but keep the parentheses their operand needs.
     let wide = imp(bin(BinOp::Add, a.clone(), bv.clone()), Type::Int(IntType::LONG));
     assert_eq!(expr_to_c(p, &bin(BinOp::Mul, wide, imp(c.clone(), Type::Int(IntType::LONG)))), "(a + b) * c");
@@ -138,7 +141,12 @@ fn assignments_conditionals_commas_calls() {
     );
     assert_eq!(expr_to_c(p, &ca), "x += 1");
     let shl = e(
-        ExprKind::CompoundAssign { op: BinOp::Shl, op_ty: Type::INT, lhs: Box::new(x.clone()), rhs: Box::new(y.clone()) },
+        ExprKind::CompoundAssign {
+            op: BinOp::Shl,
+            op_ty: Type::INT,
+            lhs: Box::new(x.clone()),
+            rhs: Box::new(y.clone()),
+        },
         Type::INT,
     );
     assert_eq!(expr_to_c(p, &shl), "x <<= y");
@@ -161,7 +169,10 @@ fn assignments_conditionals_commas_calls() {
     assert_eq!(expr_to_c(p, &call(Builtin::Nondet, vec![], Type::INT)), "__VERIFIER_nondet_int()");
     assert_eq!(expr_to_c(p, &call(Builtin::Nondet, vec![], Type::Int(IntType::UINT))), "__VERIFIER_nondet_uint()");
     assert_eq!(expr_to_c(p, &call(Builtin::Nondet, vec![], Type::CHAR)), "__VERIFIER_nondet_char()");
-    assert_eq!(expr_to_c(p, &call(Builtin::Assume, vec![bin(BinOp::Gt, x.clone(), int(0))], Type::Void)), "__VERIFIER_assume(x > 0)");
+    assert_eq!(
+        expr_to_c(p, &call(Builtin::Assume, vec![bin(BinOp::Gt, x.clone(), int(0))], Type::Void)),
+        "__VERIFIER_assume(x > 0)"
+    );
     assert_eq!(expr_to_c(p, &call(Builtin::Sqrt, vec![imp(x.clone(), Type::DOUBLE)], Type::DOUBLE)), "sqrt(x)");
     assert_eq!(Builtin::ReachError.c_name(), "reach_error");
     assert_eq!(Builtin::Assert.c_name(), "assert");
@@ -194,7 +205,8 @@ fn pointers_arrays_members() {
     let q = b.local("q", Type::ptr(Type::INT));
     let (pt, pp, arr, q) = (b.v(pt), b.v(pp), b.v(arr), b.v(q));
     let p = &b.p;
-    let mem = |base: Expr, f: usize, arrow: bool| e(ExprKind::Member { base: Box::new(base), field: f, arrow }, Type::INT);
+    let mem =
+        |base: Expr, f: usize, arrow: bool| e(ExprKind::Member { base: Box::new(base), field: f, arrow }, Type::INT);
     assert_eq!(expr_to_c(p, &mem(pp.clone(), 1, true)), "pp->y");
     assert_eq!(expr_to_c(p, &mem(pt.clone(), 0, false)), "pt.x");
     let deref_pp = e(ExprKind::Deref(Box::new(pp.clone())), sty.clone());
@@ -210,7 +222,15 @@ fn pointers_arrays_members() {
     let vcast = cast(q.clone(), Type::ptr(Type::CHAR));
     assert_eq!(expr_to_c(p, &vcast), "(char *)q");
     assert_eq!(expr_to_c(p, &e(ExprKind::Deref(Box::new(vcast)), Type::CHAR)), "*(char *)q");
-    let m = call(Builtin::Malloc, vec![bin(BinOp::Mul, lit(10, IntType::ULONG), e(ExprKind::SizeOf { size: 4, text: "(int)".into() }, Type::Int(IntType::ULONG)))], Type::ptr(Type::Void));
+    let m = call(
+        Builtin::Malloc,
+        vec![bin(
+            BinOp::Mul,
+            lit(10, IntType::ULONG),
+            e(ExprKind::SizeOf { size: 4, text: "(int)".into() }, Type::Int(IntType::ULONG)),
+        )],
+        Type::ptr(Type::Void),
+    );
     assert_eq!(expr_to_c(p, &assign(q.clone(), imp(m, Type::ptr(Type::INT)))), "q = malloc(10UL * sizeof(int))");
 }
 
@@ -340,7 +360,12 @@ fn statements() {
         cond: Some(lt(iv.clone(), 10)),
         step: Some(inc(iv.clone())),
         body: Box::new(block(vec![sx(e(
-            ExprKind::CompoundAssign { op: BinOp::Mul, op_ty: Type::INT, lhs: Box::new(jv.clone()), rhs: Box::new(int(2)) },
+            ExprKind::CompoundAssign {
+                op: BinOp::Mul,
+                op_ty: Type::INT,
+                lhs: Box::new(jv.clone()),
+                rhs: Box::new(int(2)),
+            },
             Type::INT,
         ))])),
     });
@@ -355,7 +380,10 @@ fn statements() {
     });
     assert_eq!(stmt_to_c(p, &for_expr, 0), "for (i = 0;;)\n    ;");
 
-    let w = st(StmtKind::While { cond: lt(xv.clone(), 5), body: Box::new(block(vec![sx(inc(xv.clone())), st(StmtKind::Continue)])) });
+    let w = st(StmtKind::While {
+        cond: lt(xv.clone(), 5),
+        body: Box::new(block(vec![sx(inc(xv.clone())), st(StmtKind::Continue)])),
+    });
     assert_eq!(stmt_to_c(p, &w, 0), "while (x < 5) {\n    x++;\n    continue;\n}");
     let dw = st(StmtKind::DoWhile { body: Box::new(block(vec![sx(inc(xv.clone()))])), cond: lt(xv.clone(), 5) });
     assert_eq!(stmt_to_c(p, &dw, 0), "do {\n    x++;\n} while (x < 5);");
@@ -447,7 +475,10 @@ fn functions_called_before_their_definition_get_prototypes() {
         locals: vec![],
         unsupported: vec![],
     };
-    let call_half = e(ExprKind::Call(Callee::Func(FuncId(1)), vec![imp(int(8), Type::Int(IntType::LLONG))]), Type::Int(IntType::LLONG));
+    let call_half = e(
+        ExprKind::Call(Callee::Func(FuncId(1)), vec![imp(int(8), Type::Int(IntType::LLONG))]),
+        Type::Int(IntType::LLONG),
+    );
     b.p.funcs.push(f("main", Type::INT, vec![], block(vec![sx(call_half), st(StmtKind::Return(Some(int(0))))]), 10));
     let recurse = e(ExprKind::Call(Callee::Func(FuncId(1)), vec![nv.clone()]), Type::Int(IntType::LLONG));
     b.p.funcs.push(f("half", Type::Int(IntType::LLONG), vec![n], block(vec![st(StmtKind::Return(Some(recurse)))]), 20));

@@ -243,7 +243,8 @@ fn constants_formats_and_callees_are_labels() {
     let a = "#include <stdio.h>\nint main(void) { int x = 3; printf(\"%d\\n\", x); return 0; }";
     let b = "#include <stdio.h>\nint main(void) { int x = 4; printf(\"%d \\n\", x); return 0; }";
     assert_eq!(program_distance(&program(a), &program(b)).distance, 2);
-    let c = "#include <stdio.h>\n#include <stdlib.h>\nint main(void) { int x = 3; printf(\"%d\\n\", abs(x)); return 0; }";
+    let c =
+        "#include <stdio.h>\n#include <stdlib.h>\nint main(void) { int x = 3; printf(\"%d\\n\", abs(x)); return 0; }";
     assert_eq!(program_distance(&program(a), &program(c)).distance, 1);
     // float → double in a declaration and `%f` → `%lf`: two relabels.
     let d = "#include <stdio.h>\nint main(void) { float f; scanf(\"%f\", &f); return 0; }";
@@ -268,7 +269,6 @@ fn for_parts_are_told_apart() {
     let b = "int main(void) { int i = 0; for (;; i) {} return 0; }";
     assert_eq!(program_distance(&program(a), &program(b)).distance, 1);
 }
-
 
 /// `x` with one random edit: a relabel, a deleted node (its children take its place), an
 /// inserted leaf, or an inserted node above a run of siblings.

@@ -33,7 +33,11 @@ impl Rng {
     fn value(&mut self, t: IntType) -> i64 {
         let edges = [0, 1, -1, 2, -2, 7, -7, t.min_value() as i64, t.max_value() as i64];
         let r = self.next();
-        let v = if r.is_multiple_of(3) { edges[(r / 3 % edges.len() as u64) as usize] } else { (self.next() >> (r % 64)) as i64 };
+        let v = if r.is_multiple_of(3) {
+            edges[(r / 3 % edges.len() as u64) as usize]
+        } else {
+            (self.next() >> (r % 64)) as i64
+        };
         t.wrap(v)
     }
 }
@@ -102,7 +106,13 @@ fn budget() -> Budget {
 
 /// Asserts `x_i = a_i`, `y_i = b_i` for symbolic `x_i, y_i` and that some `f(x_i, y_i)` differs
 /// from its expected value: must be unsat.
-fn solver_agrees<'c>(ctx: &'c z3::Context, t: IntType, cases: &[(i64, i64)], f: impl Fn(&BV<'c>, &BV<'c>) -> BV<'c>, want: impl Fn(i64, i64) -> BV<'c>) {
+fn solver_agrees<'c>(
+    ctx: &'c z3::Context,
+    t: IntType,
+    cases: &[(i64, i64)],
+    f: impl Fn(&BV<'c>, &BV<'c>) -> BV<'c>,
+    want: impl Fn(i64, i64) -> BV<'c>,
+) {
     let s = z3::Solver::new(ctx);
     let mut diffs = Vec::new();
     for (i, &(a, b)) in cases.iter().enumerate() {
@@ -142,7 +152,13 @@ fn arithmetic_matches_wrapping_arithmetic() {
                 assert!(defined(op, &constant(&ctx, t, a), &constant(&ctx, t, b), t).simplify().as_bool().is_some());
             }
             let some = &cases[..SOLVER_CASES];
-            solver_agrees(&ctx, t, some, |x, y| arith(op, x, y, t).unwrap(), |a, b| constant(&ctx, t, expected(op, a, b, t)));
+            solver_agrees(
+                &ctx,
+                t,
+                some,
+                |x, y| arith(op, x, y, t).unwrap(),
+                |a, b| constant(&ctx, t, expected(op, a, b, t)),
+            );
         }
     }
 }
@@ -161,7 +177,12 @@ fn comparisons_are_signed_or_unsigned() {
                 .collect();
             for &(a, b) in &cases {
                 let c = compare(op, &constant(&ctx, t, a), &constant(&ctx, t, b), t.signed).unwrap();
-                assert_eq!(c.simplify().as_bool(), Some(expected(op, a, b, t) == 1), "{a} {} {b} in {t:?}", op.c_token());
+                assert_eq!(
+                    c.simplify().as_bool(),
+                    Some(expected(op, a, b, t) == 1),
+                    "{a} {} {b} in {t:?}",
+                    op.c_token()
+                );
             }
             let int = IntType::INT;
             solver_agrees(
@@ -174,7 +195,9 @@ fn comparisons_are_signed_or_unsigned() {
         }
     }
     assert!(compare(BinOp::Add, &constant(&ctx, IntType::INT, 1), &constant(&ctx, IntType::INT, 1), true).is_none());
-    assert!(arith(BinOp::Lt, &constant(&ctx, IntType::INT, 1), &constant(&ctx, IntType::INT, 1), IntType::INT).is_none());
+    assert!(
+        arith(BinOp::Lt, &constant(&ctx, IntType::INT, 1), &constant(&ctx, IntType::INT, 1), IntType::INT).is_none()
+    );
 }
 
 #[test]
@@ -213,10 +236,22 @@ fn casts_extend_by_the_source_sign_and_truncate() {
     }
     // Spot checks against Rust's `as`.
     let c = |v: i64, t: IntType| constant(&ctx, t, v);
-    assert_eq!(value_of(&cast(&c(-1, IntType::CHAR), IntType::CHAR, IntType::UINT), IntType::UINT), Some((-1i8) as u32 as i64));
-    assert_eq!(value_of(&cast(&c(200, IntType::UCHAR), IntType::UCHAR, IntType::INT), IntType::INT), Some(200u8 as i32 as i64));
-    assert_eq!(value_of(&cast(&c(-5, IntType::INT), IntType::INT, IntType::ULONG), IntType::ULONG), Some((-5i32) as u64 as i64));
-    assert_eq!(value_of(&cast(&c(300, IntType::INT), IntType::INT, IntType::CHAR), IntType::CHAR), Some(300i32 as i8 as i64));
+    assert_eq!(
+        value_of(&cast(&c(-1, IntType::CHAR), IntType::CHAR, IntType::UINT), IntType::UINT),
+        Some((-1i8) as u32 as i64)
+    );
+    assert_eq!(
+        value_of(&cast(&c(200, IntType::UCHAR), IntType::UCHAR, IntType::INT), IntType::INT),
+        Some(200u8 as i32 as i64)
+    );
+    assert_eq!(
+        value_of(&cast(&c(-5, IntType::INT), IntType::INT, IntType::ULONG), IntType::ULONG),
+        Some((-5i32) as u64 as i64)
+    );
+    assert_eq!(
+        value_of(&cast(&c(300, IntType::INT), IntType::INT, IntType::CHAR), IntType::CHAR),
+        Some(300i32 as i8 as i64)
+    );
     assert_eq!(value_of(&cast(&c(256, IntType::INT), IntType::INT, IntType::BOOL), IntType::BOOL), Some(1));
 }
 

@@ -7,7 +7,7 @@
 
 use std::collections::HashMap;
 
-use z3::ast::{Ast, Bool, Dynamic, Float, BV};
+use z3::ast::{Ast, BV, Bool, Dynamic, Float};
 use z3::{Context, Solver, Sort};
 
 use crate::ir::FloatKind;

@@ -79,8 +79,8 @@ pub(crate) mod fp;
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 
-use z3::ast::{Ast, Bool, Float, BV};
 use z3::Context;
+use z3::ast::{Ast, BV, Bool, Float};
 
 use crate::ir::{Builtin, Callee, Expr, ExprKind, FuncId, Init, IntType, Program, Span, Stmt, StmtKind, Type};
 
@@ -320,7 +320,9 @@ pub enum BranchKind {
 #[derive(Clone, Debug)]
 pub enum InputSource {
     /// The `index`-th directive of a `scanf` call (the call is [`Encoding::input_calls`]).
-    Scanf { call: usize },
+    Scanf {
+        call: usize,
+    },
     Nondet,
     /// A whole line (`fgets`, `gets`); `string` holds it without its '\n'.
     Line,
@@ -367,8 +369,14 @@ pub struct InputCall<'ctx> {
 
 #[derive(Clone, Debug)]
 pub enum OutValue<'ctx> {
-    Int { value: BV<'ctx>, ty: IntType },
-    Float { value: Float<'ctx>, kind: crate::ir::FloatKind },
+    Int {
+        value: BV<'ctx>,
+        ty: IntType,
+    },
+    Float {
+        value: Float<'ctx>,
+        kind: crate::ir::FloatKind,
+    },
     /// A string literal.
     Text(Vec<u8>),
     /// A char array's characters from the pointer on, up to the string cap (print up to the
@@ -492,7 +500,9 @@ impl<'ctx> Encoding<'ctx> {
     pub fn choice_formula(&self, choice: &[(LocationId, usize)], goal: &Bool<'ctx>) -> Bool<'ctx> {
         let chosen: HashMap<LocationId, usize> = choice.iter().copied().collect();
         let mut parts: Vec<&Bool<'ctx>> = self.hard.iter().collect();
-        parts.extend(self.soft.iter().filter(|s| chosen.get(&s.loc).copied().unwrap_or(0) == s.k).map(|s| &s.constraint));
+        parts.extend(
+            self.soft.iter().filter(|s| chosen.get(&s.loc).copied().unwrap_or(0) == s.k).map(|s| &s.constraint),
+        );
         parts.push(goal);
         let whole = Bool::and(self.ctx, &parts);
         let pairs = self.selector_values(choice);
@@ -542,7 +552,6 @@ pub fn encode<'ctx>(
     let loc_of = if opts.alternatives.is_some() { location_map(program, frozen) } else { HashMap::new() };
     exec::run(ctx, program, entry, opts, loc_of)
 }
-
 
 #[cfg(test)]
 mod tests;

@@ -1,7 +1,7 @@
 use std::collections::HashSet;
 
-use z3::ast::Ast;
 use z3::SatResult;
+use z3::ast::Ast;
 
 use super::*;
 use crate::ir::BinOp;
@@ -51,18 +51,7 @@ fn locations_are_in_preorder_with_kinds() {
     let p = program(SUM);
     let locs = locations(&p, &HashSet::new());
     let shown: Vec<String> = locs.iter().map(|l| format!("{:?} {}", l.kind, text(SUM, l.span))).collect();
-    assert_eq!(
-        shown,
-        [
-            "Init 0",
-            "Init 0",
-            "Condition (i < n)",
-            "Assign s + i",
-            "Assign i + 1",
-            "Arg s",
-            "Return s",
-        ]
-    );
+    assert_eq!(shown, ["Init 0", "Init 0", "Condition (i < n)", "Assign s + i", "Assign i + 1", "Arg s", "Return s",]);
     assert!(locs.iter().enumerate().all(|(i, l)| l.id == LocationId(i as u32)));
     let frozen: HashSet<String> = ["main".to_string()].into();
     assert!(locations(&p, &frozen).is_empty());

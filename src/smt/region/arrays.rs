@@ -22,7 +22,14 @@ impl<'s, 'p, 'w, 'a, 'ctx> Exec<'s, 'p, 'w, 'a, 'ctx> {
 
     /// The element `base[idx]` addresses: the array variable and the 32-bit index. An index
     /// outside `0..length` is a runtime error under `g`.
-    pub(super) fn element(&mut self, base: &'p Expr, idx: &'p Expr, st: &mut State<'ctx>, g: &Bool<'ctx>, span: Span) -> R<(VarId, Elem<'ctx>)> {
+    pub(super) fn element(
+        &mut self,
+        base: &'p Expr,
+        idx: &'p Expr,
+        st: &mut State<'ctx>,
+        g: &Bool<'ctx>,
+        span: Span,
+    ) -> R<(VarId, Elem<'ctx>)> {
         let (v, _, _, n, _) = self.array_of(base, st)?;
         if has_effects(idx) {
             return unsupported("side effects in an array index", idx.span);
@@ -30,7 +37,10 @@ impl<'s, 'p, 'w, 'a, 'ctx> Exec<'s, 'p, 'w, 'a, 'ctx> {
         let i = self.eval(idx, st, g)?;
         let Term::Int(b, t) = &i.term else { return unsupported("a floating point array index", idx.span) };
         let wide = c_int::resize(b, t.signed, 64);
-        let ok = Bool::and(self.ctx, &[&wide.bvsge(&BV::from_i64(self.ctx, 0, 64)), &wide.bvslt(&BV::from_i64(self.ctx, n as i64, 64))]);
+        let ok = Bool::and(
+            self.ctx,
+            &[&wide.bvsge(&BV::from_i64(self.ctx, 0, 64)), &wide.bvslt(&BV::from_i64(self.ctx, n as i64, 64))],
+        );
         self.error(Bool::and(self.ctx, &[g, &ok.not()]), i.deps.clone(), span);
         Ok((v, Elem { index: wide.extract(31, 0).simplify(), deps: i.deps }))
     }
@@ -62,7 +72,8 @@ impl<'s, 'p, 'w, 'a, 'ctx> Exec<'s, 'p, 'w, 'a, 'ctx> {
         let (v, at) = self.element(base, idx, st, g, lhs.span)?;
         let Some(Val { term: Term::Array(a, t, _), deps }) = st.vars.get(&v) else { unreachable!("an array") };
         let (t, elem_ty) = (*t, Type::Int(*t));
-        let old = self.int_val(a.select(&at.index).as_bv().expect("a bit-vector element"), t, Self::union(deps, &at.deps));
+        let old =
+            self.int_val(a.select(&at.index).as_bv().expect("a bit-vector element"), t, Self::union(deps, &at.deps));
         let (new, value) = match &e.kind {
             ExprKind::Assign(..) => {
                 let x = self.convert(rhs.expect("a right side"), &elem_ty, e.span)?;
@@ -101,7 +112,9 @@ pub(super) struct Elem<'ctx> {
 /// An assignment, `op=` or `++`/`--` whose target is an array element.
 pub(super) fn element_update(e: &Expr) -> bool {
     match &e.kind {
-        ExprKind::Assign(lhs, _) | ExprKind::CompoundAssign { lhs, .. } | ExprKind::IncDec(_, lhs) => matches!(lhs.strip_implicit().kind, ExprKind::Index(..)),
+        ExprKind::Assign(lhs, _) | ExprKind::CompoundAssign { lhs, .. } | ExprKind::IncDec(_, lhs) => {
+            matches!(lhs.strip_implicit().kind, ExprKind::Index(..))
+        }
         _ => false,
     }
 }

@@ -43,7 +43,9 @@ impl<'s, 'p, 'w, 'a, 'ctx> Exec<'s, 'p, 'w, 'a, 'ctx> {
                     Term::Float(self.fp.convert(f, *k), *k)
                 }
             }
-            (_, other) => return unsupported(format!("a value of type `{}`", self.setup.program.type_name(other)), span),
+            (_, other) => {
+                return unsupported(format!("a value of type `{}`", self.setup.program.type_name(other)), span);
+            }
         };
         Ok(Val { term, deps: v.deps })
     }
@@ -72,7 +74,9 @@ impl<'s, 'p, 'w, 'a, 'ctx> Exec<'s, 'p, 'w, 'a, 'ctx> {
                 _ => unsupported("a constant of this type", e.span),
             },
             ExprKind::Var(v) => match st.vars.get(v) {
-                Some(Val { term: Term::Array(..), .. }) => unsupported(format!("the array `{}` used as a value", self.setup.program.var(*v).name), e.span),
+                Some(Val { term: Term::Array(..), .. }) => {
+                    unsupported(format!("the array `{}` used as a value", self.setup.program.var(*v).name), e.span)
+                }
                 Some(val) => {
                     self.use_var(*v, Usage::Read);
                     // A reference expression renamed into the student's variables keeps the
@@ -170,7 +174,14 @@ impl<'s, 'p, 'w, 'a, 'ctx> Exec<'s, 'p, 'w, 'a, 'ctx> {
 
     /// `a op b` on values already converted to the operation's type; a division or remainder
     /// by zero (or `INT_MIN / -1`) under guard `g` is a runtime error.
-    pub(super) fn binary(&mut self, op: BinOp, a: &Val<'ctx>, b: &Val<'ctx>, g: &Bool<'ctx>, span: Span) -> R<Val<'ctx>> {
+    pub(super) fn binary(
+        &mut self,
+        op: BinOp,
+        a: &Val<'ctx>,
+        b: &Val<'ctx>,
+        g: &Bool<'ctx>,
+        span: Span,
+    ) -> R<Val<'ctx>> {
         let deps = Self::union(&a.deps, &b.deps);
         match (&a.term, &b.term) {
             (Term::Int(x, t), Term::Int(y, _)) => {
@@ -268,7 +279,9 @@ impl<'s, 'p, 'w, 'a, 'ctx> Exec<'s, 'p, 'w, 'a, 'ctx> {
             ExprKind::IncDec(kind, lhs) => {
                 let v = self.lvalue_var(lhs)?;
                 let old = st.vars[&v].clone();
-                let Term::Int(x, t) = &old.term else { return unsupported("`++`/`--` of a floating point variable", e.span) };
+                let Term::Int(x, t) = &old.term else {
+                    return unsupported("`++`/`--` of a floating point variable", e.span);
+                };
                 let one = c_int::constant(ctx, *t, 1);
                 let new = match kind {
                     IncDec::PreInc | IncDec::PostInc => c_int::add(x, &one),
@@ -283,7 +296,14 @@ impl<'s, 'p, 'w, 'a, 'ctx> Exec<'s, 'p, 'w, 'a, 'ctx> {
         }
     }
 
-    pub(super) fn call(&mut self, f: FuncId, e: &'p Expr, args: &'p [Expr], st: &mut State<'ctx>, g: &Bool<'ctx>) -> R<Val<'ctx>> {
+    pub(super) fn call(
+        &mut self,
+        f: FuncId,
+        e: &'p Expr,
+        args: &'p [Expr],
+        st: &mut State<'ctx>,
+        g: &Bool<'ctx>,
+    ) -> R<Val<'ctx>> {
         let Some(name) = self.setup.callee_names.get(&f).cloned() else {
             return unsupported(format!("calling `{}`", self.setup.program.func(f).name), e.span);
         };
@@ -298,7 +318,9 @@ impl<'s, 'p, 'w, 'a, 'ctx> Exec<'s, 'p, 'w, 'a, 'ctx> {
             Type::Int(t) => (Sort::bitvector(self.ctx, c_int::width(*t)), e.ty.clone()),
             Type::Float(k) => (fp::sort(self.ctx, *k), e.ty.clone()),
             Type::Void => (Sort::bitvector(self.ctx, 8), Type::Int(IntType::CHAR)),
-            other => return unsupported(format!("a function returning `{}`", self.setup.program.type_name(other)), e.span),
+            other => {
+                return unsupported(format!("a function returning `{}`", self.setup.program.type_name(other)), e.span);
+            }
         };
         let r = self.world.call(&name, &vals, &sort);
         let term = match ty {
@@ -309,7 +331,14 @@ impl<'s, 'p, 'w, 'a, 'ctx> Exec<'s, 'p, 'w, 'a, 'ctx> {
         Ok(Val { term, deps })
     }
 
-    pub(super) fn builtin(&mut self, b: Builtin, e: &'p Expr, args: &'p [Expr], st: &mut State<'ctx>, g: &Bool<'ctx>) -> R<Val<'ctx>> {
+    pub(super) fn builtin(
+        &mut self,
+        b: Builtin,
+        e: &'p Expr,
+        args: &'p [Expr],
+        st: &mut State<'ctx>,
+        g: &Bool<'ctx>,
+    ) -> R<Val<'ctx>> {
         let ctx = self.ctx;
         let name = format!("{b:?}").to_lowercase();
         let one = |this: &mut Self, st: &mut State<'ctx>| -> R<Val<'ctx>> {
@@ -349,7 +378,10 @@ impl<'s, 'p, 'w, 'a, 'ctx> Exec<'s, 'p, 'w, 'a, 'ctx> {
                 let Term::Int(x, t) = &v.term else { return unsupported("a character class of a non-integer", e.span) };
                 let c = c_int::cast(x, *t, IntType::INT);
                 let within = |lo: u8, hi: u8| {
-                    Bool::and(ctx, &[&c.bvsge(&BV::from_i64(ctx, lo as i64, 32)), &c.bvsle(&BV::from_i64(ctx, hi as i64, 32))])
+                    Bool::and(
+                        ctx,
+                        &[&c.bvsge(&BV::from_i64(ctx, lo as i64, 32)), &c.bvsle(&BV::from_i64(ctx, hi as i64, 32))],
+                    )
                 };
                 let r = match b {
                     Builtin::Isdigit => within(b'0', b'9'),
@@ -386,13 +418,22 @@ pub(super) fn constant_leaves(b: &BV<'_>) -> Vec<Option<u64>> {
 
 /// How `x = rhs` uses `x`: `c = getchar()` reads input into it, as `scanf("%c", &c)` does.
 pub(super) fn written_by(rhs: &Expr) -> Usage {
-    if matches!(rhs.strip_implicit().kind, ExprKind::Call(Callee::Builtin(Builtin::Getchar), _)) { Usage::Scanned } else { Usage::Written }
+    if matches!(rhs.strip_implicit().kind, ExprKind::Call(Callee::Builtin(Builtin::Getchar), _)) {
+        Usage::Scanned
+    } else {
+        Usage::Written
+    }
 }
 
 /// An expression that reads input.
 pub(super) fn reads(e: &Expr) -> bool {
     let mut found = false;
-    crate::ir::walk::walk_expr(e, &mut |x| found |= matches!(&x.kind, ExprKind::Call(Callee::Builtin(Builtin::Scanf | Builtin::Getchar | Builtin::Gets | Builtin::Fgets), _)));
+    crate::ir::walk::walk_expr(e, &mut |x| {
+        found |= matches!(
+            &x.kind,
+            ExprKind::Call(Callee::Builtin(Builtin::Scanf | Builtin::Getchar | Builtin::Gets | Builtin::Fgets), _)
+        )
+    });
     found
 }
 
@@ -405,7 +446,18 @@ pub(super) fn has_effects(e: &Expr) -> bool {
             ExprKind::Assign(..)
                 | ExprKind::CompoundAssign { .. }
                 | ExprKind::IncDec(..)
-                | ExprKind::Call(Callee::Builtin(Builtin::Scanf | Builtin::Getchar | Builtin::Printf | Builtin::Putchar | Builtin::Puts | Builtin::Gets | Builtin::Fgets), _)
+                | ExprKind::Call(
+                    Callee::Builtin(
+                        Builtin::Scanf
+                            | Builtin::Getchar
+                            | Builtin::Printf
+                            | Builtin::Putchar
+                            | Builtin::Puts
+                            | Builtin::Gets
+                            | Builtin::Fgets
+                    ),
+                    _
+                )
         )
     });
     found

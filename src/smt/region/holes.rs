@@ -17,7 +17,13 @@ impl<'s, 'p, 'w, 'a, 'ctx> Exec<'s, 'p, 'w, 'a, 'ctx> {
     }
 
     /// A condition or atom site evaluated under guard `g` (for its runtime errors).
-    pub(super) fn cond_site_in(&mut self, e: &'p Expr, kind: SiteKind, st: &mut State<'ctx>, g: &Bool<'ctx>) -> R<(Bool<'ctx>, Deps)> {
+    pub(super) fn cond_site_in(
+        &mut self,
+        e: &'p Expr,
+        kind: SiteKind,
+        st: &mut State<'ctx>,
+        g: &Bool<'ctx>,
+    ) -> R<(Bool<'ctx>, Deps)> {
         self.note_site(e, kind, None);
         let g = g.clone();
         let hole = self.holes.and_then(|h| h.sites.get(&(e as *const Expr)));
@@ -31,7 +37,11 @@ impl<'s, 'p, 'w, 'a, 'ctx> Exec<'s, 'p, 'w, 'a, 'ctx> {
         let mut out: Option<(Bool<'ctx>, Deps)> = None;
         for (k, alt) in alts.iter().enumerate().rev() {
             // An alternative's runtime errors count only when it is chosen.
-            let chosen = if alts.len() == 1 { Bool::from_bool(self.ctx, true) } else { sel._eq(&BV::from_u64(self.ctx, k as u64, SEL_BITS)) };
+            let chosen = if alts.len() == 1 {
+                Bool::from_bool(self.ctx, true)
+            } else {
+                sel._eq(&BV::from_u64(self.ctx, k as u64, SEL_BITS))
+            };
             let g = Bool::and(self.ctx, &[&g, &chosen]);
             let mut scratch = effects.start();
             let at: &mut State<'ctx> = scratch.as_mut().unwrap_or(st);
@@ -59,7 +69,13 @@ impl<'s, 'p, 'w, 'a, 'ctx> Exec<'s, 'p, 'w, 'a, 'ctx> {
     }
 
     /// The value of an update/print/return site, converted to the site's type.
-    pub(super) fn site_value(&mut self, e: &'p Expr, kind: SiteKind, stmt: Option<&'p Stmt>, st: &mut State<'ctx>) -> R<Val<'ctx>> {
+    pub(super) fn site_value(
+        &mut self,
+        e: &'p Expr,
+        kind: SiteKind,
+        stmt: Option<&'p Stmt>,
+        st: &mut State<'ctx>,
+    ) -> R<Val<'ctx>> {
         self.note_site(e, kind, stmt);
         let g = st.guard.clone();
         let hole = self.holes.and_then(|h| h.sites.get(&(e as *const Expr)));
@@ -81,7 +97,11 @@ impl<'s, 'p, 'w, 'a, 'ctx> Exec<'s, 'p, 'w, 'a, 'ctx> {
         let mut effects = Effects::new(own_effects, st);
         let mut out: Option<Val<'ctx>> = None;
         for (k, alt) in alts.iter().enumerate().rev() {
-            let chosen = if alts.len() == 1 { Bool::from_bool(self.ctx, true) } else { sel._eq(&BV::from_u64(self.ctx, k as u64, SEL_BITS)) };
+            let chosen = if alts.len() == 1 {
+                Bool::from_bool(self.ctx, true)
+            } else {
+                sel._eq(&BV::from_u64(self.ctx, k as u64, SEL_BITS))
+            };
             let g = Bool::and(self.ctx, &[&g, &chosen]);
             let mut scratch = effects.start();
             let at: &mut State<'ctx> = scratch.as_mut().unwrap_or(st);
@@ -109,10 +129,18 @@ impl<'s, 'p, 'w, 'a, 'ctx> Exec<'s, 'p, 'w, 'a, 'ctx> {
 
     /// A site as written: for `i++` and `x op= e`, the variable's new value (not the value of
     /// the expression, which for `i++` is the old one).
-    pub(super) fn eval_site(&mut self, e: &'p Expr, kind: SiteKind, st: &mut State<'ctx>, g: &Bool<'ctx>) -> R<Val<'ctx>> {
+    pub(super) fn eval_site(
+        &mut self,
+        e: &'p Expr,
+        kind: SiteKind,
+        st: &mut State<'ctx>,
+        g: &Bool<'ctx>,
+    ) -> R<Val<'ctx>> {
         let v = self.eval(e, st, g)?;
         match (kind, &e.kind) {
-            (SiteKind::Update(var), ExprKind::IncDec(..) | ExprKind::CompoundAssign { .. }) => Ok(st.vars[&var].clone()),
+            (SiteKind::Update(var), ExprKind::IncDec(..) | ExprKind::CompoundAssign { .. }) => {
+                Ok(st.vars[&var].clone())
+            }
             _ => Ok(v),
         }
     }

@@ -8,7 +8,8 @@ impl<'s, 'p, 'w, 'a, 'ctx> Exec<'s, 'p, 'w, 'a, 'ctx> {
         let Some(ExprKind::Str(fmt)) = args.first().map(|a| &a.strip_implicit().kind) else {
             return unsupported("a scanf format that is not a literal", e.span);
         };
-        let pieces = cfmt::parse(fmt, true).map_err(|_| Unsupported { what: "a malformed scanf format".into(), span: e.span })?;
+        let pieces = cfmt::parse(fmt, true)
+            .map_err(|_| Unsupported { what: "a malformed scanf format".into(), span: e.span })?;
         if stream::char_format(&pieces) {
             return self.scanf_chars(e, &pieces, args, st);
         }
@@ -39,15 +40,20 @@ impl<'s, 'p, 'w, 'a, 'ctx> Exec<'s, 'p, 'w, 'a, 'ctx> {
             let ty = self.setup.program.var(v).ty.clone();
             let pos = st.in_pos.clone();
             let term = match d.conv {
-                'd' | 'i' | 'u' | 'f' | 'e' | 'g' | 'F' | 'E' | 'G' => self.world.number_token(&mut self.fp, d.conv, &pos).expect("a number conversion"),
+                'd' | 'i' | 'u' | 'f' | 'e' | 'g' | 'F' | 'E' | 'G' => {
+                    self.world.number_token(&mut self.fp, d.conv, &pos).expect("a number conversion")
+                }
                 // ` %c` among tokens: the first character of the next token. A `%c` right
                 // after another conversion reads the character after a token, which the token
                 // model does not represent.
                 'c' if after_ws => {
-                    let raw = self.world.input("in.chr", &pos, &Sort::bitvector(self.ctx, 8)).as_bv().expect("char input");
+                    let raw =
+                        self.world.input("in.chr", &pos, &Sort::bitvector(self.ctx, 8)).as_bv().expect("char input");
                     Term::Int(raw, IntType::CHAR)
                 }
-                'c' => return unsupported("`%c` without a space before it in a format that also reads tokens", arg.span),
+                'c' => {
+                    return unsupported("`%c` without a space before it in a format that also reads tokens", arg.span);
+                }
                 other => return unsupported(format!("reading `%{other}`"), arg.span),
             };
             let val = self.convert(Val { term, deps: Deps::new() }, &ty, arg.span)?;
@@ -76,7 +82,8 @@ impl<'s, 'p, 'w, 'a, 'ctx> Exec<'s, 'p, 'w, 'a, 'ctx> {
         // Before the newline there is a character: the read succeeds (no `ite` with the old
         // value, whose variable would then look live).
         let below_nl = self.below_nl.as_ref().is_some_and(|p| *p == st.in_pos) || st.in_pos.as_u64() == Some(0);
-        let there = if below_nl { Bool::from_bool(self.ctx, true) } else { st.in_pos.bvult(&self.world.len()).simplify() };
+        let there =
+            if below_nl { Bool::from_bool(self.ctx, true) } else { st.in_pos.bvult(&self.world.len()).simplify() };
         let ok = Bool::and(self.ctx, &[wanted, &there]).simplify();
         let byte = self.world.input("in.chr", &st.in_pos, &Sort::bitvector(self.ctx, 8)).as_bv().expect("char input");
         st.in_pos = ok.ite(&st.in_pos.bvadd(&BV::from_u64(self.ctx, 1, 32)), &st.in_pos).simplify();
@@ -97,7 +104,10 @@ impl<'s, 'p, 'w, 'a, 'ctx> Exec<'s, 'p, 'w, 'a, 'ctx> {
         }
         let n = self.site_value(n, SiteKind::Size, None, st)?;
         let Term::Int(nb, nt) = &n.term else { return unsupported("a floating point `fgets` size", e.span) };
-        let leaves: Vec<Option<i64>> = constant_leaves(&nb.simplify()).into_iter().map(|x| x.map(|u| signed_value(u, nb.get_size(), nt.signed))).collect();
+        let leaves: Vec<Option<i64>> = constant_leaves(&nb.simplify())
+            .into_iter()
+            .map(|x| x.map(|u| signed_value(u, nb.get_size(), nt.signed)))
+            .collect();
         let nb = c_int::resize(nb, nt.signed, 64).simplify();
         let Some(most) = leaves.iter().try_fold(i64::MIN, |m, x| x.map(|x| m.max(x))) else {
             return unsupported("`fgets` with a size that is not a constant", args[1].span);
@@ -142,7 +152,13 @@ impl<'s, 'p, 'w, 'a, 'ctx> Exec<'s, 'p, 'w, 'a, 'ctx> {
 
     /// `strlen(a)`: the index of the first `'\0'` of the local array `a`; none within its
     /// length is a runtime error (the read runs past the end).
-    pub(super) fn strlen(&mut self, e: &'p Expr, args: &'p [Expr], st: &mut State<'ctx>, g: &Bool<'ctx>) -> R<Val<'ctx>> {
+    pub(super) fn strlen(
+        &mut self,
+        e: &'p Expr,
+        args: &'p [Expr],
+        st: &mut State<'ctx>,
+        g: &Bool<'ctx>,
+    ) -> R<Val<'ctx>> {
         let ctx = self.ctx;
         let Some(arg) = args.first() else { return unsupported("`strlen` without an argument", e.span) };
         let (v, a, t, size, deps) = self.array_of(arg, st)?;
@@ -174,7 +190,13 @@ impl<'s, 'p, 'w, 'a, 'ctx> Exec<'s, 'p, 'w, 'a, 'ctx> {
     /// `scanf` with only `%c` directives on the character stream, as glibc: each directive
     /// takes one character; at the end of input scanf stops, the variables left unchanged;
     /// it returns `EOF` when it stopped before assigning anything, else how many it assigned.
-    pub(super) fn scanf_chars(&mut self, e: &'p Expr, pieces: &[Piece], args: &'p [Expr], st: &mut State<'ctx>) -> R<Val<'ctx>> {
+    pub(super) fn scanf_chars(
+        &mut self,
+        e: &'p Expr,
+        pieces: &[Piece],
+        args: &'p [Expr],
+        st: &mut State<'ctx>,
+    ) -> R<Val<'ctx>> {
         let ctx = self.ctx;
         let mut rest = args[1..].iter();
         let mut done = c_int::constant(ctx, IntType::INT, 0);
@@ -200,12 +222,19 @@ impl<'s, 'p, 'w, 'a, 'ctx> Exec<'s, 'p, 'w, 'a, 'ctx> {
                     let w = x.get_size();
                     if w == 8 { byte.clone() } else { x.extract(w - 1, 8).concat(&byte) }
                 }
-                (_, ty) => return unsupported(format!("`%c` into a variable of type `{}`", self.setup.program.type_name(ty)), arg.span),
+                (_, ty) => {
+                    return unsupported(
+                        format!("`%c` into a variable of type `{}`", self.setup.program.type_name(ty)),
+                        arg.span,
+                    );
+                }
             };
             let Term::Int(x, t) = &old.term else { unreachable!() };
             let whole = stored.get_size() == 8;
             let new = match ok.as_bool() {
-                Some(true) => Val { term: Term::Int(stored, *t), deps: if whole { Deps::new() } else { old.deps.clone() } },
+                Some(true) => {
+                    Val { term: Term::Int(stored, *t), deps: if whole { Deps::new() } else { old.deps.clone() } }
+                }
                 _ => Val { term: Term::Int(ok.ite(&stored, x).simplify(), *t), deps: old.deps.clone() },
             };
             self.use_var(v, Usage::Scanned);
@@ -221,7 +250,13 @@ impl<'s, 'p, 'w, 'a, 'ctx> Exec<'s, 'p, 'w, 'a, 'ctx> {
     /// A `printf` statement as a site: the original, another print (a reference's, renamed),
     /// or none; each alternative's tokens are printed under its selector, and whether they are
     /// compared is decided by where the statement is (a prompt's place stays a prompt's).
-    pub(super) fn print_site(&mut self, e: &'p Expr, args: &'p [Expr], stmt: Option<&'p Stmt>, st: &mut State<'ctx>) -> R<()> {
+    pub(super) fn print_site(
+        &mut self,
+        e: &'p Expr,
+        args: &'p [Expr],
+        stmt: Option<&'p Stmt>,
+        st: &mut State<'ctx>,
+    ) -> R<()> {
         self.note_site(e, SiteKind::PrintCall, stmt);
         let g = st.guard.clone();
         let Some((sel, alts)) = self.holes.and_then(|h| h.sites.get(&(e as *const Expr))) else {
@@ -232,7 +267,11 @@ impl<'s, 'p, 'w, 'a, 'ctx> Exec<'s, 'p, 'w, 'a, 'ctx> {
         // statement removes them, so each alternative runs on its own copy of the state.
         let mut effects = Effects::new(args.iter().any(has_effects), st);
         for (k, alt) in alts.iter().enumerate() {
-            let chosen = if alts.len() == 1 { Bool::from_bool(self.ctx, true) } else { sel._eq(&BV::from_u64(self.ctx, k as u64, SEL_BITS)) };
+            let chosen = if alts.len() == 1 {
+                Bool::from_bool(self.ctx, true)
+            } else {
+                sel._eq(&BV::from_u64(self.ctx, k as u64, SEL_BITS))
+            };
             let gk = Bool::and(self.ctx, &[&g, &chosen]);
             let mut scratch = effects.start();
             let at: &mut State<'ctx> = scratch.as_mut().unwrap_or(st);
@@ -244,7 +283,8 @@ impl<'s, 'p, 'w, 'a, 'ctx> Exec<'s, 'p, 'w, 'a, 'ctx> {
                     let ExprKind::Call(Callee::Builtin(Builtin::Printf), cargs) = &call.kind else { continue };
                     // SAFETY of the lifetime: as in `eval_pure`, nothing of the alternative is
                     // kept past this call (its sites and usage are dropped below).
-                    let (call, cargs): (&'p Expr, &'p [Expr]) = unsafe { (&*(call as *const Expr), &*(cargs.as_slice() as *const [Expr])) };
+                    let (call, cargs): (&'p Expr, &'p [Expr]) =
+                        unsafe { (&*(call as *const Expr), &*(cargs.as_slice() as *const [Expr])) };
                     let (sites, usage) = (self.region.sites.len(), self.region.usage.len());
                     // A reference's print has no side effects: only what it prints matters.
                     let mut printed = at.clone();
@@ -263,11 +303,19 @@ impl<'s, 'p, 'w, 'a, 'ctx> Exec<'s, 'p, 'w, 'a, 'ctx> {
     }
 
     /// `printf(args)` under guard `g`, compared unless `at` (the statement's site) is a prompt.
-    pub(super) fn printf(&mut self, e: &'p Expr, args: &'p [Expr], st: &mut State<'ctx>, g: &Bool<'ctx>, at: &Expr) -> R<Val<'ctx>> {
+    pub(super) fn printf(
+        &mut self,
+        e: &'p Expr,
+        args: &'p [Expr],
+        st: &mut State<'ctx>,
+        g: &Bool<'ctx>,
+        at: &Expr,
+    ) -> R<Val<'ctx>> {
         let Some(ExprKind::Str(fmt)) = args.first().map(|a| &a.strip_implicit().kind) else {
             return unsupported("a printf format that is not a literal", e.span);
         };
-        let pieces = cfmt::parse(fmt, false).map_err(|_| Unsupported { what: "a malformed printf format".into(), span: e.span })?;
+        let pieces = cfmt::parse(fmt, false)
+            .map_err(|_| Unsupported { what: "a malformed printf format".into(), span: e.span })?;
         let mut rest = args[1..].iter();
         let mut out = Printer::new(self.ctx, self.setup.compare, st.at_ws.clone());
         for p in pieces {
@@ -286,14 +334,30 @@ impl<'s, 'p, 'w, 'a, 'ctx> Exec<'s, 'p, 'w, 'a, 'ctx> {
                     let printed = match &v.term {
                         Term::Int(x, t) => output::Printed::Int(x.clone(), *t),
                         Term::Float(x, k) => {
-                            let x = if *k == FloatKind::Double { x.clone() } else { self.fp.convert(x, FloatKind::Double) };
+                            let x =
+                                if *k == FloatKind::Double { x.clone() } else { self.fp.convert(x, FloatKind::Double) };
                             let finite = self.fp.is_finite(&x);
                             output::Printed::Double(x, finite)
                         }
-                        _ => return unsupported(format!("printing `{}` with `%{}`", crate::ir::print::expr_to_c(self.setup.program, arg), d.conv), arg.span),
+                        _ => {
+                            return unsupported(
+                                format!(
+                                    "printing `{}` with `%{}`",
+                                    crate::ir::print::expr_to_c(self.setup.program, arg),
+                                    d.conv
+                                ),
+                                arg.span,
+                            );
+                        }
                     };
-                    let token = output::value_token(self.setup.compare, &d, printed)
-                        .map_err(|_| Unsupported { what: format!("printing `{}` with `%{}`", crate::ir::print::expr_to_c(self.setup.program, arg), d.conv), span: arg.span })?;
+                    let token = output::value_token(self.setup.compare, &d, printed).map_err(|_| Unsupported {
+                        what: format!(
+                            "printing `{}` with `%{}`",
+                            crate::ir::print::expr_to_c(self.setup.program, arg),
+                            d.conv
+                        ),
+                        span: arg.span,
+                    })?;
                     out.value(token, v.deps.clone());
                 }
             }
@@ -304,7 +368,13 @@ impl<'s, 'p, 'w, 'a, 'ctx> Exec<'s, 'p, 'w, 'a, 'ctx> {
 
     /// `putchar(c)`: prints `(unsigned char) c` as `printf("%c", c)` does (a constant
     /// character as the literal text it is), returns it as an `int`.
-    pub(super) fn putchar(&mut self, e: &'p Expr, args: &'p [Expr], st: &mut State<'ctx>, g: &Bool<'ctx>) -> R<Val<'ctx>> {
+    pub(super) fn putchar(
+        &mut self,
+        e: &'p Expr,
+        args: &'p [Expr],
+        st: &mut State<'ctx>,
+        g: &Bool<'ctx>,
+    ) -> R<Val<'ctx>> {
         let Some(arg) = args.first() else { return unsupported("`putchar` without an argument", e.span) };
         let v = self.site_value(arg, SiteKind::Print, None, st)?;
         if let ExprKind::Var(x) = arg.strip_implicit().kind {
@@ -318,7 +388,9 @@ impl<'s, 'p, 'w, 'a, 'ctx> Exec<'s, 'p, 'w, 'a, 'ctx> {
             None => {
                 let d = output::char_directive();
                 out.value_starts(&d, b"%c");
-                let token = output::value_token(self.setup.compare, &d, output::Printed::Int(byte.clone(), IntType::UCHAR)).expect("%c prints an integer");
+                let token =
+                    output::value_token(self.setup.compare, &d, output::Printed::Int(byte.clone(), IntType::UCHAR))
+                        .expect("%c prints an integer");
                 out.value(token, v.deps.clone());
             }
         }

@@ -67,19 +67,22 @@ use state::*;
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
-use z3::ast::{Array, Ast, Bool, Dynamic, Float, BV};
+use z3::ast::{Array, Ast, BV, Bool, Dynamic, Float};
 use z3::{Context, FuncDecl, Model, Sort};
 
 use crate::ir::cfa::{EdgeKind, Frame, LoopTree, Node};
 use crate::ir::format::{self as cfmt, Piece};
-use crate::ir::{BinOp, Builtin, Callee, Expr, ExprKind, FloatKind, FuncId, IncDec, Init, IntType, LogicOp, Program, Span, Stmt, StmtKind, Type, UnOp, VarId};
+use crate::ir::{
+    BinOp, Builtin, Callee, Expr, ExprKind, FloatKind, FuncId, IncDec, Init, IntType, LogicOp, Program, Span, Stmt,
+    StmtKind, Type, UnOp, VarId,
+};
 use crate::spec::compare::Compare;
 
 use super::c_int;
 use super::encode::fp::{self, FpOps};
-use super::stream;
 pub use super::output::Token;
 use super::output::{self, Printer};
+use super::stream;
 
 pub type Deps = BTreeSet<VarId>;
 
@@ -334,7 +337,8 @@ impl<'a, 'ctx> World<'a, 'ctx> {
             // variables see, not the raw tokens' (which truncation could reverse).
             (Term::Int(a, _), Term::Int(b, _)) => {
                 let fits = |x: &BV<'ctx>| {
-                    let (lo, hi) = (BV::from_i64(self.ctx, i32::MIN as i64, 64), BV::from_i64(self.ctx, i32::MAX as i64, 64));
+                    let (lo, hi) =
+                        (BV::from_i64(self.ctx, i32::MIN as i64, 64), BV::from_i64(self.ctx, i32::MAX as i64, 64));
                     Bool::and(self.ctx, &[&x.bvsge(&lo), &x.bvsle(&hi)])
                 };
                 let order = if strict { a.bvsgt(&b) } else { a.bvsge(&b) };
@@ -566,7 +570,11 @@ impl<'s, 'p, 'w, 'a, 'ctx> Exec<'s, 'p, 'w, 'a, 'ctx> {
                 Type::Float(k) => Term::Float(Float::new_const(ctx, name, fp::sbits(*k).0, fp::sbits(*k).1), *k),
                 Type::Array(elem, Some(n)) if matches!(**elem, Type::Int(_)) => {
                     let Type::Int(t) = **elem else { unreachable!() };
-                    Term::Array(Array::new_const(ctx, name, &Sort::bitvector(ctx, 32), &Sort::bitvector(ctx, c_int::width(t))), t, *n)
+                    Term::Array(
+                        Array::new_const(ctx, name, &Sort::bitvector(ctx, 32), &Sort::bitvector(ctx, c_int::width(t))),
+                        t,
+                        *n,
+                    )
                 }
                 other => return unsupported(format!("a variable of type `{}`", p.type_name(other)), var.span),
             };
@@ -635,7 +643,6 @@ impl<'s, 'p, 'w, 'a, 'ctx> Exec<'s, 'p, 'w, 'a, 'ctx> {
         }
         Ok(self.region)
     }
-
 }
 
 pub use super::output::{positions, sequences_differ};

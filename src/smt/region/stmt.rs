@@ -6,7 +6,8 @@ use super::*;
 impl<'s, 'p, 'w, 'a, 'ctx> Exec<'s, 'p, 'w, 'a, 'ctx> {
     /// Whether `span` starts among the statements that read characters (`values` mode).
     pub(super) fn in_reading(&self, span: Span) -> bool {
-        self.setup.compare == Compare::Values && self.setup.reading.is_some_and(|r| r.start <= span.start && span.start < r.end)
+        self.setup.compare == Compare::Values
+            && self.setup.reading.is_some_and(|r| r.start <= span.start && span.start < r.end)
     }
 
     pub(super) fn enclosing_loops(&self, l: usize) -> Vec<usize> {
@@ -59,7 +60,9 @@ impl<'s, 'p, 'w, 'a, 'ctx> Exec<'s, 'p, 'w, 'a, 'ctx> {
     pub(super) fn fall_off_value(&mut self) -> Option<Val<'ctx>> {
         let f = self.setup.program.func(self.setup.func);
         match (&f.ret, f.name.as_str()) {
-            (Type::Int(t), "main") => Some(Val { term: Term::Int(c_int::constant(self.ctx, *t, 0), *t), deps: Deps::new() }),
+            (Type::Int(t), "main") => {
+                Some(Val { term: Term::Int(c_int::constant(self.ctx, *t, 0), *t), deps: Deps::new() })
+            }
             _ => None,
         }
     }
@@ -152,7 +155,13 @@ impl<'s, 'p, 'w, 'a, 'ctx> Exec<'s, 'p, 'w, 'a, 'ctx> {
     /// `Extend`'s `if (guard) print; else call;` (no `else` without `otherwise`), both
     /// `guard` and `print` holes.
     #[allow(clippy::type_complexity)]
-    pub(super) fn print_if(&mut self, guard: &'p Expr, print: &'p Expr, otherwise: Option<(&'p Expr, &'p [Expr], Option<&'p Stmt>)>, mut st: State<'ctx>) -> R<State<'ctx>> {
+    pub(super) fn print_if(
+        &mut self,
+        guard: &'p Expr,
+        print: &'p Expr,
+        otherwise: Option<(&'p Expr, &'p [Expr], Option<&'p Stmt>)>,
+        mut st: State<'ctx>,
+    ) -> R<State<'ctx>> {
         let (b, deps) = self.cond_site(guard, &mut st)?;
         let (yes, no) = self.split(st.clone(), &b, &deps);
         let yes = match yes {
@@ -173,12 +182,21 @@ impl<'s, 'p, 'w, 'a, 'ctx> Exec<'s, 'p, 'w, 'a, 'ctx> {
     }
 
     /// Splits `st` on condition `c` (a site): the states where it holds and where it does not.
-    pub(super) fn branch_on(&mut self, c: &'p Expr, mut st: State<'ctx>) -> R<(Option<State<'ctx>>, Option<State<'ctx>>)> {
+    pub(super) fn branch_on(
+        &mut self,
+        c: &'p Expr,
+        mut st: State<'ctx>,
+    ) -> R<(Option<State<'ctx>>, Option<State<'ctx>>)> {
         let (b, deps) = self.cond_site(c, &mut st)?;
         Ok(self.split(st, &b, &deps))
     }
 
-    pub(super) fn split(&self, st: State<'ctx>, b: &Bool<'ctx>, deps: &Deps) -> (Option<State<'ctx>>, Option<State<'ctx>>) {
+    pub(super) fn split(
+        &self,
+        st: State<'ctx>,
+        b: &Bool<'ctx>,
+        deps: &Deps,
+    ) -> (Option<State<'ctx>>, Option<State<'ctx>>) {
         let mut yes = st.clone();
         let mut no = st;
         yes.guard = Bool::and(self.ctx, &[&yes.guard, b]).simplify();
@@ -259,12 +277,14 @@ impl<'s, 'p, 'w, 'a, 'ctx> Exec<'s, 'p, 'w, 'a, 'ctx> {
                 Ok(None)
             }
             StmtKind::Break => {
-                let l = *self.loops.last().ok_or(Unsupported { what: "`break` outside a loop".into(), span: s.span })?;
+                let l =
+                    *self.loops.last().ok_or(Unsupported { what: "`break` outside a loop".into(), span: s.span })?;
                 self.exit(Node::LoopExit(l), EdgeKind::Break, st);
                 Ok(None)
             }
             StmtKind::Continue => {
-                let l = *self.loops.last().ok_or(Unsupported { what: "`continue` outside a loop".into(), span: s.span })?;
+                let l =
+                    *self.loops.last().ok_or(Unsupported { what: "`continue` outside a loop".into(), span: s.span })?;
                 self.end_of_body(l, st, EdgeKind::Continue)?;
                 Ok(None)
             }
@@ -288,9 +308,17 @@ impl<'s, 'p, 'w, 'a, 'ctx> Exec<'s, 'p, 'w, 'a, 'ctx> {
     /// (`default:` when none does, past the switch when there is no `default:`), falls through
     /// the arms after it, and leaves at the end or by `break`. A loop inside is unsupported
     /// (the automaton's frames do not model falling through into the next arm).
-    pub(super) fn switch(&mut self, s: &'p Stmt, cond: &'p Expr, arms: &'p [crate::ir::SwitchArm], mut st: State<'ctx>) -> R<Option<State<'ctx>>> {
+    pub(super) fn switch(
+        &mut self,
+        s: &'p Stmt,
+        cond: &'p Expr,
+        arms: &'p [crate::ir::SwitchArm],
+        mut st: State<'ctx>,
+    ) -> R<Option<State<'ctx>>> {
         let ctx = self.ctx;
-        if let Some(l) = self.setup.tree.loops.iter().find(|l| s.span.start <= l.stmt.span.start && l.stmt.span.end <= s.span.end) {
+        if let Some(l) =
+            self.setup.tree.loops.iter().find(|l| s.span.start <= l.stmt.span.start && l.stmt.span.end <= s.span.end)
+        {
             return unsupported("a loop inside `switch`", l.stmt.span);
         }
         let g = st.guard.clone();
@@ -374,7 +402,10 @@ impl<'s, 'p, 'w, 'a, 'ctx> Exec<'s, 'p, 'w, 'a, 'ctx> {
         match &lhs.strip_implicit().kind {
             ExprKind::Var(v) if self.setup.program.var(*v).func.is_some() => Ok(*v),
             ExprKind::Var(_) => unsupported("assigning a global variable", lhs.span),
-            _ => unsupported(format!("assigning to `{}`", crate::ir::print::expr_to_c(self.setup.program, lhs)), lhs.span),
+            _ => unsupported(
+                format!("assigning to `{}`", crate::ir::print::expr_to_c(self.setup.program, lhs)),
+                lhs.span,
+            ),
         }
     }
 

@@ -1,6 +1,6 @@
 use std::time::{Duration, Instant};
 
-use z3::ast::{Ast, Bool, BV, Int};
+use z3::ast::{Ast, BV, Bool, Int};
 use z3::{Optimize, SatResult};
 
 use super::*;

@@ -4,13 +4,13 @@
 
 use std::collections::{BTreeSet, HashMap, HashSet};
 
-use z3::ast::{Ast, Bool, BV};
+use z3::ast::{Ast, BV, Bool};
 use z3::{Context, SatResult, Solver};
 
 use super::*;
 use crate::ir::cfa::{LoopTree, Node};
 use crate::ir::{Expr, Program, StmtKind};
-use crate::smt::region::{Alt, Exec, Holes, Region, Setup, State, Term, World, SEL_BITS};
+use crate::smt::region::{Alt, Exec, Holes, Region, SEL_BITS, Setup, State, Term, World};
 use crate::smt::solver::new_context;
 use crate::spec::compare::Compare;
 use crate::syntax::lower::lower_source;
@@ -28,18 +28,44 @@ fn main_of(p: &Program) -> FuncId {
     p.func_by_name("main").expect("main")
 }
 
-fn setup<'p>(p: &'p Program, tree: &'p LoopTree<'p>, names: &'p HashMap<FuncId, String>, prompts: &'p HashSet<*const Expr>, compare: Compare) -> Setup<'p> {
+fn setup<'p>(
+    p: &'p Program,
+    tree: &'p LoopTree<'p>,
+    names: &'p HashMap<FuncId, String>,
+    prompts: &'p HashSet<*const Expr>,
+    compare: Compare,
+) -> Setup<'p> {
     let func = main_of(p);
-    Setup { program: p, func, tree, callee_names: names, prompts, compare, line: BTreeSet::new(), reading: reading_range(p, func) }
+    Setup {
+        program: p,
+        func,
+        tree,
+        callee_names: names,
+        prompts,
+        compare,
+        line: BTreeSet::new(),
+        reading: reading_range(p, func),
+    }
 }
 
 /// Runs `main`'s Func-Entry region from the stream's start.
-fn entry_region<'p, 'ctx>(ctx: &'ctx Context, setup: &Setup<'p>, world: &World<'_, 'ctx>, holes: Option<&Holes<'ctx>>) -> Region<'p, 'ctx> {
+fn entry_region<'p, 'ctx>(
+    ctx: &'ctx Context,
+    setup: &Setup<'p>,
+    world: &World<'_, 'ctx>,
+    holes: Option<&Holes<'ctx>>,
+) -> Region<'p, 'ctx> {
     region_at(ctx, setup, world, holes, Node::FuncEntry)
 }
 
 /// The region of `node`, from a fresh state reading the input from its start.
-fn region_at<'p, 'ctx>(ctx: &'ctx Context, setup: &Setup<'p>, world: &World<'_, 'ctx>, holes: Option<&Holes<'ctx>>, node: Node) -> Region<'p, 'ctx> {
+fn region_at<'p, 'ctx>(
+    ctx: &'ctx Context,
+    setup: &Setup<'p>,
+    world: &World<'_, 'ctx>,
+    holes: Option<&Holes<'ctx>>,
+    node: Node,
+) -> Region<'p, 'ctx> {
     let mut pre = Exec::fresh_state(ctx, setup.program, setup.func, "t.").unwrap();
     pre.in_pos = BV::from_u64(ctx, 0, 32);
     Exec::new(setup, world, holes).run(node, pre).unwrap()
@@ -105,7 +131,9 @@ fn with_entry(src: &str, check: impl for<'ctx> FnOnce(&'ctx Context, &State<'ctx
 
 #[test]
 fn reads_are_classified_by_format() {
-    let p = program("#include <stdio.h>\nint main(void) { char a, b; int n; scanf(\"%c\", &a); scanf(\"%c%c\", &a, &b); scanf(\" %c\", &a); scanf(\"%d\", &n); scanf(\"%d%c\", &n, &a); scanf(\"%*c\"); return getchar(); }");
+    let p = program(
+        "#include <stdio.h>\nint main(void) { char a, b; int n; scanf(\"%c\", &a); scanf(\"%c%c\", &a, &b); scanf(\" %c\", &a); scanf(\"%d\", &n); scanf(\"%d%c\", &n, &a); scanf(\"%*c\"); return getchar(); }",
+    );
     let mut kinds = Vec::new();
     crate::ir::walk::walk_stmt(p.func(main_of(&p)).body.as_ref().unwrap(), &mut |e| {
         if let Some(k) = read_of(e) {
@@ -118,11 +146,15 @@ fn reads_are_classified_by_format() {
 
 #[test]
 fn character_and_token_reads_in_one_program_are_unsupported() {
-    let p = program("#include <stdio.h>\nint main(void) { char c; int n; scanf(\"%d\", &n); c = getchar(); return c + n; }");
+    let p = program(
+        "#include <stdio.h>\nint main(void) { char c; int n; scanf(\"%d\", &n); c = getchar(); return c + n; }",
+    );
     let err = input_kind(&p, main_of(&p)).unwrap_err();
     assert!(err.what.contains("characters") && err.what.contains("tokens"), "{}", err.what);
     // `fgets` reads characters: with a `%d` read, the same.
-    let p = program("#include <stdio.h>\nint main(void) { char b[8]; int n; fgets(b, 8, stdin); scanf(\"%d\", &n); return n; }");
+    let p = program(
+        "#include <stdio.h>\nint main(void) { char b[8]; int n; fgets(b, 8, stdin); scanf(\"%d\", &n); return n; }",
+    );
     assert!(input_kind(&p, main_of(&p)).is_err());
     let p = program("#include <stdio.h>\nint main(void) { char b[8]; fgets(b, 8, stdin); return b[0]; }");
     assert_eq!(input_kind(&p, main_of(&p)).unwrap(), Input::Chars);
@@ -138,21 +170,30 @@ fn prompts_come_before_the_first_read_and_nothing_is_printed_while_reading() {
     let range = reading_range(&p, f).unwrap();
     let src = CHECKSUM;
     assert!(src[range.range()].starts_with("while ((status = scanf"), "{}", &src[range.range()]);
-    let printing = program("#include <stdio.h>\nint main(void) { int c; printf(\"> \"); while ((c = getchar()) != '\\n') putchar(c); printf(\"done\\n\"); return 0; }");
+    let printing = program(
+        "#include <stdio.h>\nint main(void) { int c; printf(\"> \"); while ((c = getchar()) != '\\n') putchar(c); printf(\"done\\n\"); return 0; }",
+    );
     let err = char_prompts(&printing, main_of(&printing)).unwrap_err();
     assert!(err.what.contains("printing between character reads"), "{}", err.what);
 }
 
 #[test]
 fn getchar_returns_each_byte_then_eof() {
-    with_entry("#include <stdio.h>\nint main(void) { int a = getchar(); int b = getchar(); return a * 1000 + b; }", |ctx, st| {
-        // One character: the first read gives it (0..255), the second -1.
-        let one = len(ctx)._eq(&int(ctx, 1));
-        let first = chr(ctx, 0).zero_ext(24);
-        assert!(proves(ctx, std::slice::from_ref(&one), &ret(st)._eq(&first.bvmul(&int(ctx, 1000)).bvadd(&int(ctx, -1)))));
-        assert!(proves(ctx, &[one], &st.in_pos._eq(&int(ctx, 1))));
-        assert!(proves(ctx, &[len(ctx)._eq(&int(ctx, 2))], &st.in_pos._eq(&int(ctx, 2))));
-    });
+    with_entry(
+        "#include <stdio.h>\nint main(void) { int a = getchar(); int b = getchar(); return a * 1000 + b; }",
+        |ctx, st| {
+            // One character: the first read gives it (0..255), the second -1.
+            let one = len(ctx)._eq(&int(ctx, 1));
+            let first = chr(ctx, 0).zero_ext(24);
+            assert!(proves(
+                ctx,
+                std::slice::from_ref(&one),
+                &ret(st)._eq(&first.bvmul(&int(ctx, 1000)).bvadd(&int(ctx, -1)))
+            ));
+            assert!(proves(ctx, &[one], &st.in_pos._eq(&int(ctx, 1))));
+            assert!(proves(ctx, &[len(ctx)._eq(&int(ctx, 2))], &st.in_pos._eq(&int(ctx, 2))));
+        },
+    );
 }
 
 #[test]
@@ -168,22 +209,28 @@ fn an_empty_input_is_outside_the_line_assumption() {
 
 #[test]
 fn scanf_c_returns_eof_and_keeps_the_variable_at_the_end_of_input() {
-    with_entry("#include <stdio.h>\nint main(void) { char c = 'x'; getchar(); int r = scanf(\"%c\", &c); return r * 1000 + c; }", |ctx, st| {
-        assert!(proves(ctx, &[len(ctx)._eq(&int(ctx, 1))], &ret(st)._eq(&int(ctx, -1000 + 'x' as i64))));
-        let read = chr(ctx, 1).sign_ext(24).bvadd(&int(ctx, 1000));
-        assert!(proves(ctx, &[len(ctx).bvugt(&int(ctx, 1))], &ret(st)._eq(&read)));
-    });
+    with_entry(
+        "#include <stdio.h>\nint main(void) { char c = 'x'; getchar(); int r = scanf(\"%c\", &c); return r * 1000 + c; }",
+        |ctx, st| {
+            assert!(proves(ctx, &[len(ctx)._eq(&int(ctx, 1))], &ret(st)._eq(&int(ctx, -1000 + 'x' as i64))));
+            let read = chr(ctx, 1).sign_ext(24).bvadd(&int(ctx, 1000));
+            assert!(proves(ctx, &[len(ctx).bvugt(&int(ctx, 1))], &ret(st)._eq(&read)));
+        },
+    );
 }
 
 #[test]
 fn scanf_counts_assigned_characters_and_eof_only_before_the_first() {
-    with_entry("#include <stdio.h>\nint main(void) { char a = 0, b = 0; int r = scanf(\"%*c%c\", &a); int s = scanf(\"%c%c\", &a, &b); return r * 10 + s; }", |ctx, st| {
-        // One character: `%*c` takes it, `%c` fails before anything is assigned: EOF; then EOF.
-        assert!(proves(ctx, &[len(ctx)._eq(&int(ctx, 1))], &ret(st)._eq(&int(ctx, -11))));
-        // Three: 1 assigned, then 1 assigned before the input ends.
-        assert!(proves(ctx, &[len(ctx)._eq(&int(ctx, 3))], &ret(st)._eq(&int(ctx, 11))));
-        assert!(proves(ctx, &[len(ctx)._eq(&int(ctx, 3))], &st.in_pos._eq(&int(ctx, 3))));
-    });
+    with_entry(
+        "#include <stdio.h>\nint main(void) { char a = 0, b = 0; int r = scanf(\"%*c%c\", &a); int s = scanf(\"%c%c\", &a, &b); return r * 10 + s; }",
+        |ctx, st| {
+            // One character: `%*c` takes it, `%c` fails before anything is assigned: EOF; then EOF.
+            assert!(proves(ctx, &[len(ctx)._eq(&int(ctx, 1))], &ret(st)._eq(&int(ctx, -11))));
+            // Three: 1 assigned, then 1 assigned before the input ends.
+            assert!(proves(ctx, &[len(ctx)._eq(&int(ctx, 3))], &ret(st)._eq(&int(ctx, 11))));
+            assert!(proves(ctx, &[len(ctx)._eq(&int(ctx, 3))], &st.in_pos._eq(&int(ctx, 3))));
+        },
+    );
 }
 
 #[test]
@@ -196,12 +243,15 @@ fn percent_c_into_an_int_changes_its_low_byte_only() {
 
 #[test]
 fn the_right_operand_of_and_reads_only_when_it_runs() {
-    with_entry("#include <stdio.h>\nint main(void) { int c = getchar(); if (c == 'a' && getchar() == 'b') c = 2; return c; }", |ctx, st| {
-        let facts = [len(ctx)._eq(&int(ctx, 5)), chr(ctx, 0)._eq(&BV::from_u64(ctx, b'z' as u64, 8))];
-        assert!(proves(ctx, &facts, &st.in_pos._eq(&int(ctx, 1))));
-        let facts = [len(ctx)._eq(&int(ctx, 5)), chr(ctx, 0)._eq(&BV::from_u64(ctx, b'a' as u64, 8))];
-        assert!(proves(ctx, &facts, &st.in_pos._eq(&int(ctx, 2))));
-    });
+    with_entry(
+        "#include <stdio.h>\nint main(void) { int c = getchar(); if (c == 'a' && getchar() == 'b') c = 2; return c; }",
+        |ctx, st| {
+            let facts = [len(ctx)._eq(&int(ctx, 5)), chr(ctx, 0)._eq(&BV::from_u64(ctx, b'z' as u64, 8))];
+            assert!(proves(ctx, &facts, &st.in_pos._eq(&int(ctx, 1))));
+            let facts = [len(ctx)._eq(&int(ctx, 5)), chr(ctx, 0)._eq(&BV::from_u64(ctx, b'a' as u64, 8))];
+            assert!(proves(ctx, &facts, &st.in_pos._eq(&int(ctx, 2))));
+        },
+    );
 }
 
 #[test]
@@ -222,7 +272,10 @@ fn an_alternative_replaces_the_read_in_a_condition() {
     let world = World::new(&ctx);
     let sel = BV::new_const(&ctx, "sel", SEL_BITS);
     let key = cond as *const Expr;
-    let holes = Holes { sites: [(key, (sel.clone(), vec![Alt::Original, Alt::Bool(false)]))].into_iter().collect(), order: vec![key] };
+    let holes = Holes {
+        sites: [(key, (sel.clone(), vec![Alt::Original, Alt::Bool(false)]))].into_iter().collect(),
+        order: vec![key],
+    };
     let st = only_exit(&entry_region(&ctx, &s, &world, Some(&holes)));
     let facts = |k: u64| vec![len(&ctx)._eq(&int(&ctx, 4)), sel._eq(&BV::from_u64(&ctx, k, SEL_BITS))];
     // As written the condition reads; replaced by `0` it does not, and `c` stays 0.
@@ -233,7 +286,10 @@ fn an_alternative_replaces_the_read_in_a_condition() {
 
 #[test]
 fn putchar_prints_like_percent_c_and_a_constant_as_text() {
-    let (a, b) = ("#include <stdio.h>\nint main(void) { int c = getchar(); printf(\"is %c\\n\", c); return 0; }", "#include <stdio.h>\nint main(void) { int c = getchar(); printf(\"is \"); putchar(c + 256); putchar('\\n'); return 0; }");
+    let (a, b) = (
+        "#include <stdio.h>\nint main(void) { int c = getchar(); printf(\"is %c\\n\", c); return 0; }",
+        "#include <stdio.h>\nint main(void) { int c = getchar(); printf(\"is \"); putchar(c + 256); putchar('\\n'); return 0; }",
+    );
     let ctx = new_context();
     let world = World::new(&ctx);
     let (pa, pb) = (program(a), program(b));
@@ -261,7 +317,9 @@ fn the_line_invariant_holds_at_the_reading_loop_and_the_reference_reads_before_i
     prepare(&ctx, &mut r, &mut s).unwrap();
     assert_eq!(r.line, [Node::LoopEntry(0)].into_iter().collect());
     // A reference that may return before reading: its prompt would be compared.
-    let lazy = program("#include <stdio.h>\nint main(void) { int c = 0, n = 0; printf(\"> \"); if (n) c = getchar(); printf(\"%d\\n\", c); return 0; }");
+    let lazy = program(
+        "#include <stdio.h>\nint main(void) { int c = 0, n = 0; printf(\"> \"); if (n) c = getchar(); printf(\"%d\\n\", c); return 0; }",
+    );
     let tree = LoopTree::of(lazy.func(main_of(&lazy))).unwrap();
     let prompts = char_prompts(&lazy, main_of(&lazy)).unwrap();
     let mut r = setup(&lazy, &tree, &names, &prompts, Compare::Values);
@@ -276,7 +334,8 @@ fn byte(ctx: &Context, c: u8) -> BV<'_> {
 
 /// The input starts with `text` and is `len` characters long.
 fn input<'ctx>(ctx: &'ctx Context, text: &[u8], len: i64) -> Vec<Bool<'ctx>> {
-    let mut facts: Vec<Bool<'ctx>> = text.iter().enumerate().map(|(i, c)| chr(ctx, i as u64)._eq(&byte(ctx, *c))).collect();
+    let mut facts: Vec<Bool<'ctx>> =
+        text.iter().enumerate().map(|(i, c)| chr(ctx, i as u64)._eq(&byte(ctx, *c))).collect();
     facts.push(len_is(ctx, len));
     facts
 }
@@ -298,7 +357,11 @@ fn fgets_case((i, j): (usize, usize), text: &[u8], len: i64, (want_len, want_i, 
         facts.extend(input(ctx, text, len));
         let want = want_len * 1_000_000 + want_i as i64 * 1000 + want_j as i64;
         assert!(proves(ctx, &facts, &ret(&st)._eq(&int(ctx, want))), "{:?}: not {want}", String::from_utf8_lossy(text));
-        assert!(proves(ctx, &facts, &st.in_pos._eq(&int(ctx, want_pos))), "{:?}: position", String::from_utf8_lossy(text));
+        assert!(
+            proves(ctx, &facts, &st.in_pos._eq(&int(ctx, want_pos))),
+            "{:?}: position",
+            String::from_utf8_lossy(text)
+        );
         // Within the array, after the reads: no runtime error.
         let errors: Vec<Bool<'_>> = r.errors.iter().map(|(c, _, _)| c.clone()).collect();
         assert!(proves(ctx, &facts, &Bool::or(ctx, &errors.iter().collect::<Vec<_>>()).not()), "no error");
@@ -367,10 +430,12 @@ fn switch_enters_at_the_matching_case_falls_through_and_leaves_by_break() {
             facts.extend(input(ctx, &[c, b'\n'], 2));
             // Two ways to the exit (the `return 7` and the end): merged, they give one value.
             let exits: Vec<&State<'_>> = r.exits.iter().map(|e| &e.state).collect();
-            let value = exits.iter().rev().fold(None::<BV<'_>>, |rest, s| Some(match rest {
-                None => ret(s),
-                Some(rest) => s.guard.ite(&ret(s), &rest),
-            }));
+            let value = exits.iter().rev().fold(None::<BV<'_>>, |rest, s| {
+                Some(match rest {
+                    None => ret(s),
+                    Some(rest) => s.guard.ite(&ret(s), &rest),
+                })
+            });
             assert!(proves(ctx, &facts, &value.unwrap()._eq(&int(ctx, want))), "{}", c as char);
         }
     });
@@ -380,7 +445,9 @@ fn switch_enters_at_the_matching_case_falls_through_and_leaves_by_break() {
 fn break_in_a_switch_inside_a_loop_leaves_the_switch_only() {
     let src = "#include <stdio.h>\nint main(void) { int c, n = 0; while (1) { c = getchar(); switch (c) { case '\\n': break; default: n++; } if (c == '\\n') break; } return n; }";
     with_region(src, Node::LoopEntry(0), |ctx, r| {
-        let taken = |to: Node| Bool::or(ctx, &r.exits.iter().filter(|e| e.to == to).map(|e| &e.state.guard).collect::<Vec<_>>());
+        let taken = |to: Node| {
+            Bool::or(ctx, &r.exits.iter().filter(|e| e.to == to).map(|e| &e.state.guard).collect::<Vec<_>>())
+        };
         let mut facts = r.assumed.clone();
         facts.extend(input(ctx, b"\n", 1));
         // The newline: the `switch`'s `break` leads to the `if`, whose `break` leaves the loop.

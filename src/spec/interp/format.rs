@@ -20,7 +20,11 @@ impl<'p> Machine<'p> {
         let arg = |i: usize| -> R<&'p Expr> {
             match args.get(i) {
                 Some(a) => Ok(a),
-                None => err(K::BadFormat, e.span, format!("missing argument {} in `{}`", i + 1, super::text::expr(self.prog, e))),
+                None => err(
+                    K::BadFormat,
+                    e.span,
+                    format!("missing argument {} in `{}`", i + 1, super::text::expr(self.prog, e)),
+                ),
             }
         };
         match b {
@@ -127,7 +131,9 @@ impl<'p> Machine<'p> {
                 let start = if b == Builtin::Strcat { self.read_cstr(d, usize::MAX, &da)?.len() } else { 0 };
                 for (i, &ch) in src.iter().chain(std::iter::once(&0u8)).enumerate() {
                     let what = if b == Builtin::Strcat { "`strcat`" } else { "`strcpy`" };
-                    self.mem.store_byte(memory::ptr_add(d, (start + i) as i64), ch).map_err(|f| self.write_fault(f, a, what))?;
+                    self.mem
+                        .store_byte(memory::ptr_add(d, (start + i) as i64), ch)
+                        .map_err(|f| self.write_fault(f, a, what))?;
                 }
                 Ok(Val::I(d))
             }
@@ -136,7 +142,14 @@ impl<'p> Machine<'p> {
                 Ok(Val::I(IntType::INT.wrap(v.wrapping_abs())))
             }
             Builtin::Labs => Ok(Val::I(self.eval(arg(0)?)?.i().wrapping_abs())),
-            Builtin::Fabs | Builtin::Sqrt | Builtin::Floor | Builtin::Ceil | Builtin::Log10 | Builtin::Log | Builtin::Exp | Builtin::Round => {
+            Builtin::Fabs
+            | Builtin::Sqrt
+            | Builtin::Floor
+            | Builtin::Ceil
+            | Builtin::Log10
+            | Builtin::Log
+            | Builtin::Exp
+            | Builtin::Round => {
                 let a = arg(0)?;
                 let x = self.eval(a)?;
                 let x = convert(x, &a.ty, &Type::DOUBLE).f();
@@ -361,7 +374,11 @@ impl<'p> Machine<'p> {
                         return err(
                             K::BadFormat,
                             e.span,
-                            format!("`%{}` in the format expects an integer, but the argument is a `{}`", conv as char, self.prog.type_name(ty)),
+                            format!(
+                                "`%{}` in the format expects an integer, but the argument is a `{}`",
+                                conv as char,
+                                self.prog.type_name(ty)
+                            ),
                         );
                     }
                     let v = v.i();
@@ -411,7 +428,10 @@ impl<'p> Machine<'p> {
                         return err(
                             K::BadFormat,
                             e.span,
-                            format!("`%s` in the format expects a string, but the argument is a `{}`", self.prog.type_name(ty)),
+                            format!(
+                                "`%s` in the format expects a string, but the argument is a `{}`",
+                                self.prog.type_name(ty)
+                            ),
                         );
                     }
                     let p = v.i();
@@ -678,7 +698,11 @@ impl<'p> Machine<'p> {
                     }
                 }
                 _ => {
-                    return err(K::BadFormat, e.span, format!("`%{}` is not a scanf conversion mend knows", conv as char));
+                    return err(
+                        K::BadFormat,
+                        e.span,
+                        format!("`%{}` is not a scanf conversion mend knows", conv as char),
+                    );
                 }
             }
         }
@@ -748,7 +772,9 @@ impl<'p> Machine<'p> {
                 Box::new(Stop::Err(crate::spec::interp::RuntimeError {
                     kind: K::OutOfBounds,
                     span: a.span,
-                    message: format!("{what} writes past the end of what `{t}` points to (does the conversion match the variable's type?)"),
+                    message: format!(
+                        "{what} writes past the end of what `{t}` points to (does the conversion match the variable's type?)"
+                    ),
                 }))
             }
             _ => e,
@@ -845,7 +871,8 @@ impl<'p> Machine<'p> {
                     && inp[j] == b'0'
                     && (inp[j + 1] | 0x20) == b'x'
                     && j + 2 < lim
-                    && (inp[j + 2].is_ascii_hexdigit() || (inp[j + 2] == b'.' && j + 3 < lim && inp[j + 3].is_ascii_hexdigit()))
+                    && (inp[j + 2].is_ascii_hexdigit()
+                        || (inp[j + 2] == b'.' && j + 3 < lim && inp[j + 3].is_ascii_hexdigit()))
                 {
                     j += 2;
                     let mut m = 0.0f64;
@@ -1163,11 +1190,7 @@ fn hex_float(x: f64, prec: Option<usize>, _upper: bool) -> String {
         Some(p) => frac = format!("{frac:0<p$}").chars().take(p).collect(),
     }
     let sign = if e < 0 { '-' } else { '+' };
-    if frac.is_empty() {
-        format!("0x{lead}p{sign}{}", e.abs())
-    } else {
-        format!("0x{lead}.{frac}p{sign}{}", e.abs())
-    }
+    if frac.is_empty() { format!("0x{lead}p{sign}{}", e.abs()) } else { format!("0x{lead}.{frac}p{sign}{}", e.abs()) }
 }
 
 #[cfg(test)]

@@ -221,9 +221,10 @@ impl<'p> Machine<'p> {
         for f in &prog.funcs {
             for &l in &f.locals {
                 if prog.var(l).kind == VarKind::StaticLocal
-                    && let Some(init) = find_decl_init(f.body.as_ref(), l) {
-                        self.init_var(l, init)?;
-                    }
+                    && let Some(init) = find_decl_init(f.body.as_ref(), l)
+                {
+                    self.init_var(l, init)?;
+                }
             }
         }
         let Some(fid) = prog.func_by_name(entry) else {
@@ -338,7 +339,16 @@ impl<'p> Machine<'p> {
     }
 
     #[allow(clippy::too_many_arguments)]
-    fn oob_message(&self, e: &Expr, text: &str, block: u32, offset: i64, size: u64, bsize: u64, _write: bool) -> String {
+    fn oob_message(
+        &self,
+        e: &Expr,
+        text: &str,
+        block: u32,
+        offset: i64,
+        size: u64,
+        bsize: u64,
+        _write: bool,
+    ) -> String {
         let b = &self.mem.blocks[block as usize];
         let p = self.prog;
         // `a[i]` with `a` a 1-D array variable, or `a[i][j]` with `a` 2-D.
@@ -364,20 +374,22 @@ impl<'p> Machine<'p> {
                 }
             }
             if let ExprKind::Index(inner, _) = &base.kind
-                && let ExprKind::Var(v) = inner.strip_implicit().kind {
-                    let var = p.var(v);
-                    if let Type::Array(row, Some(n)) = &var.ty
-                        && let Type::Array(elem, Some(m)) = &**row {
-                            let es = p.size_of(elem).max(1) as i64;
-                            let rs = p.size_of(row).max(1) as i64;
-                            let i = offset.div_euclid(rs);
-                            let j = offset.rem_euclid(rs) / es;
-                            return format!(
-                                "`{text}` is out of bounds for `{}` ({n}×{m} elements): it reaches element [{i}][{j}]",
-                                var.name
-                            );
-                        }
+                && let ExprKind::Var(v) = inner.strip_implicit().kind
+            {
+                let var = p.var(v);
+                if let Type::Array(row, Some(n)) = &var.ty
+                    && let Type::Array(elem, Some(m)) = &**row
+                {
+                    let es = p.size_of(elem).max(1) as i64;
+                    let rs = p.size_of(row).max(1) as i64;
+                    let i = offset.div_euclid(rs);
+                    let j = offset.rem_euclid(rs) / es;
+                    return format!(
+                        "`{text}` is out of bounds for `{}` ({n}×{m} elements): it reaches element [{i}][{j}]",
+                        var.name
+                    );
                 }
+            }
         }
         format!(
             "`{text}` accesses memory outside {} (byte {offset} of a {bsize}-byte object, access of {size} bytes)",
@@ -389,7 +401,11 @@ impl<'p> Machine<'p> {
 
     #[inline]
     fn slot(&mut self, info: VarInfo) -> &mut Val {
-        if info.global { &mut self.globals[info.slot as usize] } else { &mut self.slots[self.base + info.slot as usize] }
+        if info.global {
+            &mut self.globals[info.slot as usize]
+        } else {
+            &mut self.slots[self.base + info.slot as usize]
+        }
     }
 
     /// The block of an addressable variable, created on first use.
@@ -438,7 +454,11 @@ impl<'p> Machine<'p> {
             // An rvalue aggregate (struct returned by a call, `c ? s1 : s2`, `s = t`): its
             // value is its address.
             _ if matches!(e.ty, Type::Struct(_) | Type::Array(..)) => Ok(Place::Mem(self.eval(e)?.i())),
-            _ => err(K::Unsupported, e.span, format!("`{}` is not something that can be assigned", super::text::expr(self.prog, e))),
+            _ => err(
+                K::Unsupported,
+                e.span,
+                format!("`{}` is not something that can be assigned", super::text::expr(self.prog, e)),
+            ),
         }
     }
 
@@ -792,11 +812,15 @@ impl<'p> Machine<'p> {
             Callee::Func(fid) => {
                 let vals = self.eval_args(args)?;
                 let v = self.call(*fid, &vals, e.span)?;
-                if want && v == Val::U && !self.prog.func(*fid).ret.is_error() && self.prog.func(*fid).ret != Type::Void {
+                if want && v == Val::U && !self.prog.func(*fid).ret.is_error() && self.prog.func(*fid).ret != Type::Void
+                {
                     return err(
                         K::Uninitialized,
                         e.span,
-                        format!("`{}` ended without returning a value, but its result is used", self.prog.func(*fid).name),
+                        format!(
+                            "`{}` ended without returning a value, but its result is used",
+                            self.prog.func(*fid).name
+                        ),
                     );
                 }
                 Ok(v)
@@ -971,9 +995,10 @@ impl<'p> Machine<'p> {
                 let mut iterations = 0;
                 loop {
                     if let Some(c) = cond
-                        && !self.eval(c)?.truthy() {
-                            break;
-                        }
+                        && !self.eval(c)?.truthy()
+                    {
+                        break;
+                    }
                     self.count_iteration(&mut iterations, s.span)?;
                     match self.exec(body)? {
                         Flow::Break => break,
@@ -1124,16 +1149,17 @@ impl<'p> Machine<'p> {
     /// for a char array, a struct value, or a scalar).
     fn init_one(&mut self, p: i64, ty: &Type, e: &'p Expr, ev: &Expr) -> R<()> {
         if let (Type::Array(elem, n), ExprKind::Str(bytes)) = (ty, &e.strip_implicit().kind)
-            && elem.is_integer() {
-                let cap = n.unwrap_or(bytes.len() as u64 + 1).min(self.mem.block_size(memory::block_of(p)));
-                for (i, &c) in bytes.iter().chain(std::iter::once(&0u8)).enumerate() {
-                    if i as u64 >= cap {
-                        break;
-                    }
-                    self.mem.store_byte(memory::ptr_add(p, i as i64), c).map_err(|f| self.fault(f, ev, true))?;
+            && elem.is_integer()
+        {
+            let cap = n.unwrap_or(bytes.len() as u64 + 1).min(self.mem.block_size(memory::block_of(p)));
+            for (i, &c) in bytes.iter().chain(std::iter::once(&0u8)).enumerate() {
+                if i as u64 >= cap {
+                    break;
                 }
-                return Ok(());
+                self.mem.store_byte(memory::ptr_add(p, i as i64), c).map_err(|f| self.fault(f, ev, true))?;
             }
+            return Ok(());
+        }
         let x = self.eval(e)?;
         let x = if e.ty != *ty && e.ty.is_arithmetic() && ty.is_arithmetic() { convert(x, &e.ty, ty) } else { x };
         self.store_mem(p, ty, x, ev)
@@ -1246,7 +1272,9 @@ fn find_decl_init(s: Option<&Stmt>, var: VarId) -> Option<&Init> {
         StmtKind::For { init, body, .. } => {
             init.iter().find_map(|s| find_decl_init(Some(s), var)).or_else(|| find_decl_init(Some(body), var))
         }
-        StmtKind::Switch { arms, .. } => arms.iter().flat_map(|a| a.body.iter()).find_map(|s| find_decl_init(Some(s), var)),
+        StmtKind::Switch { arms, .. } => {
+            arms.iter().flat_map(|a| a.body.iter()).find_map(|s| find_decl_init(Some(s), var))
+        }
         _ => None,
     }
 }
@@ -1331,7 +1359,11 @@ pub fn float_to_int(f: f64, t: IntType) -> i64 {
         return (f != 0.0) as i64;
     }
     let cvt64 = |f: f64| -> i64 {
-        if f.is_nan() || !(-9.223_372_036_854_776e18..9.223_372_036_854_776e18).contains(&f) { i64::MIN } else { f as i64 }
+        if f.is_nan() || !(-9.223_372_036_854_776e18..9.223_372_036_854_776e18).contains(&f) {
+            i64::MIN
+        } else {
+            f as i64
+        }
     };
     let cvt32 = |f: f64| -> i64 {
         if f.is_nan() || f >= 2147483648.0 || f <= -2147483649.0 { i32::MIN as i64 } else { f as i64 }

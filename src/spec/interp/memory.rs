@@ -29,9 +29,18 @@ pub struct Block {
 pub enum Fault {
     Null,
     /// Offset and size of the access, and the block's size.
-    OutOfBounds { block: u32, offset: i64, size: u64, block_size: u64 },
-    Freed { block: u32 },
-    Uninit { block: u32 },
+    OutOfBounds {
+        block: u32,
+        offset: i64,
+        size: u64,
+        block_size: u64,
+    },
+    Freed {
+        block: u32,
+    },
+    Uninit {
+        block: u32,
+    },
     ReadOnly,
 }
 
@@ -73,7 +82,8 @@ pub struct Memory {
 
 impl Memory {
     pub fn new(max_bytes: u64) -> Self {
-        let null = Block { data: Vec::new(), init: Vec::new(), alive: false, kind: BlockKind::Global, name: "null".into() };
+        let null =
+            Block { data: Vec::new(), init: Vec::new(), alive: false, kind: BlockKind::Global, name: "null".into() };
         Memory { blocks: vec![null], free_stack: Vec::new(), free_heap: Default::default(), live_bytes: 0, max_bytes }
     }
 
@@ -87,18 +97,13 @@ impl Memory {
         }
         self.live_bytes = new_live;
         let n = size as usize;
-        let block = Block {
-            data: vec![0; n],
-            init: vec![zeroed as u8; n],
-            alive: true,
-            kind,
-            name: name.to_string(),
-        };
+        let block = Block { data: vec![0; n], init: vec![zeroed as u8; n], alive: true, kind, name: name.to_string() };
         if kind == BlockKind::Stack
-            && let Some(id) = self.free_stack.pop() {
-                self.blocks[id as usize] = block;
-                return Some(id);
-            }
+            && let Some(id) = self.free_stack.pop()
+        {
+            self.blocks[id as usize] = block;
+            return Some(id);
+        }
         if kind == BlockKind::Heap && self.free_heap.len() > HEAP_QUARANTINE {
             let id = self.free_heap.pop_front().unwrap();
             self.blocks[id as usize] = block;
@@ -228,5 +233,4 @@ impl Memory {
     pub fn block_size(&self, id: u32) -> u64 {
         self.blocks.get(id as usize).map_or(0, |b| b.data.len() as u64)
     }
-
 }

@@ -63,7 +63,15 @@ pub struct Limits {
 
 impl Default for Limits {
     fn default() -> Self {
-        Limits { max_steps: 50_000_000, max_memory: 64 << 20, max_output: 1 << 20, max_call_depth: 10_000, unwinding_bound: None, record_coverage: false, uninit_reads_zero: false }
+        Limits {
+            max_steps: 50_000_000,
+            max_memory: 64 << 20,
+            max_output: 1 << 20,
+            max_call_depth: 10_000,
+            unwinding_bound: None,
+            record_coverage: false,
+            uninit_reads_zero: false,
+        }
     }
 }
 
@@ -177,7 +185,8 @@ pub type Runner = dyn Fn(&Program, &str, &[u8], &Limits, &Cancel) -> RunResult +
 pub fn run_batch<T: Send>(f: impl FnOnce(&Runner) -> T + Send) -> T {
     let run: &Runner = &machine::run_here;
     std::thread::scope(|s| {
-        let handle = std::thread::Builder::new().name("mend-interp".into()).stack_size(1 << 30).spawn_scoped(s, || f(run));
+        let handle =
+            std::thread::Builder::new().name("mend-interp".into()).stack_size(1 << 30).spawn_scoped(s, || f(run));
         match handle {
             Ok(h) => h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)),
             Err(_) => panic!("could not start an interpreter thread"),

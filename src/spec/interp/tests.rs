@@ -75,7 +75,14 @@ impl B {
     fn var(&mut self, name: &str, ty: Type, addressable: bool) -> Expr {
         let id = VarId(self.p.vars.len() as u32);
         let f = self.f.unwrap();
-        self.p.vars.push(Var { name: name.into(), ty: ty.clone(), span: sp(), kind: VarKind::Local, func: Some(f), addressable });
+        self.p.vars.push(Var {
+            name: name.into(),
+            ty: ty.clone(),
+            span: sp(),
+            kind: VarKind::Local,
+            func: Some(f),
+            addressable,
+        });
         self.p.funcs[f.0 as usize].locals.push(id);
         ex(ExprKind::Var(id), ty)
     }
@@ -131,13 +138,27 @@ fn integer_semantics() {
         decl(&x, Some(int(i32::MAX as i64))),
         sexpr(assign(x.clone(), bin(BinOp::Add, x.clone(), int(1)))),
         printf("%d\n", vec![x.clone()]),
-        printf("%d %d %d %d\n", vec![bin(BinOp::Div, int(-7), int(2)), bin(BinOp::Rem, int(-7), int(2)), bin(BinOp::Rem, int(7), int(-2)), bin(BinOp::Div, int(i32::MIN as i64), int(-1))]),
+        printf(
+            "%d %d %d %d\n",
+            vec![
+                bin(BinOp::Div, int(-7), int(2)),
+                bin(BinOp::Rem, int(-7), int(2)),
+                bin(BinOp::Rem, int(7), int(-2)),
+                bin(BinOp::Div, int(i32::MIN as i64), int(-1)),
+            ],
+        ),
         printf("%d %d\n", vec![bin(BinOp::Shl, int(1), int(33)), bin(BinOp::Shr, int(-16), int(2))]),
         decl(&u, Some(cast(int(-1), uty.clone()))),
         printf("%u %x %X %o\n", vec![u.clone(), u.clone(), cast(int(255), uty.clone()), cast(int(8), uty.clone())]),
         printf("%u\n", vec![bin(BinOp::Div, u.clone(), cast(int(2), uty.clone()))]),
-        printf("[%5d][%-5d][%05d][%+d][% d][%.3d][%x][%#x][%#o]\n", vec![int(42), int(42), int(-42), int(5), int(5), int(7), int(255), int(255), int(8)]),
-        printf("[%c][%3c][%s][%-6s][%6s][%.2s]%%\n", vec![int(65), int(66), lit("abc"), lit("ab"), lit("ab"), lit("xyz")]),
+        printf(
+            "[%5d][%-5d][%05d][%+d][% d][%.3d][%x][%#x][%#o]\n",
+            vec![int(42), int(42), int(-42), int(5), int(5), int(7), int(255), int(255), int(8)],
+        ),
+        printf(
+            "[%c][%3c][%s][%-6s][%6s][%.2s]%%\n",
+            vec![int(65), int(66), lit("abc"), lit("ab"), lit("ab"), lit("xyz")],
+        ),
         ret(int(0)),
     ]);
     let r = b.run("");
@@ -234,7 +255,14 @@ fn recursion_and_step_limit() {
     let f = b.func("f", Type::INT);
     let n = b.param("n", Type::INT);
     let rec = ex(ExprKind::Call(Callee::Func(f), vec![bin(BinOp::Sub, n.clone(), int(1))]), Type::INT);
-    let body = ex(ExprKind::Cond(Box::new(bin(BinOp::Le, n.clone(), int(1))), Box::new(int(1)), Box::new(bin(BinOp::Mul, n.clone(), rec))), Type::INT);
+    let body = ex(
+        ExprKind::Cond(
+            Box::new(bin(BinOp::Le, n.clone(), int(1))),
+            Box::new(int(1)),
+            Box::new(bin(BinOp::Mul, n.clone(), rec)),
+        ),
+        Type::INT,
+    );
     b.body(vec![ret(body)]);
     b.func("main", Type::INT);
     let x = b.var("x", Type::INT, false);
@@ -264,7 +292,8 @@ fn malloc_free_and_floats() {
     let pty = Type::ptr(Type::INT);
     let p = b.var("p", pty.clone(), false);
     let fv = b.var("f", Type::Float(FloatKind::Float), false);
-    let mal = cast(call(Builtin::Malloc, vec![cast(int(8), Type::Int(IntType::ULONG))], Type::ptr(Type::Void)), pty.clone());
+    let mal =
+        cast(call(Builtin::Malloc, vec![cast(int(8), Type::Int(IntType::ULONG))], Type::ptr(Type::Void)), pty.clone());
     let deref = |e: Expr| ex(ExprKind::Deref(Box::new(e)), Type::INT);
     let plus1 = ex(ExprKind::Binary(BinOp::Add, Box::new(p.clone()), Box::new(int(1))), pty.clone());
     let ft = Type::Float(FloatKind::Float);
@@ -273,8 +302,17 @@ fn malloc_free_and_floats() {
         sexpr(assign(deref(p.clone()), int(5))),
         printf("%d\n", vec![deref(p.clone())]),
         decl(&fv, Some(cast(ex(ExprKind::Float(0.1), Type::DOUBLE), ft.clone()))),
-        sexpr(assign(fv.clone(), ex(ExprKind::Binary(BinOp::Mul, Box::new(fv.clone()), Box::new(cast(int(3), ft.clone()))), ft.clone()))),
-        printf("%.10f %d\n", vec![cast(fv.clone(), Type::DOUBLE), cast(cast(ex(ExprKind::Float(-2.7), Type::DOUBLE), Type::INT), Type::INT)]),
+        sexpr(assign(
+            fv.clone(),
+            ex(ExprKind::Binary(BinOp::Mul, Box::new(fv.clone()), Box::new(cast(int(3), ft.clone()))), ft.clone()),
+        )),
+        printf(
+            "%.10f %d\n",
+            vec![
+                cast(fv.clone(), Type::DOUBLE),
+                cast(cast(ex(ExprKind::Float(-2.7), Type::DOUBLE), Type::INT), Type::INT),
+            ],
+        ),
         printf("%d\n", vec![deref(plus1.clone())]),
         ret(int(0)),
     ]);
@@ -335,7 +373,8 @@ fn pointer_errors() {
 
 #[test]
 fn library_overflows_are_reported() {
-    let src = "#include <stdio.h>\nint main(void) { char name[4]; scanf(\"%s\", name); printf(\"%s\", name); return 0; }";
+    let src =
+        "#include <stdio.h>\nint main(void) { char name[4]; scanf(\"%s\", name); printf(\"%s\", name); return 0; }";
     let e = c_err(src, "abcdef");
     assert_eq!(e.kind, RuntimeErrorKind::OutOfBounds);
     assert_eq!(e.message, "`scanf` writes past the end of `name` (4 bytes)");

@@ -17,7 +17,11 @@ fn prec(e: &Expr) -> u8 {
         ExprKind::Logical(LogicOp::And, ..) => 5,
         ExprKind::Binary(op, ..) => binprec(*op),
         ExprKind::Cast { implicit: true, expr } | ExprKind::Decay(expr) => prec(expr),
-        ExprKind::Unary(..) | ExprKind::Cast { .. } | ExprKind::AddrOf(_) | ExprKind::Deref(_) | ExprKind::SizeOf { .. } => 14,
+        ExprKind::Unary(..)
+        | ExprKind::Cast { .. }
+        | ExprKind::AddrOf(_)
+        | ExprKind::Deref(_)
+        | ExprKind::SizeOf { .. } => 14,
         ExprKind::IncDec(IncDec::PreInc | IncDec::PreDec, _) => 14,
         _ => 15,
     }

@@ -4,7 +4,7 @@
 use tree_sitter::Node;
 
 use super::builtins::{self, Params};
-use super::{Lowerer, Symbol, MAX_NESTING};
+use super::{Lowerer, MAX_NESTING, Symbol};
 use crate::ir::format::{self, Length, Piece};
 use crate::ir::*;
 
@@ -113,7 +113,11 @@ impl<'a> Lowerer<'a> {
                     let both_char = a.as_int().zip(b.as_int()).is_some_and(|(x, y)| x.kind == y.kind);
                     if !both_char {
                         let (tn, fname) = (self.program.type_name(to), self.program.type_name(&from));
-                        self.warning("type", span, format!("cannot {what} `{fname}` as `{tn}`: the pointer types differ"));
+                        self.warning(
+                            "type",
+                            span,
+                            format!("cannot {what} `{fname}` as `{tn}`: the pointer types differ"),
+                        );
                     }
                     true
                 }
@@ -171,7 +175,11 @@ impl<'a> Lowerer<'a> {
                     if bytes.is_empty() {
                         self.error(span, "an empty character constant `''`");
                     } else {
-                        self.warning("char", span, "a character constant holds one character; use \"...\" for a string");
+                        self.warning(
+                            "char",
+                            span,
+                            "a character constant holds one character; use \"...\" for a string",
+                        );
                     }
                 }
                 // A char constant has type int; `'\xff'` is -1 with gcc's signed char.
@@ -218,11 +226,7 @@ impl<'a> Lowerer<'a> {
                 let op = node.child_by_field_name("operator").map(|o| self.text(o)).unwrap_or("");
                 let Some(arg) = node.child_by_field_name("argument") else { return error_expr(span) };
                 let inner = self.lower_expr(arg);
-                if op == "&" {
-                    self.address_of(inner, span)
-                } else {
-                    self.deref(inner, span)
-                }
+                if op == "&" { self.address_of(inner, span) } else { self.deref(inner, span) }
             }
             "assignment_expression" => self.assignment(node),
             "conditional_expression" => self.conditional(node),
@@ -234,7 +238,10 @@ impl<'a> Lowerer<'a> {
                 let ok = ty == Type::Void
                     || ty.is_error()
                     || e.ty.is_error()
-                    || (ty.is_scalar() && e.ty.is_scalar() && !(ty.is_float() && e.ty.is_pointer()) && !(ty.is_pointer() && e.ty.is_float()));
+                    || (ty.is_scalar()
+                        && e.ty.is_scalar()
+                        && !(ty.is_float() && e.ty.is_pointer())
+                        && !(ty.is_pointer() && e.ty.is_float()));
                 if !ok {
                     let (t, f) = (self.program.type_name(&ty), self.program.type_name(&e.ty));
                     self.error(span, format!("cannot cast `{f}` to `{t}`"));
@@ -248,13 +255,18 @@ impl<'a> Lowerer<'a> {
                 } else if let Some(v) = node.child_by_field_name("value") {
                     // `sizeof(Node)` with a typedef name parses as an expression.
                     let inner = if v.kind() == "parenthesized_expression" { v.named_child(0) } else { None };
-                    let typedef = inner.filter(|i| i.kind() == "identifier").and_then(|i| match self.lookup(self.text(i)) {
-                        Some(Symbol::Typedef(t)) => Some(t.clone()),
-                        _ => None,
-                    });
+                    let typedef =
+                        inner.filter(|i| i.kind() == "identifier").and_then(|i| match self.lookup(self.text(i)) {
+                            Some(Symbol::Typedef(t)) => Some(t.clone()),
+                            _ => None,
+                        });
                     if let Some(t) = typedef {
                         let size = self.program.size_of(&t);
-                        return Expr { kind: ExprKind::SizeOf { size, text: self.text(v).to_string() }, ty: Type::Int(IntType::ULONG), span };
+                        return Expr {
+                            kind: ExprKind::SizeOf { size, text: self.text(v).to_string() },
+                            ty: Type::Int(IntType::ULONG),
+                            span,
+                        };
                     }
                     let e = self.lower_expr(v);
                     (self.program.size_of(&e.ty), self.text(v).to_string())
@@ -264,7 +276,8 @@ impl<'a> Lowerer<'a> {
                 Expr { kind: ExprKind::SizeOf { size, text }, ty: Type::Int(IntType::ULONG), span }
             }
             "subscript_expression" => {
-                let (Some(a), Some(i)) = (node.child_by_field_name("argument"), node.child_by_field_name("index")) else {
+                let (Some(a), Some(i)) = (node.child_by_field_name("argument"), node.child_by_field_name("index"))
+                else {
                     return error_expr(span);
                 };
                 let base = self.lower_expr(a);
@@ -272,14 +285,20 @@ impl<'a> Lowerer<'a> {
                 let index = self.lower_expr(i);
                 let index = self.rvalue(index);
                 // `i[a]` is legal C; normalise so the pointer is the base.
-                let (base, index) = if index.ty.is_pointer() && base.ty.is_integer() { (index, base) } else { (base, index) };
+                let (base, index) =
+                    if index.ty.is_pointer() && base.ty.is_integer() { (index, base) } else { (base, index) };
                 let elem = match &base.ty {
                     Type::Pointer(t) => (**t).clone(),
                     Type::Error => Type::Error,
                     other => {
                         let t = self.program.type_name(other);
                         let name = self.text(a);
-                        self.error(base.span, format!("`{name}` has type `{t}`, which is not an array or pointer, so it cannot be indexed"));
+                        self.error(
+                            base.span,
+                            format!(
+                                "`{name}` has type `{t}`, which is not an array or pointer, so it cannot be indexed"
+                            ),
+                        );
                         Type::Error
                     }
                 };
@@ -350,11 +369,19 @@ impl<'a> Lowerer<'a> {
                     _ => 3,
                 };
                 let inner = int_expr(stream, Type::Int(IntType::LONG), span);
-                return Expr { kind: ExprKind::Cast { expr: Box::new(inner), implicit: true }, ty: Type::ptr(Type::Void), span };
+                return Expr {
+                    kind: ExprKind::Cast { expr: Box::new(inner), implicit: true },
+                    ty: Type::ptr(Type::Void),
+                    span,
+                };
             }
             "NULL" => {
                 let inner = int_expr(0, Type::INT, span);
-                return Expr { kind: ExprKind::Cast { expr: Box::new(inner), implicit: true }, ty: Type::ptr(Type::Void), span };
+                return Expr {
+                    kind: ExprKind::Cast { expr: Box::new(inner), implicit: true },
+                    ty: Type::ptr(Type::Void),
+                    span,
+                };
             }
             _ => {}
         }
@@ -514,10 +541,7 @@ impl<'a> Lowerer<'a> {
             return out;
         }
         let text = self.text(node);
-        let inner = text
-            .trim_start_matches(['L', 'u', 'U', '8'])
-            .strip_prefix(['"', '\''])
-            .unwrap_or(text);
+        let inner = text.trim_start_matches(['L', 'u', 'U', '8']).strip_prefix(['"', '\'']).unwrap_or(text);
         let inner = inner.strip_suffix(['"', '\'']).unwrap_or(inner);
         decode_escapes(inner.as_bytes(), &mut out);
         out
@@ -525,11 +549,9 @@ impl<'a> Lowerer<'a> {
 
     fn binary(&mut self, node: Node<'a>) -> Expr {
         let span = self.span(node);
-        let (Some(l), Some(r), Some(op)) = (
-            node.child_by_field_name("left"),
-            node.child_by_field_name("right"),
-            node.child_by_field_name("operator"),
-        ) else {
+        let (Some(l), Some(r), Some(op)) =
+            (node.child_by_field_name("left"), node.child_by_field_name("right"), node.child_by_field_name("operator"))
+        else {
             return error_expr(span);
         };
         let op_text = self.text(op);
@@ -574,7 +596,11 @@ impl<'a> Lowerer<'a> {
         if lt.is_error() || rt.is_error() {
             return Expr { kind: ExprKind::Binary(op, Box::new(lhs), Box::new(rhs)), ty: Type::Error, span };
         }
-        let mk = |lhs: Expr, rhs: Expr, ty: Type| Expr { kind: ExprKind::Binary(op, Box::new(lhs), Box::new(rhs)), ty, span };
+        let mk = |lhs: Expr, rhs: Expr, ty: Type| Expr {
+            kind: ExprKind::Binary(op, Box::new(lhs), Box::new(rhs)),
+            ty,
+            span,
+        };
         let bad = |this: &mut Self| {
             let (a, b) = (this.program.type_name(&lt), this.program.type_name(&rt));
             this.error(span, format!("`{}` cannot combine `{a}` and `{b}`", op.c_token()));
@@ -606,7 +632,11 @@ impl<'a> Lowerer<'a> {
                 if !lt.is_integer() || !rt.is_integer() {
                     if op == BinOp::Rem && lt.is_arithmetic() && rt.is_arithmetic() {
                         self.error(span, "`%` needs integers; for `double` values use `fmod` or cast to `int`");
-                        return Expr { kind: ExprKind::Binary(op, Box::new(lhs), Box::new(rhs)), ty: Type::Error, span };
+                        return Expr {
+                            kind: ExprKind::Binary(op, Box::new(lhs), Box::new(rhs)),
+                            ty: Type::Error,
+                            span,
+                        };
                     }
                     return bad(self);
                 }
@@ -679,9 +709,10 @@ impl<'a> Lowerer<'a> {
                 }
                 // Fold `-5` into a constant so it prints and mutates as one literal.
                 if let ExprKind::Int(v) = e.kind
-                    && let Type::Int(t) = &ty {
-                        return int_expr(t.wrap(v.wrapping_neg()), ty, span);
-                    }
+                    && let Type::Int(t) = &ty
+                {
+                    return int_expr(t.wrap(v.wrapping_neg()), ty, span);
+                }
                 if let ExprKind::Float(v) = e.kind {
                     return Expr { kind: ExprKind::Float(-v), ty, span };
                 }
@@ -746,20 +777,15 @@ impl<'a> Lowerer<'a> {
         if !is_lvalue(target) || matches!(target.kind, ExprKind::Str(_)) {
             self.error(target.span, format!("cannot {what} this: it is a value, not a variable"));
         } else if matches!(target.ty, Type::Array(..)) {
-            self.error(
-                target.span,
-                format!("cannot {what} a whole array (use a loop, or `strcpy` for strings)"),
-            );
+            self.error(target.span, format!("cannot {what} a whole array (use a loop, or `strcpy` for strings)"));
         }
     }
 
     fn assignment(&mut self, node: Node<'a>) -> Expr {
         let span = self.span(node);
-        let (Some(l), Some(r), Some(op)) = (
-            node.child_by_field_name("left"),
-            node.child_by_field_name("right"),
-            node.child_by_field_name("operator"),
-        ) else {
+        let (Some(l), Some(r), Some(op)) =
+            (node.child_by_field_name("left"), node.child_by_field_name("right"), node.child_by_field_name("operator"))
+        else {
             return error_expr(span);
         };
         let op = self.text(op);
@@ -932,9 +958,11 @@ impl<'a> Lowerer<'a> {
             };
             if sig.builtin == crate::ir::Builtin::Fgets
                 && let Some(stream) = args.get(2)
-                    && !matches!(stream.strip_implicit().kind, ExprKind::Int(1)) && !stream.ty.is_error() {
-                        self.unsupported("`fgets` from a stream other than `stdin`", stream.span);
-                    }
+                && !matches!(stream.strip_implicit().kind, ExprKind::Int(1))
+                && !stream.ty.is_error()
+            {
+                self.unsupported("`fgets` from a stream other than `stdin`", stream.span);
+            }
             return Expr { kind: ExprKind::Call(Callee::Builtin(sig.builtin), args), ty: sig.ret, span };
         }
         if builtins::is_unmodelled_library_function(name) {
@@ -967,12 +995,28 @@ impl<'a> Lowerer<'a> {
             .map(|(_, n, at)| (n, at))
     }
 
-    fn check_args(&mut self, name: &str, fspan: Span, span: Span, args: Vec<Expr>, params: &[Type], unchecked: bool) -> Vec<Expr> {
+    fn check_args(
+        &mut self,
+        name: &str,
+        fspan: Span,
+        span: Span,
+        args: Vec<Expr>,
+        params: &[Type],
+        unchecked: bool,
+    ) -> Vec<Expr> {
         if !unchecked && args.len() != params.len() {
             let n = params.len();
             let plural = if n == 1 { "" } else { "s" };
-            let msg = format!("`{name}` takes {n} argument{plural}, but {} {} given", args.len(), if args.len() == 1 { "is" } else { "are" });
-            self.error_code("arity", if args.len() > n { args[n].span.cover(span.min_end(args.last().map(|a| a.span))) } else { span }, msg);
+            let msg = format!(
+                "`{name}` takes {n} argument{plural}, but {} {} given",
+                args.len(),
+                if args.len() == 1 { "is" } else { "are" }
+            );
+            self.error_code(
+                "arity",
+                if args.len() > n { args[n].span.cover(span.min_end(args.last().map(|a| a.span))) } else { span },
+                msg,
+            );
             let _ = fspan;
         }
         args.into_iter()
@@ -1049,7 +1093,10 @@ impl<'a> Lowerer<'a> {
                     expected.push((Type::INT, "an `int` precision", d.start, d.end));
                 }
             }
-            if d.arg_count(scanf) == usize::from(d.width == format::Count::Star) + usize::from(d.precision == format::Count::Star) && !scanf {
+            if d.arg_count(scanf)
+                == usize::from(d.width == format::Count::Star) + usize::from(d.precision == format::Count::Star)
+                && !scanf
+            {
                 continue;
             }
             if scanf && d.suppress {
@@ -1065,7 +1112,10 @@ impl<'a> Lowerer<'a> {
             self.error_code(
                 "format",
                 at,
-                format!("`{}` expects {desc}, but no argument is given for it ({missing} missing)", String::from_utf8_lossy(&bytes[*s..*e])),
+                format!(
+                    "`{}` expects {desc}, but no argument is given for it ({missing} missing)",
+                    String::from_utf8_lossy(&bytes[*s..*e])
+                ),
             );
         } else if rest.len() > expected.len() {
             let extra = &rest[expected.len()];
@@ -1085,15 +1135,20 @@ impl<'a> Lowerer<'a> {
                 match &arg.ty {
                     Type::Pointer(pointee) => {
                         if !scanf_target_matches(ty, pointee) {
-                            self.warning("format", arg.span, format!("`{directive}` expects {desc}, but this is `{t}`"));
+                            self.warning(
+                                "format",
+                                arg.span,
+                                format!("`{directive}` expects {desc}, but this is `{t}`"),
+                            );
                         }
                     }
                     _ => {
-                        let hint = if is_lvalue(arg.strip_implicit()) && !matches!(arg.strip_implicit().ty, Type::Array(..)) {
-                            format!(" (write `&{}`)", self.src_text_of(arg))
-                        } else {
-                            String::new()
-                        };
+                        let hint =
+                            if is_lvalue(arg.strip_implicit()) && !matches!(arg.strip_implicit().ty, Type::Array(..)) {
+                                format!(" (write `&{}`)", self.src_text_of(arg))
+                            } else {
+                                String::new()
+                            };
                         self.error_code("scanf-pointer", arg.span, format!("`scanf` needs the address of where to store the value: `{directive}` expects {desc}, but this is `{t}`{hint}"));
                     }
                 }
@@ -1150,8 +1205,12 @@ fn directive_type(d: &format::Directive, scanf: bool) -> (Type, &'static str) {
             match d.length {
                 Length::Char => (int(IntKind::Char, signed), if scanf { "a `char *`" } else { "a `char`" }),
                 Length::Short => (int(IntKind::Short, signed), if scanf { "a `short *`" } else { "a `short`" }),
-                Length::Long | Length::Size => (int(IntKind::Long, signed), if scanf { "a `long *`" } else { "a `long`" }),
-                Length::LongLong => (int(IntKind::LongLong, signed), if scanf { "a `long long *`" } else { "a `long long`" }),
+                Length::Long | Length::Size => {
+                    (int(IntKind::Long, signed), if scanf { "a `long *`" } else { "a `long`" })
+                }
+                Length::LongLong => {
+                    (int(IntKind::LongLong, signed), if scanf { "a `long long *`" } else { "a `long long`" })
+                }
                 _ => (int(IntKind::Int, signed), if scanf { "an `int *`" } else { "an `int`" }),
             }
         }
@@ -1198,7 +1257,9 @@ fn printf_arg_matches(expected: &Type, arg: &Type) -> bool {
             width(e.kind) == width(a.kind)
         }
         (Type::Float(_), Type::Float(_)) => true,
-        (Type::Pointer(e), Type::Pointer(a)) => **e == Type::Void || e == a || a.as_int().is_some_and(|t| t.kind == IntKind::Char),
+        (Type::Pointer(e), Type::Pointer(a)) => {
+            **e == Type::Void || e == a || a.as_int().is_some_and(|t| t.kind == IntKind::Char)
+        }
         _ => false,
     }
 }

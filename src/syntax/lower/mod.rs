@@ -14,8 +14,8 @@ use tree_sitter::{Node, Tree};
 
 use crate::ir::*;
 
+pub use builtins::{Params as BuiltinParams, Signature as BuiltinSignature, lookup as builtin_signature};
 pub use expr::{decode_escapes, edit_distance};
-pub use builtins::{lookup as builtin_signature, Params as BuiltinParams, Signature as BuiltinSignature};
 
 /// Expressions and statements nested deeper than this are not lowered (the function is marked
 /// unsupported): it keeps every recursive pass over the IR far from the thread's stack limit.
@@ -55,7 +55,6 @@ pub fn lower_source(src: &str) -> Lowered {
 fn parse_c(src: &str) -> Tree {
     super::parse(src, None)
 }
-
 
 struct MacroDef {
     name: String,
@@ -210,7 +209,8 @@ impl<'a> Lowerer<'a> {
                     Symbol::Func(f) => Some(self.program.func(*f).name_span),
                     _ => None,
                 };
-                let mut d = Diagnostic::error("redeclared", span, format!("`{name}` is already declared in this scope"));
+                let mut d =
+                    Diagnostic::error("redeclared", span, format!("`{name}` is already declared in this scope"));
                 if let Some(at) = at {
                     d = d.with_related(at, format!("`{name}` was declared here"));
                 }
@@ -225,9 +225,10 @@ impl<'a> Lowerer<'a> {
         let addressable = matches!(ty, Type::Array(..) | Type::Struct(_)) || kind == VarKind::Global;
         self.program.vars.push(Var { name: name.to_string(), ty, span, kind, func: self.cur_func, addressable });
         if let Some(f) = self.cur_func
-            && kind != VarKind::Param {
-                self.program.funcs[f.0 as usize].locals.push(id);
-            }
+            && kind != VarKind::Param
+        {
+            self.program.funcs[f.0 as usize].locals.push(id);
+        }
         id
     }
 
@@ -275,7 +276,9 @@ impl<'a> Lowerer<'a> {
                 "type_definition" | "struct_specifier" | "union_specifier" | "enum_specifier" => {}
                 "preproc_include" | "preproc_def" | "preproc_call" | "ERROR" | ";" => {}
                 "preproc_ifdef" | "preproc_if" | "preproc_else" => self.lower_top_level_items(child),
-                "preproc_function_def" => self.unsupported("function-like macros (`#define F(x) ...`)", self.span(child)),
+                "preproc_function_def" => {
+                    self.unsupported("function-like macros (`#define F(x) ...`)", self.span(child))
+                }
                 // A statement at file level (e.g. code after a stray `}`) is a syntax error the
                 // syntax layer reports.
                 "expression_statement" | "compound_statement" => {}
@@ -308,7 +311,9 @@ impl<'a> Lowerer<'a> {
             if !declarator_is_function(decl) {
                 continue;
             }
-            let Some((name, name_span, ret, fdecl)) = self.function_declarator_parts(decl, base.clone()) else { continue };
+            let Some((name, name_span, ret, fdecl)) = self.function_declarator_parts(decl, base.clone()) else {
+                continue;
+            };
             // A prototype of a library or verifier function (`extern int __VERIFIER_nondet_int(void);`)
             // keeps the call a builtin.
             if !is_definition && builtins::lookup(name).is_some() {
@@ -813,14 +818,18 @@ impl<'a> Lowerer<'a> {
                 ty = Type::Error;
             }
             if let Type::Struct(id) = &ty
-                && !self.program.struct_def(*id).complete {
-                    let sname = self.program.struct_def(*id).name.clone();
-                    self.error(name_span, format!("`struct {sname}` is not defined, so `{name}` cannot be declared"));
-                }
-            if global && is_extern && init_node.is_none()
-                && let Some(Symbol::Var(_)) = self.scopes[0].get(name) {
-                    continue;
-                }
+                && !self.program.struct_def(*id).complete
+            {
+                let sname = self.program.struct_def(*id).name.clone();
+                self.error(name_span, format!("`struct {sname}` is not defined, so `{name}` cannot be declared"));
+            }
+            if global
+                && is_extern
+                && init_node.is_none()
+                && let Some(Symbol::Var(_)) = self.scopes[0].get(name)
+            {
+                continue;
+            }
             let kind = if global {
                 VarKind::Global
             } else if is_static {
@@ -829,15 +838,14 @@ impl<'a> Lowerer<'a> {
                 VarKind::Local
             };
             // A repeated global (`int x; ... int x = 3;`) refers to the same object.
-            if global
-                && let Some(Symbol::Var(existing)) = self.scopes[0].get(name).cloned() {
-                    if let Some(init) = init_node {
-                        let init = self.lower_init(init, &ty);
-                        self.program.globals.retain(|(v, _)| *v != existing);
-                        self.program.globals.push((existing, Some(init)));
-                    }
-                    continue;
+            if global && let Some(Symbol::Var(existing)) = self.scopes[0].get(name).cloned() {
+                if let Some(init) = init_node {
+                    let init = self.lower_init(init, &ty);
+                    self.program.globals.retain(|(v, _)| *v != existing);
+                    self.program.globals.push((existing, Some(init)));
                 }
+                continue;
+            }
             let var = self.new_var(name, ty.clone(), name_span, kind);
             let init = init_node.map(|i| self.lower_init(i, &ty));
             // The name is in scope from the end of its declarator, after the initialiser in
@@ -858,7 +866,11 @@ impl<'a> Lowerer<'a> {
                 let mut next = 0;
                 let init = self.lower_init_items(&items, &mut next, ty, self.span(node));
                 if next < items.len() {
-                    self.warning("init", self.span(items[next]), "more values than the variable holds: the extra ones are ignored");
+                    self.warning(
+                        "init",
+                        self.span(items[next]),
+                        "more values than the variable holds: the extra ones are ignored",
+                    );
                 }
                 init
             }
@@ -873,12 +885,19 @@ impl<'a> Lowerer<'a> {
                     }
                 }
             }
-            ("string_literal" | "concatenated_string", Type::Array(elem, len)) if elem.as_int().is_some_and(|t| t.kind == IntKind::Char) => {
+            ("string_literal" | "concatenated_string", Type::Array(elem, len))
+                if elem.as_int().is_some_and(|t| t.kind == IntKind::Char) =>
+            {
                 let e = self.lower_expr(node);
                 if let (Some(len), ExprKind::Str(bytes)) = (len, &e.kind)
-                    && bytes.len() as u64 > *len {
-                        self.warning("init", self.span(node), format!("the string has {} characters but the array holds {len}", bytes.len()));
-                    }
+                    && bytes.len() as u64 > *len
+                {
+                    self.warning(
+                        "init",
+                        self.span(node),
+                        format!("the string has {} characters but the array holds {len}", bytes.len()),
+                    );
+                }
                 Init::Expr(e)
             }
             (_, Type::Array(..)) => {
@@ -1107,7 +1126,11 @@ impl<'a> Lowerer<'a> {
                 if child.kind() != "case_statement" {
                     // Statements before the first label never run; keep them in a dead arm.
                     if arms.is_empty() {
-                        self.warning("unreachable", self.span(child), "this statement is before the first `case` and never runs");
+                        self.warning(
+                            "unreachable",
+                            self.span(child),
+                            "this statement is before the first `case` and never runs",
+                        );
                         continue;
                     }
                     let mut stmts = Vec::new();
@@ -1163,7 +1186,11 @@ impl<'a> Lowerer<'a> {
                 let e = self.rvalue(e);
                 if ret_ty == Type::Void {
                     if e.ty != Type::Void && !e.ty.is_error() {
-                        self.error_code("return", e.span, format!("`{fname}` returns `void`, so it cannot return a value"));
+                        self.error_code(
+                            "return",
+                            e.span,
+                            format!("`{fname}` returns `void`, so it cannot return a value"),
+                        );
                     }
                     Some(e)
                 } else {
@@ -1189,7 +1216,8 @@ fn declarator_is_function(node: Node) -> bool {
         "function_declarator" => node.child_by_field_name("declarator").is_some_and(|d| d.kind() == "identifier"),
         "pointer_declarator" | "parenthesized_declarator" | "attributed_declarator" => {
             node.child_by_field_name("declarator").or_else(|| node.named_child(0)).is_some_and(|d| {
-                d.kind() == "function_declarator" && d.child_by_field_name("declarator").is_some_and(|i| i.kind() == "identifier")
+                d.kind() == "function_declarator"
+                    && d.child_by_field_name("declarator").is_some_and(|i| i.kind() == "identifier")
                     || declarator_is_function(d) && d.kind() != "parenthesized_declarator"
             })
         }
@@ -1236,15 +1264,27 @@ pub fn const_eval(e: &Expr) -> Option<i64> {
                 BinOp::Sub => a.wrapping_sub(b),
                 BinOp::Mul => a.wrapping_mul(b),
                 BinOp::Div if b != 0 => {
-                    if signed { a.wrapping_div(b) } else { ((a as u64) / (b as u64)) as i64 }
+                    if signed {
+                        a.wrapping_div(b)
+                    } else {
+                        ((a as u64) / (b as u64)) as i64
+                    }
                 }
                 BinOp::Rem if b != 0 => {
-                    if signed { a.wrapping_rem(b) } else { ((a as u64) % (b as u64)) as i64 }
+                    if signed {
+                        a.wrapping_rem(b)
+                    } else {
+                        ((a as u64) % (b as u64)) as i64
+                    }
                 }
                 BinOp::Div | BinOp::Rem => return None,
                 BinOp::Shl => a.wrapping_shl(b as u32),
                 BinOp::Shr => {
-                    if signed { a.wrapping_shr(b as u32) } else { ((a as u64).wrapping_shr(b as u32)) as i64 }
+                    if signed {
+                        a.wrapping_shr(b as u32)
+                    } else {
+                        ((a as u64).wrapping_shr(b as u32)) as i64
+                    }
                 }
                 BinOp::BitAnd => a & b,
                 BinOp::BitOr => a | b,
@@ -1266,7 +1306,11 @@ pub fn const_eval(e: &Expr) -> Option<i64> {
             }) as i64
         }
         ExprKind::Cond(c, a, b) => {
-            if const_eval(c)? != 0 { const_eval(a)? } else { const_eval(b)? }
+            if const_eval(c)? != 0 {
+                const_eval(a)?
+            } else {
+                const_eval(b)?
+            }
         }
         _ => return None,
     })

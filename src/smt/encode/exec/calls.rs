@@ -111,7 +111,8 @@ impl<'a, 'ctx> Exec<'a, 'ctx> {
             self.no_memo.insert(fid);
             return self.inline_call(fid, vals, span);
         }
-        let narrows = after.violations != marks.violations || after.unwinding != marks.unwinding || self.assumes != assumes;
+        let narrows =
+            after.violations != marks.violations || after.unwinding != marks.unwinding || self.assumes != assumes;
         let memo = CallMemo {
             value,
             exit: (narrows && !self.st.dead).then(|| self.st.guard.clone()),
@@ -266,7 +267,7 @@ impl<'a, 'ctx> Exec<'a, 'ctx> {
                 let name = crate::ir::print::expr_to_c(self.p, e);
                 let v = self.input_value(&name, &e.ty, 'd', e.span)?;
                 self.enc.inputs.push(InputRead {
-            seq: self.next_seq(),
+                    seq: self.next_seq(),
                     name,
                     ty: e.ty.clone(),
                     value: v.clone(),
@@ -286,7 +287,7 @@ impl<'a, 'ctx> Exec<'a, 'ctx> {
                 let SymVal::Int(b) = v.clone() else { return self.unsupported("putchar of a non-integer", e.span) };
                 let ty = a.ty.as_int().unwrap_or(IntType::INT);
                 self.enc.output.push(OutputEntry {
-            seq: self.next_seq(),
+                    seq: self.next_seq(),
                     span: e.span,
                     guard: self.st.guard.clone(),
                     format: b"%c".to_vec(),
@@ -298,7 +299,7 @@ impl<'a, 'ctx> Exec<'a, 'ctx> {
                 let Some(a) = arg(0) else { return self.unsupported("puts without an argument", e.span) };
                 let v = self.string_value(a)?;
                 self.enc.output.push(OutputEntry {
-            seq: self.next_seq(),
+                    seq: self.next_seq(),
                     span: e.span,
                     guard: self.st.guard.clone(),
                     format: b"%s\n".to_vec(),
@@ -357,7 +358,9 @@ impl<'a, 'ctx> Exec<'a, 'ctx> {
                 };
                 self.cast(SymVal::Float(r), &Type::DOUBLE, &e.ty, e.span)
             }
-            other => self.unsupported(format!("the library function `{}`", format!("{other:?}").to_lowercase()), e.span),
+            other => {
+                self.unsupported(format!("the library function `{}`", format!("{other:?}").to_lowercase()), e.span)
+            }
         }
     }
 
@@ -410,27 +413,44 @@ impl<'a, 'ctx> Exec<'a, 'ctx> {
         }
         self.st.line = LineState::Mid;
         let call = self.enc.input_calls.len();
-        self.enc.input_calls.push(InputCall { span: e.span, guard: self.st.guard.clone(), format: fmt.clone(), reads: vec![] });
+        self.enc.input_calls.push(InputCall {
+            span: e.span,
+            guard: self.st.guard.clone(),
+            format: fmt.clone(),
+            reads: vec![],
+        });
         let mut next = 1usize;
         let mut assigned = 0i64;
         for piece in &pieces {
             let Piece::Directive(d) = piece else { continue };
             match d.conv {
                 '[' | 'n' | 'p' => {
-                    return self.unsupported(format!("scanf `%{}`", if d.conv == '[' { "[...]".to_string() } else { d.conv.to_string() }), e.span)
+                    return self.unsupported(
+                        format!("scanf `%{}`", if d.conv == '[' { "[...]".to_string() } else { d.conv.to_string() }),
+                        e.span,
+                    );
                 }
                 'c' if d.start == 0 || !fmt[d.start - 1].is_ascii_whitespace() => {
-                    return self.unsupported("scanf `%c` without a space before it (it would read the newline left in the input)", e.span)
+                    return self.unsupported(
+                        "scanf `%c` without a space before it (it would read the newline left in the input)",
+                        e.span,
+                    );
                 }
                 'c' if d.width != Count::None => return self.unsupported("scanf `%c` with a width", e.span),
                 _ => {}
             }
             if d.suppress {
-                let ty = if d.is_float() { Type::DOUBLE } else if d.conv == 'c' { Type::CHAR } else { Type::Int(IntType::LONG) };
+                let ty = if d.is_float() {
+                    Type::DOUBLE
+                } else if d.conv == 'c' {
+                    Type::CHAR
+                } else {
+                    Type::Int(IntType::LONG)
+                };
                 let v = self.input_value("skipped", &ty, d.conv, e.span)?;
                 let idx = self.enc.inputs.len();
                 self.enc.inputs.push(InputRead {
-            seq: self.next_seq(),
+                    seq: self.next_seq(),
                     name: "(skipped)".into(),
                     ty,
                     value: v,
@@ -453,7 +473,9 @@ impl<'a, 'ctx> Exec<'a, 'ctx> {
                 assigned += 1;
                 continue;
             }
-            let Some(ty) = a.ty.pointee().cloned() else { return self.unsupported("a scanf argument that is not a pointer", a.span) };
+            let Some(ty) = a.ty.pointee().cloned() else {
+                return self.unsupported("a scanf argument that is not a pointer", a.span);
+            };
             let name = match &a.strip_implicit().kind {
                 ExprKind::AddrOf(x) => crate::ir::print::expr_to_c(self.p, x),
                 _ => format!("*{}", crate::ir::print::expr_to_c(self.p, a)),
@@ -461,7 +483,7 @@ impl<'a, 'ctx> Exec<'a, 'ctx> {
             let v = self.input_value(&name, &ty, d.conv, a.span)?;
             let idx = self.enc.inputs.len();
             self.enc.inputs.push(InputRead {
-            seq: self.next_seq(),
+                seq: self.next_seq(),
                 name,
                 ty: ty.clone(),
                 value: v.clone(),
@@ -534,7 +556,11 @@ impl<'a, 'ctx> Exec<'a, 'ctx> {
             let at = w(off0 + i);
             let old = arr.select(&at).as_bv().expect("char array");
             let is_nul = len._eq(&w(i));
-            let v = if i < max { len.bvugt(&w(i)).ite(&chars[i as usize], &is_nul.ite(&zero, &old)) } else { is_nul.ite(&zero, &old) };
+            let v = if i < max {
+                len.bvugt(&w(i)).ite(&chars[i as usize], &is_nul.ite(&zero, &old))
+            } else {
+                is_nul.ite(&zero, &old)
+            };
             arr = arr.store(&at, &v);
         }
         self.st.mem.insert(o, arr);
@@ -547,10 +573,14 @@ impl<'a, 'ctx> Exec<'a, 'ctx> {
     pub(super) fn read_line(&mut self, b: Builtin, e: &Expr, args: &[Expr]) -> R<SymVal<'ctx>> {
         let what = if b == Builtin::Gets { "gets" } else { "fgets" };
         let Some(a) = args.first() else { return self.unsupported(format!("{what} without a buffer"), e.span) };
-        let SymVal::Ptr(ptr) = self.eval(a)? else { return self.unsupported(format!("{what} into a non-pointer"), a.span) };
+        let SymVal::Ptr(ptr) = self.eval(a)? else {
+            return self.unsupported(format!("{what} into a non-pointer"), a.span);
+        };
         let size = if b == Builtin::Fgets {
             let Some(n) = args.get(1) else { return self.unsupported("fgets without a size", e.span) };
-            let SymVal::Int(nv) = self.eval(n)? else { return self.unsupported("fgets with a non-integer size", n.span) };
+            let SymVal::Int(nv) = self.eval(n)? else {
+                return self.unsupported("fgets with a non-integer size", n.span);
+            };
             // The stream argument is `stdin` (the type checker rejects any other): nothing to do.
             match c_int::value_of(&nv, n.ty.as_int().unwrap_or(IntType::INT)) {
                 Some(v) if v >= 2 => Some(v as u64),
@@ -560,7 +590,8 @@ impl<'a, 'ctx> Exec<'a, 'ctx> {
             None
         };
         if self.st.line != LineState::Start {
-            return self.unsupported(format!("{what} after scanf or nondet (the rest of a line is not modelled)"), e.span);
+            return self
+                .unsupported(format!("{what} after scanf or nondet (the rest of a line is not modelled)"), e.span);
         }
         let o = self.single_char_object(&ptr, a.span)?;
         let n = self.objects[o as usize].len;
@@ -618,11 +649,7 @@ impl<'a, 'ctx> Exec<'a, 'ctx> {
             let old = arr.select(&at).as_bv().expect("char array");
             let at_len = len._eq(&w(i));
             let after = if i > 0 { len._eq(&w(i - 1)) } else { Bool::from_bool(ctx, false) };
-            let tail = if keep_nl {
-                at_len.ite(&nl, &after.ite(&zero, &old))
-            } else {
-                at_len.ite(&zero, &old)
-            };
+            let tail = if keep_nl { at_len.ite(&nl, &after.ite(&zero, &old)) } else { at_len.ite(&zero, &old) };
             let v = if i < max { len.bvugt(&w(i)).ite(&chars[i as usize], &tail) } else { tail };
             arr = arr.store(&at, &v);
         }

@@ -295,7 +295,8 @@ impl<'a, 'ctx> Exec<'a, 'ctx> {
             return self.bool_val(&c, ty, span);
         }
         match (x, y, ty) {
-            (SymVal::Ptr(p), SymVal::Int(n), Type::Pointer(to)) | (SymVal::Int(n), SymVal::Ptr(p), Type::Pointer(to))
+            (SymVal::Ptr(p), SymVal::Int(n), Type::Pointer(to))
+            | (SymVal::Int(n), SymVal::Ptr(p), Type::Pointer(to))
                 if matches!(op, BinOp::Add | BinOp::Sub) =>
             {
                 let Some(scale) = leaf_count(to) else { return self.unsupported("pointer arithmetic", span) };
@@ -361,7 +362,9 @@ impl<'a, 'ctx> Exec<'a, 'ctx> {
                 }
                 SymVal::Float(x)
             }
-            (SymVal::Float(x), Type::Float(_), Type::Int(t)) if t.kind != IntKind::Bool && self.exact_ints.contains_key(&x) => {
+            (SymVal::Float(x), Type::Float(_), Type::Int(t))
+                if t.kind != IntKind::Bool && self.exact_ints.contains_key(&x) =>
+            {
                 let (b, f) = self.exact_ints[&x].clone();
                 SymVal::Int(c_int::cast(&b, f, *t))
             }
@@ -389,7 +392,9 @@ impl<'a, 'ctx> Exec<'a, 'ctx> {
                 }
                 SymVal::Ptr(p)
             }
-            (SymVal::Int(b), Type::Int(_), Type::Pointer(_)) if b.as_u64() == Some(0) || c_int::value_of(&b, IntType::LONG) == Some(0) => {
+            (SymVal::Int(b), Type::Int(_), Type::Pointer(_))
+                if b.as_u64() == Some(0) || c_int::value_of(&b, IntType::LONG) == Some(0) =>
+            {
                 SymVal::Ptr(self.null())
             }
             (v, f, t) if f == t => v,
@@ -397,7 +402,7 @@ impl<'a, 'ctx> Exec<'a, 'ctx> {
                 return self.unsupported(
                     format!("a conversion from `{}` to `{}`", self.p.type_name(from), self.p.type_name(to)),
                     span,
-                )
+                );
             }
         })
     }

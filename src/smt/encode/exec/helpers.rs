@@ -116,7 +116,12 @@ impl<'a, 'ctx> Exec<'a, 'ctx> {
                 SymVal::Int(x)
             }
             SymVal::Float(f) => {
-                let x = Float::new_const(self.ctx, n, f.get_sort().float_exponent_size().unwrap_or(11), f.get_sort().float_significand_size().unwrap_or(53));
+                let x = Float::new_const(
+                    self.ctx,
+                    n,
+                    f.get_sort().float_exponent_size().unwrap_or(11),
+                    f.get_sort().float_significand_size().unwrap_or(53),
+                );
                 self.enc.hard.push(x._eq(&f));
                 SymVal::Float(x)
             }
@@ -238,8 +243,7 @@ impl<'a, 'ctx> Exec<'a, 'ctx> {
         if let Some(s) = self.enc.selectors.get(&loc) {
             return s.clone();
         }
-        let sels: Vec<Bool<'ctx>> =
-            (0..n).map(|k| Bool::new_const(self.ctx, format!("sel!{}!{}", loc.0, k))).collect();
+        let sels: Vec<Bool<'ctx>> = (0..n).map(|k| Bool::new_const(self.ctx, format!("sel!{}!{}", loc.0, k))).collect();
         let refs: Vec<&Bool<'ctx>> = sels.iter().collect();
         self.enc.hard.push(Bool::or(self.ctx, &refs));
         self.enc.selectors.insert(loc, sels.clone());

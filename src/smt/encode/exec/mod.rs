@@ -4,7 +4,7 @@
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::rc::Rc;
 
-use z3::ast::{Array, Ast, Bool, Dynamic, Float, BV};
+use z3::ast::{Array, Ast, BV, Bool, Dynamic, Float};
 use z3::{Context, Sort};
 
 use super::fp::{self, FpOps};
@@ -394,7 +394,9 @@ fn collect_statics<'p>(p: &'p Program, s: &'p Stmt, out: &mut Vec<(VarId, Option
             init.iter().for_each(|s| collect_statics(p, s, out));
             collect_statics(p, body, out);
         }
-        StmtKind::Switch { arms, .. } => arms.iter().flat_map(|a| a.body.iter()).for_each(|s| collect_statics(p, s, out)),
+        StmtKind::Switch { arms, .. } => {
+            arms.iter().flat_map(|a| a.body.iter()).for_each(|s| collect_statics(p, s, out))
+        }
         StmtKind::Block(b) => b.iter().for_each(|s| collect_statics(p, s, out)),
         _ => {}
     }

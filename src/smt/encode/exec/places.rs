@@ -67,7 +67,9 @@ impl<'a, 'ctx> Exec<'a, 'ctx> {
         let parts: Vec<Bool<'ctx>> = ptr
             .targets
             .iter()
-            .map(|&o| Bool::and(ctx, &[&ptr.obj._eq(&BV::from_u64(ctx, o as u64, OBJ_BITS)), &within(o, &self.objects)]))
+            .map(|&o| {
+                Bool::and(ctx, &[&ptr.obj._eq(&BV::from_u64(ctx, o as u64, OBJ_BITS)), &within(o, &self.objects)])
+            })
             .collect();
         let refs: Vec<&Bool<'ctx>> = parts.iter().collect();
         Ok(Bool::or(ctx, &refs))
@@ -195,7 +197,9 @@ impl<'a, 'ctx> Exec<'a, 'ctx> {
                 Ok(Place::Mem { ptr: SymPtr { off, ..p }, ty: e.ty.clone() })
             }
             ExprKind::Deref(q) => {
-                let SymVal::Ptr(p) = self.eval(q)? else { return self.unsupported("dereferencing a non-pointer", e.span) };
+                let SymVal::Ptr(p) = self.eval(q)? else {
+                    return self.unsupported("dereferencing a non-pointer", e.span);
+                };
                 Ok(Place::Mem { ptr: p, ty: e.ty.clone() })
             }
             ExprKind::Str(bytes) => {
@@ -210,7 +214,10 @@ impl<'a, 'ctx> Exec<'a, 'ctx> {
                             &BV::from_u64(self.ctx, 0, 8),
                         );
                         for (i, b) in bytes.iter().enumerate() {
-                            arr = arr.store(&BV::from_u64(self.ctx, i as u64, OFF_BITS), &BV::from_u64(self.ctx, *b as u64, 8));
+                            arr = arr.store(
+                                &BV::from_u64(self.ctx, i as u64, OFF_BITS),
+                                &BV::from_u64(self.ctx, *b as u64, 8),
+                            );
                         }
                         // Literals never change: keep their contents in every state from here on.
                         self.st.mem.insert(o, arr);

@@ -73,7 +73,13 @@ impl<'a, 'ctx> Exec<'a, 'ctx> {
         Ok(())
     }
 
-    pub(super) fn flatten_init<'e>(&self, ty: &Type, init: &'e Init, base: u64, out: &mut Vec<(u64, InitItem<'e>)>) -> R<()> {
+    pub(super) fn flatten_init<'e>(
+        &self,
+        ty: &Type,
+        init: &'e Init,
+        base: u64,
+        out: &mut Vec<(u64, InitItem<'e>)>,
+    ) -> R<()> {
         match (ty, init) {
             (Type::Array(elem, n), Init::List(items, sp)) => {
                 let step = leaf_count(elem).unwrap_or(1);
@@ -136,7 +142,12 @@ impl<'a, 'ctx> Exec<'a, 'ctx> {
             StmtKind::If { cond, then, els } => {
                 let c = self.eval_cond(cond)?;
                 let g = self.st.guard.clone();
-                self.enc.branches.push(Branch { span: cond.span, guard: g.clone(), taken: c.clone(), what: BranchKind::If });
+                self.enc.branches.push(Branch {
+                    span: cond.span,
+                    guard: g.clone(),
+                    taken: c.clone(),
+                    what: BranchKind::If,
+                });
                 let (gt, ge) = (self.and(&g, &c), self.and(&g, &c.not()));
                 let mut other = self.st.clone();
                 other.guard = ge.clone();
@@ -214,7 +225,14 @@ impl<'a, 'ctx> Exec<'a, 'ctx> {
         Ok(())
     }
 
-    pub(super) fn lp(&mut self, cond: Option<&Expr>, body: &Stmt, step: Option<&Expr>, do_while: bool, span: Span) -> R<()> {
+    pub(super) fn lp(
+        &mut self,
+        cond: Option<&Expr>,
+        body: &Stmt,
+        step: Option<&Expr>,
+        do_while: bool,
+        span: Span,
+    ) -> R<()> {
         self.jumps.push(Jump { is_loop: true, breaks: vec![], continues: vec![] });
         let mut exits = Vec::new();
         for k in 0..self.bound {
@@ -230,7 +248,12 @@ impl<'a, 'ctx> Exec<'a, 'ctx> {
                         break;
                     }
                     let g = self.st.guard.clone();
-                    self.enc.branches.push(Branch { span: c.span, guard: g.clone(), taken: cv.clone(), what: BranchKind::Loop });
+                    self.enc.branches.push(Branch {
+                        span: c.span,
+                        guard: g.clone(),
+                        taken: cv.clone(),
+                        what: BranchKind::Loop,
+                    });
                     let mut ex = self.st.clone();
                     ex.guard = self.and(&g, &cv.not());
                     exits.push(ex);
@@ -286,7 +309,12 @@ impl<'a, 'ctx> Exec<'a, 'ctx> {
             let m = m.clone().unwrap_or_else(|| none.clone());
             let mut entry = start.clone();
             entry.guard = self.and(&g, &m);
-            self.enc.branches.push(Branch { span: arm.label_span, guard: g.clone(), taken: m, what: BranchKind::Switch });
+            self.enc.branches.push(Branch {
+                span: arm.label_span,
+                guard: g.clone(),
+                taken: m,
+                what: BranchKind::Switch,
+            });
             let mut ins = vec![entry];
             if let Some(f) = fall.take() {
                 ins.insert(0, f);
