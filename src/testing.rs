@@ -39,3 +39,15 @@ pub fn course_files(root: &Path) -> Vec<PathBuf> {
     files.sort();
     files
 }
+
+/// A query Z3 takes minutes on (factoring the product of two primes below 2^31 by bit-blasting
+/// 128-bit multiplication): something to interrupt, for the cancellation test and benchmark.
+pub fn hard_factoring_query(ctx: &z3::Context) -> Vec<z3::ast::Bool<'_>> {
+    use z3::ast::{Ast, BV};
+    let n: u64 = 2_147_483_647 * 2_147_483_629;
+    let x = BV::new_const(ctx, "x", 64);
+    let y = BV::new_const(ctx, "y", 64);
+    let prod = x.zero_ext(64).bvmul(&y.zero_ext(64));
+    let one = BV::from_u64(ctx, 1, 64);
+    vec![prod._eq(&BV::from_u64(ctx, n, 64).zero_ext(64)), x.bvugt(&one), y.bvugt(&one)]
+}

@@ -69,6 +69,14 @@ pub fn run_foundation(out: &mut impl Write) -> std::io::Result<()> {
         String::from_utf8_lossy(&result.output).trim()
     )?;
 
+    let latencies = cancel_latencies(5);
+    writeln!(
+        out,
+        "solver cancellation, a query of minutes cancelled after 200 ms: returned after median {:.0} ms, max {:.0} ms (5 rounds)  [< 100 ms]",
+        percentile(&latencies, 0.5),
+        percentile(&latencies, 1.0)
+    )?;
+
     run_mutation(out)?;
 
     match server_idle_rss(20) {
@@ -494,6 +502,32 @@ pub fn run_typed(data: &Path, out: &mut impl Write) -> std::io::Result<()> {
         )?;
     }
     Ok(())
+}
+
+/// Milliseconds from a cancel to the solver's return, `rounds` times (sorted): the query
+/// would run for minutes, the cancel comes after 200 ms from another thread.
+fn cancel_latencies(rounds: usize) -> Vec<f64> {
+    let mut out = Vec::new();
+    for _ in 0..rounds {
+        let ctx = crate::smt::solver::new_context();
+        let cancel = Cancel::new();
+        let s =
+            crate::smt::Solver::new(&ctx, crate::smt::Budget::new(std::time::Duration::from_secs(60), cancel.clone()));
+        for b in crate::testing::hard_factoring_query(&ctx) {
+            s.assert(&b);
+        }
+        let canceller = std::thread::spawn(move || {
+            std::thread::sleep(std::time::Duration::from_millis(200));
+            cancel.cancel();
+            Instant::now()
+        });
+        let _ = s.check();
+        let returned = Instant::now();
+        let cancelled_at = canceller.join().expect("the cancelling thread");
+        out.push(returned.saturating_duration_since(cancelled_at).as_secs_f64() * 1000.0);
+    }
+    out.sort_by(f64::total_cmp);
+    out
 }
 
 /// A synthetic C file of about `lines` lines: many small functions with loops, conditions,

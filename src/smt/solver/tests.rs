@@ -13,14 +13,9 @@ fn budget(ms: u64) -> Budget {
 /// x * y = p * q over 64-bit factors (multiplied in 128 bits), x, y > 1: a factoring instance
 /// that Z3 4.8.12 does not solve in any reasonable time.
 fn assert_factoring<'ctx>(ctx: &'ctx Context, assert: impl Fn(&Bool<'ctx>)) {
-    let n: u64 = 2_147_483_647 * 2_147_483_629; // two primes below 2^31
-    let x = BV::new_const(ctx, "x", 64);
-    let y = BV::new_const(ctx, "y", 64);
-    let prod = x.zero_ext(64).bvmul(&y.zero_ext(64));
-    assert(&prod._eq(&BV::from_u64(ctx, n, 64).zero_ext(64)));
-    let one = BV::from_u64(ctx, 1, 64);
-    assert(&x.bvugt(&one));
-    assert(&y.bvugt(&one));
+    for b in crate::testing::hard_factoring_query(ctx) {
+        assert(&b);
+    }
 }
 
 /// n + 1 pigeons in n holes, as plain propositional clauses.
