@@ -10,28 +10,16 @@ use std::time::Duration;
 
 use mend::cancel::Cancel;
 use mend::engines::verified;
+use mend::rng::Rng;
 use mend::smt::Budget;
 use mend::smt::bmc::{BmcVerdict, verify_against};
 use mend::spec::compare::{self, Compare};
 use mend::spec::interp::{self, Limits};
 use mend::syntax::lower::lower_source;
 
-/// A tiny deterministic generator (no dependency, the same pairs on every run).
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-    fn pick<'a, T>(&mut self, xs: &'a [T]) -> &'a T {
-        &xs[self.below(xs.len())]
-    }
+/// One of `xs`, chosen by `rng`.
+fn pick<'a, T>(rng: &mut Rng, xs: &'a [T]) -> &'a T {
+    &xs[rng.below(xs.len())]
 }
 
 #[derive(Clone, Debug)]
@@ -50,18 +38,18 @@ fn random_value(rng: &mut Rng) -> Piece {
     let doubles = ["0.5", "-2.25", "3.0", "1e-5", "12345.678"];
     let chars = ["'a'", "'Z'", "'7'", "' '", "'-'"];
     match rng.below(12) {
-        0 => Piece::Value("%d".into(), rng.pick(&ints).to_string()),
-        1 => Piece::Value("%i".into(), rng.pick(&ints).to_string()),
-        2 => Piece::Value("%u".into(), rng.pick(&ints).to_string()),
-        3 => Piece::Value("%5d".into(), rng.pick(&ints).to_string()),
-        4 => Piece::Value("%x".into(), rng.pick(&ints).to_string()),
-        5 => Piece::Value("%c".into(), rng.pick(&chars).to_string()),
-        6 => Piece::Value("%f".into(), rng.pick(&doubles).to_string()),
-        7 => Piece::Value("%.2f".into(), rng.pick(&doubles).to_string()),
-        8 => Piece::Value("%g".into(), rng.pick(&doubles).to_string()),
-        9 => Piece::Value("%ld".into(), format!("{}L", rng.pick(&ints))),
-        10 => Piece::Value("% d".into(), rng.pick(&ints).to_string()),
-        _ => Piece::Value("%e".into(), rng.pick(&doubles).to_string()),
+        0 => Piece::Value("%d".into(), pick(rng, &ints).to_string()),
+        1 => Piece::Value("%i".into(), pick(rng, &ints).to_string()),
+        2 => Piece::Value("%u".into(), pick(rng, &ints).to_string()),
+        3 => Piece::Value("%5d".into(), pick(rng, &ints).to_string()),
+        4 => Piece::Value("%x".into(), pick(rng, &ints).to_string()),
+        5 => Piece::Value("%c".into(), pick(rng, &chars).to_string()),
+        6 => Piece::Value("%f".into(), pick(rng, &doubles).to_string()),
+        7 => Piece::Value("%.2f".into(), pick(rng, &doubles).to_string()),
+        8 => Piece::Value("%g".into(), pick(rng, &doubles).to_string()),
+        9 => Piece::Value("%ld".into(), format!("{}L", pick(rng, &ints))),
+        10 => Piece::Value("% d".into(), pick(rng, &ints).to_string()),
+        _ => Piece::Value("%e".into(), pick(rng, &doubles).to_string()),
     }
 }
 
@@ -71,7 +59,7 @@ fn random_program(rng: &mut Rng) -> Vec<Print> {
         .map(|_| {
             let pieces = 1 + rng.below(4);
             (0..pieces)
-                .map(|_| if rng.below(2) == 0 { Piece::Text(rng.pick(TEXTS).to_string()) } else { random_value(rng) })
+                .map(|_| if rng.below(2) == 0 { Piece::Text(pick(rng, TEXTS).to_string()) } else { random_value(rng) })
                 .collect()
         })
         .collect()
@@ -97,7 +85,7 @@ fn vary(rng: &mut Rng, p: &[Print]) -> Vec<Print> {
         // Another spacing.
         3 => {
             let at = rng.below(q[i].len() + 1);
-            q[i].insert(at, Piece::Text(rng.pick(&[" ", "\\n", "  "]).to_string()));
+            q[i].insert(at, Piece::Text(pick(rng, &[" ", "\\n", "  "]).to_string()));
         }
         // A value printed as its text, or the reverse.
         4 => {
@@ -115,7 +103,7 @@ fn vary(rng: &mut Rng, p: &[Print]) -> Vec<Print> {
                 let other = if t.chars().any(|c| c.is_ascii_lowercase()) {
                     t.to_uppercase()
                 } else {
-                    rng.pick(TEXTS).to_string()
+                    pick(rng, TEXTS).to_string()
                 };
                 q[i][at] = Piece::Text(other);
             }
