@@ -636,3 +636,55 @@ fn typed_quick_fix_and_completion() {
     assert_eq!(items[0]["insertText"], items[0]["label"]);
     assert_eq!(s.shutdown_and_exit().code(), Some(0));
 }
+
+/// Whatever bytes a client sends, the server answers what it can, reads the next message and
+/// stays up: a body that is not JSON, an object as an id, invalid UTF-8 in a notification and
+/// in an edit, bytes that are not a message at all, a `$/` request.
+#[test]
+fn malformed_messages_never_stop_the_server() {
+    let (mut s, _) = Server::start(json!({}), json!({}));
+    let code = |r: &Value| r["error"]["code"].as_i64();
+    s.send_body(b"this is not JSON");
+    assert_eq!(s.response(-1, 10 * SEC).as_ref().and_then(code), Some(-32700));
+    s.send_body(br#"{"jsonrpc":"2.0","id":{"an":"object"},"method":"shutdown"}"#);
+    assert_eq!(s.response(-1, 10 * SEC).as_ref().and_then(code), Some(-32600));
+    s.send_raw(b"hello, I am not a frame\r\n\r\n");
+    assert_eq!(s.response(-1, 10 * SEC).as_ref().and_then(code), Some(-32700));
+    s.send_body(
+        b"{\"jsonrpc\":\"2.0\",\"method\":\"workspace/didChangeConfiguration\",\"params\":{\"settings\":\"\xff\"}}",
+    );
+    let told =
+        s.wait_for("window/showMessage", 10 * SEC, |p| p["message"].as_str().is_some_and(|m| m.contains("UTF-8")));
+    assert!(told.is_some(), "the user is told of an unreadable message");
+    s.send_body(br#"{"jsonrpc":"2.0","id":77,"method":"$/unknownRequest","params":{}}"#);
+    assert_eq!(s.response(77, 10 * SEC).as_ref().and_then(code), Some(-32601));
+
+    // An edit that is not UTF-8 is not applied: the document keeps its text, and the user is
+    // asked to reopen it.
+    let uri = "file:///tmp/mend-e2e/utf8.c";
+    s.open(uri, "int main(void) { return 0; }\n", 1);
+    let change = format!(
+        "{{\"jsonrpc\":\"2.0\",\"method\":\"textDocument/didChange\",\"params\":{{\"textDocument\":{{\"uri\":\"{uri}\",\"version\":2}},\"contentChanges\":[{{\"text\":\"int @\"}}]}}}}"
+    );
+    let mut bytes = change.into_bytes();
+    let at = bytes.iter().position(|&b| b == b'@').expect("the placeholder");
+    bytes[at] = 0xff;
+    s.send_body(&bytes);
+    let out_of_sync = s.wait_for("textDocument/publishDiagnostics", 10 * SEC, |p| {
+        p["uri"] == uri
+            && p["diagnostics"]
+                .as_array()
+                .is_some_and(|d| d.iter().any(|d| d["message"].as_str().is_some_and(|m| m.contains("UTF-8"))))
+    });
+    assert!(out_of_sync.is_some(), "the document is marked out of sync; stderr:\n{}", s.stderr());
+
+    // Still serving: a full-text change brings it back, and requests are answered.
+    s.change(uri, 3, json!([{ "text": "int main(void) { return 1; }\n" }]));
+    let back = s.settled_diagnostics(uri, 3, Duration::from_millis(300), 10 * SEC);
+    assert!(
+        back["diagnostics"].as_array().unwrap().iter().all(|d| !d["message"].as_str().unwrap_or("").contains("UTF-8")),
+        "{back}"
+    );
+    let status = s.shutdown_and_exit();
+    assert_eq!(status.code(), Some(0));
+}

@@ -178,7 +178,21 @@ impl LanguageServer for Backend {
     }
 }
 
+/// The parameters of [`super::transport::TEXT_NOT_UTF8`].
+#[derive(serde::Deserialize)]
+pub struct TextNotUtf8 {
+    uri: lsp::Uri,
+}
+
 impl Backend {
+    /// The transport read an edit of `uri` that was not valid UTF-8: it was not applied, and
+    /// the document is out of sync until the editor sends its whole text again.
+    pub async fn text_not_utf8(&self, params: TextNotUtf8) {
+        if let Some(work) = self.state.mark_unreadable(&params.uri) {
+            self.state.spawn(work);
+        }
+    }
+
     async fn pull_configuration(&self) {
         let item = lsp::ConfigurationItem { scope_uri: None, section: Some("mend".into()) };
         match self.state.client.configuration(vec![item]).await {

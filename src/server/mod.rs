@@ -4,7 +4,8 @@
 //! * `backend` — the `LanguageServer` handlers.
 //! * `convert` — byte spans ↔ LSP positions in the negotiated encoding.
 //! * `config` — settings → `CheckOptions`.
-//! * `completion` — completion items (filled by the typed engine later).
+//! * `completion` — completion items from the typed engine.
+//! * `transport` — the hardened wire: only well-formed messages reach the service.
 //!
 //! Analysis jobs are [`crate::check::job::Job`]s, the same panic- and stack-safe runs that
 //! `mend check` uses.
@@ -15,6 +16,7 @@ pub mod config;
 pub mod convert;
 pub mod state;
 pub mod syntax_api;
+pub mod transport;
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -27,7 +29,18 @@ pub async fn serve_stdio(hooks: crate::check::job::Hooks) -> i32 {
     let shutdown = Arc::new(AtomicBool::new(false));
     let flag = shutdown.clone();
     let (service, socket) =
-        LspService::new(move |client| backend::Backend { state: Arc::new(state::State::new(client, flag, hooks)) });
-    Server::new(tokio::io::stdin(), tokio::io::stdout(), socket).serve(service).await;
+        LspService::build(move |client| backend::Backend { state: Arc::new(state::State::new(client, flag, hooks)) })
+            .custom_method(transport::TEXT_NOT_UTF8, backend::Backend::text_not_utf8)
+            .finish();
+    // stdin → transport::pump → the service → transport::relay → stdout (see `transport`).
+    let out: transport::Output = Arc::new(tokio::sync::Mutex::new(Box::new(tokio::io::stdout())));
+    let (to_service, service_in) = tokio::io::duplex(1 << 20);
+    let (service_out, from_service) = tokio::io::duplex(1 << 20);
+    let reader = tokio::spawn(transport::pump(tokio::io::stdin(), to_service, out.clone()));
+    let writer = tokio::spawn(transport::relay(from_service, out.clone()));
+    Server::new(service_in, service_out, socket).serve(service).await;
+    // The service's last answers (to `shutdown`) are written before the process exits.
+    let _ = writer.await;
+    reader.abort();
     if shutdown.load(Ordering::SeqCst) { 0 } else { 1 }
 }

@@ -250,6 +250,22 @@ impl State {
         Some(Followup { uri, key, cancel: st.cancel.clone(), immediate: false, notify })
     }
 
+    /// An edit of `uri` arrived as invalid UTF-8 and was not applied: the document keeps its
+    /// last good text and is out of sync until the editor sends the whole text again.
+    pub fn mark_unreadable(&self, uri: &lsp::Uri) -> Option<Followup> {
+        let mut entry = self.docs.get_mut(uri)?;
+        let st = entry.value_mut();
+        st.cancel.cancel();
+        st.cancel = Cancel::new();
+        let text = "mend received an edit of this file that was not valid UTF-8 and could not apply it, so it no \
+                    longer knows the file's text; close and reopen the file to resume checking."
+            .to_string();
+        warn!("an edit of {} was not valid UTF-8", uri.as_str());
+        st.desync = Some(text.clone());
+        let key = (st.generation, st.client_version, Stage::Syntax);
+        Some(Followup { uri: uri.clone(), key, cancel: st.cancel.clone(), immediate: false, notify: Some(text) })
+    }
+
     pub fn close(&self, uri: &lsp::Uri) -> Option<u64> {
         let (_, st) = self.docs.remove(uri)?;
         st.cancel.cancel();

@@ -162,6 +162,20 @@ impl Server {
         write_frame(&mut *self.stdin.lock().unwrap(), msg).expect("write to server");
     }
 
+    /// Sends bytes as they are (framing included, or not).
+    pub fn send_raw(&mut self, bytes: &[u8]) {
+        let mut w = self.stdin.lock().unwrap();
+        w.write_all(bytes).expect("write to server");
+        w.flush().expect("flush");
+    }
+
+    /// Sends `body` in one frame, whatever it holds.
+    pub fn send_body(&mut self, body: &[u8]) {
+        let mut framed = format!("Content-Length: {}\r\n\r\n", body.len()).into_bytes();
+        framed.extend_from_slice(body);
+        self.send_raw(&framed);
+    }
+
     pub fn notify(&mut self, method: &str, params: Value) {
         self.send(&json!({ "jsonrpc": "2.0", "method": method, "params": params }));
     }

@@ -1,0 +1,307 @@
+//! The wire between the editor and the LSP service, hardened: any byte stream a client sends
+//! leaves the server running.
+//!
+//! tower-lsp-server's own reader stops for good at the first message it cannot decode (its
+//! framed stream ends after an error), so a body that is not JSON or one invalid byte ended the
+//! process. This layer reads stdin itself and hands the service only well-formed messages:
+//!
+//! * **Framing.** `Content-Length` headers; bytes that do not form a header are skipped up to
+//!   the next `Content-Length` (resynchronisation), with a parse error answered once.
+//! * **JSON-RPC.** A body that is not JSON gets `-32700 Parse error`; a message that is not an
+//!   object, has an `id` that is neither an integer nor a string, or has no `method` and no
+//!   result, gets `-32600 Invalid Request` (id `null`, as the JSON-RPC spec says when the id
+//!   cannot be read). A request whose method starts with `$/` gets `-32601 Method not found`
+//!   (the service ignores them without an answer).
+//! * **Invalid UTF-8.** The body is decoded lossily to read it. A request gets a parse error
+//!   with its id. An edit (`didChange`) is not applied: the document keeps its last good text
+//!   and is marked out of sync (`mend/textNotUtf8`), which tells the user and asks for a
+//!   reopen; a `didOpen` opens the lossily decoded text, marked the same way. Any other
+//!   notification is dropped, and the client is told in a message.
+//!
+//! Everything written to stdout goes through one lock, a whole frame at a time, so the
+//! answers written here never interleave with the service's.
+
+use std::sync::Arc;
+
+use serde_json::{Value, json};
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
+use tokio::sync::Mutex;
+use tracing::warn;
+
+/// The custom notification this layer sends the service for a document whose text arrived
+/// as invalid UTF-8.
+pub const TEXT_NOT_UTF8: &str = "mend/textNotUtf8";
+
+/// Headers longer than this are garbage (a real header block is a few dozen bytes).
+const MAX_HEADER: usize = 8 << 10;
+/// Bodies longer than this are refused (a 100 MB document is already far beyond the
+/// analysis limit).
+const MAX_BODY: usize = 256 << 20;
+
+/// Where frames go: the client's stdout, one whole frame at a time.
+pub type Output = Arc<Mutex<Box<dyn AsyncWrite + Send + Unpin>>>;
+
+/// Writes `body` as one frame.
+pub async fn write_frame(out: &Output, body: &[u8]) {
+    let mut w = out.lock().await;
+    let header = format!("Content-Length: {}\r\n\r\n", body.len());
+    let ok = w.write_all(header.as_bytes()).await.is_ok() && w.write_all(body).await.is_ok() && w.flush().await.is_ok();
+    if !ok {
+        warn!("the client's output closed");
+    }
+}
+
+async fn send_json(out: &Output, v: &Value) {
+    write_frame(out, &serde_json::to_vec(v).expect("a JSON value serialises")).await;
+}
+
+async fn error_response(out: &Output, id: Value, code: i64, message: &str) {
+    send_json(out, &json!({ "jsonrpc": "2.0", "id": id, "error": { "code": code, "message": message } })).await;
+}
+
+async fn tell_user(out: &Output, message: &str) {
+    send_json(
+        out,
+        &json!({ "jsonrpc": "2.0", "method": "window/showMessage", "params": { "type": 2, "message": message } }),
+    )
+    .await;
+}
+
+/// What one frame's body is, once read.
+enum Body {
+    /// Forward these messages to the service, in order.
+    Forward(Vec<Vec<u8>>),
+    /// Answered or reported here; nothing goes to the service.
+    Handled,
+}
+
+/// Reads frames from `input` until it ends, forwarding good messages to `service` (as frames)
+/// and answering bad ones on `out`.
+pub async fn pump(mut input: impl AsyncRead + Unpin, mut service: impl AsyncWrite + Unpin, out: Output) {
+    let mut buf: Vec<u8> = Vec::new();
+    let mut chunk = vec![0u8; 64 << 10];
+    let mut eof = false;
+    loop {
+        // One frame: headers, then the body.
+        let frame = loop {
+            match next_frame(&mut buf) {
+                Frame::Complete(body) => break Some(body),
+                Frame::Garbage(why) => {
+                    warn!("unreadable bytes from the client skipped: {why}");
+                    error_response(&out, Value::Null, -32700, &format!("Parse error: {why}")).await;
+                }
+                Frame::Incomplete if eof => break None,
+                Frame::Incomplete => match input.read(&mut chunk).await {
+                    Ok(0) | Err(_) => eof = true,
+                    Ok(n) => buf.extend_from_slice(&chunk[..n]),
+                },
+            }
+        };
+        let Some(body) = frame else { break };
+        match classify(body, &out).await {
+            Body::Forward(messages) => {
+                for bytes in messages {
+                    let header = format!("Content-Length: {}\r\n\r\n", bytes.len());
+                    if service.write_all(header.as_bytes()).await.is_err() || service.write_all(&bytes).await.is_err() {
+                        return;
+                    }
+                }
+                let _ = service.flush().await;
+            }
+            Body::Handled => {}
+        }
+    }
+    let _ = service.shutdown().await;
+}
+
+enum Frame {
+    Complete(Vec<u8>),
+    Incomplete,
+    /// Bytes that were skipped, and why.
+    Garbage(String),
+}
+
+/// Copies the service's frames to `out`, each whole (the service writes well-formed frames),
+/// until the service's output ends.
+pub async fn relay(mut from_service: impl AsyncRead + Unpin, out: Output) {
+    let mut buf: Vec<u8> = Vec::new();
+    let mut chunk = vec![0u8; 64 << 10];
+    loop {
+        while let Frame::Complete(body) = next_frame(&mut buf) {
+            write_frame(&out, &body).await;
+        }
+        match from_service.read(&mut chunk).await {
+            Ok(0) | Err(_) => return,
+            Ok(n) => buf.extend_from_slice(&chunk[..n]),
+        }
+    }
+}
+
+/// Takes the next frame off the front of `buf`.
+fn next_frame(buf: &mut Vec<u8>) -> Frame {
+    // Bytes before a `Content-Length` that does not start a line are garbage.
+    if let Some(p) = find(buf, b"Content-Length")
+        && p > 0
+        && !buf[..p].ends_with(b"\r\n")
+        && find(&buf[..p], b"\r\n\r\n").is_none()
+    {
+        return skip_to_next_header(buf, 0, "bytes that are not a message");
+    }
+    let Some(end) = find(buf, b"\r\n\r\n") else {
+        if buf.len() > MAX_HEADER {
+            return skip_to_next_header(buf, 1, "a header block that never ends");
+        }
+        return Frame::Incomplete;
+    };
+    let header = String::from_utf8_lossy(&buf[..end]).into_owned();
+    let mut length = None;
+    for line in header.split("\r\n") {
+        if let Some((name, value)) = line.split_once(':')
+            && name.trim().eq_ignore_ascii_case("content-length")
+        {
+            length = value.trim().parse::<usize>().ok();
+            if length.is_none() {
+                return skip_to_next_header(buf, end + 4, &format!("an invalid Content-Length `{}`", value.trim()));
+            }
+        }
+    }
+    let Some(length) = length else {
+        return skip_to_next_header(buf, end + 4, "a message without Content-Length");
+    };
+    if length > MAX_BODY {
+        return skip_to_next_header(buf, end + 4, &format!("a message of {length} bytes (at most {MAX_BODY})"));
+    }
+    if buf.len() < end + 4 + length {
+        return Frame::Incomplete;
+    }
+    let body = buf[end + 4..end + 4 + length].to_vec();
+    buf.drain(..end + 4 + length);
+    Frame::Complete(body)
+}
+
+/// Drops bytes from the front of `buf` up to the next `Content-Length` at or after `from`.
+fn skip_to_next_header(buf: &mut Vec<u8>, from: usize, why: &str) -> Frame {
+    let from = from.min(buf.len());
+    let next = find(&buf[from..], b"Content-Length").map_or(buf.len(), |i| from + i);
+    buf.drain(..next);
+    Frame::Garbage(why.to_string())
+}
+
+fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {
+    hay.windows(needle.len()).position(|w| w == needle)
+}
+
+/// Checks one body and answers what the service must not see.
+async fn classify(body: Vec<u8>, out: &Output) -> Body {
+    let (text, utf8) = match String::from_utf8(body) {
+        Ok(s) => (s, true),
+        Err(e) => (String::from_utf8_lossy(e.as_bytes()).into_owned(), false),
+    };
+    let value: Value = match serde_json::from_str(&text) {
+        Ok(v) => v,
+        Err(e) => {
+            warn!("a message from the client is not JSON: {e}");
+            error_response(out, Value::Null, -32700, &format!("Parse error: {e}")).await;
+            return Body::Handled;
+        }
+    };
+    let Some(obj) = value.as_object() else {
+        error_response(out, Value::Null, -32600, "Invalid Request: a message must be a JSON object").await;
+        return Body::Handled;
+    };
+    let id = obj.get("id");
+    let id_ok = match id {
+        None | Some(Value::String(_)) => true,
+        Some(Value::Number(n)) => n.is_i64() || n.is_u64(),
+        _ => false,
+    };
+    let method = obj.get("method").and_then(Value::as_str);
+    let is_response = obj.contains_key("result") || obj.contains_key("error");
+    if !id_ok || (method.is_none() && !is_response) || (obj.contains_key("method") && method.is_none()) {
+        error_response(
+            out,
+            Value::Null,
+            -32600,
+            "Invalid Request: the id must be an integer or a string, the method a string",
+        )
+        .await;
+        return Body::Handled;
+    }
+    let id = id.cloned();
+    if !utf8 {
+        return not_utf8(&value, method, id, out).await;
+    }
+    if let (Some(m), Some(id)) = (method, &id)
+        && m.starts_with("$/")
+    {
+        error_response(out, id.clone(), -32601, &format!("Method not found: {m}")).await;
+        return Body::Handled;
+    }
+    Body::Forward(vec![text.into_bytes()])
+}
+
+/// A message that was not valid UTF-8 (decoded lossily into `value`).
+async fn not_utf8(value: &Value, method: Option<&str>, id: Option<Value>, out: &Output) -> Body {
+    let uri = value.pointer("/params/textDocument/uri").cloned();
+    warn!("a message from the client is not valid UTF-8 ({})", method.unwrap_or("a response"));
+    if let Some(id) = id
+        && method.is_some()
+    {
+        error_response(out, id, -32700, "Parse error: the message is not valid UTF-8").await;
+        return Body::Handled;
+    }
+    let marker = |uri: Value| {
+        json!({ "jsonrpc": "2.0", "method": TEXT_NOT_UTF8, "params": { "uri": uri } }).to_string().into_bytes()
+    };
+    match (method, uri) {
+        // The edit is not applied; the service marks the document out of sync.
+        (Some("textDocument/didChange"), Some(uri)) => Body::Forward(vec![marker(uri)]),
+        // Opened with the lossy text, then marked out of sync: two messages, in order.
+        (Some("textDocument/didOpen"), Some(uri)) => Body::Forward(vec![value.to_string().into_bytes(), marker(uri)]),
+        (m, _) => {
+            tell_user(
+                out,
+                &format!(
+                    "mend received a message it could not read (`{}`: not valid UTF-8) and ignored it.",
+                    m.unwrap_or("a response")
+                ),
+            )
+            .await;
+            Body::Handled
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn frames(bytes: &[u8]) -> (Vec<String>, usize) {
+        let mut buf = bytes.to_vec();
+        let mut out = Vec::new();
+        let mut garbage = 0;
+        loop {
+            match next_frame(&mut buf) {
+                Frame::Complete(b) => out.push(String::from_utf8_lossy(&b).into_owned()),
+                Frame::Garbage(_) => garbage += 1,
+                Frame::Incomplete => return (out, garbage),
+            }
+        }
+    }
+
+    #[test]
+    fn framing_resynchronises_on_the_next_content_length() {
+        let good = "Content-Length: 2\r\n\r\n{}";
+        assert_eq!(frames(good.as_bytes()), (vec!["{}".to_string()], 0));
+        let bytes = format!("garbage\r\n\r\n{good}Content-Length: x\r\n\r\n{good}X-Other: 1\r\n\r\n{good}");
+        assert_eq!(frames(bytes.as_bytes()), (vec!["{}".to_string(); 3], 3));
+        // A header block that never ends is dropped once it is too long, up to the next frame.
+        let mut long = vec![b'a'; MAX_HEADER + 10];
+        long.extend_from_slice(good.as_bytes());
+        assert_eq!(frames(&long), (vec!["{}".to_string()], 1));
+        // Garbage glued to the front of a header.
+        assert_eq!(frames(format!("xyz{good}").as_bytes()), (vec!["{}".to_string()], 1));
+        // A partial body waits for the rest.
+        assert_eq!(frames(b"Content-Length: 10\r\n\r\n{}"), (vec![], 0));
+    }
+}
