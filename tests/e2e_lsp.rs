@@ -688,3 +688,25 @@ fn malformed_messages_never_stop_the_server() {
     let status = s.shutdown_and_exit();
     assert_eq!(status.code(), Some(0));
 }
+
+/// Completion deep inside 6,000 nested blocks is answered; the server does not overflow a
+/// stack (completion runs on the analysis jobs' big stack, behind their panic guard).
+#[test]
+fn completion_in_deep_nesting_is_answered() {
+    let (mut s, _) = Server::start(json!({}), json!({}));
+    let uri = "file:///tmp/mend-e2e/deep.c";
+    let depth = 6000;
+    let text = format!(
+        "int main(void) {{ int n = 1;\n{}\nint x = n;\n{}\nreturn 0; }}\n",
+        "{".repeat(depth),
+        "}".repeat(depth)
+    );
+    s.open(uri, &text, 1);
+    let r = s.request(
+        "textDocument/completion",
+        json!({ "textDocument": { "uri": uri }, "position": { "line": 2, "character": 8 + depth } }),
+    );
+    assert!(r.get("result").is_some(), "{r}");
+    let status = s.shutdown_and_exit();
+    assert_eq!(status.code(), Some(0));
+}

@@ -140,10 +140,16 @@ impl LanguageServer for Backend {
     async fn completion(&self, params: lsp::CompletionParams) -> Result<Option<lsp::CompletionResponse>> {
         let at = params.text_document_position;
         let items = match self.state.text_at(&at.text_document.uri, at.position) {
-            // Lowering and synthesis take milliseconds: off the async workers.
-            Some((text, tree, offset)) => {
-                tokio::task::spawn_blocking(move || completion::items(&text, &tree, offset)).await.unwrap_or_default()
-            }
+            // Lowering and synthesis take milliseconds: off the async workers, on the analysis
+            // jobs' big stack and behind their panic guard (deep nesting must not abort).
+            Some((text, tree, offset)) => tokio::task::spawn_blocking(move || {
+                crate::check::job::on_big_stack(move || completion::items(&text, &tree, offset)).unwrap_or_else(|e| {
+                    warn!("completion failed: {e}");
+                    Vec::new()
+                })
+            })
+            .await
+            .unwrap_or_default(),
             None => Vec::new(),
         };
         Ok(Some(lsp::CompletionResponse::Array(items)))
