@@ -118,6 +118,11 @@ enum Format {
     Text,
 }
 
+unsafe extern "C" {
+    /// POSIX `_exit`: ends the process without running atexit handlers.
+    fn _exit(status: i32) -> !;
+}
+
 fn parse_secs(s: &str) -> Result<Duration, String> {
     let secs: f64 = s.parse().map_err(|_| format!("`{s}` is not a number of seconds"))?;
     if secs.is_finite() && secs > 0.0 && secs < 1e9 {
@@ -140,8 +145,12 @@ fn main() -> ExitCode {
                 }
             };
             let code = runtime.block_on(mend::server::serve_stdio(test_hooks.unwrap_or_default()));
-            // Analysis threads may still be running; they hold nothing that needs flushing.
-            std::process::exit(code);
+            // Every answer is written and flushed (serve_stdio waits for its writer). Analysis
+            // threads cancelled at `shutdown` may still be inside Z3; running the C++ library's
+            // static destructors under them crashed the process (SIGFPE in Z3_simplify), so
+            // leave without the atexit handlers: they hold nothing that needs flushing.
+            // SAFETY: `_exit` ends the process at once; nothing after it runs.
+            unsafe { _exit(code) }
         }
         Command::Check(args) => check(args),
         Command::Bench { dir, data, budget, limit, verbose, compare } => {

@@ -184,17 +184,18 @@ impl LanguageServer for Backend {
     }
 }
 
-/// The parameters of [`super::transport::TEXT_NOT_UTF8`].
+/// The parameters of [`super::transport::EDIT_NOT_APPLIED`].
 #[derive(serde::Deserialize)]
-pub struct TextNotUtf8 {
+pub struct EditNotApplied {
     uri: lsp::Uri,
+    reason: String,
 }
 
 impl Backend {
-    /// The transport read an edit of `uri` that was not valid UTF-8: it was not applied, and
-    /// the document is out of sync until the editor sends its whole text again.
-    pub async fn text_not_utf8(&self, params: TextNotUtf8) {
-        if let Some(work) = self.state.mark_unreadable(&params.uri) {
+    /// The transport could not read an edit of `uri`: it was not applied, and the document is
+    /// out of sync until the editor sends its whole text again.
+    pub async fn edit_not_applied(&self, params: EditNotApplied) {
+        if let Some(work) = self.state.mark_unreadable(&params.uri, &params.reason) {
             self.state.spawn(work);
         }
     }

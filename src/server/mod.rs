@@ -30,7 +30,7 @@ pub async fn serve_stdio(hooks: crate::check::job::Hooks) -> i32 {
     let flag = shutdown.clone();
     let (service, socket) =
         LspService::build(move |client| backend::Backend { state: Arc::new(state::State::new(client, flag, hooks)) })
-            .custom_method(transport::TEXT_NOT_UTF8, backend::Backend::text_not_utf8)
+            .custom_method(transport::EDIT_NOT_APPLIED, backend::Backend::edit_not_applied)
             .finish();
     // stdin → transport::pump → the service → transport::relay → stdout (see `transport`).
     let out: transport::Output = Arc::new(tokio::sync::Mutex::new(Box::new(tokio::io::stdout())));

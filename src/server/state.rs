@@ -215,7 +215,11 @@ impl State {
         st.cancel.cancel();
         st.cancel = Cancel::new();
         if version <= st.client_version {
+            // Versions must increase (LSP); a client that goes back still changed the text, so
+            // the change starts a new generation: its results are published, and no result of
+            // the old numbering can replace them.
             warn!("didChange version {version} after {} for {}", st.client_version, uri.as_str());
+            st.generation = self.generations.fetch_add(1, Ordering::Relaxed) + 1;
         }
         st.client_version = version;
 
@@ -250,17 +254,18 @@ impl State {
         Some(Followup { uri, key, cancel: st.cancel.clone(), immediate: false, notify })
     }
 
-    /// An edit of `uri` arrived as invalid UTF-8 and was not applied: the document keeps its
-    /// last good text and is out of sync until the editor sends the whole text again.
-    pub fn mark_unreadable(&self, uri: &lsp::Uri) -> Option<Followup> {
+    /// An edit of `uri` could not be read (`reason`) and was not applied: the document keeps
+    /// its last good text and is out of sync until the editor sends the whole text again.
+    pub fn mark_unreadable(&self, uri: &lsp::Uri, reason: &str) -> Option<Followup> {
         let mut entry = self.docs.get_mut(uri)?;
         let st = entry.value_mut();
         st.cancel.cancel();
         st.cancel = Cancel::new();
-        let text = "mend received an edit of this file that was not valid UTF-8 and could not apply it, so it no \
-                    longer knows the file's text; close and reopen the file to resume checking."
-            .to_string();
-        warn!("an edit of {} was not valid UTF-8", uri.as_str());
+        let text = format!(
+            "mend received an edit of this file it could not apply ({reason}), so it no longer knows the file's \
+             text; close and reopen the file to resume checking."
+        );
+        warn!("an edit of {} was not applied: {reason}", uri.as_str());
         st.desync = Some(text.clone());
         let key = (st.generation, st.client_version, Stage::Syntax);
         Some(Followup { uri: uri.clone(), key, cancel: st.cancel.clone(), immediate: false, notify: Some(text) })

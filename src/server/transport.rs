@@ -14,9 +14,12 @@
 //!   (the service ignores them without an answer).
 //! * **Invalid UTF-8.** The body is decoded lossily to read it. A request gets a parse error
 //!   with its id. An edit (`didChange`) is not applied: the document keeps its last good text
-//!   and is marked out of sync (`mend/textNotUtf8`), which tells the user and asks for a
+//!   and is marked out of sync ([`EDIT_NOT_APPLIED`]), which tells the user and asks for a
 //!   reopen; a `didOpen` opens the lossily decoded text, marked the same way. Any other
 //!   notification is dropped, and the client is told in a message.
+//! * **Unreadable edits.** A `didChange` the service could not deserialise (a position beyond
+//!   32 bits, a missing field) would be dropped without a word and the texts would drift: it
+//!   is marked the same way.
 //!
 //! Everything written to stdout goes through one lock, a whole frame at a time, so the
 //! answers written here never interleave with the service's.
@@ -28,9 +31,9 @@ use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 use tokio::sync::Mutex;
 use tracing::warn;
 
-/// The custom notification this layer sends the service for a document whose text arrived
-/// as invalid UTF-8.
-pub const TEXT_NOT_UTF8: &str = "mend/textNotUtf8";
+/// The custom notification this layer sends the service for an edit it could not read (not
+/// valid UTF-8, or not a valid `didChange`): `{ uri, reason }`.
+pub const EDIT_NOT_APPLIED: &str = "mend/editNotApplied";
 
 /// Headers longer than this are garbage (a real header block is a few dozen bytes).
 const MAX_HEADER: usize = 8 << 10;
@@ -237,7 +240,28 @@ async fn classify(body: Vec<u8>, out: &Output) -> Body {
         error_response(out, id.clone(), -32601, &format!("Method not found: {m}")).await;
         return Body::Handled;
     }
+    if method == Some("textDocument/didChange")
+        && let Err(e) = serde_json::from_value::<tower_lsp_server::ls_types::DidChangeTextDocumentParams>(
+            obj.get("params").cloned().unwrap_or(Value::Null),
+        )
+    {
+        warn!("an unreadable didChange: {e}");
+        return match value.pointer("/params/textDocument/uri") {
+            Some(uri) => Body::Forward(vec![edit_not_applied(uri.clone(), &format!("it could not be read ({e})"))]),
+            None => {
+                tell_user(out, &format!("mend received an edit it could not read ({e}); reopen the file.")).await;
+                Body::Handled
+            }
+        };
+    }
     Body::Forward(vec![text.into_bytes()])
+}
+
+/// The [`EDIT_NOT_APPLIED`] notification for `uri`.
+fn edit_not_applied(uri: Value, reason: &str) -> Vec<u8> {
+    json!({ "jsonrpc": "2.0", "method": EDIT_NOT_APPLIED, "params": { "uri": uri, "reason": reason } })
+        .to_string()
+        .into_bytes()
 }
 
 /// A message that was not valid UTF-8 (decoded lossily into `value`).
@@ -250,9 +274,7 @@ async fn not_utf8(value: &Value, method: Option<&str>, id: Option<Value>, out: &
         error_response(out, id, -32700, "Parse error: the message is not valid UTF-8").await;
         return Body::Handled;
     }
-    let marker = |uri: Value| {
-        json!({ "jsonrpc": "2.0", "method": TEXT_NOT_UTF8, "params": { "uri": uri } }).to_string().into_bytes()
-    };
+    let marker = |uri: Value| edit_not_applied(uri, "it was not valid UTF-8");
     match (method, uri) {
         // The edit is not applied; the service marks the document out of sync.
         (Some("textDocument/didChange"), Some(uri)) => Body::Forward(vec![marker(uri)]),
