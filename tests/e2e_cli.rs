@@ -187,3 +187,21 @@ fn a_panicking_analysis_is_reported_and_exits_1() {
     assert_eq!(lines.len(), 2, "every file is still reported");
     assert!(lines.iter().all(|l| l["diagnostics"][0]["code"] == "internal-error"));
 }
+
+/// The budget holds on a program whose encoding alone used to take minutes (a 1,000-character
+/// `fgets` against a character reference: 190–230 s at `--timeout 2`): the run returns within
+/// the budget plus a little, says it timed out, and still reports what it found.
+#[test]
+fn the_time_budget_holds_on_a_long_encoding() {
+    let started = std::time::Instant::now();
+    let out = Command::new(BIN)
+        .args(["check", "--timeout", "2", "--format", "json", "fixtures/e2e/slow_solver/checksum.c"])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .unwrap();
+    let wall = started.elapsed();
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(report["stats"]["timedOut"], true, "{report}");
+    assert!(wall < std::time::Duration::from_secs(5), "took {wall:?}");
+}

@@ -273,6 +273,8 @@ pub fn check_streaming(
         assertions::check_assertions(&lowered.program, text, &engine_opts, deadline, cancel, &mut report, on_partial);
     }
     gate.apply(&mut report, anchor);
+    // Whatever stopped at the deadline, the report is what was found by then.
+    report.stats.timed_out |= Instant::now() >= deadline && !cancel.is_cancelled();
     report.stats.cancelled |= cancel.is_cancelled();
     report.diagnostics.sort_by_key(|d| (d.span.start, d.span.end, d.severity));
     report.stats.total_ms = ms_since(started);

@@ -107,8 +107,8 @@ pub(super) fn top_level_scanf_directives(p: &Program, f: FuncId) -> Option<Vec<S
 pub(super) fn prompts(p: &Program, f: FuncId, values: bool) -> Result<HashSet<*const Expr>, Failure> {
     let mut out = HashSet::new();
     // Reading characters has its own rule (see `smt::stream`).
-    if stream::input_kind(p, f).map_err(Failure::Unsupported)? == stream::Input::Chars {
-        return if values { stream::char_prompts(p, f).map_err(Failure::Unsupported) } else { Ok(out) };
+    if stream::input_kind(p, f).map_err(Failure::from_region)? == stream::Input::Chars {
+        return if values { stream::char_prompts(p, f).map_err(Failure::from_region) } else { Ok(out) };
     }
     if !values {
         return Ok(out);

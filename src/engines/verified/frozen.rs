@@ -78,14 +78,14 @@ impl<'j, 'p: 'j, 'ctx> Job<'j, 'p, 'ctx> {
         if matches!(node, Node::FuncEntry | Node::FuncExit) || (self.frozen_r.is_empty() && self.frozen_s.is_empty()) {
             return Ok(None);
         }
-        let mut sr = Exec::fresh_state(ctx, self.r.program, self.r.func, "r0.").map_err(Failure::Unsupported)?;
-        let mut ss = Exec::fresh_state(ctx, self.s.program, self.s.func, "s0.").map_err(Failure::Unsupported)?;
+        let mut sr = Exec::fresh_state(ctx, self.r.program, self.r.func, "r0.").map_err(Failure::from_region)?;
+        let mut ss = Exec::fresh_state(ctx, self.s.program, self.s.func, "s0.").map_err(Failure::from_region)?;
         sr.in_pos = BV::from_u64(ctx, 0, 32);
         ss.in_pos = sr.in_pos.clone();
         sr.at_ws = Bool::from_bool(ctx, true);
         ss.at_ws = sr.at_ws.clone();
         let entry = self.phi(Node::FuncEntry, &sr, &ss);
-        let rr = Exec::new(&self.r_setup, world, None).run(Node::FuncEntry, sr).map_err(Failure::Unsupported)?;
+        let rr = Exec::new(&self.r_setup, world, None).run(Node::FuncEntry, sr).map_err(Failure::from_region)?;
         // The student's entry region as repaired so far (it is verified before any loop node).
         let mut fixed = Holes { sites: HashMap::new(), order: Vec::new() };
         for (i, key) in self.chosen_order.iter().enumerate() {
@@ -98,7 +98,7 @@ impl<'j, 'p: 'j, 'ctx> Job<'j, 'p, 'ctx> {
         if let Some((g, v)) = self.extension(Node::FuncEntry) {
             exec = exec.with_extension(g, v);
         }
-        let sreg = exec.run(Node::FuncEntry, ss).map_err(Failure::Unsupported)?;
+        let sreg = exec.run(Node::FuncEntry, ss).map_err(Failure::from_region)?;
         let (tr, post_r) = merged(ctx, &rr, v0);
         let (ts, post_s) = merged(ctx, &sreg, v0);
         // The plain regions reach `v0`, so these do too (the student's as repaired may not:

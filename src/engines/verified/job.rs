@@ -39,8 +39,8 @@ impl<'j, 'p: 'j, 'ctx> Job<'j, 'p, 'ctx> {
         arena: &'j Arena,
         ws: Option<(BTreeSet<Node>, BTreeSet<Node>)>,
     ) -> Result<Self, Failure> {
-        let r_setup = r.setup(compare);
-        let s_setup = s.setup(compare);
+        let r_setup = r.setup(compare, budget);
+        let s_setup = s.setup(compare, budget);
         let mut job = Job {
             ctx,
             r,
@@ -74,13 +74,13 @@ impl<'j, 'p: 'j, 'ctx> Job<'j, 'p, 'ctx> {
             floats: [r, s].iter().any(|side| side.vars().iter().any(|v| side.program.var(*v).ty.is_float())),
             checks: 0,
         };
-        stream::prepare(ctx, &mut job.r_setup, &mut job.s_setup).map_err(Failure::Unsupported)?;
+        stream::prepare(ctx, &mut job.r_setup, &mut job.s_setup).map_err(Failure::from_region)?;
         let world = World::new(ctx);
         for node in r.tree.nodes().into_iter().filter(|n| *n != Node::FuncExit) {
-            let pre_r = Exec::fresh_state(ctx, r.program, r.func, "r.").map_err(Failure::Unsupported)?;
-            let pre_s = Exec::fresh_state(ctx, s.program, s.func, "s.").map_err(Failure::Unsupported)?;
-            let rr = Exec::new(&job.r_setup, &world, None).run(node, pre_r).map_err(Failure::Unsupported)?;
-            let sr = Exec::new(&job.s_setup, &world, None).run(node, pre_s).map_err(Failure::Unsupported)?;
+            let pre_r = Exec::fresh_state(ctx, r.program, r.func, "r.").map_err(Failure::from_region)?;
+            let pre_s = Exec::fresh_state(ctx, s.program, s.func, "s.").map_err(Failure::from_region)?;
+            let rr = Exec::new(&job.r_setup, &world, None).run(node, pre_r).map_err(Failure::from_region)?;
+            let sr = Exec::new(&job.s_setup, &world, None).run(node, pre_s).map_err(Failure::from_region)?;
             job.plain_r.insert(node, rr);
             job.plain_s.insert(node, sr);
         }
@@ -293,8 +293,8 @@ impl<'j, 'p: 'j, 'ctx> Job<'j, 'p, 'ctx> {
         holes: Option<&Holes<'ctx>>,
     ) -> Result<(Bool<'ctx>, Bool<'ctx>), Failure> {
         let ctx = self.ctx;
-        let rr = Exec::new(&self.r_setup, world, None).run(node, pre_r).map_err(Failure::Unsupported)?;
-        let sr = self.student_exec(node, world, holes).run(node, pre_s).map_err(Failure::Unsupported)?;
+        let rr = Exec::new(&self.r_setup, world, None).run(node, pre_r).map_err(Failure::from_region)?;
+        let sr = self.student_exec(node, world, holes).run(node, pre_s).map_err(Failure::from_region)?;
         let ref_errors: Vec<&Bool<'ctx>> = rr.errors.iter().map(|(c, _, _)| c).collect();
         let mut assumed: Vec<&Bool<'ctx>> = rr.assumed.iter().chain(&sr.assumed).collect();
         let no_ref_error = Bool::or(ctx, &ref_errors).not();
@@ -360,8 +360,8 @@ impl<'j, 'p: 'j, 'ctx> Job<'j, 'p, 'ctx> {
     /// included: a loop's step, an `Extend` tail at the end of a body).
     pub(super) fn sites_run(&self, node: Node, holes: &Holes<'ctx>) -> Result<Vec<*const Expr>, Failure> {
         let world = World::new(self.ctx);
-        let pre_s = Exec::fresh_state(self.ctx, self.s.program, self.s.func, "s.").map_err(Failure::Unsupported)?;
-        let sr = self.student_exec(node, &world, Some(holes)).run(node, pre_s).map_err(Failure::Unsupported)?;
+        let pre_s = Exec::fresh_state(self.ctx, self.s.program, self.s.func, "s.").map_err(Failure::from_region)?;
+        let sr = self.student_exec(node, &world, Some(holes)).run(node, pre_s).map_err(Failure::from_region)?;
         Ok(sr.sites.iter().map(|x| x.expr as *const Expr).collect())
     }
 
@@ -472,8 +472,8 @@ impl<'j, 'p: 'j, 'ctx> Job<'j, 'p, 'ctx> {
         choice: &HashMap<*const Expr, usize>,
     ) -> Result<Option<(Model<'ctx>, State<'ctx>, State<'ctx>)>, Failure> {
         let ctx = self.ctx;
-        let mut pre_r = Exec::fresh_state(ctx, self.r.program, self.r.func, "r.").map_err(Failure::Unsupported)?;
-        let mut pre_s = Exec::fresh_state(ctx, self.s.program, self.s.func, "s.").map_err(Failure::Unsupported)?;
+        let mut pre_r = Exec::fresh_state(ctx, self.r.program, self.r.func, "r.").map_err(Failure::from_region)?;
+        let mut pre_s = Exec::fresh_state(ctx, self.s.program, self.s.func, "s.").map_err(Failure::from_region)?;
         if node == Node::FuncEntry {
             // The entry function reads the stream from its start (other functions do not read):
             // reads are then at constant positions, which the solver treats as plain constants.
@@ -583,11 +583,11 @@ pub(super) fn whitespace_invariant<'p, 'ctx>(
     loop {
         let mut dropped = false;
         for &u in &nodes {
-            let mut pre = Exec::fresh_state(ctx, side.program, side.func, "ws.").map_err(Failure::Unsupported)?;
+            let mut pre = Exec::fresh_state(ctx, side.program, side.func, "ws.").map_err(Failure::from_region)?;
             if u == Node::FuncEntry || inv.contains(&u) {
                 pre.at_ws = Bool::from_bool(ctx, true);
             }
-            let reg = Exec::new(setup, &world, None).run(u, pre).map_err(Failure::Unsupported)?;
+            let reg = Exec::new(setup, &world, None).run(u, pre).map_err(Failure::from_region)?;
             for e in &reg.exits {
                 if !inv.contains(&e.to) {
                     continue;

@@ -143,6 +143,11 @@ pub enum Failure {
 }
 
 impl Failure {
+    /// A region run's error: its budget ran out, or a construct it does not model.
+    fn from_region(u: Unsupported) -> Failure {
+        if u.is_out_of_time() { Failure::Timeout } else { Failure::Unsupported(u) }
+    }
+
     /// The failure reason's category, as in Verifix's Table 4.
     pub fn category(&self) -> &'static str {
         match self {
@@ -299,8 +304,9 @@ struct Side<'p> {
 }
 
 impl<'p> Side<'p> {
-    fn setup(&'p self, compare: Compare) -> Setup<'p> {
+    fn setup(&'p self, compare: Compare, budget: &Budget) -> Setup<'p> {
         Setup {
+            budget: budget.clone(),
             program: self.program,
             func: self.func,
             tree: &self.tree,

@@ -120,6 +120,7 @@ impl<'s, 'p, 'w, 'a, 'ctx> Exec<'s, 'p, 'w, 'a, 'ctx> {
         let mut count = BV::from_u64(ctx, 0, 32);
         let mut first = None;
         for k in 0..(most - 1) as u64 {
+            self.in_budget(e.span)?;
             // Room for another character: `k < n - 1`.
             let room = BV::from_u64(ctx, k + 1, 64).bvslt(&nb).simplify();
             let wanted = Bool::and(ctx, &[&going, &room]).simplify();

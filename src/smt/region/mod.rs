@@ -93,6 +93,17 @@ pub struct Unsupported {
     pub span: Span,
 }
 
+/// The `what` of the error a region run stops with when its budget runs out (or its job is
+/// cancelled): long encodings (a 1,000-character `fgets`) poll the budget between steps.
+pub const OUT_OF_TIME: &str = "the time budget ran out";
+
+impl Unsupported {
+    /// The run stopped because its budget ran out, not because of a construct.
+    pub fn is_out_of_time(&self) -> bool {
+        self.what == OUT_OF_TIME
+    }
+}
+
 type R<T> = Result<T, Unsupported>;
 
 fn unsupported<T>(what: impl Into<String>, span: Span) -> R<T> {
@@ -395,6 +406,8 @@ pub struct Setup<'p> {
     /// `None` for any other input). In `values` mode nothing compared is printed there, so no
     /// print is added there either.
     pub reading: Option<Span>,
+    /// The job's budget, polled between steps ([`OUT_OF_TIME`]).
+    pub budget: crate::smt::Budget,
 }
 
 /// The result of executing one node's region.

@@ -5,6 +5,14 @@ use super::*;
 
 impl<'s, 'p, 'w, 'a, 'ctx> Exec<'s, 'p, 'w, 'a, 'ctx> {
     /// Whether `span` starts among the statements that read characters (`values` mode).
+    /// Stops the run when the job's budget has run out or the job was cancelled.
+    pub(super) fn in_budget(&self, at: Span) -> R<()> {
+        match self.setup.budget.is_exhausted() {
+            true => Err(Unsupported { what: OUT_OF_TIME.into(), span: at }),
+            false => Ok(()),
+        }
+    }
+
     pub(super) fn in_reading(&self, span: Span) -> bool {
         self.setup.compare == Compare::Values
             && self.setup.reading.is_some_and(|r| r.start <= span.start && span.start < r.end)
@@ -217,6 +225,7 @@ impl<'s, 'p, 'w, 'a, 'ctx> Exec<'s, 'p, 'w, 'a, 'ctx> {
 
     /// Executes a statement; `None` when every path left the region.
     pub(super) fn stmt(&mut self, s: &'p Stmt, st: State<'ctx>) -> R<Option<State<'ctx>>> {
+        self.in_budget(s.span)?;
         match &s.kind {
             StmtKind::Empty => Ok(Some(st)),
             StmtKind::Expr(e) => Ok(Some(self.effect(e, Some(s), st)?)),

@@ -45,6 +45,7 @@ fn setup<'p>(
         compare,
         line: BTreeSet::new(),
         reading: reading_range(p, func),
+        budget: crate::smt::Budget::unlimited(crate::cancel::Cancel::new()),
     }
 }
 
