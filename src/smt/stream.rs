@@ -40,7 +40,7 @@
 use std::collections::{BTreeSet, HashSet};
 
 use z3::ast::{Ast, BV, Bool};
-use z3::{Context, SatResult, Solver};
+use z3::{Context, Solver};
 
 use crate::ir::cfa::Node;
 use crate::ir::format::{self as cfmt, Piece};
@@ -243,6 +243,7 @@ fn loop_nodes(setup: &Setup<'_>) -> BTreeSet<Node> {
 /// "The exit can break `holds`": satisfiable under the region's assumptions.
 fn can_break<'ctx>(
     ctx: &'ctx Context,
+    budget: &super::Budget,
     assumed: &[Bool<'ctx>],
     pre: &[Bool<'ctx>],
     guard: &Bool<'ctx>,
@@ -254,7 +255,8 @@ fn can_break<'ctx>(
     }
     solver.assert(guard);
     solver.assert(&holds.not());
-    solver.check() != SatResult::Unsat
+    // Under the job's budget: an unknown counts as "can break" (sound, only weaker).
+    !super::check_with_budget(&solver, &[], budget).is_unsat()
 }
 
 /// The loop nodes where `pos <= in.nl` holds inductively (Houdini: start from every loop node,
@@ -278,7 +280,14 @@ pub fn line_invariant(ctx: &Context, setup: &Setup<'_>) -> Result<BTreeSet<Node>
             let reg = Exec::new(&trial, &world, None).run(u, pre)?;
             for e in &reg.exits {
                 if inv.contains(&e.to)
-                    && can_break(ctx, &reg.assumed, &[], &e.state.guard, &e.state.in_pos.bvule(&world.nl()))
+                    && can_break(
+                        ctx,
+                        &setup.budget,
+                        &reg.assumed,
+                        &[],
+                        &e.state.guard,
+                        &e.state.in_pos.bvule(&world.nl()),
+                    )
                 {
                     inv.remove(&e.to);
                     dropped = true;
@@ -310,7 +319,14 @@ fn reads_before_exit<'ctx>(ctx: &'ctx Context, setup: &Setup<'_>) -> Result<bool
             for e in &reg.exits {
                 let must = e.to == Node::FuncExit;
                 if (must || inv.contains(&e.to))
-                    && can_break(ctx, &reg.assumed, &assume, &e.state.guard, &e.state.in_pos._eq(&zero(ctx)).not())
+                    && can_break(
+                        ctx,
+                        &setup.budget,
+                        &reg.assumed,
+                        &assume,
+                        &e.state.guard,
+                        &e.state.in_pos._eq(&zero(ctx)).not(),
+                    )
                 {
                     if must {
                         return Ok(false);
