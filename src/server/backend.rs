@@ -114,6 +114,7 @@ impl LanguageServer for Backend {
         if let Some(generation) = self.state.close(&uri) {
             self.state.spawn_clear(uri, generation);
         }
+        release_freed_memory();
     }
 
     async fn did_change_configuration(&self, params: lsp::DidChangeConfigurationParams) {
@@ -209,6 +210,21 @@ impl Backend {
                 }
             }
             Err(e) => warn!("workspace/configuration failed: {e}"),
+        }
+    }
+}
+
+/// Hands memory freed by a closed document back to the system: glibc keeps freed heap pages
+/// of its arenas otherwise, and a closed 10 MB file kept the server at 640 MB.
+fn release_freed_memory() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    {
+        unsafe extern "C" {
+            fn malloc_trim(pad: usize) -> i32;
+        }
+        // SAFETY: glibc's malloc_trim only returns free pages to the kernel.
+        unsafe {
+            malloc_trim(0);
         }
     }
 }
