@@ -17,4 +17,4 @@ pub mod solver;
 pub mod stream;
 
 pub use budget::Budget;
-pub use solver::{Solver, UnknownReason, Verdict, check_optimize_with_budget, check_with_budget};
+pub use solver::{Solver, UnknownReason, Verdict, check_interruptible, check_optimize_with_budget, check_with_budget};

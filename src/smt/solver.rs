@@ -107,6 +107,18 @@ pub fn check_with_budget<'ctx>(solver: &z3::Solver<'ctx>, assumptions: &[Bool<'c
     classify(result, budget, || solver.get_reason_unknown())
 }
 
+/// Checks `solver` within `budget` through the watcher's interrupt alone, without Z3's
+/// `timeout` parameter: with it, Z3 4.8 answers some array queries `unknown` that its default
+/// strategy decides (the Houdini invariant checks of IntroClass syllables/b1924d63-004 lost
+/// the invariant its verified repair needs).
+pub fn check_interruptible<'ctx>(solver: &z3::Solver<'ctx>, budget: &Budget) -> Verdict {
+    if let Some(r) = budget.stop_reason() {
+        return Verdict::Unknown(r);
+    }
+    let result = watched(solver.get_context(), budget, Duration::ZERO, || solver.check());
+    classify(result, budget, || solver.get_reason_unknown())
+}
+
 /// Checks an `Optimize` within `budget`. z3 0.12 has no `Optimize::set_params`, so the deadline
 /// is enforced by the watcher's interrupt alone. On `Sat` the model is optimal only if the
 /// optimiser finished, which `Sat` means here.

@@ -256,7 +256,7 @@ fn can_break<'ctx>(
     solver.assert(guard);
     solver.assert(&holds.not());
     // Under the job's budget: an unknown counts as "can break" (sound, only weaker).
-    !super::check_with_budget(&solver, &[], budget).is_unsat()
+    !super::check_interruptible(&solver, budget).is_unsat()
 }
 
 /// The loop nodes where `pos <= in.nl` holds inductively (Houdini: start from every loop node,

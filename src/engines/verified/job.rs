@@ -596,7 +596,7 @@ pub(super) fn whitespace_invariant<'p, 'ctx>(
                 solver.assert(&e.state.guard);
                 solver.assert(&e.state.at_ws.not());
                 // Under the job's budget: an unknown drops the invariant (sound, only weaker).
-                if !crate::smt::check_with_budget(&solver, &[], &setup.budget).is_unsat() {
+                if !crate::smt::check_interruptible(&solver, &setup.budget).is_unsat() {
                     inv.remove(&e.to);
                     dropped = true;
                 }
