@@ -83,11 +83,11 @@ impl<'a> Gate<'a> {
             }
         });
         for (r, i) in &withdrawn {
-            let still_edited = |s: Span| report.repairs.iter().any(|o| o.edits.iter().any(|e| overlaps(e.span, s)));
+            let still_edited = |s: Span| report.repairs.iter().any(|o| o.edits.iter().any(|e| e.span.touches(s)));
             report.diagnostics.retain(|d| {
                 let its_hint = d.code == "repair" && d.message == r.title;
                 let its_change = d.code == "verified-repair"
-                    && r.edits.iter().any(|e| overlaps(e.span, d.span))
+                    && r.edits.iter().any(|e| e.span.touches(d.span))
                     && !still_edited(d.span);
                 !(its_hint || its_change)
             });
@@ -116,10 +116,6 @@ impl<'a> Gate<'a> {
     }
 }
 
-fn overlaps(a: Span, b: Span) -> bool {
-    a.start < b.end.max(b.start + 1) && b.start < a.end.max(a.start + 1)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -142,10 +138,14 @@ mod tests {
         }
     }
 
+    /// One visible test the program as written fails.
+    fn failing_test(input: &str, expected: &str) -> [PreparedTest; 1] {
+        [PreparedTest { input: input.into(), expected: expected.into(), expected_prompt: None, passed: false }]
+    }
+
     #[test]
     fn a_proved_repair_that_fails_a_visible_test_is_withdrawn_with_a_note() {
-        let tests =
-            [PreparedTest { input: "3\n".into(), expected: "6\n".into(), expected_prompt: None, passed: false }];
+        let tests = failing_test("3\n", "6\n");
         let cancel = Cancel::new();
         let gate = Gate::new(TEXT, "main", &tests, Compare::Exact, Limits::default(), &cancel);
         let mut report = Report::default();
@@ -163,8 +163,7 @@ mod tests {
         // `n + 3` prints 6 for 3 as well: it passes the test and stays. `n * n` is not a
         // proof: the gate leaves it to the test engine that labelled it.
         assert_eq!(titles, ["Fix: `n * 3` → `n * 2`", "Fix: `n * 3` → `n + 3`", "Fix: `n * 3` → `n * n`"]);
-        let tests =
-            [PreparedTest { input: "4\n".into(), expected: "8\n".into(), expected_prompt: None, passed: false }];
+        let tests = failing_test("4\n", "8\n");
         let gate = Gate::new(TEXT, "main", &tests, Compare::Exact, Limits::default(), &cancel);
         gate.apply(&mut report, Span::default());
         let titles: Vec<&str> = report.repairs.iter().map(|r| r.title.as_str()).collect();
@@ -179,8 +178,7 @@ mod tests {
 
     #[test]
     fn an_equivalence_claim_beside_a_failing_test_is_not_shown() {
-        let tests =
-            [PreparedTest { input: "3\n".into(), expected: "6\n".into(), expected_prompt: None, passed: false }];
+        let tests = failing_test("3\n", "6\n");
         let cancel = Cancel::new();
         let gate = Gate::new(TEXT, "main", &tests, Compare::Exact, Limits::default(), &cancel);
         let mut report = Report::default();

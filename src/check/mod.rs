@@ -202,7 +202,7 @@ pub fn check_streaming(
     // passes through the gate.
     let entry = engine_opts.entry.clone();
     let compare_mode = spec.as_ref().map_or(Compare::Values, |s| s.compare);
-    let anchor = lowered.program.func_by_name(&entry).map(|f| lowered.program.func(f).name_span).unwrap_or_default();
+    let anchor = lowered.program.name_span_of(&entry);
     let gate = gate::Gate::new(
         text,
         &entry,
@@ -312,9 +312,7 @@ fn front_end(tree: &Tree, text: &str, opts: &CheckOptions) -> FrontEnd {
     // One mistake, one diagnostic: where the syntax layer already explains a span, the type
     // checker's view of the same broken text is noise.
     let syntax_spans: Vec<Span> = report.diagnostics.iter().map(|d| d.span).collect();
-    let overlaps_syntax = |d: &Diagnostic| {
-        syntax_spans.iter().any(|s| s.start < d.span.end.max(d.span.start + 1) && d.span.start < s.end.max(s.start + 1))
-    };
+    let overlaps_syntax = |d: &Diagnostic| syntax_spans.iter().any(|s| s.touches(d.span));
     let type_diags: Vec<Diagnostic> = std::mem::take(&mut lowered.diagnostics)
         .into_iter()
         .filter(|d| opts.syntax_diagnostics || d.code == "unsupported")
@@ -449,7 +447,7 @@ fn run_tests(
         return prepared;
     }
     let entry = spec.config.entry.as_str();
-    let anchor = program.func_by_name(entry).map(|f| program.func(f).name_span).unwrap_or_default();
+    let anchor = program.name_span_of(entry);
     if let Some(reason) = blocked {
         report.diagnostics.push(Diagnostic::info("tests", anchor, reason));
         return prepared;

@@ -71,7 +71,7 @@ pub fn repair_against_reference(
     on_partial: OnPartial<'_>,
 ) {
     let entry = engine_opts.entry.as_str();
-    let anchor = program.func_by_name(entry).map(|f| program.func(f).name_span).unwrap_or_default();
+    let anchor = program.name_span_of(entry);
     let precondition = verified::precondition::infer(test_inputs, reference, entry);
     let verified_opts = verified::Options { entry: entry.to_string(), compare, precondition };
     // The verified engine gets two thirds of the time left; the bounded fallback the rest.

@@ -34,7 +34,7 @@ pub fn repair_against_tests(
         return;
     }
     let entry = engine_opts.entry.as_str();
-    let anchor = program.func_by_name(entry).map(|f| program.func(f).name_span).unwrap_or_default();
+    let anchor = program.name_span_of(entry);
     // Failing tests first: a candidate usually fails where the original did.
     let mut order: Vec<&PreparedTest> = tests.iter().collect();
     order.sort_by_key(|t| t.passed);

@@ -245,11 +245,8 @@ pub fn cases_of(src: &str) -> Vec<Case> {
         let delta: i64 = list.iter().map(|e| e.new_text.len() as i64 - e.span.len() as i64).sum();
         let site_b = Span::new(site.start as usize, (site.end as i64 + delta).max(site.start as i64) as usize);
         let low = lower::lower_source(&broken);
-        let Some(d) = low.diagnostics.iter().find(|d| {
-            REPAIRED_CODES.contains(&d.code)
-                && d.span.start < site_b.end.max(site_b.start + 1)
-                && site_b.start < d.span.end.max(d.span.start + 1)
-        }) else {
+        let Some(d) = low.diagnostics.iter().find(|d| REPAIRED_CODES.contains(&d.code) && d.span.touches(site_b))
+        else {
             out.push(Case { kind, text: String::new(), span: Span::default() });
             continue;
         };

@@ -42,4 +42,9 @@ impl Span {
     pub fn contains(self, offset: usize) -> bool {
         (self.start as usize) <= offset && offset <= (self.end as usize)
     }
+    /// The two spans share a byte, an empty span counting as the byte at its start (an
+    /// insertion touches what it is inserted into).
+    pub fn touches(self, other: Span) -> bool {
+        self.start < other.end.max(other.start + 1) && other.start < self.end.max(self.start + 1)
+    }
 }

@@ -351,6 +351,11 @@ impl Program {
     pub fn func_by_name(&self, name: &str) -> Option<FuncId> {
         self.funcs.iter().position(|f| f.name == name && f.body.is_some()).map(|i| FuncId(i as u32))
     }
+    /// Where the defined function `name` is named (diagnostics about it as a whole sit there);
+    /// the start of the file when there is none.
+    pub fn name_span_of(&self, name: &str) -> Span {
+        self.func_by_name(name).map(|f| self.func(f).name_span).unwrap_or_default()
+    }
     pub fn struct_def(&self, id: StructId) -> &StructDef {
         &self.structs[id.0 as usize]
     }

@@ -116,6 +116,16 @@ pub enum Printed<'ctx> {
     Double(Float<'ctx>, Bool<'ctx>),
 }
 
+impl<'ctx> Printed<'ctx> {
+    /// A floating point value of kind `kind` as printf receives it: promoted to double.
+    pub(crate) fn float(fp: &mut super::encode::fp::FpOps<'ctx>, x: &Float<'ctx>, kind: crate::ir::FloatKind) -> Self {
+        let x =
+            if kind == crate::ir::FloatKind::Double { x.clone() } else { fp.convert(x, crate::ir::FloatKind::Double) };
+        let finite = fp.is_finite(&x);
+        Printed::Double(x, finite)
+    }
+}
+
 /// How the text around a printed value may touch it (see the module documentation).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Shape {

@@ -24,7 +24,7 @@ use z3::Context;
 use z3::ast::{Ast, BV, Bool};
 
 use crate::ir::format::{self, Piece};
-use crate::ir::{FloatKind, IntType, Program, Span, Type};
+use crate::ir::{IntType, Program, Span, Type};
 use crate::spec::compare::Compare;
 
 use super::encode::fp::FpOps;
@@ -80,7 +80,7 @@ pub fn encode_product<'ctx>(
     differ.extend(s_out.glue.iter().chain(&r_out.glue).cloned());
     let differ: Vec<&Bool<'ctx>> = differ.iter().collect();
     let mismatch = Bool::and(ctx, &[&enc.completes, &r.completes, &Bool::or(ctx, &differ)]);
-    let at = student.func_by_name(entry).map(|f| student.func(f).name_span).unwrap_or_default();
+    let at = student.name_span_of(entry);
 
     enc.bit_vectors_only &= r.bit_vectors_only;
     enc.hard.extend(r.hard);
@@ -131,22 +131,14 @@ fn printed_tokens<'ctx>(
                 Piece::Directive(d) => match values.next() {
                     Some(OutValue::Text(bytes)) => p.text(bytes),
                     Some(OutValue::Chars(_)) => return Err(unsupported("printing a string compared with a reference")),
-                    Some(OutValue::Int { value, ty }) => {
-                        p.value_starts(&d, d.text(&entry.format));
-                        let token = output::value_token(compare, &d, Printed::Int(value.clone(), *ty))
-                            .map_err(|w| unsupported(&w))?;
-                        p.value(token, ());
-                    }
-                    Some(OutValue::Float { value, kind }) => {
-                        p.value_starts(&d, d.text(&entry.format));
-                        let x = if *kind == FloatKind::Double {
-                            value.clone()
-                        } else {
-                            fp.convert(value, FloatKind::Double)
+                    Some(v @ (OutValue::Int { .. } | OutValue::Float { .. })) => {
+                        let printed = match v {
+                            OutValue::Float { value, kind } => Printed::float(&mut fp, value, *kind),
+                            OutValue::Int { value, ty } => Printed::Int(value.clone(), *ty),
+                            _ => unreachable!("matched above"),
                         };
-                        let finite = fp.is_finite(&x);
-                        let token = output::value_token(compare, &d, Printed::Double(x, finite))
-                            .map_err(|w| unsupported(&w))?;
+                        p.value_starts(&d, d.text(&entry.format));
+                        let token = output::value_token(compare, &d, printed).map_err(|w| unsupported(&w))?;
                         p.value(token, ());
                     }
                     None => {}

@@ -333,32 +333,18 @@ impl<'s, 'p, 'w, 'a, 'ctx> Exec<'s, 'p, 'w, 'a, 'ctx> {
                         self.use_var(x, Usage::Printed);
                     }
                     let printed = match &v.term {
-                        Term::Int(x, t) => output::Printed::Int(x.clone(), *t),
-                        Term::Float(x, k) => {
-                            let x =
-                                if *k == FloatKind::Double { x.clone() } else { self.fp.convert(x, FloatKind::Double) };
-                            let finite = self.fp.is_finite(&x);
-                            output::Printed::Double(x, finite)
-                        }
-                        _ => {
-                            return unsupported(
-                                format!(
-                                    "printing `{}` with `%{}`",
-                                    crate::ir::print::expr_to_c(self.setup.program, arg),
-                                    d.conv
-                                ),
-                                arg.span,
-                            );
-                        }
+                        Term::Int(x, t) => Some(output::Printed::Int(x.clone(), *t)),
+                        Term::Float(x, k) => Some(output::Printed::float(&mut self.fp, x, *k)),
+                        _ => None,
                     };
-                    let token = output::value_token(self.setup.compare, &d, printed).map_err(|_| Unsupported {
-                        what: format!(
+                    let Some(token) = printed.and_then(|p| output::value_token(self.setup.compare, &d, p).ok()) else {
+                        let what = format!(
                             "printing `{}` with `%{}`",
                             crate::ir::print::expr_to_c(self.setup.program, arg),
                             d.conv
-                        ),
-                        span: arg.span,
-                    })?;
+                        );
+                        return unsupported(what, arg.span);
+                    };
                     out.value(token, v.deps.clone());
                 }
             }
