@@ -38,7 +38,8 @@ enum Command {
     Bench {
         /// A folder of C files (with their mend.toml) to check; `typed` runs the typed
         /// engine's accuracy and latency benchmark instead; `mutation` only the mutation
-        /// engine's table (set MEND_BENCH_ONLY=tcas for just the TCAS-like rows).
+        /// engine's table (set MEND_BENCH_ONLY=tcas for just the TCAS-like rows); `server`
+        /// the server's reliability figures (large file, memory, cancel, shutdown).
         dir: Option<PathBuf>,
         /// With `typed` or `reference`: the dataset (default `../shared/data/introclass`).
         data: Option<PathBuf>,
@@ -145,10 +146,11 @@ fn main() -> ExitCode {
                 }
             };
             let code = runtime.block_on(mend::server::serve_stdio(test_hooks.unwrap_or_default()));
-            // Every answer is written and flushed (serve_stdio waits for its writer). Analysis
-            // threads cancelled at `shutdown` may still be inside Z3; running the C++ library's
-            // static destructors under them crashed the process (SIGFPE in Z3_simplify), so
-            // leave without the atexit handlers: they hold nothing that needs flushing.
+            // Every answer is written and flushed (serve_stdio waits for its writer), and the
+            // cancelled analysis threads were joined, up to a limit. A thread still inside Z3
+            // past that limit must not see the C++ library's static destructors (they crashed
+            // the process with SIGFPE in Z3_simplify), so leave without the atexit handlers:
+            // they hold nothing that needs flushing.
             // SAFETY: `_exit` ends the process at once; nothing after it runs.
             unsafe { _exit(code) }
         }
@@ -159,6 +161,7 @@ fn main() -> ExitCode {
             let result = match dir {
                 Some(dir) if dir.as_os_str() == "typed" => mend::cli::bench::run_typed(&data, &mut out),
                 Some(dir) if dir.as_os_str() == "mutation" => mend::cli::bench::run_mutation(&mut out),
+                Some(dir) if dir.as_os_str() == "server" => mend::cli::bench_server::run(&mut out),
                 Some(dir) if dir.as_os_str() == "reference" => {
                     let findings = mend::cli::bench_reference::run(
                         &data,

@@ -74,6 +74,8 @@ impl Job {
             std::thread::sleep(delay);
         }
         let keep = text.clone();
+        // The server's tree comes from incremental parses: reports use the canonical one.
+        let tree = tree.map(|t| crate::syntax::canonical(t, &text));
         let work = move || {
             catch_unwind(AssertUnwindSafe(|| match &tree {
                 _ if hooks.analysis_panics => panic!("the analysis_panics test hook is set"),

@@ -2,9 +2,8 @@
 //! time (release build, wall clock, percentiles over many repetitions), and `mend bench DIR`,
 //! which checks every `.c` file under a folder and prints per-file verdicts and timings.
 
-use std::io::{BufReader, Read, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use crate::cancel::Cancel;
@@ -20,7 +19,7 @@ use crate::syntax::document::Document;
 use crate::syntax::lower::lower_source;
 use crate::syntax::{Encoding, Position};
 
-fn percentile(sorted: &[f64], q: f64) -> f64 {
+pub fn percentile(sorted: &[f64], q: f64) -> f64 {
     if sorted.is_empty() {
         return 0.0;
     }
@@ -79,7 +78,7 @@ pub fn run_foundation(out: &mut impl Write) -> std::io::Result<()> {
 
     run_mutation(out)?;
 
-    match server_idle_rss(20) {
+    match super::bench_server::idle_rss_with_files(20) {
         Ok(kb) => writeln!(out, "server idle RSS with 20 open student files: {:.1} MB  [< 60 MB]", kb as f64 / 1024.0)?,
         Err(e) => writeln!(out, "server idle RSS: not measured ({e})")?,
     }
@@ -288,68 +287,6 @@ pub fn run_mutation(out: &mut impl Write) -> std::io::Result<()> {
     }
     writeln!(out, "  first repair ms, fresh solver per candidate vs one incremental solver: {}", cells.join("; "))?;
     Ok(())
-}
-
-/// Starts `mend lsp`, opens `files` IntroClass submissions, waits for analysis to settle and
-/// reads the server's resident set size from /proc.
-fn server_idle_rss(files: usize) -> Result<u64, String> {
-    let exe = std::env::current_exe().map_err(|e| e.to_string())?;
-    let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/data/introclass");
-    let mut sources: Vec<PathBuf> = Vec::new();
-    for problem in ["checksum", "digits", "grade", "median", "smallest", "syllables"] {
-        let dir = data.join(problem).join("submissions");
-        let Ok(entries) = std::fs::read_dir(&dir) else { continue };
-        let mut names: Vec<PathBuf> = entries.filter_map(|e| e.ok().map(|e| e.path())).collect();
-        names.sort();
-        sources.extend(names.into_iter().take(files.div_ceil(6)));
-    }
-    sources.truncate(files);
-    if sources.len() < files {
-        return Err(format!("found {} of {files} files under {}", sources.len(), data.display()));
-    }
-    let mut child = Command::new(exe)
-        .arg("lsp")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .map_err(|e| e.to_string())?;
-    let mut stdin = child.stdin.take().ok_or("no stdin")?;
-    let stdout = child.stdout.take().ok_or("no stdout")?;
-    // Drain the server's messages so it never blocks on a full pipe.
-    let reader = std::thread::spawn(move || {
-        let mut r = BufReader::new(stdout);
-        let mut buf = Vec::new();
-        let _ = r.read_to_end(&mut buf);
-    });
-    let send = |stdin: &mut std::process::ChildStdin, v: serde_json::Value| -> Result<(), String> {
-        let body = v.to_string();
-        write!(stdin, "Content-Length: {}\r\n\r\n{}", body.len(), body).map_err(|e| e.to_string())?;
-        stdin.flush().map_err(|e| e.to_string())
-    };
-    send(&mut stdin, serde_json::json!({"jsonrpc":"2.0","id":1,"method":"initialize","params":{"capabilities":{}}}))?;
-    send(&mut stdin, serde_json::json!({"jsonrpc":"2.0","method":"initialized","params":{}}))?;
-    for (i, path) in sources.iter().enumerate() {
-        let text = String::from_utf8_lossy(&std::fs::read(path).map_err(|e| e.to_string())?).into_owned();
-        let uri = format!("file://{}", path.canonicalize().unwrap_or(path.clone()).display());
-        send(
-            &mut stdin,
-            serde_json::json!({"jsonrpc":"2.0","method":"textDocument/didOpen","params":{"textDocument":{"uri":uri,"languageId":"c","version":i,"text":text}}}),
-        )?;
-    }
-    std::thread::sleep(Duration::from_secs(3));
-    let status = std::fs::read_to_string(format!("/proc/{}/status", child.id())).map_err(|e| e.to_string())?;
-    let rss = status
-        .lines()
-        .find_map(|l| l.strip_prefix("VmRSS:"))
-        .and_then(|v| v.split_whitespace().next()?.parse::<u64>().ok())
-        .ok_or("no VmRSS")?;
-    send(&mut stdin, serde_json::json!({"jsonrpc":"2.0","id":2,"method":"shutdown"}))?;
-    send(&mut stdin, serde_json::json!({"jsonrpc":"2.0","method":"exit"}))?;
-    drop(stdin);
-    let _ = child.wait();
-    let _ = reader.join();
-    Ok(rss)
 }
 
 /// `mend bench DIR`: checks every `.c` file under `dir` (with its mend.toml, if any) and
@@ -588,7 +525,7 @@ pub fn bench_incremental_chars(lines: usize, edits: usize, reps: usize, chars: &
             let mut copy = doc.clone();
             let started = std::time::Instant::now();
             copy.apply_change(Some(range), text, Encoding::Utf16).expect("in range");
-            let diags = crate::syntax::syntax_diagnostics(&copy.tree, &copy.text);
+            let diags = crate::syntax::syntax_diagnostics(copy.tree().expect("parsed"), &copy.text);
             best = best.min(started.elapsed().as_secs_f64() * 1000.0);
             std::hint::black_box(diags);
             result = Some(copy);

@@ -253,6 +253,50 @@ impl<'a> Oracle<'a> {
     }
 }
 
+/// The oracle on a reference and inputs of one's choosing (the fixture suite's soundness
+/// check): what refutes `guarantee` for the patched `text` under `compare`, judged by gcc on
+/// `inputs` (the reference's gcc output is the expected one) and inputs generated from them.
+/// Inputs on which the reference errs or runs out of steps in mend's interpreter are left out.
+pub fn refute_against(
+    reference: &Path,
+    inputs: &[Vec<u8>],
+    compare: Compare,
+    text: &str,
+    guarantee: &Guarantee,
+) -> Result<Option<String>, String> {
+    let ref_text = std::fs::read_to_string(reference).map_err(|e| format!("{}: {e}", reference.display()))?;
+    let ref_prog = crate::syntax::lower::lower_source(&ref_text).program;
+    let work = std::env::temp_dir().join(format!("mend-oracle-{}-{}", std::process::id(), unique()));
+    std::fs::create_dir_all(&work).map_err(|e| e.to_string())?;
+    let ref_bin = compile(&ref_text, &work, "reference")?;
+    let (mut tests, mut ref_prompt) = (Vec::new(), Vec::new());
+    for (i, input) in inputs.iter().enumerate() {
+        let run = interp::run(&ref_prog, "main", input, &Limits::default(), &Cancel::new());
+        let Some(expected) = run.error.is_none().then(|| run_binary(&ref_bin, input)).flatten() else { continue };
+        let name = format!("input {}", i + 1);
+        tests.push((TestCase { name, input: PathBuf::new(), output: PathBuf::new() }, input.clone(), expected));
+        ref_prompt.push(run.output_before_last_read);
+    }
+    let problem = Problem {
+        name: String::new(),
+        reference: reference.to_path_buf(),
+        ref_prog,
+        compare,
+        tests,
+        ref_prompt,
+        submissions: Vec::new(),
+    };
+    let verdict = Oracle::new(&problem, &work).map(|oracle| oracle.refutes(text, guarantee));
+    let _ = std::fs::remove_dir_all(&work);
+    verdict
+}
+
+/// A number no other call in this process gets (for work folders).
+fn unique() -> u64 {
+    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+}
+
 fn evaluate(p: &Problem, path: &Path, budget: Duration, work: &Path) -> Option<Outcome> {
     let text = std::fs::read_to_string(path).ok()?;
     let lowered = crate::syntax::lower::lower_source(&text);

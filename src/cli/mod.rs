@@ -2,6 +2,7 @@
 
 pub mod bench;
 pub mod bench_reference;
+pub mod bench_server;
 pub mod bench_typed;
 
 use serde_json::{Value, json};

@@ -18,6 +18,9 @@ use super::state::{ClientCaps, State};
 pub const CMD_APPLY_REPAIR: &str = "mend.applyRepair";
 pub const CMD_RECHECK: &str = "mend.recheck";
 
+/// How long `shutdown` waits for cancelled jobs to end before answering anyway.
+const SHUTDOWN_JOIN_LIMIT: std::time::Duration = std::time::Duration::from_secs(10);
+
 pub struct Backend {
     pub state: Arc<State>,
 }
@@ -94,6 +97,11 @@ impl LanguageServer for Backend {
     async fn shutdown(&self) -> Result<()> {
         self.state.shutdown.store(true, std::sync::atomic::Ordering::SeqCst);
         self.state.cancel_all();
+        // Cancelled jobs stop within milliseconds; the answer waits for their threads, so the
+        // process never exits with a solver still running.
+        if !self.state.running.wait_idle(SHUTDOWN_JOIN_LIMIT).await {
+            warn!("shutdown: analysis threads still running after {SHUTDOWN_JOIN_LIMIT:?}");
+        }
         Ok(())
     }
 
@@ -114,7 +122,6 @@ impl LanguageServer for Backend {
         if let Some(generation) = self.state.close(&uri) {
             self.state.spawn_clear(uri, generation);
         }
-        release_freed_memory();
     }
 
     async fn did_change_configuration(&self, params: lsp::DidChangeConfigurationParams) {
@@ -143,14 +150,21 @@ impl LanguageServer for Backend {
         let items = match self.state.text_at(&at.text_document.uri, at.position) {
             // Lowering and synthesis take milliseconds: off the async workers, on the analysis
             // jobs' big stack and behind their panic guard (deep nesting must not abort).
-            Some((text, tree, offset)) => tokio::task::spawn_blocking(move || {
-                crate::check::job::on_big_stack(move || completion::items(&text, &tree, offset)).unwrap_or_else(|e| {
-                    warn!("completion failed: {e}");
-                    Vec::new()
+            Some((text, tree, offset)) => self
+                .state
+                .running
+                .blocking(move || {
+                    crate::check::job::on_big_stack(move || {
+                        let tree = tree.unwrap_or_else(|| crate::syntax::parse(&text, None));
+                        completion::items(&text, &tree, offset)
+                    })
+                    .unwrap_or_else(|e| {
+                        warn!("completion failed: {e}");
+                        Vec::new()
+                    })
                 })
-            })
-            .await
-            .unwrap_or_default(),
+                .await
+                .unwrap_or_default(),
             None => Vec::new(),
         };
         Ok(Some(lsp::CompletionResponse::Array(items)))
@@ -210,21 +224,6 @@ impl Backend {
                 }
             }
             Err(e) => warn!("workspace/configuration failed: {e}"),
-        }
-    }
-}
-
-/// Hands memory freed by a closed document back to the system: glibc keeps freed heap pages
-/// of its arenas otherwise, and a closed 10 MB file kept the server at 640 MB.
-fn release_freed_memory() {
-    #[cfg(all(target_os = "linux", target_env = "gnu"))]
-    {
-        unsafe extern "C" {
-            fn malloc_trim(pad: usize) -> i32;
-        }
-        // SAFETY: glibc's malloc_trim only returns free pages to the kernel.
-        unsafe {
-            malloc_trim(0);
         }
     }
 }

@@ -14,17 +14,21 @@
 //!   publication cannot overwrite the analysis of the same version.
 //!
 //! # Stages of one version
-//! 1. `Syntax`: computed inside the edit handler, published at once.
+//! 1. `Syntax`: computed inside the edit handler and published at once; for a file over
+//!    [`PARSE_OFF_LOOP_BYTES`] the handler only applies the edit, and the parse (cancelled by
+//!    the next edit) and the syntax diagnostics run on the blocking pool first. A file over
+//!    `maxAnalysisBytes` gets its syntax checked only, and a diagnostic says so.
 //! 2. `Quick`: syntax + type diagnostics (the lowering), on the blocking pool right away.
 //! 3. `Analysis`: the full [`check`](crate::check::check) after the debounce, with work-done
 //!    progress when it takes longer than `progressDelayMs`.
 //!
 //! Jobs run on tokio's blocking pool, each inside a 512 MB-stack thread with `catch_unwind`
-//! (see [`crate::check::job`]): a panic becomes an `internal-error` diagnostic.
+//! (see [`crate::check::job`]): a panic becomes an `internal-error` diagnostic. Every piece of
+//! blocking work is counted in [`Running`], so `shutdown` cancels it and waits for its threads.
 
 use std::collections::HashMap;
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, RwLock};
 use std::time::Duration;
 
@@ -43,6 +47,11 @@ use super::config::Settings;
 use super::convert::{Lines, to_position};
 use super::syntax_api::{Document, Encoding, syntax_diagnostics};
 use crate::check::job::{Hooks, Job};
+use crate::ir::{Severity, Span};
+
+/// Files larger than this are parsed off the message loop: a full parse takes about 0.2 ms
+/// per KB (a 10 MB file 2 s), an incremental one of a small file well under a millisecond.
+pub const PARSE_OFF_LOOP_BYTES: usize = 64 << 10;
 
 /// What the client told us it can do.
 #[derive(Clone, Debug, Default)]
@@ -74,7 +83,9 @@ struct DocState {
     generation: u64,
     /// The version the client last sent; equals `doc.version` unless out of sync.
     client_version: i32,
-    /// Syntax-layer diagnostics and repairs of `doc` (empty when they are switched off).
+    /// Syntax-layer diagnostics and repairs of `doc` (empty when they are switched off, or
+    /// while the parse of a large file is pending: those of the old text would point at the
+    /// wrong places).
     syntax: (Vec<Diagnostic>, Vec<Repair>),
     /// The latest quick or full analysis; only used while `analysis.0 == doc.version`.
     analysis: Option<Arc<(i32, Stage, Report)>>,
@@ -92,18 +103,16 @@ impl DocState {
         }
     }
 
-    /// Repairs valid for the current text, analysis first.
+    /// Repairs valid for the current text: the analysis's (which include the syntax layer's,
+    /// from the canonical tree), or the syntax stage's until it comes.
     fn repairs(&self) -> Vec<Repair> {
         if self.desync.is_some() {
             return Vec::new();
         }
-        let mut out: Vec<Repair> = self.current_analysis().map(|r| r.repairs.clone()).unwrap_or_default();
-        for r in &self.syntax.1 {
-            if !out.contains(r) {
-                out.push(r.clone());
-            }
+        match self.current_analysis() {
+            Some(r) => r.repairs.clone(),
+            None => self.syntax.1.clone(),
         }
-        out
     }
 
     /// The diagnostics currently shown for this document.
@@ -122,6 +131,57 @@ pub struct Followup {
     cancel: Cancel,
     immediate: bool,
     notify: Option<String>,
+    /// The text still has to be parsed (off the loop) before its syntax stage exists.
+    parse: bool,
+}
+
+/// Blocking work in flight (parses, analyses, completions), so `shutdown` can wait for the
+/// threads it cancelled: a job returns only after joining the threads it spawned.
+#[derive(Default)]
+pub struct Running {
+    count: AtomicUsize,
+    idle: tokio::sync::Notify,
+}
+
+struct RunningGuard(Arc<Running>);
+
+impl Drop for RunningGuard {
+    fn drop(&mut self) {
+        if self.0.count.fetch_sub(1, Ordering::SeqCst) == 1 {
+            self.0.idle.notify_waiters();
+        }
+    }
+}
+
+impl Running {
+    /// Runs `f` on the blocking pool, counted until it returns.
+    pub async fn blocking<T: Send + 'static>(
+        self: &Arc<Self>,
+        f: impl FnOnce() -> T + Send + 'static,
+    ) -> Result<T, tokio::task::JoinError> {
+        self.count.fetch_add(1, Ordering::SeqCst);
+        let guard = RunningGuard(self.clone());
+        tokio::task::spawn_blocking(move || {
+            let _counted = guard;
+            f()
+        })
+        .await
+    }
+
+    /// Waits until no blocking work is left, at most `limit`; says whether that happened.
+    pub async fn wait_idle(&self, limit: Duration) -> bool {
+        let deadline = tokio::time::Instant::now() + limit;
+        loop {
+            // Registered before the check, so a wake-up in between is not lost.
+            let woken = self.idle.notified();
+            if self.count.load(Ordering::SeqCst) == 0 {
+                return true;
+            }
+            if tokio::time::timeout_at(deadline, woken).await.is_err() {
+                return self.count.load(Ordering::SeqCst) == 0;
+            }
+        }
+    }
 }
 
 pub struct State {
@@ -137,6 +197,8 @@ pub struct State {
     pub shutdown: Arc<AtomicBool>,
     /// Faults injected by tests (none in production).
     hooks: Hooks,
+    /// Blocking work in flight.
+    pub running: Arc<Running>,
 }
 
 impl State {
@@ -152,6 +214,7 @@ impl State {
             progress_ids: AtomicU64::new(0),
             shutdown,
             hooks,
+            running: Arc::default(),
         }
     }
 
@@ -175,38 +238,71 @@ impl State {
         self.settings.write().unwrap_or_else(|e| e.into_inner()).update(value)
     }
 
-    fn syntax_of(&self, doc: &Document, enabled: bool) -> (Vec<Diagnostic>, Vec<Repair>) {
-        if enabled { syntax_diagnostics(&doc.tree, &doc.text) } else { (Vec::new(), Vec::new()) }
+    /// Brings the syntax stage of `st` up to date with its text. A small file is reparsed at
+    /// once; a large one is left to the followup (returns true), with no syntax result meanwhile.
+    fn refresh_syntax(&self, st: &mut DocState) -> bool {
+        if st.doc.tree().is_none() && st.doc.text.len() > PARSE_OFF_LOOP_BYTES {
+            st.syntax = Default::default();
+            return true;
+        }
+        st.doc.reparse();
+        let tree = st.doc.tree().expect("just parsed");
+        st.syntax = syntax_stage(tree, &st.doc.text, &self.settings());
+        false
+    }
+
+    /// Parses the large document `key` on the blocking pool and installs its tree and syntax
+    /// stage, unless a newer edit came meanwhile (false: that edit's followup takes over).
+    async fn parse_off_loop(self: &Arc<Self>, uri: &lsp::Uri, key: PubKey, cancel: &Cancel) -> bool {
+        let (revision, text, old) = {
+            let Some(st) = self.docs.get(uri) else { return false };
+            if st.generation != key.0 || st.client_version != key.1 || st.desync.is_some() {
+                return false;
+            }
+            st.doc.parse_input()
+        };
+        let settings = self.settings();
+        let cancel = cancel.clone();
+        let parsed = self.running.blocking(move || {
+            let tree = crate::syntax::parse_canonical(&text, old.as_ref(), &cancel)?;
+            let syntax = syntax_stage(&tree, &text, &settings);
+            Some((tree, syntax))
+        });
+        let Ok(Some((tree, syntax))) = parsed.await else { return false };
+        let Some(mut st) = self.docs.get_mut(uri) else { return false };
+        if st.generation != key.0 || !st.doc.install_tree(revision, tree) {
+            return false;
+        }
+        st.syntax = syntax;
+        true
     }
 
     // ---- text synchronisation: synchronous, called before any `.await` -----------------------
 
     pub fn open(&self, uri: lsp::Uri, text: String, version: i32) -> Followup {
         let generation = self.generations.fetch_add(1, Ordering::Relaxed) + 1;
-        let doc = Document::new(text, version);
-        let syntax = self.syntax_of(&doc, self.settings().check.syntax_diagnostics);
         let cancel = Cancel::new();
-        let st = DocState {
-            doc,
+        let mut st = DocState {
+            doc: Document::unparsed(text, version),
             generation,
             client_version: version,
-            syntax,
+            syntax: Default::default(),
             analysis: None,
             cancel: cancel.clone(),
             desync: None,
         };
+        let parse = self.refresh_syntax(&mut st);
         if let Some(old) = self.docs.insert(uri.clone(), st) {
             warn!("didOpen of an already open document {}; replacing it", uri.as_str());
             old.cancel.cancel();
         }
-        Followup { uri, key: (generation, version, Stage::Syntax), cancel, immediate: false, notify: None }
+        Followup { uri, key: (generation, version, Stage::Syntax), cancel, immediate: false, notify: None, parse }
     }
 
     pub fn change(&self, params: lsp::DidChangeTextDocumentParams) -> Option<Followup> {
         let uri = params.text_document.uri;
         let version = params.text_document.version;
         let enc = self.encoding();
-        let syntax_enabled = self.settings().check.syntax_diagnostics;
         let Some(mut entry) = self.docs.get_mut(&uri) else {
             warn!("didChange for a document that is not open: {}", uri.as_str());
             return None;
@@ -230,6 +326,7 @@ impl State {
         let changes = &changes[first..];
         let resync = changes.first().is_some_and(|c| c.range.is_none());
         let mut notify = None;
+        let mut parse = false;
         if st.desync.is_some() && !resync {
             debug!("ignoring an edit to out-of-sync {}", uri.as_str());
         } else {
@@ -237,7 +334,7 @@ impl State {
                 Ok(()) => {
                     st.doc.version = version;
                     st.desync = None;
-                    st.syntax = self.syntax_of(&st.doc, syntax_enabled);
+                    parse = self.refresh_syntax(st);
                 }
                 Err(message) => {
                     warn!("could not apply an edit to {} (version {version}): {message}", uri.as_str());
@@ -251,7 +348,7 @@ impl State {
             }
         }
         let key = (st.generation, version, Stage::Syntax);
-        Some(Followup { uri, key, cancel: st.cancel.clone(), immediate: false, notify })
+        Some(Followup { uri, key, cancel: st.cancel.clone(), immediate: false, notify, parse })
     }
 
     /// An edit of `uri` could not be read (`reason`) and was not applied: the document keeps
@@ -268,7 +365,8 @@ impl State {
         warn!("an edit of {} was not applied: {reason}", uri.as_str());
         st.desync = Some(text.clone());
         let key = (st.generation, st.client_version, Stage::Syntax);
-        Some(Followup { uri: uri.clone(), key, cancel: st.cancel.clone(), immediate: false, notify: Some(text) })
+        let cancel = st.cancel.clone();
+        Some(Followup { uri: uri.clone(), key, cancel, immediate: false, notify: Some(text), parse: false })
     }
 
     pub fn close(&self, uri: &lsp::Uri) -> Option<u64> {
@@ -279,7 +377,6 @@ impl State {
 
     /// Re-runs every open document (new settings, `mend.recheck`), skipping the debounce.
     pub fn recheck(&self, only: Option<&lsp::Uri>) -> Vec<Followup> {
-        let syntax_enabled = self.settings().check.syntax_diagnostics;
         let mut out = Vec::new();
         for mut entry in self.docs.iter_mut() {
             if only.is_some_and(|u| u != entry.key()) {
@@ -289,11 +386,9 @@ impl State {
             let st = entry.value_mut();
             st.cancel.cancel();
             st.cancel = Cancel::new();
-            if st.desync.is_none() {
-                st.syntax = self.syntax_of(&st.doc, syntax_enabled);
-            }
+            let parse = st.desync.is_none() && self.refresh_syntax(st);
             let key = (st.generation, st.client_version, Stage::Syntax);
-            out.push(Followup { uri, key, cancel: st.cancel.clone(), immediate: true, notify: None });
+            out.push(Followup { uri, key, cancel: st.cancel.clone(), immediate: true, notify: None, parse });
         }
         out
     }
@@ -313,6 +408,9 @@ impl State {
             if let Some(message) = work.notify {
                 let client = this.client.clone();
                 tokio::spawn(async move { client.show_message(lsp::MessageType::ERROR, message).await });
+            }
+            if work.parse && !this.parse_off_loop(&work.uri, work.key, &work.cancel).await {
+                return;
             }
             this.publish(&work.uri, work.key).await;
             if !work.immediate {
@@ -339,6 +437,8 @@ impl State {
             }
             last.remove(&uri);
             this.client.publish_diagnostics(uri, Vec::new(), None).await;
+            // By now the document, its tree and the message that brought it are dropped.
+            super::memory::release_freed();
         });
     }
 
@@ -353,13 +453,14 @@ impl State {
                 return;
             }
             if st.doc.text.len() > settings.max_analysis_bytes {
+                // The syntax stage carries the `syntax-only` diagnostic that says so.
                 info!("{} is {} bytes; analysis skipped", uri.as_str(), st.doc.text.len());
                 return;
             }
             Job {
                 path: uri.to_file_path().map(|p| PathBuf::from(p.as_ref())),
                 text: Arc::from(st.doc.text.as_str()),
-                tree: Some(st.doc.tree.clone()),
+                tree: st.doc.tree().cloned(),
                 opts: settings.check.clone(),
                 cancel: cancel.clone(),
                 quick,
@@ -393,7 +494,7 @@ impl State {
             self.spawn_progress(settings.progress_delay, done_rx);
         }
         let run = move || job.run();
-        let report = match tokio::task::spawn_blocking(run).await {
+        let report = match self.running.blocking(run).await {
             Ok(report) => report,
             Err(e) => crate::check::job::internal_error_report("", &e.to_string()),
         };
@@ -525,20 +626,42 @@ impl State {
         Some(workspace_edit(uri, st.doc.version, lines.text_edits(&repair), caps.document_changes))
     }
 
-    /// Text, syntax tree and byte offset of `pos` in the current document (for completion).
-    pub fn text_at(&self, uri: &lsp::Uri, pos: lsp::Position) -> Option<(String, tree_sitter::Tree, usize)> {
+    /// Text, syntax tree (if parsed) and byte offset of `pos` in the current document, for
+    /// completion; `None` for a file too large to analyse (its `syntax-only` diagnostic says so).
+    pub fn text_at(&self, uri: &lsp::Uri, pos: lsp::Position) -> Option<(String, Option<tree_sitter::Tree>, usize)> {
         let enc = self.encoding();
         let st = self.docs.get(uri)?;
-        if st.desync.is_some() {
+        if st.desync.is_some() || st.doc.text.len() > self.settings().max_analysis_bytes {
             return None;
         }
         let offset = st.doc.index.offset(&st.doc.text, to_position(pos), enc)?;
-        Some((st.doc.text.clone(), st.doc.tree.clone(), offset))
+        Some((st.doc.text.clone(), st.doc.tree().cloned(), offset))
     }
 
     pub fn open_uris(&self) -> Vec<lsp::Uri> {
         self.docs.iter().map(|e| e.key().clone()).collect()
     }
+}
+
+/// The syntax stage of a text: its syntax diagnostics and repairs (if switched on), and for a
+/// file over `maxAnalysisBytes` the notice that only its syntax is checked.
+fn syntax_stage(tree: &tree_sitter::Tree, text: &str, settings: &Settings) -> (Vec<Diagnostic>, Vec<Repair>) {
+    let (mut diags, repairs) =
+        if settings.check.syntax_diagnostics { syntax_diagnostics(tree, text) } else { Default::default() };
+    if text.len() > settings.max_analysis_bytes {
+        let message = format!(
+            "This file is {}, more than mend analyses ({}, the `maxAnalysisBytes` setting): only its syntax is \
+             checked, with no type checks, tests, repairs or completion.",
+            megabytes(text.len()),
+            megabytes(settings.max_analysis_bytes)
+        );
+        diags.insert(0, Diagnostic::new(Severity::Information, "syntax-only", Span::new(0, 0), message));
+    }
+    (diags, repairs)
+}
+
+fn megabytes(bytes: usize) -> String {
+    format!("{:.1} MB", bytes as f64 / (1 << 20) as f64)
 }
 
 fn workspace_edit(uri: &lsp::Uri, version: i32, edits: Vec<lsp::TextEdit>, versioned: bool) -> lsp::WorkspaceEdit {
@@ -569,13 +692,13 @@ fn desync_diagnostic(message: &str) -> lsp::Diagnostic {
     }
 }
 
-/// Applies content changes in order. A single change relies on `apply_change` leaving the
+/// Applies content changes in order (the tree is reparsed later). A single change relies on `edit` leaving the
 /// document untouched on error (it checks the range first); several are applied to a copy, so
 /// a failure in the middle leaves the document exactly as it was.
 fn apply_all(doc: &mut Document, changes: &[lsp::TextDocumentContentChangeEvent], enc: Encoding) -> Result<(), String> {
     fn one(doc: &mut Document, c: &lsp::TextDocumentContentChangeEvent, enc: Encoding) -> Result<(), String> {
         let range = c.range.map(|r| (to_position(r.start), to_position(r.end)));
-        doc.apply_change(range, &c.text, enc).map_err(|e| e.to_string())
+        doc.edit(range, &c.text, enc).map_err(|e| e.to_string())
     }
     match changes {
         [] => Ok(()),

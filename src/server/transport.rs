@@ -101,6 +101,10 @@ pub async fn pump(mut input: impl AsyncRead + Unpin, mut service: impl AsyncWrit
             }
         };
         let Some(body) = frame else { break };
+        // A large message (a 10 MB didOpen) must not keep its buffer's memory.
+        if buf.capacity() > 1 << 20 && buf.len() < 1 << 16 {
+            buf.shrink_to(64 << 10);
+        }
         match classify(body, &out).await {
             Body::Forward(messages) => {
                 for bytes in messages {
@@ -194,33 +198,55 @@ fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {
     hay.windows(needle.len()).position(|w| w == needle)
 }
 
+/// The members of a message this layer checks. The rest (`params`, which may hold a 10 MB
+/// text) is skipped without being built: the service decodes it once.
+#[derive(serde::Deserialize)]
+struct Envelope {
+    #[serde(default, deserialize_with = "member")]
+    id: Option<Value>,
+    #[serde(default, deserialize_with = "member")]
+    method: Option<Value>,
+    #[serde(default, deserialize_with = "member")]
+    result: Option<serde::de::IgnoredAny>,
+    #[serde(default, deserialize_with = "member")]
+    error: Option<serde::de::IgnoredAny>,
+}
+
+/// A member that is present, even as `null` (plain `Option` reads `null` as absent).
+fn member<'de, D: serde::Deserializer<'de>, T: serde::Deserialize<'de>>(d: D) -> Result<Option<T>, D::Error> {
+    T::deserialize(d).map(Some)
+}
+
 /// Checks one body and answers what the service must not see.
 async fn classify(body: Vec<u8>, out: &Output) -> Body {
     let (text, utf8) = match String::from_utf8(body) {
         Ok(s) => (s, true),
         Err(e) => (String::from_utf8_lossy(e.as_bytes()).into_owned(), false),
     };
-    let value: Value = match serde_json::from_str(&text) {
+    let envelope: Envelope = match serde_json::from_str(&text) {
         Ok(v) => v,
+        Err(e) if e.classify() == serde_json::error::Category::Data => {
+            error_response(out, Value::Null, -32600, "Invalid Request: a message must be a JSON object").await;
+            return Body::Handled;
+        }
         Err(e) => {
             warn!("a message from the client is not JSON: {e}");
             error_response(out, Value::Null, -32700, &format!("Parse error: {e}")).await;
             return Body::Handled;
         }
     };
-    let Some(obj) = value.as_object() else {
-        error_response(out, Value::Null, -32600, "Invalid Request: a message must be a JSON object").await;
-        return Body::Handled;
-    };
-    let id = obj.get("id");
-    let id_ok = match id {
+    let Envelope { id, method, result, error } = envelope;
+    let id_ok = match &id {
         None | Some(Value::String(_)) => true,
         Some(Value::Number(n)) => n.is_i64() || n.is_u64(),
         _ => false,
     };
-    let method = obj.get("method").and_then(Value::as_str);
-    let is_response = obj.contains_key("result") || obj.contains_key("error");
-    if !id_ok || (method.is_none() && !is_response) || (obj.contains_key("method") && method.is_none()) {
+    let is_response = result.is_some() || error.is_some();
+    let method_ok = match &method {
+        None => is_response,
+        Some(m) => m.is_string(),
+    };
+    if !id_ok || !method_ok {
         error_response(
             out,
             Value::Null,
@@ -230,8 +256,9 @@ async fn classify(body: Vec<u8>, out: &Output) -> Body {
         .await;
         return Body::Handled;
     }
-    let id = id.cloned();
+    let method = method.as_ref().and_then(Value::as_str);
     if !utf8 {
+        let value = serde_json::from_str(&text).unwrap_or(Value::Null);
         return not_utf8(&value, method, id, out).await;
     }
     if let (Some(m), Some(id)) = (method, &id)
@@ -240,19 +267,20 @@ async fn classify(body: Vec<u8>, out: &Output) -> Body {
         error_response(out, id.clone(), -32601, &format!("Method not found: {m}")).await;
         return Body::Handled;
     }
-    if method == Some("textDocument/didChange")
-        && let Err(e) = serde_json::from_value::<tower_lsp_server::ls_types::DidChangeTextDocumentParams>(
-            obj.get("params").cloned().unwrap_or(Value::Null),
-        )
-    {
-        warn!("an unreadable didChange: {e}");
-        return match value.pointer("/params/textDocument/uri") {
-            Some(uri) => Body::Forward(vec![edit_not_applied(uri.clone(), &format!("it could not be read ({e})"))]),
-            None => {
-                tell_user(out, &format!("mend received an edit it could not read ({e}); reopen the file.")).await;
-                Body::Handled
-            }
-        };
+    if method == Some("textDocument/didChange") {
+        let value: Value = serde_json::from_str(&text).unwrap_or(Value::Null);
+        if let Err(e) = serde_json::from_value::<tower_lsp_server::ls_types::DidChangeTextDocumentParams>(
+            value.get("params").cloned().unwrap_or(Value::Null),
+        ) {
+            warn!("an unreadable didChange: {e}");
+            return match value.pointer("/params/textDocument/uri") {
+                Some(uri) => Body::Forward(vec![edit_not_applied(uri.clone(), &format!("it could not be read ({e})"))]),
+                None => {
+                    tell_user(out, &format!("mend received an edit it could not read ({e}); reopen the file.")).await;
+                    Body::Handled
+                }
+            };
+        }
     }
     Body::Forward(vec![text.into_bytes()])
 }

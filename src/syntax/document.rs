@@ -19,27 +19,84 @@ impl std::error::Error for ChangeError {}
 
 /// Text, tree-sitter tree and line index of one document at one version. Cloning is cheap for
 /// the tree (reference counted) and copies the text: it is how the server takes a snapshot.
+///
+/// The text and line index always follow the edits; the tree may lag behind: [`Document::edit`]
+/// only records an edit in the old tree, and [`Document::reparse`] (or a parse done elsewhere and
+/// handed back with [`Document::install_tree`]) brings it up to date. That split lets the server
+/// apply an edit of a large file at once and parse it off its message loop.
 #[derive(Clone, Debug)]
 pub struct Document {
     pub text: String,
-    pub tree: Tree,
     pub index: LineIndex,
     pub version: i32,
+    /// The last parsed tree, with every later edit recorded in it (`None` after a whole-text
+    /// replacement, until parsed).
+    tree: Option<Tree>,
+    /// Whether `tree` is the tree of `text`.
+    parsed: bool,
+    /// Counts edits, so a parse started on one text is never installed on another.
+    revision: u64,
 }
 
 impl Document {
     pub fn new(text: impl Into<String>, version: i32) -> Document {
-        let text = text.into();
-        let tree = super::parse(&text, None);
-        let index = LineIndex::new(&text);
-        Document { text, tree, index, version }
+        let mut doc = Document::unparsed(text, version);
+        doc.reparse();
+        doc
     }
 
-    /// Applies one LSP-style content change: `range: None` replaces the whole text. The tree is
-    /// edited and reparsed incrementally. A range whose line does not exist, or whose end is
-    /// before its start, gives an error and leaves the document unchanged. (The version is the
-    /// caller's business: set [`Document::version`] after applying a batch.)
+    /// A document whose tree is still to be parsed.
+    pub fn unparsed(text: impl Into<String>, version: i32) -> Document {
+        let text = text.into();
+        let index = LineIndex::new(&text);
+        Document { text, index, version, tree: None, parsed: false, revision: 0 }
+    }
+
+    /// The tree of the current text, or `None` while a reparse is pending.
+    pub fn tree(&self) -> Option<&Tree> {
+        self.tree.as_ref().filter(|_| self.parsed)
+    }
+
+    /// Parses the text now (incrementally from the edited old tree) if the tree lags behind.
+    pub fn reparse(&mut self) {
+        if !self.parsed {
+            self.tree = Some(super::parse(&self.text, self.tree.as_ref()));
+            self.parsed = true;
+        }
+    }
+
+    /// What a parse elsewhere needs: the revision, the text and the edited old tree.
+    pub fn parse_input(&self) -> (u64, String, Option<Tree>) {
+        (self.revision, self.text.clone(), self.tree.clone())
+    }
+
+    /// Installs `tree`, parsed from the text of `revision`, if the text has not changed since.
+    pub fn install_tree(&mut self, revision: u64, tree: Tree) -> bool {
+        if revision != self.revision {
+            return false;
+        }
+        self.tree = Some(tree);
+        self.parsed = true;
+        true
+    }
+
+    /// Applies one LSP-style content change and reparses: see [`Document::edit`].
     pub fn apply_change(
+        &mut self,
+        range: Option<(Position, Position)>,
+        new_text: &str,
+        enc: Encoding,
+    ) -> Result<(), ChangeError> {
+        self.edit(range, new_text, enc)?;
+        self.reparse();
+        Ok(())
+    }
+
+    /// Applies one LSP-style content change to the text and records it in the tree, without
+    /// reparsing: `range: None` replaces the whole text. A range whose line does not exist, or
+    /// whose end is before its start, gives an error and leaves the document unchanged. (The
+    /// version is the caller's business: set [`Document::version`] after applying a batch.)
+    pub fn edit(
         &mut self,
         range: Option<(Position, Position)>,
         new_text: &str,
@@ -48,7 +105,9 @@ impl Document {
         let Some((start, end)) = range else {
             self.text = new_text.to_string();
             self.index = LineIndex::new(&self.text);
-            self.tree = super::parse(&self.text, None);
+            self.tree = None;
+            self.parsed = false;
+            self.revision += 1;
             return Ok(());
         };
         let lines = self.index.line_count();
@@ -79,15 +138,18 @@ impl Document {
 
         self.text.replace_range(start_byte..old_end_byte, new_text);
         self.index = LineIndex::new(&self.text);
-        self.tree.edit(&InputEdit {
-            start_byte,
-            old_end_byte,
-            new_end_byte,
-            start_position,
-            old_end_position,
-            new_end_position,
-        });
-        self.tree = super::parse(&self.text, Some(&self.tree));
+        if let Some(tree) = &mut self.tree {
+            tree.edit(&InputEdit {
+                start_byte,
+                old_end_byte,
+                new_end_byte,
+                start_position,
+                old_end_position,
+                new_end_position,
+            });
+        }
+        self.parsed = false;
+        self.revision += 1;
         Ok(())
     }
 
@@ -139,7 +201,10 @@ mod tests {
         let mut doc = Document::new("int main() {\n  int x = 1;\n  return x;\n}\n", 1);
         doc.apply_change(Some((p(1, 10), p(1, 11))), "42", Encoding::Utf16).unwrap();
         assert_eq!(doc.text, "int main() {\n  int x = 42;\n  return x;\n}\n");
-        assert_eq!(doc.tree.root_node().to_sexp(), super::super::parse(&doc.text, None).root_node().to_sexp());
+        assert_eq!(
+            doc.tree().unwrap().root_node().to_sexp(),
+            super::super::parse(&doc.text, None).root_node().to_sexp()
+        );
         doc.apply_change(None, "int y;", Encoding::Utf16).unwrap();
         assert_eq!(doc.text, "int y;");
         assert_eq!(doc.index.line_count(), 1);
@@ -167,10 +232,15 @@ mod tests {
         // Replace `é` (UTF-16 column 13: quote at 10, 😀 = 2 units).
         doc.apply_change(Some((p(0, 13), p(0, 14))), "e", Encoding::Utf16).unwrap();
         assert_eq!(doc.text, "char *s = \"😀e\"; int x;\n");
-        assert_eq!(doc.tree.root_node().to_sexp(), super::super::parse(&doc.text, None).root_node().to_sexp());
+        assert_eq!(
+            doc.tree().unwrap().root_node().to_sexp(),
+            super::super::parse(&doc.text, None).root_node().to_sexp()
+        );
     }
 
-    /// Random edit sequences, applied incrementally, give the tree of a fresh parse.
+    /// Random edit sequences, applied incrementally, give the tree of a fresh parse, whether
+    /// each edit is reparsed at once (even seeds) or several are recorded before one reparse
+    /// (odd seeds, as the server does for a large file).
     #[test]
     fn random_edits_match_fresh_parse() {
         let pieces = [
@@ -214,12 +284,41 @@ mod tests {
                 if sb < sa {
                     continue;
                 }
-                doc.apply_change(Some((a, b)), text, enc).unwrap();
+                if seed % 2 == 0 {
+                    doc.apply_change(Some((a, b)), text, enc).unwrap();
+                } else {
+                    doc.edit(Some((a, b)), text, enc).unwrap();
+                    assert!(doc.tree().is_none());
+                    if rng.below(4) == 0 {
+                        doc.reparse();
+                    }
+                }
                 assert_eq!(doc.text, expected);
             }
+            doc.reparse();
             let fresh = super::super::parse(&doc.text, None);
-            assert_eq!(doc.tree.root_node().to_sexp(), fresh.root_node().to_sexp(), "seed {seed}: {:?}", doc.text);
+            assert_eq!(
+                doc.tree().unwrap().root_node().to_sexp(),
+                fresh.root_node().to_sexp(),
+                "seed {seed}: {:?}",
+                doc.text
+            );
             assert_eq!(doc.index, LineIndex::new(&doc.text));
         }
+    }
+
+    /// A tree parsed off the document is installed only on the text it was parsed from.
+    #[test]
+    fn a_parse_of_an_older_text_is_not_installed() {
+        let mut doc = Document::unparsed("int x;\n", 1);
+        assert!(doc.tree().is_none());
+        let (revision, text, old) = doc.parse_input();
+        let tree = super::super::parse(&text, old.as_ref());
+        doc.edit(Some((p(0, 4), p(0, 5))), "y", Encoding::Utf8).unwrap();
+        assert!(!doc.install_tree(revision, tree));
+        assert!(doc.tree().is_none());
+        let (revision, text, old) = doc.parse_input();
+        assert!(doc.install_tree(revision, super::super::parse(&text, old.as_ref())));
+        assert!(doc.tree().unwrap().root_node().to_sexp().contains("identifier"));
     }
 }
