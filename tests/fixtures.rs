@@ -382,6 +382,53 @@ fn render_mutation(f: &Fixture) -> String {
     out
 }
 
+/// Inputs for the gcc oracle when a fixture names none: numbers of several counts and signs,
+/// a decimal and words (the oracle adds variants of each, and drops those the reference
+/// cannot run).
+const ORACLE_SEEDS: &[&str] = &[
+    "0\n",
+    "1\n",
+    "7\n",
+    "-3\n",
+    "12 5\n",
+    "3 9 1\n",
+    "2 2 2 2\n",
+    "100 50 25 75\n",
+    "90.5 80 70 60 85.5\n",
+    "hello world\n",
+    "a\n",
+];
+
+/// No false guarantee in the fixture suite: a verified repair, compiled with gcc, prints what
+/// the reference prints on the fixture's inputs (or [`ORACLE_SEEDS`]) and inputs generated from
+/// them (`bench_reference::refute_against`, the oracle of the courses' soundness test).
+fn judge_with_gcc(f: &Fixture, reference: &Path, inputs: &[String], repaired: &str) {
+    if !common::have_gcc() {
+        return;
+    }
+    let inputs: Vec<Vec<u8>> = if inputs.is_empty() {
+        ORACLE_SEEDS.iter().map(|s| s.as_bytes().to_vec()).collect()
+    } else {
+        inputs.iter().map(|s| s.as_bytes().to_vec()).collect()
+    };
+    let verdict = mend::cli::bench_reference::refute_against(
+        reference,
+        &inputs,
+        mend::spec::compare::Compare::Values,
+        repaired,
+        &mend::ir::Guarantee::Verified,
+    );
+    match verdict {
+        Ok(None) => {}
+        Ok(Some(why)) => panic!("{}: the verified repair is refuted by gcc: {why}\n{repaired}", f.path.display()),
+        Err(e) => panic!("{}: the oracle could not run: {e}", f.path.display()),
+    }
+}
+
+fn reference_path(f: &Fixture) -> PathBuf {
+    f.path.with_file_name(f.get("reference").expect("a reference"))
+}
+
 /// `verified` (header: `reference=FILE`, `entry=FUNC` (default `main`), `inputs=FILE`: test
 /// inputs, one per line, for the input precondition): the outcome, every change and the
 /// repaired program, and a smaller repair offered under the precondition. Every repair must
@@ -429,6 +476,9 @@ fn render_verified(f: &Fixture) -> String {
                 "{}: the repaired program must verify as written:\n{repaired}",
                 f.path.display()
             );
+            if r.assuming.is_none() && entry == "main" {
+                judge_with_gcc(f, &reference_path(f), &inputs, &repaired);
+            }
         }
     }
     if let Some(small) = &report.smaller_assuming {

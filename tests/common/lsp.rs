@@ -52,30 +52,12 @@ pub struct Server {
 }
 
 fn write_frame(w: &mut impl Write, msg: &Value) -> std::io::Result<()> {
-    let body = serde_json::to_vec(msg).expect("serialize");
-    write!(w, "Content-Length: {}\r\n\r\n", body.len())?;
-    w.write_all(&body)?;
+    w.write_all(&mend::cli::bench_server::frame(msg))?;
     w.flush()
 }
 
 fn read_frame(r: &mut impl BufRead) -> Option<Value> {
-    let mut len = None;
-    loop {
-        let mut line = String::new();
-        if r.read_line(&mut line).ok()? == 0 {
-            return None;
-        }
-        let line = line.trim_end();
-        if line.is_empty() {
-            break;
-        }
-        if let Some(v) = line.strip_prefix("Content-Length:") {
-            len = v.trim().parse::<usize>().ok();
-        }
-    }
-    let mut body = vec![0; len?];
-    r.read_exact(&mut body).ok()?;
-    serde_json::from_slice(&body).ok()
+    mend::cli::bench_server::read_message(r)
 }
 
 impl Server {
@@ -195,6 +177,11 @@ impl Server {
             .unwrap_or_else(|| panic!("no response to {method} within 10 s; stderr:\n{}", self.stderr()))
     }
 
+    /// The server's resident memory in kB.
+    pub fn rss_kb(&self) -> u64 {
+        mend::cli::bench_server::memory_kb(self.child.id(), "VmRSS").expect("/proc status")
+    }
+
     pub fn stderr(&self) -> String {
         self.stderr.lock().unwrap().clone()
     }
@@ -261,9 +248,21 @@ impl Server {
     /// one for `uri` for `quiet`; returns the last one received for `uri`.
     pub fn settled_diagnostics(&mut self, uri: &str, version: i64, quiet: Duration, timeout: Duration) -> Value {
         let for_uri = |p: &Value| p["uri"] == uri;
+        let publication = |m: &Incoming| matches!(m, Incoming::Notification { method, params } if method == "textDocument/publishDiagnostics" && for_uri(params));
+        // Publications of `uri` stashed before the awaited one are older: they must not be
+        // taken for later ones.
+        let stashed = self.pending.iter().position(|m| {
+            publication(m) && matches!(m, Incoming::Notification { params, .. } if params["version"] == version)
+        });
         let mut last = self
             .wait_for("textDocument/publishDiagnostics", timeout, |p| for_uri(p) && p["version"] == version)
             .unwrap_or_else(|| panic!("no diagnostics for {uri} v{version}; stderr:\n{}", self.stderr()));
+        let before = stashed.unwrap_or(self.pending.len());
+        let mut index = 0;
+        self.pending.retain(|m| {
+            index += 1;
+            index > before || !publication(m)
+        });
         while let Some(next) = self.wait_for("textDocument/publishDiagnostics", quiet, for_uri) {
             last = next;
         }
