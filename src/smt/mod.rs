@@ -9,6 +9,7 @@ pub mod bmc;
 pub mod budget;
 pub mod c_int;
 pub mod encode;
+pub mod fingerprint;
 pub mod fold;
 pub mod output;
 pub mod product;

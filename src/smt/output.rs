@@ -376,6 +376,17 @@ pub fn sequences_differ<'ctx>(
     a: &[(Bool<'ctx>, &Token<'ctx>)],
     b: &[(Bool<'ctx>, &Token<'ctx>)],
 ) -> Bool<'ctx> {
+    sequences_differ_within(ctx, a, b, &|| false).expect("never stopped")
+}
+
+/// [`sequences_differ`], given up (`None`) once `stop` says so: the formula has a term per
+/// pair of tokens, and a program printing in many branches has tens of thousands of pairs.
+pub fn sequences_differ_within<'ctx>(
+    ctx: &'ctx Context,
+    a: &[(Bool<'ctx>, &Token<'ctx>)],
+    b: &[(Bool<'ctx>, &Token<'ctx>)],
+    stop: &dyn Fn() -> bool,
+) -> Option<Bool<'ctx>> {
     let width = counter_width(a.len().max(b.len()));
     let pa = positions_of_width(ctx, a.iter().map(|(g, _)| g), width);
     let pb = positions_of_width(ctx, b.iter().map(|(g, _)| g), width);
@@ -389,6 +400,9 @@ pub fn sequences_differ<'ctx>(
     };
     let mut differ = vec![count(a)._eq(&count(b)).not()];
     for (i, (ga, ta)) in a.iter().enumerate() {
+        if stop() {
+            return None;
+        }
         for (j, (gb, tb)) in b.iter().enumerate() {
             let equal = ta.equal(ctx, tb);
             if equal.as_bool() == Some(true) {
@@ -398,7 +412,7 @@ pub fn sequences_differ<'ctx>(
         }
     }
     let refs: Vec<&Bool<'ctx>> = differ.iter().collect();
-    Bool::or(ctx, &refs)
+    Some(Bool::or(ctx, &refs))
 }
 
 /// The directive `%c` (what `putchar` prints with).

@@ -25,8 +25,12 @@ impl<'j, 'p: 'j, 'ctx> Job<'j, 'p, 'ctx> {
     /// Algorithm 1 for one node: CEGIS with partial MaxSMT.
     pub(super) fn repair_node(&mut self, node: Node) -> Result<HashMap<*const Expr, usize>, Failure> {
         let holes = self.holes(node);
+        if self.budget.is_exhausted() {
+            return Err(Failure::Timeout);
+        }
+        // No key (a formula too large to fingerprint, or out of time): solved without the cache.
         let key = self.problem_key(node, &holes)?;
-        if let Some(known) = node_cache::get(key) {
+        if let Some(known) = key.and_then(node_cache::get) {
             tracing::debug!("{node:?}: answered from the node cache");
             return match known {
                 Some(indices) => Ok(holes.order.iter().copied().zip(indices).collect()),
@@ -34,6 +38,7 @@ impl<'j, 'p: 'j, 'ctx> Job<'j, 'p, 'ctx> {
             };
         }
         let result = self.solve_node(node, &holes);
+        let Some(key) = key else { return result };
         match &result {
             Ok(choice) => {
                 node_cache::put(key, Some(holes.order.iter().map(|k| choice.get(k).copied().unwrap_or(0)).collect()))
@@ -47,7 +52,7 @@ impl<'j, 'p: 'j, 'ctx> Job<'j, 'p, 'ctx> {
     /// The node's whole repair problem as a key: its check over every alternative of every hole
     /// (each alternative's meaning is in the formula under its selector value), and per hole
     /// whether it is free and how its alternatives are ranked. Equal keys, equal answers.
-    pub(super) fn problem_key(&self, node: Node, holes: &Holes<'ctx>) -> Result<u128, Failure> {
+    pub(super) fn problem_key(&self, node: Node, holes: &Holes<'ctx>) -> Result<Option<u128>, Failure> {
         let mut pre_r = Exec::fresh_state(self.ctx, self.r.program, self.r.func, "r.").map_err(Failure::from_region)?;
         let mut pre_s = Exec::fresh_state(self.ctx, self.s.program, self.s.func, "s.").map_err(Failure::from_region)?;
         let world = World::new(self.ctx);
@@ -58,13 +63,11 @@ impl<'j, 'p: 'j, 'ctx> Job<'j, 'p, 'ctx> {
             None => phi,
         };
         let (hyp, bad) = self.node_formula(node, pre_r, pre_s, &world, Some(holes))?;
-        // A solver prints its assertions with shared subterms let-bound (linear in the
-        // formula's DAG; an AST's own printing can be exponential).
-        let printer = Solver::new(self.ctx);
-        printer.assert(&phi);
-        printer.assert(&hyp);
-        printer.assert(&bad);
-        let mut text = format!("{node:?}\n{printer}\n");
+        let formulas = [phi, hyp, bad].map(|f| Dynamic::from_ast(&f));
+        let Some(formula) = crate::smt::fingerprint::of(&formulas.iter().collect::<Vec<_>>(), self.budget) else {
+            return Ok(None);
+        };
+        let mut text = format!("{node:?}\n{formula:032x}\n");
         for (site, (sel, alts)) in holes.iter() {
             let free = !self.chosen.contains_key(site);
             let guard = self.is_synthetic_guard(*site);
@@ -77,7 +80,7 @@ impl<'j, 'p: 'j, 'ctx> Job<'j, 'p, 'ctx> {
                 .collect();
             text.push_str(&format!("{sel} {free} {guard} {}\n", described.join(" | ")));
         }
-        Ok(node_cache::key(&text))
+        Ok(Some(crate::smt::fingerprint::digest(&text)))
     }
 
     pub(super) fn solve_node(

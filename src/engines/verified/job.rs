@@ -314,7 +314,8 @@ impl<'j, 'p: 'j, 'ctx> Job<'j, 'p, 'ctx> {
             rr.printed.iter().map(|p| (p.guard.clone(), &p.token)).collect();
         let ps: Vec<(Bool<'ctx>, &region::Token<'ctx>)> =
             sr.printed.iter().map(|p| (p.guard.clone(), &p.token)).collect();
-        bad.push(region::sequences_differ(ctx, &pr, &ps));
+        let out_of_time = || self.budget.is_exhausted();
+        bad.push(region::sequences_differ_within(ctx, &pr, &ps, &out_of_time).ok_or(Failure::Timeout)?);
         let targets: BTreeSet<Node> = rr.exits.iter().chain(&sr.exits).map(|e| e.to).collect();
         for v in targets {
             let (tr, post_r) = merged(ctx, &rr, v);

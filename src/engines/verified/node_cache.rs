@@ -1,11 +1,11 @@
 //! Node results across runs (Deliver 5b: the server re-checks after every edit, and most edits
-//! leave most nodes' repair problems as they were). Keyed by a 128-bit hash of the problem's
-//! full text ([`super::Job`]'s `problem_key`): the node's check over all alternatives, and how
-//! they are ranked. An answer is the chosen alternative per hole (in hole order), or `None`
+//! leave most nodes' repair problems as they were). Keyed by a 128-bit digest of the problem
+//! ([`super::Job`]'s `problem_key`): the structural fingerprint of the node's check over all
+//! alternatives ([`crate::smt::fingerprint`]), and how they are ranked. A problem too large to
+//! fingerprint is solved without the cache. An answer is the chosen alternative per hole (in hole order), or `None`
 //! when the space has no repair; timeouts and solver failures are never stored.
 
 use std::collections::{HashMap, VecDeque};
-use std::hash::{Hash, Hasher};
 use std::sync::Mutex;
 
 /// Entries kept (oldest dropped first): a node's answer is a few bytes.
@@ -18,17 +18,6 @@ struct Cache {
 }
 
 static CACHE: Mutex<Option<Cache>> = Mutex::new(None);
-
-/// Two salted SipHash digests (`DefaultHasher::new` has fixed keys), 128 bits together.
-pub fn key(text: &str) -> u128 {
-    let digest = |salt: u64| {
-        let mut h = std::hash::DefaultHasher::new();
-        salt.hash(&mut h);
-        text.hash(&mut h);
-        h.finish()
-    };
-    ((digest(0x6d65_6e64) as u128) << 64) | digest(0x7665_7269) as u128
-}
 
 pub fn get(key: u128) -> Option<Option<Vec<usize>>> {
     let guard = CACHE.lock().unwrap_or_else(|e| e.into_inner());

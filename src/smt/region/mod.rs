@@ -658,4 +658,4 @@ impl<'s, 'p, 'w, 'a, 'ctx> Exec<'s, 'p, 'w, 'a, 'ctx> {
     }
 }
 
-pub use super::output::{positions, sequences_differ};
+pub use super::output::{positions, sequences_differ, sequences_differ_within};
