@@ -34,6 +34,7 @@ pub fn syntax_diagnostics(tree: &Tree, src: &str) -> (Vec<Diagnostic>, Vec<Repai
     }
     cx.stray_else(root);
     cx.return_typos(root);
+    cx.misplaced_assignments(root);
     let Cx { mut diags, mut repairs, suppressed, .. } = cx;
     // Drop what an earlier explanation already covers (a cascade), keeping that explanation.
     diags.retain(|d| !suppressed.iter().any(|(r, owner)| r.contains(&(d.span.start as usize)) && d.span != *owner));
@@ -769,6 +770,71 @@ impl<'s> Cx<'s> {
     }
 
     /// tree-sitter-c reads a stray `else` as a type or variable name, without an error node.
+    /// `if (n % m = 0)`, `a == 0 && b = 0`, `!x = y`: C parses an `=` after an operator that
+    /// binds tighter as an assignment to everything before it (`(n % m) = 0`), which is a
+    /// value, not a variable, and gcc rejects it ("lvalue required"). tree-sitter instead
+    /// accepts it as an assignment to the last operand (`n % (m = 0)`), so the front end would
+    /// see a valid program. Every assignment that is an operand of a tighter operator is that
+    /// mistake; the student nearly always meant `==` (for `=`), which is the fix offered.
+    fn misplaced_assignments(&mut self, root: Node<'s>) {
+        let bytes = self.src.as_bytes();
+        let mut top = TopLevel::new(root);
+        for (i, _) in self.src.match_indices('=') {
+            // An assignment operator ends at this `=` (`=`, `+=`, `<<=`): not `==`, `<=`, ...
+            let next_is_eq = bytes.get(i + 1) == Some(&b'=');
+            let prev = if i > 0 { bytes[i - 1] } else { b' ' };
+            if next_is_eq || prev == b'=' || prev == b'!' {
+                continue;
+            }
+            let Some(op) = top.descendant(i, i + 1) else { continue };
+            let Some(assignment) = op.parent().filter(|p| p.kind() == "assignment_expression") else { continue };
+            if assignment.child_by_field_name("operator") != Some(op) {
+                continue;
+            }
+            let Some(holder) = assignment.parent() else { continue };
+            let operand_of_tighter = match holder.kind() {
+                "binary_expression" | "unary_expression" | "pointer_expression" | "cast_expression"
+                | "update_expression" | "sizeof_expression" => true,
+                // `c ? x : y = 1`: the condition and the last operand bind tighter than `=`.
+                "conditional_expression" => holder.child_by_field_name("consequence") != Some(assignment),
+                _ => false,
+            };
+            if !operand_of_tighter || self.diags.iter().any(|d| d.span.contains(i)) {
+                continue;
+            }
+            let target = {
+                let left_end = assignment.child_by_field_name("left").map_or(i, |l| l.end_byte());
+                let start = match holder.child_by_field_name("left") {
+                    Some(l) if holder.kind() == "binary_expression" => l.start_byte(),
+                    _ => holder.start_byte(),
+                };
+                self.src[start..left_end].trim().to_string()
+            };
+            let value = assignment.child_by_field_name("right").map_or("", |r| self.text(r)).to_string();
+            let op_text = self.text(op).to_string();
+            let span = node_span(op);
+            if op_text == "=" {
+                self.report(
+                    span,
+                    format!(
+                        "`{target} = {value}` tries to store `{value}` in `{target}`, which is a value, not a variable: to compare them, write `==`"
+                    ),
+                );
+                self.repair(
+                    span,
+                    "Replace `=` with `==`".into(),
+                    vec![TextEdit { span, new_text: "==".into() }],
+                    format!("Compares `{target}` with `{value}` instead of assigning to it."),
+                );
+            } else {
+                self.report(
+                    span,
+                    format!("`{op_text}` needs a variable on its left, but `{target}` is a value: add parentheses around the assignment"),
+                );
+            }
+        }
+    }
+
     fn stray_else(&mut self, root: Node<'s>) {
         let bytes = self.src.as_bytes();
         // Offsets only increase: walk the top-level items once alongside them, so a lookup
