@@ -39,9 +39,11 @@ enum Command {
         /// A folder of C files (with their mend.toml) to check; `typed` runs the typed
         /// engine's accuracy and latency benchmark instead; `mutation` only the mutation
         /// engine's table (set MEND_BENCH_ONLY=tcas for just the TCAS-like rows); `server`
-        /// the server's reliability figures (large file, memory, cancel, shutdown).
+        /// the server's reliability figures (large file, memory, cancel, shutdown); `compile`
+        /// mend on programs gcc rejects (errors reported, fixes that compile, latency).
         dir: Option<PathBuf>,
-        /// With `typed` or `reference`: the dataset (default `../shared/data/introclass`).
+        /// With `typed` or `reference`: the dataset (default `../shared/data/introclass`); with
+        /// `compile`: a course with `syntax/` folders (default `../shared/data/cpack`).
         data: Option<PathBuf>,
         /// With `reference`: the analysis budget per submission, in seconds.
         #[arg(long, default_value_t = 60)]
@@ -49,7 +51,8 @@ enum Command {
         /// With `reference`: at most this many submissions per problem (spread over its list).
         #[arg(long)]
         limit: Option<usize>,
-        /// With `reference`: one line per submission.
+        /// With `reference`: one line per submission; with `compile`: every file mend is
+        /// silent on or does not fix.
         #[arg(long)]
         verbose: bool,
         /// With `reference`: how outputs are compared for problems whose folder has no
@@ -133,6 +136,11 @@ fn parse_secs(s: &str) -> Result<Duration, String> {
     }
 }
 
+/// The dataset of `mend bench typed|reference`: IntroClass unless given.
+fn introclass(data: Option<PathBuf>) -> PathBuf {
+    data.unwrap_or_else(|| PathBuf::from("../shared/data/introclass"))
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     init_logging();
@@ -157,14 +165,17 @@ fn main() -> ExitCode {
         Command::Check(args) => check(args),
         Command::Bench { dir, data, budget, limit, verbose, compare } => {
             let mut out = std::io::stdout().lock();
-            let data = data.unwrap_or_else(|| PathBuf::from("../shared/data/introclass"));
             let result = match dir {
-                Some(dir) if dir.as_os_str() == "typed" => mend::cli::bench::run_typed(&data, &mut out),
+                Some(dir) if dir.as_os_str() == "typed" => mend::cli::bench::run_typed(&introclass(data), &mut out),
                 Some(dir) if dir.as_os_str() == "mutation" => mend::cli::bench::run_mutation(&mut out),
                 Some(dir) if dir.as_os_str() == "server" => mend::cli::bench_server::run(&mut out),
+                Some(dir) if dir.as_os_str() == "compile" => {
+                    let data = data.unwrap_or_else(|| PathBuf::from("../shared/data/cpack"));
+                    mend::cli::bench_compile::run(&data, verbose, &mut out)
+                }
                 Some(dir) if dir.as_os_str() == "reference" => {
                     let findings = mend::cli::bench_reference::run(
-                        &data,
+                        &introclass(data),
                         Duration::from_secs(budget),
                         limit,
                         compare.into(),

@@ -1,6 +1,7 @@
 //! `mend check` output: one JSON object per file (the CLI contract) or readable text.
 
 pub mod bench;
+pub mod bench_compile;
 pub mod bench_reference;
 pub mod bench_server;
 pub mod bench_typed;
