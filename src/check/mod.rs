@@ -323,6 +323,9 @@ fn front_end(tree: &Tree, text: &str, opts: &CheckOptions) -> FrontEnd {
         let repairs = crate::engines::typed::repairs(&lowered.program, tree, text, &type_diags, opts.typed_repairs);
         report.repairs.extend(repairs);
     }
+    // The front end's own fixes (a missing `#include`), for the diagnostics kept.
+    let fixes = std::mem::take(&mut lowered.repairs);
+    report.repairs.extend(fixes.into_iter().filter(|r| type_diags.iter().any(|d| d.span == r.fixes)));
     report.diagnostics.extend(type_diags);
     FrontEnd { report, lowered, has_syntax_errors, has_type_errors }
 }

@@ -133,6 +133,16 @@ pub fn standard_constant(name: &str) -> Option<(i64, Type)> {
     })
 }
 
+/// The header that defines the constant `name` (one of [`standard_constant`]'s).
+pub fn constant_header(name: &str) -> &'static str {
+    match name {
+        "EOF" => "stdio.h",
+        "true" | "false" => "stdbool.h",
+        "EXIT_SUCCESS" | "EXIT_FAILURE" | "RAND_MAX" => "stdlib.h",
+        _ => "limits.h",
+    }
+}
+
 /// Library names mend knows exist but does not model yet: using one is "unsupported", not
 /// "undeclared".
 pub fn is_unmodelled_library_function(name: &str) -> bool {

@@ -191,8 +191,9 @@ impl<'a> Lowerer<'a> {
                 let ty = Type::Array(Box::new(Type::CHAR), Some(bytes.len() as u64 + 1));
                 Expr { kind: ExprKind::Str(bytes), ty, span }
             }
-            "true" => int_expr(1, Type::INT, span),
-            "false" => int_expr(0, Type::INT, span),
+            // tree-sitter reads `true`, `TRUE`, `false` and `FALSE` as literals; in C they are
+            // names: `<stdbool.h>`'s macros, or the program's own (`#define TRUE 1`, an enum).
+            "true" | "false" => self.identifier(node),
             "null" => Expr {
                 kind: ExprKind::Cast { expr: Box::new(int_expr(0, Type::INT, span)), implicit: true },
                 ty: Type::ptr(Type::Void),
@@ -359,6 +360,7 @@ impl<'a> Lowerer<'a> {
             return e;
         }
         if let Some((v, ty)) = builtins::standard_constant(name) {
+            self.headers.require(builtins::constant_header(name), name, span, false);
             return int_expr(v, ty, span);
         }
         match name {
@@ -952,6 +954,7 @@ impl<'a> Lowerer<'a> {
             None => {}
         }
         if let Some(sig) = builtins::lookup(name) {
+            self.headers.require(sig.header, name, fspan, true);
             let args = match sig.params {
                 Params::Fixed(params) => self.check_args(name, fspan, span, args, &params, false),
                 Params::Format { scanf } => self.check_format_call(name, fspan, span, args, scanf),

@@ -7,6 +7,7 @@
 
 mod builtins;
 mod expr;
+mod headers;
 
 use std::collections::HashMap;
 
@@ -25,6 +26,8 @@ pub struct Lowered {
     pub program: Program,
     /// Type errors, warnings and informational "unsupported construct" diagnostics.
     pub diagnostics: Vec<Diagnostic>,
+    /// Fixes the front end is sure of (a missing or misspelt `#include`), one per diagnostic.
+    pub repairs: Vec<crate::ir::Repair>,
 }
 
 /// Lowers an already parsed file.
@@ -42,6 +45,7 @@ pub fn lower(tree: &Tree, src: &str) -> Lowered {
         })
         .collect();
     let mut l = Lowerer::new(src, &macro_trees);
+    l.headers = headers::Headers::read(root, src);
     l.program.macros = macro_trees.iter().map(|m| (m.name.clone(), m.body.clone(), m.span)).collect();
     l.lower_translation_unit(root);
     l.finish()
@@ -101,6 +105,8 @@ struct FuncSig {
 
 struct Lowerer<'a> {
     src: &'a str,
+    /// The file's `#include`s, for names used without their header.
+    headers: headers::Headers,
     macros: &'a [MacroDef],
     program: Program,
     diags: Vec<Diagnostic>,
@@ -126,6 +132,7 @@ impl<'a> Lowerer<'a> {
     fn new(src: &'a str, macros: &'a [MacroDef]) -> Self {
         Lowerer {
             src,
+            headers: headers::Headers::empty(),
             macros,
             program: Program::default(),
             diags: Vec::new(),
@@ -144,9 +151,10 @@ impl<'a> Lowerer<'a> {
     }
 
     fn finish(mut self) -> Lowered {
+        self.diags.append(&mut self.headers.diags);
         self.diags.sort_by_key(|d| (d.span.start, d.span.end));
         self.diags.dedup();
-        Lowered { program: self.program, diagnostics: self.diags }
+        Lowered { program: self.program, diagnostics: self.diags, repairs: self.headers.repairs }
     }
 
     // ----- small helpers -------------------------------------------------------------------
