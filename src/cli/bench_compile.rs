@@ -4,7 +4,7 @@
 //! - whether mend reports an error at all (silence on a program that does not compile is the
 //!   worst outcome);
 //! - whether the program compiles after mend's own fixes (the quick check's best repair,
-//!   applied and re-checked until no error or no fix is left), with gcc outside the server,
+//!   applied and re-checked until no fix is left), with gcc outside the server,
 //!   both as C (`gcc -fsyntax-only`, the compiler's errors) and under the course's flags
 //!   (`-Wall -Wextra -Werror -ansi -pedantic`, where warnings and C99 features are errors);
 //! - whether the fixed text equals the same student's next submission (up to whitespace), when
@@ -103,7 +103,9 @@ fn evaluate(path: &Path, work: &Path) -> Option<FileResult> {
     let ms = started.elapsed().as_secs_f64() * 1000.0;
     let reported = has_error(&first);
     let (mut text, mut report, mut fixes_applied) = (original.clone(), first, 0);
-    while has_error(&report) && fixes_applied < ROUNDS {
+    // Every fix the quick check offers, errors' and warnings' (a missing `#include` for a
+    // call is a warning, and an error for gcc 14 and the course's flags).
+    while fixes_applied < ROUNDS {
         let Some(best) = report.repairs.first() else { break };
         let next = apply_edits(&text, &best.edits);
         if next == text {
