@@ -68,22 +68,32 @@ struct MacroDef {
     tree: Tree,
 }
 
+/// Every `#define` of the file, in order: at the top level, inside `#if` blocks, and inside
+/// function bodies (`#define SIM 1` in `main` defines `SIM` from there on). Iterative: a
+/// deeply nested file must not overflow the stack here.
 fn collect_macros(node: Node, src: &str, out: &mut Vec<(String, String, Span)>) {
     let mut cursor = node.walk();
-    for child in node.children(&mut cursor) {
-        match child.kind() {
-            "preproc_def" => {
-                let Some(name) = child.child_by_field_name("name") else { continue };
-                let body = child
-                    .child_by_field_name("value")
-                    .map(|v| src[v.byte_range()].trim().trim_end_matches(';').trim().to_string())
-                    .unwrap_or_default();
-                out.push((src[name.byte_range()].to_string(), body, Span::new(child.start_byte(), child.end_byte())));
+    let mut descending = cursor.goto_first_child();
+    while descending || cursor.goto_parent() {
+        if descending {
+            let child = cursor.node();
+            if child.kind() == "preproc_def" {
+                if let Some(name) = child.child_by_field_name("name") {
+                    let body = child
+                        .child_by_field_name("value")
+                        .map(|v| src[v.byte_range()].trim().trim_end_matches(';').trim().to_string())
+                        .unwrap_or_default();
+                    out.push((
+                        src[name.byte_range()].to_string(),
+                        body,
+                        Span::new(child.start_byte(), child.end_byte()),
+                    ));
+                }
+            } else if cursor.goto_first_child() {
+                continue;
             }
-            // `#ifndef GUARD ... #endif` around a whole file still defines its macros.
-            "preproc_ifdef" | "preproc_if" | "preproc_else" => collect_macros(child, src, out),
-            _ => {}
         }
+        descending = cursor.goto_next_sibling();
     }
 }
 
