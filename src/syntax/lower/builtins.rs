@@ -1,6 +1,6 @@
 //! The C library functions and macros the front end knows, with their signatures.
 
-use crate::ir::{Builtin, IntType, Type};
+use crate::ir::{Builtin, FloatKind, IntType, Type};
 
 /// Parameter list of a builtin: fixed parameters, or a format-checked variadic call.
 pub enum Params {
@@ -133,12 +133,28 @@ pub fn standard_constant(name: &str) -> Option<(i64, Type)> {
     })
 }
 
-/// The header that defines the constant `name` (one of [`standard_constant`]'s).
+/// Floating-point macros of `<float.h>`, as (value, type).
+pub fn float_constant(name: &str) -> Option<(f64, Type)> {
+    let float = Type::Float(FloatKind::Float);
+    Some(match name {
+        "FLT_MAX" => (f32::MAX as f64, float),
+        "FLT_MIN" => (f32::MIN_POSITIVE as f64, float),
+        "FLT_EPSILON" => (f32::EPSILON as f64, float),
+        "DBL_MAX" => (f64::MAX, Type::DOUBLE),
+        "DBL_MIN" => (f64::MIN_POSITIVE, Type::DOUBLE),
+        "DBL_EPSILON" => (f64::EPSILON, Type::DOUBLE),
+        _ => return None,
+    })
+}
+
+/// The header that defines the constant `name` (one of [`standard_constant`]'s or
+/// [`float_constant`]'s).
 pub fn constant_header(name: &str) -> &'static str {
     match name {
         "EOF" => "stdio.h",
         "true" | "false" => "stdbool.h",
         "EXIT_SUCCESS" | "EXIT_FAILURE" | "RAND_MAX" => "stdlib.h",
+        _ if float_constant(name).is_some() => "float.h",
         _ => "limits.h",
     }
 }

@@ -363,6 +363,10 @@ impl<'a> Lowerer<'a> {
             self.headers.require(builtins::constant_header(name), name, span, false);
             return int_expr(v, ty, span);
         }
+        if let Some((v, ty)) = builtins::float_constant(name) {
+            self.headers.require(builtins::constant_header(name), name, span, false);
+            return Expr { kind: ExprKind::Float(v), ty, span };
+        }
         match name {
             "stdin" | "stdout" | "stderr" => {
                 let stream = match name {
