@@ -237,8 +237,7 @@ fn a_10_mb_file_is_checked_for_syntax_and_its_memory_comes_back() {
     s.settled_diagnostics(small, 1, Duration::from_millis(500), 20 * SEC);
     let idle = s.rss_kb();
 
-    let unit = mend::cli::bench::synthetic_source(2000);
-    let text = unit.repeat((10 << 20) / unit.len() + 1);
+    let text = mend::cli::bench_server::large_source(10 << 20);
     let large = "file:///tmp/mend-reliability/large.c";
     s.open(large, &text, 1);
     let at = json!({ "line": 1, "character": 13 });

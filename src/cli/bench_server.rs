@@ -199,8 +199,8 @@ pub fn idle_rss_with_files(files: usize) -> Result<u64, String> {
     Ok(rss)
 }
 
-/// A C file of about `bytes` bytes (the synthetic source repeated).
-fn large_source(bytes: usize) -> String {
+/// A C file of at least `bytes` bytes (the synthetic source repeated).
+pub fn large_source(bytes: usize) -> String {
     let unit = super::bench::synthetic_source(2000);
     unit.repeat(bytes.div_ceil(unit.len()))
 }

@@ -239,9 +239,10 @@ impl State {
     }
 
     /// Brings the syntax stage of `st` up to date with its text. A small file is reparsed at
-    /// once; a large one is left to the followup (returns true), with no syntax result meanwhile.
+    /// once; a large one is left to the followup (returns true), with no syntax result meanwhile:
+    /// even with its tree current, its syntax diagnostics walk the whole tree (a recheck).
     fn refresh_syntax(&self, st: &mut DocState) -> bool {
-        if st.doc.tree().is_none() && st.doc.text.len() > PARSE_OFF_LOOP_BYTES {
+        if st.doc.text.len() > PARSE_OFF_LOOP_BYTES {
             st.syntax = Default::default();
             return true;
         }

@@ -39,7 +39,7 @@ pub fn parse(src: &str, old: Option<&Tree>) -> Tree {
 
 /// `tree`, from an incremental parse of `src`, as a fresh parse gives it. On a text with
 /// syntax errors tree-sitter's recovery after an incremental parse depends on the edit history
-/// (after 2,000 random edits of a 190 KB file, 1 of 428 syntax diagnostics read differently
+/// (after 2,000 random edits of a 100 KB file, 1 of 428 syntax diagnostics read differently
 /// from a fresh open's), so such a tree is parsed again from scratch: what the student is
 /// shown never depends on how the text was typed.
 pub fn canonical(tree: Tree, src: &str) -> Tree {
