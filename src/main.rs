@@ -27,6 +27,10 @@ enum Command {
         /// Faults to inject for tests (`delay=MS,panic`); hidden, never needed in use.
         #[arg(long, hide = true, value_parser = analysis::Hooks::parse)]
         test_hooks: Option<analysis::Hooks>,
+        /// Accepted and ignored: stdio is the only transport. Clients built on
+        /// vscode-languageclient (the VS Code extension among them) add it to the command.
+        #[arg(long, hide = true)]
+        stdio: bool,
     },
     /// Check C files and print diagnostics, repairs and test results.
     ///
@@ -94,6 +98,10 @@ struct CheckArgs {
     /// [code]` with one-based lines and columns counted in characters.
     #[arg(long, value_enum, default_value_t = Format::Text)]
     format: Format,
+    /// With `--format text`: each diagnostic's related places and each fix's engine, guarantee
+    /// and figures (time to find it, patch size). JSON always carries them.
+    #[arg(long)]
+    verbose: bool,
     /// Faults to inject for tests (`delay=MS,panic`); hidden, never needed in use.
     #[arg(long, hide = true, value_parser = analysis::Hooks::parse)]
     test_hooks: Option<analysis::Hooks>,
@@ -145,7 +153,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     init_logging();
     match cli.command {
-        Command::Lsp { test_hooks } => {
+        Command::Lsp { test_hooks, stdio: _ } => {
             let runtime = match tokio::runtime::Runtime::new() {
                 Ok(rt) => rt,
                 Err(e) => {
@@ -249,7 +257,7 @@ fn check(args: CheckArgs) -> ExitCode {
         }
         let out = match args.format {
             Format::Json => format!("{}\n", cli::report_json(&name, &text, &report)),
-            Format::Text => cli::report_text(&name, &text, &report),
+            Format::Text => cli::report_text(&name, &text, &report, args.verbose),
         };
         if stdout.lock().write_all(out.as_bytes()).is_err() {
             return ExitCode::from(1); // stdout closed (e.g. `| head`)

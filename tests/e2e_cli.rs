@@ -49,12 +49,14 @@ fn json_output_shape() {
                   "line": 5
                 }
               },
+              "related": [],
               "severity": "error"
             }
           ],
           "file": "fixtures/e2e/missing_semi.c",
           "repairs": [
             {
+              "details": "",
               "edits": [
                 {
                   "newText": ";",
@@ -118,7 +120,7 @@ fn text_output_is_readable() {
     assert_eq!(code, Some(0));
     expect![[r#"
         fixtures/e2e/missing_semi.c:6:15: error: missing `;` after `int sum = 0` [syntax]
-        repair 1 (syntax, syntax): Insert `;`
+        fix 1: Insert `;`
             at 6:16: insert ";"
             Inserts the missing `;` so that the file parses.
     "#]]

@@ -470,9 +470,9 @@ fn keystroke_latency() {
     assert_eq!(s.shutdown_and_exit().code(), Some(0));
 }
 
-/// A file with an assertion: the verifier's error sits on the assertion, the mutation
-/// repair is a quick fix on the mutated expression, and applying it changes exactly that
-/// operator (nothing else in the text moves).
+/// A file with an assertion: the verifier's error sits on the assertion, the changed place is
+/// one warning, the repair is a quick fix wherever the bug is shown (the changed place and the
+/// failing assertion), and applying it changes exactly that operator.
 #[test]
 fn mutation_repair_is_a_quick_fix_that_changes_only_the_mutated_text() {
     // The mutation engine's own fixture of the paper's `sum` (no mend.toml there: b = 5).
@@ -482,26 +482,36 @@ fn mutation_repair_is_a_quick_fix_that_changes_only_the_mutated_text() {
     s.open(uri, &text, 1);
     let published = s.settled_diagnostics(uri, 1, 3 * SEC, 60 * SEC);
     let diags = published["diagnostics"].as_array().unwrap();
-    assert!(diags.iter().any(|d| d["code"] == "assertion"), "no assertion diagnostic in {published}");
-    let hint = diags
+    let assertion = diags
         .iter()
-        .find(|d| d["code"] == "repair")
+        .find(|d| d["code"] == "assertion")
         .cloned()
-        .unwrap_or_else(|| panic!("no repair hint in {published}"));
-    assert_eq!(hint["message"], "Fix (bounded, b=5): `i < n` → `i <= n`");
-    let reply = s.request(
-        "textDocument/codeAction",
-        json!({ "textDocument": { "uri": uri }, "range": hint["range"], "context": { "diagnostics": [hint] } }),
+        .unwrap_or_else(|| panic!("no assertion diagnostic in {published}"));
+    let changes: Vec<&Value> = diags.iter().filter(|d| d["code"] == "repair").collect();
+    assert_eq!(changes.len(), 1, "one warning per changed place: {published}");
+    let change = changes[0].clone();
+    assert_eq!(change["severity"], 2, "{change}");
+    assert_eq!(
+        change["message"],
+        "possible bug here: `i < n` → `i <= n` fixes it (proved for runs of up to 5 loop iterations)"
     );
-    let actions = reply["result"].as_array().unwrap_or_else(|| panic!("{reply}"));
-    let action =
-        actions.iter().find(|a| a["title"] == hint["message"]).unwrap_or_else(|| panic!("no repair action in {reply}"));
-    let edits = action["edit"]["changes"][uri].as_array().expect("edits");
-    let mut fixed = text.clone();
-    for e in edits.iter().rev() {
-        apply_change(&mut fixed, e, "utf-16");
+    const TITLE: &str = "Fix (verified up to 5 loop iterations): `i < n` → `i <= n`";
+    for shown in [&change, &assertion] {
+        let reply = s.request(
+            "textDocument/codeAction",
+            json!({ "textDocument": { "uri": uri }, "range": shown["range"], "context": { "diagnostics": [shown] } }),
+        );
+        let actions = reply["result"].as_array().unwrap_or_else(|| panic!("{reply}"));
+        let action =
+            actions.iter().find(|a| a["title"] == TITLE).unwrap_or_else(|| panic!("no repair at {shown}: {reply}"));
+        assert_eq!(action["isPreferred"], true, "{reply}");
+        let edits = action["edit"]["changes"][uri].as_array().expect("edits");
+        let mut fixed = text.clone();
+        for e in edits.iter().rev() {
+            apply_change(&mut fixed, e, "utf-16");
+        }
+        assert_eq!(fixed, text.replacen("i < n;", "i <= n;", 1));
     }
-    assert_eq!(fixed, text.replacen("i < n;", "i <= n;", 1));
     assert_eq!(s.shutdown_and_exit().code(), Some(0));
 }
 
@@ -531,8 +541,8 @@ fn the_first_repair_is_published_before_the_search_ends() {
 }
 
 /// Beside clangd (`otherCServer: true` with the default `syntaxDiagnostics: "auto"`), mend
-/// drops its own syntax errors but keeps the assertion and repair diagnostics and the repair's
-/// quick fix; `syntaxDiagnostics: "on"` brings the syntax errors back.
+/// drops its own syntax errors but keeps the assertion and repair diagnostics and every quick
+/// fix, the syntax ones included; `syntaxDiagnostics: "on"` brings the syntax errors back.
 #[test]
 fn beside_another_c_server_only_repairs_are_shown() {
     let semi = std::fs::read_to_string(fixture("missing_semi.c")).unwrap();
@@ -551,12 +561,12 @@ fn beside_another_c_server_only_repairs_are_shown() {
     let diags = repairs["diagnostics"].as_array().unwrap();
     assert!(diags.iter().any(|d| d["code"] == "assertion"), "{repairs}");
     let hint = diags.iter().find(|d| d["code"] == "repair").cloned().unwrap_or_else(|| panic!("{repairs}"));
-    assert_eq!(hint["message"], "Fix (bounded, b=5): `i < n` → `i <= n`");
+    const TITLE: &str = "Fix (verified up to 5 loop iterations): `i < n` → `i <= n`";
     let reply = s.request(
         "textDocument/codeAction",
         json!({ "textDocument": { "uri": sum_uri }, "range": hint["range"], "context": { "diagnostics": [hint] } }),
     );
-    assert_eq!(reply["result"][0]["title"], hint["message"], "{reply}");
+    assert_eq!(reply["result"][0]["title"], TITLE, "{reply}");
     // Neovim's `gra` with the cursor at the start of the line: the cursor position and the
     // line's diagnostics as context. The repair is offered because its diagnostic is there.
     let line_start = range(9, 0, 9, 0);
@@ -564,18 +574,18 @@ fn beside_another_c_server_only_repairs_are_shown() {
         "textDocument/codeAction",
         json!({ "textDocument": { "uri": sum_uri }, "range": line_start, "context": { "diagnostics": [hint] } }),
     );
-    assert_eq!(from_line["result"][0]["title"], hint["message"], "{from_line}");
+    assert_eq!(from_line["result"][0]["title"], TITLE, "{from_line}");
     let elsewhere = s.request(
         "textDocument/codeAction",
         json!({ "textDocument": { "uri": sum_uri }, "range": line_start, "context": { "diagnostics": [] } }),
     );
     assert_eq!(elsewhere["result"], json!([]), "{elsewhere}");
-    // No `;` quick fix either: clangd offers its own.
-    let none = s.request(
+    // The `;` quick fix stays at the error clangd shows: the other server may offer none.
+    let kept = s.request(
         "textDocument/codeAction",
         json!({ "textDocument": { "uri": semi_uri }, "range": range(5, 15, 5, 15), "context": { "diagnostics": [] } }),
     );
-    assert_eq!(none["result"], json!([]), "{none}");
+    assert_eq!(kept["result"][0]["title"], "Insert `;`", "{kept}");
 
     s.notify("workspace/didChangeConfiguration", json!({ "settings": { "mend": { "syntaxDiagnostics": "on" } } }));
     let back = s.settled_diagnostics(semi_uri, 1, SEC, 10 * SEC);

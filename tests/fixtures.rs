@@ -174,7 +174,7 @@ fn render_syntax(f: &Fixture) -> String {
         assert_eq!(r.guarantee, mend::ir::Guarantee::Syntax);
         let fixed = apply_edits(src, &r.edits);
         let after = syntax_diagnostics(&parse(&fixed, None), &fixed).0.len();
-        writeln!(out, "repair for {}: {} ({} diagnostics after)", pos(r.fixes.start), r.title, after).unwrap();
+        writeln!(out, "repair for {}: {} ({} diagnostics after)", pos(r.primary().start), r.title, after).unwrap();
         for e in &r.edits {
             writeln!(out, "    {}-{} → {:?}", pos(e.span.start), pos(e.span.end), e.new_text).unwrap();
         }

@@ -33,7 +33,7 @@ fn check(src: &str, stats: &mut [u32; 4]) {
         }
     }
     for r in &repairs {
-        assert!(diags.iter().any(|d| d.span == r.fixes), "repair without its diagnostic");
+        assert!(diags.iter().any(|d| d.span == r.primary()), "repair without its diagnostic");
         for e in &r.edits {
             assert!((e.span.end as usize) <= src.len() && src.is_char_boundary(e.span.start as usize));
         }

@@ -5,6 +5,7 @@ use std::time::Instant;
 
 use crate::cancel::Cancel;
 use crate::engines::mutation::engine::{self, FoundRepair, Options};
+use crate::engines::mutation::search::Outcome;
 use crate::ir::walk::walk_stmt;
 use crate::ir::*;
 use crate::smt::Budget;
@@ -111,25 +112,40 @@ pub fn check_assertions(
     });
     match &result.original.verdict {
         BmcVerdict::Holds { complete: true } => {
-            report.diagnostics.push(Diagnostic::info("verified", anchor, "every assertion holds for all inputs (verified)"));
+            report.diagnostics.push(Diagnostic::info(
+                "verified",
+                anchor,
+                "every assertion holds for all inputs (verified)",
+            ));
         }
         BmcVerdict::Holds { complete: false } => report.diagnostics.push(Diagnostic::info(
             "bounded",
             anchor,
-            format!("every assertion holds on runs with at most {b} loop iterations (bounded, b={b}); longer runs were not checked"),
+            format!("every assertion holds on runs with at most {b} loop iterations; longer runs were not checked"),
         )),
         BmcVerdict::Unknown(BmcUnknown::Unsupported(u)) => {
-            report.diagnostics.push(Diagnostic::info("unsupported", u.span, format!("the assertions were not verified: {u}")));
+            report.diagnostics.push(Diagnostic::info(
+                "unsupported",
+                u.span,
+                format!("the assertions were not checked: {}", super::unsupported_words(u)),
+            ));
         }
         BmcVerdict::Unknown(BmcUnknown::Solver(reason)) => report.diagnostics.push(Diagnostic::info(
             "unknown",
             anchor,
-            format!("the assertions could not be decided ({reason:?}); nothing is claimed about them"),
+            format!(
+                "mend could not decide whether the assertions hold ({}); it claims nothing about them",
+                super::undecided_words(reason)
+            ),
         )),
         BmcVerdict::Violated(cex) => {
             let inputs = input_names(program, cex);
             let when = if inputs.is_empty() { String::new() } else { format!(" for {inputs}") };
-            let mut d = Diagnostic::error("assertion", cex.span, format!("{} {when}", cex.kind.describe()).trim_end().replace("  ", " "));
+            let mut d = Diagnostic::error(
+                "assertion",
+                cex.span,
+                format!("{} {when}", cex.kind.describe()).trim_end().replace("  ", " "),
+            );
             if !cex.stdin.is_empty() {
                 d.message.push_str(&format!(" (input `{}`)", cex.stdin.trim_end().replace('\n', " ")));
             }
@@ -139,10 +155,7 @@ pub fn check_assertions(
             }
             report.diagnostics.push(d);
             if found.is_empty() {
-                let why = match &result.outcome {
-                    Some(crate::engines::mutation::search::Outcome::Incomplete { reason, .. }) => format!("the search stopped early ({reason})"),
-                    _ => format!("no repair changes at most {} expressions at mutation level {}", engine_opts.max_size, engine_opts.level),
-                };
+                let why = no_fix_message(result.outcome.as_ref(), engine_opts.max_size, "makes every assertion hold");
                 report.diagnostics.push(Diagnostic::info("no-repair", cex.span, why));
             }
         }
@@ -159,35 +172,48 @@ pub fn check_assertions(
     }
 }
 
-/// A mutation repair as a hint diagnostic on its first changed expression (the others as
-/// related information) and a quick fix; `what` says what the repaired program achieves.
+/// A mutation repair as a quick fix for the diagnostic at its first changed expression
+/// (`check::present` shows the changed places of the best repair); `what` says what the
+/// repaired program achieves.
 pub fn push_repair(report: &mut Report, repair: &FoundRepair, anchor: Span, what: &str) {
     let first = repair.changes.first().map(|c| c.location.span).unwrap_or(anchor);
-    let title = repair.title();
-    let mut d = Diagnostic::new(Severity::Hint, "repair", first, title.clone());
-    for c in repair.changes.iter().skip(1) {
-        d = d.with_related(c.location.span, "also changed by this repair");
-    }
-    report.diagnostics.push(d);
     let explanation = format!(
-        "Changes {} expression{} so that {what}{}; found in {} ms.",
+        "Changes {} expression{} so that {what}{}.",
         repair.changes.len(),
         if repair.changes.len() == 1 { "" } else { "s" },
         match repair.guarantee {
-            Guarantee::Verified => " for all inputs".to_string(),
-            Guarantee::Bounded { bound } => format!(" on every run with at most {bound} loop iterations"),
+            Guarantee::Verified => " for every input (proved)".to_string(),
+            Guarantee::Bounded { bound } => format!(" on every run with at most {bound} loop iterations (proved)"),
             _ => String::new(),
         },
-        repair.found_after.as_millis()
     );
     report.repairs.push(Repair {
-        title,
+        title: repair.title(),
         engine: "mutation",
         guarantee: repair.guarantee.clone(),
         edits: repair.edits(),
+        places: repair
+            .changes
+            .iter()
+            .map(|c| Place { span: c.location.span, change: c.mutant.description.clone() })
+            .collect(),
         explanation,
-        fixes: first,
+        details: format!("found in {} ms", repair.found_after.as_millis()),
+        fixes: vec![first],
     });
+}
+
+/// The one sentence for a search that found no fix: what it tried and whether it finished;
+/// `goal` says what a fix would achieve ("makes every assertion hold").
+pub fn no_fix_message(outcome: Option<&Outcome>, max_size: usize, goal: &str) -> String {
+    match outcome {
+        Some(Outcome::Incomplete { reason, .. }) if reason.contains("Timeout") => {
+            format!("mend ran out of time before finding a fix that {goal}")
+        }
+        Some(Outcome::Incomplete { .. }) => format!("mend stopped before finding a fix that {goal}"),
+        _ if max_size == 1 => format!("mend found no fix of one changed expression that {goal}"),
+        _ => format!("mend found no fix of up to {max_size} changed expressions that {goal}"),
+    }
 }
 
 /// Sends `so_far` plus the repairs found until now to `on_partial`.

@@ -16,8 +16,10 @@ use crate::spec::tests::{self as spec_tests, TestCase};
 use crate::syntax::{self, lower};
 
 mod assertions;
+mod counterexample;
 mod gate;
 pub mod job;
+mod present;
 mod reference_repair;
 pub use reference_repair::HintLevel;
 mod tests_repair;
@@ -214,6 +216,7 @@ pub fn check_streaming(
     let gated = |partial: &Report| {
         let mut partial = partial.clone();
         gate.apply(&mut partial, anchor);
+        present::student_view(&mut partial, text);
         on_partial(&partial);
     };
     let on_partial: OnPartial<'_> = &gated;
@@ -273,6 +276,7 @@ pub fn check_streaming(
         assertions::check_assertions(&lowered.program, text, &engine_opts, deadline, cancel, &mut report, on_partial);
     }
     gate.apply(&mut report, anchor);
+    present::student_view(&mut report, text);
     // Whatever stopped at the deadline, the report is what was found by then.
     report.stats.timed_out |= Instant::now() >= deadline && !cancel.is_cancelled();
     report.stats.cancelled |= cancel.is_cancelled();
@@ -301,9 +305,12 @@ fn front_end(tree: &Tree, text: &str, opts: &CheckOptions) -> FrontEnd {
     let mut report = Report::default();
     let (syntax_diags, syntax_repairs) = syntax::syntax_diagnostics(tree, text);
     let has_syntax_errors = !syntax_diags.is_empty();
+    // Beside another C server (`syntax_diagnostics` off) mend's own errors are not shown, but
+    // its fixes for them stay available: the other server may have none.
+    report.repairs.extend(syntax_repairs);
+    let syntax_spans: Vec<Span> = syntax_diags.iter().map(|d| d.span).collect();
     if opts.syntax_diagnostics {
         report.diagnostics.extend(syntax_diags);
-        report.repairs.extend(syntax_repairs);
     }
     let t = Instant::now();
     let mut lowered = lower::lower(tree, text);
@@ -311,13 +318,9 @@ fn front_end(tree: &Tree, text: &str, opts: &CheckOptions) -> FrontEnd {
     let has_type_errors = lowered.diagnostics.iter().any(|d| d.severity == Severity::Error);
     // One mistake, one diagnostic: where the syntax layer already explains a span, the type
     // checker's view of the same broken text is noise.
-    let syntax_spans: Vec<Span> = report.diagnostics.iter().map(|d| d.span).collect();
     let overlaps_syntax = |d: &Diagnostic| syntax_spans.iter().any(|s| s.touches(d.span));
-    let type_diags: Vec<Diagnostic> = std::mem::take(&mut lowered.diagnostics)
-        .into_iter()
-        .filter(|d| opts.syntax_diagnostics || d.code == "unsupported")
-        .filter(|d| !overlaps_syntax(d))
-        .collect();
+    let type_diags: Vec<Diagnostic> =
+        std::mem::take(&mut lowered.diagnostics).into_iter().filter(|d| !overlaps_syntax(d)).collect();
     // Type errors get well-typed replacements of their expression, ranked (engines/typed).
     if opts.typed_repairs > 0 {
         let repairs = crate::engines::typed::repairs(&lowered.program, tree, text, &type_diags, opts.typed_repairs);
@@ -325,8 +328,8 @@ fn front_end(tree: &Tree, text: &str, opts: &CheckOptions) -> FrontEnd {
     }
     // The front end's own fixes (a missing `#include`), for the diagnostics kept.
     let fixes = std::mem::take(&mut lowered.repairs);
-    report.repairs.extend(fixes.into_iter().filter(|r| type_diags.iter().any(|d| d.span == r.fixes)));
-    report.diagnostics.extend(type_diags);
+    report.repairs.extend(fixes.into_iter().filter(|r| type_diags.iter().any(|d| d.span == r.primary())));
+    report.diagnostics.extend(type_diags.into_iter().filter(|d| opts.syntax_diagnostics || d.code == "unsupported"));
     FrontEnd { report, lowered, has_syntax_errors, has_type_errors }
 }
 
@@ -389,16 +392,10 @@ fn load_reference(path: &Path) -> Result<Program, String> {
 fn keep_strongest_repairs(report: &mut Report) {
     use crate::ir::Guarantee;
     let strength = Guarantee::strength;
-    let mut dropped: Vec<String> = Vec::new();
     let all = report.repairs.clone();
-    report.repairs.retain(|r| {
-        let stronger = all.iter().any(|o| o.edits == r.edits && strength(&o.guarantee) > strength(&r.guarantee));
-        if stronger {
-            dropped.push(r.title.clone());
-        }
-        !stronger
-    });
-    report.diagnostics.retain(|d| !(d.code == "repair" && dropped.contains(&d.message)));
+    report
+        .repairs
+        .retain(|r| !all.iter().any(|o| o.edits == r.edits && strength(&o.guarantee) > strength(&r.guarantee)));
 }
 
 /// One test, read and run on the program as written.
@@ -484,6 +481,7 @@ fn run_tests(
     };
     let limits = Limits { max_steps: opts.max_steps, ..Limits::default() };
     let mut runtime_errors: Vec<(Span, String, Vec<String>)> = Vec::new();
+    let mut failures: Vec<FailedTest> = Vec::new();
     for (i, case) in cases.iter().enumerate() {
         if cancel.is_cancelled() {
             report.stats.cancelled = true;
@@ -536,19 +534,18 @@ fn run_tests(
                 ),
                 _ => (expected.clone(), actual.clone()),
             };
-            report.diagnostics.push(Diagnostic::warning(
-                "test-failed",
-                at,
-                format!(
-                    "test {} (input `{}`): expected `{}`, got `{}`",
-                    case.name,
-                    shorten(&input),
-                    shorten(&exp_shown),
-                    shorten(&act_shown)
-                ),
-            ));
+            failures.push(FailedTest {
+                site: at,
+                name: case.name.clone(),
+                input: input.clone(),
+                expected: exp_shown,
+                actual: act_shown,
+            });
         }
         report.tests.push(TestOutcome { name: case.name.clone(), passed, input, expected, actual, error });
+    }
+    if let Some(d) = failed_tests_diagnostic(&failures, report.tests.len()) {
+        report.diagnostics.push(d);
     }
     for (span, message, tests) in runtime_errors {
         let more = if tests.len() > 1 { format!(" (and {} more)", tests.len() - 1) } else { String::new() };
@@ -561,6 +558,34 @@ fn run_tests(
         ));
     }
     prepared
+}
+
+/// A test whose output differs: where the output goes wrong and what it shows.
+struct FailedTest {
+    site: Span,
+    name: String,
+    input: String,
+    expected: String,
+    actual: String,
+}
+
+/// One warning for every failing test of a run (one bug, however many tests show it): the
+/// test with the shortest input is the example, the others are related information.
+fn failed_tests_diagnostic(failures: &[FailedTest], ran: usize) -> Option<Diagnostic> {
+    let example = failures.iter().min_by_key(|f| f.input.trim().chars().count())?;
+    let shows = |f: &FailedTest| {
+        format!("input `{}`: expected `{}`, got `{}`", input_shown(&f.input), shorten(&f.expected), shorten(&f.actual))
+    };
+    let message = match (failures.len(), ran) {
+        (1, 1) => format!("the test fails: {}", shows(example)),
+        (1, _) => format!("1 of {ran} tests fails (test {}): {}", example.name, shows(example)),
+        (k, _) => format!("{k} of {ran} tests fail — e.g. {}", shows(example)),
+    };
+    let mut d = Diagnostic::warning("test-failed", example.site, message);
+    for f in failures.iter().filter(|f| f.name != example.name) {
+        d = d.with_related(f.site, format!("test {}: {}", f.name, shows(f)));
+    }
+    Some(d)
 }
 
 fn read_case(case: &TestCase) -> Result<(String, String), String> {
@@ -614,6 +639,27 @@ fn difference_site(run: &RunResult, expected: &str, expected_prompt: Option<usiz
         offset = end;
     }
     run.chunks.last().map(|c| c.span).unwrap_or(fallback)
+}
+
+/// A construct the verifier does not model, said as mend's limit, not the student's mistake.
+pub(crate) fn unsupported_words(u: &crate::smt::encode::Unsupported) -> String {
+    let place = u.func.as_ref().map(|f| format!(" in `{f}`")).unwrap_or_default();
+    format!("mend cannot reason about {}{place} yet (a limit of mend, not a mistake in your code)", u.what)
+}
+
+/// Why a solver question stayed open, in plain words.
+pub(crate) fn undecided_words(reason: &crate::smt::solver::UnknownReason) -> &'static str {
+    use crate::smt::solver::UnknownReason;
+    match reason {
+        UnknownReason::Timeout => "it ran out of time",
+        UnknownReason::Cancelled => "it was stopped",
+        UnknownReason::SolverUnknown(_) => "the question was too hard for it",
+    }
+}
+
+/// A program input as one line: newlines become spaces.
+pub(crate) fn input_shown(input: &str) -> String {
+    shorten(&input.trim_end().replace(['\n', '\r'], " "))
 }
 
 /// A one-line rendering of program text for messages.

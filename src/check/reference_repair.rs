@@ -11,10 +11,9 @@ use std::time::Instant;
 
 use crate::cancel::Cancel;
 use crate::engines::mutation::engine::{self, FoundRepair, Options};
-use crate::engines::mutation::search::Outcome;
 use crate::engines::verified;
 use crate::ir::{Diagnostic, Program};
-use crate::ir::{Guarantee, Severity, Span};
+use crate::ir::{Guarantee, Place, Severity, Span};
 use crate::ir::{Repair, apply_edits};
 use crate::smt::Budget;
 use crate::smt::bmc::{BmcUnknown, BmcVerdict};
@@ -23,7 +22,7 @@ use crate::spec::compare;
 use crate::spec::compare::Compare;
 use crate::spec::interp::{self, Limits};
 
-use super::assertions::{push_repair, stream};
+use super::assertions::{no_fix_message, push_repair, stream};
 use super::{OnPartial, PreparedTest, Report, shorten};
 
 /// What a proof against the reference establishes, in the compare mode's words.
@@ -85,7 +84,7 @@ pub fn repair_against_reference(
             report.diagnostics.push(Diagnostic::info(
                 "equivalent",
                 anchor,
-                format!("{} for all inputs (verified)", same_output(compare)),
+                format!("your program {} for every input (verified)", same_output(compare)),
             ));
             return;
         }
@@ -95,7 +94,7 @@ pub fn repair_against_reference(
                 "equivalent-assuming",
                 anchor,
                 format!(
-                    "{} for all inputs where {assumption} (verified), but not for all inputs",
+                    "your program {} for every input where {assumption} (verified), but not for all inputs",
                     same_output(compare)
                 ),
             ));
@@ -135,7 +134,7 @@ pub fn repair_against_reference(
             report.diagnostics.push(Diagnostic::info(
                 "no-verified-repair",
                 anchor,
-                format!("no verified repair against the reference ({}); looking for a bounded one", f.describe()),
+                format!("mend found no fix proved for every input: {}", failure_words(&f)),
             ));
         }
     }
@@ -175,28 +174,32 @@ pub fn repair_against_reference(
             report.diagnostics.push(Diagnostic::info(
                 "equivalent",
                 anchor,
-                format!("{} for all inputs (verified)", same_output(compare)),
+                format!("your program {} for every input (verified)", same_output(compare)),
             ));
         }
         BmcVerdict::Holds { complete: false } => {
-            let how = format!("on runs with at most {b} loop iterations (bounded, b={b})");
+            let how = format!("on every run with at most {b} loop iterations; longer runs were not checked");
             report.diagnostics.push(Diagnostic::info(
                 "equivalent-bounded",
                 anchor,
-                format!("{} {how}", same_output(compare)),
+                format!("your program {} {how}", same_output(compare)),
             ));
         }
         BmcVerdict::Unknown(BmcUnknown::Unsupported(u)) => report.diagnostics.push(Diagnostic::info(
             "unsupported",
             u.span,
-            format!("not compared with the reference: {u}"),
+            format!("not compared with the reference: {}", super::unsupported_words(u)),
         )),
         BmcVerdict::Unknown(BmcUnknown::Solver(reason)) => report.diagnostics.push(Diagnostic::info(
             "unknown",
             anchor,
-            format!("the comparison with the reference could not be decided ({reason:?}); nothing is claimed"),
+            format!(
+                "mend could not finish comparing your program with the reference ({}); it claims nothing about it",
+                super::undecided_words(reason)
+            ),
         )),
-        BmcVerdict::Violated(cex) if cex.kind == ViolationKind::OutputMismatch => {
+        // A failing test already shows the difference, with an input the student chose.
+        BmcVerdict::Violated(cex) if cex.kind == ViolationKind::OutputMismatch && !a_test_fails(report) => {
             report.diagnostics.push(Diagnostic::warning(
                 "reference-mismatch",
                 anchor,
@@ -206,21 +209,18 @@ pub fn repair_against_reference(
         // The student's own runtime errors are reported by the tests or the assertion check.
         BmcVerdict::Violated(_) => {}
     }
+    if refuted > 0 {
+        tracing::debug!(
+            refuted,
+            "bounded repairs dropped: they agree with the reference within the bound, not on a test's input"
+        );
+    }
     if found.is_empty() && matches!(result.original.verdict, BmcVerdict::Violated(_)) {
-        let mut why = match &result.outcome {
-            Some(Outcome::Incomplete { reason, .. }) => {
-                format!("no repair against the reference yet: the search stopped early ({reason})")
-            }
-            _ => format!(
-                "no repair against the reference changes at most {} expressions at mutation level {}",
-                opts.max_size, opts.level
-            ),
-        };
-        if refuted > 0 {
-            why.push_str(&format!(
-                " ({refuted} that agree with it on every run within the bound were dropped: they print other values on a test's input, on runs longer than the bound)"
-            ));
-        }
+        let why = no_fix_message(
+            result.outcome.as_ref(),
+            opts.max_size,
+            "makes your program print what the reference prints",
+        );
         report.diagnostics.push(Diagnostic::info("no-repair", anchor, why));
     }
     for repair in &mut found {
@@ -237,6 +237,26 @@ pub fn repair_against_reference(
             repair.guarantee = Guarantee::Verified;
         }
         push_repair(report, repair, anchor, &format!("it {}", same_output(compare)));
+    }
+}
+
+/// Whether a test of the spec fails: its input then shows the student the difference.
+fn a_test_fails(report: &Report) -> bool {
+    report.tests.iter().any(|t| !t.passed)
+}
+
+/// Why the verified engine found no repair, in the student's words.
+fn failure_words(f: &verified::Failure) -> String {
+    use verified::Failure;
+    match f {
+        Failure::StructuralMismatch(s) => format!("your program is organised differently from the reference ({s})"),
+        Failure::Unsupported(u) => {
+            format!("mend cannot reason about {} yet (a limit of mend, not a mistake in your code)", u.what)
+        }
+        Failure::Timeout => "mend ran out of time".into(),
+        Failure::SolverUnknown(_) => "mend could not decide".into(),
+        Failure::NoRepair(_) => "no small change of your expressions makes it match the reference".into(),
+        Failure::Internal => "an internal error stopped it".into(),
     }
 }
 
@@ -320,6 +340,9 @@ fn mismatch_diagnostic(
 ) {
     let left = deadline.saturating_duration_since(Instant::now());
     let budget = Budget::new(left.min(std::time::Duration::from_secs(3)), cancel.clone());
+    if a_test_fails(report) {
+        return;
+    }
     let r = crate::smt::bmc::verify_against(program, reference, compare, entry, bound, &budget);
     if let BmcVerdict::Violated(cex) = &r.verdict
         && cex.kind == ViolationKind::OutputMismatch
@@ -340,6 +363,24 @@ fn show_mismatch(
     stdin: &str,
     cancel: &Cancel,
 ) -> String {
+    // The solver's input, made readable: each number as simple as it can be while the two
+    // programs still print different values on it (judged on runs of at most 100,000 steps).
+    let quick = Limits { max_steps: 100_000, ..Limits::default() };
+    let differs = |input: &str| {
+        let yours = interp::run(program, entry, input.as_bytes(), &quick, cancel);
+        let theirs = interp::run(reference, entry, input.as_bytes(), &quick, cancel);
+        if yours.error.is_some() || theirs.error.is_some() || theirs.assume_failed {
+            return false;
+        }
+        !compare::output_matches(
+            compare,
+            &String::from_utf8_lossy(&theirs.output),
+            Some(theirs.output_before_last_read),
+            &String::from_utf8_lossy(&yours.output),
+            Some(yours.output_before_last_read),
+        )
+    };
+    let stdin = &super::counterexample::simplest_input(stdin, &differs, cancel);
     let limits = Limits { max_steps: 5_000_000, ..Limits::default() };
     let yours = interp::run(program, entry, stdin.as_bytes(), &limits, cancel);
     let theirs = interp::run(reference, entry, stdin.as_bytes(), &limits, cancel);
@@ -354,7 +395,7 @@ fn show_mismatch(
     };
     format!(
         "for input `{}` you print `{}`, the reference prints `{}`",
-        shorten(stdin.trim_end()).replace("\\n", " "),
+        super::input_shown(stdin),
         show(&yours),
         show(&theirs)
     )
@@ -400,29 +441,25 @@ fn push_verified_fix(report: &mut Report, r: &verified::VerifiedRepair, ms: u128
         None => format!("Fix (verified): {}", parts.join("; ")),
         Some(a) => format!("Fix (verified where {a}): {}", parts.join("; ")),
     };
-    let mut d = Diagnostic::new(Severity::Hint, "repair", first, title.clone());
-    for c in r.changes.iter().skip(1) {
-        d = d.with_related(c.span, "also changed by this repair");
-    }
-    report.diagnostics.push(d);
     let (inputs, guarantee) = match &r.assuming {
         None => ("all inputs".to_string(), Guarantee::Verified),
         Some(a) => (format!("all inputs where {a}"), Guarantee::VerifiedAssuming { assumption: a.clone() }),
     };
     let explanation = format!(
-        "Changes {} place{} so that the program {} for {inputs}, proved edge by edge (relative patch size {:.2}); found in {ms} ms.",
+        "Changes {} place{} so that the program {} for {inputs} (proved).",
         r.changes.len(),
         if r.changes.len() == 1 { "" } else { "s" },
         same_output(compare),
-        r.relative_patch_size
     );
     report.repairs.push(Repair {
         title,
         engine: "verified",
         guarantee,
         edits: r.edits.clone(),
+        places: r.changes.iter().map(|c| Place { span: c.span, change: describe(c) }).collect(),
         explanation,
-        fixes: first,
+        details: format!("proved edge by edge; relative patch size {:.2}; found in {ms} ms", r.relative_patch_size),
+        fixes: vec![first],
     });
 }
 

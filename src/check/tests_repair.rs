@@ -6,13 +6,13 @@ use std::time::Instant;
 use crate::cancel::Cancel;
 use crate::engines::mutation::against_tests::{self, TestResult};
 use crate::engines::mutation::engine::{FoundRepair, Options};
-use crate::engines::mutation::search::{Outcome, Verdict};
+use crate::engines::mutation::search::Verdict;
 use crate::ir::{Diagnostic, Program};
 use crate::smt::Budget;
 use crate::spec::compare::Compare;
 use crate::spec::interp::{Limits, RuntimeErrorKind};
 
-use super::assertions::{push_repair, stream};
+use super::assertions::{no_fix_message, push_repair, stream};
 use super::{OnPartial, PreparedTest, Report, run_test};
 
 const CANDIDATE_STEPS: u64 = 1_000_000;
@@ -74,17 +74,12 @@ pub fn repair_against_tests(
     }
     let failing = tests.iter().filter(|t| !t.passed).count();
     if found.is_empty() {
-        let why = match &result.outcome {
-            Some(Outcome::Incomplete { reason, .. }) => {
-                format!("no repair for the failing tests yet: the search stopped early ({reason})")
-            }
-            _ => format!(
-                "no repair for the {failing} failing test{} changes at most {} expressions at mutation level {}",
-                if failing == 1 { "" } else { "s" },
-                engine_opts.max_size,
-                engine_opts.level
-            ),
+        let goal = if failing == 1 {
+            "makes the failing test pass".to_string()
+        } else {
+            format!("makes the {failing} failing tests pass")
         };
+        let why = no_fix_message(result.outcome.as_ref(), engine_opts.max_size, &goal);
         report.diagnostics.push(Diagnostic::info("no-repair", anchor, why));
     }
     for repair in &found {

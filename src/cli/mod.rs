@@ -53,6 +53,7 @@ pub fn report_json(file: &str, text: &str, report: &Report) -> Value {
                 "severity": d.severity.as_str(),
                 "message": d.message,
                 "code": d.code,
+                "related": d.related.iter().map(|r| json!({ "range": at.range_json(r.span), "message": r.message })).collect::<Vec<_>>(),
             })
         })
         .collect();
@@ -65,9 +66,10 @@ pub fn report_json(file: &str, text: &str, report: &Report) -> Value {
                 "engine": r.engine,
                 "guarantee": r.guarantee,
                 "edits": r.edits.iter().map(|e| json!({ "range": at.range_json(e.span), "newText": e.new_text })).collect::<Vec<_>>(),
-                // A verified repair's explanation includes its relative patch size (the exact
-                // tree edit distance over the student's AST size, `ir::ted`).
                 "explanation": r.explanation,
+                // The engine's figures: a verified repair's relative patch size (the exact tree
+                // edit distance over the student's AST size, `ir::ted`), time to find it, cost.
+                "details": r.details,
             })
         })
         .collect();
@@ -109,18 +111,28 @@ pub fn error_json(file: &str, error: &str) -> Value {
     json!({ "file": file, "error": error })
 }
 
-/// A student-readable report: `file:line:col: severity: message [code]`, then repairs, then
-/// the test summary.
-pub fn report_text(file: &str, text: &str, report: &Report) -> String {
+/// A student-readable report: `file:line:col: severity: message [code]`, then the fixes, then
+/// the test summary. `verbose` adds each diagnostic's related places and each fix's engine,
+/// guarantee and figures.
+pub fn report_text(file: &str, text: &str, report: &Report, verbose: bool) -> String {
     use std::fmt::Write;
     let at = Located::new(text);
     let mut out = String::new();
     for d in &report.diagnostics {
         let _ =
             writeln!(out, "{file}:{}: {}: {} [{}]", at.line_col(d.span.start), d.severity.as_str(), d.message, d.code);
+        if verbose {
+            for r in &d.related {
+                let _ = writeln!(out, "    {}: {}", at.line_col(r.span.start), r.message);
+            }
+        }
     }
     for (i, r) in report.repairs.iter().enumerate() {
-        let _ = writeln!(out, "repair {} ({}, {}): {}", i + 1, r.engine, r.guarantee.label(), r.title);
+        let _ = writeln!(out, "fix {}: {}", i + 1, r.title);
+        if verbose {
+            let details = if r.details.is_empty() { String::new() } else { format!("; {}", r.details) };
+            let _ = writeln!(out, "    [engine {}, guarantee {}{details}]", r.engine, r.guarantee.label());
+        }
         for e in &r.edits {
             let old = text.get(e.span.range()).unwrap_or("");
             let what = match (old.is_empty(), e.new_text.is_empty()) {

@@ -31,9 +31,10 @@ impl Guarantee {
     pub fn label(&self) -> String {
         match self {
             Guarantee::Verified => "verified".into(),
-            Guarantee::Bounded { bound } => format!("bounded, b={bound}"),
+            Guarantee::Bounded { bound } => format!("verified up to {bound} loop iterations"),
             Guarantee::VerifiedAssuming { assumption } => format!("verified for inputs where {assumption}"),
-            Guarantee::Tested { tests } => format!("passes {tests} tests"),
+            Guarantee::Tested { tests: 1 } => "passes the test".into(),
+            Guarantee::Tested { tests } => format!("passes all {tests} tests"),
             Guarantee::Syntax => "syntax".into(),
             Guarantee::WellTyped => "type-checks".into(),
         }
@@ -58,6 +59,13 @@ impl Guarantee {
     }
 }
 
+/// One place a repair changes and the change, in words.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Place {
+    pub span: Span,
+    pub change: String,
+}
+
 /// Replace the bytes of `span` in the original text by `new_text`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct TextEdit {
@@ -73,9 +81,25 @@ pub struct Repair {
     pub guarantee: Guarantee,
     /// Non-overlapping edits, sorted by position.
     pub edits: Vec<TextEdit>,
+    /// The places the repair changes, each described in the student's terms (`i < n` →
+    /// `i <= n`, where the edit itself may be just `<=`); empty when the edits say it all.
+    pub places: Vec<Place>,
+    /// What the repair achieves, in the student's words.
     pub explanation: String,
-    /// The diagnostic this repair fixes (its span), so editors attach the quick fix to it.
-    pub fixes: Span,
+    /// The engine's figures (time to find it, patch size, cost), for JSON and `--verbose`;
+    /// never shown in the editor.
+    pub details: String,
+    /// The spans of the diagnostics this repair fixes, the one it was made for first: editors
+    /// offer the quick fix wherever one of them is shown (`check::present` adds the other
+    /// diagnostics of the same bug).
+    pub fixes: Vec<Span>,
+}
+
+impl Repair {
+    /// The diagnostic span the repair was made for.
+    pub fn primary(&self) -> Span {
+        self.fixes.first().copied().unwrap_or_default()
+    }
 }
 
 /// Applies non-overlapping edits to `text` (any order).

@@ -585,29 +585,31 @@ impl State {
         let Some(st) = self.docs.get(uri) else { return Vec::new() };
         let lines = Lines { text: &st.doc.text, index: &st.doc.index, enc };
         let diags = st.diagnostics();
-        let mut out = Vec::new();
-        for (i, repair) in st.repairs().iter().enumerate() {
-            let fixes = lines.range(repair.fixes);
+        let mut out: Vec<lsp::CodeAction> = Vec::new();
+        // Repairs come best first; a repair is offered wherever one of the diagnostics it
+        // fixes (every diagnostic of its bug) or one of its edits is.
+        for repair in st.repairs().iter() {
+            let fixes: Vec<lsp::Range> = repair.fixes.iter().map(|s| lines.range(*s)).collect();
             // Neovim asks with the cursor position and every diagnostic of the cursor's line:
-            // a repair whose own diagnostic is in the context is requested too.
-            let requested = super::convert::touches(fixes, range)
+            // a repair whose diagnostics are in the context is requested too.
+            let requested = fixes.iter().any(|f| super::convert::touches(*f, range))
                 || repair.edits.iter().any(|e| super::convert::touches(lines.range(e.span), range))
-                || context.iter().any(|d| d.range == fixes && d.source.as_deref() == Some("mend"));
+                || context.iter().any(|d| fixes.contains(&d.range) && d.source.as_deref() == Some("mend"));
             if !requested {
                 continue;
             }
-            let diagnostic = diags
-                .iter()
-                .find(|d| d.span == repair.fixes)
-                .map(|d| lines.diagnostic(d, uri))
-                .or_else(|| context.iter().find(|d| d.range == fixes).cloned());
+            let mut diagnostics: Vec<lsp::Diagnostic> =
+                diags.iter().filter(|d| repair.fixes.contains(&d.span)).map(|d| lines.diagnostic(d, uri)).collect();
+            if diagnostics.is_empty() {
+                diagnostics.extend(context.iter().filter(|d| fixes.contains(&d.range)).cloned());
+            }
             let edits = lines.text_edits(repair);
             out.push(lsp::CodeAction {
                 title: repair.title.clone(),
                 kind: Some(lsp::CodeActionKind::QUICKFIX),
-                diagnostics: diagnostic.map(|d| vec![d]),
+                diagnostics: (!diagnostics.is_empty()).then_some(diagnostics),
                 edit: Some(workspace_edit(uri, st.doc.version, edits, caps.document_changes)),
-                is_preferred: Some(i == 0),
+                is_preferred: Some(out.is_empty()),
                 ..Default::default()
             });
         }

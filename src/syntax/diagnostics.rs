@@ -48,8 +48,8 @@ pub fn syntax_diagnostics(tree: &Tree, src: &str) -> (Vec<Diagnostic>, Vec<Repai
         }
         kept.push(d);
     }
-    repairs.retain(|r| kept.iter().any(|d| d.span == r.fixes));
-    repairs.sort_by_key(|r| (r.fixes.start, r.fixes.end));
+    repairs.retain(|r| kept.iter().any(|d| d.span == r.primary()));
+    repairs.sort_by_key(|r| (r.primary().start, r.primary().end));
     (kept, repairs)
 }
 
@@ -72,7 +72,16 @@ impl<'s> Cx<'s> {
     }
 
     fn repair(&mut self, fixes: Span, title: String, edits: Vec<TextEdit>, explanation: String) {
-        self.repairs.push(Repair { title, engine: CODE, guarantee: Guarantee::Syntax, edits, explanation, fixes });
+        self.repairs.push(Repair {
+            title,
+            engine: CODE,
+            guarantee: Guarantee::Syntax,
+            edits,
+            explanation,
+            places: Vec::new(),
+            details: String::new(),
+            fixes: vec![fixes],
+        });
     }
 
     fn insert(&mut self, fixes: Span, at: usize, token: &str) {

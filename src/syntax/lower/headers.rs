@@ -134,7 +134,9 @@ impl Headers {
             guarantee: Guarantee::WellTyped,
             edits: vec![TextEdit { span, new_text: format!("<{meant}>") }],
             explanation: format!("Includes the standard header `<{meant}>`."),
-            fixes: span,
+            places: Vec::new(),
+            details: String::new(),
+            fixes: vec![span],
         });
         // Reported once: the names it declares are not reported again.
         self.included.push(meant.to_string());
@@ -181,7 +183,9 @@ impl Headers {
             guarantee: Guarantee::WellTyped,
             edits: vec![TextEdit { span: at, new_text: line }],
             explanation: format!("Includes `<{header}>`, where `{name}` is declared."),
-            fixes: span,
+            places: Vec::new(),
+            details: String::new(),
+            fixes: vec![span],
         });
     }
 }

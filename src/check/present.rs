@@ -1,0 +1,93 @@
+//! What a student sees: one diagnostic per bug. The engines report facts (a failing test, a
+//! changed place, a search that found nothing); this pass, run on every report after the
+//! gate, groups what belongs to one bug and ties its fixes to all of its diagnostics.
+//!
+//! - The behaviour bug (the program prints the wrong thing, an assertion fails) is shown by
+//!   the failing tests' one warning (`run_tests` groups them), the mismatch with the reference
+//!   when no test shows it, and one warning per place the best repair changes.
+//! - Every behaviour repair is offered from every diagnostic of that bug.
+//! - A search's intermediate notes go once a conclusion is there: a final state says one
+//!   thing.
+
+use crate::ir::{Diagnostic, Place, Repair, Span, TextEdit};
+
+use super::{Report, shorten};
+
+/// Codes of the diagnostics that show a behaviour bug (what the program does, as opposed to
+/// whether it compiles).
+const BEHAVIOUR_CODES: &[&str] =
+    &["test-failed", "reference-mismatch", "verified-repair", "repair", "assertion", "runtime-error"];
+
+/// Notes of the reference search that a later conclusion makes redundant.
+const SEARCH_NOTES: &[&str] = &["no-verified-repair"];
+
+/// Conclusions about the program against its spec.
+const CONCLUSIONS: &[&str] =
+    &["no-repair", "equivalent", "equivalent-bounded", "equivalent-assuming", "unsupported", "unknown"];
+
+/// Groups `report` for the student (see the module doc); `text` is the analysed source.
+pub fn student_view(report: &mut Report, text: &str) {
+    let is_behaviour = |r: &Repair| matches!(r.engine, "verified" | "mutation");
+    // Best first: the editor's preferred fix is the first one offered at a place.
+    let (mut behaviour, other): (Vec<Repair>, Vec<Repair>) =
+        std::mem::take(&mut report.repairs).into_iter().partition(|r| is_behaviour(r));
+    behaviour.sort_by_key(|r| std::cmp::Reverse(r.guarantee.strength()));
+    if let Some(best) = behaviour.first() {
+        show_changed_places(report, best, text);
+        report.diagnostics.retain(|d| !SEARCH_NOTES.contains(&d.code) && d.code != "no-repair");
+    } else if report.diagnostics.iter().any(|d| CONCLUSIONS.contains(&d.code)) {
+        report.diagnostics.retain(|d| !SEARCH_NOTES.contains(&d.code));
+    }
+    let bug: Vec<Span> =
+        report.diagnostics.iter().filter(|d| BEHAVIOUR_CODES.contains(&d.code)).map(|d| d.span).collect();
+    for r in &mut behaviour {
+        for span in &bug {
+            if !r.fixes.contains(span) {
+                r.fixes.push(*span);
+            }
+        }
+    }
+    report.repairs = other;
+    report.repairs.extend(behaviour);
+    report.diagnostics.sort_by_key(|d| (d.span.start, d.span.end, d.severity));
+}
+
+/// One warning per place `best` changes, where no engine already explains that place (the
+/// verified engine words its own changes by region).
+fn show_changed_places(report: &mut Report, best: &Repair, text: &str) {
+    let places: Vec<Place> = if best.places.is_empty() {
+        best.edits.iter().map(|e| Place { span: e.span, change: describe_edit(text, e) }).collect()
+    } else {
+        best.places.clone()
+    };
+    for place in places {
+        let explained = report.diagnostics.iter().any(|d| d.code == "verified-repair" && d.span.touches(place.span));
+        if !explained {
+            let message = format!("possible bug here: {} {}", place.change, best_effect(best));
+            report.diagnostics.push(Diagnostic::warning("repair", place.span, message));
+        }
+    }
+}
+
+fn describe_edit(text: &str, edit: &TextEdit) -> String {
+    let old = text.get(edit.span.range()).unwrap_or("").trim();
+    let new = edit.new_text.trim();
+    match (old.is_empty(), new.is_empty()) {
+        (true, _) => format!("add `{}`", shorten(new)),
+        (false, true) => format!("delete `{}`", shorten(old)),
+        (false, false) => format!("`{}` → `{}`", shorten(old), shorten(new)),
+    }
+}
+
+/// What applying the repair is known to achieve, in a few words.
+fn best_effect(r: &Repair) -> String {
+    use crate::ir::Guarantee;
+    match &r.guarantee {
+        Guarantee::Verified => "fixes it (proved for every input)".into(),
+        Guarantee::Bounded { bound } => format!("fixes it (proved for runs of up to {bound} loop iterations)"),
+        Guarantee::VerifiedAssuming { assumption } => format!("fixes it (proved for inputs where {assumption})"),
+        Guarantee::Tested { tests: 1 } => "makes the test pass".into(),
+        Guarantee::Tested { tests } => format!("makes all {tests} tests pass"),
+        Guarantee::Syntax | Guarantee::WellTyped => "fixes it".into(),
+    }
+}
