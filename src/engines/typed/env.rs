@@ -47,6 +47,10 @@ pub struct Env<'p> {
     /// Number and character literals of the enclosing function (literals are function nodes
     /// of the graph too).
     pub literals: Vec<(String, Ty)>,
+    /// Locals that have no value yet at the position: declared without an initialiser and
+    /// not written (assigned, incremented, address taken) between the declaration and the
+    /// position. Reading one is undefined, so no suggestion does.
+    pub unset: Vec<String>,
 }
 
 /// Cost of a variable node: near and frequent names are cheap (the paper's "favoring the
@@ -72,6 +76,7 @@ impl<'p> Env<'p> {
             .position(|f| f.body.is_some() && f.span.start as usize <= pos && pos <= f.span.end as usize)
             .map(|i| FuncId(i as u32));
         let mut vars = Vec::new();
+        let mut unset = Vec::new();
         let mut by_name = HashMap::new();
         let lines_between = |a: usize, b: usize| {
             let (lo, hi) = (a.min(b).min(text.len()), a.max(b).min(text.len()));
@@ -100,7 +105,15 @@ impl<'p> Env<'p> {
             if let Some(body) = &function.body {
                 visible_locals(body, pos, &mut visible);
             }
+            let mut uninitialised = Vec::new();
+            if let Some(body) = &function.body {
+                declared_without_value(program, body, &mut uninitialised);
+            }
             for v in visible {
+                let var = program.var(v);
+                if uninitialised.contains(&v) && !written_between(text, &var.name, var.span.end as usize, pos) {
+                    unset.push(var.name.clone());
+                }
                 add(&mut types, v, &mut vars);
             }
         }
@@ -137,7 +150,7 @@ impl<'p> Env<'p> {
         }
         let literals =
             func.map(|f| program.func(f).span).and_then(|sp| text.get(sp.range())).map(literals).unwrap_or_default();
-        Env { program, types, vars, by_name, func, headers, freq, ir_types, user_fns, macros, literals }
+        Env { program, types, vars, by_name, func, headers, freq, ir_types, user_fns, macros, literals, unset }
     }
 
     pub fn var(&self, name: &str) -> Option<&VarInfo> {
@@ -166,6 +179,82 @@ impl<'p> Env<'p> {
         let ret = self.program.func(f).ret.clone();
         self.types.from_ir(&ret)
     }
+}
+
+/// Locals declared without an initialiser, not arrays (an array is an object whose address is
+/// its value) and not `static` (zero-initialised).
+fn declared_without_value(program: &Program, s: &Stmt, out: &mut Vec<VarId>) {
+    let mut visit = |s: &Stmt| {
+        if let StmtKind::Decl { var, init: None } = &s.kind {
+            let v = program.var(*var);
+            if v.kind == VarKind::Local && !matches!(v.ty, crate::ir::Type::Array(..)) {
+                out.push(*var);
+            }
+        }
+    };
+    for_each_stmt(s, &mut visit);
+}
+
+fn for_each_stmt(s: &Stmt, f: &mut impl FnMut(&Stmt)) {
+    f(s);
+    match &s.kind {
+        StmtKind::Block(items) => items.iter().for_each(|st| for_each_stmt(st, f)),
+        StmtKind::For { init, body, .. } => {
+            init.iter().for_each(|st| for_each_stmt(st, f));
+            for_each_stmt(body, f);
+        }
+        StmtKind::If { then, els, .. } => {
+            for_each_stmt(then, f);
+            if let Some(e) = els {
+                for_each_stmt(e, f);
+            }
+        }
+        StmtKind::While { body, .. } | StmtKind::DoWhile { body, .. } => for_each_stmt(body, f),
+        StmtKind::Switch { arms, .. } => arms.iter().flat_map(|a| &a.body).for_each(|st| for_each_stmt(st, f)),
+        _ => {}
+    }
+}
+
+/// Whether `name` is written in `text[from..to]`: `name =` (not `==`), `name op=`, `++`/`--`
+/// beside it, `&name`, or a field or element of it assigned (`name.f =`, `name[i] =`).
+fn written_between(text: &str, name: &str, from: usize, to: usize) -> bool {
+    let Some(region) = text.get(from.min(to)..to.min(text.len())) else { return false };
+    let word = |c: u8| c.is_ascii_alphanumeric() || c == b'_';
+    let bytes = region.as_bytes();
+    region.match_indices(name).any(|(at, _)| {
+        let end = at + name.len();
+        if (at > 0 && word(bytes[at - 1])) || bytes.get(end).is_some_and(|c| word(*c)) {
+            return false;
+        }
+        let before = region[..at].trim_end();
+        if before.ends_with('&') && !before.ends_with("&&") || before.ends_with("++") || before.ends_with("--") {
+            return true;
+        }
+        let mut after = region[end..].trim_start();
+        // A field or an element of it: what follows the access decides.
+        while let Some(rest) = after.strip_prefix('.').or_else(|| after.strip_prefix("->")) {
+            let rest = rest.trim_start();
+            let len = rest.bytes().take_while(|c| word(*c)).count();
+            after = rest[len..].trim_start();
+        }
+        if after.starts_with('[') {
+            let mut depth = 0;
+            let close = after.char_indices().find(|(_, c)| {
+                depth += match c {
+                    '[' => 1,
+                    ']' => -1,
+                    _ => 0,
+                };
+                depth == 0
+            });
+            after = close.map_or("", |(i, _)| after[i + 1..].trim_start());
+        }
+        let assigned = after.starts_with('=') && !after.starts_with("==");
+        let compound = ["+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "<<=", ">>=", "++", "--"]
+            .iter()
+            .any(|op| after.starts_with(op));
+        assigned || compound
+    })
 }
 
 /// Locals declared before `pos` in blocks that contain `pos` (C's block scope).

@@ -58,6 +58,10 @@ enum Context<'t> {
     Return,
     Assign(Node<'t>),
     Init(Node<'t>),
+    /// Something assigned to, incremented or decremented: only an object (a variable that is
+    /// not an array, `*p`, `a[i]`, `s.f`, `p->f`) fits; the node is the other side of the
+    /// assignment when there is one.
+    Target(Option<Node<'t>>),
 }
 
 const EXPR_KINDS: &[&str] = &[
@@ -116,6 +120,7 @@ fn locate<'t>(tree: &'t Tree, span: Span) -> Option<(Node<'t>, Context<'t>)> {
                 let op = p.child_by_field_name("operator").map(|o| o.kind() == "=").unwrap_or(false);
                 return Some(match (right, p.child_by_field_name("left")) {
                     (Some(r), Some(l)) if r.id() == node.id() && op => (node, Context::Assign(l)),
+                    (Some(r), Some(l)) if l.id() == node.id() => (node, Context::Target(op.then_some(r))),
                     _ => (node, Context::Any),
                 });
             }
@@ -127,6 +132,7 @@ fn locate<'t>(tree: &'t Tree, span: Span) -> Option<(Node<'t>, Context<'t>)> {
                     _ => (node, Context::Any),
                 });
             }
+            "update_expression" => return Some((node, Context::Target(None))),
             "return_statement" => return Some((node, Context::Return)),
             "for_statement" if p.child_by_field_name("condition").is_some_and(|c| c.id() == node.id()) => {
                 return Some((node, Context::Condition));
@@ -161,7 +167,34 @@ fn expectation(env: &mut Env, ctx: &Context, src: &str) -> Expect {
             Some(ty) => Expect::Type(ty),
             None => Expect::Any,
         },
+        Context::Target(value) => match value.and_then(|v| type_of(env, &Term::from_node(v, src))) {
+            Some(ty) => Expect::Type(env.types.value(ty)),
+            None => Expect::Any,
+        },
     }
+}
+
+/// Whether `text` (a candidate's C text) is an object that can be assigned to: a variable
+/// that is not an array, a dereference, an element, a field (C11 6.3.2.1 modifiable lvalues,
+/// less `const`, which the graph does not track).
+fn is_object_text(env: &Env, text: &str) -> bool {
+    let t = text.trim();
+    if let Some(inner) = t.strip_prefix('(').and_then(|s| s.strip_suffix(')')) {
+        return is_object_text(env, inner);
+    }
+    let is_ident = |s: &str| {
+        s.chars().next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+            && s.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+    };
+    if is_ident(t) {
+        return env.var(t).is_some_and(|v| !matches!(env.types.kind(v.ty), types::TyKind::Array(..)));
+    }
+    if t.starts_with('*') || t.ends_with(']') {
+        return true;
+    }
+    // `s.f`, `p->f`: a field name after the last access operator.
+    let field = t.rsplit_once("->").or_else(|| t.rsplit_once('.')).map(|(_, f)| f);
+    field.is_some_and(is_ident)
 }
 
 /// Ranked replacements for the expression a type diagnostic at `span` is about.
@@ -194,9 +227,13 @@ pub fn suggest_with(
     // A call statement stays a call: `n;` for `scanf("%d", n);` type-checks but repairs nothing.
     let statement_call =
         matches!(term.kind, TermKind::Call(..)) && node.parent().is_some_and(|p| p.kind() == "expression_statement");
+    let target = matches!(ctx, Context::Target(_));
     let out = cands
         .into_iter()
         .filter(|c| !statement_call || is_call_text(&c.text))
+        .filter(|c| !target || is_object_text(r.env, &c.text))
+        // An assignment's target is written, not read: it may have no value yet.
+        .filter(|c| sensible(r.env, &c.text) || target)
         .take(n)
         .map(|c| Suggestion {
             span: term.span,
@@ -229,10 +266,12 @@ pub fn repairs(program: &Program, tree: &Tree, src: &str, diagnostics: &[Diagnos
                 guarantee: Guarantee::WellTyped,
                 edits: vec![edit],
                 explanation: format!(
-                    "`{}` type-checks here; built from what is in scope, reusing what you wrote (cost {})",
-                    s.replacement, s.cost
+                    "`{}` type-checks here; built from what is in scope, reusing what you wrote.",
+                    s.replacement
                 ),
-                fixes: d.span,
+                places: Vec::new(),
+                details: format!("synthesis cost {}", s.cost),
+                fixes: vec![d.span],
             });
         }
     }
@@ -305,8 +344,10 @@ pub fn complete_with(
     }) else {
         return (Vec::new(), stats);
     };
-    let mut synth = Synth::new(&graph, &env.types, n.max(6) * 2);
+    // More than shown: some are filtered out below.
+    let mut synth = Synth::new(&graph, &env.types, n.max(6) * 4);
     let cands = synth.synthesize(target, COMPLETION_CMAX);
+    let assigned = assigned_name(src, offset);
     let out = cands
         .into_iter()
         .filter(|c| {
@@ -314,10 +355,81 @@ pub fn complete_with(
             !matches!(expect, Expect::Printf(_) | Expect::Scanf(_))
                 || !matches!(graph.fns[c.node as usize].kind, FnKind::Conv)
         })
+        // `x = x` changes nothing.
+        .filter(|c| assigned != Some(&*c.text))
+        .filter(|c| sensible(&env, &c.text))
         .take(n)
-        .map(|c| Completion { text: c.text.to_string(), ty: env.types.name(target), cost: c.cost })
+        .map(|c| Completion { text: c.text.to_string(), ty: env.types.name(own_type(&graph, &c)), cost: c.cost })
         .collect();
     (out, stats)
+}
+
+/// The type a candidate has before any implicit conversion to the expected type: `ratio`
+/// offered where an `int` is expected is a `double`.
+fn own_type(graph: &Graph, c: &synth::Cand) -> types::Ty {
+    match graph.fns[c.node as usize].kind {
+        FnKind::Conv | FnKind::Read | FnKind::Decay if !c.args.is_empty() => own_type(graph, &c.args[0]),
+        _ => c.ty,
+    }
+}
+
+/// The variable assigned by the text just before `offset` (`total = |`), if any.
+fn assigned_name(src: &str, offset: usize) -> Option<&str> {
+    let before = src.get(..offset)?.trim_end().strip_suffix('=')?;
+    if before.ends_with(['=', '!', '<', '>', '+', '-', '*', '/', '%', '&', '|', '^']) {
+        return None;
+    }
+    let before = before.trim_end();
+    let start = before.rfind(|c: char| !(c.is_ascii_alphanumeric() || c == '_')).map_or(0, |i| i + 1);
+    let name = &before[start..];
+    (!name.is_empty()).then_some(name)
+}
+
+/// Whether a candidate expression makes sense to offer: it reads no variable that has no
+/// value yet at the position ([`Env::unset`]) and dereferences no null pointer.
+fn sensible(env: &Env, text: &str) -> bool {
+    let compact = without_literals(text);
+    let null_access = ["*NULL", "*(NULL", "NULL[", "NULL->", "(NULL)[", "(NULL)->"].iter().any(|p| compact.contains(p));
+    // `&x` takes the address of `x` (to store into it): not a read.
+    let reads_unset = env.unset.iter().any(|u| {
+        compact.match_indices(u.as_str()).any(|(at, _)| {
+            let word = |c: char| c.is_ascii_alphanumeric() || c == '_';
+            let before = compact[..at].chars().next_back();
+            let after = compact[at + u.len()..].chars().next();
+            let address_taken = before == Some('&') && !compact[..at].ends_with("&&");
+            !before.is_some_and(word) && !after.is_some_and(word) && !address_taken
+        })
+    });
+    !null_access && !reads_unset
+}
+
+/// `text` without whitespace and with the insides of string and character literals dropped
+/// (`"%d\n"` names no variable `n`).
+fn without_literals(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut quote: Option<char> = None;
+    let mut escaped = false;
+    for c in text.chars() {
+        match quote {
+            Some(q) => {
+                if escaped {
+                    escaped = false;
+                } else if c == '\\' {
+                    escaped = true;
+                } else if c == q {
+                    quote = None;
+                    out.push(c);
+                }
+            }
+            None if c == '"' || c == '\'' => {
+                quote = Some(c);
+                out.push(c);
+            }
+            None if !c.is_whitespace() => out.push(c),
+            None => {}
+        }
+    }
+    out
 }
 
 /// The type the expression at `offset` should have, read from the text before it (the text
