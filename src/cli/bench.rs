@@ -407,12 +407,19 @@ pub fn run_typed(data: &Path, out: &mut impl Write) -> std::io::Result<()> {
         r.undetected,
         started.elapsed().as_secs_f64()
     )?;
-    writeln!(out, "{:<12} {:>7} {:>8} {:>8}", "error kind", "cases", "top-1", "top-3")?;
+    writeln!(out, "{:<12} {:>7} {:>8} {:>8} {:>12}", "error kind", "cases", "top-1", "top-3", "top-1 exact")?;
     let pct = |a: usize, b: usize| if b == 0 { 0.0 } else { 100.0 * a as f64 / b as f64 };
     for (kind, k) in r.per_kind.iter().chain(std::iter::once(&("overall", r.total()))) {
-        writeln!(out, "{kind:<12} {:>7} {:>7.1}% {:>7.1}%", k.cases, pct(k.top1, k.cases), pct(k.top3, k.cases))?;
+        writeln!(
+            out,
+            "{kind:<12} {:>7} {:>7.1}% {:>7.1}% {:>11.1}%",
+            k.cases,
+            pct(k.top1, k.cases),
+            pct(k.top3, k.cases),
+            pct(k.top1_exact, k.cases)
+        )?;
     }
-    writeln!(out, "  [top-1 >= 80%, top-3 >= 95% overall]")?;
+    writeln!(out, "  [top-1 >= 90% overall; exact: the student's text back byte for byte, spacing kept]")?;
     writeln!(
         out,
         "completion at {} call arguments: the argument is item 1 in {:.1}%, in the first 3 in {:.1}%, in the first 10 in {:.1}%",

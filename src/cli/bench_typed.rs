@@ -9,7 +9,7 @@ use std::time::Instant;
 use tree_sitter::Node;
 
 use crate::engines::typed::repair::squash;
-use crate::engines::typed::{GraphStats, REPAIRED_CODES, complete_with, minimal_edit, suggest_with};
+use crate::engines::typed::{GraphStats, REPAIRED_CODES, complete_with, minimal_edits, suggest_with};
 use crate::ir::{Severity, Span, apply_edits};
 use crate::syntax::lower;
 
@@ -30,6 +30,8 @@ pub struct KindResult {
     pub cases: usize,
     pub top1: usize,
     pub top3: usize,
+    /// The top repair gives back the student's text byte for byte (their spacing kept).
+    pub top1_exact: usize,
 }
 
 #[derive(Clone, Debug, Default)]
@@ -56,6 +58,7 @@ impl Results {
             t.cases += r.cases;
             t.top1 += r.top1;
             t.top3 += r.top3;
+            t.top1_exact += r.top1_exact;
         }
         t
     }
@@ -275,10 +278,11 @@ pub fn evaluate(files: &[String], n: usize, all_headers: bool) -> Results {
                 r.build_ms.push(stats.build_ms);
                 r.graph = r.graph.max_by_nodes(stats);
             }
-            let rank = sugs.iter().position(|s| {
-                let e = minimal_edit(&case.text, s.span, &s.replacement);
-                squash(&apply_edits(&case.text, &[e])) == original
-            });
+            let repaired: Vec<String> = sugs
+                .iter()
+                .map(|s| apply_edits(&case.text, &minimal_edits(&case.text, s.span, &s.replacement)))
+                .collect();
+            let rank = repaired.iter().position(|t| squash(t) == original);
             if rank != Some(0) && std::env::var("MEND_TYPED_BENCH_VERBOSE").is_ok() {
                 let line_start = case.text[..case.span.start as usize].rfind('\n').map(|i| i + 1).unwrap_or(0);
                 let line_end = case.text[case.span.start as usize..]
@@ -300,6 +304,7 @@ pub fn evaluate(files: &[String], n: usize, all_headers: bool) -> Results {
             let k = &mut r.per_kind.iter_mut().find(|(k, _)| *k == case.kind).expect("known kind").1;
             k.cases += 1;
             k.top1 += usize::from(rank == Some(0));
+            k.top1_exact += usize::from(repaired.first().is_some_and(|t| t == src));
             k.top3 += usize::from(rank.is_some_and(|x| x < 3));
         }
         completion_cases(src, all_headers, &mut r);

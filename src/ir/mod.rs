@@ -8,6 +8,7 @@ pub mod print;
 pub mod program;
 pub mod repair;
 pub mod ted;
+pub mod token_edit;
 pub mod types;
 pub mod walk;
 

@@ -52,6 +52,7 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 use crate::engines::verified::align;
 use crate::ir::cfa::Node;
 use crate::ir::print::expr_to_c;
+use crate::ir::token_edit::{minimal_edit, tokens};
 use crate::ir::walk::{children_mut, walk_expr, walk_stmt};
 use crate::ir::*;
 use crate::smt::encode::{self, Location, LocationKind};
@@ -566,36 +567,6 @@ fn is_pure_builtin(b: Builtin) -> bool {
     )
 }
 
-/// C tokens of `text` as byte ranges: identifiers and numbers, two-character operators, other
-/// characters one by one; whitespace separates.
-fn tokens(text: &str) -> Vec<(usize, usize)> {
-    const PAIRS: [&str; 12] = ["<=", ">=", "==", "!=", "&&", "||", "<<", ">>", "++", "--", "->", "+="];
-    let b = text.as_bytes();
-    let word = |c: u8| c.is_ascii_alphanumeric() || c == b'_' || c == b'.';
-    let mut out = Vec::new();
-    let mut i = 0;
-    while i < b.len() {
-        let c = b[i];
-        if c.is_ascii_whitespace() {
-            i += 1;
-        } else if word(c) {
-            let start = i;
-            while i < b.len() && word(b[i]) {
-                i += 1;
-            }
-            out.push((start, i));
-        } else if PAIRS.iter().any(|p| text[i..].starts_with(p)) {
-            out.push((i, i + 2));
-            i += 2;
-        } else {
-            let len = text[i..].chars().next().map_or(1, char::len_utf8);
-            out.push((i, i + len));
-            i += len;
-        }
-    }
-    out
-}
-
 /// Levenshtein distance between the token sequences of `a` (tokenized as `ta`) and `b`.
 fn token_distance(a: &str, ta: &[(usize, usize)], b: &str) -> usize {
     let tb = tokens(b);
@@ -612,86 +583,10 @@ fn token_distance(a: &str, ta: &[(usize, usize)], b: &str) -> usize {
     prev[y.len()]
 }
 
-/// The edit turning `old` (at byte `offset` of the source) into `new` that leaves their common
-/// leading and trailing tokens, and the spacing both have around the change, as they are:
-/// the source becomes `new` but for the spacing inside the kept tokens' stretches.
-fn minimal_edit(old: &str, new: &str, offset: usize) -> TextEdit {
-    let (a, b) = (tokens(old), tokens(new));
-    let same = |i: usize, j: usize| old[a[i].0..a[i].1] == new[b[j].0..b[j].1];
-    let mut p = 0;
-    while p < a.len() && p < b.len() && same(p, p) {
-        p += 1;
-    }
-    let mut s = 0;
-    while s < a.len() - p && s < b.len() - p && same(a.len() - 1 - s, b.len() - 1 - s) {
-        s += 1;
-    }
-    // What lies between the kept prefix and the kept suffix, spacing included.
-    let gap = |t: &[(usize, usize)], len: usize| -> (usize, usize) {
-        (if p > 0 { t[p - 1].1 } else { 0 }, if s > 0 { t[t.len() - s].0 } else { len })
-    };
-    let ((mut oa, mut ob), (mut na, mut nb)) = (gap(&a, old.len()), gap(&b, new.len()));
-    let (o, n) = (old.as_bytes(), new.as_bytes());
-    while oa < ob && na < nb && o[oa] == n[na] && o[oa].is_ascii_whitespace() {
-        oa += 1;
-        na += 1;
-    }
-    while oa < ob && na < nb && o[ob - 1] == n[nb - 1] && o[ob - 1].is_ascii_whitespace() {
-        ob -= 1;
-        nb -= 1;
-    }
-    // Spacing the printer puts where the student's replaced text has none, when dropping it
-    // glues nothing (an insertion keeps the printer's spacing).
-    let replaces = oa < ob;
-    let glue = |x: u8, y: u8| {
-        let word = |c: u8| c.is_ascii_alphanumeric() || c == b'_' || c == b'.';
-        let op = |c: u8| b"+-*/%<>=!&|^".contains(&c);
-        (word(x) && word(y)) || (op(x) && op(y))
-    };
-    if replaces && (oa == 0 || !o[oa - 1].is_ascii_whitespace()) {
-        while na < nb && n[na].is_ascii_whitespace() && !(oa > 0 && na + 1 < nb && glue(o[oa - 1], n[na + 1])) {
-            na += 1;
-        }
-    }
-    if replaces && (ob == o.len() || !o[ob].is_ascii_whitespace()) {
-        while na < nb && n[nb - 1].is_ascii_whitespace() && !(ob < o.len() && nb >= 2 && glue(n[nb - 2], o[ob])) {
-            nb -= 1;
-        }
-    }
-    TextEdit { span: Span::new(offset + oa, offset + ob), new_text: new[na..nb].to_string() }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::syntax::lower::lower_source;
-
-    #[test]
-    fn minimal_edits_keep_common_tokens() {
-        let cases = [
-            ("(y>=z)", "(a >= z)", "a", 1, 2),
-            ("(y>=z)", "(y >= -z)", " -", 4, 4),
-            ("x-y", "x - -y", " -", 2, 2),
-            ("(y >= z)", "(a >= z)", "a", 1, 2),
-            ("y >= z", "y < z", "<", 2, 4),
-            ("n % 10", "abs(n % 10)", "abs(n % 10)", 0, 6),
-            ("x", "x + 1", " + 1", 1, 1),
-        ];
-        for (old, new, text, start, end) in cases {
-            let e = minimal_edit(old, new, 0);
-            assert_eq!(
-                (e.new_text.as_str(), e.span.start as usize, e.span.end as usize),
-                (text, start, end),
-                "{old} → {new}"
-            );
-        }
-        // Applying the edit gives the new text up to the spacing inside kept stretches.
-        for (old, new) in [("a<b&&c", "a <= b && c"), ("f(x)", "g(x, y)"), ("(i)", "(i + 1)"), ("a  <  b", "b < a")] {
-            let e = minimal_edit(old, new, 0);
-            let applied = apply_edits(old, &[e]);
-            assert_eq!(applied.replace(' ', ""), new.replace(' ', ""), "{old} → {new}");
-        }
-    }
 
     #[test]
     fn parentheses_of_the_whole_text() {

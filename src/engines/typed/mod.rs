@@ -259,12 +259,12 @@ pub fn repairs(program: &Program, tree: &Tree, src: &str, diagnostics: &[Diagnos
     // A file full of errors (a paste, a half-typed block) must not stall the keystroke stage.
     for d in diagnostics.iter().filter(|d| REPAIRED_CODES.contains(&d.code)).take(MAX_REPAIRED_DIAGNOSTICS) {
         for s in suggest(program, tree, src, d.span, n) {
-            let edit = minimal_edit(src, s.span, &s.replacement);
+            let edits = minimal_edits(src, s.span, &s.replacement);
             out.push(Repair {
-                title: format!("Replace `{}` with `{}`", shorten(&s.original), shorten(&s.replacement)),
+                title: crate::ir::token_edit::describe_edits(src, &edits),
                 engine: "typed",
                 guarantee: Guarantee::WellTyped,
-                edits: vec![edit],
+                edits,
                 explanation: format!(
                     "`{}` type-checks here; built from what is in scope, reusing what you wrote.",
                     s.replacement
@@ -278,33 +278,10 @@ pub fn repairs(program: &Program, tree: &Tree, src: &str, diagnostics: &[Diagnos
     out
 }
 
-/// The replacement of `span` by `new` as the smallest edit, cut at token boundaries.
-pub fn minimal_edit(src: &str, span: Span, new: &str) -> TextEdit {
-    let old = &src[span.range()];
-    let (ob, nb) = (old.as_bytes(), new.as_bytes());
-    let word = |c: u8| c.is_ascii_alphanumeric() || c == b'_';
-    let mut pre = ob.iter().zip(nb).take_while(|(a, b)| a == b).count();
-    while pre > 0
-        && (word(ob[pre - 1]) && (ob.get(pre).is_some_and(|c| word(*c)) || nb.get(pre).is_some_and(|c| word(*c))))
-    {
-        pre -= 1;
-    }
-    let max_suf = ob.len().min(nb.len()) - pre;
-    let mut suf = ob.iter().rev().zip(nb.iter().rev()).take(max_suf).take_while(|(a, b)| a == b).count();
-    while suf > 0 && {
-        let (oi, ni) = (ob.len() - suf, nb.len() - suf);
-        word(ob[oi]) && ((oi > 0 && word(ob[oi - 1])) || (ni > 0 && word(nb[ni - 1])))
-    } {
-        suf -= 1;
-    }
-    let start = span.start as usize + pre;
-    let end = span.end as usize - suf;
-    TextEdit { span: Span::new(start, end), new_text: new[pre..nb.len() - suf].to_string() }
-}
-
-fn shorten(s: &str) -> String {
-    let one: String = s.split_whitespace().collect::<Vec<_>>().join(" ");
-    if one.chars().count() > 60 { format!("{}...", one.chars().take(57).collect::<String>()) } else { one }
+/// The replacement of `span` by `new` as edits of the differing tokens only, in the student's
+/// spacing (`scanf("%d",m)` gets an `&` inserted, not a reprinted call).
+pub fn minimal_edits(src: &str, span: Span, new: &str) -> Vec<TextEdit> {
+    crate::ir::token_edit::minimal_edits(&src[span.range()], new, span.start as usize, 2)
 }
 
 /// One completion: a well-typed expression of the expected type.
@@ -575,10 +552,10 @@ mod tests {
     #[test]
     fn minimal_edits_cut_at_tokens() {
         let src = "x = coutn + 1;";
-        let e = minimal_edit(src, Span::new(4, 13), "count + 1");
+        let e = &minimal_edits(src, Span::new(4, 13), "count + 1")[0];
         assert_eq!((e.span, e.new_text.as_str()), (Span::new(4, 9), "count"));
         let src = "scanf(\"%d\", n)";
-        let e = minimal_edit(src, Span::new(0, 14), "scanf(\"%d\", &n)");
+        let e = &minimal_edits(src, Span::new(0, 14), "scanf(\"%d\", &n)")[0];
         assert_eq!((e.span, e.new_text.as_str()), (Span::new(12, 12), "&"));
     }
 }
