@@ -24,7 +24,8 @@ import tomllib
 
 HERE = pathlib.Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
-TITLE = "Fix (bounded, b=5): `i < n` → `i <= n`"
+TITLE = "Fix (verified up to 5 loop iterations): `i < n` → `i <= n`"
+CHANGE = "possible bug here: `i < n` → `i <= n` fixes it (proved for runs of up to 5 loop iterations)"
 
 # The capabilities Helix 25.x announces that matter to mend.
 HELIX_CAPABILITIES = {
@@ -149,9 +150,9 @@ def main() -> None:
     srv.send({"method": "textDocument/didOpen", "params": {"textDocument": {"uri": uri, "languageId": "c", "version": 0, "text": sum_c}}})
     diags = srv.settled(uri, 2.0, 60)
     messages = sorted(d["message"] for d in diags)
-    if TITLE not in messages or not any(m.startswith("assertion can fail for n = ") for m in messages):
-        fail(f"expected the failing assertion and the repair, got {messages}")
-    hint = next(d for d in diags if d["message"] == TITLE)
+    if CHANGE not in messages or not any(m.startswith("assertion can fail for n = ") for m in messages):
+        fail(f"expected the failing assertion and the changed place, got {messages}")
+    hint = next(d for d in diags if d["message"] == CHANGE)
     actions = srv.request("textDocument/codeAction", {"textDocument": {"uri": uri}, "range": hint["range"], "context": {"diagnostics": [hint]}})
     if [a["title"] for a in actions] != [TITLE]:
         fail(f"code actions: {actions}")

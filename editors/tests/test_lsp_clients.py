@@ -25,7 +25,8 @@ FIXED = (ROOT / "editors/tests/expected/sum_fixed.c").read_text()
 LOOP = "    for (i = 0; i < n; i++)"
 MARK = "    /* Σ 😀 */ for (i = 0; i < n; i++)"
 assert LOOP in SUM
-TITLE = "Fix (bounded, b=5): `i < n` → `i <= n`"
+TITLE = "Fix (verified up to 5 loop iterations): `i < n` → `i <= n`"
+CHANGE = "possible bug here: `i < n` → `i <= n` fixes it (proved for runs of up to 5 loop iterations)"
 # pytest-lsp's recorded capability sets; `neovim` is its latest (0.11.0).
 CLIENTS = ["visual-studio-code", "neovim", "emacs"]
 # The analysis sleeps this long first (`mend lsp --test-hooks delay=MS`), so a request can be
@@ -123,7 +124,8 @@ async def test_session(client: LanguageClient, tmp_path: pathlib.Path):
     assert assertion.source == "mend"
     assert assertion.message.startswith("assertion can fail for n = "), assertion.message
     assert assertion.range.start.line == 11  # assert(sum == n * (n + 1) / 2);
-    assert repair.message == TITLE
+    assert repair.message == CHANGE
+    assert repair.severity == types.DiagnosticSeverity.Warning
     assert repair.range.start.line == 9
     assert text[offset(text, repair.range.start, encoding) :].startswith("i < n"), (encoding, repair.range)
     # The analysis reported work-done progress (the client said it supports it).
@@ -151,7 +153,7 @@ async def test_session(client: LanguageClient, tmp_path: pathlib.Path):
         edits = action.edit.changes[uri]
     assert apply(text, edits, encoding) == FIXED.replace(LOOP.replace("<", "<="), MARK.replace("<", "<="))
 
-    # Completion: the server answers with its (for now empty) list, not an error or null.
+    # Completion: the server answers with a list, not an error or null.
     completion = await client.text_document_completion_async(
         types.CompletionParams(
             text_document=types.TextDocumentIdentifier(uri=uri), position=types.Position(line=10, character=8)
@@ -208,7 +210,7 @@ async def test_session(client: LanguageClient, tmp_path: pathlib.Path):
         30,
     )
     assert asyncio.get_running_loop().time() - started < 30
-    assert [d.message for d in by_code("repair")] == [TITLE]
+    assert [d.message for d in by_code("repair")] == [CHANGE]
 
     # The server still answers, then shuts down cleanly.
     again = await client.text_document_code_action_async(

@@ -1,37 +1,61 @@
 -- mend for Neovim 0.11+: copy to ~/.config/nvim/lsp/mend.lua and call vim.lsp.enable('mend').
 --
--- Beside clangd: mend's `syntaxDiagnostics = 'auto'` hides mend's own syntax and type errors
--- when the editor says another C server is attached (`otherCServer`), so each mistake is
--- reported once (by clangd) while mend keeps its repairs, test results and assertion checks.
--- This file tells mend when clangd is enabled or attached; set `syntaxDiagnostics = 'on'` or
--- `'off'` to decide yourself.
+-- Beside clangd (or another C server): mend's `syntaxDiagnostics = 'auto'` hides mend's own
+-- syntax and type errors while another C server is attached to the same buffer
+-- (`otherCServer`), so each mistake is reported once, by that server; mend keeps its quick
+-- fixes for them, its repairs, test results and assertion checks. This file decides from the
+-- servers actually attached to the buffers, never from a configuration that may not start.
+-- Set `syntaxDiagnostics = 'on'` or `'off'` to decide yourself.
 
---- Is clangd part of this editor session (enabled through vim.lsp.enable or already running)?
-local function clangd_present()
-  if vim.lsp.is_enabled and vim.lsp.is_enabled('clangd') then
+--- Is `client` a C language server other than mend?
+local function other_c_server(client)
+  if client.name == 'mend' then
+    return false
+  end
+  if client.name == 'clangd' or client.name == 'ccls' then
     return true
   end
-  return #vim.lsp.get_clients({ name = 'clangd' }) > 0
+  local filetypes = client.config and client.config.filetypes or {}
+  return vim.tbl_contains(filetypes, 'c')
 end
 
---- Tells every running mend client that clangd is there (clangd attached after mend started,
---- e.g. through nvim-lspconfig).
-local function tell_mend_about_clangd()
+--- Is another C server attached to a buffer mend is attached to? `leaving` is a client being
+--- detached (still listed while LspDetach runs).
+local function another_server_beside_mend(leaving)
+  for _, mend in ipairs(vim.lsp.get_clients({ name = 'mend' })) do
+    for buf in pairs(mend.attached_buffers or {}) do
+      for _, other in ipairs(vim.lsp.get_clients({ bufnr = buf })) do
+        if other.id ~= leaving and other_c_server(other) then
+          return true
+        end
+      end
+    end
+  end
+  return false
+end
+
+--- Tells every running mend client whether another C server is beside it, when that changed.
+local function tell_mend(leaving)
+  local present = another_server_beside_mend(leaving)
   for _, client in ipairs(vim.lsp.get_clients({ name = 'mend' })) do
-    if not client._mend_knows_clangd then
-      client._mend_knows_clangd = true
-      client:notify('workspace/didChangeConfiguration', { settings = { mend = { otherCServer = true } } })
+    if client._mend_other_server ~= present then
+      client._mend_other_server = present
+      client:notify('workspace/didChangeConfiguration', { settings = { mend = { otherCServer = present } } })
     end
   end
 end
 
+local group = vim.api.nvim_create_augroup('mend-beside-other-c-servers', { clear = true })
 vim.api.nvim_create_autocmd('LspAttach', {
-  group = vim.api.nvim_create_augroup('mend-beside-clangd', { clear = true }),
+  group = group,
+  callback = function()
+    tell_mend(nil)
+  end,
+})
+vim.api.nvim_create_autocmd('LspDetach', {
+  group = group,
   callback = function(args)
-    local client = vim.lsp.get_client_by_id(args.data.client_id)
-    if client and (client.name == 'clangd' or (client.name == 'mend' and clangd_present())) then
-      tell_mend_about_clangd()
-    end
+    tell_mend(args.data.client_id)
   end,
 })
 
@@ -39,19 +63,12 @@ return {
   cmd = { 'mend', 'lsp' },
   filetypes = { 'c' },
   root_markers = { 'mend.toml', '.git' },
-  -- Leave `bound` and `timeout` out to use mend.toml's values (or 5 and 10 s).
+  -- Leave `bound` and `timeout` out to use mend.toml's values (or 5 and 10 s). Another C
+  -- server is only assumed once one is attached (LspAttach above).
   init_options = {
-    mend = { syntaxDiagnostics = 'auto', runTests = true, mutationLevel = 1 },
+    mend = { syntaxDiagnostics = 'auto', runTests = true, mutationLevel = 1, otherCServer = false },
   },
-  before_init = function(params, config)
-    config._mend_clangd = clangd_present()
-    params.initializationOptions = vim.tbl_deep_extend(
-      'force',
-      params.initializationOptions or {},
-      { mend = { otherCServer = config._mend_clangd } }
-    )
-  end,
   on_init = function(client)
-    client._mend_knows_clangd = client.config._mend_clangd
+    client._mend_other_server = false
   end,
 }
