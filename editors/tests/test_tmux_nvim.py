@@ -62,6 +62,15 @@ def line_with(screen: str, text: str) -> str:
     return lines[0]
 
 
+def choose_first_fix(tmux: Tmux, line: int, title: str) -> None:
+    """On `line`, Neovim 0.11's code-action menu (`gra`) must list `title` first; choose it."""
+    tmux.keys(f":{line}", "Enter")
+    tmux.keys("g", "r", "a")
+    menu = tmux.wait_screen("the code-action menu", lambda s: "Code actions:" in s, 15)
+    assert f"1: {title}" in menu, menu
+    tmux.keys("1", "Enter")
+
+
 @pytest.fixture
 def tmux(tmp_path):
     if not shutil.which("tmux"):
@@ -94,12 +103,8 @@ def test_student_sees_the_fix_and_applies_it(tmux: Tmux, tmp_path: pathlib.Path)
     # An error is marked in the sign column of the assertion's line.
     assert assertion.lstrip().startswith("E"), assertion
 
-    # The student goes to the loop and opens the code-action menu (Neovim 0.11's `gra`).
-    tmux.keys(":10", "Enter")
-    tmux.keys("g", "r", "a")
-    menu = tmux.wait_screen("the code-action menu", lambda s: "Code actions:" in s, 15)
-    assert "1: Fix (verified up to 5 loop iterations): `i < n` → `i <= n`" in menu, menu
-    tmux.keys("1", "Enter")
+    # The student goes to the loop and chooses the fix from the code-action menu.
+    choose_first_fix(tmux, 10, "Fix (verified up to 5 loop iterations): `i < n` → `i <= n`")
 
     # After: the loop reads `i <= n`, the assertion error is gone and mend says what it proved.
     after = tmux.wait_screen(
@@ -165,11 +170,7 @@ def test_two_bugs_read_as_two_bugs_and_the_fix_comes_from_the_failing_test(tmux:
         assert jargon not in before, f"{jargon!r} on the screen:\n{before}"
 
     # The fix from the failing test's line: that is where the student looks.
-    tmux.keys(":12", "Enter")
-    tmux.keys("g", "r", "a")
-    menu = tmux.wait_screen("the code-action menu", lambda s: "Code actions:" in s, 15)
-    assert "1: Fix (verified): add `if (n < 2) prime = 0;`; `i * i < n` → `i * i <= n`" in menu, menu
-    tmux.keys("1", "Enter")
+    choose_first_fix(tmux, 12, "Fix (verified): add `if (n < 2) prime = 0;`; `i * i < n` → `i * i <= n`")
     after = tmux.wait_screen(
         "the re-checked program",
         lambda s: "i * i <= n" in s and "for every input (verified)" in s and "tests fail" not in s,

@@ -325,18 +325,48 @@ pub fn complete_with(
     let mut synth = Synth::new(&graph, &env.types, n.max(6) * 4);
     let cands = synth.synthesize(target, COMPLETION_CMAX);
     let assigned = assigned_name(src, offset);
-    let out = cands
+    let root = |c: &synth::Cand| &graph.fns[c.node as usize].kind;
+    let pool: Vec<synth::Cand> = cands
         .into_iter()
         .filter(|c| {
             // Variadic arguments get no implicit conversion but the promotions.
-            !matches!(expect, Expect::Printf(_) | Expect::Scanf(_))
-                || !matches!(graph.fns[c.node as usize].kind, FnKind::Conv)
+            !matches!(expect, Expect::Printf(_) | Expect::Scanf(_)) || !matches!(root(c), FnKind::Conv)
         })
         // `x = x` changes nothing.
         .filter(|c| assigned != Some(&*c.text))
         .filter(|c| sensible(&env, &c.text))
-        .take(n)
-        .map(|c| Completion { text: c.text.to_string(), ty: env.types.name(own_type(&graph, &c)), cost: c.cost })
+        .collect();
+    // A library constant the file never names (`FILENAME_MAX` where a count is wanted) is
+    // rarely meant: at most two of them.
+    let unnamed_constant = |c: &synth::Cand| matches!(root(c), FnKind::Const(name) if stdlib::lookup(name).is_some() && !env.freq.contains_key(name));
+    let mut chosen: Vec<&synth::Cand> = Vec::new();
+    let mut constants = 0;
+    for c in &pool {
+        if chosen.len() == n {
+            break;
+        }
+        if unnamed_constant(c) {
+            constants += 1;
+            if constants > 2 {
+                continue;
+            }
+        }
+        chosen.push(c);
+    }
+    // A function of the file that returns the wanted type is offered even when it costs more
+    // than the variables: the student may not think of it.
+    let own_call = |c: &synth::Cand| matches!(root(c), FnKind::Call(name) if stdlib::lookup(name).is_none());
+    if !chosen.iter().any(|c| own_call(c))
+        && let Some(call) = pool.iter().find(|c| own_call(c))
+    {
+        if chosen.len() == n {
+            chosen.pop();
+        }
+        chosen.push(call);
+    }
+    let out = chosen
+        .into_iter()
+        .map(|c| Completion { text: c.text.to_string(), ty: env.types.name(own_type(&graph, c)), cost: c.cost })
         .collect();
     (out, stats)
 }
@@ -516,6 +546,24 @@ fn expected_at(env: &mut Env, src: &str, offset: usize) -> Option<Expect> {
 mod tests {
     use super::*;
     use crate::syntax::lower::lower_source;
+
+    fn completions(src: &str) -> Vec<(String, String)> {
+        let at = src.find("/*|*/").expect("a cursor mark");
+        let lowered = lower_source(src);
+        complete(&lowered.program, src, at, 10).into_iter().map(|c| (c.text, c.ty)).collect()
+    }
+
+    #[test]
+    fn completion_offers_a_function_of_the_right_type_and_only_sensible_values() {
+        let src = "#include <stdio.h>\nint square(int v) { return v * v; }\nint main(void) {\n    int n = 3, x;\n    double ratio = 0.5;\n    int *p = NULL;\n    int total;\n    total = /*|*/;\n    return total + x;\n}\n";
+        let items = completions(src);
+        let texts: Vec<&str> = items.iter().map(|(t, _)| t.as_str()).collect();
+        assert!(texts.iter().any(|t| t.starts_with("square(")), "{texts:?}");
+        assert!(!texts.iter().any(|t| t.contains("NULL") || *t == "total"), "{texts:?}");
+        // `x` has no value yet; `ratio` is offered as what it is.
+        assert!(!texts.iter().any(|t| t.split(|c: char| !c.is_alphanumeric()).any(|w| w == "x")), "{texts:?}");
+        assert!(items.iter().any(|(t, ty)| t == "ratio" && ty == "double"), "{items:?}");
+    }
 
     fn first_fix(src: &str) -> Vec<String> {
         let lowered = lower_source(src);
