@@ -9,7 +9,8 @@ use crate::engines::mutation::search::Outcome;
 use crate::ir::walk::walk_stmt;
 use crate::ir::*;
 use crate::smt::Budget;
-use crate::smt::bmc::{BmcUnknown, BmcVerdict};
+use crate::smt::bmc::{BmcUnknown, BmcVerdict, Counterexample, InputItem, InputValue};
+use crate::smt::encode::ViolationKind;
 
 use super::{OnPartial, Report};
 
@@ -52,6 +53,51 @@ fn input_names(program: &Program, cex: &crate::smt::bmc::Counterexample) -> Stri
         .map(|i| format!("{} = {}", targets.get(&i.span).cloned().unwrap_or_else(|| i.name.clone()), i.value))
         .collect::<Vec<_>>()
         .join(", ")
+}
+
+/// The counterexample with its input made readable ([`super::counterexample`]): each number
+/// as simple as it can be while the interpreter still fails the same way at the same place.
+/// The solver's branch steps describe its own input, so they go when the input changes.
+fn readable(program: &Program, entry: &str, cex: &Counterexample, cancel: &Cancel) -> Counterexample {
+    use crate::spec::interp::{self, Limits, RuntimeErrorKind as K};
+    let kind = match cex.kind {
+        ViolationKind::Assertion => K::AssertionFailed,
+        ViolationKind::ReachError => K::ReachError,
+        ViolationKind::DivisionByZero => K::DivisionByZero,
+        ViolationKind::OutOfBounds => K::OutOfBounds,
+        ViolationKind::OutputMismatch => return cex.clone(),
+    };
+    if cex.stdin.trim().is_empty() {
+        return cex.clone();
+    }
+    let limits = Limits { max_steps: 100_000, ..Limits::default() };
+    let fails_there = |input: &str| {
+        let run = interp::run(program, entry, input.as_bytes(), &limits, cancel);
+        run.error.is_some_and(|e| e.kind == kind && e.span == cex.span)
+    };
+    let stdin = super::counterexample::simplest_input(&cex.stdin, &fails_there, cancel);
+    if stdin == cex.stdin {
+        return cex.clone();
+    }
+    let values: Vec<&str> = stdin.split_whitespace().collect();
+    let numeric = cex.inputs.iter().all(|i| matches!(i.value, InputValue::Int(_) | InputValue::Float(_)));
+    let inputs = if numeric && values.len() == cex.inputs.len() {
+        cex.inputs
+            .iter()
+            .zip(&values)
+            .map(|(i, v)| {
+                let value = match i.value {
+                    InputValue::Int(_) => v.parse().map(InputValue::Int).ok(),
+                    _ => v.parse().map(InputValue::Float).ok(),
+                };
+                value.map(|value| InputItem { value, text: v.to_string(), ..i.clone() })
+            })
+            .collect::<Option<Vec<_>>>()
+            .unwrap_or_default()
+    } else {
+        Vec::new()
+    };
+    Counterexample { stdin, inputs, steps: Vec::new(), ..cex.clone() }
 }
 
 fn collect_initialised(s: &Stmt, program: &Program, out: &mut std::collections::HashMap<Span, String>) {
@@ -139,6 +185,7 @@ pub fn check_assertions(
             ),
         )),
         BmcVerdict::Violated(cex) => {
+            let cex = &readable(program, &engine_opts.entry, cex, cancel);
             let inputs = input_names(program, cex);
             let when = if inputs.is_empty() { String::new() } else { format!(" for {inputs}") };
             let mut d = Diagnostic::error(
