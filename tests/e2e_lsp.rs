@@ -616,11 +616,13 @@ fn typed_quick_fix_and_completion() {
         json!({ "textDocument": { "uri": uri }, "range": diag["range"], "context": { "diagnostics": [diag] } }),
     );
     let actions = reply["result"].as_array().unwrap_or_else(|| panic!("{reply}"));
-    let typed: Vec<&Value> =
-        actions.iter().filter(|a| a["title"].as_str().unwrap().starts_with("Replace `scanf")).collect();
+    let typed: Vec<&Value> = actions.iter().filter(|a| a["diagnostics"][0]["code"] == "scanf-pointer").collect();
     assert_eq!(typed.len(), 2, "typedRepairs = 2: {reply}");
-    assert_eq!(typed[0]["title"], "Replace `scanf(\"%d\", n)` with `scanf(\"%d\", &n)`");
+    // The edit inserts the `&` and nothing else: the student's spacing stays.
+    assert_eq!(typed[0]["title"], "Insert `&` before `n`");
     let edits = typed[0]["edit"]["changes"][uri].as_array().expect("edits");
+    assert_eq!(edits.len(), 1, "{reply}");
+    assert_eq!(edits[0]["newText"], "&", "{reply}");
     let mut fixed = text.clone();
     apply_change(&mut fixed, &edits[0], "utf-16");
     assert!(fixed.contains("scanf(\"%d\", &n);"), "{fixed}");

@@ -272,3 +272,26 @@ pub fn stream(so_far: &Report, found: &[FoundRepair], anchor: Span, what: &str, 
     partial.diagnostics.sort_by_key(|d| (d.span.start, d.span.end, d.severity));
     on_partial(&partial);
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::cancel::Cancel;
+    use crate::check::{CheckOptions, check};
+
+    /// A guard that misses a range: whatever large values the solver picks, the student is
+    /// shown numbers of a few digits that still break the assertion.
+    #[test]
+    fn a_failing_assertion_shows_a_small_input() {
+        let src = "#include <assert.h>\n#include <stdio.h>\nint main(void) {\n    int price, quantity;\n    scanf(\"%d %d\", &price, &quantity);\n    int total = 0;\n    if (price > 0 && quantity > 0) {\n        total = price * quantity;\n        if (quantity > 999)\n            total = 0;\n    }\n    assert(total < 500000);\n    printf(\"%d\\n\", total);\n    return 0;\n}\n";
+        let opts = CheckOptions { repair_assertions: true, max_repair_size: 1, ..CheckOptions::default() };
+        let report = check(None, src, &opts, &Cancel::new());
+        let d = report.diagnostics.iter().find(|d| d.code == "assertion").expect("the assertion fails");
+        let input = d.message.split('`').nth(1).expect("an input in the message");
+        let numbers: Vec<i64> = input.split_whitespace().map(|w| w.parse().expect("a number")).collect();
+        assert_eq!(numbers.len(), 2, "{}", d.message);
+        assert!(numbers.iter().all(|n| n.abs() < 10_000), "{}", d.message);
+        assert!(numbers[0] * numbers[1] >= 500_000 && numbers[1] <= 999, "{}", d.message);
+        // The values named in the message are the input's.
+        assert!(d.message.contains(&format!("price = {}, quantity = {}", numbers[0], numbers[1])), "{}", d.message);
+    }
+}

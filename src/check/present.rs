@@ -23,7 +23,11 @@ const SEARCH_NOTES: &[&str] = &["no-verified-repair"];
 
 /// Conclusions about the program against its spec.
 const CONCLUSIONS: &[&str] =
-    &["no-repair", "equivalent", "equivalent-bounded", "equivalent-assuming", "unsupported", "unknown"];
+    &["no-repair", "equivalent", "equivalent-bounded", "equivalent-assuming", "not-compared", "unknown"];
+
+/// Why no fix is offered, most useful first: when there are several, the first is the one
+/// sentence shown and the others are its related information.
+const NO_FIX_REASONS: &[&str] = &["no-repair", "not-compared", "unknown", "no-verified-repair"];
 
 /// Groups `report` for the student (see the module doc); `text` is the analysed source.
 pub fn student_view(report: &mut Report, text: &str) {
@@ -35,8 +39,11 @@ pub fn student_view(report: &mut Report, text: &str) {
     if let Some(best) = behaviour.first() {
         show_changed_places(report, best, text);
         report.diagnostics.retain(|d| !SEARCH_NOTES.contains(&d.code) && d.code != "no-repair");
-    } else if report.diagnostics.iter().any(|d| CONCLUSIONS.contains(&d.code)) {
-        report.diagnostics.retain(|d| !SEARCH_NOTES.contains(&d.code));
+    } else {
+        if report.diagnostics.iter().any(|d| CONCLUSIONS.contains(&d.code)) {
+            report.diagnostics.retain(|d| !SEARCH_NOTES.contains(&d.code));
+        }
+        one_reason(report);
     }
     let bug: Vec<Span> =
         report.diagnostics.iter().filter(|d| BEHAVIOUR_CODES.contains(&d.code)).map(|d| d.span).collect();
@@ -50,6 +57,23 @@ pub fn student_view(report: &mut Report, text: &str) {
     report.repairs = other;
     report.repairs.extend(behaviour);
     report.diagnostics.sort_by_key(|d| (d.span.start, d.span.end, d.severity));
+}
+
+/// The reasons no fix is offered as one information diagnostic: the most useful, with the
+/// others as its related information (nothing is dropped, one sentence is shown).
+fn one_reason(report: &mut Report) {
+    let rank = |d: &Diagnostic| NO_FIX_REASONS.iter().position(|c| *c == d.code);
+    let (mut reasons, rest): (Vec<Diagnostic>, Vec<Diagnostic>) =
+        std::mem::take(&mut report.diagnostics).into_iter().partition(|d| rank(d).is_some());
+    report.diagnostics = rest;
+    reasons.sort_by_key(|d| rank(d));
+    let mut reasons = reasons.into_iter();
+    if let Some(mut first) = reasons.next() {
+        for other in reasons {
+            first = first.with_related(other.span, other.message);
+        }
+        report.diagnostics.push(first);
+    }
 }
 
 /// One warning per place `best` changes, where no engine already explains that place (the

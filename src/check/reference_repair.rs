@@ -186,7 +186,7 @@ pub fn repair_against_reference(
             ));
         }
         BmcVerdict::Unknown(BmcUnknown::Unsupported(u)) => report.diagnostics.push(Diagnostic::info(
-            "unsupported",
+            "not-compared",
             u.span,
             format!("not compared with the reference: {}", super::unsupported_words(u)),
         )),
