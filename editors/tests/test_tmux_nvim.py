@@ -62,13 +62,18 @@ def line_with(screen: str, text: str) -> str:
     return lines[0]
 
 
-def choose_first_fix(tmux: Tmux, line: int, title: str) -> None:
-    """On `line`, Neovim 0.11's code-action menu (`gra`) must list `title` first; choose it."""
+def apply_first_fix(tmux: Tmux, line: int, title: str, rechecked, timeout: float, keep: pathlib.Path) -> str:
+    """On `line`, Neovim 0.11's code-action menu (`gra`) must list `title` first; choose it and
+    wait until the screen shows the re-checked program (`rechecked`). The screen after is
+    kept in `keep` and returned."""
     tmux.keys(f":{line}", "Enter")
     tmux.keys("g", "r", "a")
     menu = tmux.wait_screen("the code-action menu", lambda s: "Code actions:" in s, 15)
     assert f"1: {title}" in menu, menu
     tmux.keys("1", "Enter")
+    after = tmux.wait_screen("the re-checked program", rechecked, timeout)
+    keep.write_text(after)
+    return after
 
 
 @pytest.fixture
@@ -103,16 +108,16 @@ def test_student_sees_the_fix_and_applies_it(tmux: Tmux, tmp_path: pathlib.Path)
     # An error is marked in the sign column of the assertion's line.
     assert assertion.lstrip().startswith("E"), assertion
 
-    # The student goes to the loop and chooses the fix from the code-action menu.
-    choose_first_fix(tmux, 10, "Fix (verified up to 5 loop iterations): `i < n` → `i <= n`")
-
-    # After: the loop reads `i <= n`, the assertion error is gone and mend says what it proved.
-    after = tmux.wait_screen(
-        "the re-checked program",
+    # The student goes to the loop and chooses the fix from the code-action menu. After: the
+    # loop reads `i <= n`, the assertion error is gone and mend says what it proved.
+    after = apply_first_fix(
+        tmux,
+        10,
+        "Fix (verified up to 5 loop iterations): `i < n` → `i <= n`",
         lambda s: "i <= n" in s and "every assertion holds" in s and "assertion can fail" not in s,
         60,
+        tmp_path / "screen-after.txt",
     )
-    (tmp_path / "screen-after.txt").write_text(after)
     assert "for (i = 0; i <= n; i++)" in after, after
     assert "possible bug" not in after, after
     holds = line_with(after, "every assertion holds")
@@ -170,13 +175,14 @@ def test_two_bugs_read_as_two_bugs_and_the_fix_comes_from_the_failing_test(tmux:
         assert jargon not in before, f"{jargon!r} on the screen:\n{before}"
 
     # The fix from the failing test's line: that is where the student looks.
-    choose_first_fix(tmux, 12, "Fix (verified): add `if (n < 2) prime = 0;`; `i * i < n` → `i * i <= n`")
-    after = tmux.wait_screen(
-        "the re-checked program",
+    after = apply_first_fix(
+        tmux,
+        12,
+        "Fix (verified): add `if (n < 2) prime = 0;`; `i * i < n` → `i * i <= n`",
         lambda s: "i * i <= n" in s and "for every input (verified)" in s and "tests fail" not in s,
         90,
+        tmp_path / "screen-after.txt",
     )
-    (tmp_path / "screen-after.txt").write_text(after)
     assert "if (n < 2) prime = 0;" in after, after
     verdict = line_with(after, "for every input (verified)")
     assert "your program prints the same values as the reference for every input (verified)" in verdict, verdict
