@@ -1,5 +1,5 @@
 -- Headless Neovim 0.11 against `mend lsp`, through editors/neovim/lsp/mend.lua:
---   nvim --clean --headless -l nvim_repair.lua MEND_BIN REPO_ROOT WORK_DIR [clangd|clangd-late]
+--   nvim --clean --headless -l nvim_repair.lua MEND_BIN REPO_ROOT WORK_DIR [clangd|clangd-late|clangd-unconfigured]
 -- 1. open a copy of fixtures/mutation/sum.c, wait for mend's assertion and repair diagnostics;
 -- 2. request code actions on the repair, apply the preferred one with Neovim's own
 --    vim.lsp.util.apply_workspace_edit, and compare the buffer with the expected fixed program;
@@ -7,12 +7,15 @@
 -- 4. with `clangd`: clangd is attached as well, and on a file with a missing `;` the student
 --    sees the error once (clangd's), not twice. `clangd-late`: clangd is not enabled but
 --    started by hand (as nvim-lspconfig does) after mend has analysed the file; mend.lua's
---    LspAttach autocommand must tell the running mend.
+--    LspAttach autocommand must tell the running mend. `clangd-unconfigured`: the documented
+--    `vim.lsp.enable({ 'clangd', 'mend' })` without any clangd configuration, so clangd never
+--    starts: mend must not be told it is there and must show the missing `;` itself.
 -- Every wait is bounded; any failure exits 1 with a message on stderr.
 
 local mend_bin, root, work, mode = arg[1], arg[2], arg[3], arg[4]
 local with_clangd, late = mode == 'clangd' or mode == 'clangd-late', mode == 'clangd-late'
-local label = with_clangd and ('nvim+' .. mode) or 'nvim'
+local unconfigured = mode == 'clangd-unconfigured'
+local label = mode and ('nvim+' .. mode) or 'nvim'
 
 local function fail(msg)
   io.stderr:write(('[%s] FAIL: %s\n'):format(label, msg))
@@ -50,6 +53,9 @@ local clangd_config = { name = 'clangd', cmd = { 'clangd', '--log=error' }, file
 if with_clangd and not late then
   vim.lsp.config('clangd', clangd_config)
   vim.lsp.enable('clangd')
+end
+if unconfigured then
+  vim.lsp.enable('clangd') -- no vim.lsp.config('clangd'), no nvim-lspconfig: it never starts
 end
 vim.lsp.enable('mend')
 vim.cmd('filetype on')
@@ -200,6 +206,20 @@ if with_clangd then
     total = total + errors(vim.lsp.diagnostic.get_namespace(c.id))
   end
   check(total == 1, 'the missing `;` is reported ' .. total .. ' times: ' .. vim.inspect(vim.diagnostic.get(sbuf)))
+end
+
+-- 5. An enabled clangd that never starts is not another server: mend shows the `;` error.
+if unconfigured then
+  local semi_path = work .. '/missing_semi.c'
+  write(semi_path, read(root .. '/fixtures/e2e/missing_semi.c'))
+  vim.cmd.edit(vim.fn.fnameescape(semi_path))
+  local sbuf = vim.api.nvim_get_current_buf()
+  local mend_ns = vim.lsp.diagnostic.get_namespace(mend.id)
+  wait(10000, "mend's own error on the missing `;`", function()
+    return #vim.diagnostic.get(sbuf, { namespace = mend_ns, severity = vim.diagnostic.severity.ERROR }) == 1
+  end)
+  check(client_named('clangd') == nil and #vim.lsp.get_clients({ name = 'clangd' }) == 0, 'a clangd client started')
+  check(not mend._mend_other_server, 'mend was told about a clangd that never started')
 end
 
 io.stdout:write(('[%s] ok: repair applied, buffer equals the expected program\n'):format(label))

@@ -17,9 +17,9 @@ MEND = os.environ.get("MEND_BIN") or shutil.which("mend") or "mend"
 NVIM = os.environ.get("NVIM_BIN") or str(pathlib.Path(sys.executable).parent / "nvim")
 
 
-@pytest.mark.parametrize("other", ["alone", "clangd", "clangd-late"])
+@pytest.mark.parametrize("other", ["alone", "clangd", "clangd-late", "clangd-unconfigured"])
 def test_repair_applied_in_neovim(other: str, tmp_path: pathlib.Path):
-    if other != "alone" and not shutil.which("clangd"):
+    if other in ("clangd", "clangd-late") and not shutil.which("clangd"):
         pytest.fail("clangd is not installed (Debian package clangd)")
     version = subprocess.run([NVIM, "--version"], capture_output=True, text=True, timeout=30).stdout
     assert version.startswith("NVIM v0.11"), version
