@@ -316,6 +316,12 @@ fn front_end(tree: &Tree, text: &str, opts: &CheckOptions) -> FrontEnd {
     let mut lowered = lower::lower(tree, text);
     report.stats.lower_ms = ms_since(t);
     let has_type_errors = lowered.diagnostics.iter().any(|d| d.severity == Severity::Error);
+    // The text's errors (their spans), to check that each fix removes its own.
+    let error_spans: Vec<Span> = syntax_spans
+        .iter()
+        .copied()
+        .chain(lowered.diagnostics.iter().filter(|d| d.severity == Severity::Error).map(|d| d.span))
+        .collect();
     // One mistake, one diagnostic: where the syntax layer already explains a span, the type
     // checker's view of the same broken text is noise.
     let overlaps_syntax = |d: &Diagnostic| syntax_spans.iter().any(|s| s.touches(d.span));
@@ -330,7 +336,39 @@ fn front_end(tree: &Tree, text: &str, opts: &CheckOptions) -> FrontEnd {
     let fixes = std::mem::take(&mut lowered.repairs);
     report.repairs.extend(fixes.into_iter().filter(|r| type_diags.iter().any(|d| d.span == r.primary())));
     report.diagnostics.extend(type_diags.into_iter().filter(|d| opts.syntax_diagnostics || d.code == "unsupported"));
+    keep_fixes_that_compile(&mut report.repairs, text, &error_spans);
     FrontEnd { report, lowered, has_syntax_errors, has_type_errors }
+}
+
+/// Files up to this size have every type fix re-checked (a parse and a lowering of
+/// the patched text each, about a millisecond for a student program).
+const CHECKED_FIX_BYTES: usize = 64 * 1024;
+
+/// A `type-checks` fix is offered only when mend's own front end finds fewer errors in the
+/// patched text (parse, syntax layer, lowering, type checker): `strlen(strerror(total))`
+/// type-checks as an argument but does not fix the file. `errors` are the text's (spans); a
+/// fix of a warning need only add no error.
+/// Syntax fixes are not filtered this way: the syntax layer reports one error per broken
+/// stretch, so fixing one may uncover the next (a missing `;` after a `for` whose commas were
+/// fixed) and the count alone would refuse a real fix.
+fn keep_fixes_that_compile(repairs: &mut Vec<Repair>, text: &str, errors: &[Span]) {
+    use crate::ir::Guarantee;
+    if text.len() > CHECKED_FIX_BYTES || errors.is_empty() {
+        return;
+    }
+    let errors_in = |patched: &str| {
+        let tree = syntax::parse(patched, None);
+        let syntax = syntax::syntax_diagnostics(&tree, patched).0.len();
+        syntax + lower::lower(&tree, patched).diagnostics.iter().filter(|d| d.severity == Severity::Error).count()
+    };
+    repairs.retain(|r| {
+        if r.guarantee != Guarantee::WellTyped {
+            return true;
+        }
+        let after = errors_in(&crate::ir::apply_edits(text, &r.edits));
+        // A warning's fix (a printf directive) need only add no error.
+        if errors.contains(&r.primary()) { after < errors.len() } else { after <= errors.len() }
+    });
 }
 
 /// The spec in force: mend.toml (found by walking up from `path`) overridden by the options.
@@ -671,5 +709,33 @@ pub(crate) fn shorten(s: &str) -> String {
         format!("{cut}...")
     } else {
         escaped
+    }
+}
+
+#[cfg(test)]
+mod fix_tests {
+    use super::*;
+
+    /// A file with several errors (the typed fixture for completion): `strerror(total)`
+    /// type-checks as `strlen`'s argument but leaves the file with as many errors, so it is not
+    /// offered; every typed fix that is offered removes an error.
+    #[test]
+    fn a_type_fix_is_offered_only_when_it_removes_an_error() {
+        let text = include_str!("../../fixtures/typed/completion.c");
+        let tree = syntax::parse(text, None);
+        let report = quick(&tree, text, &CheckOptions::default());
+        let typed: Vec<&Repair> = report.repairs.iter().filter(|r| r.engine == "typed").collect();
+        assert!(!typed.is_empty(), "{:?}", report.repairs);
+        let errors = |t: &str| {
+            let tree = syntax::parse(t, None);
+            let low = lower::lower(&tree, t);
+            syntax::syntax_diagnostics(&tree, t).0.len()
+                + low.diagnostics.iter().filter(|d| d.severity == Severity::Error).count()
+        };
+        let before = errors(text);
+        assert!(!typed.iter().any(|r| r.edits.iter().any(|e| e.new_text.contains("strerror"))), "{typed:?}");
+        for r in typed {
+            assert!(errors(&crate::ir::apply_edits(text, &r.edits)) < before, "{} does not fix anything", r.title);
+        }
     }
 }
