@@ -70,7 +70,7 @@ fn readable(program: &Program, entry: &str, cex: &Counterexample, cancel: &Cance
     if cex.stdin.trim().is_empty() {
         return cex.clone();
     }
-    let limits = Limits { max_steps: 100_000, ..Limits::default() };
+    let limits = Limits { max_steps: super::counterexample::CANDIDATE_STEPS, ..Limits::default() };
     let fails_there = |input: &str| {
         let run = interp::run(program, entry, input.as_bytes(), &limits, cancel);
         run.error.is_some_and(|e| e.kind == kind && e.span == cex.span)
@@ -101,27 +101,11 @@ fn readable(program: &Program, entry: &str, cex: &Counterexample, cancel: &Cance
 }
 
 fn collect_initialised(s: &Stmt, program: &Program, out: &mut std::collections::HashMap<Span, String>) {
-    match &s.kind {
-        StmtKind::Decl { var, init: Some(Init::Expr(e)) } => {
+    crate::ir::walk::for_each_stmt(s, &mut |st| {
+        if let StmtKind::Decl { var, init: Some(Init::Expr(e)) } = &st.kind {
             out.insert(e.strip_implicit().span, program.var(*var).name.clone());
         }
-        StmtKind::Block(b) => b.iter().for_each(|x| collect_initialised(x, program, out)),
-        StmtKind::If { then, els, .. } => {
-            collect_initialised(then, program, out);
-            if let Some(e) = els {
-                collect_initialised(e, program, out);
-            }
-        }
-        StmtKind::While { body, .. } | StmtKind::DoWhile { body, .. } => collect_initialised(body, program, out),
-        StmtKind::For { init, body, .. } => {
-            init.iter().for_each(|x| collect_initialised(x, program, out));
-            collect_initialised(body, program, out);
-        }
-        StmtKind::Switch { arms, .. } => {
-            arms.iter().flat_map(|a| a.body.iter()).for_each(|x| collect_initialised(x, program, out))
-        }
-        _ => {}
-    }
+    });
 }
 
 pub fn check_assertions(

@@ -8,6 +8,10 @@ use crate::cancel::Cancel;
 /// At most this many candidate inputs are tried (each costs the caller a few runs).
 const MAX_TRIES: usize = 400;
 
+/// Interpreter steps of one run judging a candidate input: a readable input shows the bug
+/// quickly; a candidate whose run goes longer does not count.
+pub const CANDIDATE_STEPS: u64 = 100_000;
+
 /// The simplest input derived from `input`, token by token, for which `shows` holds; `input`
 /// itself when `shows` does not hold for it (nothing to preserve).
 pub fn simplest_input(input: &str, shows: &dyn Fn(&str) -> bool, cancel: &Cancel) -> String {

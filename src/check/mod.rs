@@ -216,7 +216,7 @@ pub fn check_streaming(
     let gated = |partial: &Report| {
         let mut partial = partial.clone();
         gate.apply(&mut partial, anchor);
-        present::student_view(&mut partial, text);
+        present::student_view(&mut partial);
         on_partial(&partial);
     };
     let on_partial: OnPartial<'_> = &gated;
@@ -276,7 +276,7 @@ pub fn check_streaming(
         assertions::check_assertions(&lowered.program, text, &engine_opts, deadline, cancel, &mut report, on_partial);
     }
     gate.apply(&mut report, anchor);
-    present::student_view(&mut report, text);
+    present::student_view(&mut report);
     // Whatever stopped at the deadline, the report is what was found by then.
     report.stats.timed_out |= Instant::now() >= deadline && !cancel.is_cancelled();
     report.stats.cancelled |= cancel.is_cancelled();
@@ -356,19 +356,22 @@ fn keep_fixes_that_compile(repairs: &mut Vec<Repair>, text: &str, errors: &[Span
     if text.len() > CHECKED_FIX_BYTES || errors.is_empty() {
         return;
     }
-    let errors_in = |patched: &str| {
-        let tree = syntax::parse(patched, None);
-        let syntax = syntax::syntax_diagnostics(&tree, patched).0.len();
-        syntax + lower::lower(&tree, patched).diagnostics.iter().filter(|d| d.severity == Severity::Error).count()
-    };
     repairs.retain(|r| {
         if r.guarantee != Guarantee::WellTyped {
             return true;
         }
-        let after = errors_in(&crate::ir::apply_edits(text, &r.edits));
+        let after = front_end_errors(&crate::ir::apply_edits(text, &r.edits));
         // A warning's fix (a printf directive) need only add no error.
         if errors.contains(&r.primary()) { after < errors.len() } else { after <= errors.len() }
     });
+}
+
+/// The errors mend's front end finds in `text`: the syntax layer's, then the lowering's and
+/// the type checker's.
+fn front_end_errors(text: &str) -> usize {
+    let tree = syntax::parse(text, None);
+    let syntax = syntax::syntax_diagnostics(&tree, text).0.len();
+    syntax + lower::lower(&tree, text).diagnostics.iter().filter(|d| d.severity == Severity::Error).count()
 }
 
 /// The spec in force: mend.toml (found by walking up from `path`) overridden by the options.
@@ -726,16 +729,14 @@ mod fix_tests {
         let report = quick(&tree, text, &CheckOptions::default());
         let typed: Vec<&Repair> = report.repairs.iter().filter(|r| r.engine == "typed").collect();
         assert!(!typed.is_empty(), "{:?}", report.repairs);
-        let errors = |t: &str| {
-            let tree = syntax::parse(t, None);
-            let low = lower::lower(&tree, t);
-            syntax::syntax_diagnostics(&tree, t).0.len()
-                + low.diagnostics.iter().filter(|d| d.severity == Severity::Error).count()
-        };
-        let before = errors(text);
+        let before = front_end_errors(text);
         assert!(!typed.iter().any(|r| r.edits.iter().any(|e| e.new_text.contains("strerror"))), "{typed:?}");
         for r in typed {
-            assert!(errors(&crate::ir::apply_edits(text, &r.edits)) < before, "{} does not fix anything", r.title);
+            assert!(
+                front_end_errors(&crate::ir::apply_edits(text, &r.edits)) < before,
+                "{} does not fix anything",
+                r.title
+            );
         }
     }
 }

@@ -9,9 +9,9 @@
 //! - A search's intermediate notes go once a conclusion is there: a final state says one
 //!   thing.
 
-use crate::ir::{Diagnostic, Place, Repair, Span, TextEdit};
+use crate::ir::{Diagnostic, Repair, Span};
 
-use super::{Report, shorten};
+use super::Report;
 
 /// Codes of the diagnostics that show a behaviour bug (what the program does, as opposed to
 /// whether it compiles).
@@ -29,15 +29,15 @@ const CONCLUSIONS: &[&str] =
 /// sentence shown and the others are its related information.
 const NO_FIX_REASONS: &[&str] = &["no-repair", "not-compared", "unknown", "no-verified-repair"];
 
-/// Groups `report` for the student (see the module doc); `text` is the analysed source.
-pub fn student_view(report: &mut Report, text: &str) {
+/// Groups `report` for the student (see the module doc).
+pub fn student_view(report: &mut Report) {
     let is_behaviour = |r: &Repair| matches!(r.engine, "verified" | "mutation");
     // Best first: the editor's preferred fix is the first one offered at a place.
     let (mut behaviour, other): (Vec<Repair>, Vec<Repair>) =
         std::mem::take(&mut report.repairs).into_iter().partition(|r| is_behaviour(r));
     behaviour.sort_by_key(|r| std::cmp::Reverse(r.guarantee.strength()));
     if let Some(best) = behaviour.first() {
-        show_changed_places(report, best, text);
+        show_changed_places(report, best);
         report.diagnostics.retain(|d| !SEARCH_NOTES.contains(&d.code) && d.code != "no-repair");
     } else {
         if report.diagnostics.iter().any(|d| CONCLUSIONS.contains(&d.code)) {
@@ -76,30 +76,15 @@ fn one_reason(report: &mut Report) {
     }
 }
 
-/// One warning per place `best` changes, where no engine already explains that place (the
-/// verified engine words its own changes by region).
-fn show_changed_places(report: &mut Report, best: &Repair, text: &str) {
-    let places: Vec<Place> = if best.places.is_empty() {
-        best.edits.iter().map(|e| Place { span: e.span, change: describe_edit(text, e) }).collect()
-    } else {
-        best.places.clone()
-    };
-    for place in places {
+/// One warning per place `best` changes (both behaviour engines describe their places), where
+/// no engine already explains that place (the verified engine words its own changes by region).
+fn show_changed_places(report: &mut Report, best: &Repair) {
+    for place in &best.places {
         let explained = report.diagnostics.iter().any(|d| d.code == "verified-repair" && d.span.touches(place.span));
         if !explained {
             let message = format!("possible bug here: {} {}", place.change, best_effect(best));
             report.diagnostics.push(Diagnostic::warning("repair", place.span, message));
         }
-    }
-}
-
-fn describe_edit(text: &str, edit: &TextEdit) -> String {
-    let old = text.get(edit.span.range()).unwrap_or("").trim();
-    let new = edit.new_text.trim();
-    match (old.is_empty(), new.is_empty()) {
-        (true, _) => format!("add `{}`", shorten(new)),
-        (false, true) => format!("delete `{}`", shorten(old)),
-        (false, false) => format!("`{}` → `{}`", shorten(old), shorten(new)),
     }
 }
 

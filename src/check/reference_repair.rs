@@ -364,8 +364,8 @@ fn show_mismatch(
     cancel: &Cancel,
 ) -> String {
     // The solver's input, made readable: each number as simple as it can be while the two
-    // programs still print different values on it (judged on runs of at most 100,000 steps).
-    let quick = Limits { max_steps: 100_000, ..Limits::default() };
+    // programs still print different values on it (judged on short runs).
+    let quick = Limits { max_steps: super::counterexample::CANDIDATE_STEPS, ..Limits::default() };
     let differs = |input: &str| {
         let yours = interp::run(program, entry, input.as_bytes(), &quick, cancel);
         let theirs = interp::run(reference, entry, input.as_bytes(), &quick, cancel);

@@ -61,6 +61,28 @@ pub fn children(e: &Expr) -> Vec<&Expr> {
     }
 }
 
+/// Calls `f` on `s` and every statement nested in it, outermost first (a `for`'s
+/// initialisers before its body, a switch's arms in order).
+pub fn for_each_stmt(s: &Stmt, f: &mut impl FnMut(&Stmt)) {
+    f(s);
+    match &s.kind {
+        StmtKind::Block(items) => items.iter().for_each(|st| for_each_stmt(st, f)),
+        StmtKind::For { init, body, .. } => {
+            init.iter().for_each(|st| for_each_stmt(st, f));
+            for_each_stmt(body, f);
+        }
+        StmtKind::If { then, els, .. } => {
+            for_each_stmt(then, f);
+            if let Some(e) = els {
+                for_each_stmt(e, f);
+            }
+        }
+        StmtKind::While { body, .. } | StmtKind::DoWhile { body, .. } => for_each_stmt(body, f),
+        StmtKind::Switch { arms, .. } => arms.iter().flat_map(|a| &a.body).for_each(|st| for_each_stmt(st, f)),
+        _ => {}
+    }
+}
+
 pub fn walk_stmt(s: &Stmt, f: &mut impl FnMut(&Expr)) {
     match &s.kind {
         StmtKind::Expr(e) | StmtKind::Return(Some(e)) | StmtKind::VlaDecl { len: e, .. } => walk_expr(e, f),

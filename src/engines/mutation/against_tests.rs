@@ -140,32 +140,13 @@ fn ochiai(
 
 /// The spans of every statement that is not a block (blocks contain everything).
 fn statement_spans(program: &Program) -> Vec<Span> {
-    fn visit(s: &Stmt, out: &mut Vec<Span>) {
-        if !matches!(s.kind, StmtKind::Block(_)) {
-            out.push(s.span);
-        }
-        match &s.kind {
-            StmtKind::Block(b) => b.iter().for_each(|x| visit(x, out)),
-            StmtKind::If { then, els, .. } => {
-                visit(then, out);
-                if let Some(e) = els {
-                    visit(e, out);
-                }
-            }
-            StmtKind::While { body, .. } | StmtKind::DoWhile { body, .. } => visit(body, out),
-            StmtKind::For { init, body, .. } => {
-                init.iter().for_each(|x| visit(x, out));
-                visit(body, out);
-            }
-            StmtKind::Switch { arms, .. } => arms.iter().flat_map(|a| a.body.iter()).for_each(|x| visit(x, out)),
-            _ => {}
-        }
-    }
     let mut out = Vec::new();
-    for f in &program.funcs {
-        if let Some(body) = &f.body {
-            visit(body, &mut out);
-        }
+    for body in program.funcs.iter().filter_map(|f| f.body.as_ref()) {
+        crate::ir::walk::for_each_stmt(body, &mut |s| {
+            if !matches!(s.kind, StmtKind::Block(_)) {
+                out.push(s.span);
+            }
+        });
     }
     out
 }

@@ -424,23 +424,11 @@ fn usage(f: &Function) -> Vec<(VarId, Usage)> {
 
 /// Calls `f` with every variable declared with an initialiser in `s`.
 fn for_each_decl(s: &Stmt, f: &mut impl FnMut(VarId)) {
-    match &s.kind {
-        StmtKind::Decl { var, init: Some(_) } => f(*var),
-        StmtKind::If { then, els, .. } => {
-            for_each_decl(then, f);
-            if let Some(e) = els {
-                for_each_decl(e, f);
-            }
+    crate::ir::walk::for_each_stmt(s, &mut |st| {
+        if let StmtKind::Decl { var, init: Some(_) } = &st.kind {
+            f(*var);
         }
-        StmtKind::While { body, .. } | StmtKind::DoWhile { body, .. } => for_each_decl(body, f),
-        StmtKind::For { init, body, .. } => {
-            init.iter().for_each(|s| for_each_decl(s, f));
-            for_each_decl(body, f);
-        }
-        StmtKind::Switch { arms, .. } => arms.iter().flat_map(|a| a.body.iter()).for_each(|s| for_each_decl(s, f)),
-        StmtKind::Block(b) => b.iter().for_each(|s| for_each_decl(s, f)),
-        _ => {}
-    }
+    });
 }
 
 /// The variables `f` reads with `scanf`, each once, in the order of their first read.

@@ -192,27 +192,7 @@ fn declared_without_value(program: &Program, s: &Stmt, out: &mut Vec<VarId>) {
             }
         }
     };
-    for_each_stmt(s, &mut visit);
-}
-
-fn for_each_stmt(s: &Stmt, f: &mut impl FnMut(&Stmt)) {
-    f(s);
-    match &s.kind {
-        StmtKind::Block(items) => items.iter().for_each(|st| for_each_stmt(st, f)),
-        StmtKind::For { init, body, .. } => {
-            init.iter().for_each(|st| for_each_stmt(st, f));
-            for_each_stmt(body, f);
-        }
-        StmtKind::If { then, els, .. } => {
-            for_each_stmt(then, f);
-            if let Some(e) = els {
-                for_each_stmt(e, f);
-            }
-        }
-        StmtKind::While { body, .. } | StmtKind::DoWhile { body, .. } => for_each_stmt(body, f),
-        StmtKind::Switch { arms, .. } => arms.iter().flat_map(|a| &a.body).for_each(|st| for_each_stmt(st, f)),
-        _ => {}
-    }
+    crate::ir::walk::for_each_stmt(s, &mut visit);
 }
 
 /// Whether `name` is written in `text[from..to]`: `name =` (not `==`), `name op=`, `++`/`--`

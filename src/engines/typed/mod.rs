@@ -380,13 +380,17 @@ fn own_type(graph: &Graph, c: &synth::Cand) -> types::Ty {
     }
 }
 
+/// The left side of a simple assignment `before` ends with (`total =` gives `total`): not a
+/// comparison (`==`, `<=`, `>=`, `!=`) or a compound assignment (`+=`, `<<=`, ...).
+fn simple_assignment_lhs(before: &str) -> Option<&str> {
+    let lhs = before.trim_end().strip_suffix('=')?;
+    let operator = ['=', '!', '<', '>', '+', '-', '*', '/', '%', '&', '|', '^'];
+    (!lhs.ends_with(operator)).then(|| lhs.trim_end())
+}
+
 /// The variable assigned by the text just before `offset` (`total = |`), if any.
 fn assigned_name(src: &str, offset: usize) -> Option<&str> {
-    let before = src.get(..offset)?.trim_end().strip_suffix('=')?;
-    if before.ends_with(['=', '!', '<', '>', '+', '-', '*', '/', '%', '&', '|', '^']) {
-        return None;
-    }
-    let before = before.trim_end();
+    let before = simple_assignment_lhs(src.get(..offset)?)?;
     let start = before.rfind(|c: char| !(c.is_ascii_alphanumeric() || c == '_')).map_or(0, |i| i + 1);
     let name = &before[start..];
     (!name.is_empty()).then_some(name)
@@ -453,16 +457,8 @@ fn expected_at(env: &mut Env, src: &str, offset: usize) -> Option<Expect> {
     if before.ends_with("return") && !before[..before.len() - 6].bytes().last().is_some_and(word) {
         return env.return_type().filter(|t| *t != Types::VOID).map(Expect::Type);
     }
-    if last == b'='
-        && !before.ends_with("==")
-        && !before.ends_with("<=")
-        && !before.ends_with(">=")
-        && !before.ends_with("!=")
-    {
-        let lhs = before[..before.len() - 1].trim_end();
-        if matches!(lhs.as_bytes().last(), Some(b'+' | b'-' | b'*' | b'/' | b'%' | b'&' | b'|' | b'^' | b'<' | b'>')) {
-            return None;
-        }
+    if last == b'=' {
+        let lhs = simple_assignment_lhs(before)?;
         // The left side: the maximal run of expression characters before `=`.
         let start = lhs
             .char_indices()
