@@ -86,6 +86,8 @@ fn json_output_shape() {
             "firstRepairMs": null,
             "lowerMs": 0,
             "parseMs": 0,
+            "reference": null,
+            "referenceFailure": null,
             "repairMs": 0,
             "testsMs": 0,
             "timedOut": false,

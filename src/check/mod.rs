@@ -120,6 +120,9 @@ pub struct Stats {
     /// The verified engine's verdict against the reference: `equivalent`, `repaired`, or why
     /// it failed (`structural mismatch`, `timeout`, ...); `None` without a reference.
     pub reference: Option<&'static str>,
+    /// Why the verified engine found no repair, in its own words (a structural mismatch's
+    /// difference, the construct it does not model), for benchmarks and `--verbose`.
+    pub reference_failure: Option<String>,
 }
 
 /// The analysis budget when neither the options nor mend.toml set one.

@@ -130,6 +130,7 @@ pub fn repair_against_reference(
         }
         verified::Outcome::Failed(f) => {
             report.stats.reference = Some(f.category());
+            report.stats.reference_failure = Some(f.describe());
             report.stats.timed_out |= matches!(f, verified::Failure::Timeout) && !cancel.is_cancelled();
             report.diagnostics.push(Diagnostic::info(
                 "no-verified-repair",

@@ -102,6 +102,8 @@ pub fn report_json(file: &str, text: &str, report: &Report) -> Value {
             "assertions": s.assertions,
             "repairMs": s.repair_ms,
             "firstRepairMs": s.first_repair_ms,
+            "reference": s.reference,
+            "referenceFailure": s.reference_failure,
         },
     })
 }
