@@ -164,6 +164,43 @@ pub enum Builtin {
     ReachError,
 }
 
+impl Builtin {
+    /// Changes nothing (no state, no input or output) and always returns: a call can be
+    /// evaluated anywhere, any number of times, with the same result.
+    pub fn is_pure(self) -> bool {
+        use Builtin::*;
+        matches!(
+            self,
+            Strlen
+                | Strcmp
+                | Abs
+                | Labs
+                | Fabs
+                | Pow
+                | Sqrt
+                | Floor
+                | Ceil
+                | Log10
+                | Log
+                | Exp
+                | Round
+                | Isdigit
+                | Isalpha
+                | Isspace
+                | Isupper
+                | Islower
+                | Toupper
+                | Tolower
+        )
+    }
+
+    /// Reads the input or writes the output.
+    pub fn does_io(self) -> bool {
+        use Builtin::*;
+        matches!(self, Printf | Scanf | Getchar | Putchar | Puts | Gets | Fgets)
+    }
+}
+
 #[derive(Clone, Debug)]
 pub enum Callee {
     Func(FuncId),

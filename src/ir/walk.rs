@@ -83,6 +83,29 @@ pub fn for_each_stmt(s: &Stmt, f: &mut impl FnMut(&Stmt)) {
     }
 }
 
+/// [`for_each_stmt`], mutable: `f` runs on `s` before the statements nested in it.
+pub fn for_each_stmt_mut(s: &mut Stmt, f: &mut impl FnMut(&mut Stmt)) {
+    f(s);
+    match &mut s.kind {
+        StmtKind::Block(items) => items.iter_mut().for_each(|st| for_each_stmt_mut(st, f)),
+        StmtKind::For { init, body, .. } => {
+            init.iter_mut().for_each(|st| for_each_stmt_mut(st, f));
+            for_each_stmt_mut(body, f);
+        }
+        StmtKind::If { then, els, .. } => {
+            for_each_stmt_mut(then, f);
+            if let Some(e) = els {
+                for_each_stmt_mut(e, f);
+            }
+        }
+        StmtKind::While { body, .. } | StmtKind::DoWhile { body, .. } => for_each_stmt_mut(body, f),
+        StmtKind::Switch { arms, .. } => {
+            arms.iter_mut().flat_map(|a| &mut a.body).for_each(|st| for_each_stmt_mut(st, f))
+        }
+        _ => {}
+    }
+}
+
 pub fn walk_stmt(s: &Stmt, f: &mut impl FnMut(&Expr)) {
     match &s.kind {
         StmtKind::Expr(e) | StmtKind::Return(Some(e)) | StmtKind::VlaDecl { len: e, .. } => walk_expr(e, f),

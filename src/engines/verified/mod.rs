@@ -339,7 +339,72 @@ fn run(
     checks: &mut usize,
     wanted: &mut Vec<fresh::Wanted>,
 ) -> Result<Outcome, Failure> {
+    if functions_differ(student, reference, &opts.entry)
+        && let Some(inlined) = run_inlined(student, text, reference, opts, pre, budget, checks)
+    {
+        return inlined;
+    }
     run_with(student, text, reference, opts, pre, budget, checks, true, wanted)
+}
+
+/// The two programs split their work into functions differently: no one-to-one pairing of
+/// their functions, or a helper that reads or prints (calls are compared as uninterpreted
+/// functions of their arguments, which a helper with I/O is not).
+fn functions_differ(student: &Program, reference: &Program, entry: &str) -> bool {
+    match match_functions(student, reference, entry) {
+        Err(_) => true,
+        Ok(pairs) => pairs.iter().any(|&(s, r)| {
+            reference.func(r).name != entry && (does_io(student, s).is_some() || does_io(reference, r).is_some())
+        }),
+    }
+}
+
+/// [`run_with`] on both programs with every helper inlined into the entry function
+/// ([`crate::ir::inline`]); `None` when a side cannot be inlined (the engine then runs on the
+/// programs as they are, and says why it cannot pair their functions). A repair of the
+/// inlined student program is proved again on the repaired text, inlined anew: its edits land
+/// in the student's functions, where the names it uses must mean what they meant in the
+/// inlined copy.
+fn run_inlined(
+    student: &Program,
+    text: &str,
+    reference: &Program,
+    opts: &Options,
+    pre: Option<&precondition::Precondition>,
+    budget: &Budget,
+    checks: &mut usize,
+) -> Option<Result<Outcome, Failure>> {
+    use crate::ir::inline::into_entry;
+    let (inlined_student, inlined_reference) =
+        match (into_entry(student, &opts.entry), into_entry(reference, &opts.entry)) {
+            (Ok(s), Ok(r)) => (s, r),
+            (s, r) => {
+                tracing::debug!("helpers not inlined: {:?} {:?}", s.err(), r.err());
+                return None;
+            }
+        };
+    let reference = inlined_reference.as_ref().unwrap_or(reference);
+    let Some(inlined) = inlined_student else {
+        return Some(run_with(student, text, reference, opts, pre, budget, checks, true, &mut Vec::new()));
+    };
+    tracing::debug!("verified repair on the programs with their helpers inlined");
+    let outcome = run_with(&inlined, text, reference, opts, pre, budget, checks, true, &mut Vec::new());
+    let Ok(Outcome::Repaired(mut repair)) = outcome else { return Some(outcome) };
+    let patched = crate::ir::repair::apply_edits(text, &repair.edits);
+    let lowered = crate::syntax::lower::lower_source(&patched);
+    let fits = !lowered.diagnostics.iter().any(|d| d.severity == crate::ir::Severity::Error)
+        && match into_entry(&lowered.program, &opts.entry) {
+            Ok(Some(again)) => matches!(
+                run_with(&again, &patched, reference, opts, pre, budget, checks, true, &mut Vec::new()),
+                Ok(Outcome::Equivalent)
+            ),
+            _ => false,
+        };
+    if !fits {
+        return Some(Err(Failure::NoRepair("that fits inside your own functions".into())));
+    }
+    repair.relative_patch_size = patch_size(student, text, &repair.edits);
+    Some(Ok(Outcome::Repaired(repair)))
 }
 
 /// [`run`], with the independent nodes of a function solved concurrently or (`parallel`
