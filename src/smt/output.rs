@@ -177,6 +177,7 @@ fn shape(compare: Compare, d: &Directive) -> Shape {
 }
 
 /// The tokens of one print (a `printf` call's pieces in order) and where they may glue.
+#[derive(Clone)]
 pub struct Printer<'ctx, D> {
     ctx: &'ctx Context,
     compare: Compare,

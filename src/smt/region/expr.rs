@@ -280,7 +280,14 @@ impl<'s, 'p, 'w, 'a, 'ctx> Exec<'s, 'p, 'w, 'a, 'ctx> {
                 let v = self.lvalue_var(lhs)?;
                 let old = st.vars[&v].clone();
                 let Term::Int(x, t) = &old.term else {
-                    return unsupported("`++`/`--` of a floating point variable", e.span);
+                    // `x++` of a floating point `x` is `x = x + 1` in its type.
+                    let one = self.int_val(c_int::constant(ctx, IntType::INT, 1), IntType::INT, Deps::new());
+                    let one = self.convert(one, &self.setup.program.var(v).ty, e.span)?;
+                    let op = if matches!(kind, IncDec::PreInc | IncDec::PostInc) { BinOp::Add } else { BinOp::Sub };
+                    let new = self.binary(op, &old, &one, g, e.span)?;
+                    self.use_var(v, Usage::Incremented);
+                    st.vars.insert(v, new.clone());
+                    return Ok(if matches!(kind, IncDec::PostInc | IncDec::PostDec) { old } else { new });
                 };
                 let one = c_int::constant(ctx, *t, 1);
                 let new = match kind {
@@ -354,6 +361,16 @@ impl<'s, 'p, 'w, 'a, 'ctx> Exec<'s, 'p, 'w, 'a, 'ctx> {
             Builtin::Fgets => unsupported("using the value `fgets` returns", e.span),
             Builtin::Strlen => self.strlen(e, args, st, g),
             Builtin::Putchar => self.putchar(e, args, st, g),
+            Builtin::Puts => self.puts(e, args, st, g),
+            Builtin::Assert => {
+                // A failed `assert` ends the run like any runtime error (gcc's abort).
+                let (c, deps) = match args.first() {
+                    Some(a) => self.cond_site(a, st)?,
+                    None => return unsupported("`assert` without an argument", e.span),
+                };
+                self.error(Bool::and(ctx, &[g, &c.not()]), deps, e.span);
+                Ok(self.int_val(c_int::constant(ctx, IntType::INT, 0), IntType::INT, Deps::new()))
+            }
             Builtin::Abs | Builtin::Labs => {
                 let v = one(self, st)?;
                 let Term::Int(x, t) = &v.term else { return unsupported("abs of a non-integer", e.span) };

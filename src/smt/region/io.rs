@@ -318,16 +318,44 @@ impl<'s, 'p, 'w, 'a, 'ctx> Exec<'s, 'p, 'w, 'a, 'ctx> {
         let pieces = cfmt::parse(fmt, false)
             .map_err(|_| Unsupported { what: "a malformed printf format".into(), span: e.span })?;
         let mut rest = args[1..].iter();
-        let mut out = Printer::new(self.ctx, self.setup.compare, st.at_ws.clone());
+        // One printer, or two when a `%s` prints `cond ? "text" : "other"`: each prints under
+        // its side of the condition.
+        let mut outs = vec![(Printer::new(self.ctx, self.setup.compare, st.at_ws.clone()), g.clone())];
         for p in pieces {
             match p {
-                Piece::Literal(bytes) => out.text(&bytes),
+                Piece::Literal(bytes) => outs.iter_mut().for_each(|(o, _)| o.text(&bytes)),
                 Piece::Directive(d) => {
                     if d.width == cfmt::Count::Star || d.precision == cfmt::Count::Star {
                         return unsupported("a `*` width or precision", e.span);
                     }
-                    out.value_starts(&d, d.text(fmt));
                     let Some(arg) = rest.next() else { return unsupported("printf with too few arguments", e.span) };
+                    if d.conv == 's' && d.width == cfmt::Count::None && d.precision == cfmt::Count::None {
+                        match &arg.strip_implicit().kind {
+                            ExprKind::Str(text) => {
+                                outs.iter_mut().for_each(|(o, _)| o.text(text));
+                                continue;
+                            }
+                            ExprKind::Cond(c, a, b) if outs.len() == 1 => {
+                                if let (ExprKind::Str(a), ExprKind::Str(b)) =
+                                    (&a.strip_implicit().kind, &b.strip_implicit().kind)
+                                {
+                                    let (x, _) = self.cond_site(c, st)?;
+                                    let (first, _) = outs.pop().expect("one printer");
+                                    let mut second = first.clone();
+                                    let mut first = first;
+                                    first.text(a);
+                                    second.text(b);
+                                    outs = vec![
+                                        (first, Bool::and(self.ctx, &[g, &x])),
+                                        (second, Bool::and(self.ctx, &[g, &x.not()])),
+                                    ];
+                                    continue;
+                                }
+                            }
+                            _ => {}
+                        }
+                    }
+                    outs.iter_mut().for_each(|(o, _)| o.value_starts(&d, d.text(fmt)));
                     let v = self.site_value(arg, SiteKind::Print, None, st)?;
                     if let ExprKind::Var(x) = arg.strip_implicit().kind {
                         self.use_var(x, Usage::Printed);
@@ -345,12 +373,26 @@ impl<'s, 'p, 'w, 'a, 'ctx> Exec<'s, 'p, 'w, 'a, 'ctx> {
                         );
                         return unsupported(what, arg.span);
                     };
-                    out.value(token, v.deps.clone());
+                    outs.iter_mut().for_each(|(o, _)| o.value(token.clone(), v.deps.clone()));
                 }
             }
         }
-        self.emit(out, at, st, g);
+        for (out, guard) in outs {
+            self.emit(out, at, st, &guard);
+        }
         Ok(self.int_val(BV::new_const(self.ctx, format!("printf.ret!{}", e.span.start), 32), IntType::INT, Deps::new()))
+    }
+
+    /// `puts("text")`: prints the text and a newline.
+    pub(super) fn puts(&mut self, e: &'p Expr, args: &'p [Expr], st: &mut State<'ctx>, g: &Bool<'ctx>) -> R<Val<'ctx>> {
+        let Some(ExprKind::Str(text)) = args.first().map(|a| &a.strip_implicit().kind) else {
+            return unsupported("`puts` of something other than a string literal", e.span);
+        };
+        let mut out = Printer::new(self.ctx, self.setup.compare, st.at_ws.clone());
+        out.text(text);
+        out.text(b"\n");
+        self.emit(out, e, st, g);
+        Ok(self.int_val(BV::new_const(self.ctx, format!("puts.ret!{}", e.span.start), 32), IntType::INT, Deps::new()))
     }
 
     /// `putchar(c)`: prints `(unsigned char) c` as `printf("%c", c)` does (a constant
