@@ -24,7 +24,7 @@ use std::collections::HashMap;
 use super::Span;
 use super::program::*;
 use super::types::Type;
-use super::walk::{children, children_mut, walk_expr};
+use super::walk::{children, children_mut, has_effects, walk_expr};
 
 /// How deep helper calls may nest before inlining gives up.
 const MAX_DEPTH: usize = 8;
@@ -71,21 +71,6 @@ fn user_callee(e: &Expr) -> Option<FuncId> {
 fn calls_user_function(e: &Expr) -> bool {
     let mut found = false;
     walk_expr(e, &mut |x| found |= user_callee(x).is_some());
-    found
-}
-
-/// Assignments, increments, calls (of anything but the pure library functions) and comma
-/// expressions: what may change the state, or the input and output.
-fn has_effects(e: &Expr) -> bool {
-    let mut found = false;
-    walk_expr(e, &mut |x| {
-        found |= match &x.kind {
-            ExprKind::Assign(..) | ExprKind::CompoundAssign { .. } | ExprKind::IncDec(..) | ExprKind::Comma(..) => true,
-            ExprKind::Call(Callee::Builtin(b), _) => !b.is_pure(),
-            ExprKind::Call(Callee::Func(_), _) => true,
-            _ => false,
-        }
-    });
     found
 }
 

@@ -17,6 +17,21 @@ pub fn walk_expr(e: &Expr, f: &mut impl FnMut(&Expr)) {
     }
 }
 
+/// Assignments, increments, calls (of anything but the pure library functions) and comma
+/// expressions: what may change the state, or the input and output.
+pub fn has_effects(e: &Expr) -> bool {
+    let mut found = false;
+    walk_expr(e, &mut |x| {
+        found |= match &x.kind {
+            ExprKind::Assign(..) | ExprKind::CompoundAssign { .. } | ExprKind::IncDec(..) | ExprKind::Comma(..) => true,
+            ExprKind::Call(Callee::Builtin(b), _) => !b.is_pure(),
+            ExprKind::Call(Callee::Func(_), _) => true,
+            _ => false,
+        }
+    });
+    found
+}
+
 /// [`children`], mutable.
 pub fn children_mut(e: &mut Expr) -> Vec<&mut Expr> {
     match &mut e.kind {

@@ -200,6 +200,10 @@ pub struct Report {
 /// Repairs `student` (whose source is `text`) against `reference`.
 pub fn repair(student: &Program, text: &str, reference: &Program, opts: &Options, budget: &Budget) -> Report {
     let start = Instant::now();
+    // The reference's text is never edited: its prints can be put in the form whose pieces
+    // a student's prints can take (`printf("%s", c ? "a" : "b")` as two prints).
+    let normalized = crate::ir::normalize::string_prints(reference);
+    let reference = normalized.as_ref().unwrap_or(reference);
     let mut checks = 0;
     let (mut smaller, mut found_after) = (None, None);
     // A bug here must not cost the student the other engines' answers.
