@@ -45,7 +45,8 @@ pub fn into_entry(program: &Program, entry: &str) -> Result<Option<Program>, Str
     let span = body.span;
     let stmts = inliner.stmt(body)?;
     let mut out = inliner.out;
-    out.funcs[caller.0 as usize].body = Some(Stmt { kind: StmtKind::Block(stmts), span });
+    // The body's own block, not one around it: what `main` does at its top level stays there.
+    out.funcs[caller.0 as usize].body = Some(block(stmts, span));
     for (i, f) in out.funcs.iter_mut().enumerate() {
         if i != caller.0 as usize {
             f.body = None;
@@ -676,18 +677,16 @@ mod tests {
              int main() { int x, y; scanf(\"%d%d\", &x, &y); if (x > y) swap(&x, &y); printf(\"%d %d\\n\", x, y); return 0; }",
             expect![[r#"
                 int main() {
-                    {
-                        int x;
-                        int y;
-                        scanf("%d%d", &x, &y);
-                        if (x > y) {
-                            int t = x;
-                            x = y;
-                            y = t;
-                        }
-                        printf("%d %d\n", x, y);
-                        return 0;
+                    int x;
+                    int y;
+                    scanf("%d%d", &x, &y);
+                    if (x > y) {
+                        int t = x;
+                        x = y;
+                        y = t;
                     }
+                    printf("%d %d\n", x, y);
+                    return 0;
                 }
             "#]],
         );
@@ -700,19 +699,17 @@ mod tests {
              int main() { int n; scanf(\"%d\", &n); printf(\"%.2f\\n\", media(n)); return 0; }",
             expect![[r#"
                 int main() {
-                    {
-                        int n;
-                        scanf("%d", &n);
-                        int i;
-                        float s = 0;
-                        float v;
-                        for (i = 0; i < n; i++) {
-                            scanf("%f", &v);
-                            s += v;
-                        }
-                        printf("%.2f\n", s / n);
-                        return 0;
+                    int n;
+                    scanf("%d", &n);
+                    int i;
+                    float s = 0;
+                    float v;
+                    for (i = 0; i < n; i++) {
+                        scanf("%f", &v);
+                        s += v;
                     }
+                    printf("%.2f\n", s / n);
+                    return 0;
                 }
             "#]],
         );
@@ -725,18 +722,16 @@ mod tests {
              int main() { int x, y; scanf(\"%d%d\", &x, &y); x = menor(x + 1, y); printf(\"%d\\n\", x); return 0; }",
             expect![[r#"
                 int main() {
-                    {
-                        int x;
-                        int y;
-                        scanf("%d%d", &x, &y);
-                        if (x + 1 < y)
-                            menor_result = x + 1;
-                        else
-                            menor_result = y;
-                        x = menor_result;
-                        printf("%d\n", x);
-                        return 0;
-                    }
+                    int x;
+                    int y;
+                    scanf("%d%d", &x, &y);
+                    if (x + 1 < y)
+                        menor_result = x + 1;
+                    else
+                        menor_result = y;
+                    x = menor_result;
+                    printf("%d\n", x);
+                    return 0;
                 }
             "#]],
         );
@@ -749,23 +744,21 @@ mod tests {
              int main() { int n; scanf(\"%d\", &n); if (primo(n)) printf(\"sim\\n\"); return 0; }",
             expect![[r#"
                 int main() {
-                    {
-                        int n;
-                        scanf("%d", &n);
-                        int d;
-                        int done = 0;
-                        for (d = 2; d < n; d++)
-                            if (n % d == 0) {
-                                primo_result = 0;
-                                done = 1;
-                                break;
-                            }
-                        if (!done)
-                            primo_result = 1;
-                        if (primo_result)
-                            printf("sim\n");
-                        return 0;
-                    }
+                    int n;
+                    scanf("%d", &n);
+                    int d;
+                    int done = 0;
+                    for (d = 2; d < n; d++)
+                        if (n % d == 0) {
+                            primo_result = 0;
+                            done = 1;
+                            break;
+                        }
+                    if (!done)
+                        primo_result = 1;
+                    if (primo_result)
+                        printf("sim\n");
+                    return 0;
                 }
             "#]],
         );
