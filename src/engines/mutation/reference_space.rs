@@ -465,7 +465,7 @@ fn renamings(student: &Program, reference: &Program, e: &Expr, partners: &BTreeM
             let r = reference.func(*f);
             ok &= student.func_by_name(&r.name).is_some_and(|s| student.func(s).params.len() == r.params.len());
         }
-        ExprKind::Call(Callee::Builtin(b), _) => ok &= is_pure_builtin(*b),
+        ExprKind::Call(Callee::Builtin(b), _) => ok &= b.is_pure(),
         ExprKind::Assign(..)
         | ExprKind::CompoundAssign { .. }
         | ExprKind::IncDec(..)
@@ -528,31 +528,6 @@ fn rename(e: &mut Expr, map: &HashMap<VarId, VarId>, student: &Program, referenc
     for c in children_mut(e) {
         rename(c, map, student, reference);
     }
-}
-
-/// Library functions without side effects.
-fn is_pure_builtin(b: Builtin) -> bool {
-    use Builtin::*;
-    matches!(
-        b,
-        Abs | Labs
-            | Fabs
-            | Sqrt
-            | Floor
-            | Ceil
-            | Round
-            | Pow
-            | Log
-            | Log10
-            | Exp
-            | Isdigit
-            | Isalpha
-            | Isspace
-            | Isupper
-            | Islower
-            | Toupper
-            | Tolower
-    )
 }
 
 /// Levenshtein distance between the token sequences of `a` (tokenized as `ta`) and `b`.

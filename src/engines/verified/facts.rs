@@ -9,16 +9,7 @@ pub(super) fn does_io(p: &Program, f: FuncId) -> Option<Span> {
     if let Some(body) = &p.func(f).body {
         crate::ir::walk::walk_stmt(body, &mut |e| {
             if let ExprKind::Call(Callee::Builtin(b), _) = &e.kind
-                && matches!(
-                    b,
-                    Builtin::Printf
-                        | Builtin::Scanf
-                        | Builtin::Getchar
-                        | Builtin::Putchar
-                        | Builtin::Puts
-                        | Builtin::Gets
-                        | Builtin::Fgets
-                )
+                && b.does_io()
             {
                 found.get_or_insert(e.span);
             }

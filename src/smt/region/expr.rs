@@ -458,24 +458,11 @@ pub(super) fn reads(e: &Expr) -> bool {
 pub(super) fn has_effects(e: &Expr) -> bool {
     let mut found = false;
     crate::ir::walk::walk_expr(e, &mut |x| {
-        found |= matches!(
-            &x.kind,
-            ExprKind::Assign(..)
-                | ExprKind::CompoundAssign { .. }
-                | ExprKind::IncDec(..)
-                | ExprKind::Call(
-                    Callee::Builtin(
-                        Builtin::Scanf
-                            | Builtin::Getchar
-                            | Builtin::Printf
-                            | Builtin::Putchar
-                            | Builtin::Puts
-                            | Builtin::Gets
-                            | Builtin::Fgets
-                    ),
-                    _
-                )
-        )
+        found |= match &x.kind {
+            ExprKind::Assign(..) | ExprKind::CompoundAssign { .. } | ExprKind::IncDec(..) => true,
+            ExprKind::Call(Callee::Builtin(b), _) => b.does_io(),
+            _ => false,
+        }
     });
     found
 }
