@@ -9,6 +9,7 @@ pub mod normalize;
 pub mod print;
 pub mod program;
 pub mod repair;
+pub mod rewrite;
 pub mod ted;
 pub mod token_edit;
 pub mod types;

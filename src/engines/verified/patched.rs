@@ -13,24 +13,24 @@ pub(super) fn on_patched(
     keep: &dyn Fn(&Change, &[Change]) -> bool,
     inner: &mut dyn FnMut(&Program, &str) -> Result<Outcome, Failure>,
 ) -> Option<Result<Outcome, Failure>> {
-    let patched = crate::ir::repair::apply_edits(text, &pre_edits.iter().map(|(_, e)| e.clone()).collect::<Vec<_>>());
-    let lowered = crate::syntax::lower::lower_source(&patched);
+    let rewrite = crate::ir::rewrite::Rewrite::new(text, pre_edits.iter().map(|(_, e)| e.clone()).collect());
+    let patched = rewrite.text.as_str();
+    let lowered = crate::syntax::lower::lower_source(patched);
     if lowered.diagnostics.iter().any(|d| d.severity == crate::ir::Severity::Error) {
         return None;
     }
     // The repair's changes first (a repair's title names the first few), then the pre-edits.
     let (mut changes, mut edits) = (Vec::new(), Vec::new());
     let mut assuming = None;
-    match inner(&lowered.program, &patched) {
+    match inner(&lowered.program, patched) {
         Ok(Outcome::Equivalent | Outcome::EquivalentAssuming(_)) => {}
         Ok(Outcome::Repaired(r)) => {
-            let back =
-                |span: Span| match (original_offset(&pre_edits, span.start), original_offset(&pre_edits, span.end)) {
-                    (Some(a), Some(b)) => Some(Span { start: a, end: b }),
-                    // A change inside a pre-edit's text: cannot happen (declarations, types and
-                    // scanf formats are not holes).
-                    _ => None,
-                };
+            let back = |span: Span| match (rewrite.original_offset(span.start), rewrite.original_offset(span.end)) {
+                (Some(a), Some(b)) => Some(Span { start: a, end: b }),
+                // A change inside a pre-edit's text: cannot happen (declarations, types and
+                // scanf formats are not holes).
+                _ => None,
+            };
             assuming = r.assuming;
             for (mut c, mut e) in r.changes.into_iter().zip(r.edits) {
                 let (Some(cs), Some(es)) = (back(c.span), back(e.span)) else { return Some(Err(Failure::Internal)) };
@@ -52,26 +52,6 @@ pub(super) fn on_patched(
     // Measured on the composed patch against the student's own program.
     let relative_patch_size = patch_size(student, text, &edits);
     Some(Ok(Outcome::Repaired(VerifiedRepair { edits, changes, relative_patch_size, assuming })))
-}
-
-/// Maps an offset of the text with `edits` applied back to the original text; `None` inside
-/// an edit's new text.
-pub(super) fn original_offset(edits: &[(Change, TextEdit)], at: u32) -> Option<u32> {
-    let mut sorted: Vec<&TextEdit> = edits.iter().map(|(_, e)| e).collect();
-    sorted.sort_by_key(|e| (e.span.start, e.span.end));
-    let mut shift: i64 = 0;
-    for e in sorted {
-        let new_start = (e.span.start as i64 + shift) as u32;
-        let new_end = new_start + e.new_text.len() as u32;
-        if at <= new_start {
-            break;
-        }
-        if at < new_end {
-            return None;
-        }
-        shift += e.new_text.len() as i64 - (e.span.end - e.span.start) as i64;
-    }
-    Some((at as i64 - shift) as u32)
 }
 
 /// The relative patch size of `edits` to `student` (whose source is `text`): the exact tree
