@@ -510,6 +510,10 @@ fn render_check(f: &Fixture) -> String {
     }
     for r in &report.repairs {
         out.push_str(&format!("repair ({}): {}\n", r.guarantee.label(), r.title));
+        for e in &r.edits {
+            let ((l1, c1), (l2, c2)) = (line_col(&f.src, e.span.start as usize), line_col(&f.src, e.span.end as usize));
+            out.push_str(&format!("    {l1}:{c1}-{l2}:{c2} → {:?}\n", e.new_text));
+        }
     }
     let passed = report.tests.iter().filter(|t| t.passed).count();
     out.push_str(&format!("tests: {passed}/{} passed\n", report.tests.len()));

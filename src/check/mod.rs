@@ -8,6 +8,7 @@ use tree_sitter::Tree;
 
 use crate::cancel::Cancel;
 use crate::ir::Repair;
+use crate::ir::rewrite::Rewrite;
 use crate::ir::{Diagnostic, Program, Severity, Span};
 use crate::spec::compare::{self, Compare};
 use crate::spec::config::{self, Config};
@@ -22,6 +23,7 @@ pub mod job;
 mod present;
 mod reference_repair;
 pub use reference_repair::HintLevel;
+mod rewritten;
 mod tests_repair;
 
 #[derive(Clone, Debug)]
@@ -161,6 +163,30 @@ pub fn check_streaming(
     cancel: &Cancel,
     on_partial: OnPartial<'_>,
 ) -> Report {
+    // A function with no return type: the analysis runs on the text with `int` written in.
+    let Some((found, rewrite)) = rewritten::missing_int(text) else {
+        return analyse(path, text, tree, opts, cancel, on_partial);
+    };
+    let also = rewritten::missing_int_words(&found);
+    let back = |r: &Report| {
+        let mut r = rewritten::map_back(&rewrite, text, r, &also);
+        rewritten::missing_int_diagnostics(&found, &mut r);
+        r.diagnostics.sort_by_key(|d| (d.span.start, d.span.end, d.severity));
+        r
+    };
+    let tree = syntax::parse(&rewrite.text, None);
+    back(&analyse(path, &rewrite.text, &tree, opts, cancel, &|partial| on_partial(&back(partial))))
+}
+
+/// [`check_streaming`] on a text every function of which has its return type.
+fn analyse(
+    path: Option<&Path>,
+    text: &str,
+    tree: &Tree,
+    opts: &CheckOptions,
+    cancel: &Cancel,
+    on_partial: OnPartial<'_>,
+) -> Report {
     let started = Instant::now();
     // The spec first: mend.toml may set the budget and the bound (options override it).
     let spec = resolve_spec(path, opts);
@@ -173,9 +199,6 @@ pub fn check_streaming(
     let deadline = started + timeout;
     let front = front_end(tree, text, opts);
     let mut report = front.report;
-    let (has_syntax_errors, has_type_errors) = (front.has_syntax_errors, front.has_type_errors);
-    let lowered = front.lowered;
-
     let spec = match spec {
         Ok(spec) => spec,
         Err(message) => {
@@ -192,94 +215,27 @@ pub fn check_streaming(
         frozen: frozen.into_iter().collect(),
         ..Default::default()
     };
-    let clean = !has_syntax_errors && !has_type_errors;
-    let mut tests = None;
-    if let Some(spec) = &spec
-        && opts.run_tests
-        && spec.tests.is_some()
+    let behaviour = Behaviour { spec: spec.as_ref(), opts, engine_opts: &engine_opts, deadline, cancel };
+    let mut report = if !front.has_syntax_errors && front.type_errors.is_empty() {
+        behaviour.run(text, &front.lowered.program, None, &report, on_partial)
+    } else if let Some(fixed) =
+        (!front.has_syntax_errors).then(|| type_fixed(text, &front.type_errors, &report)).flatten()
     {
-        let t = Instant::now();
-        let blocked = if clean { None } else { Some("the tests were not run: fix the errors above first".to_string()) };
-        tests = Some(run_tests(&lowered.program, spec, blocked, opts, deadline, cancel, &mut report));
-        report.stats.tests_ms = ms_since(t);
-    }
-    // Nothing proved is published that fails a visible test: every report, partial or final,
-    // passes through the gate.
-    let entry = engine_opts.entry.clone();
-    let compare_mode = spec.as_ref().map_or(Compare::Values, |s| s.compare);
-    let anchor = lowered.program.name_span_of(&entry);
-    let gate = gate::Gate::new(
-        text,
-        &entry,
-        tests.as_deref().unwrap_or(&[]),
-        compare_mode,
-        Limits { max_steps: opts.max_steps, ..Limits::default() },
-        cancel,
-    );
-    let gated = |partial: &Report| {
-        let mut partial = partial.clone();
-        gate.apply(&mut partial, anchor);
-        present::student_view(&mut partial);
-        on_partial(&partial);
-    };
-    let on_partial: OnPartial<'_> = &gated;
-    // The reference first: its repairs carry the stronger guarantees.
-    if let Some(path) = spec.as_ref().and_then(|s| s.reference.as_ref())
-        && opts.repair_reference
-        && clean
-        && !cancel.is_cancelled()
-    {
-        // The tests' inputs, for the input precondition the verified engine may assume.
-        let test_inputs: Vec<String> = spec
-            .as_ref()
-            .and_then(|s| s.tests.as_ref())
-            .map(|dir| {
-                spec_tests::discover(dir).iter().filter_map(|t| std::fs::read_to_string(&t.input).ok()).collect()
-            })
-            .unwrap_or_default();
-        match load_reference(path) {
-            Ok(reference) => reference_repair::repair_against_reference(
-                &lowered.program,
-                text,
-                &reference,
-                compare_mode,
-                &test_inputs,
-                opts.hint_level,
-                &engine_opts,
-                deadline,
-                cancel,
-                &mut report,
-                on_partial,
-            ),
-            Err(message) => report.diagnostics.push(Diagnostic::warning("reference", Span::default(), message)),
+        // Type errors, each with a fix that type-checks: the logic is analysed on top of the
+        // fixes, and each logic repair includes them.
+        let back = (&fixed.rewrite, text, fixed.words.as_str());
+        behaviour.run(&fixed.rewrite.text, &fixed.program, Some(back), &report, on_partial)
+    } else {
+        if let Some(spec) = &spec
+            && opts.run_tests
+            && spec.tests.is_some()
+        {
+            let blocked = Some("the tests were not run: fix the errors above first".to_string());
+            run_tests(&front.lowered.program, spec, blocked, opts, deadline, cancel, &mut report);
         }
-    }
-    let proved = report.repairs.iter().any(|r| r.guarantee.is_proof());
-    if let (Some(spec), Some(tests)) = (&spec, &tests)
-        && opts.repair_tests
-        && clean
-        && !proved
-        && !cancel.is_cancelled()
-    {
-        tests_repair::repair_against_tests(
-            &lowered.program,
-            text,
-            tests,
-            spec.compare,
-            &engine_opts,
-            opts.max_steps,
-            deadline,
-            cancel,
-            &mut report,
-            on_partial,
-        );
-    }
-    keep_strongest_repairs(&mut report);
-    if opts.repair_assertions && clean && !cancel.is_cancelled() {
-        assertions::check_assertions(&lowered.program, text, &engine_opts, deadline, cancel, &mut report, on_partial);
-    }
-    gate.apply(&mut report, anchor);
-    present::student_view(&mut report);
+        present::student_view(&mut report);
+        report
+    };
     // Whatever stopped at the deadline, the report is what was found by then.
     report.stats.timed_out |= Instant::now() >= deadline && !cancel.is_cancelled();
     report.stats.cancelled |= cancel.is_cancelled();
@@ -288,11 +244,178 @@ pub fn check_streaming(
     report
 }
 
+/// The text with every type error replaced by its best fix, when each error has one, their
+/// edits do not overlap, and mend's front end finds no error in the result.
+struct TypeFixed {
+    rewrite: Rewrite,
+    program: Program,
+    /// What the fixes do, for the explanation of a repair that includes them.
+    words: String,
+}
+
+fn type_fixed(text: &str, errors: &[Span], front: &Report) -> Option<TypeFixed> {
+    if text.len() > CHECKED_FIX_BYTES {
+        return None;
+    }
+    let mut edits: Vec<crate::ir::TextEdit> = Vec::new();
+    let mut titles = Vec::new();
+    for error in errors {
+        // Fixes come best first: the front end's own, then the typed engine's ranked ones.
+        let fix = front.repairs.iter().find(|r| r.primary() == *error)?;
+        if fix.edits.iter().any(|e| edits.iter().any(|o| o.span.touches(e.span))) {
+            return None;
+        }
+        edits.extend(fix.edits.iter().cloned());
+        titles.push(fix.title.clone());
+    }
+    let rewrite = Rewrite::new(text, edits);
+    let tree = syntax::parse(&rewrite.text, None);
+    if !syntax::syntax_diagnostics(&tree, &rewrite.text).0.is_empty() {
+        return None;
+    }
+    let lowered = lower::lower(&tree, &rewrite.text);
+    if lowered.diagnostics.iter().any(|d| d.severity == Severity::Error) {
+        return None;
+    }
+    titles.dedup();
+    let words =
+        format!("It also fixes the type error{}: {}.", if titles.len() > 1 { "s" } else { "" }, titles.join("; "));
+    Some(TypeFixed { rewrite, program: lowered.program, words })
+}
+
+/// The tests and the engines: what the program does against its spec.
+struct Behaviour<'a> {
+    spec: Option<&'a Spec>,
+    opts: &'a CheckOptions,
+    engine_opts: &'a crate::engines::mutation::engine::Options,
+    deadline: Instant,
+    cancel: &'a Cancel,
+}
+
+impl Behaviour<'_> {
+    /// Runs the tests and the engines on `program` (the text `text`), adding what they find
+    /// to `front` (the front end's report of the student's text). With `back`, `text` is a
+    /// rewrite of the student's text (`back.1`) and the findings are mapped back onto it.
+    fn run(
+        &self,
+        text: &str,
+        program: &Program,
+        back: Option<(&Rewrite, &str, &str)>,
+        front: &Report,
+        on_partial: OnPartial<'_>,
+    ) -> Report {
+        let (spec, opts, engine_opts, deadline, cancel) =
+            (self.spec, self.opts, self.engine_opts, self.deadline, self.cancel);
+        let mut report = Report::default();
+        let mut tests = None;
+        if let Some(spec) = spec
+            && opts.run_tests
+            && spec.tests.is_some()
+        {
+            let t = Instant::now();
+            tests = Some(run_tests(program, spec, None, opts, deadline, cancel, &mut report));
+            report.stats.tests_ms = ms_since(t);
+        }
+        // Nothing proved is published that fails a visible test: every report, partial or
+        // final, passes through the gate.
+        let entry = engine_opts.entry.clone();
+        let compare_mode = spec.map_or(Compare::Values, |s| s.compare);
+        let anchor = program.name_span_of(&entry);
+        let gate = gate::Gate::new(
+            text,
+            &entry,
+            tests.as_deref().unwrap_or(&[]),
+            compare_mode,
+            Limits { max_steps: opts.max_steps, ..Limits::default() },
+            cancel,
+        );
+        let publish = |partial: &Report| {
+            let mut partial = partial.clone();
+            gate.apply(&mut partial, anchor);
+            if let Some((rewrite, original, also)) = back {
+                partial = rewritten::map_back(rewrite, original, &partial, also);
+                rewritten::after_type_fixes(&mut partial);
+            }
+            let mut full = front.clone();
+            full.diagnostics.extend(partial.diagnostics);
+            full.repairs.extend(partial.repairs);
+            full.tests = partial.tests;
+            full.stats = Stats { lower_ms: front.stats.lower_ms, ..partial.stats };
+            present::student_view(&mut full);
+            full
+        };
+        let gated = |partial: &Report| on_partial(&publish(partial));
+        let on_partial: OnPartial<'_> = &gated;
+        // The reference first: its repairs carry the stronger guarantees.
+        if let Some(path) = spec.and_then(|s| s.reference.as_ref())
+            && opts.repair_reference
+            && !cancel.is_cancelled()
+        {
+            // The tests' inputs, for the input precondition the verified engine may assume.
+            let test_inputs: Vec<String> = spec
+                .and_then(|s| s.tests.as_ref())
+                .map(|dir| {
+                    spec_tests::discover(dir).iter().filter_map(|t| std::fs::read_to_string(&t.input).ok()).collect()
+                })
+                .unwrap_or_default();
+            match load_reference(path) {
+                Ok(reference) => reference_repair::repair_against_reference(
+                    program,
+                    text,
+                    &reference,
+                    compare_mode,
+                    &test_inputs,
+                    opts.hint_level,
+                    engine_opts,
+                    deadline,
+                    cancel,
+                    &mut report,
+                    on_partial,
+                ),
+                Err(message) => report.diagnostics.push(Diagnostic::warning("reference", Span::default(), message)),
+            }
+        }
+        let proved = report.repairs.iter().any(|r| r.guarantee.is_proof());
+        if let (Some(spec), Some(tests)) = (spec, &tests)
+            && opts.repair_tests
+            && !proved
+            && !cancel.is_cancelled()
+        {
+            tests_repair::repair_against_tests(
+                program,
+                text,
+                tests,
+                spec.compare,
+                engine_opts,
+                opts.max_steps,
+                deadline,
+                cancel,
+                &mut report,
+                on_partial,
+            );
+        }
+        keep_strongest_repairs(&mut report);
+        if opts.repair_assertions && !cancel.is_cancelled() {
+            assertions::check_assertions(program, text, engine_opts, deadline, cancel, &mut report, on_partial);
+        }
+        publish(&report)
+    }
+}
+
 /// The part of [`check_parsed`] that takes milliseconds, for every keystroke: syntax
 /// diagnostics and repairs plus the type checker's diagnostics. The full report of the same
 /// text only adds to it (tests, engines).
 pub fn quick(tree: &Tree, text: &str, opts: &CheckOptions) -> Report {
-    let mut report = front_end(tree, text, opts).report;
+    let mut report = match rewritten::missing_int(text) {
+        None => front_end(tree, text, opts).report,
+        Some((found, rewrite)) => {
+            let tree = syntax::parse(&rewrite.text, None);
+            let inner = front_end(&tree, &rewrite.text, opts).report;
+            let mut report = rewritten::map_back(&rewrite, text, &inner, &rewritten::missing_int_words(&found));
+            rewritten::missing_int_diagnostics(&found, &mut report);
+            report
+        }
+    };
     report.diagnostics.sort_by_key(|d| (d.span.start, d.span.end, d.severity));
     report
 }
@@ -301,7 +424,8 @@ struct FrontEnd {
     report: Report,
     lowered: lower::Lowered,
     has_syntax_errors: bool,
-    has_type_errors: bool,
+    /// The spans of the type checker's errors (shown or not).
+    type_errors: Vec<Span>,
 }
 
 fn front_end(tree: &Tree, text: &str, opts: &CheckOptions) -> FrontEnd {
@@ -318,7 +442,8 @@ fn front_end(tree: &Tree, text: &str, opts: &CheckOptions) -> FrontEnd {
     let t = Instant::now();
     let mut lowered = lower::lower(tree, text);
     report.stats.lower_ms = ms_since(t);
-    let has_type_errors = lowered.diagnostics.iter().any(|d| d.severity == Severity::Error);
+    let type_errors: Vec<Span> =
+        lowered.diagnostics.iter().filter(|d| d.severity == Severity::Error).map(|d| d.span).collect();
     // The text's errors (their spans), to check that each fix removes its own.
     let error_spans: Vec<Span> = syntax_spans
         .iter()
@@ -327,7 +452,10 @@ fn front_end(tree: &Tree, text: &str, opts: &CheckOptions) -> FrontEnd {
         .collect();
     // One mistake, one diagnostic: where the syntax layer already explains a span, the type
     // checker's view of the same broken text is noise.
-    let overlaps_syntax = |d: &Diagnostic| syntax_spans.iter().any(|s| s.touches(d.span));
+    // Code at file level is explained by the syntax layer whenever it reports anything.
+    let overlaps_syntax = |d: &Diagnostic| {
+        syntax_spans.iter().any(|s| s.touches(d.span)) || (has_syntax_errors && d.code == lower::OUTSIDE_FUNCTION)
+    };
     let type_diags: Vec<Diagnostic> =
         std::mem::take(&mut lowered.diagnostics).into_iter().filter(|d| !overlaps_syntax(d)).collect();
     // Type errors get well-typed replacements of their expression, ranked (engines/typed).
@@ -340,7 +468,7 @@ fn front_end(tree: &Tree, text: &str, opts: &CheckOptions) -> FrontEnd {
     report.repairs.extend(fixes.into_iter().filter(|r| type_diags.iter().any(|d| d.span == r.primary())));
     report.diagnostics.extend(type_diags.into_iter().filter(|d| opts.syntax_diagnostics || d.code == "unsupported"));
     keep_fixes_that_compile(&mut report.repairs, text, &error_spans);
-    FrontEnd { report, lowered, has_syntax_errors, has_type_errors }
+    FrontEnd { report, lowered, has_syntax_errors, type_errors }
 }
 
 /// Files up to this size have every type fix re-checked (a parse and a lowering of
@@ -618,7 +746,8 @@ struct FailedTest {
 fn failed_tests_diagnostic(failures: &[FailedTest], ran: usize) -> Option<Diagnostic> {
     let example = failures.iter().min_by_key(|f| f.input.trim().chars().count())?;
     let shows = |f: &FailedTest| {
-        format!("input `{}`: expected `{}`, got `{}`", input_shown(&f.input), shorten(&f.expected), shorten(&f.actual))
+        let (expected, actual) = outputs_shown(&f.expected, &f.actual);
+        format!("input `{}`: expected `{expected}`, got `{actual}`", input_shown(&f.input))
     };
     let message = match (failures.len(), ran) {
         (1, 1) => format!("the test fails: {}", shows(example)),
@@ -704,6 +833,26 @@ pub(crate) fn undecided_words(reason: &crate::smt::solver::UnknownReason) -> &'s
 /// A program input as one line: newlines become spaces.
 pub(crate) fn input_shown(input: &str) -> String {
     shorten(&input.trim_end().replace(['\n', '\r'], " "))
+}
+
+/// Two outputs that differ, one line each for a message: [`shorten`]ed, unless that hides
+/// their difference (a missing final newline, a `\r`), when every line break and tab is
+/// written out, from where they differ when the outputs are long.
+pub(crate) fn outputs_shown(expected: &str, actual: &str) -> (String, String) {
+    let (e, a) = (shorten(expected), shorten(actual));
+    if e != a || expected == actual {
+        return (e, a);
+    }
+    let visible = |s: &str| s.replace('\r', "\\r").replace('\n', "\\n").replace('\t', "\\t");
+    let (e, a) = (visible(expected), visible(actual));
+    let common = e.chars().zip(a.chars()).take_while(|(x, y)| x == y).count();
+    let from = |s: &str| {
+        let skip = common.saturating_sub(20);
+        let tail: String = s.chars().skip(skip).collect();
+        let tail = if skip > 0 { format!("...{tail}") } else { tail };
+        if tail.chars().count() > 80 { format!("{}...", tail.chars().take(77).collect::<String>()) } else { tail }
+    };
+    (from(&e), from(&a))
 }
 
 /// A one-line rendering of program text for messages.

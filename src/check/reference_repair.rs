@@ -390,16 +390,12 @@ fn show_mismatch(
         // `values` compares the values after the last read; the other modes the whole output,
         // spaces included (kept visible).
         match compare {
-            Compare::Values => shorten(compare::tail(&out, Some(r.output_before_last_read)).trim()),
-            _ => shorten(&out),
+            Compare::Values => compare::tail(&out, Some(r.output_before_last_read)).trim().to_string(),
+            _ => out.into_owned(),
         }
     };
-    format!(
-        "for input `{}` you print `{}`, the reference prints `{}`",
-        super::input_shown(stdin),
-        show(&yours),
-        show(&theirs)
-    )
+    let (theirs, yours) = super::outputs_shown(&show(&theirs), &show(&yours));
+    format!("for input `{}` you print `{yours}`, the reference prints `{theirs}`", super::input_shown(stdin))
 }
 
 /// A verified repair as diagnostics (one per change, worded by the hint level) and, at level

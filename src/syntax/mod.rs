@@ -3,6 +3,7 @@
 
 pub mod diagnostics;
 pub mod document;
+pub mod implicit_int;
 pub mod line_index;
 pub mod lower;
 

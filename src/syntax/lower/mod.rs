@@ -22,6 +22,9 @@ pub use expr::{decode_escapes, edit_distance};
 /// unsupported): it keeps every recursive pass over the IR far from the thread's stack limit.
 pub const MAX_NESTING: usize = 200;
 
+/// The code of the error on code at file level that is neither a declaration nor a function.
+pub const OUTSIDE_FUNCTION: &str = "outside-function";
+
 pub struct Lowered {
     pub program: Program,
     /// Type errors, warnings and informational "unsupported construct" diagnostics.
@@ -297,9 +300,14 @@ impl<'a> Lowerer<'a> {
                 "preproc_function_def" => {
                     self.unsupported("function-like macros (`#define F(x) ...`)", self.span(child))
                 }
-                // A statement at file level (e.g. code after a stray `}`) is a syntax error the
-                // syntax layer reports.
-                "expression_statement" | "compound_statement" => {}
+                // A statement at file level (code after a stray `}`, the header of a function
+                // tree-sitter could not read): usually the syntax layer explains it, and the
+                // check layer then drops this error; it is never skipped in silence.
+                "expression_statement" | "compound_statement" => self.diags.push(Diagnostic::error(
+                    OUTSIDE_FUNCTION,
+                    self.span(child),
+                    "this code is outside any function, so mend cannot analyse it: at file level C allows only declarations and function definitions",
+                )),
                 other => {
                     let what = format!("`{}` at file level", other.replace('_', " "));
                     self.unsupported(&what, self.span(child));

@@ -246,7 +246,10 @@ pub(super) fn run<'ctx>(
         span: Span::default(),
     })?;
     x.globals()?;
-    let ret = x.inline_call(fid, Vec::new(), p.func(fid).span)?;
+    // The entry's parameters (`main(int argc, char **argv)`) start as the interpreter starts
+    // them, zero, so every counterexample replays there; they are not unset variables.
+    let args = p.func(fid).params.iter().map(|&v| x.zero(&p.var(v).ty, p.var(v).span)).collect::<R<Vec<_>>>()?;
+    let ret = x.inline_call(fid, args, p.func(fid).span)?;
     if !matches!(ret, SymVal::Void) {
         x.enc.return_value = Some(ret);
     }
