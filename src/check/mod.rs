@@ -164,18 +164,13 @@ pub fn check_streaming(
     on_partial: OnPartial<'_>,
 ) -> Report {
     // A function with no return type: the analysis runs on the text with `int` written in.
-    let Some((found, rewrite)) = rewritten::missing_int(text) else {
+    let Some(missing) = rewritten::MissingInt::find(text) else {
         return analyse(path, text, tree, opts, cancel, on_partial);
     };
-    let also = rewritten::missing_int_words(&found);
-    let back = |r: &Report| {
-        let mut r = rewritten::map_back(&rewrite, text, r, &also);
-        rewritten::missing_int_diagnostics(&found, &mut r);
-        r.diagnostics.sort_by_key(|d| (d.span.start, d.span.end, d.severity));
-        r
-    };
-    let tree = syntax::parse(&rewrite.text, None);
-    back(&analyse(path, &rewrite.text, &tree, opts, cancel, &|partial| on_partial(&back(partial))))
+    let rewritten = &missing.rewrite.text;
+    let tree = syntax::parse(rewritten, None);
+    let report = analyse(path, rewritten, &tree, opts, cancel, &|partial| on_partial(&missing.back(text, partial)));
+    missing.back(text, &report)
 }
 
 /// [`check_streaming`] on a text every function of which has its return type.
@@ -406,14 +401,11 @@ impl Behaviour<'_> {
 /// diagnostics and repairs plus the type checker's diagnostics. The full report of the same
 /// text only adds to it (tests, engines).
 pub fn quick(tree: &Tree, text: &str, opts: &CheckOptions) -> Report {
-    let mut report = match rewritten::missing_int(text) {
+    let mut report = match rewritten::MissingInt::find(text) {
         None => front_end(tree, text, opts).report,
-        Some((found, rewrite)) => {
-            let tree = syntax::parse(&rewrite.text, None);
-            let inner = front_end(&tree, &rewrite.text, opts).report;
-            let mut report = rewritten::map_back(&rewrite, text, &inner, &rewritten::missing_int_words(&found));
-            rewritten::missing_int_diagnostics(&found, &mut report);
-            report
+        Some(missing) => {
+            let tree = syntax::parse(&missing.rewrite.text, None);
+            missing.back(text, &front_end(&tree, &missing.rewrite.text, opts).report)
         }
     };
     report.diagnostics.sort_by_key(|d| (d.span.start, d.span.end, d.severity));

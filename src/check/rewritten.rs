@@ -40,48 +40,58 @@ fn on_original(rewrite: &Rewrite, d: &mut Diagnostic) {
     }
 }
 
-/// The functions without a return type, and the rewrite that writes `int ` before each.
-pub(super) fn missing_int(text: &str) -> Option<(Vec<ImplicitInt>, Rewrite)> {
-    let found = implicit_int::find(text);
-    if found.is_empty() {
-        return None;
+/// The functions of a text that have no return type, and the rewrite that writes `int `
+/// before each.
+pub(super) struct MissingInt {
+    found: Vec<ImplicitInt>,
+    pub rewrite: Rewrite,
+    /// What the rewrite adds to a repair, in words.
+    words: String,
+}
+
+impl MissingInt {
+    pub fn find(text: &str) -> Option<MissingInt> {
+        let found = implicit_int::find(text);
+        if found.is_empty() {
+            return None;
+        }
+        let rewrite = Rewrite::new(text, found.iter().map(insert_int).collect());
+        let names: Vec<String> = found.iter().map(|f| format!("`{}`", f.name)).collect();
+        let words = format!("It also writes the missing `int` before {}.", names.join(", "));
+        Some(MissingInt { found, rewrite, words })
     }
-    let edits = found.iter().map(insert_int).collect();
-    Some((found, Rewrite::new(text, edits)))
+
+    /// `report` (of the rewritten text) on `original`, with one warning per function without
+    /// a return type and its one-click fix.
+    pub fn back(&self, original: &str, report: &Report) -> Report {
+        let mut report = map_back(&self.rewrite, original, report, &self.words);
+        for f in &self.found {
+            let name = &f.name;
+            report.diagnostics.push(Diagnostic::warning(
+                "implicit-int",
+                f.name_span,
+                format!(
+                    "`{name}` has no return type: old C takes it as `int`, compilers since C99 reject it; write `int {name}`"
+                ),
+            ));
+            report.repairs.push(Repair {
+                title: format!("Add `int` before `{name}`"),
+                engine: "syntax",
+                guarantee: Guarantee::Syntax,
+                edits: vec![insert_int(f)],
+                places: Vec::new(),
+                explanation: format!("Writes the return type C90 gives `{name}` when none is written."),
+                details: String::new(),
+                fixes: vec![f.name_span],
+            });
+        }
+        report.diagnostics.sort_by_key(|d| (d.span.start, d.span.end, d.severity));
+        report
+    }
 }
 
 fn insert_int(f: &ImplicitInt) -> TextEdit {
     TextEdit { span: crate::ir::Span::new(f.insert_at, f.insert_at), new_text: "int ".into() }
-}
-
-/// One warning per function without a return type, each with its one-click fix.
-pub(super) fn missing_int_diagnostics(found: &[ImplicitInt], report: &mut Report) {
-    for f in found {
-        let name = &f.name;
-        report.diagnostics.push(Diagnostic::warning(
-            "implicit-int",
-            f.name_span,
-            format!(
-                "`{name}` has no return type: old C takes it as `int`, compilers since C99 reject it; write `int {name}`"
-            ),
-        ));
-        report.repairs.push(Repair {
-            title: format!("Add `int` before `{name}`"),
-            engine: "syntax",
-            guarantee: Guarantee::Syntax,
-            edits: vec![insert_int(f)],
-            places: Vec::new(),
-            explanation: format!("Writes the return type C90 gives `{name}` when none is written."),
-            details: String::new(),
-            fixes: vec![f.name_span],
-        });
-    }
-}
-
-/// What the missing-`int` rewrite adds to a repair, in words.
-pub(super) fn missing_int_words(found: &[ImplicitInt]) -> String {
-    let names: Vec<String> = found.iter().map(|f| format!("`{}`", f.name)).collect();
-    format!("It also writes the missing `int` before {}.", names.join(", "))
 }
 
 /// What the program is found to do, said of the program with its type errors fixed: the
