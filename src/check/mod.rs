@@ -7,6 +7,7 @@ use std::time::{Duration, Instant};
 use tree_sitter::Tree;
 
 use crate::cancel::Cancel;
+use crate::engines::output_text;
 use crate::ir::Repair;
 use crate::ir::rewrite::Rewrite;
 use crate::ir::{Diagnostic, Program, Severity, Span};
@@ -210,7 +211,7 @@ fn analyse(
         frozen: frozen.into_iter().collect(),
         ..Default::default()
     };
-    let behaviour = Behaviour { spec: spec.as_ref(), opts, engine_opts: &engine_opts, deadline, cancel };
+    let behaviour = Behaviour { started, spec: spec.as_ref(), opts, engine_opts: &engine_opts, deadline, cancel };
     let mut report = if !front.has_syntax_errors && front.type_errors.is_empty() {
         behaviour.run(text, &front.lowered.program, None, &report, on_partial)
     } else if let Some(fixed) =
@@ -280,6 +281,8 @@ fn type_fixed(text: &str, errors: &[Span], front: &Report) -> Option<TypeFixed> 
 
 /// The tests and the engines: what the program does against its spec.
 struct Behaviour<'a> {
+    /// When the analysis started (times to the first repair count from it).
+    started: Instant,
     spec: Option<&'a Spec>,
     opts: &'a CheckOptions,
     engine_opts: &'a crate::engines::mutation::engine::Options,
@@ -341,34 +344,66 @@ impl Behaviour<'_> {
         };
         let gated = |partial: &Report| on_partial(&publish(partial));
         let on_partial: OnPartial<'_> = &gated;
-        // The reference first: its repairs carry the stronger guarantees.
-        if let Some(path) = spec.and_then(|s| s.reference.as_ref())
-            && opts.repair_reference
+        // The reference, when the spec names one that lowers; and the tests' inputs, for the
+        // input precondition the verified engine may assume.
+        let reference = match spec.and_then(|s| s.reference.as_ref()).filter(|_| opts.repair_reference) {
+            Some(path) => match load_reference(path) {
+                Ok(reference) => Some(reference),
+                Err(message) => {
+                    report.diagnostics.push(Diagnostic::warning("reference", Span::default(), message));
+                    None
+                }
+            },
+            None => None,
+        };
+        let test_inputs: Vec<String> = spec
+            .and_then(|s| s.tests.as_ref())
+            .map(|dir| {
+                spec_tests::discover(dir).iter().filter_map(|t| std::fs::read_to_string(&t.input).ok()).collect()
+            })
+            .unwrap_or_default();
+        // Output that is wrong only in its literal text (a missing `\n`, a prompt): the text
+        // fix first, proved against the reference where it can be.
+        if let (Some(spec), Some(tests)) = (spec, &tests)
+            && opts.repair_tests
+            && spec.compare != Compare::Values
+            && tests.iter().any(|t| !t.passed)
             && !cancel.is_cancelled()
         {
-            // The tests' inputs, for the input precondition the verified engine may assume.
-            let test_inputs: Vec<String> = spec
-                .and_then(|s| s.tests.as_ref())
-                .map(|dir| {
-                    spec_tests::discover(dir).iter().filter_map(|t| std::fs::read_to_string(&t.input).ok()).collect()
+            let engine_tests: Vec<output_text::Test> = tests
+                .iter()
+                .map(|t| output_text::Test {
+                    input: &t.input,
+                    expected: &t.expected,
+                    expected_prompt: t.expected_prompt,
                 })
-                .unwrap_or_default();
-            match load_reference(path) {
-                Ok(reference) => reference_repair::repair_against_reference(
-                    program,
-                    text,
-                    &reference,
-                    compare_mode,
-                    &test_inputs,
-                    opts.hint_level,
-                    engine_opts,
-                    deadline,
-                    cancel,
-                    &mut report,
-                    on_partial,
-                ),
-                Err(message) => report.diagnostics.push(Diagnostic::warning("reference", Span::default(), message)),
+                .collect();
+            let limits = Limits { max_steps: opts.max_steps, ..Limits::default() };
+            if let Some(fix) = output_text::repair(program, text, &entry, &engine_tests, spec.compare, &limits, cancel)
+            {
+                let proof = reference.as_ref().map(|r| (r, test_inputs.as_slice()));
+                self.text_fix(text, fix, proof, tests.len(), &mut report, on_partial);
+                on_partial(&report);
             }
+        }
+        // The reference first: its repairs carry the stronger guarantees.
+        if let Some(reference) = &reference
+            && !report.repairs.iter().any(|r| r.guarantee.is_proof())
+            && !cancel.is_cancelled()
+        {
+            reference_repair::repair_against_reference(
+                program,
+                text,
+                reference,
+                compare_mode,
+                &test_inputs,
+                opts.hint_level,
+                engine_opts,
+                deadline,
+                cancel,
+                &mut report,
+                on_partial,
+            );
         }
         let proved = report.repairs.iter().any(|r| r.guarantee.is_proof());
         if let (Some(spec), Some(tests)) = (spec, &tests)
@@ -394,6 +429,116 @@ impl Behaviour<'_> {
             assertions::check_assertions(program, text, engine_opts, deadline, cancel, &mut report, on_partial);
         }
         publish(&report)
+    }
+
+    /// A fix of the printed text as repairs. It is published at once as passing the tests;
+    /// with the reference, the fixed program is then compared with it (the verified engine,
+    /// then the bounded product), and the fix is upgraded in place to the proof when the two
+    /// print the same; a logic repair found on top of it is offered too, with the text fix
+    /// included.
+    fn text_fix(
+        &self,
+        text: &str,
+        fix: output_text::OutputTextRepair,
+        reference: Option<(&Program, &[String])>,
+        tests: usize,
+        report: &mut Report,
+        on_partial: OnPartial<'_>,
+    ) {
+        use crate::ir::Guarantee;
+        let (opts, engine_opts) = (self.opts, self.engine_opts);
+        let compare_mode = self.spec.map_or(Compare::Values, |s| s.compare);
+        let fixes: Vec<Span> = report.diagnostics.iter().filter(|d| d.code == "test-failed").map(|d| d.span).collect();
+        let labelled = |guarantee: Guarantee| {
+            let what = match &guarantee {
+                Guarantee::Verified => format!("prints {} for every input (proved)", reference_words(compare_mode)),
+                Guarantee::Bounded { bound } => format!(
+                    "prints {} for every input on runs of up to {bound} loop iterations (proved)",
+                    reference_words(compare_mode)
+                ),
+                _ => format!("passes all {tests} tests"),
+            };
+            Repair {
+                title: format!("Fix ({}): {}", guarantee.label(), changes_words(&fix.places)),
+                engine: "output-text",
+                guarantee,
+                edits: fix.edits.clone(),
+                places: fix.places.clone(),
+                explanation: format!("Changes only text your program prints, so that it {what}."),
+                details: String::new(),
+                fixes: fixes.clone(),
+            }
+        };
+        report.repairs.push(labelled(Guarantee::Tested { tests: tests as u32 }));
+        let at = report.repairs.len() - 1;
+        if report.stats.first_repair_ms.is_none() {
+            report.stats.first_repair_ms = Some(ms_since(self.started));
+        }
+        on_partial(report);
+        let rewrite = Rewrite::new(text, fix.edits.clone());
+        let fixed = lower::lower_source(&rewrite.text);
+        let Some((reference, test_inputs)) = reference else { return };
+        if fixed.diagnostics.iter().any(|d| d.severity == Severity::Error) || self.cancel.is_cancelled() {
+            return;
+        }
+        let mut proof = Report::default();
+        reference_repair::repair_against_reference(
+            &fixed.program,
+            &rewrite.text,
+            reference,
+            compare_mode,
+            test_inputs,
+            opts.hint_level,
+            engine_opts,
+            self.deadline,
+            self.cancel,
+            &mut proof,
+            &|_| {},
+        );
+        // The verified engine's verdict is the one on the fixed program.
+        report.stats.reference = proof.stats.reference;
+        report.stats.reference_failure = proof.stats.reference_failure.clone();
+        let concluded = |code: &str| proof.diagnostics.iter().any(|d| d.code == code);
+        if concluded("equivalent") {
+            report.repairs[at] = labelled(Guarantee::Verified);
+        } else if concluded("equivalent-bounded") {
+            report.repairs[at] = labelled(Guarantee::Bounded { bound: engine_opts.bound });
+        }
+        // A logic repair on top of the text fix: one patch of both.
+        let also = "It also fixes the text your program prints.";
+        for mut r in rewritten::map_back(&rewrite, text, &proof, also).repairs {
+            if r.guarantee.is_proof() {
+                let logic = r.title.split_once("): ").map_or(r.title.as_str(), |(_, rest)| rest);
+                r.title = format!("Fix ({}): {}; {logic}", r.guarantee.label(), changes_words(&fix.places));
+                r.places.splice(0..0, fix.places.iter().cloned());
+                r.fixes = fixes.clone();
+                report.repairs.push(r);
+            }
+        }
+    }
+}
+
+/// A repair's changes for its title, the same change at several places once with their
+/// count: "`"%d"` → `"%d\n"` (3 places)".
+fn changes_words(places: &[crate::ir::Place]) -> String {
+    let mut counted: Vec<(&str, usize)> = Vec::new();
+    for p in places {
+        match counted.iter_mut().find(|(c, _)| *c == p.change) {
+            Some((_, n)) => *n += 1,
+            None => counted.push((&p.change, 1)),
+        }
+    }
+    let words: Vec<String> =
+        counted.iter().map(|(c, n)| if *n > 1 { format!("{c} ({n} places)") } else { c.to_string() }).collect();
+    words.join("; ")
+}
+
+/// What the reference prints, as the compare mode compares it.
+fn reference_words(mode: Compare) -> &'static str {
+    match mode {
+        Compare::Exact => "exactly what the reference prints",
+        Compare::Whitespace => "what the reference prints, up to spacing",
+        Compare::Values => "the same values as the reference",
     }
 }
 

@@ -31,7 +31,7 @@ const NO_FIX_REASONS: &[&str] = &["no-repair", "not-compared", "unknown", "no-ve
 
 /// Groups `report` for the student (see the module doc).
 pub fn student_view(report: &mut Report) {
-    let is_behaviour = |r: &Repair| matches!(r.engine, "verified" | "mutation");
+    let is_behaviour = |r: &Repair| matches!(r.engine, "verified" | "mutation" | "output-text");
     // Best first: the editor's preferred fix is the first one offered at a place.
     let (mut behaviour, other): (Vec<Repair>, Vec<Repair>) =
         std::mem::take(&mut report.repairs).into_iter().partition(|r| is_behaviour(r));
@@ -78,14 +78,24 @@ fn one_reason(report: &mut Report) {
 
 /// One warning per place `best` changes (both behaviour engines describe their places), where
 /// no engine already explains that place (the verified engine words its own changes by region).
+/// The same change at several places (`"%d"` → `"%d\n"` in each branch) is one warning, at
+/// the first, with the others as its related information.
 fn show_changed_places(report: &mut Report, best: &Repair) {
+    let mut shown: Vec<Diagnostic> = Vec::new();
     for place in &best.places {
         let explained = report.diagnostics.iter().any(|d| d.code == "verified-repair" && d.span.touches(place.span));
-        if !explained {
-            let message = format!("possible bug here: {} {}", place.change, best_effect(best));
-            report.diagnostics.push(Diagnostic::warning("repair", place.span, message));
+        if explained {
+            continue;
+        }
+        let message = format!("possible bug here: {} {}", place.change, best_effect(best));
+        match shown.iter_mut().find(|d| d.message == message) {
+            Some(first) => {
+                first.related.push(crate::ir::Related { span: place.span, message: "the same change here".into() })
+            }
+            None => shown.push(Diagnostic::warning("repair", place.span, message)),
         }
     }
+    report.diagnostics.extend(shown);
 }
 
 /// What applying the repair is known to achieve, in a few words.

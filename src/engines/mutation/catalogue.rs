@@ -183,7 +183,7 @@ pub fn assignment_mutants(program: &Program, src: &str, assign: &Expr, lhs: &Exp
 
 /// The text to remove to delete the assignment at `span`: with its `;` when it is a
 /// statement (and its whole line when nothing else is on it); only itself in a `for` header.
-fn deletion_span(src: &str, span: Span) -> Span {
+pub(crate) fn deletion_span(src: &str, span: Span) -> Span {
     let bytes = src.as_bytes();
     let (mut start, mut end) = (span.start as usize, span.end as usize);
     let before = src[..start].trim_end();

@@ -49,7 +49,7 @@ impl<'p> Machine<'p> {
             }
             Builtin::Putchar => {
                 let c = self.eval(arg(0)?)?.i() as u8;
-                self.emit(&[c], ChunkKind::Value, e.span)?;
+                self.emit(&[c], ChunkKind::Value, e.span, 0)?;
                 Ok(Val::I(c as i64))
             }
             Builtin::Puts => {
@@ -59,7 +59,7 @@ impl<'p> Machine<'p> {
                 s.push(b'\n');
                 let lit = matches!(a.strip_implicit().kind, ExprKind::Str(_));
                 let n = s.len();
-                self.emit(&s, if lit { ChunkKind::Literal } else { ChunkKind::Value }, e.span)?;
+                self.emit(&s, if lit { ChunkKind::Literal } else { ChunkKind::Value }, e.span, 0)?;
                 Ok(Val::I(n as i64))
             }
             Builtin::Gets | Builtin::Fgets => {
@@ -286,6 +286,8 @@ impl<'p> Machine<'p> {
         let lit_kind = if literal { ChunkKind::Literal } else { ChunkKind::Value };
         let mut next = 1usize;
         let mut written = 0usize;
+        // The directives printed so far: a chunk's place in the format (`OutputChunk::piece`).
+        let mut directives = 0u32;
         let mut i = 0usize;
         let mut text = Vec::new();
         while i < fmt.len() {
@@ -365,7 +367,7 @@ impl<'p> Machine<'p> {
             }
             // Flush the literal text before the value.
             written += text.len();
-            self.emit(&text, lit_kind, e.span)?;
+            self.emit(&text, lit_kind, e.span, directives)?;
             text.clear();
             let piece: Vec<u8> = match conv {
                 b'd' | b'i' | b'u' | b'x' | b'X' | b'o' | b'c' => {
@@ -470,10 +472,11 @@ impl<'p> Machine<'p> {
                 }
             };
             written += piece.len();
-            self.emit(&piece, ChunkKind::Value, e.span)?;
+            self.emit(&piece, ChunkKind::Value, e.span, directives)?;
+            directives += 1;
         }
         written += text.len();
-        self.emit(&text, lit_kind, e.span)?;
+        self.emit(&text, lit_kind, e.span, directives)?;
         Ok(Val::I(written as i64))
     }
 

@@ -287,7 +287,7 @@ impl<'p> Machine<'p> {
         }
     }
 
-    pub fn emit(&mut self, text: &[u8], kind: ChunkKind, span: Span) -> R<()> {
+    pub fn emit(&mut self, text: &[u8], kind: ChunkKind, span: Span, piece: u32) -> R<()> {
         if text.is_empty() {
             return Ok(());
         }
@@ -295,8 +295,8 @@ impl<'p> Machine<'p> {
         let take = text.len().min(room);
         self.out.extend_from_slice(&text[..take]);
         match self.chunks.last_mut() {
-            Some(c) if c.kind == kind && c.span == span => c.text.extend_from_slice(&text[..take]),
-            _ => self.chunks.push(OutputChunk { text: text[..take].to_vec(), kind, span }),
+            Some(c) if c.kind == kind && c.span == span && c.piece == piece => c.text.extend_from_slice(&text[..take]),
+            _ => self.chunks.push(OutputChunk { text: text[..take].to_vec(), kind, span, piece }),
         }
         if take < text.len() {
             return err(K::OutputLimit, span, format!("output limit of {} bytes reached", self.limits.max_output));

@@ -91,6 +91,10 @@ pub struct OutputChunk {
     pub kind: ChunkKind,
     /// The call that printed it.
     pub span: Span,
+    /// Its place in the call's format: a literal chunk is the text after `piece` directives
+    /// (0: before the first), a value chunk the directive numbered `piece` from 0. Consecutive
+    /// output of one place is one chunk (a loop printing the same literal).
+    pub piece: u32,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

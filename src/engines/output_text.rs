@@ -1,0 +1,387 @@
+//! Repair of the literal text a program prints: a missing final newline, a stray space, a
+//! prompt the assignment does not print. Under `exact` or `whitespace` comparison these are
+//! failures, and the most common ones of a CS1 course that compares whole outputs (half of
+//! C-Pack's failing submissions whose output is right up to whitespace only miss the final
+//! `\n`).
+//!
+//! The interpreter records where each printed byte comes from: the `printf` call and the
+//! piece of its format (`OutputChunk::piece`). A failing test's output is aligned with the
+//! expected output (a longest common subsequence of bytes); every difference must fall into,
+//! or next to, literal text of some format. Each piece of literal text then gets the one new
+//! text that all its occurrences ask for; a format left with nothing to print is deleted with
+//! its statement. The patched program is accepted only if it passes every test in the
+//! interpreter: a `tested` repair, which the check layer then tries to prove against the
+//! reference.
+
+use std::collections::{BTreeMap, HashMap};
+
+use crate::cancel::Cancel;
+use crate::ir::walk::walk_stmt;
+use crate::ir::*;
+use crate::spec::compare::{self, Compare};
+use crate::spec::interp::{self, ChunkKind, Limits};
+
+/// One test: its input and the expected output.
+pub struct Test<'a> {
+    pub input: &'a str,
+    pub expected: &'a str,
+    /// With `values`: how much of the expected output is prompt.
+    pub expected_prompt: Option<usize>,
+}
+
+/// A repair of printed text: edits of format string literals (or deletions of prints of
+/// literal text only), and each change in words.
+#[derive(Clone, Debug)]
+pub struct OutputTextRepair {
+    pub edits: Vec<TextEdit>,
+    pub places: Vec<Place>,
+}
+
+/// Outputs longer than this (bytes, each side) are not aligned: the alignment is quadratic.
+const MAX_ALIGNED: usize = 4096;
+
+/// A `printf` whose format is one string literal.
+struct Site {
+    /// The call.
+    call: Span,
+    /// The literal in the source (quotes included).
+    literal: Span,
+    /// The literal text around the directives: one more than there are directives.
+    segments: Vec<Vec<u8>>,
+    /// Each directive's bytes as written (`%5.2f`).
+    directives: Vec<Vec<u8>>,
+}
+
+/// Where a printed byte comes from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Origin {
+    /// Byte `offset` of segment `segment` of site `site`.
+    Literal { site: usize, segment: usize, offset: usize },
+    /// A value printed by directive `directive` of site `site`.
+    Value { site: usize, directive: usize },
+    /// Anything else (`putchar`, a format that is not a literal).
+    Other,
+}
+
+/// The repair that makes every test pass by changing only literal text of formats, if the
+/// failing tests agree on one.
+pub fn repair(
+    program: &Program,
+    src: &str,
+    entry: &str,
+    tests: &[Test<'_>],
+    mode: Compare,
+    limits: &Limits,
+    cancel: &Cancel,
+) -> Option<OutputTextRepair> {
+    let sites = printf_sites(program, src);
+    if sites.is_empty() {
+        return None;
+    }
+    let by_call: HashMap<Span, usize> = sites.iter().enumerate().map(|(i, s)| (s.call, i)).collect();
+    // The new text of each segment, as every occurrence that changes asks for it.
+    let mut wanted: BTreeMap<(usize, usize), Vec<u8>> = BTreeMap::new();
+    let mut failing = 0;
+    let mut printed = vec![false; sites.len()];
+    for t in tests {
+        let run = interp::run(program, entry, t.input.as_bytes(), limits, cancel);
+        if cancel.is_cancelled() || run.error.is_some() {
+            return None;
+        }
+        for c in &run.chunks {
+            if let Some(&i) = by_call.get(&c.span) {
+                printed[i] = true;
+            }
+        }
+        let actual = String::from_utf8_lossy(&run.output);
+        if compare::output_matches(mode, t.expected, t.expected_prompt, &actual, Some(run.output_before_last_read)) {
+            continue;
+        }
+        failing += 1;
+        let (out, expected) = (&run.output, t.expected.as_bytes());
+        if out.len() > MAX_ALIGNED || expected.len() > MAX_ALIGNED {
+            return None;
+        }
+        let origins = origins(&run.chunks, &sites, &by_call);
+        for ((site, segment, _), changes) in occurrences(out, expected, &origins, &sites)? {
+            let mut text = sites[site].segments[segment].clone();
+            for (lo, hi, new) in changes.into_iter().rev() {
+                text.splice(lo..hi, new);
+            }
+            match wanted.get(&(site, segment)) {
+                Some(other) if *other != text => return None,
+                _ => {
+                    wanted.insert((site, segment), text);
+                }
+            }
+        }
+    }
+    if failing == 0 || wanted.is_empty() {
+        return None;
+    }
+    // A print no test reaches, with the very format of one that changes, changes the same way
+    // (the same `printf("%d %d %d", …)` in each branch): the tests cannot tell, the proof
+    // against the reference can.
+    let changed: Vec<((usize, usize), Vec<u8>)> = wanted.iter().map(|(k, v)| (*k, v.clone())).collect();
+    for (other, site) in sites.iter().enumerate().filter(|(i, _)| !printed[*i]) {
+        for ((s, segment), text) in &changed {
+            if site.segments == sites[*s].segments && site.directives == sites[*s].directives {
+                wanted.insert((other, *segment), text.clone());
+            }
+        }
+    }
+    let repair = edits(src, &sites, &wanted)?;
+    // Accepted only when every test passes with the new text.
+    let patched = lower_patched(src, &repair.edits)?;
+    let all_pass = tests.iter().all(|t| {
+        let run = interp::run(&patched, entry, t.input.as_bytes(), limits, cancel);
+        let actual = String::from_utf8_lossy(&run.output);
+        run.error.is_none()
+            && compare::output_matches(mode, t.expected, t.expected_prompt, &actual, Some(run.output_before_last_read))
+    });
+    (all_pass && !cancel.is_cancelled()).then_some(repair)
+}
+
+fn lower_patched(src: &str, edits: &[TextEdit]) -> Option<Program> {
+    let lowered = crate::syntax::lower::lower_source(&apply_edits(src, edits));
+    (!lowered.diagnostics.iter().any(|d| d.severity == Severity::Error)).then_some(lowered.program)
+}
+
+/// Every `printf` of the program whose format is a single string literal in the source.
+fn printf_sites(program: &Program, src: &str) -> Vec<Site> {
+    let mut sites = Vec::new();
+    for f in &program.funcs {
+        let Some(body) = &f.body else { continue };
+        walk_stmt(body, &mut |e: &Expr| {
+            let ExprKind::Call(Callee::Builtin(Builtin::Printf), args) = &e.kind else { return };
+            let Some(fmt) = args.first().map(Expr::strip_implicit) else { return };
+            let ExprKind::Str(bytes) = &fmt.kind else { return };
+            let written = src.get(fmt.span.range()).unwrap_or_default();
+            // One literal as written (not a macro, not `"a" "b"`).
+            if !(written.len() >= 2 && written.starts_with('"') && written.ends_with('"'))
+                || written[1..written.len() - 1].contains("\" ")
+                || written[1..written.len() - 1].contains("\"\n")
+            {
+                return;
+            }
+            let bytes = bytes.strip_suffix(&[0]).unwrap_or(bytes);
+            let Ok(pieces) = format::parse(bytes, false) else { return };
+            let (mut segments, mut directives) = (vec![Vec::new()], Vec::new());
+            for p in pieces {
+                match p {
+                    format::Piece::Literal(text) => segments.last_mut().expect("one segment").extend(text),
+                    format::Piece::Directive(d) => {
+                        directives.push(bytes[d.start..d.end].to_vec());
+                        segments.push(Vec::new());
+                    }
+                }
+            }
+            sites.push(Site { call: e.span, literal: fmt.span, segments, directives });
+        });
+    }
+    sites
+}
+
+/// The origin of every byte of a run's output.
+fn origins(chunks: &[interp::OutputChunk], sites: &[Site], by_call: &HashMap<Span, usize>) -> Vec<Origin> {
+    let mut out = Vec::new();
+    for c in chunks {
+        let site = by_call.get(&c.span).copied();
+        let piece = c.piece as usize;
+        for i in 0..c.text.len() {
+            out.push(match (site, c.kind) {
+                (Some(site), ChunkKind::Literal) => {
+                    let seg = sites[site].segments.get(piece).map(Vec::as_slice).unwrap_or_default();
+                    if !seg.is_empty() && seg[i % seg.len()] == c.text[i] {
+                        Origin::Literal { site, segment: piece, offset: i % seg.len() }
+                    } else {
+                        Origin::Other
+                    }
+                }
+                (Some(site), ChunkKind::Value) => Origin::Value { site, directive: piece },
+                _ => Origin::Other,
+            });
+        }
+    }
+    out
+}
+
+/// A segment's occurrence (site, segment, where it starts in the output) and the changes it
+/// needs: (from, to, new bytes) in the segment's own offsets, sorted.
+type Occurrences = BTreeMap<(usize, usize, usize), Vec<(usize, usize, Vec<u8>)>>;
+
+/// The differences between `out` and `expected`, each placed in the literal text it belongs
+/// to; `None` when one falls in a printed value or in output of unknown origin.
+fn occurrences(out: &[u8], expected: &[u8], origins: &[Origin], sites: &[Site]) -> Option<Occurrences> {
+    let mut found = Occurrences::new();
+    for (lo, hi, new) in differences(out, expected) {
+        if lo < hi {
+            // Replaced or deleted bytes: literal text only, cut where one occurrence of a
+            // segment ends (a prompt and the label after it); the new text goes to the first.
+            let mut new = Some(new);
+            let mut at = lo;
+            while at < hi {
+                let Origin::Literal { site, segment, offset } = origins[at] else { return None };
+                let mut end = at + 1;
+                while end < hi && origins[end] == (Origin::Literal { site, segment, offset: offset + (end - at) }) {
+                    end += 1;
+                }
+                let change = (offset, offset + (end - at), new.take().unwrap_or_default());
+                found.entry((site, segment, at - offset)).or_default().push(change);
+                at = end;
+            }
+            continue;
+        }
+        let (key, from, to) = {
+            // Inserted bytes: at the end of the literal text before, at the start of the
+            // literal text after, or in the (empty) literal text around a value.
+            let before = lo.checked_sub(1).map(|i| origins[i]);
+            let after = origins.get(lo).copied();
+            match (before, after) {
+                (Some(Origin::Literal { site, segment, offset }), _) => {
+                    ((site, segment, lo - offset - 1), offset + 1, offset + 1)
+                }
+                (_, Some(Origin::Literal { site, segment, offset })) => ((site, segment, lo - offset), offset, offset),
+                (Some(Origin::Value { site, directive }), _) => ((site, directive + 1, lo), 0, 0),
+                (_, Some(Origin::Value { site, directive })) => {
+                    let len = sites[site].segments[directive].len();
+                    ((site, directive, lo - len), len, len)
+                }
+                _ => return None,
+            }
+        };
+        found.entry(key).or_default().push((from, to, new));
+    }
+    Some(found)
+}
+
+/// The differing stretches of `a` against `b`: (from, to) in `a` and the bytes of `b` that
+/// take their place, along a longest common subsequence.
+fn differences(a: &[u8], b: &[u8]) -> Vec<(usize, usize, Vec<u8>)> {
+    let (n, m) = (a.len(), b.len());
+    // lcs[i][j]: the longest common subsequence of a[i..] and b[j..].
+    let mut lcs = vec![vec![0u32; m + 1]; n + 1];
+    for i in (0..n).rev() {
+        for j in (0..m).rev() {
+            lcs[i][j] = if a[i] == b[j] { lcs[i + 1][j + 1] + 1 } else { lcs[i + 1][j].max(lcs[i][j + 1]) };
+        }
+    }
+    let (mut i, mut j) = (0, 0);
+    let mut out: Vec<(usize, usize, Vec<u8>)> = Vec::new();
+    let mut open: Option<(usize, Vec<u8>)> = None;
+    while i < n || j < m {
+        if i < n && j < m && a[i] == b[j] && lcs[i][j] == lcs[i + 1][j + 1] + 1 {
+            if let Some((from, new)) = open.take() {
+                out.push((from, i, new));
+            }
+            i += 1;
+            j += 1;
+        } else if j < m && (i == n || lcs[i][j + 1] >= lcs[i + 1][j]) {
+            open.get_or_insert((i, Vec::new())).1.push(b[j]);
+            j += 1;
+        } else {
+            open.get_or_insert((i, Vec::new()));
+            i += 1;
+        }
+    }
+    if let Some((from, new)) = open {
+        out.push((from, n, new));
+    }
+    out
+}
+
+/// The new formats as edits of the source: the changed part of each literal, or the whole
+/// statement of a print left with nothing to print.
+fn edits(src: &str, sites: &[Site], wanted: &BTreeMap<(usize, usize), Vec<u8>>) -> Option<OutputTextRepair> {
+    let mut edits = Vec::new();
+    let mut places = Vec::new();
+    let changed: std::collections::BTreeSet<usize> = wanted.keys().map(|(s, _)| *s).collect();
+    for s in changed {
+        let site = &sites[s];
+        let mut format = Vec::new();
+        for (k, seg) in site.segments.iter().enumerate() {
+            format.extend(escape(wanted.get(&(s, k)).unwrap_or(seg)));
+            if let Some(d) = site.directives.get(k) {
+                format.extend(d);
+            }
+        }
+        let old = &src[site.literal.range()];
+        let call = &src[site.call.range()];
+        if format.is_empty() {
+            edits.push(TextEdit {
+                span: crate::engines::mutation::catalogue::deletion_span(src, site.call),
+                new_text: String::new(),
+            });
+            places.push(Place { span: site.call, change: format!("delete `{call}`") });
+            continue;
+        }
+        let new = format!("\"{}\"", String::from_utf8(format).ok()?);
+        // Only the characters that differ, so the edit reads as what changed.
+        let prefix = old.char_indices().zip(new.chars()).take_while(|((_, a), b)| a == b).count();
+        let (old_chars, new_chars): (Vec<char>, Vec<char>) = (old.chars().collect(), new.chars().collect());
+        let suffix =
+            old_chars[prefix..].iter().rev().zip(new_chars[prefix..].iter().rev()).take_while(|(a, b)| a == b).count();
+        let start = site.literal.start as usize + old_chars[..prefix].iter().map(|c| c.len_utf8()).sum::<usize>();
+        let end = site.literal.end as usize
+            - old_chars[old_chars.len() - suffix..].iter().map(|c| c.len_utf8()).sum::<usize>();
+        let replacement: String = new_chars[prefix..new_chars.len() - suffix].iter().collect();
+        edits.push(TextEdit { span: Span::new(start, end), new_text: replacement });
+        places.push(Place { span: site.literal, change: format!("`{old}` → `{new}`") });
+    }
+    Some(OutputTextRepair { edits, places })
+}
+
+/// Literal text as it is written inside a C string literal of a format.
+fn escape(text: &[u8]) -> Vec<u8> {
+    let mut out = Vec::new();
+    for &b in text {
+        match b {
+            b'\n' => out.extend(b"\\n"),
+            b'\t' => out.extend(b"\\t"),
+            b'\r' => out.extend(b"\\r"),
+            b'\\' => out.extend(b"\\\\"),
+            b'"' => out.extend(b"\\\""),
+            b'%' => out.extend(b"%%"),
+            _ => out.push(b),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn fix(src: &str, tests: &[(&str, &str)]) -> Option<String> {
+        let program = crate::syntax::lower::lower_source(src).program;
+        let tests: Vec<Test> =
+            tests.iter().map(|(i, e)| Test { input: i, expected: e, expected_prompt: None }).collect();
+        let r = repair(&program, src, "main", &tests, Compare::Exact, &Limits::default(), &Cancel::new())?;
+        Some(apply_edits(src, &r.edits))
+    }
+
+    #[test]
+    fn a_missing_newline_a_prompt_and_a_stray_space() {
+        let src = "#include <stdio.h>\nint main(void) {\n    int a, b;\n    printf(\"Two numbers: \");\n    scanf(\"%d %d\", &a, &b);\n    if (a > b)\n        printf(\"%d\", a);\n    else\n        printf(\"%d \", b);\n    return 0;\n}\n";
+        let fixed = fix(src, &[("1 2", "2\n"), ("5 3", "5\n")]).expect("a repair");
+        assert!(fixed.contains("printf(\"%d\\n\", a);"), "{fixed}");
+        assert!(fixed.contains("printf(\"%d\\n\", b);"), "{fixed}");
+        assert!(!fixed.contains("Two numbers"), "{fixed}");
+    }
+
+    #[test]
+    fn text_in_a_loop_changes_only_when_every_iteration_agrees() {
+        // The separator after the last value is not the others' separator: no literal change
+        // of the loop's format fixes that.
+        let src = "#include <stdio.h>\nint main(void) {\n    int i;\n    for (i = 1; i <= 3; i++)\n        printf(\"%d \", i);\n    return 0;\n}\n";
+        assert_eq!(fix(src, &[("", "1 2 3\n")]), None);
+        // Every iteration wants the same: a comma.
+        assert!(fix(src, &[("", "1,2,3,")]).expect("a repair").contains("printf(\"%d,\", i)"));
+    }
+
+    #[test]
+    fn values_are_not_literal_text() {
+        let src = "#include <stdio.h>\nint main(void) {\n    printf(\"%d\\n\", 41);\n    return 0;\n}\n";
+        assert_eq!(fix(src, &[("", "42\n")]), None);
+    }
+}
