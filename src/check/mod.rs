@@ -356,6 +356,9 @@ impl Behaviour<'_> {
             },
             None => None,
         };
+        if let (Some(reference), Some(tests)) = (&reference, &tests) {
+            reference_fails_a_test(reference, &entry, tests, compare_mode, opts, cancel, &mut report);
+        }
         let test_inputs: Vec<String> = spec
             .and_then(|s| s.tests.as_ref())
             .map(|dir| {
@@ -747,6 +750,18 @@ fn run_tests(
     let mut prepared = Vec::new();
     let Some(dir) = &spec.tests else { return prepared };
     let cases = spec_tests::discover(dir);
+    let unpaired = spec_tests::unpaired(dir);
+    if let Some(first) = unpaired.first() {
+        let more = match unpaired.len() {
+            1 => String::new(),
+            n => format!(" (and {} more)", n - 1),
+        };
+        report.diagnostics.push(Diagnostic::warning(
+            "tests",
+            Span::default(),
+            format!("test {first}{more} has an input but no expected output (`{first}.out`), so it was not run"),
+        ));
+    }
     if cases.is_empty() {
         report.diagnostics.push(Diagnostic::info(
             "tests",
@@ -867,6 +882,47 @@ fn run_tests(
         ));
     }
     prepared
+}
+
+/// The reference should pass every test; when it does not, its proofs say nothing of that
+/// test, and the student is told so once (the first such test, the count of the others).
+fn reference_fails_a_test(
+    reference: &Program,
+    entry: &str,
+    tests: &[PreparedTest],
+    compare: Compare,
+    opts: &CheckOptions,
+    cancel: &Cancel,
+    report: &mut Report,
+) {
+    let limits = Limits { max_steps: opts.max_steps, ..Limits::default() };
+    let mut failing = Vec::new();
+    for t in tests {
+        let (passed, run) = run_test(reference, entry, t, compare, &limits, cancel);
+        if cancel.is_cancelled() {
+            return;
+        }
+        if !passed {
+            failing.push((t, run));
+        }
+    }
+    let Some((t, run)) = failing.first() else { return };
+    let more = if failing.len() > 1 { format!(" (and {} other tests)", failing.len() - 1) } else { String::new() };
+    let said = match &run.error {
+        Some(e) => format!("it stops: {}", e.message),
+        None => {
+            let (expected, actual) = outputs_shown(&t.expected, &String::from_utf8_lossy(&run.output));
+            format!("expected `{expected}`, it prints `{actual}`")
+        }
+    };
+    report.diagnostics.push(Diagnostic::info(
+        "reference-fails",
+        Span::default(),
+        format!(
+            "the reference program itself fails the test with input `{}`{more}: {said}; what mend proves against the reference says nothing of that test",
+            input_shown(&t.input)
+        ),
+    ));
 }
 
 /// A test whose output differs: where the output goes wrong and what it shows.

@@ -308,10 +308,13 @@ fn edits(src: &str, sites: &[Site], wanted: &BTreeMap<(usize, usize), Vec<u8>>) 
         let old = &src[site.literal.range()];
         let call = &src[site.call.range()];
         if format.is_empty() {
-            edits.push(TextEdit {
-                span: crate::engines::mutation::catalogue::deletion_span(src, site.call),
-                new_text: String::new(),
-            });
+            // The whole statement goes, unless it is the only statement of an `if`, `else` or
+            // loop without braces: then only the call, leaving the empty statement `;`.
+            let before = src[..site.call.start as usize].trim_end();
+            let sole_body = before.ends_with(')') || before.ends_with("else") || before.ends_with("do");
+            let span =
+                if sole_body { site.call } else { crate::engines::mutation::catalogue::deletion_span(src, site.call) };
+            edits.push(TextEdit { span, new_text: String::new() });
             places.push(Place { span: site.call, change: format!("delete `{call}`") });
             continue;
         }
@@ -377,6 +380,13 @@ mod tests {
         assert_eq!(fix(src, &[("", "1 2 3\n")]), None);
         // Every iteration wants the same: a comma.
         assert!(fix(src, &[("", "1,2,3,")]).expect("a repair").contains("printf(\"%d,\", i)"));
+    }
+
+    #[test]
+    fn a_print_that_is_a_branch_leaves_an_empty_statement() {
+        let src = "#include <stdio.h>\nint main(void) {\n    int a;\n    scanf(\"%d\", &a);\n    if (a > 0)\n        printf(\"positive: \");\n    printf(\"%d\\n\", a);\n    return 0;\n}\n";
+        let fixed = fix(src, &[("3", "3\n"), ("-1", "-1\n")]).expect("a repair");
+        assert!(fixed.contains("if (a > 0)\n        ;\n"), "{fixed}");
     }
 
     #[test]

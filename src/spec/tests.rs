@@ -12,15 +12,25 @@ pub struct TestCase {
 
 /// Every `N.in` with a sibling `N.out` below `dir` (recursively), sorted naturally by name
 /// (`2` before `10`, `blackbox/…` before `whitebox/…`). An `N.in` without its `N.out` is
-/// skipped. Unreadable directories are skipped too; a missing `dir` gives an empty list.
+/// left out (see [`unpaired`]). Unreadable directories are skipped too; a missing `dir` gives
+/// an empty list.
 pub fn discover(dir: &Path) -> Vec<TestCase> {
     let mut cases = Vec::new();
-    walk(dir, dir, &mut cases, 0);
+    walk(dir, dir, &mut cases, &mut Vec::new(), 0);
     cases.sort_by(|a, b| natural_cmp(&a.name, &b.name));
     cases
 }
 
-fn walk(root: &Path, dir: &Path, out: &mut Vec<TestCase>, depth: usize) {
+/// The names of the `N.in` below `dir` that have no `N.out`: tests that cannot be run, which
+/// the check says so rather than leaving out in silence.
+pub fn unpaired(dir: &Path) -> Vec<String> {
+    let mut names = Vec::new();
+    walk(dir, dir, &mut Vec::new(), &mut names, 0);
+    names.sort_by(|a, b| natural_cmp(a, b));
+    names
+}
+
+fn walk(root: &Path, dir: &Path, out: &mut Vec<TestCase>, unpaired: &mut Vec<String>, depth: usize) {
     if depth > 16 {
         return;
     }
@@ -29,14 +39,15 @@ fn walk(root: &Path, dir: &Path, out: &mut Vec<TestCase>, depth: usize) {
         let path = entry.path();
         let Ok(kind) = entry.file_type() else { continue };
         if kind.is_dir() {
-            walk(root, &path, out, depth + 1);
+            walk(root, &path, out, unpaired, depth + 1);
         } else if path.extension().is_some_and(|e| e == "in") {
             let output = path.with_extension("out");
-            if !output.is_file() {
-                continue;
-            }
             let rel = path.strip_prefix(root).unwrap_or(&path).with_extension("");
             let name = rel.components().map(|c| c.as_os_str().to_string_lossy()).collect::<Vec<_>>().join("/");
+            if !output.is_file() {
+                unpaired.push(name);
+                continue;
+            }
             out.push(TestCase { name, input: path, output });
         }
     }
