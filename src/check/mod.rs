@@ -256,7 +256,8 @@ fn type_fixed(text: &str, errors: &[Span], front: &Report) -> Option<TypeFixed> 
     let mut edits: Vec<crate::ir::TextEdit> = Vec::new();
     let mut titles = Vec::new();
     for error in errors {
-        // Fixes come best first: the front end's own, then the typed engine's ranked ones.
+        // The first fix of an error: the typed engine's best, else the front end's own (a
+        // missing `#include`).
         let fix = front.repairs.iter().find(|r| r.primary() == *error)?;
         if fix.edits.iter().any(|e| edits.iter().any(|o| o.span.touches(e.span))) {
             return None;

@@ -100,7 +100,7 @@ pub(super) fn after_type_fixes(report: &mut Report) {
     const ABOUT_THE_PROGRAM: &[&str] = &[
         "test-failed",
         "runtime-error",
-        "mismatch",
+        "reference-mismatch",
         "equivalent",
         "equivalent-bounded",
         "equivalent-assuming",
