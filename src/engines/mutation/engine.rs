@@ -477,6 +477,11 @@ fn check_choice<'ctx>(
     budget: &Budget,
     want_input: bool,
 ) -> (SmtVerdict, Option<String>) {
+    // Past the deadline the context may hold the watcher's interrupt, and Z3's `simplify` in
+    // `choice_formula` then returns no term (the z3 crate panics on it): stop before.
+    if let Some(reason) = budget.stop_reason() {
+        return (SmtVerdict::Unknown(reason), None);
+    }
     let solver = solver::one_shot_solver(enc.ctx, enc.bit_vectors_only);
     let t = Instant::now();
     solver.assert(&enc.choice_formula(choice, goal));
