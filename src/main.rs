@@ -12,6 +12,7 @@ use mend::check::CheckOptions;
 use mend::check::job as analysis;
 use mend::cli;
 use mend::spec::compare::Compare;
+use mend::syntax::flags::CompilerFlags;
 
 #[derive(Parser)]
 #[command(name = "mend", version, about = "Suggests minimal, checked repairs for student C programs")]
@@ -63,6 +64,10 @@ enum Command {
         /// mend.toml (one that has says its own `compare`).
         #[arg(long, value_enum, default_value_t = CompareArg::Values)]
         compare: CompareArg,
+        /// With `compile`: the course's compiler flags (e.g. "-Wall -Werror -ansi") for every
+        /// file; by default each problem's mend.toml `flags`.
+        #[arg(long, value_name = "FLAGS", allow_hyphen_values = true, value_parser = CompilerFlags::parse)]
+        flags: Option<CompilerFlags>,
     },
 }
 
@@ -80,6 +85,10 @@ struct CheckArgs {
     /// How outputs are compared (overrides `compare` in mend.toml).
     #[arg(long, value_enum)]
     compare: Option<CompareArg>,
+    /// The course's compiler flags, e.g. "-Wall -Wextra -Werror -ansi -pedantic" (overrides
+    /// `flags` in mend.toml): C90's rules and gcc's warnings are reported as that compiler does.
+    #[arg(long, value_name = "FLAGS", allow_hyphen_values = true, value_parser = CompilerFlags::parse)]
+    flags: Option<CompilerFlags>,
     /// Time budget per file, in seconds.
     #[arg(long, value_name = "SECS", value_parser = parse_secs)]
     timeout: Option<Duration>,
@@ -171,7 +180,7 @@ fn main() -> ExitCode {
             unsafe { _exit(code) }
         }
         Command::Check(args) => check(args),
-        Command::Bench { dir, data, budget, limit, verbose, compare } => {
+        Command::Bench { dir, data, budget, limit, verbose, compare, flags } => {
             let mut out = std::io::stdout().lock();
             let result = match dir {
                 Some(dir) if dir.as_os_str() == "typed" => mend::cli::bench::run_typed(&introclass(data), &mut out),
@@ -179,7 +188,7 @@ fn main() -> ExitCode {
                 Some(dir) if dir.as_os_str() == "server" => mend::cli::bench_server::run(&mut out),
                 Some(dir) if dir.as_os_str() == "compile" => {
                     let data = data.unwrap_or_else(|| PathBuf::from("../shared/data/cpack"));
-                    mend::cli::bench_compile::run(&data, verbose, &mut out)
+                    mend::cli::bench_compile::run(&data, flags.as_ref(), verbose, &mut out)
                 }
                 Some(dir) if dir.as_os_str() == "reference" => {
                     let findings = mend::cli::bench_reference::run(
@@ -222,6 +231,7 @@ fn check(args: CheckArgs) -> ExitCode {
         bound: args.bound,
         mutation_level: args.level.unwrap_or(defaults.mutation_level),
         max_repair_size: args.max_repair_size.unwrap_or(defaults.max_repair_size),
+        flags: args.flags,
         ..defaults
     };
     let mut failed = false;

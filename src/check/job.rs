@@ -6,7 +6,7 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use super::{CheckOptions, Report, check, check_parsed, check_streaming, quick};
+use super::{CheckOptions, Report, check, check_parsed, check_streaming};
 use crate::cancel::Cancel;
 use crate::ir::{Diagnostic, Span};
 
@@ -79,7 +79,7 @@ impl Job {
         let work = move || {
             catch_unwind(AssertUnwindSafe(|| match &tree {
                 _ if hooks.analysis_panics => panic!("the analysis_panics test hook is set"),
-                Some(tree) if quick => self::quick(tree, &text, &opts),
+                Some(tree) if quick => super::quick_at(path.as_deref(), tree, &text, &opts),
                 Some(tree) => match &on_partial {
                     Some(f) => check_streaming(path.as_deref(), &text, tree, &opts, &cancel, &|r: &Report| f(r)),
                     None => check_parsed(path.as_deref(), &text, tree, &opts, &cancel),

@@ -15,6 +15,8 @@ use crate::spec::compare::{self, Compare};
 use crate::spec::config::{self, Config};
 use crate::spec::interp::{self, Limits, RunResult};
 use crate::spec::tests::{self as spec_tests, TestCase};
+use crate::syntax::course_rules::{Course, Hints};
+use crate::syntax::flags::CompilerFlags;
 use crate::syntax::{self, lower};
 
 mod assertions;
@@ -60,6 +62,9 @@ pub struct CheckOptions {
     pub typed_repairs: usize,
     /// How much of a verified repair is shown: the location, the input, or the patch.
     pub hint_level: HintLevel,
+    /// The course's compiler flags (overrides `flags` in mend.toml): what the front end
+    /// reports beyond plain C (`-ansi`, `-Wall`, `-Werror`, …; see `syntax::course_rules`).
+    pub flags: Option<CompilerFlags>,
 }
 
 impl Default for CheckOptions {
@@ -80,6 +85,7 @@ impl Default for CheckOptions {
             repair_reference: true,
             typed_repairs: 3,
             hint_level: HintLevel::Fix,
+            flags: None,
         }
     }
 }
@@ -193,7 +199,8 @@ fn analyse(
     let bound = opts.bound.or(config.map(|c| c.bound)).unwrap_or(config::DEFAULT_BOUND);
     let timeout = opts.timeout.or(config.map(|c| Duration::from_secs(c.timeout_secs))).unwrap_or(DEFAULT_TIMEOUT);
     let deadline = started + timeout;
-    let front = front_end(tree, text, opts);
+    let course = course_for(path, opts);
+    let front = front_end(tree, text, opts, &course);
     let mut report = front.report;
     let spec = match spec {
         Ok(spec) => spec,
@@ -549,12 +556,23 @@ fn reference_words(mode: Compare) -> &'static str {
 /// The part of [`check_parsed`] that takes milliseconds, for every keystroke: syntax
 /// diagnostics and repairs plus the type checker's diagnostics. The full report of the same
 /// text only adds to it (tests, engines).
+///
+/// The course's flags are `opts.flags` ([`quick_at`] reads mend.toml's too).
 pub fn quick(tree: &Tree, text: &str, opts: &CheckOptions) -> Report {
+    quick_for(tree, text, opts, &Course { flags: opts.flags.clone().unwrap_or_default(), hints: Hints::default() })
+}
+
+/// [`quick`] for the file at `path`: the course's flags and reference from its mend.toml.
+pub fn quick_at(path: Option<&Path>, tree: &Tree, text: &str, opts: &CheckOptions) -> Report {
+    quick_for(tree, text, opts, &course_for(path, opts))
+}
+
+fn quick_for(tree: &Tree, text: &str, opts: &CheckOptions, course: &Course) -> Report {
     let mut report = match rewritten::MissingInt::find(text) {
-        None => front_end(tree, text, opts).report,
+        None => front_end(tree, text, opts, course).report,
         Some(missing) => {
             let tree = syntax::parse(&missing.rewrite.text, None);
-            missing.back(text, &front_end(&tree, &missing.rewrite.text, opts).report)
+            missing.back(text, &front_end(&tree, &missing.rewrite.text, opts, course).report)
         }
     };
     report.diagnostics.sort_by_key(|d| (d.span.start, d.span.end, d.severity));
@@ -569,7 +587,7 @@ struct FrontEnd {
     type_errors: Vec<Span>,
 }
 
-fn front_end(tree: &Tree, text: &str, opts: &CheckOptions) -> FrontEnd {
+fn front_end(tree: &Tree, text: &str, opts: &CheckOptions, course: &Course) -> FrontEnd {
     let mut report = Report::default();
     let (syntax_diags, syntax_repairs) = syntax::syntax_diagnostics(tree, text);
     let has_syntax_errors = !syntax_diags.is_empty();
@@ -586,11 +604,7 @@ fn front_end(tree: &Tree, text: &str, opts: &CheckOptions) -> FrontEnd {
     let type_errors: Vec<Span> =
         lowered.diagnostics.iter().filter(|d| d.severity == Severity::Error).map(|d| d.span).collect();
     // The text's errors (their spans), to check that each fix removes its own.
-    let error_spans: Vec<Span> = syntax_spans
-        .iter()
-        .copied()
-        .chain(lowered.diagnostics.iter().filter(|d| d.severity == Severity::Error).map(|d| d.span))
-        .collect();
+    let (error_spans, course_diags, course_fixes) = compile_errors(tree, text, &mut lowered, &syntax_spans, course);
     // One mistake, one diagnostic: where the syntax layer already explains a span, the type
     // checker's view of the same broken text is noise.
     // Code at file level is explained by the syntax layer whenever it reports anything.
@@ -607,9 +621,44 @@ fn front_end(tree: &Tree, text: &str, opts: &CheckOptions) -> FrontEnd {
     // The front end's own fixes (a missing `#include`), for the diagnostics kept.
     let fixes = std::mem::take(&mut lowered.repairs);
     report.repairs.extend(fixes.into_iter().filter(|r| type_diags.iter().any(|d| d.span == r.primary())));
+    let mut type_diags = type_diags;
+    report.repairs.extend(course_fixes);
+    type_diags.extend(course_diags);
     report.diagnostics.extend(type_diags.into_iter().filter(|d| opts.syntax_diagnostics || d.code == "unsupported"));
-    keep_fixes_that_compile(&mut report.repairs, text, &error_spans);
+    keep_fixes_that_compile(&mut report.repairs, text, &error_spans, course);
     FrontEnd { report, lowered, has_syntax_errors, type_errors }
+}
+
+/// The errors of a parsed and lowered text, as the course's compiler sees them: the syntax
+/// layer's (`syntax_spans`), the type checker's (its warnings too under `-Werror`, made errors
+/// in `lowered` here) and what the course's flags reject (`syntax::course_rules`, run on a
+/// text that parsed; its diagnostics and fixes are returned). The course's rules do not stop
+/// the tests or the logic repair: the program is C the interpreter runs.
+fn compile_errors(
+    tree: &Tree,
+    text: &str,
+    lowered: &mut lower::Lowered,
+    syntax_spans: &[Span],
+    course: &Course,
+) -> (Vec<Span>, Vec<Diagnostic>, Vec<Repair>) {
+    if course.flags.werror {
+        for d in lowered.diagnostics.iter_mut().filter(|d| d.severity == Severity::Warning) {
+            d.severity = Severity::Error;
+        }
+    }
+    let (course_diags, course_fixes) = if syntax_spans.is_empty() {
+        syntax::course_rules::check(tree, text, &lowered.program, course)
+    } else {
+        (Vec::new(), Vec::new())
+    };
+    let errors = syntax_spans
+        .iter()
+        .copied()
+        .chain(
+            lowered.diagnostics.iter().chain(&course_diags).filter(|d| d.severity == Severity::Error).map(|d| d.span),
+        )
+        .collect();
+    (errors, course_diags, course_fixes)
 }
 
 /// Files up to this size have every type fix re-checked (a parse and a lowering of
@@ -623,7 +672,7 @@ const CHECKED_FIX_BYTES: usize = 64 * 1024;
 /// Syntax fixes are not filtered this way: the syntax layer reports one error per broken
 /// stretch, so fixing one may uncover the next (a missing `;` after a `for` whose commas were
 /// fixed) and the count alone would refuse a real fix.
-fn keep_fixes_that_compile(repairs: &mut Vec<Repair>, text: &str, errors: &[Span]) {
+fn keep_fixes_that_compile(repairs: &mut Vec<Repair>, text: &str, errors: &[Span], course: &Course) {
     use crate::ir::Guarantee;
     if text.len() > CHECKED_FIX_BYTES || errors.is_empty() {
         return;
@@ -632,18 +681,36 @@ fn keep_fixes_that_compile(repairs: &mut Vec<Repair>, text: &str, errors: &[Span
         if r.guarantee != Guarantee::WellTyped {
             return true;
         }
-        let after = front_end_errors(&crate::ir::apply_edits(text, &r.edits));
+        let after = front_end_errors(&crate::ir::apply_edits(text, &r.edits), course);
         // A warning's fix (a printf directive) need only add no error.
         if errors.contains(&r.primary()) { after < errors.len() } else { after <= errors.len() }
     });
 }
 
-/// The errors mend's front end finds in `text`: the syntax layer's, then the lowering's and
-/// the type checker's.
-fn front_end_errors(text: &str) -> usize {
+/// The errors mend's front end finds in `text` (see [`compile_errors`]).
+fn front_end_errors(text: &str, course: &Course) -> usize {
     let tree = syntax::parse(text, None);
-    let syntax = syntax::syntax_diagnostics(&tree, text).0.len();
-    syntax + lower::lower(&tree, text).diagnostics.iter().filter(|d| d.severity == Severity::Error).count()
+    let syntax_spans: Vec<Span> = syntax::syntax_diagnostics(&tree, text).0.iter().map(|d| d.span).collect();
+    let mut lowered = lower::lower(&tree, text);
+    compile_errors(&tree, text, &mut lowered, &syntax_spans, course).0.len()
+}
+
+/// The course of the file at `path`: the compiler flags (the options', else its mend.toml's;
+/// a broken mend.toml is reported by the full stage, here it means no flags) and, under C90,
+/// what the reference shows (the array length a variable-length array gets).
+pub fn course_for(path: Option<&Path>, opts: &CheckOptions) -> Course {
+    let config = path.and_then(|p| config::discover(p).ok().flatten());
+    let flags = opts.flags.clone().or_else(|| config.as_ref()?.flags.clone()).unwrap_or_default();
+    let reference = opts.reference.clone().or_else(|| config?.reference);
+    let hints = match reference.and_then(|r| std::fs::read(r).ok()) {
+        Some(bytes) if flags.is_c90() => {
+            let src = String::from_utf8_lossy(&bytes);
+            let tree = syntax::parse(&src, None);
+            Hints::from_reference(&tree, &src, &lower::lower(&tree, &src).program)
+        }
+        _ => Hints::default(),
+    };
+    Course { flags, hints }
 }
 
 /// The spec in force: mend.toml (found by walking up from `path`) overridden by the options.
@@ -1075,11 +1142,11 @@ mod fix_tests {
         let report = quick(&tree, text, &CheckOptions::default());
         let typed: Vec<&Repair> = report.repairs.iter().filter(|r| r.engine == "typed").collect();
         assert!(!typed.is_empty(), "{:?}", report.repairs);
-        let before = front_end_errors(text);
+        let before = front_end_errors(text, &Course::default());
         assert!(!typed.iter().any(|r| r.edits.iter().any(|e| e.new_text.contains("strerror"))), "{typed:?}");
         for r in typed {
             assert!(
-                front_end_errors(&crate::ir::apply_edits(text, &r.edits)) < before,
+                front_end_errors(&crate::ir::apply_edits(text, &r.edits), &Course::default()) < before,
                 "{} does not fix anything",
                 r.title
             );

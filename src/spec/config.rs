@@ -8,12 +8,14 @@
 //! timeout_secs = 10            # per-file analysis budget (default: 10)
 //! bound = 8                    # loop / recursion bound for bounded proofs (default: 5)
 //! frozen = ["print_result"]    # functions a repair must never change (default: none)
+//! flags = "-Wall -Werror -ansi" # the course's compiler flags (default: gcc's defaults)
 //! ```
 //! Paths are relative to the directory of `mend.toml` and must stay inside it (after resolving
 //! `..` and symbolic links). Any problem is a [`ConfigError`] with the line and column of the
 //! offending key or value; loading never panics.
 
 use super::compare::Compare;
+use crate::syntax::flags::CompilerFlags;
 use serde::Deserialize;
 use std::path::{Path, PathBuf};
 
@@ -31,6 +33,8 @@ pub struct Config {
     pub timeout_secs: u64,
     pub bound: u32,
     pub frozen: Vec<String>,
+    /// The course's compiler flags: what the front end reports beyond plain C.
+    pub flags: Option<CompilerFlags>,
     /// The directory holding `mend.toml` (canonical).
     pub root: PathBuf,
 }
@@ -46,6 +50,7 @@ impl Config {
             timeout_secs: 10,
             bound: DEFAULT_BOUND,
             frozen: Vec::new(),
+            flags: None,
             root,
         }
     }
@@ -78,6 +83,7 @@ struct Raw {
     timeout_secs: Option<toml::Spanned<u64>>,
     bound: Option<toml::Spanned<u32>>,
     frozen: Option<Vec<String>>,
+    flags: Option<toml::Spanned<String>>,
 }
 
 /// Walks up from `c_file`'s directory (or `c_file` itself when it is a directory) to the first
@@ -176,6 +182,9 @@ pub fn parse(text: &str, file: &Path, root: &Path) -> Result<Config, ConfigError
     }
     if let Some(f) = raw.frozen {
         config.frozen = f;
+    }
+    if let Some(f) = raw.flags {
+        config.flags = Some(CompilerFlags::parse(f.get_ref()).map_err(|m| at(f.span().start, m))?);
     }
     Ok(config)
 }

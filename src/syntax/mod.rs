@@ -1,8 +1,10 @@
 //! tree-sitter parsing with incremental edits, position encodings, syntax diagnostics and the
 //! lowering of the concrete syntax tree into the typed IR.
 
+pub mod course_rules;
 pub mod diagnostics;
 pub mod document;
+pub mod flags;
 pub mod implicit_int;
 pub mod line_index;
 pub mod lower;

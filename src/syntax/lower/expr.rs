@@ -174,6 +174,23 @@ impl<'a> Lowerer<'a> {
                 if bytes.len() != 1 {
                     if bytes.is_empty() {
                         self.error(span, "an empty character constant `''`");
+                    } else if let Some(escape) = slashed_escape(self.text(node)) {
+                        // `'/n'`: the slash of an escape typed the other way.
+                        self.warning(
+                            "char",
+                            span,
+                            format!("`{}` is two characters; the escape is written `{escape}`", self.text(node)),
+                        );
+                        self.fixes.push(Repair {
+                            title: format!("Replace `{}` with `{escape}`", self.text(node)),
+                            engine: "frontend",
+                            guarantee: Guarantee::WellTyped,
+                            edits: vec![TextEdit { span, new_text: escape.clone() }],
+                            places: Vec::new(),
+                            explanation: "An escape sequence starts with a backslash.".into(),
+                            details: String::new(),
+                            fixes: vec![span],
+                        });
                     } else {
                         self.warning(
                             "char",
@@ -1337,4 +1354,12 @@ pub fn edit_distance(a: &str, b: &str) -> usize {
         std::mem::swap(&mut prev, &mut cur);
     }
     prev[b.len()]
+}
+
+/// `'/n'` → `'\n'` (and `/t`, `/0`, `/r`): a character constant whose two characters are a
+/// slash and an escape letter.
+fn slashed_escape(written: &str) -> Option<String> {
+    let inner = written.strip_prefix('\'')?.strip_suffix('\'')?;
+    let letter = inner.strip_prefix('/')?;
+    matches!(letter, "n" | "t" | "0" | "r").then(|| format!("'\\{letter}'"))
 }

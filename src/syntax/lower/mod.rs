@@ -139,6 +139,8 @@ struct Lowerer<'a> {
     expanding: Vec<String>,
     /// When expanding a macro, every node gets the use site's span.
     span_override: Option<Span>,
+    /// Fixes the type checker is sure of (`'/n'` → `'\n'`), one per diagnostic.
+    fixes: Vec<Repair>,
 }
 
 impl<'a> Lowerer<'a> {
@@ -160,6 +162,7 @@ impl<'a> Lowerer<'a> {
             pending_vla: None,
             expanding: Vec::new(),
             span_override: None,
+            fixes: Vec::new(),
         }
     }
 
@@ -167,7 +170,9 @@ impl<'a> Lowerer<'a> {
         self.diags.append(&mut self.headers.diags);
         self.diags.sort_by_key(|d| (d.span.start, d.span.end));
         self.diags.dedup();
-        Lowered { program: self.program, diagnostics: self.diags, repairs: self.headers.repairs }
+        let mut repairs = self.headers.repairs;
+        repairs.append(&mut self.fixes);
+        Lowered { program: self.program, diagnostics: self.diags, repairs }
     }
 
     // ----- small helpers -------------------------------------------------------------------

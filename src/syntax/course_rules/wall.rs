@@ -1,0 +1,1091 @@
+//! The rules read on the typed IR: gcc's `-Wall`/`-Wextra` warnings students meet (unused and
+//! uninitialised variables, a function that can end without `return`, a statement that does
+//! nothing, `a < b < c`) and C90's variable-length arrays. Each mirrors what gcc reports when it
+//! compiles at `-O0`, no more: `-Wuninitialized` there sees a read only when every path to it
+//! leaves the variable unset, so a variable set anywhere in a loop is not reported in it.
+
+use std::collections::{BTreeSet, HashMap};
+
+use tree_sitter::{Node, Tree};
+
+use super::super::flags::CompilerFlags;
+use super::{ArrayLength, Course, Found, Hints, Rule, line_indent, own_line_span};
+use crate::ir::walk::{children, has_effects, walk_init};
+use crate::ir::{
+    BinOp, Builtin, Callee, Expr, ExprKind, FuncId, Function, Init, Program, Span, Stmt, StmtKind, TextEdit, VarId,
+    VarKind,
+};
+
+pub(super) fn check(tree: &Tree, src: &str, program: &Program, course: &Course, out: &mut Vec<Found>) {
+    let (flags, hints) = (&course.flags, &course.hints);
+    for (index, func) in program.funcs.iter().enumerate() {
+        let Some(body) = &func.body else { continue };
+        // A function with a construct mend does not model is not read whole: say nothing of it.
+        if !func.unsupported.is_empty() {
+            continue;
+        }
+        variable_length_arrays(tree, src, program, body, hints, out);
+        usage(tree, src, program, func, body, out);
+        missing_return(tree, src, program, FuncId(index as u32), body, flags, out);
+        uninitialized(tree, program, body, out);
+        no_effect(src, body, out);
+        assignments_as_conditions(src, body, out);
+        sign_comparisons(src, program, body, out);
+        main_signature(tree, src, func, body, flags, out);
+    }
+    chained_comparisons(tree.root_node(), src, out);
+    misleading_indentation(tree.root_node(), src, out);
+}
+
+/// The source text of `span`, when it is a real stretch of the text (not a macro's use site
+/// standing for every node of the expansion).
+fn source(src: &str, span: Span) -> Option<&str> {
+    src.get(span.start as usize..span.end as usize).filter(|t| !t.is_empty())
+}
+
+/// `if (x = 5)`: an assignment where a condition is tested. Extra parentheses
+/// (`while ((c = getchar()))`) say it is meant, as for gcc.
+fn assignments_as_conditions(src: &str, body: &Stmt, out: &mut Vec<Found>) {
+    crate::ir::walk::for_each_stmt(body, &mut |s| {
+        let cond = match &s.kind {
+            StmtKind::If { cond, .. } | StmtKind::While { cond, .. } | StmtKind::DoWhile { cond, .. } => cond,
+            StmtKind::For { cond: Some(cond), .. } => cond,
+            _ => return,
+        };
+        let e = cond.strip_implicit();
+        let ExprKind::Assign(lhs, rhs) = &e.kind else { return };
+        // The condition's own parenthesis and one more before the assignment.
+        let before = src[..lhs.span.start as usize].trim_end();
+        if let Some(rest) = before.strip_suffix('(')
+            && rest.trim_end().ends_with('(')
+        {
+            return;
+        }
+        let (Some(l), Some(r)) = (source(src, lhs.span), source(src, rhs.span)) else { return };
+        if lhs.span.end > rhs.span.start {
+            return;
+        }
+        let Some(op) = src[lhs.span.end as usize..rhs.span.start as usize].find('=') else { return };
+        let at = lhs.span.end as usize + op;
+        let mut found = Found::new(
+            Rule::AssignmentAsCondition,
+            e.span,
+            format!("`{l} = {r}` gives `{l}` a new value instead of comparing: to compare, write `{l} == {r}`"),
+        );
+        found.fix = Some((
+            "Replace `=` with `==`".into(),
+            vec![TextEdit { span: Span::new(at, at + 1), new_text: "==".into() }],
+        ));
+        out.push(found);
+    });
+}
+
+/// The type an operand had before the usual arithmetic conversions.
+fn written_type(e: &Expr) -> &crate::ir::Type {
+    match &e.kind {
+        ExprKind::Cast { expr, implicit: true } => written_type(expr),
+        _ => &e.ty,
+    }
+}
+
+/// `i < strlen(s)`: a signed value compared as unsigned (a negative `i` is a huge number).
+/// gcc says nothing when the signed side is a constant that is not negative.
+fn sign_comparisons(src: &str, program: &Program, body: &Stmt, out: &mut Vec<Found>) {
+    let mut check = |e: &Expr| {
+        let ExprKind::Binary(op, a, b) = &e.kind else { return };
+        if !op.is_comparison() || a.ty.as_int().is_none_or(|t| t.signed) {
+            return;
+        }
+        let (ta, tb) = (written_type(a).as_int(), written_type(b).as_int());
+        let (Some(ta), Some(tb)) = (ta, tb) else { return };
+        let promoted_unsigned = |t: crate::ir::IntType| !t.signed && t.kind >= crate::ir::IntKind::Int;
+        let (signed, unsigned) = match (ta.signed, tb.signed) {
+            (true, false) if promoted_unsigned(tb) => (a, b),
+            (false, true) if promoted_unsigned(ta) => (b, a),
+            _ => return,
+        };
+        if matches!(signed.strip_implicit().kind, ExprKind::Int(n) if n >= 0) {
+            return;
+        }
+        let (Some(whole), Some(s_text), Some(u_text)) = (
+            source(src, Span::new(a.span.start as usize, b.span.end as usize)),
+            source(src, signed.strip_implicit().span),
+            source(src, unsigned.strip_implicit().span),
+        ) else {
+            return;
+        };
+        let signed_name = program.type_name(written_type(signed));
+        let mut found = Found::new(
+            Rule::SignCompare,
+            Span::new(a.span.start as usize, b.span.end as usize),
+            format!(
+                "`{whole}` compares `{s_text}` (a signed `{signed_name}`) with `{u_text}` (unsigned): a negative value would compare as a huge number"
+            ),
+        );
+        let primary = matches!(
+            unsigned.strip_implicit().kind,
+            ExprKind::Var(_)
+                | ExprKind::Call(..)
+                | ExprKind::Index(..)
+                | ExprKind::Member { .. }
+                | ExprKind::SizeOf { .. }
+        );
+        let cast = if primary { format!("({signed_name}){u_text}") } else { format!("({signed_name})({u_text})") };
+        found.fix = Some((
+            format!("Compare with `{cast}`"),
+            vec![TextEdit { span: unsigned.strip_implicit().span, new_text: cast }],
+        ));
+        out.push(found);
+    };
+    crate::ir::walk::walk_stmt(body, &mut check);
+}
+
+/// `void main()`: `main` returns an `int` to the system. The fix writes `int` and makes every
+/// way out of `main` return 0.
+fn main_signature(tree: &Tree, src: &str, func: &Function, body: &Stmt, flags: &CompilerFlags, out: &mut Vec<Found>) {
+    if func.name != "main" {
+        return;
+    }
+    if !matches!(func.params.len(), 0 | 2) {
+        out.push(Found::new(
+            Rule::MainSignature,
+            func.name_span,
+            "`main` takes no parameters (`int main(void)`) or two (`int main(int argc, char *argv[])`)",
+        ));
+    }
+    if func.ret != crate::ir::Type::Void {
+        return;
+    }
+    let mut found =
+        Found::new(Rule::MainSignature, func.name_span, "`main` must return an `int` to the system: write `int main`");
+    let ty = tree
+        .root_node()
+        .descendant_for_byte_range(func.name_span.start as usize, func.name_span.end as usize)
+        .and_then(|mut n| {
+            while n.kind() != "function_definition" {
+                n = n.parent()?;
+            }
+            n.child_by_field_name("type")
+        })
+        .filter(|t| &src[t.byte_range()] == "void");
+    if let Some(ty) = ty {
+        let mut edits = vec![TextEdit { span: Span::new(ty.start_byte(), ty.end_byte()), new_text: "int".into() }];
+        crate::ir::walk::for_each_stmt(body, &mut |s| {
+            if matches!(s.kind, StmtKind::Return(None))
+                && let Some(text) = source(src, s.span)
+                && text.starts_with("return")
+            {
+                edits.push(TextEdit { span: s.span, new_text: "return 0;".into() });
+            }
+        });
+        if flags.is_c90()
+            && flow(body).normal
+            && let Some(edit) = return_zero_at_end(src, body)
+        {
+            edits.push(edit);
+        }
+        found.fix = Some(("Write `int main`".into(), edits));
+    }
+    out.push(found);
+}
+
+/// `if (c)\n    a;\n    b;`: `b` is indented as if the `if` guarded it. The fix adds the
+/// braces the indentation asks for.
+fn misleading_indentation(root: Node, src: &str, out: &mut Vec<Found>) {
+    let mut stack = vec![root];
+    while let Some(n) = stack.pop() {
+        let mut cursor = n.walk();
+        stack.extend(n.named_children(&mut cursor));
+        let (keyword, header_end, body) = match n.kind() {
+            "if_statement" => match n.child_by_field_name("alternative") {
+                None => (
+                    "if",
+                    n.child_by_field_name("condition").map(|c| c.end_byte()),
+                    n.child_by_field_name("consequence"),
+                ),
+                Some(alt) => {
+                    let stmt = if alt.kind() == "else_clause" { alt.named_child(0) } else { Some(alt) };
+                    let else_kw = alt.child(0).filter(|k| k.kind() == "else").map(|k| k.end_byte());
+                    ("else", else_kw, stmt.filter(|s| s.kind() != "if_statement"))
+                }
+            },
+            "while_statement" => {
+                ("while", n.child_by_field_name("condition").map(|c| c.end_byte()), n.child_by_field_name("body"))
+            }
+            "for_statement" => (
+                "for",
+                n.child_by_field_name("body").and_then(|b| b.prev_sibling()).map(|p| p.end_byte()),
+                n.child_by_field_name("body"),
+            ),
+            _ => continue,
+        };
+        let (Some(header_end), Some(body)) = (header_end, body) else { continue };
+        if body.kind() == "compound_statement"
+            || body.kind() == "expression_statement" && src[body.byte_range()] == *";"
+        {
+            continue;
+        }
+        let header_row = src[..header_end].matches('\n').count();
+        // gcc's rule: the body on a line of its own, indented deeper than the `if` (a body at the
+        // `if`'s own column misleads nobody), and the next statement at the body's column.
+        let guard_column = line_indent(src, n.start_byte()).len();
+        if body.start_position().row <= header_row || body.start_position().column <= guard_column {
+            continue;
+        }
+        // The statements after the whole `if`, on later lines, indented like its body.
+        let column = body.start_position().column;
+        let mut last_row = body.end_position().row;
+        let mut guarded_looking = Vec::new();
+        let mut next = n.next_named_sibling();
+        while let Some(s) = next {
+            if s.kind() == "comment" {
+                next = s.next_named_sibling();
+                continue;
+            }
+            if s.start_position().row <= last_row || s.start_position().column != column || s.kind() == "case_statement"
+            {
+                break;
+            }
+            last_row = s.end_position().row;
+            guarded_looking.push(s);
+            next = s.next_named_sibling();
+        }
+        let Some(last) = guarded_looking.last() else { continue };
+        let first = guarded_looking[0];
+        let mut found = Found::new(
+            Rule::MisleadingIndentation,
+            Span::new(first.start_byte(), first.end_byte()),
+            format!(
+                "this line is indented as if the `{keyword}` controlled it, but without braces the `{keyword}` controls only line {}",
+                body.start_position().row + 1
+            ),
+        );
+        let indent = line_indent(src, n.start_byte());
+        found.fix = Some((
+            format!("Add braces so the `{keyword}` controls the indented lines"),
+            vec![
+                TextEdit { span: Span::new(header_end, header_end), new_text: " {".into() },
+                TextEdit { span: Span::new(last.end_byte(), last.end_byte()), new_text: format!("\n{indent}}}") },
+            ],
+        ));
+        out.push(found);
+    }
+}
+
+fn variable_length_arrays(tree: &Tree, src: &str, program: &Program, body: &Stmt, hints: &Hints, out: &mut Vec<Found>) {
+    crate::ir::walk::for_each_stmt(body, &mut |s| {
+        if let StmtKind::VlaDecl { var, .. } = &s.kind {
+            let v = program.var(*var);
+            let mut found = Found::new(
+                Rule::VariableLengthArray,
+                v.span,
+                format!(
+                    "C90 does not allow an array whose length is a variable: give `{}` a constant length, the largest the exercise allows",
+                    v.name
+                ),
+            );
+            found.fix =
+                hints.array_length.as_ref().and_then(|length| fixed_length(tree, src, program, v.span, length)).map(
+                    |(written, edits)| {
+                        (format!("Give `{}` the fixed length `{written}`, as the reference does", v.name), edits)
+                    },
+                );
+            out.push(found);
+        }
+    });
+}
+
+/// The edits giving the array declared at `name` the reference's length in each dimension
+/// whose length is not a constant, written with the reference's macro when this file defines
+/// it with the same value.
+fn fixed_length(
+    tree: &Tree,
+    src: &str,
+    program: &Program,
+    name: Span,
+    length: &ArrayLength,
+) -> Option<(String, Vec<TextEdit>)> {
+    let written = length
+        .macro_name
+        .as_ref()
+        .filter(|m| program.macros.iter().any(|(n, body, _)| n == *m && body.trim() == length.length.to_string()))
+        .cloned()
+        .unwrap_or_else(|| length.length.to_string());
+    let mut node = tree.root_node().descendant_for_byte_range(name.start as usize, name.end as usize)?;
+    let mut edits = Vec::new();
+    while let Some(parent) = node.parent().filter(|p| p.kind() == "array_declarator") {
+        if let Some(size) = parent.child_by_field_name("size")
+            && size.kind() != "number_literal"
+        {
+            edits.push(TextEdit { span: Span::new(size.start_byte(), size.end_byte()), new_text: written.clone() });
+        }
+        node = parent;
+    }
+    let _ = src;
+    edits.sort_by_key(|e| e.span.start);
+    (!edits.is_empty()).then_some((written, edits))
+}
+
+/// How a function's body uses one variable.
+#[derive(Default)]
+struct Use {
+    reads: u32,
+    /// Assignments (`n = …`; `n++` and `n += …` read it too).
+    sets: u32,
+    address: bool,
+    /// Its initialiser calls a function or changes something (deleting it would change that).
+    init_has_effects: bool,
+    /// The statements of a block that only set it (`n = 0;`) from values that change nothing
+    /// else: deleting them changes nothing when its value is never read.
+    set_statements: Vec<Span>,
+}
+
+struct Uses<'p> {
+    program: &'p Program,
+    func: &'p Function,
+    of: HashMap<VarId, Use>,
+}
+
+impl Uses<'_> {
+    fn var(e: &Expr) -> Option<VarId> {
+        match e.strip_implicit().kind {
+            ExprKind::Var(v) => Some(v),
+            _ => None,
+        }
+    }
+
+    fn expr(&mut self, e: &Expr, value_used: bool) {
+        match &e.kind {
+            ExprKind::Var(v) => self.of.entry(*v).or_default().reads += 1,
+            ExprKind::Assign(lhs, rhs) => {
+                self.target(lhs, value_used);
+                self.expr(rhs, true);
+            }
+            // `n++` and `n += 1` read `n`: gcc counts them as uses.
+            ExprKind::CompoundAssign { lhs, rhs, .. } => {
+                self.target(lhs, true);
+                self.expr(rhs, true);
+            }
+            ExprKind::IncDec(_, operand) => self.target(operand, true),
+            ExprKind::AddrOf(inner) => match Self::var(inner) {
+                Some(v) => self.of.entry(v).or_default().address = true,
+                None => self.expr(inner, true),
+            },
+            ExprKind::Comma(a, b) => {
+                self.expr(a, false);
+                self.expr(b, value_used);
+            }
+            // `sizeof x` names `x` (gcc counts it as a use); the IR keeps only the text.
+            ExprKind::SizeOf { text, .. } => {
+                let words: BTreeSet<&str> = text.split(|c: char| !(c.is_alphanumeric() || c == '_')).collect();
+                for &v in self.func.locals.iter().chain(&self.func.params) {
+                    if words.contains(self.program.var(v).name.as_str()) {
+                        self.of.entry(v).or_default().reads += 1;
+                    }
+                }
+            }
+            _ => children(e).into_iter().for_each(|c| self.expr(c, true)),
+        }
+    }
+
+    /// The object an assignment or `++` changes: a plain variable is set (and read when the
+    /// value of the whole expression is used); anything else (`a[i]`, `*p`) reads its parts.
+    fn target(&mut self, lhs: &Expr, value_used: bool) {
+        match Self::var(lhs) {
+            Some(v) => {
+                let u = self.of.entry(v).or_default();
+                u.sets += 1;
+                u.reads += u32::from(value_used);
+            }
+            None => self.expr(lhs, true),
+        }
+    }
+
+    fn stmt(&mut self, s: &Stmt) {
+        match &s.kind {
+            StmtKind::Expr(e) => self.expr(e, false),
+            StmtKind::Decl { var, init: Some(init) } => {
+                let mut effects = false;
+                walk_init(init, &mut |e| effects |= has_effects(e) || matches!(e.kind, ExprKind::Call(..)));
+                self.of.entry(*var).or_default().init_has_effects = effects;
+                self.init(init);
+            }
+            StmtKind::Decl { init: None, .. } | StmtKind::Break | StmtKind::Continue | StmtKind::Empty => {}
+            StmtKind::VlaDecl { len, .. } => self.expr(len, true),
+            StmtKind::Return(value) => value.iter().for_each(|e| self.expr(e, true)),
+            StmtKind::If { cond, then, els } => {
+                self.expr(cond, true);
+                self.stmt(then);
+                els.iter().for_each(|e| self.stmt(e));
+            }
+            StmtKind::While { cond, body } | StmtKind::DoWhile { body, cond } => {
+                self.expr(cond, true);
+                self.stmt(body);
+            }
+            StmtKind::For { init, cond, step, body } => {
+                init.iter().for_each(|s| self.stmt(s));
+                cond.iter().for_each(|c| self.expr(c, true));
+                step.iter().for_each(|e| self.expr(e, false));
+                self.stmt(body);
+            }
+            StmtKind::Switch { cond, arms } => {
+                self.expr(cond, true);
+                arms.iter().flat_map(|a| &a.body).for_each(|s| self.item(s));
+            }
+            StmtKind::Block(items) => items.iter().for_each(|s| self.item(s)),
+        }
+    }
+
+    /// A statement of a block (deleting it leaves the block well formed).
+    fn item(&mut self, s: &Stmt) {
+        if let StmtKind::Expr(e) = &s.kind {
+            let (target, value): (Option<&Expr>, Option<&Expr>) = match &e.kind {
+                ExprKind::Assign(lhs, rhs) => (Some(lhs), Some(rhs)),
+                _ => (None, None),
+            };
+            let pure = value.is_none_or(|v| {
+                let mut calls = false;
+                crate::ir::walk::walk_expr(v, &mut |x| calls |= matches!(x.kind, ExprKind::Call(..)));
+                !calls && !has_effects(v)
+            });
+            if pure && let Some(v) = target.and_then(Self::var) {
+                self.of.entry(v).or_default().set_statements.push(s.span);
+            }
+        }
+        self.stmt(s);
+    }
+
+    fn init(&mut self, init: &Init) {
+        match init {
+            Init::Expr(e) => self.expr(e, true),
+            Init::List(items, _) => items.iter().for_each(|i| self.init(i)),
+        }
+    }
+}
+
+/// Unused variables and parameters, and variables only ever set.
+fn usage(tree: &Tree, src: &str, program: &Program, func: &Function, body: &Stmt, out: &mut Vec<Found>) {
+    let mut uses = Uses { program, func, of: HashMap::new() };
+    uses.stmt(body);
+    for &v in &func.locals {
+        let var = program.var(v);
+        let u = uses.of.remove(&v).unwrap_or_default();
+        if u.reads > 0 || u.address || var.name.is_empty() {
+            continue;
+        }
+        if u.sets == 0 {
+            let mut found =
+                Found::new(Rule::UnusedVariable, var.span, format!("`{}` is declared but never used", var.name));
+            if !u.init_has_effects {
+                found.fix = delete_declarator(tree, src, var.span)
+                    .map(|edit| (format!("Delete the unused variable `{}`", var.name), vec![edit]));
+            }
+            out.push(found);
+        } else if var.kind == VarKind::Local && var.ty.is_scalar() {
+            let mut found =
+                Found::new(Rule::SetButUnused, var.span, format!("`{}` is given a value that is never used", var.name));
+            if u.set_statements.len() == u.sets as usize
+                && !u.init_has_effects
+                && let Some(declaration) = delete_declarator(tree, src, var.span)
+            {
+                let mut edits: Vec<TextEdit> = u
+                    .set_statements
+                    .iter()
+                    .map(|s| TextEdit { span: own_line_span(src, *s), new_text: String::new() })
+                    .collect();
+                edits.push(declaration);
+                edits.sort_by_key(|e| e.span.start);
+                if edits.windows(2).all(|w| w[0].span.end <= w[1].span.start) {
+                    found.fix = Some((format!("Delete `{}` and the lines that set it", var.name), edits));
+                }
+            }
+            out.push(found);
+        }
+    }
+    let unused: Vec<VarId> = func
+        .params
+        .iter()
+        .copied()
+        .filter(|p| uses.of.get(p).is_none_or(|u| u.reads == 0 && u.sets == 0 && !u.address))
+        .filter(|p| !program.var(*p).name.is_empty())
+        .collect();
+    // `int main(int argc, char *argv[])` using neither: `int main(void)` says so.
+    let main_void = (func.name == "main" && unused.len() == func.params.len())
+        .then(|| parameter_list(tree, func.name_span))
+        .flatten()
+        .map(|list| ("Write `main(void)`".to_string(), vec![TextEdit { span: list, new_text: "(void)".into() }]));
+    for p in unused {
+        let var = program.var(p);
+        let mut found =
+            Found::new(Rule::UnusedParameter, var.span, format!("the parameter `{}` is never used", var.name));
+        found.fix = main_void.clone();
+        out.push(found);
+    }
+}
+
+/// The parameter list `(…)` of the function named at `name`.
+fn parameter_list(tree: &Tree, name: Span) -> Option<Span> {
+    let node = tree.root_node().descendant_for_byte_range(name.start as usize, name.end as usize)?;
+    let declarator = node.parent().filter(|p| p.kind() == "function_declarator")?;
+    let params = declarator.child_by_field_name("parameters")?;
+    Some(Span::new(params.start_byte(), params.end_byte()))
+}
+
+/// The edit deleting the declarator named at `name` from its declaration (the whole
+/// declaration when it is the only one).
+fn delete_declarator(tree: &Tree, src: &str, name: Span) -> Option<TextEdit> {
+    let mut node = tree.root_node().descendant_for_byte_range(name.start as usize, name.end as usize)?;
+    let mut declarator = node;
+    while node.kind() != "declaration" {
+        declarator = node;
+        node = node.parent()?;
+    }
+    if node.parent().is_some_and(|p| p.kind() == "for_statement") {
+        return None;
+    }
+    let mut cursor = node.walk();
+    let all: Vec<Node> = node.children_by_field_name("declarator", &mut cursor).collect();
+    let k = all.iter().position(|d| d.id() == declarator.id())?;
+    let span = match (all.len(), k) {
+        (1, _) => own_line_span(src, Span::new(node.start_byte(), node.end_byte())),
+        (_, k) if k + 1 < all.len() => Span::new(all[k].start_byte(), all[k + 1].start_byte()),
+        (_, k) => Span::new(all[k - 1].end_byte(), all[k].end_byte()),
+    };
+    Some(TextEdit { span, new_text: String::new() })
+}
+
+/// How control leaves a statement: by its end, and by a `break` out of it.
+#[derive(Clone, Copy)]
+struct Flow {
+    normal: bool,
+    breaks: bool,
+}
+
+fn always_true(cond: &Expr) -> bool {
+    matches!(cond.strip_implicit().kind, ExprKind::Int(n) if n != 0)
+}
+
+fn is_exit(e: &Expr) -> bool {
+    matches!(&e.kind, ExprKind::Call(Callee::Builtin(Builtin::Exit), _))
+}
+
+fn flow(s: &Stmt) -> Flow {
+    let through = Flow { normal: true, breaks: false };
+    match &s.kind {
+        StmtKind::Return(_) | StmtKind::Continue => Flow { normal: false, breaks: false },
+        StmtKind::Expr(e) if is_exit(e) => Flow { normal: false, breaks: false },
+        StmtKind::Break => Flow { normal: false, breaks: true },
+        StmtKind::Block(items) => sequence(items),
+        StmtKind::If { then, els, .. } => {
+            let t = flow(then);
+            let e = els.as_deref().map_or(through, flow);
+            Flow { normal: t.normal || e.normal, breaks: t.breaks || e.breaks }
+        }
+        StmtKind::While { cond, body } => Flow { normal: !always_true(cond) || flow(body).breaks, breaks: false },
+        StmtKind::For { cond, body, .. } => {
+            Flow { normal: cond.as_ref().is_some_and(|c| !always_true(c)) || flow(body).breaks, breaks: false }
+        }
+        StmtKind::DoWhile { body, cond } => {
+            let b = flow(body);
+            Flow { normal: (b.normal && !always_true(cond)) || b.breaks, breaks: false }
+        }
+        StmtKind::Switch { arms, .. } => {
+            let has_default = arms.iter().any(|a| a.label.is_none());
+            let mut breaks = false;
+            let mut last = true;
+            for arm in arms {
+                let f = sequence(&arm.body);
+                breaks |= f.breaks;
+                last = f.normal;
+            }
+            Flow { normal: !has_default || breaks || last, breaks: false }
+        }
+        _ => through,
+    }
+}
+
+fn sequence(items: &[Stmt]) -> Flow {
+    let mut out = Flow { normal: true, breaks: false };
+    for item in items {
+        if !out.normal {
+            break; // the rest is unreachable
+        }
+        let f = flow(item);
+        out = Flow { normal: f.normal, breaks: out.breaks || f.breaks };
+    }
+    out
+}
+
+fn missing_return(
+    tree: &Tree,
+    src: &str,
+    program: &Program,
+    id: FuncId,
+    body: &Stmt,
+    flags: &CompilerFlags,
+    out: &mut Vec<Found>,
+) {
+    let func = program.func(id);
+    if func.ret == crate::ir::Type::Void || func.ret.is_error() || !flow(body).normal {
+        return;
+    }
+    // C99 gives `main` a `return 0;` at its end; C90 does not.
+    let main = func.name == "main";
+    if main && !flags.is_c90() {
+        return;
+    }
+    let close = body.span.end.saturating_sub(1) as usize;
+    if src.as_bytes().get(close) != Some(&b'}') {
+        return;
+    }
+    let at = Span::new(close, close + 1);
+    if !main {
+        let mut found = Found::new(
+            Rule::MissingReturn,
+            at,
+            format!(
+                "`{}` can reach its end without returning a value: every way through it must end in a `return`",
+                func.name
+            ),
+        );
+        found.fix = returns_nothing(tree, src, program, id, body).map(|edits| {
+            (format!("Declare `{}` as `void`: it returns no value and no caller uses one", func.name), edits)
+        });
+        out.push(found);
+        return;
+    }
+    let mut found = Found::new(Rule::MissingReturn, at, "in C90 `main` must return a value: end it with `return 0;`");
+    let Some(edit) = return_zero_at_end(src, body) else { return out.push(found) };
+    found.fix = Some(("Add `return 0;` at the end of `main`".into(), vec![edit]));
+    out.push(found);
+}
+
+/// A function that never returns a value and whose every call drops the result is a `void`
+/// function with the wrong type: the edits write `void` in its definition and prototypes.
+fn returns_nothing(tree: &Tree, src: &str, program: &Program, id: FuncId, body: &Stmt) -> Option<Vec<TextEdit>> {
+    let mut returns_value = false;
+    crate::ir::walk::for_each_stmt(body, &mut |s| returns_value |= matches!(s.kind, StmtKind::Return(Some(_))));
+    if returns_value {
+        return None;
+    }
+    // Every call of it, and the calls whose value is dropped (a statement of their own).
+    let is_call = |e: &Expr| matches!(e.kind, ExprKind::Call(Callee::Func(c), _) if c == id);
+    let (mut calls, mut dropped) = (0, 0);
+    for f in &program.funcs {
+        let Some(b) = &f.body else { continue };
+        crate::ir::walk::walk_stmt(b, &mut |e| calls += usize::from(is_call(e)));
+        crate::ir::walk::for_each_stmt(b, &mut |s| {
+            dropped += usize::from(matches!(&s.kind, StmtKind::Expr(e) if is_call(e)));
+        });
+    }
+    if calls != dropped {
+        return None;
+    }
+    let name = &program.func(id).name;
+    let mut edits = Vec::new();
+    let mut stack = vec![tree.root_node()];
+    while let Some(n) = stack.pop() {
+        let mut cursor = n.walk();
+        stack.extend(
+            n.named_children(&mut cursor).filter(|c| matches!(c.kind(), "declaration" | "function_definition")),
+        );
+        if n.kind() != "declaration" && n.kind() != "function_definition" {
+            continue;
+        }
+        let declares = n.child_by_field_name("declarator").is_some_and(|d| {
+            d.kind() == "function_declarator"
+                && d.child_by_field_name("declarator").is_some_and(|i| &src[i.byte_range()] == name.as_str())
+        });
+        if let (true, Some(ty)) = (declares, n.child_by_field_name("type")) {
+            edits.push(TextEdit { span: Span::new(ty.start_byte(), ty.end_byte()), new_text: "void".into() });
+        }
+    }
+    edits.sort_by_key(|e| e.span.start);
+    (!edits.is_empty()).then_some(edits)
+}
+
+/// `return 0;` on its own line before the closing brace of `body` (indented like the last
+/// statement), or before the brace on its line.
+fn return_zero_at_end(src: &str, body: &Stmt) -> Option<TextEdit> {
+    let close = body.span.end.checked_sub(1)? as usize;
+    if src.as_bytes().get(close) != Some(&b'}') {
+        return None;
+    }
+    let line_start = src[..close].rfind('\n').map_or(0, |i| i + 1);
+    Some(if src[line_start..close].trim().is_empty() {
+        let last = match &body.kind {
+            StmtKind::Block(items) => items.last().map(|s| s.span.start as usize),
+            _ => None,
+        };
+        let indent = match last {
+            Some(s) if s > body.span.start as usize => line_indent(src, s).to_string(),
+            _ => format!("{}    ", &src[line_start..close]),
+        };
+        TextEdit { span: Span::new(line_start, line_start), new_text: format!("{indent}return 0;\n") }
+    } else {
+        TextEdit { span: Span::new(close, close), new_text: "return 0; ".into() }
+    })
+}
+
+/// The variables that are unset on every path to this point; `None`: no path reaches it.
+type State = Option<BTreeSet<VarId>>;
+
+fn meet(a: State, b: State) -> State {
+    match (a, b) {
+        (None, x) | (x, None) => x,
+        (Some(a), Some(b)) => Some(a.intersection(&b).copied().collect()),
+    }
+}
+
+/// Reads of variables no path has given a value (gcc's `-Wuninitialized` at `-O0`).
+struct Unset<'p> {
+    program: &'p Program,
+    /// Off while a loop's back edge is computed: only the last pass over a body reports.
+    report: bool,
+    reads: Vec<(VarId, Span)>,
+    /// The states at each `break` and `continue` of the loops (and switches) around.
+    breaks: Vec<State>,
+    continues: Vec<State>,
+}
+
+impl Unset<'_> {
+    fn tracked(&self, v: VarId) -> bool {
+        let var = self.program.var(v);
+        var.kind == VarKind::Local && var.ty.is_scalar()
+    }
+
+    fn read(&mut self, v: VarId, at: Span, st: &State) {
+        if let Some(set) = st
+            && set.contains(&v)
+            && self.report
+            && !self.reads.iter().any(|(r, _)| *r == v)
+        {
+            self.reads.push((v, at));
+        }
+    }
+
+    fn set(v: VarId, st: &mut State) {
+        if let Some(set) = st {
+            set.remove(&v);
+        }
+    }
+
+    fn expr(&mut self, e: &Expr, st: &mut State) {
+        if st.is_none() {
+            return;
+        }
+        match &e.kind {
+            ExprKind::Var(v) => self.read(*v, e.span, st),
+            ExprKind::Assign(lhs, rhs) => {
+                self.expr(rhs, st);
+                match Uses::var(lhs) {
+                    Some(v) => Self::set(v, st),
+                    None => self.expr(lhs, st),
+                }
+            }
+            // `n++`, `n += 1`: read, then set.
+            ExprKind::IncDec(_, target) | ExprKind::CompoundAssign { lhs: target, .. } => {
+                if let ExprKind::CompoundAssign { rhs, .. } = &e.kind {
+                    self.expr(rhs, st);
+                }
+                match Uses::var(target) {
+                    Some(v) => {
+                        self.read(v, target.span, st);
+                        Self::set(v, st);
+                    }
+                    None => self.expr(target, st),
+                }
+            }
+            // `&n` (a `scanf` target): from here on it may hold anything.
+            ExprKind::AddrOf(inner) => match Uses::var(inner) {
+                Some(v) => Self::set(v, st),
+                None => self.expr(inner, st),
+            },
+            ExprKind::Logical(_, a, b) => {
+                self.expr(a, st);
+                let mut right = st.clone();
+                self.expr(b, &mut right);
+                *st = meet(st.take(), right);
+            }
+            ExprKind::Cond(c, a, b) => {
+                self.expr(c, st);
+                let (mut x, mut y) = (st.clone(), st.clone());
+                self.expr(a, &mut x);
+                self.expr(b, &mut y);
+                *st = meet(x, y);
+            }
+            ExprKind::SizeOf { .. } => {}
+            _ => {
+                for c in children(e) {
+                    self.expr(c, st);
+                }
+                if is_exit(e) {
+                    *st = None;
+                }
+            }
+        }
+    }
+
+    fn stmt(&mut self, s: &Stmt, st: &mut State) {
+        if st.is_none() {
+            return;
+        }
+        match &s.kind {
+            StmtKind::Decl { var, init } => {
+                match init {
+                    Some(init) => walk_init_in_order(init, &mut |e| self.expr(e, st)),
+                    None if self.tracked(*var) => {
+                        if let Some(set) = st {
+                            set.insert(*var);
+                        }
+                    }
+                    None => {}
+                }
+                if init.is_some()
+                    && let Some(set) = st
+                {
+                    set.remove(var);
+                }
+            }
+            StmtKind::VlaDecl { len: e, .. } | StmtKind::Expr(e) => self.expr(e, st),
+            StmtKind::Return(value) => {
+                if let Some(e) = value {
+                    self.expr(e, st);
+                }
+                *st = None;
+            }
+            StmtKind::Break => {
+                self.breaks.push(st.take());
+            }
+            StmtKind::Continue => {
+                self.continues.push(st.take());
+            }
+            StmtKind::Empty => {}
+            StmtKind::Block(items) => items.iter().for_each(|i| self.stmt(i, st)),
+            StmtKind::If { cond, then, els } => {
+                self.expr(cond, st);
+                let (mut t, mut e) = (st.clone(), st.clone());
+                self.stmt(then, &mut t);
+                if let Some(els) = els {
+                    self.stmt(els, &mut e);
+                }
+                *st = meet(t, e);
+            }
+            StmtKind::While { cond, body } => self.repeat(st, Some(cond), body, None, true),
+            StmtKind::DoWhile { body, cond } => self.repeat(st, Some(cond), body, None, false),
+            StmtKind::For { init, cond, step, body } => {
+                init.iter().for_each(|i| self.stmt(i, st));
+                self.repeat(st, cond.as_ref(), body, step.as_ref(), true);
+            }
+            StmtKind::Switch { cond, arms } => {
+                self.expr(cond, st);
+                let entry = st.clone();
+                let outer = std::mem::take(&mut self.breaks);
+                let mut fall: State = None;
+                for arm in arms {
+                    let mut s = meet(entry.clone(), fall);
+                    arm.body.iter().for_each(|i| self.stmt(i, &mut s));
+                    fall = s;
+                }
+                let mut after = fall;
+                for b in std::mem::replace(&mut self.breaks, outer) {
+                    after = meet(after, b);
+                }
+                if !arms.iter().any(|a| a.label.is_none()) {
+                    after = meet(after, entry);
+                }
+                *st = after;
+            }
+        }
+    }
+
+    /// A loop: the state at its head is the entry's met with the back edge's, found by a
+    /// silent first pass; the second pass reports.
+    /// A loop, as gcc lowers it: a `while` or `for` condition is tested once before the loop
+    /// (its reads see the entry's state alone), then `do { body; step } while (cond)` runs,
+    /// whose head meets the entry with the back edge (found by a silent first pass; the second
+    /// pass reports).
+    fn repeat(&mut self, st: &mut State, cond: Option<&Expr>, body: &Stmt, step: Option<&Expr>, cond_first: bool) {
+        let endless = cond.is_none_or(always_true);
+        let mut exit = None;
+        if cond_first {
+            if let Some(c) = cond {
+                self.expr(c, st);
+            }
+            if !endless {
+                exit = st.clone();
+            }
+        }
+        let report = self.report;
+        self.report = false;
+        let (back, _) = self.rotated(st.clone(), cond, body, step);
+        self.report = report;
+        let head = meet(st.clone(), back);
+        let (_, rotated_exit) = self.rotated(head, cond, body, step);
+        *st = meet(exit, rotated_exit);
+    }
+
+    /// `do { body; step } while (cond)` from `head`: the state on its back edge, and on its exits.
+    fn rotated(&mut self, mut s: State, cond: Option<&Expr>, body: &Stmt, step: Option<&Expr>) -> (State, State) {
+        let (outer_breaks, outer_continues) = (std::mem::take(&mut self.breaks), std::mem::take(&mut self.continues));
+        self.stmt(body, &mut s);
+        for c in std::mem::replace(&mut self.continues, outer_continues) {
+            s = meet(s, c);
+        }
+        if let Some(step) = step {
+            self.expr(step, &mut s);
+        }
+        if let Some(c) = cond {
+            self.expr(c, &mut s);
+        }
+        let mut exit = if cond.is_none_or(always_true) { None } else { s.clone() };
+        for b in std::mem::replace(&mut self.breaks, outer_breaks) {
+            exit = meet(exit, b);
+        }
+        (s, exit)
+    }
+}
+
+/// The expressions of an initialiser in order (the outermost of each item).
+fn walk_init_in_order(init: &Init, f: &mut impl FnMut(&Expr)) {
+    match init {
+        Init::Expr(e) => f(e),
+        Init::List(items, _) => items.iter().for_each(|i| walk_init_in_order(i, f)),
+    }
+}
+
+fn uninitialized(tree: &Tree, program: &Program, body: &Stmt, out: &mut Vec<Found>) {
+    let mut unset = Unset { program, report: true, reads: Vec::new(), breaks: Vec::new(), continues: Vec::new() };
+    unset.stmt(body, &mut Some(BTreeSet::new()));
+    for (v, at) in unset.reads {
+        let var = program.var(v);
+        let mut found =
+            Found::new(Rule::Uninitialized, at, format!("`{}` is used before it is given a value", var.name))
+                .related(var.span, format!("`{}` is declared here without a value", var.name));
+        // `int sum;` → `int sum = 0;`: what an accumulator or a counter starts from.
+        let plain = tree
+            .root_node()
+            .descendant_for_byte_range(var.span.start as usize, var.span.end as usize)
+            .and_then(|n| n.parent())
+            .is_some_and(|p| p.kind() == "declaration");
+        if plain && var.ty.is_arithmetic() {
+            found.fix = Some((
+                format!("Start `{}` at 0", var.name),
+                vec![TextEdit {
+                    span: Span::new(var.span.end as usize, var.span.end as usize),
+                    new_text: " = 0".into(),
+                }],
+            ));
+        }
+        out.push(found);
+    }
+}
+
+/// Expression statements that compute a value and drop it; `x == 5;` gets `x = 5;`.
+fn no_effect(src: &str, body: &Stmt, out: &mut Vec<Found>) {
+    let mut check = |e: &Expr| {
+        let mut calls = false;
+        crate::ir::walk::walk_expr(e, &mut |x| calls |= matches!(x.kind, ExprKind::Call(..)));
+        if calls || has_effects(e) || matches!(e.kind, ExprKind::Cast { implicit: false, .. }) {
+            return;
+        }
+        if let ExprKind::Binary(BinOp::Eq, lhs, rhs) = &e.kind
+            && matches!(
+                lhs.strip_implicit().kind,
+                ExprKind::Var(_) | ExprKind::Index(..) | ExprKind::Member { .. } | ExprKind::Deref(_)
+            )
+            && let Some(op) = src.get(lhs.span.end as usize..rhs.span.start as usize).and_then(|t| t.find("=="))
+        {
+            let at = lhs.span.end as usize + op;
+            let (l, r) = (
+                &src[lhs.span.start as usize..lhs.span.end as usize],
+                &src[rhs.span.start as usize..rhs.span.end as usize],
+            );
+            let mut found = Found::new(
+                Rule::NoEffect,
+                e.span,
+                format!("`{l} == {r}` compares and throws the result away: to give `{l}` a value, write `{l} = {r}`"),
+            );
+            found.fix = Some((
+                "Replace `==` with `=`".into(),
+                vec![TextEdit { span: Span::new(at, at + 2), new_text: "=".into() }],
+            ));
+            out.push(found);
+            return;
+        }
+        out.push(Found::new(Rule::NoEffect, e.span, "this statement computes a value and does nothing with it"));
+    };
+    fn statements(s: &Stmt, f: &mut impl FnMut(&Expr)) {
+        crate::ir::walk::for_each_stmt(s, &mut |s| match &s.kind {
+            StmtKind::Expr(e) => f(e),
+            StmtKind::For { step: Some(step), .. } => f(step),
+            _ => {}
+        });
+    }
+    statements(body, &mut check);
+}
+
+/// `a < b < c`: C compares `a < b` (0 or 1) with `c`. The fix says what was meant:
+/// `a < b && b < c`, when `b` can be read twice.
+fn chained_comparisons(root: Node, src: &str, out: &mut Vec<Found>) {
+    const RELATIONAL: [&str; 4] = ["<", "<=", ">", ">="];
+    let op_of = |n: Node| -> Option<&str> {
+        (n.kind() == "binary_expression")
+            .then(|| n.child_by_field_name("operator"))
+            .flatten()
+            .map(|o| &src[o.byte_range()])
+            .filter(|o| RELATIONAL.contains(o))
+    };
+    let mut stack = vec![root];
+    while let Some(n) = stack.pop() {
+        let mut cursor = n.walk();
+        stack.extend(n.children(&mut cursor));
+        let (Some(op), Some(left), Some(right)) =
+            (op_of(n), n.child_by_field_name("left"), n.child_by_field_name("right"))
+        else {
+            continue;
+        };
+        if op_of(left).is_none() {
+            continue;
+        }
+        let Some(middle) = left.child_by_field_name("right") else { continue };
+        let text = |x: Node| &src[x.byte_range()];
+        let mut found = Found::new(
+            Rule::ChainedComparison,
+            Span::new(n.start_byte(), n.end_byte()),
+            format!(
+                "`{}` does not test that `{}` lies between the two: C compares `{}` (0 or 1) with `{}`",
+                text(n),
+                text(middle),
+                text(left),
+                text(right)
+            ),
+        );
+        let simple = matches!(middle.kind(), "identifier" | "number_literal" | "field_expression")
+            || (middle.kind() == "subscript_expression" && !text(middle).contains(['(', '=', '+']));
+        if simple {
+            let both = format!("{} && {} {op} {}", text(left), text(middle), text(right));
+            let bare = n.parent().is_some_and(|p| {
+                matches!(
+                    p.kind(),
+                    "parenthesized_expression"
+                        | "argument_list"
+                        | "init_declarator"
+                        | "expression_statement"
+                        | "return_statement"
+                ) || (p.kind() == "binary_expression" && matches!(op_of_any(p, src), Some("&&" | "||")))
+                    || p.kind() == "assignment_expression"
+            });
+            let new_text = if bare { both } else { format!("({both})") };
+            found.fix = Some((
+                format!("Test both: `{}`", new_text.trim_start_matches('(').trim_end_matches(')')),
+                vec![TextEdit { span: Span::new(n.start_byte(), n.end_byte()), new_text }],
+            ));
+        }
+        out.push(found);
+    }
+}
+
+fn op_of_any<'s>(n: Node, src: &'s str) -> Option<&'s str> {
+    n.child_by_field_name("operator").map(|o| &src[o.byte_range()])
+}
