@@ -1,8 +1,11 @@
 //! The rules read on the typed IR: gcc's `-Wall`/`-Wextra` warnings students meet (unused and
 //! uninitialised variables, a function that can end without `return`, a statement that does
 //! nothing, `a < b < c`) and C90's variable-length arrays. Each mirrors what gcc reports when it
-//! compiles at `-O0`, no more: `-Wuninitialized` there sees a read only when every path to it
-//! leaves the variable unset, so a variable set anywhere in a loop is not reported in it.
+//! compiles at `-O0`, no more: `-Wuninitialized` there (its early pass) reports a read only
+//! where the code runs on every run of the function (not in a branch, a loop body, the right of
+//! `&&`, nor after a `return` that may have left) and no path to it sets the variable; a loop's
+//! condition is tested once before the loop, and for a variable whose address is taken a write
+//! anywhere in the loop reaches that first test too.
 
 use std::collections::{BTreeSet, HashMap};
 
@@ -746,6 +749,9 @@ struct Unset<'p> {
     /// The states at each `break` and `continue` of the loops (and switches) around.
     breaks: Vec<State>,
     continues: Vec<State>,
+    /// The current point runs on every run of the function (gcc's early pass warns only
+    /// there: not in a branch, a loop body, the right of `&&`, nor after an early `return`).
+    always: bool,
 }
 
 impl Unset<'_> {
@@ -758,9 +764,32 @@ impl Unset<'_> {
         if let Some(set) = st
             && set.contains(&v)
             && self.report
+            && self.always
             && !self.reads.iter().any(|(r, _)| *r == v)
         {
             self.reads.push((v, at));
+        }
+    }
+
+    /// Runs `f` on code that may not run.
+    fn conditionally<T>(&mut self, f: impl FnOnce(&mut Self) -> T) -> T {
+        let always = std::mem::replace(&mut self.always, false);
+        let out = f(self);
+        self.always = always;
+        out
+    }
+
+    /// After `parts` (branches, a loop body) that may leave the function, what follows no
+    /// longer runs on every run.
+    fn after(&mut self, parts: &[&Stmt]) {
+        let mut leaves = false;
+        for part in parts {
+            crate::ir::walk::for_each_stmt(part, &mut |s| {
+                leaves |= matches!(&s.kind, StmtKind::Return(_)) || matches!(&s.kind, StmtKind::Expr(e) if is_exit(e));
+            });
+        }
+        if leaves {
+            self.always = false;
         }
     }
 
@@ -804,14 +833,16 @@ impl Unset<'_> {
             ExprKind::Logical(_, a, b) => {
                 self.expr(a, st);
                 let mut right = st.clone();
-                self.expr(b, &mut right);
+                self.conditionally(|u| u.expr(b, &mut right));
                 *st = meet(st.take(), right);
             }
             ExprKind::Cond(c, a, b) => {
                 self.expr(c, st);
                 let (mut x, mut y) = (st.clone(), st.clone());
-                self.expr(a, &mut x);
-                self.expr(b, &mut y);
+                self.conditionally(|u| {
+                    u.expr(a, &mut x);
+                    u.expr(b, &mut y);
+                });
                 *st = meet(x, y);
             }
             ExprKind::SizeOf { .. } => {}
@@ -865,11 +896,14 @@ impl Unset<'_> {
             StmtKind::If { cond, then, els } => {
                 self.expr(cond, st);
                 let (mut t, mut e) = (st.clone(), st.clone());
-                self.stmt(then, &mut t);
-                if let Some(els) = els {
-                    self.stmt(els, &mut e);
-                }
+                self.conditionally(|u| {
+                    u.stmt(then, &mut t);
+                    if let Some(els) = els {
+                        u.stmt(els, &mut e);
+                    }
+                });
                 *st = meet(t, e);
+                self.after(&[then, els.as_deref().unwrap_or(then)]);
             }
             StmtKind::While { cond, body } => self.repeat(st, Some(cond), body, None, true),
             StmtKind::DoWhile { body, cond } => self.repeat(st, Some(cond), body, None, false),
@@ -884,8 +918,9 @@ impl Unset<'_> {
                 let mut fall: State = None;
                 for arm in arms {
                     let mut s = meet(entry.clone(), fall);
-                    arm.body.iter().for_each(|i| self.stmt(i, &mut s));
+                    self.conditionally(|u| arm.body.iter().for_each(|i| u.stmt(i, &mut s)));
                     fall = s;
+                    self.after(&arm.body.iter().collect::<Vec<_>>());
                 }
                 let mut after = fall;
                 for b in std::mem::replace(&mut self.breaks, outer) {
@@ -907,22 +942,38 @@ impl Unset<'_> {
     /// pass reports).
     fn repeat(&mut self, st: &mut State, cond: Option<&Expr>, body: &Stmt, step: Option<&Expr>, cond_first: bool) {
         let endless = cond.is_none_or(always_true);
+        // The back edge, from a silent pass.
+        let report = std::mem::replace(&mut self.report, false);
+        let mut probe = st.clone();
+        if let (true, Some(c)) = (cond_first, cond) {
+            self.expr(c, &mut probe);
+        }
+        let (back, _) = self.rotated(probe, cond, body, step);
+        self.report = report;
+        // A variable whose address is taken lives in memory, where gcc sees a write anywhere in
+        // the loop (a `scanf`) as reaching the first test too.
+        let mut first = st.clone();
+        if let (Some(set), Some(back)) = (&mut first, &back) {
+            set.retain(|v| !self.program.var(*v).addressable || back.contains(v));
+        }
         let mut exit = None;
         if cond_first {
             if let Some(c) = cond {
-                self.expr(c, st);
+                self.expr(c, &mut first);
             }
             if !endless {
-                exit = st.clone();
+                exit = first.clone();
             }
         }
-        let report = self.report;
-        self.report = false;
-        let (back, _) = self.rotated(st.clone(), cond, body, step);
-        self.report = report;
-        let head = meet(st.clone(), back);
-        let (_, rotated_exit) = self.rotated(head, cond, body, step);
+        let head = meet(first, back);
+        // The body of a `do` runs at least once; a `while` or `for` body may not run.
+        let (_, rotated_exit) = if cond_first {
+            self.conditionally(|u| u.rotated(head, cond, body, step))
+        } else {
+            self.rotated(head, cond, body, step)
+        };
         *st = meet(exit, rotated_exit);
+        self.after(&[body]);
     }
 
     /// `do { body; step } while (cond)` from `head`: the state on its back edge, and on its exits.
@@ -955,7 +1006,8 @@ fn walk_init_in_order(init: &Init, f: &mut impl FnMut(&Expr)) {
 }
 
 fn uninitialized(tree: &Tree, program: &Program, body: &Stmt, out: &mut Vec<Found>) {
-    let mut unset = Unset { program, report: true, reads: Vec::new(), breaks: Vec::new(), continues: Vec::new() };
+    let mut unset =
+        Unset { program, report: true, reads: Vec::new(), breaks: Vec::new(), continues: Vec::new(), always: true };
     unset.stmt(body, &mut Some(BTreeSet::new()));
     for (v, at) in unset.reads {
         let var = program.var(v);
