@@ -200,7 +200,8 @@ fn analyse(
     let timeout = opts.timeout.or(config.map(|c| Duration::from_secs(c.timeout_secs))).unwrap_or(DEFAULT_TIMEOUT);
     let deadline = started + timeout;
     let course = course_for(path, opts);
-    let front = front_end(tree, text, opts, &course);
+    let mut front = front_end(tree, text, opts, &course);
+    front.report = with_fix_all(std::mem::take(&mut front.report), text, opts, &course);
     let mut report = front.report;
     let spec = match spec {
         Ok(spec) => spec,
@@ -569,13 +570,73 @@ pub fn quick_at(path: Option<&Path>, tree: &Tree, text: &str, opts: &CheckOption
 
 fn quick_for(tree: &Tree, text: &str, opts: &CheckOptions, course: &Course) -> Report {
     let mut report = match rewritten::MissingInt::find(text) {
-        None => front_end(tree, text, opts, course).report,
+        None => with_fix_all(front_end(tree, text, opts, course).report, text, opts, course),
         Some(missing) => {
             let tree = syntax::parse(&missing.rewrite.text, None);
             missing.back(text, &front_end(&tree, &missing.rewrite.text, opts, course).report)
         }
     };
     report.diagnostics.sort_by_key(|d| (d.span.start, d.span.end, d.severity));
+    report
+}
+
+/// At most this many fixes are chained into one repair of the whole file.
+const CHAINED_FIXES: usize = 12;
+
+/// `report` (the front end's, of `text`) with one more repair when the file has several
+/// errors: the best fix of an error applied, the text checked again, and so on while errors and
+/// fixes remain, as one patch of the original ("Fix 5 errors"), offered on every error it fixes.
+/// Each step must lower the count of errors, so the chain only ever makes progress.
+fn with_fix_all(mut report: Report, text: &str, opts: &CheckOptions, course: &Course) -> Report {
+    let is_error = |d: &&Diagnostic| d.severity == Severity::Error;
+    let start: Vec<Span> = report.diagnostics.iter().filter(is_error).map(|d| d.span).collect();
+    if start.len() < 2 || text.len() > CHECKED_FIX_BYTES {
+        return report;
+    }
+    let (mut current, mut edits, mut titles) = (text.to_string(), Vec::new(), Vec::new());
+    let mut step = report.clone();
+    let mut errors = start.len();
+    let mut guarantee = crate::ir::Guarantee::WellTyped;
+    for _ in 0..CHAINED_FIXES {
+        let spans: Vec<Span> = step.diagnostics.iter().filter(is_error).map(|d| d.span).collect();
+        let Some(best) = step.repairs.iter().find(|r| spans.contains(&r.primary())) else { break };
+        let next = crate::ir::apply_edits(&current, &best.edits);
+        let checked = front_end(&syntax::parse(&next, None), &next, opts, course).report;
+        let left = checked.diagnostics.iter().filter(is_error).count();
+        if next == current || left >= errors {
+            break;
+        }
+        edits = Rewrite::new(text, edits).compose(text, &best.edits);
+        if best.guarantee == crate::ir::Guarantee::Syntax {
+            guarantee = crate::ir::Guarantee::Syntax;
+        }
+        titles.push(best.title.clone());
+        (current, step, errors) = (next, checked, left);
+        if errors == 0 {
+            break;
+        }
+    }
+    let fixed = start.len() - errors;
+    if titles.len() < 2 || crate::ir::apply_edits(text, &edits) != current {
+        return report;
+    }
+    let title = match errors {
+        0 => format!("Fix all {fixed} errors"),
+        _ => format!("Fix {fixed} of the {} errors", start.len()),
+    };
+    report.repairs.insert(
+        0,
+        Repair {
+            title,
+            engine: "frontend",
+            guarantee,
+            edits,
+            places: Vec::new(),
+            explanation: format!("{}.", titles.join("; ")),
+            details: format!("{} fixes chained", titles.len()),
+            fixes: start,
+        },
+    );
     report
 }
 

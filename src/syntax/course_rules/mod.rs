@@ -50,6 +50,11 @@ pub(crate) enum Rule {
     MainSignature,
     /// "comparison of integer expressions of different signedness" (`-Wextra`).
     SignCompare,
+    /// "implicit declaration of function" (C99 and later: by default; C90: `-Wall`); when the
+    /// definition does not return `int`, "conflicting types" (an error).
+    UsedBeforeDeclared,
+    /// The same, where the later definition does not return `int`.
+    ConflictingImplicit,
 }
 
 /// How gcc treats a rule under some flags.
@@ -82,6 +87,7 @@ impl Rule {
             Rule::FormatC90 => "c90-format",
             Rule::MainSignature => "main-signature",
             Rule::SignCompare => "sign-compare",
+            Rule::UsedBeforeDeclared | Rule::ConflictingImplicit => "implicit-declaration",
         }
     }
 
@@ -96,6 +102,8 @@ impl Rule {
             }
             Rule::UnusedParameter => (flags.wall && flags.wextra).then_some(Kind::Warning),
             Rule::SignCompare => flags.wextra.then_some(Kind::Warning),
+            Rule::ConflictingImplicit => Some(Kind::Error),
+            Rule::UsedBeforeDeclared => (!c90 || flags.wall).then_some(Kind::Warning),
             Rule::EmptyFile => flags.pedantic.then_some(Kind::Pedantic),
             Rule::FormatC90 => (c90 && flags.pedantic && flags.wall).then_some(Kind::Warning),
             Rule::MainSignature => (flags.wall || flags.pedantic).then_some(Kind::Warning),

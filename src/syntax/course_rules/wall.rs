@@ -38,6 +38,77 @@ pub(super) fn check(tree: &Tree, src: &str, program: &Program, course: &Course, 
     }
     chained_comparisons(tree.root_node(), src, out);
     misleading_indentation(tree.root_node(), src, out);
+    used_before_declared(tree, src, program, out);
+}
+
+/// A call of a function of the file before any declaration of it: C90 declares it implicitly
+/// as returning `int` (a conflict when its definition returns something else), C99 does not
+/// allow it. The fix is the prototype, written from the definition, before the function
+/// that first calls it.
+fn used_before_declared(tree: &Tree, src: &str, program: &Program, out: &mut Vec<Found>) {
+    // The first declaration or definition of each function, and every definition's header.
+    let mut first: HashMap<String, usize> = HashMap::new();
+    let mut headers: HashMap<String, String> = HashMap::new();
+    let mut definitions: Vec<(usize, usize)> = Vec::new();
+    // Top-level items, and declarations in blocks (`void piramide();` inside `main`).
+    let mut items = Vec::new();
+    let mut stack = vec![tree.root_node()];
+    while let Some(n) = stack.pop() {
+        let mut cursor = n.walk();
+        stack.extend(n.named_children(&mut cursor).filter(|c| c.kind() != "expression_statement"));
+        if matches!(n.kind(), "declaration" | "function_definition") {
+            items.push(n);
+        }
+    }
+    items.sort_by_key(|n| n.start_byte());
+    for item in items {
+        let declarator = item.child_by_field_name("declarator");
+        let Some(function) = declarator.filter(|d| d.kind() == "function_declarator") else { continue };
+        let Some(name) = function.child_by_field_name("declarator").map(|n| src[n.byte_range()].to_string()) else {
+            continue;
+        };
+        first.entry(name.clone()).or_insert(item.start_byte());
+        if item.kind() == "function_definition"
+            && let Some(body) = item.child_by_field_name("body")
+        {
+            headers.entry(name).or_insert_with(|| src[item.start_byte()..body.start_byte()].trim_end().to_string());
+            definitions.push((item.start_byte(), item.end_byte()));
+        }
+    }
+    let mut reported = BTreeSet::new();
+    for f in &program.funcs {
+        let Some(body) = &f.body else { continue };
+        crate::ir::walk::walk_stmt(body, &mut |e| {
+            let ExprKind::Call(Callee::Func(id), _) = &e.kind else { return };
+            let callee = program.func(*id);
+            let at = e.span.start as usize;
+            if first.get(&callee.name).is_none_or(|d| *d <= at) || !reported.insert(id.0) {
+                return;
+            }
+            let header = headers.get(&callee.name);
+            let conflict = callee.ret != crate::ir::Type::INT;
+            let rule = if conflict { Rule::ConflictingImplicit } else { Rule::UsedBeforeDeclared };
+            let prototype = header.map_or_else(|| format!("{}(…)", callee.name), |h| format!("{h};"));
+            let message = if conflict {
+                format!(
+                    "`{}` is called before it is declared, so C assumes it returns `int`, which its definition contradicts: declare it first (`{prototype}`)",
+                    callee.name
+                )
+            } else {
+                format!("`{}` is called before it is declared: declare it first (`{prototype}`)", callee.name)
+            };
+            let mut found = Found::new(rule, Span::new(at, at + callee.name.len()), message);
+            // Before the function that holds the first call, on a line of its own.
+            let holder = definitions.iter().find(|(s, e)| *s <= at && at < *e);
+            if let (Some(header), Some((start, _))) = (header, holder) {
+                found.fix = Some((
+                    format!("Declare `{}` before its first use", callee.name),
+                    vec![TextEdit { span: Span::new(*start, *start), new_text: format!("{header};\n\n") }],
+                ));
+            }
+            out.push(found);
+        });
+    }
 }
 
 /// The source text of `span`, when it is a real stretch of the text (not a macro's use site
