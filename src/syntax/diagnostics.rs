@@ -235,6 +235,13 @@ impl<'s> Cx<'s> {
                         return;
                     }
                 }
+                // `else (a > b) {`: a condition after `else` means `else if`.
+                if let Some(stmt) =
+                    parent.filter(|p| p.named_child(0).is_some_and(|c| c.kind() == "parenthesized_expression"))
+                    && self.else_with_condition(stmt, at)
+                {
+                    return;
+                }
                 let stmt = parent.map(|p| shorten(&self.src[p.start_byte()..at])).unwrap_or_default();
                 let msg =
                     if stmt.is_empty() { "missing `;`".to_string() } else { format!("missing `;` after `{stmt}`") };
@@ -400,6 +407,9 @@ impl<'s> Cx<'s> {
             return;
         }
         if self.missing_semicolon_at_line_end(e) {
+            return;
+        }
+        if first_text == "(" && self.else_with_condition(e, e.end_byte()) {
             return;
         }
         let shown = if text.len() <= 20 && !text.contains('\n') { text } else { first_text };
@@ -735,6 +745,28 @@ impl<'s> Cx<'s> {
                 format!("`{word}` looks like a misspelling of `return`."),
             );
         }
+    }
+
+    /// `else (a > b) {`: the condition `cond` (up to `end`) right after an `else` and before a
+    /// `{` means `else if`; reported with that fix.
+    fn else_with_condition(&mut self, cond: Node, end: usize) -> bool {
+        let Some(keyword) = prev_leaf(cond).filter(|k| k.kind() == "else") else { return false };
+        if !self.src[end..].trim_start().starts_with('{') {
+            return false;
+        }
+        let shown = shorten(self.src[cond.start_byte()..end].trim());
+        let span = self.report(
+            node_span(keyword),
+            format!("`else` takes no condition: for `else {shown}` write `else if {shown}`"),
+        );
+        let at = keyword.end_byte();
+        self.repair(
+            span,
+            "Write `else if`".into(),
+            vec![TextEdit { span: Span::new(at, at), new_text: " if".into() }],
+            "A condition after `else` belongs to an `else if`.".into(),
+        );
+        true
     }
 
     fn report_else(&mut self, n: Node<'s>) {

@@ -1106,6 +1106,27 @@ fn uninitialized(tree: &Tree, program: &Program, body: &Stmt, out: &mut Vec<Foun
 
 /// Expression statements that compute a value and drop it; `x == 5;` gets `x = 5;`.
 fn no_effect(src: &str, body: &Stmt, out: &mut Vec<Found>) {
+    // What deleting a statement with no effect removes: a statement of a block with its line,
+    // an expression of a `for` header alone (a lone body of an `if` cannot go: `;` would
+    // be an empty body, itself a warning).
+    let mut deletable: HashMap<(u32, u32), Span> = HashMap::new();
+    crate::ir::walk::for_each_stmt(body, &mut |s| match &s.kind {
+        StmtKind::Block(items) => {
+            for item in items {
+                if let StmtKind::Expr(e) = &item.kind {
+                    deletable.insert((e.span.start, e.span.end), own_line_span(src, item.span));
+                }
+            }
+        }
+        StmtKind::For { init, step, .. } => {
+            for e in
+                init.iter().filter_map(|i| if let StmtKind::Expr(e) = &i.kind { Some(e) } else { None }).chain(step)
+            {
+                deletable.insert((e.span.start, e.span.end), e.span);
+            }
+        }
+        _ => {}
+    });
     let mut check = |e: &Expr| {
         let mut calls = false;
         crate::ir::walk::walk_expr(e, &mut |x| calls |= matches!(x.kind, ExprKind::Call(..)));
@@ -1136,7 +1157,12 @@ fn no_effect(src: &str, body: &Stmt, out: &mut Vec<Found>) {
             out.push(found);
             return;
         }
-        out.push(Found::new(Rule::NoEffect, e.span, "this statement computes a value and does nothing with it"));
+        let mut found = Found::new(Rule::NoEffect, e.span, "this statement computes a value and does nothing with it");
+        // Deleting it changes nothing the program does.
+        if let (Some(text), Some(span)) = (source(src, e.span), deletable.get(&(e.span.start, e.span.end))) {
+            found.fix = Some((format!("Delete `{text}`"), vec![TextEdit { span: *span, new_text: String::new() }]));
+        }
+        out.push(found);
     };
     fn statements(s: &Stmt, f: &mut impl FnMut(&Expr)) {
         crate::ir::walk::for_each_stmt(s, &mut |s| match &s.kind {
@@ -1145,6 +1171,7 @@ fn no_effect(src: &str, body: &Stmt, out: &mut Vec<Found>) {
             _ => {}
         });
     }
+    // (`for (i; …)`: the header's expressions are statements of `init`, visited above.)
     statements(body, &mut check);
 }
 

@@ -197,6 +197,23 @@ impl<'a> Lowerer<'a> {
                             span,
                             "a character constant holds one character; use \"...\" for a string",
                         );
+                        // `printf('* ')`: a string in single quotes. Offered where it then
+                        // type-checks (the check layer keeps fixes that remove an error).
+                        let written = self.text(node);
+                        if let Some(inner) = written.strip_prefix('\'').and_then(|w| w.strip_suffix('\''))
+                            && !inner.contains('"')
+                        {
+                            self.fixes.push(Repair {
+                                title: format!("Write `{written}` as the string `\"{inner}\"`"),
+                                engine: "frontend",
+                                guarantee: Guarantee::WellTyped,
+                                edits: vec![TextEdit { span, new_text: format!("\"{inner}\"") }],
+                                places: Vec::new(),
+                                explanation: "Text of several characters is a string, written in double quotes.".into(),
+                                details: String::new(),
+                                fixes: vec![span],
+                            });
+                        }
                     }
                 }
                 // A char constant has type int; `'\xff'` is -1 with gcc's signed char.
