@@ -142,6 +142,11 @@ impl Found {
         Found { rule, span, message: message.into(), related: Vec::new(), fix: None }
     }
 
+    fn rule(mut self, rule: Rule) -> Found {
+        self.rule = rule;
+        self
+    }
+
     fn related(mut self, span: Span, message: impl Into<String>) -> Found {
         self.related.push((span, message.into()));
         self

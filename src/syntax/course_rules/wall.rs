@@ -135,23 +135,31 @@ fn assignments_as_conditions(src: &str, body: &Stmt, out: &mut Vec<Found>) {
         {
             return;
         }
-        let (Some(l), Some(r)) = (source(src, lhs.span), source(src, rhs.span)) else { return };
-        if lhs.span.end > rhs.span.start {
-            return;
-        }
-        let Some(op) = src[lhs.span.end as usize..rhs.span.start as usize].find('=') else { return };
-        let at = lhs.span.end as usize + op;
-        let mut found = Found::new(
-            Rule::AssignmentAsCondition,
-            e.span,
-            format!("`{l} = {r}` gives `{l}` a new value instead of comparing: to compare, write `{l} == {r}`"),
-        );
-        found.fix = Some((
-            "Replace `=` with `==`".into(),
-            vec![TextEdit { span: Span::new(at, at + 1), new_text: "==".into() }],
-        ));
-        out.push(found);
+        let found = operator_slip(src, e.span, lhs, rhs, ("=", "=="), |l, r| {
+            format!("`{l} = {r}` gives `{l}` a new value instead of comparing: to compare, write `{l} == {r}`")
+        });
+        out.extend(found.map(|f| f.rule(Rule::AssignmentAsCondition)));
     });
+}
+
+/// `=` written for `==` or the reverse, between `lhs` and `rhs` of the expression at `span`:
+/// the finding (its rule set by the caller) with the other operator as its fix.
+fn operator_slip(
+    src: &str,
+    span: Span,
+    lhs: &Expr,
+    rhs: &Expr,
+    (written, meant): (&str, &str),
+    message: impl FnOnce(&str, &str) -> String,
+) -> Option<Found> {
+    let (l, r) = (source(src, lhs.span)?, source(src, rhs.span)?);
+    let at = lhs.span.end as usize + src.get(lhs.span.end as usize..rhs.span.start as usize)?.find(written)?;
+    let mut found = Found::new(Rule::NoEffect, span, message(l, r));
+    found.fix = Some((
+        format!("Replace `{written}` with `{meant}`"),
+        vec![TextEdit { span: Span::new(at, at + written.len()), new_text: meant.into() }],
+    ));
+    Some(found)
 }
 
 /// The type an operand had before the usual arithmetic conversions.
@@ -1138,22 +1146,10 @@ fn no_effect(src: &str, body: &Stmt, out: &mut Vec<Found>) {
                 lhs.strip_implicit().kind,
                 ExprKind::Var(_) | ExprKind::Index(..) | ExprKind::Member { .. } | ExprKind::Deref(_)
             )
-            && let Some(op) = src.get(lhs.span.end as usize..rhs.span.start as usize).and_then(|t| t.find("=="))
+            && let Some(found) = operator_slip(src, e.span, lhs, rhs, ("==", "="), |l, r| {
+                format!("`{l} == {r}` compares and throws the result away: to give `{l}` a value, write `{l} = {r}`")
+            })
         {
-            let at = lhs.span.end as usize + op;
-            let (l, r) = (
-                &src[lhs.span.start as usize..lhs.span.end as usize],
-                &src[rhs.span.start as usize..rhs.span.end as usize],
-            );
-            let mut found = Found::new(
-                Rule::NoEffect,
-                e.span,
-                format!("`{l} == {r}` compares and throws the result away: to give `{l}` a value, write `{l} = {r}`"),
-            );
-            found.fix = Some((
-                "Replace `==` with `=`".into(),
-                vec![TextEdit { span: Span::new(at, at + 2), new_text: "=".into() }],
-            ));
             out.push(found);
             return;
         }
