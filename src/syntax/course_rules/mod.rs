@@ -55,6 +55,14 @@ pub(crate) enum Rule {
     UsedBeforeDeclared,
     /// The same, where the later definition does not return `int`.
     ConflictingImplicit,
+    /// "suggest braces around empty body in an 'if' statement" (`-Wextra`).
+    EmptyBody,
+    /// "this statement may fall through" (`-Wextra`).
+    FallThrough,
+    /// "suggest parentheses around '&&' within '||'" (`-Wall`).
+    AndWithinOr,
+    /// "suggest explicit braces to avoid ambiguous 'else'" (`-Wall`).
+    DanglingElse,
 }
 
 /// How gcc treats a rule under some flags.
@@ -88,6 +96,10 @@ impl Rule {
             Rule::MainSignature => "main-signature",
             Rule::SignCompare => "sign-compare",
             Rule::UsedBeforeDeclared | Rule::ConflictingImplicit => "implicit-declaration",
+            Rule::EmptyBody => "empty-body",
+            Rule::FallThrough => "fall-through",
+            Rule::AndWithinOr => "and-within-or",
+            Rule::DanglingElse => "dangling-else",
         }
     }
 
@@ -101,7 +113,7 @@ impl Rule {
                 (c90 && flags.pedantic).then_some(Kind::Pedantic)
             }
             Rule::UnusedParameter => (flags.wall && flags.wextra).then_some(Kind::Warning),
-            Rule::SignCompare => flags.wextra.then_some(Kind::Warning),
+            Rule::SignCompare | Rule::EmptyBody | Rule::FallThrough => flags.wextra.then_some(Kind::Warning),
             Rule::ConflictingImplicit => Some(Kind::Error),
             Rule::UsedBeforeDeclared => (!c90 || flags.wall).then_some(Kind::Warning),
             Rule::EmptyFile => flags.pedantic.then_some(Kind::Pedantic),
@@ -114,7 +126,9 @@ impl Rule {
             | Rule::NoEffect
             | Rule::ChainedComparison
             | Rule::AssignmentAsCondition
-            | Rule::MisleadingIndentation => flags.wall.then_some(Kind::Warning),
+            | Rule::MisleadingIndentation
+            | Rule::AndWithinOr
+            | Rule::DanglingElse => flags.wall.then_some(Kind::Warning),
         }
     }
 

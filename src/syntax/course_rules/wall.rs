@@ -35,10 +35,119 @@ pub(super) fn check(tree: &Tree, src: &str, program: &Program, course: &Course, 
         assignments_as_conditions(src, body, out);
         sign_comparisons(src, program, body, out);
         main_signature(tree, src, func, body, flags, out);
+        fall_through(src, body, out);
     }
     chained_comparisons(tree.root_node(), src, out);
     misleading_indentation(tree.root_node(), src, out);
     used_before_declared(tree, src, program, out);
+    layout(tree.root_node(), src, out);
+}
+
+/// Slips of layout gcc warns about, each fixed without changing what the program does, except
+/// the `;` after `if (…)`, whose deletion does what the indentation says:
+/// - `if (x > 0);` (an empty body);
+/// - `a && b || c` (parentheses around the `&&`);
+/// - `if (a) if (b) f(); else g();` (braces around the inner `if`, which owns the `else`).
+fn layout(root: Node, src: &str, out: &mut Vec<Found>) {
+    let mut stack = vec![root];
+    while let Some(n) = stack.pop() {
+        let mut cursor = n.walk();
+        stack.extend(n.named_children(&mut cursor));
+        let text = |x: Node| &src[x.byte_range()];
+        match n.kind() {
+            "if_statement" if n.child_by_field_name("alternative").is_none() => {
+                let (Some(cond), Some(body)) =
+                    (n.child_by_field_name("condition"), n.child_by_field_name("consequence"))
+                else {
+                    continue;
+                };
+                if body.kind() == "expression_statement" && text(body) == ";" {
+                    let mut found = Found::new(
+                        Rule::EmptyBody,
+                        Span::new(body.start_byte(), body.end_byte()),
+                        format!(
+                            "this `;` is the whole body of `if {}`: what follows runs whatever the condition",
+                            text(cond)
+                        ),
+                    );
+                    found.fix = Some((
+                        "Delete the `;` after the condition".into(),
+                        vec![TextEdit { span: Span::new(cond.end_byte(), body.end_byte()), new_text: String::new() }],
+                    ));
+                    out.push(found);
+                } else if body.kind() == "if_statement" && body.child_by_field_name("alternative").is_some() {
+                    let mut found = Found::new(
+                        Rule::DanglingElse,
+                        Span::new(body.start_byte(), body.end_byte()),
+                        "this `else` belongs to the inner `if`, whatever the indentation: braces say so".to_string(),
+                    );
+                    found.fix = Some((
+                        "Put the inner `if` and its `else` in braces".into(),
+                        vec![
+                            TextEdit { span: Span::new(body.start_byte(), body.start_byte()), new_text: "{ ".into() },
+                            TextEdit { span: Span::new(body.end_byte(), body.end_byte()), new_text: " }".into() },
+                        ],
+                    ));
+                    out.push(found);
+                }
+            }
+            "binary_expression" if n.child_by_field_name("operator").is_some_and(|o| text(o) == "||") => {
+                for side in [n.child_by_field_name("left"), n.child_by_field_name("right")].into_iter().flatten() {
+                    if side.kind() == "binary_expression"
+                        && side.child_by_field_name("operator").is_some_and(|o| text(o) == "&&")
+                    {
+                        let mut found = Found::new(
+                            Rule::AndWithinOr,
+                            Span::new(side.start_byte(), side.end_byte()),
+                            format!("`&&` is done before `||`: parentheses say so, `({})`", text(side)),
+                        );
+                        found.fix = Some((
+                            format!("Write `({})`", text(side)),
+                            vec![
+                                TextEdit {
+                                    span: Span::new(side.start_byte(), side.start_byte()),
+                                    new_text: "(".into(),
+                                },
+                                TextEdit { span: Span::new(side.end_byte(), side.end_byte()), new_text: ")".into() },
+                            ],
+                        ));
+                        out.push(found);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// A `case` whose statements run on into the next `case` (no `break`, `return` or comment
+/// saying so): gcc's `-Wimplicit-fallthrough`. The fix adds the `break;` that is usually missing.
+fn fall_through(src: &str, body: &Stmt, out: &mut Vec<Found>) {
+    crate::ir::walk::for_each_stmt(body, &mut |s| {
+        let StmtKind::Switch { arms, .. } = &s.kind else { return };
+        for pair in arms.windows(2) {
+            let (arm, next) = (&pair[0], &pair[1]);
+            let Some(last) = arm.body.last() else { continue };
+            if !sequence(&arm.body).normal {
+                continue;
+            }
+            let (end, label) = (last.span.end as usize, next.label_span.start as usize);
+            if end > label || src[end..label].to_ascii_lowercase().contains("fall") {
+                continue;
+            }
+            let mut found = Found::new(
+                Rule::FallThrough,
+                last.span,
+                "this `case` runs on into the next one: a `break;` ends it".to_string(),
+            );
+            let indent = line_indent(src, last.span.start as usize);
+            found.fix = Some((
+                "Add `break;`".into(),
+                vec![TextEdit { span: Span::new(end, end), new_text: format!("\n{indent}break;") }],
+            ));
+            out.push(found);
+        }
+    });
 }
 
 /// A call of a function of the file before any declaration of it: C90 declares it implicitly
