@@ -616,7 +616,10 @@ fn typed_quick_fix_and_completion() {
         json!({ "textDocument": { "uri": uri }, "range": diag["range"], "context": { "diagnostics": [diag] } }),
     );
     let actions = reply["result"].as_array().unwrap_or_else(|| panic!("{reply}"));
-    let typed: Vec<&Value> = actions.iter().filter(|a| a["diagnostics"][0]["code"] == "scanf-pointer").collect();
+    // The file has four type errors: first comes the one repair of all of them, preferred.
+    assert_eq!(actions[0]["title"], "Fix all 4 errors", "{reply}");
+    assert_eq!(actions[0]["isPreferred"], true, "{reply}");
+    let typed: Vec<&Value> = actions[1..].iter().filter(|a| a["diagnostics"][0]["code"] == "scanf-pointer").collect();
     assert_eq!(typed.len(), 2, "typedRepairs = 2: {reply}");
     // The edit inserts the `&` and nothing else: the student's spacing stays.
     assert_eq!(typed[0]["title"], "Insert `&` before `n`");

@@ -597,24 +597,32 @@ fn with_fix_all(mut report: Report, text: &str, opts: &CheckOptions, course: &Co
     let mut step = report.clone();
     let mut errors = start.len();
     let mut guarantee = crate::ir::Guarantee::WellTyped;
-    for _ in 0..CHAINED_FIXES {
+    'chain: for _ in 0..CHAINED_FIXES {
         let spans: Vec<Span> = step.diagnostics.iter().filter(is_error).map(|d| d.span).collect();
-        let Some(best) = step.repairs.iter().find(|r| spans.contains(&r.primary())) else { break };
-        let next = crate::ir::apply_edits(&current, &best.edits);
-        let checked = front_end(&syntax::parse(&next, None), &next, opts, course).report;
-        let left = checked.diagnostics.iter().filter(is_error).count();
-        if next == current || left >= errors {
-            break;
+        // The first few fixes of an error, in rank order, until one lowers the count (the
+        // step's fixes are not re-checked one by one: trying them in order is cheaper).
+        for best in step.repairs.iter().filter(|r| spans.contains(&r.primary())).take(4) {
+            let next = crate::ir::apply_edits(&current, &best.edits);
+            if next == current {
+                continue;
+            }
+            let checked = front_end_with(&syntax::parse(&next, None), &next, opts, course, false).report;
+            let left = checked.diagnostics.iter().filter(is_error).count();
+            if left >= errors {
+                continue;
+            }
+            edits = Rewrite::new(text, edits).compose(text, &best.edits);
+            if best.guarantee == crate::ir::Guarantee::Syntax {
+                guarantee = crate::ir::Guarantee::Syntax;
+            }
+            titles.push(best.title.clone());
+            (current, step, errors) = (next, checked, left);
+            if errors == 0 {
+                break 'chain;
+            }
+            continue 'chain;
         }
-        edits = Rewrite::new(text, edits).compose(text, &best.edits);
-        if best.guarantee == crate::ir::Guarantee::Syntax {
-            guarantee = crate::ir::Guarantee::Syntax;
-        }
-        titles.push(best.title.clone());
-        (current, step, errors) = (next, checked, left);
-        if errors == 0 {
-            break;
-        }
+        break;
     }
     let fixed = start.len() - errors;
     if titles.len() < 2 || crate::ir::apply_edits(text, &edits) != current {
@@ -649,6 +657,12 @@ struct FrontEnd {
 }
 
 fn front_end(tree: &Tree, text: &str, opts: &CheckOptions, course: &Course) -> FrontEnd {
+    front_end_with(tree, text, opts, course, true)
+}
+
+/// [`front_end`]; `recheck_fixes: false` skips re-checking each type fix on the patched text
+/// (a step of [`with_fix_all`], which checks the whole step instead).
+fn front_end_with(tree: &Tree, text: &str, opts: &CheckOptions, course: &Course, recheck_fixes: bool) -> FrontEnd {
     let mut report = Report::default();
     let (syntax_diags, syntax_repairs) = syntax::syntax_diagnostics(tree, text);
     let has_syntax_errors = !syntax_diags.is_empty();
@@ -686,7 +700,9 @@ fn front_end(tree: &Tree, text: &str, opts: &CheckOptions, course: &Course) -> F
     report.repairs.extend(course_fixes);
     type_diags.extend(course_diags);
     report.diagnostics.extend(type_diags.into_iter().filter(|d| opts.syntax_diagnostics || d.code == "unsupported"));
-    keep_fixes_that_compile(&mut report.repairs, text, &error_spans, course);
+    if recheck_fixes {
+        keep_fixes_that_compile(&mut report.repairs, text, &error_spans, course);
+    }
     FrontEnd { report, lowered, has_syntax_errors, type_errors }
 }
 
