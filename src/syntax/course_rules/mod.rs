@@ -66,7 +66,7 @@ pub(crate) enum Rule {
 }
 
 /// How gcc treats a rule under some flags.
-enum Kind {
+pub(super) enum Kind {
     /// Rejected whatever the warning flags.
     Error,
     /// A warning of ISO conformance (`-pedantic`; an error with `-pedantic-errors`).
@@ -104,7 +104,7 @@ impl Rule {
     }
 
     /// Whether gcc reports the rule under `flags`, and how.
-    fn kind(self, flags: &CompilerFlags) -> Option<Kind> {
+    pub(super) fn kind(self, flags: &CompilerFlags) -> Option<Kind> {
         let c90 = flags.is_c90();
         match self {
             Rule::LoopDeclaration => c90.then_some(Kind::Error),
@@ -220,7 +220,9 @@ impl Hints {
 pub fn check(tree: &Tree, src: &str, program: &Program, course: &Course) -> (Vec<Diagnostic>, Vec<Repair>) {
     let flags = &course.flags;
     let mut found = Vec::new();
-    empty_file(tree, src, &mut found);
+    if Rule::EmptyFile.kind(flags).is_some() {
+        empty_file(tree, src, &mut found);
+    }
     if flags.is_c90() {
         c90::check(tree.root_node(), src, &mut found);
     }

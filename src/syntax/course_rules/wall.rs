@@ -21,26 +21,54 @@ use crate::ir::{
 
 pub(super) fn check(tree: &Tree, src: &str, program: &Program, course: &Course, out: &mut Vec<Found>) {
     let (flags, hints) = (&course.flags, &course.hints);
+    // Only the rules the flags enable run (with none, only the implicit declarations).
+    let on = |rules: &[Rule]| rules.iter().any(|r| r.kind(flags).is_some());
     for (index, func) in program.funcs.iter().enumerate() {
         let Some(body) = &func.body else { continue };
         // A function with a construct mend does not model is not read whole: say nothing of it.
         if !func.unsupported.is_empty() {
             continue;
         }
-        variable_length_arrays(tree, src, program, body, hints, out);
-        usage(tree, src, program, func, body, out);
-        missing_return(tree, src, program, FuncId(index as u32), body, flags, out);
-        uninitialized(tree, program, body, out);
-        no_effect(src, body, out);
-        assignments_as_conditions(src, body, out);
-        sign_comparisons(src, program, body, out);
-        main_signature(tree, src, func, body, flags, out);
-        fall_through(src, body, out);
+        if on(&[Rule::VariableLengthArray]) {
+            variable_length_arrays(tree, src, program, body, hints, out);
+        }
+        if on(&[Rule::UnusedVariable, Rule::SetButUnused, Rule::UnusedParameter]) {
+            usage(tree, src, program, func, body, out);
+        }
+        if on(&[Rule::MissingReturn]) {
+            missing_return(tree, src, program, FuncId(index as u32), body, flags, out);
+        }
+        if on(&[Rule::Uninitialized]) {
+            uninitialized(tree, program, body, out);
+        }
+        if on(&[Rule::NoEffect]) {
+            no_effect(src, body, out);
+        }
+        if on(&[Rule::AssignmentAsCondition]) {
+            assignments_as_conditions(src, body, out);
+        }
+        if on(&[Rule::SignCompare]) {
+            sign_comparisons(src, program, body, out);
+        }
+        if on(&[Rule::MainSignature]) {
+            main_signature(tree, src, func, body, flags, out);
+        }
+        if on(&[Rule::FallThrough]) {
+            fall_through(src, body, out);
+        }
     }
-    chained_comparisons(tree.root_node(), src, out);
-    misleading_indentation(tree.root_node(), src, out);
-    used_before_declared(tree, src, program, out);
-    layout(tree.root_node(), src, out);
+    if on(&[Rule::ChainedComparison]) {
+        chained_comparisons(tree.root_node(), src, out);
+    }
+    if on(&[Rule::MisleadingIndentation]) {
+        misleading_indentation(tree.root_node(), src, out);
+    }
+    if on(&[Rule::UsedBeforeDeclared, Rule::ConflictingImplicit]) {
+        used_before_declared(tree, src, program, out);
+    }
+    if on(&[Rule::EmptyBody, Rule::AndWithinOr, Rule::DanglingElse]) {
+        layout(tree.root_node(), src, out);
+    }
 }
 
 /// Slips of layout gcc warns about, each fixed without changing what the program does, except
