@@ -77,6 +77,17 @@ fn json_output_shape() {
               "guarantee": {
                 "level": "syntax"
               },
+              "reached": [
+                {
+                  "level": "syntax",
+                  "ms": 0
+                }
+              ],
+              "stats": {
+                "firstBoundedMs": null,
+                "firstTestedMs": null,
+                "firstVerifiedMs": null
+              },
               "title": "Insert `;`"
             }
           ],
@@ -86,6 +97,7 @@ fn json_output_shape() {
             "firstRepairMs": null,
             "lowerMs": 0,
             "parseMs": 0,
+            "phasesMs": {},
             "reference": null,
             "referenceFailure": null,
             "repairMs": 0,

@@ -219,6 +219,7 @@ pub fn push_repair(report: &mut Report, repair: &FoundRepair, anchor: Span, what
         },
     );
     report.repairs.push(Repair {
+        reached: Vec::new(),
         title: repair.title(),
         engine: "mutation",
         guarantee: repair.guarantee.clone(),

@@ -136,6 +136,7 @@ mod tests {
             places: Vec::new(),
             details: String::new(),
             fixes: vec![span],
+            reached: Vec::new(),
         }
     }
 

@@ -19,10 +19,12 @@ use crate::syntax::course_rules::{Course, Hints};
 use crate::syntax::flags::CompilerFlags;
 use crate::syntax::{self, lower};
 
+mod anytime;
 mod assertions;
 mod counterexample;
 mod gate;
 pub mod job;
+mod levels;
 mod present;
 mod reference_repair;
 pub use reference_repair::HintLevel;
@@ -132,6 +134,20 @@ pub struct Stats {
     /// Why the verified engine found no repair, in its own words (a structural mismatch's
     /// difference, the construct it does not model), for benchmarks and `--verbose`.
     pub reference_failure: Option<String>,
+    /// Where the time went: milliseconds per phase of the behaviour analysis, in the order
+    /// the phases first ran (`mend bench reference --verbose` sums them).
+    pub phases: Vec<(&'static str, f64)>,
+}
+
+impl Stats {
+    /// Adds the time since `since` to `phase`.
+    pub fn phase(&mut self, phase: &'static str, since: Instant) {
+        let ms = ms_since(since);
+        match self.phases.iter_mut().find(|(p, _)| *p == phase) {
+            Some((_, total)) => *total += ms,
+            None => self.phases.push((phase, ms)),
+        }
+    }
 }
 
 /// The analysis budget when neither the options nor mend.toml set one.
@@ -245,6 +261,12 @@ fn analyse(
     report.stats.cancelled |= cancel.is_cancelled();
     report.diagnostics.sort_by_key(|d| (d.span.start, d.span.end, d.severity));
     report.stats.total_ms = ms_since(started);
+    // Repairs of a report published only now (the front end's, when no behaviour analysis
+    // ran) reached their guarantee now.
+    let now = started.elapsed().as_millis() as u64;
+    for r in report.repairs.iter_mut().filter(|r| r.reached.is_empty()) {
+        r.reached.push(crate::ir::Reached { guarantee: r.guarantee.clone(), after_ms: now });
+    }
     report
 }
 
@@ -322,6 +344,7 @@ impl Behaviour<'_> {
             let t = Instant::now();
             tests = Some(run_tests(program, spec, None, opts, deadline, cancel, &mut report));
             report.stats.tests_ms = ms_since(t);
+            report.stats.phase("tests", t);
         }
         // Nothing proved is published that fails a visible test: every report, partial or
         // final, passes through the gate.
@@ -336,6 +359,7 @@ impl Behaviour<'_> {
             Limits { max_steps: opts.max_steps, ..Limits::default() },
             cancel,
         );
+        let levels = levels::Levels::new(self.started);
         let publish = |partial: &Report| {
             let mut partial = partial.clone();
             gate.apply(&mut partial, anchor);
@@ -349,6 +373,7 @@ impl Behaviour<'_> {
             full.tests = partial.tests;
             full.stats = Stats { lower_ms: front.stats.lower_ms, ..partial.stats };
             present::student_view(&mut full);
+            levels.stamp(&mut full);
             full
         };
         let gated = |partial: &Report| on_partial(&publish(partial));
@@ -391,43 +416,30 @@ impl Behaviour<'_> {
                 })
                 .collect();
             let limits = Limits { max_steps: opts.max_steps, ..Limits::default() };
+            let t = Instant::now();
             if let Some(fix) = output_text::repair(program, text, &entry, &engine_tests, spec.compare, &limits, cancel)
             {
                 let proof = reference.as_ref().map(|r| (r, test_inputs.as_slice()));
                 self.text_fix(text, fix, proof, tests.len(), &mut report, on_partial);
                 on_partial(&report);
             }
+            report.stats.phase("printed text", t);
         }
-        // The reference first: its repairs carry the stronger guarantees.
+        // The reference first: its repairs carry the stronger guarantees. Inputs on which a
+        // withdrawn candidate differs from the reference are tests for the search on the tests.
+        let mut anytime = anytime::Anytime::default();
         if let Some(reference) = &reference
             && !report.repairs.iter().any(|r| r.guarantee.is_proof())
             && !cancel.is_cancelled()
         {
-            reference_repair::repair_against_reference(
+            anytime = reference_repair::repair_against_reference(
                 program,
                 text,
                 reference,
                 compare_mode,
+                if opts.repair_tests { tests.as_deref().unwrap_or(&[]) } else { &[] },
                 &test_inputs,
                 opts.hint_level,
-                engine_opts,
-                deadline,
-                cancel,
-                &mut report,
-                on_partial,
-            );
-        }
-        let proved = report.repairs.iter().any(|r| r.guarantee.is_proof());
-        if let (Some(spec), Some(tests)) = (spec, &tests)
-            && opts.repair_tests
-            && !proved
-            && !cancel.is_cancelled()
-        {
-            tests_repair::repair_against_tests(
-                program,
-                text,
-                tests,
-                spec.compare,
                 engine_opts,
                 opts.max_steps,
                 deadline,
@@ -436,9 +448,36 @@ impl Behaviour<'_> {
                 on_partial,
             );
         }
+        let proved = report.repairs.iter().any(|r| r.guarantee.is_proof());
+        // After a search of the same space on the same tests that found nothing, a second one
+        // would only repeat it.
+        if let (Some(spec), Some(tests)) = (spec, &tests)
+            && opts.repair_tests
+            && !proved
+            && !anytime.exhausted
+            && !cancel.is_cancelled()
+        {
+            let t = Instant::now();
+            tests_repair::repair_against_tests(
+                program,
+                text,
+                tests,
+                spec.compare,
+                engine_opts,
+                opts.max_steps,
+                &anytime.counterexamples,
+                deadline,
+                cancel,
+                &mut report,
+                on_partial,
+            );
+            report.stats.phase("search on the tests", t);
+        }
         keep_strongest_repairs(&mut report);
         if opts.repair_assertions && !cancel.is_cancelled() {
+            let t = Instant::now();
             assertions::check_assertions(program, text, engine_opts, deadline, cancel, &mut report, on_partial);
+            report.stats.phase("assertions", t);
         }
         publish(&report)
     }
@@ -471,6 +510,7 @@ impl Behaviour<'_> {
                 _ => format!("passes all {tests} tests"),
             };
             Repair {
+                reached: Vec::new(),
                 title: format!("Fix ({}): {}", guarantee.label(), changes_words(&fix.places)),
                 engine: "output-text",
                 guarantee,
@@ -499,9 +539,12 @@ impl Behaviour<'_> {
             &rewrite.text,
             reference,
             compare_mode,
+            // The fixed program passes every test: nothing for a search on them.
+            &[],
             test_inputs,
             opts.hint_level,
             engine_opts,
+            opts.max_steps,
             self.deadline,
             self.cancel,
             &mut proof,
@@ -635,6 +678,7 @@ fn with_fix_all(mut report: Report, text: &str, opts: &CheckOptions, course: &Co
     report.repairs.insert(
         0,
         Repair {
+            reached: Vec::new(),
             title,
             engine: "frontend",
             guarantee,
@@ -853,6 +897,14 @@ fn keep_strongest_repairs(report: &mut Report) {
     report
         .repairs
         .retain(|r| !all.iter().any(|o| o.edits == r.edits && strength(&o.guarantee) > strength(&r.guarantee)));
+    // The same patch found twice (the anytime candidate, then the search on the tests): once.
+    let mut seen: Vec<(Vec<crate::ir::TextEdit>, u8)> = Vec::new();
+    report.repairs.retain(|r| {
+        let key = (r.edits.clone(), strength(&r.guarantee));
+        let new = !seen.contains(&key);
+        seen.push(key);
+        new
+    });
 }
 
 /// One test, read and run on the program as written.

@@ -27,7 +27,7 @@ const CONCLUSIONS: &[&str] =
 
 /// Why no fix is offered, most useful first: when there are several, the first is the one
 /// sentence shown and the others are its related information.
-const NO_FIX_REASONS: &[&str] = &["no-repair", "not-compared", "unknown", "no-verified-repair"];
+const NO_FIX_REASONS: &[&str] = &["no-repair", "not-compared", "unknown", "no-verified-repair", "withdrawn"];
 
 /// Groups `report` for the student (see the module doc).
 pub fn student_view(report: &mut Report) {
@@ -38,7 +38,14 @@ pub fn student_view(report: &mut Report) {
     behaviour.sort_by_key(|r| std::cmp::Reverse(r.guarantee.strength()));
     if let Some(best) = behaviour.first() {
         show_changed_places(report, best);
-        report.diagnostics.retain(|d| !SEARCH_NOTES.contains(&d.code) && d.code != "no-repair");
+        // "The proof did not finish" and "a fix was withdrawn" stand only while the best fix
+        // is unproved: once a proof is shown, they are history.
+        let proved = best.guarantee.is_proof();
+        report.diagnostics.retain(|d| {
+            !SEARCH_NOTES.contains(&d.code)
+                && d.code != "no-repair"
+                && !(proved && matches!(d.code, "proof-unfinished" | "withdrawn"))
+        });
     } else {
         if report.diagnostics.iter().any(|d| CONCLUSIONS.contains(&d.code)) {
             report.diagnostics.retain(|d| !SEARCH_NOTES.contains(&d.code));

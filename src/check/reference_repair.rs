@@ -11,6 +11,7 @@ use std::time::Instant;
 
 use crate::cancel::Cancel;
 use crate::engines::mutation::engine::{self, FoundRepair, Options};
+use crate::engines::mutation::search::Outcome;
 use crate::engines::verified;
 use crate::ir::{Diagnostic, Program};
 use crate::ir::{Guarantee, Place, Severity, Span};
@@ -26,7 +27,7 @@ use super::assertions::{no_fix_message, push_repair, stream};
 use super::{OnPartial, PreparedTest, Report, shorten};
 
 /// What a proof against the reference establishes, in the compare mode's words.
-fn same_output(compare: Compare) -> &'static str {
+pub(super) fn same_output(compare: Compare) -> &'static str {
     match compare {
         Compare::Exact => "prints exactly what the reference prints",
         Compare::Whitespace => "prints what the reference prints, up to spacing",
@@ -61,22 +62,49 @@ pub fn repair_against_reference(
     text: &str,
     reference: &Program,
     compare: Compare,
+    tests: &[PreparedTest],
     test_inputs: &[String],
     hint: HintLevel,
     engine_opts: &Options,
+    max_steps: u64,
     deadline: Instant,
     cancel: &Cancel,
     report: &mut Report,
     on_partial: OnPartial<'_>,
-) {
+) -> super::anytime::Anytime {
     let entry = engine_opts.entry.as_str();
     let anchor = program.name_span_of(entry);
     let precondition = verified::precondition::infer(test_inputs, reference, entry);
     let verified_opts = verified::Options { entry: entry.to_string(), compare, precondition };
+    // A fix that passes the tests first, proved in place (`check::anytime`); at the hint
+    // levels that do not show fixes, the search below only locates the bug.
+    let anytime = if hint >= HintLevel::Fix {
+        let job = super::anytime::Job {
+            program,
+            text,
+            reference,
+            compare,
+            tests,
+            verified_opts: &verified_opts,
+            engine_opts,
+            max_steps,
+            deadline,
+            cancel,
+        };
+        job.run(report, on_partial)
+    } else {
+        super::anytime::Anytime::default()
+    };
+    if anytime.settled() {
+        report.stats.reference = Some("tested fix proved");
+        return anytime;
+    }
     // The verified engine gets two thirds of the time left; the bounded fallback the rest.
     let left = deadline.saturating_duration_since(Instant::now());
     let vbudget = Budget::new(left * 2 / 3, cancel.clone());
+    let t = Instant::now();
     let v = verified::repair(program, text, reference, &verified_opts, &vbudget);
+    report.stats.phase("verified engine", t);
     report.stats.repair_ms += v.time.as_secs_f64() * 1000.0;
     match v.outcome {
         verified::Outcome::Equivalent => {
@@ -86,7 +114,7 @@ pub fn repair_against_reference(
                 anchor,
                 format!("your program {} for every input (verified)", same_output(compare)),
             ));
-            return;
+            return anytime;
         }
         verified::Outcome::EquivalentAssuming(assumption) => {
             report.stats.reference = Some("equivalent under the precondition");
@@ -98,7 +126,7 @@ pub fn repair_against_reference(
                     same_output(compare)
                 ),
             ));
-            return;
+            return anytime;
         }
         verified::Outcome::Repaired(r) => {
             report.stats.reference = Some("repaired");
@@ -126,22 +154,46 @@ pub fn repair_against_reference(
             {
                 push_verified_fix(report, small, v.time.as_millis(), compare);
             }
-            return;
+            return anytime;
         }
         verified::Outcome::Failed(f) => {
             report.stats.reference = Some(f.category());
             report.stats.reference_failure = Some(f.describe());
             report.stats.timed_out |= matches!(f, verified::Failure::Timeout) && !cancel.is_cancelled();
-            report.diagnostics.push(Diagnostic::info(
-                "no-verified-repair",
-                anchor,
-                format!("mend found no fix proved for every input: {}", failure_words(&f)),
-            ));
+            report.diagnostics.push(match &anytime.candidate {
+                // The fix on screen stands unproved: say so in one sentence.
+                Some((_, guarantee)) => Diagnostic::info(
+                    "proof-unfinished",
+                    anchor,
+                    format!(
+                        "the fix shown {}; mend could not prove a fix for every input: {}",
+                        shown_fix_words(guarantee),
+                        failure_words(&f)
+                    ),
+                ),
+                None => Diagnostic::info(
+                    "no-verified-repair",
+                    anchor,
+                    format!("mend found no fix proved for every input: {}", failure_words(&f)),
+                ),
+            });
         }
     }
     if cancel.is_cancelled() {
-        return;
+        return anytime;
     }
+    // The search on the tests explored the whole space in vain: every repair of the bounded
+    // search below would have to pass the tests' inputs too, so it cannot find one.
+    if anytime.exhausted {
+        let why = no_fix_message(
+            Some(&Outcome::Exhausted { sizes_explored: engine_opts.max_size }),
+            engine_opts.max_size,
+            "makes your program print what the reference prints",
+        );
+        report.diagnostics.push(Diagnostic::info("no-repair", anchor, why));
+        return anytime;
+    }
+    let counterexamples = &anytime.counterexamples;
     let opts = Options { reference: Some(reference.clone()), compare, ..engine_opts.clone() };
     let budget = Budget::new(deadline.saturating_duration_since(Instant::now()), cancel.clone());
     let mut found: Vec<FoundRepair> = Vec::new();
@@ -149,13 +201,18 @@ pub fn repair_against_reference(
     let mut refuted = 0;
     // The reference's outputs on the tests' inputs: run once, when the first bounded repair comes.
     let mut oracle: Option<Vec<PreparedTest>> = None;
+    let t = Instant::now();
     let result = engine::run(program, text, &opts, &budget, &mut |r| {
         if matches!(r.guarantee, Guarantee::Bounded { .. })
             && differs_on_a_test_input(
                 &apply_edits(text, &r.edits()),
                 entry,
                 compare,
-                oracle.get_or_insert_with(|| reference_outputs(reference, entry, test_inputs, cancel)),
+                oracle.get_or_insert_with(|| {
+                    let mut oracle = reference_outputs(reference, entry, test_inputs, cancel);
+                    oracle.extend(counterexamples.iter().cloned());
+                    oracle
+                }),
                 cancel,
             )
         {
@@ -165,6 +222,7 @@ pub fn repair_against_reference(
         found.push(r.clone());
         stream(&so_far, &found, anchor, &format!("it {}", same_output(compare)), on_partial);
     });
+    report.stats.phase("bounded product search", t);
     report.stats.repair_ms += result.total_time.as_secs_f64() * 1000.0;
     if report.stats.first_repair_ms.is_none() {
         report.stats.first_repair_ms = found.first().map(|r| r.found_after.as_secs_f64() * 1000.0);
@@ -224,6 +282,7 @@ pub fn repair_against_reference(
         );
         report.diagnostics.push(Diagnostic::info("no-repair", anchor, why));
     }
+    let t = Instant::now();
     for repair in &mut found {
         if matches!(repair.guarantee, Guarantee::Bounded { .. })
             && proves_equivalent(
@@ -238,6 +297,19 @@ pub fn repair_against_reference(
             repair.guarantee = Guarantee::Verified;
         }
         push_repair(report, repair, anchor, &format!("it {}", same_output(compare)));
+    }
+    report.stats.phase("proofs of bounded repairs", t);
+    anytime
+}
+
+/// What the fix on screen is known to do, for the note that its proof did not finish.
+fn shown_fix_words(guarantee: &Guarantee) -> String {
+    match guarantee {
+        Guarantee::Bounded { bound } => format!("is proved for runs of up to {bound} loop iterations"),
+        Guarantee::VerifiedAssuming { assumption } => format!("is proved for inputs where {assumption}"),
+        Guarantee::Tested { tests: 1 } => "passes the test".to_string(),
+        Guarantee::Tested { tests } => format!("passes all {tests} tests"),
+        _ => guarantee.label(),
     }
 }
 
@@ -263,7 +335,12 @@ fn failure_words(f: &verified::Failure) -> String {
 
 /// The reference's run on each of the tests' inputs, as tests whose expected output it is;
 /// an input the reference cannot run is outside the specification and left out.
-fn reference_outputs(reference: &Program, entry: &str, inputs: &[String], cancel: &Cancel) -> Vec<PreparedTest> {
+pub(super) fn reference_outputs(
+    reference: &Program,
+    entry: &str,
+    inputs: &[String],
+    cancel: &Cancel,
+) -> Vec<PreparedTest> {
     inputs
         .iter()
         .filter_map(|input| {
@@ -364,6 +441,26 @@ fn show_mismatch(
     stdin: &str,
     cancel: &Cancel,
 ) -> String {
+    let m = mismatch(program, reference, compare, entry, stdin, cancel);
+    format!("for input `{}` you print `{}`, the reference prints `{}`", m.input, m.yours, m.theirs)
+}
+
+/// An input on which two programs print different things, as the student reads it.
+pub(super) struct Mismatch {
+    pub input: String,
+    pub yours: String,
+    pub theirs: String,
+}
+
+/// The solver's input `stdin` made readable, and what each program prints on it.
+pub(super) fn mismatch(
+    program: &Program,
+    reference: &Program,
+    compare: Compare,
+    entry: &str,
+    stdin: &str,
+    cancel: &Cancel,
+) -> Mismatch {
     // The solver's input, made readable: each number as simple as it can be while the two
     // programs still print different values on it (judged on short runs).
     let quick = Limits { max_steps: super::counterexample::CANDIDATE_STEPS, ..Limits::default() };
@@ -395,7 +492,7 @@ fn show_mismatch(
         }
     };
     let (theirs, yours) = super::outputs_shown(&show(&theirs), &show(&yours));
-    format!("for input `{}` you print `{yours}`, the reference prints `{theirs}`", super::input_shown(stdin))
+    Mismatch { input: super::input_shown(stdin), yours, theirs }
 }
 
 /// A verified repair as diagnostics (one per change, worded by the hint level) and, at level
@@ -449,6 +546,7 @@ fn push_verified_fix(report: &mut Report, r: &verified::VerifiedRepair, ms: u128
         same_output(compare),
     );
     report.repairs.push(Repair {
+        reached: Vec::new(),
         title,
         engine: "verified",
         guarantee,

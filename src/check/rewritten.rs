@@ -75,6 +75,7 @@ impl MissingInt {
                 ),
             ));
             report.repairs.push(Repair {
+                reached: Vec::new(),
                 title: format!("Add `int` before `{name}`"),
                 engine: "syntax",
                 guarantee: Guarantee::Syntax,

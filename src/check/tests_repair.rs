@@ -7,7 +7,7 @@ use crate::cancel::Cancel;
 use crate::engines::mutation::against_tests::{self, TestResult};
 use crate::engines::mutation::engine::{FoundRepair, Options};
 use crate::engines::mutation::search::Verdict;
-use crate::ir::{Diagnostic, Program};
+use crate::ir::{Diagnostic, Guarantee, Program};
 use crate::smt::Budget;
 use crate::spec::compare::Compare;
 use crate::spec::interp::{Limits, RuntimeErrorKind};
@@ -25,6 +25,7 @@ pub fn repair_against_tests(
     compare: Compare,
     engine_opts: &Options,
     max_steps: u64,
+    counterexamples: &[PreparedTest],
     deadline: Instant,
     cancel: &Cancel,
     report: &mut Report,
@@ -35,7 +36,52 @@ pub fn repair_against_tests(
     }
     let entry = engine_opts.entry.as_str();
     let anchor = program.name_span_of(entry);
-    // Failing tests first: a candidate usually fails where the original did.
+    let budget = Budget::new(deadline.saturating_duration_since(Instant::now()), cancel.clone());
+    let mut found: Vec<FoundRepair> = Vec::new();
+    let what = format!("all {} tests pass", tests.len());
+    let so_far = report.clone();
+    let mut all: Vec<PreparedTest> = tests.to_vec();
+    all.extend(counterexamples.iter().cloned());
+    let result = search(program, text, &all, compare, engine_opts, max_steps, &budget, &mut |r| {
+        // Labelled with the tests the student has; the counterexamples are the reference's.
+        found.push(FoundRepair { guarantee: Guarantee::Tested { tests: tests.len() as u32 }, ..r.clone() });
+        stream(&so_far, &found, anchor, &what, on_partial);
+    });
+    report.stats.repair_ms += result.total_time.as_secs_f64() * 1000.0;
+    if report.stats.first_repair_ms.is_none() {
+        report.stats.first_repair_ms = found.first().map(|r| r.found_after.as_secs_f64() * 1000.0);
+    }
+    let failing = tests.iter().filter(|t| !t.passed).count();
+    if found.is_empty() {
+        let goal = if failing == 1 {
+            "makes the failing test pass".to_string()
+        } else {
+            format!("makes the {failing} failing tests pass")
+        };
+        let why = no_fix_message(result.outcome.as_ref(), engine_opts.max_size, &goal);
+        report.diagnostics.push(Diagnostic::info("no-repair", anchor, why));
+    }
+    for repair in &found {
+        push_repair(report, repair, anchor, &what);
+    }
+}
+
+/// The mutation search with `tests` as the spec: every minimal repair that makes all of them
+/// pass, each given to `on_repair` as found. A candidate runs the tests the program as written
+/// fails first (a candidate usually fails where the original did), each run bounded in steps.
+/// The repairs are `tested` with the count of `tests`.
+#[allow(clippy::too_many_arguments)]
+pub(super) fn search(
+    program: &Program,
+    text: &str,
+    tests: &[PreparedTest],
+    compare: Compare,
+    engine_opts: &Options,
+    max_steps: u64,
+    budget: &Budget,
+    on_repair: &mut dyn FnMut(&FoundRepair),
+) -> against_tests::TestsReport {
+    let entry = engine_opts.entry.as_str();
     let mut order: Vec<&PreparedTest> = tests.iter().collect();
     order.sort_by_key(|t| t.passed);
     // A mutation that makes a loop run away must not eat the budget: test runs of candidates
@@ -60,29 +106,5 @@ pub fn repair_against_tests(
     };
     let results: Vec<TestResult> =
         tests.iter().map(|t| TestResult { input: t.input.clone(), passed: t.passed }).collect();
-    let budget = Budget::new(deadline.saturating_duration_since(Instant::now()), cancel.clone());
-    let mut found: Vec<FoundRepair> = Vec::new();
-    let what = format!("all {} tests pass", tests.len());
-    let so_far = report.clone();
-    let result = against_tests::run(program, text, engine_opts, &results, &mut passes_all, &budget, &mut |r| {
-        found.push(r.clone());
-        stream(&so_far, &found, anchor, &what, on_partial);
-    });
-    report.stats.repair_ms += result.total_time.as_secs_f64() * 1000.0;
-    if report.stats.first_repair_ms.is_none() {
-        report.stats.first_repair_ms = found.first().map(|r| r.found_after.as_secs_f64() * 1000.0);
-    }
-    let failing = tests.iter().filter(|t| !t.passed).count();
-    if found.is_empty() {
-        let goal = if failing == 1 {
-            "makes the failing test pass".to_string()
-        } else {
-            format!("makes the {failing} failing tests pass")
-        };
-        let why = no_fix_message(result.outcome.as_ref(), engine_opts.max_size, &goal);
-        report.diagnostics.push(Diagnostic::info("no-repair", anchor, why));
-    }
-    for repair in &found {
-        push_repair(report, repair, anchor, &what);
-    }
+    against_tests::run(program, text, engine_opts, &results, &mut passes_all, budget, on_repair)
 }

@@ -9,7 +9,7 @@ pub mod bench_typed;
 use serde_json::{Value, json};
 
 use crate::check::Report;
-use crate::ir::Span;
+use crate::ir::{Guarantee, Span};
 
 use crate::syntax::{Encoding, LineIndex};
 
@@ -70,6 +70,14 @@ pub fn report_json(file: &str, text: &str, report: &Report) -> Value {
                 // The engine's figures: a verified repair's relative patch size (the exact tree
                 // edit distance over the student's AST size, `ir::ted`), time to find it, cost.
                 "details": r.details,
+                // When it reached each guarantee (ms into the analysis): a fix that passes the
+                // tests is published first and upgraded in place when its proof comes.
+                "reached": r.reached.iter().map(|l| json!({ "level": l.guarantee.level(), "ms": l.after_ms })).collect::<Vec<_>>(),
+                "stats": {
+                    "firstTestedMs": r.first_at_least(Guarantee::Tested { tests: 0 }.strength()),
+                    "firstBoundedMs": r.first_at_least(Guarantee::Bounded { bound: 0 }.strength()),
+                    "firstVerifiedMs": r.first_at_least(Guarantee::Verified.strength()),
+                },
             })
         })
         .collect();
@@ -104,6 +112,7 @@ pub fn report_json(file: &str, text: &str, report: &Report) -> Value {
             "firstRepairMs": s.first_repair_ms,
             "reference": s.reference,
             "referenceFailure": s.reference_failure,
+            "phasesMs": s.phases.iter().map(|(p, ms)| (p.to_string(), json!(ms))).collect::<serde_json::Map<String, Value>>(),
         },
     })
 }

@@ -40,6 +40,19 @@ impl Guarantee {
         }
     }
 
+    /// The level's name, as in JSON (`verified`, `bounded`, `verified-assuming`, `tested`,
+    /// `syntax`, `type-checks`).
+    pub fn level(&self) -> &'static str {
+        match self {
+            Guarantee::Verified => "verified",
+            Guarantee::Bounded { .. } => "bounded",
+            Guarantee::VerifiedAssuming { .. } => "verified-assuming",
+            Guarantee::Tested { .. } => "tested",
+            Guarantee::Syntax => "syntax",
+            Guarantee::WellTyped => "type-checks",
+        }
+    }
+
     /// A proof (for all inputs, short runs, or under a precondition), not tests or types.
     pub fn is_proof(&self) -> bool {
         matches!(self, Guarantee::Verified | Guarantee::Bounded { .. } | Guarantee::VerifiedAssuming { .. })
@@ -93,6 +106,24 @@ pub struct Repair {
     /// offer the quick fix wherever one of them is shown (`check::present` adds the other
     /// diagnostics of the same bug).
     pub fixes: Vec<Span>,
+    /// When the repair reached each guarantee, in order (set by the check layer as reports
+    /// are published: a `tested` fix first, the proof later); empty until published.
+    pub reached: Vec<Reached>,
+}
+
+/// A repair reached `guarantee` `after_ms` milliseconds into the analysis.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Reached {
+    pub guarantee: Guarantee,
+    pub after_ms: u64,
+}
+
+impl Repair {
+    /// When the repair first had a guarantee at least as strong as `strength`
+    /// ([`Guarantee::strength`]): a fix proved at once counts as tested then too.
+    pub fn first_at_least(&self, strength: u8) -> Option<u64> {
+        self.reached.iter().find(|r| r.guarantee.strength() >= strength).map(|r| r.after_ms)
+    }
 }
 
 impl Repair {

@@ -73,6 +73,7 @@ impl<'s> Cx<'s> {
 
     fn repair(&mut self, fixes: Span, title: String, edits: Vec<TextEdit>, explanation: String) {
         self.repairs.push(Repair {
+            reached: Vec::new(),
             title,
             engine: CODE,
             guarantee: Guarantee::Syntax,

@@ -261,6 +261,7 @@ pub fn repairs(program: &Program, tree: &Tree, src: &str, diagnostics: &[Diagnos
         for s in suggest(program, tree, src, d.span, n) {
             let edits = minimal_edits(src, s.span, &s.replacement);
             out.push(Repair {
+                reached: Vec::new(),
                 title: crate::ir::token_edit::describe_edits(src, &edits),
                 engine: "typed",
                 guarantee: Guarantee::WellTyped,

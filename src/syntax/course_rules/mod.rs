@@ -243,6 +243,7 @@ pub fn check(tree: &Tree, src: &str, program: &Program, course: &Course) -> (Vec
             continue;
         }
         repairs.push(Repair {
+            reached: Vec::new(),
             explanation: format!("{title}: what the course's compiler ({flags}) asks for."),
             title,
             engine: "frontend",

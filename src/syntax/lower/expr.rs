@@ -182,6 +182,7 @@ impl<'a> Lowerer<'a> {
                             format!("`{}` is two characters; the escape is written `{escape}`", self.text(node)),
                         );
                         self.fixes.push(Repair {
+                            reached: Vec::new(),
                             title: format!("Replace `{}` with `{escape}`", self.text(node)),
                             engine: "frontend",
                             guarantee: Guarantee::WellTyped,
@@ -204,6 +205,7 @@ impl<'a> Lowerer<'a> {
                             && !inner.contains('"')
                         {
                             self.fixes.push(Repair {
+                                reached: Vec::new(),
                                 title: format!("Write `{written}` as the string `\"{inner}\"`"),
                                 engine: "frontend",
                                 guarantee: Guarantee::WellTyped,

@@ -129,6 +129,7 @@ impl Headers {
             format!("there is no standard header `<{name}>`; did you mean `<{meant}>`?"),
         ));
         self.repairs.push(Repair {
+            reached: Vec::new(),
             title: format!("Replace `<{name}>` with `<{meant}>`"),
             engine: "frontend",
             guarantee: Guarantee::WellTyped,
@@ -178,6 +179,7 @@ impl Headers {
         let at = Span::new(self.insert_at, self.insert_at);
         let line = if self.at_line_start { format!("#include <{header}>\n") } else { format!("\n#include <{header}>") };
         self.repairs.push(Repair {
+            reached: Vec::new(),
             title: format!("Add `#include <{header}>`"),
             engine: "frontend",
             guarantee: Guarantee::WellTyped,

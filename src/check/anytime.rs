@@ -1,0 +1,279 @@
+//! Anytime repair against a reference: a fix on screen as soon as one passes every test, its
+//! proof when it comes.
+//!
+//! 1. The search: the mutation engine's repair space with the reference's expressions renamed
+//!    into the student's variables first (`engines::mutation::reference_space`), smallest
+//!    repair first, each candidate run on the tests in the interpreter (those the program
+//!    fails first, locations ordered by the failing tests' spectrum). The first candidate that
+//!    passes every test is published at once, `tested`.
+//! 2. The proof of that very patch: the bounded product with the reference (`bounded`, or
+//!    `verified` when no run can exceed the bound), then the verified engine on the patched
+//!    text (`verified` when it is equivalent as written). Each upgrade is published in place:
+//!    the same edits, the same places, a stronger guarantee (`check::levels` records when).
+//! 3. A candidate the bounded check refutes is withdrawn with a note that shows the input on
+//!    which it differs from the reference; that input, with the reference's output, joins the
+//!    tests and the search goes on.
+//!
+//! The caller runs the rest of the reference pipeline only when the candidate is not proved
+//! for every input, and gives the counterexamples to the later searches so that none of them
+//! offers a refuted patch again.
+
+use std::time::{Duration, Instant};
+
+use crate::cancel::Cancel;
+use crate::engines::mutation::engine::{FoundRepair, Options};
+use crate::engines::mutation::search::Outcome;
+use crate::engines::verified;
+use crate::ir::{Diagnostic, Guarantee, Program, Severity, TextEdit, apply_edits};
+use crate::smt::Budget;
+use crate::smt::bmc::{self, BmcVerdict};
+use crate::spec::compare::Compare;
+
+use super::assertions::push_repair;
+use super::{OnPartial, PreparedTest, Report};
+
+/// Refuted candidates after which the search stops offering new ones (each refutation costs a
+/// bounded check; the later searches still use every counterexample).
+const ROUNDS: usize = 3;
+/// The search for a candidate gets at most this, and a quarter of the time left.
+const SEARCH_SLICE: Duration = Duration::from_secs(10);
+/// The bounded check of a candidate gets at most this, and a quarter of the time left.
+const BOUNDED_SLICE: Duration = Duration::from_secs(5);
+/// The verified engine on the patched text gets at most this, and a third of the time left.
+const VERIFIED_SLICE: Duration = Duration::from_secs(15);
+
+/// What the anytime phase leaves for the rest of the pipeline.
+#[derive(Default)]
+pub(super) struct Anytime {
+    /// The candidate on screen and its guarantee (`None`: no candidate, or all refuted).
+    pub candidate: Option<(Vec<TextEdit>, Guarantee)>,
+    /// Inputs on which a withdrawn candidate differs from the reference, with the reference's
+    /// output: tests for every later search.
+    pub counterexamples: Vec<PreparedTest>,
+    /// The search explored its whole space (every repair up to the size limit) and no repair
+    /// passes the tests and the counterexamples: a later search of the same space against the
+    /// reference cannot find one either (its repairs must pass the tests' inputs).
+    pub exhausted: bool,
+}
+
+impl Anytime {
+    /// The candidate is proved for every input: nothing stronger is left to find.
+    pub fn settled(&self) -> bool {
+        matches!(self.candidate, Some((_, Guarantee::Verified)))
+    }
+}
+
+/// What the anytime phase works with: the student's program, the reference and the tests.
+pub(super) struct Job<'a> {
+    pub program: &'a Program,
+    pub text: &'a str,
+    pub reference: &'a Program,
+    pub compare: Compare,
+    pub tests: &'a [PreparedTest],
+    pub verified_opts: &'a verified::Options,
+    pub engine_opts: &'a Options,
+    pub max_steps: u64,
+    pub deadline: Instant,
+    pub cancel: &'a Cancel,
+}
+
+impl Job<'_> {
+    fn left(&self) -> Duration {
+        self.deadline.saturating_duration_since(Instant::now())
+    }
+
+    /// Runs the search and the proofs (see the module doc), publishing through `on_partial`.
+    pub fn run(&self, report: &mut Report, on_partial: OnPartial<'_>) -> Anytime {
+        let mut out = Anytime::default();
+        if self.tests.iter().all(|t| t.passed) {
+            return out;
+        }
+        let entry = self.engine_opts.entry.as_str();
+        let anchor = self.program.name_span_of(entry);
+        let what = format!("all {} tests pass", self.tests.len());
+        for _ in 0..ROUNDS {
+            if self.cancel.is_cancelled() || self.left().is_zero() {
+                break;
+            }
+            let t = Instant::now();
+            let found = self.first_passing(&out.counterexamples);
+            report.stats.phase("first tested fix", t);
+            let Some(mut candidate) = found.repair else {
+                out.exhausted = matches!(found.outcome, Some(Outcome::Exhausted { .. } | Outcome::Complete));
+                break;
+            };
+            push_repair(report, &candidate, anchor, &what);
+            on_partial(report);
+            let edits = candidate.edits();
+            let patched = apply_edits(self.text, &edits);
+            let lowered = crate::syntax::lower::lower_source(&patched);
+            if lowered.diagnostics.iter().any(|d| d.severity == Severity::Error) {
+                out.candidate = Some((edits, candidate.guarantee));
+                break;
+            }
+            // The bounded check first: it refutes with an input, or bounds the proof.
+            let budget = Budget::new(self.left().min(self.left() / 4).min(BOUNDED_SLICE), self.cancel.clone());
+            let bound = self.engine_opts.bound;
+            let t = Instant::now();
+            let verdict = bmc::verify_against(&lowered.program, self.reference, self.compare, entry, bound, &budget);
+            report.stats.phase("bounded proof of the fix", t);
+            match verdict.verdict {
+                BmcVerdict::Holds { complete: true } => candidate.guarantee = Guarantee::Verified,
+                BmcVerdict::Holds { complete: false } => candidate.guarantee = Guarantee::Bounded { bound },
+                BmcVerdict::Violated(cex) => {
+                    let Some(test) = super::reference_repair::reference_outputs(
+                        self.reference,
+                        entry,
+                        std::slice::from_ref(&cex.stdin),
+                        self.cancel,
+                    )
+                    .pop() else {
+                        // The reference cannot run that input: not a counterexample of the
+                        // specification; the candidate stays as tested.
+                        out.candidate = Some((edits, candidate.guarantee));
+                        break;
+                    };
+                    let m = super::reference_repair::mismatch(
+                        &lowered.program,
+                        self.reference,
+                        self.compare,
+                        entry,
+                        &cex.stdin,
+                        self.cancel,
+                    );
+                    report.repairs.retain(|r| r.edits != edits);
+                    report.diagnostics.push(Diagnostic::info(
+                        "withdrawn",
+                        anchor,
+                        format!(
+                            "mend withdrew the fix {}: it passes {}, but with it, for input `{}` your program would print `{}` where the reference prints `{}`",
+                            quoted(&candidate),
+                            if self.tests.len() == 1 { "the test".to_string() } else { format!("all {} tests", self.tests.len()) },
+                            m.input,
+                            m.yours,
+                            m.theirs
+                        ),
+                    ));
+                    out.counterexamples.push(test);
+                    on_partial(report);
+                    continue;
+                }
+                BmcVerdict::Unknown(_) => {}
+            }
+            self.upgrade(report, &edits, &candidate.guarantee, on_partial);
+            if candidate.guarantee != Guarantee::Verified {
+                let budget = Budget::new(self.left().min(self.left() / 3).min(VERIFIED_SLICE), self.cancel.clone());
+                let t = Instant::now();
+                let verdict = verified::repair(&lowered.program, &patched, self.reference, self.verified_opts, &budget);
+                report.stats.phase("verified proof of the fix", t);
+                match verdict.outcome {
+                    verified::Outcome::Equivalent => candidate.guarantee = Guarantee::Verified,
+                    verified::Outcome::EquivalentAssuming(assumption)
+                        if candidate.guarantee.strength()
+                            < (Guarantee::VerifiedAssuming { assumption: String::new() }).strength() =>
+                    {
+                        candidate.guarantee = Guarantee::VerifiedAssuming { assumption }
+                    }
+                    _ => {}
+                }
+                self.upgrade(report, &edits, &candidate.guarantee, on_partial);
+            }
+            out.candidate = Some((edits, candidate.guarantee));
+            break;
+        }
+        out
+    }
+
+    /// The first repair of the search that passes every test and every counterexample, the
+    /// search stopped there.
+    fn first_passing(&self, counterexamples: &[PreparedTest]) -> Searched {
+        let stop = self.cancel.child();
+        let budget = Budget::new(self.left().min(self.left() / 4).min(SEARCH_SLICE), stop.clone());
+        let mut tests: Vec<PreparedTest> = self.tests.to_vec();
+        tests.extend(counterexamples.iter().cloned());
+        let opts =
+            Options { reference: Some(self.reference.clone()), compare: self.compare, ..self.engine_opts.clone() };
+        let mut first = None;
+        let report = super::tests_repair::search(
+            self.program,
+            self.text,
+            &tests,
+            self.compare,
+            &opts,
+            self.max_steps,
+            &budget,
+            &mut |r| {
+                if first.is_none() {
+                    first = Some(FoundRepair {
+                        guarantee: Guarantee::Tested { tests: self.tests.len() as u32 },
+                        ..r.clone()
+                    });
+                }
+                stop.cancel();
+            },
+        );
+        Searched { repair: first, outcome: report.outcome }
+    }
+
+    /// The candidate (its edits) in `report` with `guarantee`, published when that is new.
+    fn upgrade(&self, report: &mut Report, edits: &[TextEdit], guarantee: &Guarantee, on_partial: OnPartial<'_>) {
+        let Some(repair) = report.repairs.iter_mut().find(|r| r.edits == edits) else { return };
+        if repair.guarantee == *guarantee {
+            return;
+        }
+        repair.guarantee = guarantee.clone();
+        repair.title = retitled(&repair.title, guarantee);
+        let same = super::reference_repair::same_output(self.compare);
+        let proved = match guarantee {
+            Guarantee::Verified => format!(", and it {same} for every input (proved)"),
+            Guarantee::Bounded { bound } => {
+                format!(", and it {same} on every run with at most {bound} loop iterations (proved)")
+            }
+            Guarantee::VerifiedAssuming { assumption } => {
+                format!(", and it {same} for every input where {assumption} (proved)")
+            }
+            _ => String::new(),
+        };
+        let tested = repair.explanation.split(", and it ").next().unwrap_or_default().trim_end_matches('.');
+        repair.explanation = format!("{tested}{proved}.");
+        on_partial(report);
+    }
+}
+
+/// What one search found: its first repair, and how it ended.
+struct Searched {
+    repair: Option<FoundRepair>,
+    outcome: Option<Outcome>,
+}
+
+/// A mutation repair's title with its guarantee replaced (`Fix (passes all 6 tests): …` →
+/// `Fix (verified): …`).
+fn retitled(title: &str, guarantee: &Guarantee) -> String {
+    match title.split_once("): ") {
+        Some((_, rest)) => format!("Fix ({}): {rest}", guarantee.label()),
+        None => title.to_string(),
+    }
+}
+
+/// The candidate's changes as the student reads them, for the withdrawal note.
+fn quoted(candidate: &FoundRepair) -> String {
+    let what: Vec<&str> = candidate.changes.iter().map(|c| c.mutant.description.as_str()).collect();
+    what.join("; ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_title_keeps_its_change_and_takes_the_new_guarantee() {
+        assert_eq!(
+            retitled("Fix (passes all 6 tests): `i < n` → `i <= n`", &Guarantee::Verified),
+            "Fix (verified): `i < n` → `i <= n`"
+        );
+        assert_eq!(
+            retitled("Fix (passes all 6 tests): `i < n` → `i <= n`", &Guarantee::Bounded { bound: 5 }),
+            "Fix (verified up to 5 loop iterations): `i < n` → `i <= n`"
+        );
+    }
+}
