@@ -510,11 +510,6 @@ fn render_check(f: &Fixture) -> String {
     }
     for r in &report.repairs {
         out.push_str(&format!("repair ({}): {}\n", r.guarantee.label(), r.title));
-        // A fix published first as passing the tests and upgraded in place by its proof.
-        if r.reached.len() > 1 {
-            let levels: Vec<&str> = r.reached.iter().map(|l| l.guarantee.level()).collect();
-            out.push_str(&format!("    reached: {}\n", levels.join(" → ")));
-        }
         for e in &r.edits {
             let ((l1, c1), (l2, c2)) = (line_col(&f.src, e.span.start as usize), line_col(&f.src, e.span.end as usize));
             out.push_str(&format!("    {l1}:{c1}-{l2}:{c2} → {:?}\n", e.new_text));

@@ -14,9 +14,9 @@
 //!    which it differs from the reference; that input, with the reference's output, joins the
 //!    tests and the search goes on.
 //!
-//! The caller runs the rest of the reference pipeline only when the candidate is not proved
-//! for every input, and gives the counterexamples to the later searches so that none of them
-//! offers a refuted patch again.
+//! The caller runs this beside the verified engine, one a core, and the rest of the reference
+//! pipeline only when neither proved a fix for every input; it gives the counterexamples to
+//! the later searches so that none of them offers a refuted patch again.
 
 use std::time::{Duration, Instant};
 
@@ -63,6 +63,15 @@ impl Anytime {
     }
 }
 
+/// The report so far with what the search has found (its fix, its notes), for a partial
+/// report published while the verified engine still runs.
+pub(super) fn merged(base: &Report, found: &Report) -> Report {
+    let mut out = base.clone();
+    out.repairs.extend(found.repairs.iter().cloned());
+    out.diagnostics.extend(found.diagnostics.iter().cloned());
+    out
+}
+
 /// What the anytime phase works with: the student's program, the reference and the tests.
 pub(super) struct Job<'a> {
     pub program: &'a Program,
@@ -88,6 +97,11 @@ impl Job<'_> {
         if self.tests.iter().all(|t| t.passed) {
             return out;
         }
+        // What earlier analyses against this reference learned (an earlier version of this
+        // file, another student's): the search starts with those inputs as tests.
+        let key = learned::key(self.reference, self.compare, &self.engine_opts.entry);
+        out.counterexamples = learned::get(key);
+        let known = out.counterexamples.len();
         let entry = self.engine_opts.entry.as_str();
         let anchor = self.program.name_span_of(entry);
         let what = format!("all {} tests pass", self.tests.len());
@@ -181,6 +195,7 @@ impl Job<'_> {
             out.candidate = Some((edits, candidate.guarantee));
             break;
         }
+        learned::add(key, &out.counterexamples[known..]);
         out
     }
 
@@ -240,6 +255,61 @@ impl Job<'_> {
     }
 }
 
+/// Counterexamples learned against each reference, kept for the life of the process (the
+/// server analyses every version of a file, and every file of an assignment, against the same
+/// reference): each is an input with the reference's output on it, a fact about the
+/// specification whoever's program it refuted.
+mod learned {
+    use std::collections::HashMap;
+    use std::hash::{Hash, Hasher};
+    use std::sync::Mutex;
+
+    use crate::ir::Program;
+    use crate::spec::compare::Compare;
+
+    use super::PreparedTest;
+
+    /// Inputs kept per reference (the oldest dropped first); each costs one run per candidate.
+    const PER_REFERENCE: usize = 16;
+    /// References remembered (all of them forgotten past this: a server serves a few courses).
+    const REFERENCES: usize = 64;
+
+    static LEARNED: Mutex<Option<HashMap<u64, Vec<PreparedTest>>>> = Mutex::new(None);
+
+    /// The reference as printed from its IR, the compare mode and the entry point.
+    pub fn key(reference: &Program, compare: Compare, entry: &str) -> u64 {
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        crate::ir::print::program_to_c(reference).hash(&mut h);
+        format!("{compare:?}").hash(&mut h);
+        entry.hash(&mut h);
+        h.finish()
+    }
+
+    pub fn get(key: u64) -> Vec<PreparedTest> {
+        let guard = LEARNED.lock().unwrap_or_else(|e| e.into_inner());
+        guard.as_ref().and_then(|m| m.get(&key)).cloned().unwrap_or_default()
+    }
+
+    pub fn add(key: u64, new: &[PreparedTest]) {
+        if new.is_empty() {
+            return;
+        }
+        let mut guard = LEARNED.lock().unwrap_or_else(|e| e.into_inner());
+        let map = guard.get_or_insert_with(HashMap::new);
+        if map.len() >= REFERENCES && !map.contains_key(&key) {
+            map.clear();
+        }
+        let kept = map.entry(key).or_default();
+        for t in new {
+            if !kept.iter().any(|k| k.input == t.input) {
+                kept.push(t.clone());
+            }
+        }
+        let over = kept.len().saturating_sub(PER_REFERENCE);
+        kept.drain(..over);
+    }
+}
+
 /// What one search found: its first repair, and how it ended.
 struct Searched {
     repair: Option<FoundRepair>,
@@ -264,6 +334,74 @@ fn quoted(candidate: &FoundRepair) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::check::{CheckOptions, check_streaming};
+    use std::sync::Mutex;
+
+    /// A threshold that is wrong, in a program organised differently from the reference: the
+    /// first fix that passes both tests is refuted by the reference and withdrawn, the next one
+    /// is shown as passing the tests and then upgraded in place, never downgraded.
+    #[test]
+    fn a_fix_is_shown_tested_then_upgraded_in_place() {
+        let dir = std::env::temp_dir().join(format!("mend-anytime-{}", std::process::id()));
+        std::fs::create_dir_all(dir.join("tests")).unwrap();
+        let reference = "#include <stdio.h>\nint main(void) {\n    int x, big;\n    scanf(\"%d\", &x);\n    big = 0;\n    if (x > 10)\n        big = 1;\n    printf(\"%d\\n\", big);\n    return 0;\n}\n";
+        // A loop the reference does not have: the verified engine cannot align the two, so the
+        // search on the tests decides.
+        let student = "#include <stdio.h>\nint main(void) {\n    int x, big, i;\n    scanf(\"%d\", &x);\n    big = 1;\n    for (i = 0; i < 1; i++) {\n        if (x >= 100)\n            big = 1;\n        else\n            big = 0;\n    }\n    printf(\"%d\\n\", big);\n    return 0;\n}\n";
+        std::fs::write(dir.join("reference.c"), reference).unwrap();
+        std::fs::write(dir.join("mend.toml"), "reference = \"reference.c\"\ntests = \"tests\"\n").unwrap();
+        for (name, input) in [("1", "50\n"), ("2", "200\n")] {
+            std::fs::write(dir.join("tests").join(format!("{name}.in")), input).unwrap();
+            std::fs::write(dir.join("tests").join(format!("{name}.out")), "1\n").unwrap();
+        }
+        let path = dir.join("student.c");
+        let tree = crate::syntax::parse(student, None);
+        let partials: Mutex<Vec<Report>> = Mutex::new(Vec::new());
+        let last = check_streaming(Some(&path), student, &tree, &CheckOptions::default(), &Cancel::new(), &|r| {
+            partials.lock().unwrap().push(r.clone())
+        });
+        let _ = std::fs::remove_dir_all(&dir);
+        let mut reports = partials.into_inner().unwrap();
+        reports.push(last);
+        let behaviour = |r: &Report| -> Vec<(Vec<TextEdit>, Guarantee)> {
+            r.repairs
+                .iter()
+                .filter(|r| r.engine == "mutation")
+                .map(|r| (r.edits.clone(), r.guarantee.clone()))
+                .collect()
+        };
+        // The first fix shown passes the tests; it is withdrawn with a note that shows an input.
+        let first = reports.iter().find_map(|r| behaviour(r).first().cloned()).expect("a fix is shown");
+        assert!(matches!(first.1, Guarantee::Tested { tests: 2 }), "{first:?}");
+        assert!(
+            reports
+                .iter()
+                .any(|r| r.diagnostics.iter().any(|d| d.code == "withdrawn" && d.message.contains("for input `"))),
+            "the refuted fix is withdrawn with a note"
+        );
+        // The fix that stays: once shown, it keeps its edits and only ever gains strength.
+        let kept = behaviour(reports.last().unwrap()).first().cloned().expect("a fix at the end");
+        assert_eq!(kept.1, Guarantee::Verified);
+        let history: Vec<u8> = reports
+            .iter()
+            .filter_map(|r| behaviour(r).into_iter().find(|(e, _)| *e == kept.0).map(|(_, g)| g.strength()))
+            .collect();
+        assert!(history.first() < history.last(), "shown before its proof: {history:?}");
+        assert!(history.windows(2).all(|w| w[0] <= w[1]), "never downgraded: {history:?}");
+        let reached: Vec<&str> = reports
+            .last()
+            .unwrap()
+            .repairs
+            .iter()
+            .find(|r| r.edits == kept.0)
+            .unwrap()
+            .reached
+            .iter()
+            .map(|l| l.guarantee.level())
+            .collect();
+        assert_eq!(reached.first(), Some(&"tested"));
+        assert_eq!(reached.last(), Some(&"verified"));
+    }
 
     #[test]
     fn a_title_keeps_its_change_and_takes_the_new_guarantee() {

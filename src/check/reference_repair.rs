@@ -76,35 +76,70 @@ pub fn repair_against_reference(
     let anchor = program.name_span_of(entry);
     let precondition = verified::precondition::infer(test_inputs, reference, entry);
     let verified_opts = verified::Options { entry: entry.to_string(), compare, precondition };
-    // A fix that passes the tests first, proved in place (`check::anytime`); at the hint
-    // levels that do not show fixes, the search below only locates the bug.
-    let anytime = if hint >= HintLevel::Fix {
-        let job = super::anytime::Job {
-            program,
-            text,
-            reference,
-            compare,
-            tests,
-            verified_opts: &verified_opts,
-            engine_opts,
-            max_steps,
-            deadline,
-            cancel,
+    // Both at once, one a core: the search for a fix that passes the tests, proved in place
+    // (`check::anytime`), and the verified engine. The first fix shown is whichever comes
+    // first; the search publishes its own (merged onto the report so far). At the hint levels
+    // that do not show fixes, only the verified engine runs (it locates the bug).
+    let left = deadline.saturating_duration_since(Instant::now());
+    let vbudget = Budget::new(left * 2 / 3, cancel.clone());
+    let stop = cancel.child();
+    let base = report.clone();
+    let (v, mut anytime, found) = std::thread::scope(|s| {
+        let search = (hint >= HintLevel::Fix && tests.iter().any(|t| !t.passed)).then(|| {
+            let (base, verified_opts, stop) = (&base, &verified_opts, &stop);
+            std::thread::Builder::new()
+                .name("mend-anytime".into())
+                // The analysis thread's stack: lowering and the encodings recurse on the tree.
+                .stack_size(super::job::ANALYSIS_STACK)
+                .spawn_scoped(s, move || {
+                    let job = super::anytime::Job {
+                        program,
+                        text,
+                        reference,
+                        compare,
+                        tests,
+                        verified_opts,
+                        engine_opts,
+                        max_steps,
+                        deadline,
+                        cancel: stop,
+                    };
+                    let mut found = Report::default();
+                    let merged = |own: &Report| on_partial(&super::anytime::merged(base, own));
+                    let anytime = job.run(&mut found, &merged);
+                    (anytime, found)
+                })
+                .expect("a thread for the search on the tests")
+        });
+        let t = Instant::now();
+        let v = verified::repair(program, text, reference, &verified_opts, &vbudget);
+        let mut phase = Report::default();
+        phase.stats.phase("verified engine", t);
+        // A verdict of the verified engine makes the search's candidate moot.
+        if !matches!(v.outcome, verified::Outcome::Failed(_)) {
+            stop.cancel();
+        }
+        let (anytime, mut found) = match search.map(|h| h.join()) {
+            Some(Ok(done)) => done,
+            Some(Err(panic)) => std::panic::resume_unwind(panic),
+            None => Default::default(),
         };
-        job.run(report, on_partial)
+        found.stats.phases.extend(phase.stats.phases);
+        (v, anytime, found)
+    });
+    report.stats.phases.extend(found.stats.phases.iter().cloned());
+    if matches!(v.outcome, verified::Outcome::Failed(_)) {
+        // The verified engine found nothing: the search's candidate (and its notes) stand.
+        report.repairs.extend(found.repairs);
+        report.diagnostics.extend(found.diagnostics);
     } else {
-        super::anytime::Anytime::default()
-    };
+        // Its verdict supersedes a candidate that passes only the tests.
+        anytime.candidate = None;
+    }
     if anytime.settled() {
         report.stats.reference = Some("tested fix proved");
         return anytime;
     }
-    // The verified engine gets two thirds of the time left; the bounded fallback the rest.
-    let left = deadline.saturating_duration_since(Instant::now());
-    let vbudget = Budget::new(left * 2 / 3, cancel.clone());
-    let t = Instant::now();
-    let v = verified::repair(program, text, reference, &verified_opts, &vbudget);
-    report.stats.phase("verified engine", t);
     report.stats.repair_ms += v.time.as_secs_f64() * 1000.0;
     match v.outcome {
         verified::Outcome::Equivalent => {

@@ -510,7 +510,16 @@ impl<'ctx> Encoding<'ctx> {
             return whole;
         }
         let refs: Vec<(&Bool<'ctx>, &Bool<'ctx>)> = pairs.iter().map(|(a, b)| (a, b)).collect();
-        whole.substitute(&refs).simplify()
+        // After an interrupted check Z3 stays cancelled and its rewriters return no term (the
+        // z3 crate panics): the choice is then stated as facts, which means the same.
+        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| whole.substitute(&refs).simplify())).unwrap_or_else(
+            |_| {
+                let facts: Vec<Bool<'ctx>> = pairs.iter().map(|(s, v)| s._eq(v)).collect();
+                let mut all: Vec<&Bool<'ctx>> = vec![&whole];
+                all.extend(facts.iter());
+                Bool::and(self.ctx, &all)
+            },
+        )
     }
 
     /// Every selector with its value (`true`/`false`) under `choice`.
