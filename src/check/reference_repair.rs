@@ -141,6 +141,12 @@ pub fn repair_against_reference(
         return anytime;
     }
     report.stats.repair_ms += v.time.as_secs_f64() * 1000.0;
+    // Where the verified engine could not match the reference, for a message that ends with
+    // no fix: the student learns where to look.
+    let unmatched = match &v.outcome {
+        verified::Outcome::Failed(verified::Failure::NoRepair(region)) => Some(region.clone()),
+        _ => None,
+    };
     match v.outcome {
         verified::Outcome::Equivalent => {
             report.stats.reference = Some("equivalent");
@@ -220,11 +226,14 @@ pub fn repair_against_reference(
     // The search on the tests explored the whole space in vain: every repair of the bounded
     // search below would have to pass the tests' inputs too, so it cannot find one.
     if anytime.exhausted {
-        let why = no_fix_message(
+        let mut why = no_fix_message(
             Some(&Outcome::Exhausted { sizes_explored: engine_opts.max_size }),
             engine_opts.max_size,
             "makes your program print what the reference prints",
         );
+        if let Some(region) = unmatched {
+            why += &format!("; the first difference it could not fix is {region}");
+        }
         report.diagnostics.push(Diagnostic::info("no-repair", anchor, why));
         return anytime;
     }
@@ -363,7 +372,9 @@ fn failure_words(f: &verified::Failure) -> String {
         }
         Failure::Timeout => "mend ran out of time".into(),
         Failure::SolverUnknown(_) => "mend could not decide".into(),
-        Failure::NoRepair(_) => "no small change of your expressions makes it match the reference".into(),
+        Failure::NoRepair(region) => {
+            format!("no small change of your expressions makes it match the reference {region}")
+        }
         Failure::Internal => "an internal error stopped it".into(),
     }
 }
