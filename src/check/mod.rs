@@ -28,6 +28,7 @@ mod levels;
 mod present;
 mod reference_repair;
 pub use reference_repair::HintLevel;
+mod reuse;
 mod rewritten;
 mod tests_repair;
 
@@ -237,14 +238,19 @@ fn analyse(
     };
     let behaviour = Behaviour { started, spec: spec.as_ref(), opts, engine_opts: &engine_opts, deadline, cancel };
     let mut report = if !front.has_syntax_errors && front.type_errors.is_empty() {
-        behaviour.run(text, &front.lowered.program, None, &report, on_partial)
+        // An edit that changed no token (a space) reuses the last analysis of the same tokens.
+        let spec_files: Vec<&Path> =
+            spec.iter().flat_map(|s| s.reference.iter().chain(s.tests.iter())).map(PathBuf::as_path).collect();
+        let context = reuse::context(path, &format!("{opts:?}"), &spec_files);
+        let key = reuse::Key::new(tree, text, context);
+        behaviour.run(text, &front.lowered.program, None, &report, Some(key), on_partial)
     } else if let Some(fixed) =
         (!front.has_syntax_errors).then(|| type_fixed(text, &front.type_errors, &report)).flatten()
     {
         // Type errors, each with a fix that type-checks: the logic is analysed on top of the
         // fixes, and each logic repair includes them.
         let back = (&fixed.rewrite, text, fixed.words.as_str());
-        behaviour.run(&fixed.rewrite.text, &fixed.program, Some(back), &report, on_partial)
+        behaviour.run(&fixed.rewrite.text, &fixed.program, Some(back), &report, None, on_partial)
     } else {
         if let Some(spec) = &spec
             && opts.run_tests
@@ -331,13 +337,17 @@ impl Behaviour<'_> {
         program: &Program,
         back: Option<(&Rewrite, &str, &str)>,
         front: &Report,
+        reuse: Option<reuse::Key>,
         on_partial: OnPartial<'_>,
     ) -> Report {
         let (spec, opts, engine_opts, deadline, cancel) =
             (self.spec, self.opts, self.engine_opts, self.deadline, self.cancel);
+        let started = Instant::now();
+        let reused = reuse.as_ref().and_then(|key| key.reuse(text));
         let mut report = Report::default();
         let mut tests = None;
         if let Some(spec) = spec
+            && reused.is_none()
             && opts.run_tests
             && spec.tests.is_some()
         {
@@ -376,6 +386,11 @@ impl Behaviour<'_> {
             levels.stamp(&mut full);
             full
         };
+        if let Some(mut kept) = reused {
+            kept.stats.phases.clear();
+            kept.stats.phase("reused from the last analysis", started);
+            return publish(&kept);
+        }
         let gated = |partial: &Report| on_partial(&publish(partial));
         let on_partial: OnPartial<'_> = &gated;
         // The reference, when the spec names one that lowers; and the tests' inputs, for the
@@ -478,6 +493,14 @@ impl Behaviour<'_> {
             let t = Instant::now();
             assertions::check_assertions(program, text, engine_opts, deadline, cancel, &mut report, on_partial);
             report.stats.phase("assertions", t);
+        }
+        if let Some(key) = reuse
+            && Instant::now() < deadline
+            && !cancel.is_cancelled()
+        {
+            let mut gated = report.clone();
+            gate.apply(&mut gated, anchor);
+            key.keep(text, &gated);
         }
         publish(&report)
     }

@@ -133,8 +133,10 @@ pub fn repair_against_reference(
         report.repairs.extend(found.repairs);
         report.diagnostics.extend(found.diagnostics);
     } else {
-        // Its verdict supersedes a candidate that passes only the tests.
-        anytime.candidate = None;
+        // Its verdict supersedes a candidate that passes only the tests, and what the search
+        // learned before it was stopped (how far it got depends on timing) is not used: the
+        // rest of the analysis does not depend on the race.
+        anytime = super::anytime::Anytime::default();
     }
     if anytime.settled() {
         report.stats.reference = Some("tested fix proved");
