@@ -126,7 +126,7 @@ impl Job<'_> {
                 break;
             }
             // The bounded check first: it refutes with an input, or bounds the proof.
-            let budget = Budget::new(self.left().min(self.left() / 4).min(BOUNDED_SLICE), self.cancel.clone());
+            let budget = Budget::new((self.left() / 4).min(BOUNDED_SLICE), self.cancel.clone());
             let bound = self.engine_opts.bound;
             let t = Instant::now();
             let verdict = bmc::verify_against(&lowered.program, self.reference, self.compare, entry, bound, &budget);
@@ -160,9 +160,9 @@ impl Job<'_> {
                         "withdrawn",
                         anchor,
                         format!(
-                            "mend withdrew the fix {}: it passes {}, but with it, for input `{}` your program would print `{}` where the reference prints `{}`",
+                            "mend withdrew the fix {}: it {}, but with it, for input `{}` your program would print `{}` where the reference prints `{}`",
                             quoted(&candidate),
-                            if self.tests.len() == 1 { "the test".to_string() } else { format!("all {} tests", self.tests.len()) },
+                            Guarantee::Tested { tests: self.tests.len() as u32 }.label(),
                             m.input,
                             m.yours,
                             m.theirs
@@ -174,9 +174,9 @@ impl Job<'_> {
                 }
                 BmcVerdict::Unknown(_) => {}
             }
-            self.upgrade(report, &edits, &candidate.guarantee, on_partial);
+            self.upgrade(report, &candidate, on_partial);
             if candidate.guarantee != Guarantee::Verified {
-                let budget = Budget::new(self.left().min(self.left() / 3).min(VERIFIED_SLICE), self.cancel.clone());
+                let budget = Budget::new((self.left() / 3).min(VERIFIED_SLICE), self.cancel.clone());
                 let t = Instant::now();
                 let verdict = verified::repair(&lowered.program, &patched, self.reference, self.verified_opts, &budget);
                 report.stats.phase("verified proof of the fix", t);
@@ -190,7 +190,7 @@ impl Job<'_> {
                     }
                     _ => {}
                 }
-                self.upgrade(report, &edits, &candidate.guarantee, on_partial);
+                self.upgrade(report, &candidate, on_partial);
             }
             out.candidate = Some((edits, candidate.guarantee));
             break;
@@ -203,7 +203,7 @@ impl Job<'_> {
     /// search stopped there.
     fn first_passing(&self, counterexamples: &[PreparedTest]) -> Searched {
         let stop = self.cancel.child();
-        let budget = Budget::new(self.left().min(self.left() / 4).min(SEARCH_SLICE), stop.clone());
+        let budget = Budget::new((self.left() / 4).min(SEARCH_SLICE), stop.clone());
         let mut tests: Vec<PreparedTest> = self.tests.to_vec();
         tests.extend(counterexamples.iter().cloned());
         let opts =
@@ -230,27 +230,23 @@ impl Job<'_> {
         Searched { repair: first, outcome: report.outcome }
     }
 
-    /// The candidate (its edits) in `report` with `guarantee`, published when that is new.
-    fn upgrade(&self, report: &mut Report, edits: &[TextEdit], guarantee: &Guarantee, on_partial: OnPartial<'_>) {
-        let Some(repair) = report.repairs.iter_mut().find(|r| r.edits == edits) else { return };
-        if repair.guarantee == *guarantee {
+    /// `candidate` (found by its edits in `report`) with its new guarantee, worded as every
+    /// mutation repair against the reference is; published when the guarantee is new.
+    fn upgrade(&self, report: &mut Report, candidate: &FoundRepair, on_partial: OnPartial<'_>) {
+        let edits = candidate.edits();
+        let Some(at) = report.repairs.iter().position(|r| r.edits == edits) else { return };
+        if report.repairs[at].guarantee == candidate.guarantee {
             return;
         }
-        repair.guarantee = guarantee.clone();
-        repair.title = retitled(&repair.title, guarantee);
-        let same = super::reference_repair::same_output(self.compare);
-        let proved = match guarantee {
-            Guarantee::Verified => format!(", and it {same} for every input (proved)"),
-            Guarantee::Bounded { bound } => {
-                format!(", and it {same} on every run with at most {bound} loop iterations (proved)")
-            }
-            Guarantee::VerifiedAssuming { assumption } => {
-                format!(", and it {same} for every input where {assumption} (proved)")
-            }
-            _ => String::new(),
-        };
-        let tested = repair.explanation.split(", and it ").next().unwrap_or_default().trim_end_matches('.');
-        repair.explanation = format!("{tested}{proved}.");
+        let anchor = self.program.name_span_of(&self.engine_opts.entry);
+        let mut upgraded = Report::default();
+        push_repair(
+            &mut upgraded,
+            candidate,
+            anchor,
+            &format!("it {}", super::reference_repair::same_output(self.compare)),
+        );
+        report.repairs[at] = upgraded.repairs.remove(0);
         on_partial(report);
     }
 }
@@ -314,15 +310,6 @@ mod learned {
 struct Searched {
     repair: Option<FoundRepair>,
     outcome: Option<Outcome>,
-}
-
-/// A mutation repair's title with its guarantee replaced (`Fix (passes all 6 tests): …` →
-/// `Fix (verified): …`).
-fn retitled(title: &str, guarantee: &Guarantee) -> String {
-    match title.split_once("): ") {
-        Some((_, rest)) => format!("Fix ({}): {rest}", guarantee.label()),
-        None => title.to_string(),
-    }
 }
 
 /// The candidate's changes as the student reads them, for the withdrawal note.
@@ -401,17 +388,5 @@ mod tests {
             .collect();
         assert_eq!(reached.first(), Some(&"tested"));
         assert_eq!(reached.last(), Some(&"verified"));
-    }
-
-    #[test]
-    fn a_title_keeps_its_change_and_takes_the_new_guarantee() {
-        assert_eq!(
-            retitled("Fix (passes all 6 tests): `i < n` → `i <= n`", &Guarantee::Verified),
-            "Fix (verified): `i < n` → `i <= n`"
-        );
-        assert_eq!(
-            retitled("Fix (passes all 6 tests): `i < n` → `i <= n`", &Guarantee::Bounded { bound: 5 }),
-            "Fix (verified up to 5 loop iterations): `i < n` → `i <= n`"
-        );
     }
 }

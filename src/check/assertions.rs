@@ -212,9 +212,10 @@ pub fn push_repair(report: &mut Report, repair: &FoundRepair, anchor: Span, what
         "Changes {} expression{} so that {what}{}.",
         repair.changes.len(),
         if repair.changes.len() == 1 { "" } else { "s" },
-        match repair.guarantee {
+        match &repair.guarantee {
             Guarantee::Verified => " for every input (proved)".to_string(),
             Guarantee::Bounded { bound } => format!(" on every run with at most {bound} loop iterations (proved)"),
+            Guarantee::VerifiedAssuming { assumption } => format!(" for every input where {assumption} (proved)"),
             _ => String::new(),
         },
     );

@@ -143,7 +143,11 @@ pub struct Stats {
 impl Stats {
     /// Adds the time since `since` to `phase`.
     pub fn phase(&mut self, phase: &'static str, since: Instant) {
-        let ms = ms_since(since);
+        self.add_phase(phase, ms_since(since));
+    }
+
+    /// Adds `ms` milliseconds to `phase`.
+    pub fn add_phase(&mut self, phase: &'static str, ms: f64) {
         match self.phases.iter_mut().find(|(p, _)| *p == phase) {
             Some((_, total)) => *total += ms,
             None => self.phases.push((phase, ms)),
@@ -236,12 +240,16 @@ fn analyse(
         frozen: frozen.into_iter().collect(),
         ..Default::default()
     };
-    let behaviour = Behaviour { started, spec: spec.as_ref(), opts, engine_opts: &engine_opts, deadline, cancel };
+    // Every report published, partial or final, records when its repairs reached their guarantees.
+    let levels = levels::Levels::new(started);
+    let behaviour =
+        Behaviour { started, spec: spec.as_ref(), opts, engine_opts: &engine_opts, deadline, cancel, levels: &levels };
     let mut report = if !front.has_syntax_errors && front.type_errors.is_empty() {
         // An edit that changed no token (a space) reuses the last analysis of the same tokens.
         let spec_files: Vec<&Path> =
             spec.iter().flat_map(|s| s.reference.iter().chain(s.tests.iter())).map(PathBuf::as_path).collect();
-        let context = reuse::context(path, &format!("{opts:?}"), &spec_files);
+        let spec_in_force = spec.as_ref().map(|s| format!("{:?} {:?}", s.config, s.compare));
+        let context = reuse::context(path, &format!("{opts:?}"), spec_in_force.as_deref().unwrap_or(""), &spec_files);
         let key = reuse::Key::new(tree, text, context);
         behaviour.run(text, &front.lowered.program, None, &report, Some(key), on_partial)
     } else if let Some(fixed) =
@@ -267,12 +275,8 @@ fn analyse(
     report.stats.cancelled |= cancel.is_cancelled();
     report.diagnostics.sort_by_key(|d| (d.span.start, d.span.end, d.severity));
     report.stats.total_ms = ms_since(started);
-    // Repairs of a report published only now (the front end's, when no behaviour analysis
-    // ran) reached their guarantee now.
-    let now = started.elapsed().as_millis() as u64;
-    for r in report.repairs.iter_mut().filter(|r| r.reached.is_empty()) {
-        r.reached.push(crate::ir::Reached { guarantee: r.guarantee.clone(), after_ms: now });
-    }
+    // A report published only now (the front end's, when no behaviour analysis ran).
+    levels.stamp(&mut report);
     report
 }
 
@@ -325,6 +329,7 @@ struct Behaviour<'a> {
     engine_opts: &'a crate::engines::mutation::engine::Options,
     deadline: Instant,
     cancel: &'a Cancel,
+    levels: &'a levels::Levels,
 }
 
 impl Behaviour<'_> {
@@ -369,7 +374,7 @@ impl Behaviour<'_> {
             Limits { max_steps: opts.max_steps, ..Limits::default() },
             cancel,
         );
-        let levels = levels::Levels::new(self.started);
+        let levels = self.levels;
         let publish = |partial: &Report| {
             let mut partial = partial.clone();
             gate.apply(&mut partial, anchor);

@@ -93,18 +93,14 @@ impl Key {
     }
 }
 
-/// The hash of what an analysis depends on besides the text: the file's path, the options
-/// (their debug form), mend.toml and the files the spec names (contents of the reference;
-/// names, sizes and modification times of the tests).
-pub(super) fn context(path: Option<&Path>, options: &str, spec_files: &[&Path]) -> u64 {
+/// The hash of what an analysis depends on besides the text: the file's path, the options and
+/// the spec in force (their debug forms, as resolved for this analysis) and the files the spec
+/// names (contents of the reference; names, sizes and modification times of the tests).
+pub(super) fn context(path: Option<&Path>, options: &str, spec: &str, spec_files: &[&Path]) -> u64 {
     let mut h = std::collections::hash_map::DefaultHasher::new();
     path.hash(&mut h);
     options.hash(&mut h);
-    if let Some(p) = path
-        && let Ok(Some(config)) = crate::spec::config::discover(p)
-    {
-        format!("{config:?}").hash(&mut h);
-    }
+    spec.hash(&mut h);
     for f in spec_files {
         f.hash(&mut h);
         if f.is_file() {
