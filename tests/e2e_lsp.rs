@@ -540,6 +540,44 @@ fn the_first_repair_is_published_before_the_search_ends() {
     assert_eq!(s.shutdown_and_exit().code(), Some(0));
 }
 
+/// Anytime repair in the editor: against a reference, a fix is shown as soon as it passes the
+/// tests; the same diagnostic, at the same place, is then upgraded in place to a proof, never
+/// downgraded, and the quick fix there carries the final guarantee. The tested fix comes in a
+/// few milliseconds and its proof starts with a bounded check of the patched program against
+/// the reference (tens of milliseconds in a release build), longer than a publication.
+#[test]
+fn a_fix_shown_as_tested_is_upgraded_in_place() {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/check/anytime/organised_differently.c");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let uri = format!("file://{}", path.display());
+    let (mut s, _) = Server::start(json!({}), json!({}));
+    s.open(&uri, &text, 1);
+    let last = s.settled_diagnostics(&uri, 1, 3 * SEC, 60 * SEC);
+    let change = |p: &Value| -> Option<Value> {
+        p["diagnostics"].as_array().unwrap().iter().find(|d| d["code"] == "repair").cloned()
+    };
+    let fin = change(&last).unwrap_or_else(|| panic!("no changed place at the end: {last}"));
+    assert!(fin["message"].as_str().unwrap().contains("(proved for every input)"), "{fin}");
+    // Every publication of the fix that stays (an earlier candidate, refuted, is withdrawn).
+    let shown: Vec<String> = s
+        .published(&uri)
+        .iter()
+        .filter_map(change)
+        .filter(|d| d["range"] == fin["range"])
+        .map(|d| d["message"].as_str().unwrap().to_string())
+        .collect();
+    assert!(shown[0].contains("makes all 2 tests pass"), "the fix was not shown before its proof: {shown:?}");
+    let proved = shown.iter().position(|m| m.contains("proved")).unwrap();
+    assert!(shown[proved..].iter().all(|m| m.contains("proved")), "downgraded after its proof: {shown:?}");
+    let reply = s.request(
+        "textDocument/codeAction",
+        json!({ "textDocument": { "uri": uri }, "range": fin["range"], "context": { "diagnostics": [fin] } }),
+    );
+    let actions = reply["result"].as_array().unwrap_or_else(|| panic!("{reply}"));
+    assert_eq!(actions[0]["title"], "Fix (verified): `(x >= 100)` → `(x > 10)` (as in the reference)", "{reply}");
+    assert_eq!(s.shutdown_and_exit().code(), Some(0));
+}
+
 /// Beside clangd (`otherCServer: true` with the default `syntaxDiagnostics: "auto"`), mend
 /// drops its own syntax errors but keeps the assertion and repair diagnostics and every quick
 /// fix, the syntax ones included; `syntaxDiagnostics: "on"` brings the syntax errors back.

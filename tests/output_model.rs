@@ -204,7 +204,12 @@ fn the_verified_engine_agrees_with_the_modes_too() {
             let (oa, ca) = output(&sa);
             let (ob, cb) = output(&sb);
             let same = compare::output_matches(mode, &ob, Some(cb), &oa, Some(ca));
-            let opts = verified::Options { entry: "main".into(), compare: mode, precondition: None };
+            let opts = verified::Options {
+                entry: "main".into(),
+                compare: mode,
+                precondition: None,
+                floats: verified::FloatModel::Ieee,
+            };
             let budget = Budget::new(Duration::from_secs(5), Cancel::new());
             let v = verified::repair(&pa, &sa, &pb, &opts, &budget);
             if v.outcome == verified::Outcome::Equivalent {

@@ -41,6 +41,8 @@ const SEARCH_SLICE: Duration = Duration::from_secs(10);
 const BOUNDED_SLICE: Duration = Duration::from_secs(5);
 /// The verified engine on the patched text gets at most this, and a third of the time left.
 const VERIFIED_SLICE: Duration = Duration::from_secs(15);
+/// The verified engine over the reals gets at most this, and a third of the time left.
+const REALS_SLICE: Duration = Duration::from_secs(10);
 
 /// What the anytime phase leaves for the rest of the pipeline.
 #[derive(Default)]
@@ -102,101 +104,173 @@ impl Job<'_> {
         let key = learned::key(self.reference, self.compare, &self.engine_opts.entry);
         out.counterexamples = learned::get(key);
         let known = out.counterexamples.len();
-        let entry = self.engine_opts.entry.as_str();
-        let anchor = self.program.name_span_of(entry);
-        let what = format!("all {} tests pass", self.tests.len());
+        let mut reals_tried = false;
         for _ in 0..ROUNDS {
             if self.cancel.is_cancelled() || self.left().is_zero() {
                 break;
             }
-            let t = Instant::now();
-            let found = self.first_passing(&out.counterexamples);
-            report.stats.phase("first tested fix", t);
-            let Some(mut candidate) = found.repair else {
-                out.exhausted = matches!(found.outcome, Some(Outcome::Exhausted { .. } | Outcome::Complete));
-                break;
-            };
-            push_repair(report, &candidate, anchor, &what);
-            on_partial(report);
-            let edits = candidate.edits();
-            let patched = apply_edits(self.text, &edits);
-            let lowered = crate::syntax::lower::lower_source(&patched);
-            if lowered.diagnostics.iter().any(|d| d.severity == Severity::Error) {
-                out.candidate = Some((edits, candidate.guarantee));
-                break;
-            }
-            // The bounded check first: it refutes with an input, or bounds the proof.
-            let budget = Budget::new((self.left() / 4).min(BOUNDED_SLICE), self.cancel.clone());
-            let bound = self.engine_opts.bound;
-            let t = Instant::now();
-            let verdict = bmc::verify_against(&lowered.program, self.reference, self.compare, entry, bound, &budget);
-            report.stats.phase("bounded proof of the fix", t);
-            match verdict.verdict {
-                BmcVerdict::Holds { complete: true } => candidate.guarantee = Guarantee::Verified,
-                BmcVerdict::Holds { complete: false } => candidate.guarantee = Guarantee::Bounded { bound },
-                BmcVerdict::Violated(cex) => {
-                    let Some(test) = super::reference_repair::reference_outputs(
-                        self.reference,
-                        entry,
-                        std::slice::from_ref(&cex.stdin),
-                        self.cancel,
-                    )
-                    .pop() else {
-                        // The reference cannot run that input: not a counterexample of the
-                        // specification; the candidate stays as tested.
-                        out.candidate = Some((edits, candidate.guarantee));
-                        break;
-                    };
-                    let m = super::reference_repair::mismatch(
-                        &lowered.program,
-                        self.reference,
-                        self.compare,
-                        entry,
-                        &cex.stdin,
-                        self.cancel,
-                    );
-                    report.repairs.retain(|r| r.edits != edits);
-                    report.diagnostics.push(Diagnostic::info(
-                        "withdrawn",
-                        anchor,
-                        format!(
-                            "mend withdrew the fix {}: it {}, but with it, for input `{}` your program would print `{}` where the reference prints `{}`",
-                            quoted(&candidate),
-                            Guarantee::Tested { tests: self.tests.len() as u32 }.label(),
-                            m.input,
-                            m.yours,
-                            m.theirs
-                        ),
-                    ));
-                    out.counterexamples.push(test);
-                    on_partial(report);
-                    continue;
-                }
-                BmcVerdict::Unknown(_) => {}
-            }
-            self.upgrade(report, &candidate, on_partial);
-            if candidate.guarantee != Guarantee::Verified {
-                let budget = Budget::new((self.left() / 3).min(VERIFIED_SLICE), self.cancel.clone());
+            let mut proposal = None;
+            if !out.exhausted {
                 let t = Instant::now();
-                let verdict = verified::repair(&lowered.program, &patched, self.reference, self.verified_opts, &budget);
-                report.stats.phase("verified proof of the fix", t);
-                match verdict.outcome {
-                    verified::Outcome::Equivalent => candidate.guarantee = Guarantee::Verified,
-                    verified::Outcome::EquivalentAssuming(assumption)
-                        if candidate.guarantee.strength()
-                            < (Guarantee::VerifiedAssuming { assumption: String::new() }).strength() =>
-                    {
-                        candidate.guarantee = Guarantee::VerifiedAssuming { assumption }
-                    }
-                    _ => {}
-                }
-                self.upgrade(report, &candidate, on_partial);
+                let found = self.first_passing(&out.counterexamples);
+                report.stats.phase("first tested fix", t);
+                out.exhausted = matches!(found.outcome, Some(Outcome::Exhausted { .. } | Outcome::Complete));
+                proposal = found.repair.map(Proposal::Mutation);
             }
-            out.candidate = Some((edits, candidate.guarantee));
+            // No fix of the mutation space passes the tests: with floating point, the verified
+            // engine over the reals (fast where IEEE proofs are slow) proposes one.
+            if proposal.is_none() && !reals_tried && self.uses_floats() {
+                reals_tried = true;
+                let t = Instant::now();
+                proposal = self.over_the_reals(&out.counterexamples).map(|repair| Proposal::Verified {
+                    repair,
+                    guarantee: Guarantee::Tested { tests: self.tests.len() as u32 },
+                    found_ms: t.elapsed().as_millis(),
+                });
+                report.stats.phase("repair over the reals", t);
+            }
+            let Some(proposal) = proposal else { break };
+            match self.try_proposal(report, proposal, &mut out, on_partial) {
+                Trial::Withdrawn => continue,
+                Trial::Stands(candidate) => out.candidate = Some(candidate),
+            }
             break;
         }
         learned::add(key, &out.counterexamples[known..]);
         out
+    }
+
+    /// Shows `proposal` (it passes every test), then proves it in place; a proposal the
+    /// bounded check refutes is withdrawn with a note and its counterexample kept.
+    fn try_proposal(
+        &self,
+        report: &mut Report,
+        mut proposal: Proposal,
+        out: &mut Anytime,
+        on_partial: OnPartial<'_>,
+    ) -> Trial {
+        let entry = self.engine_opts.entry.as_str();
+        let anchor = self.program.name_span_of(entry);
+        self.push(report, &proposal);
+        on_partial(report);
+        let edits = proposal.edits();
+        let patched = apply_edits(self.text, &edits);
+        let lowered = crate::syntax::lower::lower_source(&patched);
+        if lowered.diagnostics.iter().any(|d| d.severity == Severity::Error) {
+            return Trial::Stands((edits, proposal.guarantee().clone()));
+        }
+        // The bounded check first: it refutes with an input, or bounds the proof.
+        let budget = Budget::new((self.left() / 4).min(BOUNDED_SLICE), self.cancel.clone());
+        let bound = self.engine_opts.bound;
+        let t = Instant::now();
+        let verdict = bmc::verify_against(&lowered.program, self.reference, self.compare, entry, bound, &budget);
+        report.stats.phase("bounded proof of the fix", t);
+        match verdict.verdict {
+            BmcVerdict::Holds { complete: true } => proposal.set_guarantee(Guarantee::Verified),
+            BmcVerdict::Holds { complete: false } => proposal.set_guarantee(Guarantee::Bounded { bound }),
+            BmcVerdict::Violated(cex) => {
+                let Some(test) = super::reference_repair::reference_outputs(
+                    self.reference,
+                    entry,
+                    std::slice::from_ref(&cex.stdin),
+                    self.cancel,
+                )
+                .pop() else {
+                    // The reference cannot run that input: not a counterexample of the
+                    // specification; the candidate stays as tested.
+                    return Trial::Stands((edits, proposal.guarantee().clone()));
+                };
+                let m = super::reference_repair::mismatch(
+                    &lowered.program,
+                    self.reference,
+                    self.compare,
+                    entry,
+                    &cex.stdin,
+                    self.cancel,
+                );
+                report.repairs.retain(|r| r.edits != edits);
+                report.diagnostics.push(Diagnostic::info(
+                    "withdrawn",
+                    anchor,
+                    format!(
+                        "mend withdrew the fix {}: it {}, but with it, for input `{}` your program would print `{}` where the reference prints `{}`",
+                        proposal.quoted(),
+                        Guarantee::Tested { tests: self.tests.len() as u32 }.label(),
+                        m.input,
+                        m.yours,
+                        m.theirs
+                    ),
+                ));
+                out.counterexamples.push(test);
+                on_partial(report);
+                return Trial::Withdrawn;
+            }
+            BmcVerdict::Unknown(_) => {}
+        }
+        self.upgrade(report, &proposal, on_partial);
+        if *proposal.guarantee() != Guarantee::Verified {
+            let budget = Budget::new((self.left() / 3).min(VERIFIED_SLICE), self.cancel.clone());
+            let t = Instant::now();
+            let verdict = verified::repair(&lowered.program, &patched, self.reference, self.verified_opts, &budget);
+            report.stats.phase("verified proof of the fix", t);
+            match verdict.outcome {
+                verified::Outcome::Equivalent => proposal.set_guarantee(Guarantee::Verified),
+                verified::Outcome::EquivalentAssuming(assumption)
+                    if proposal.guarantee().strength()
+                        < (Guarantee::VerifiedAssuming { assumption: String::new() }).strength() =>
+                {
+                    proposal.set_guarantee(Guarantee::VerifiedAssuming { assumption })
+                }
+                _ => {}
+            }
+            self.upgrade(report, &proposal, on_partial);
+        }
+        Trial::Stands((edits, proposal.guarantee().clone()))
+    }
+
+    /// The student's program or the reference computes with `float` or `double`.
+    fn uses_floats(&self) -> bool {
+        [self.program, self.reference].iter().any(|p| p.vars.iter().any(|v| v.ty.is_float()))
+    }
+
+    /// The verified engine's repair with floating point read as real numbers, when it passes
+    /// every test and counterexample in the interpreter (the reals are not the program's
+    /// arithmetic: its repair is only a proposal, proved afterwards in IEEE).
+    fn over_the_reals(&self, counterexamples: &[PreparedTest]) -> Option<verified::VerifiedRepair> {
+        let budget = Budget::new((self.left() / 3).min(REALS_SLICE), self.cancel.clone());
+        let opts =
+            verified::Options { floats: verified::FloatModel::Real, precondition: None, ..self.verified_opts.clone() };
+        let verified::Outcome::Repaired(r) =
+            verified::repair(self.program, self.text, self.reference, &opts, &budget).outcome
+        else {
+            return None;
+        };
+        let mut tests: Vec<PreparedTest> = self.tests.to_vec();
+        tests.extend(counterexamples.iter().cloned());
+        let patched = apply_edits(self.text, &r.edits);
+        let fails = super::reference_repair::differs_on_a_test_input(
+            &patched,
+            &self.engine_opts.entry,
+            self.compare,
+            &tests,
+            self.cancel,
+        );
+        (!fails && !self.cancel.is_cancelled()).then_some(r)
+    }
+
+    /// Adds `proposal` to `report`, worded at its guarantee.
+    fn push(&self, report: &mut Report, proposal: &Proposal) {
+        let anchor = self.program.name_span_of(&self.engine_opts.entry);
+        let what = match proposal.guarantee() {
+            Guarantee::Tested { tests } => format!("all {tests} tests pass"),
+            _ => format!("it {}", super::reference_repair::same_output(self.compare)),
+        };
+        match proposal {
+            Proposal::Mutation(r) => push_repair(report, r, anchor, &what),
+            Proposal::Verified { repair, guarantee, found_ms } => {
+                super::reference_repair::push_verified_fix_at(report, repair, guarantee, *found_ms, self.compare)
+            }
+        }
     }
 
     /// The first repair of the search that passes every test and every counterexample, the
@@ -230,24 +304,70 @@ impl Job<'_> {
         Searched { repair: first, outcome: report.outcome }
     }
 
-    /// `candidate` (found by its edits in `report`) with its new guarantee, worded as every
-    /// mutation repair against the reference is; published when the guarantee is new.
-    fn upgrade(&self, report: &mut Report, candidate: &FoundRepair, on_partial: OnPartial<'_>) {
-        let edits = candidate.edits();
+    /// `proposal` (found by its edits in `report`) with its new guarantee, worded as at first;
+    /// published when the guarantee is new.
+    fn upgrade(&self, report: &mut Report, proposal: &Proposal, on_partial: OnPartial<'_>) {
+        let edits = proposal.edits();
         let Some(at) = report.repairs.iter().position(|r| r.edits == edits) else { return };
-        if report.repairs[at].guarantee == candidate.guarantee {
+        if report.repairs[at].guarantee == *proposal.guarantee() {
             return;
         }
-        let anchor = self.program.name_span_of(&self.engine_opts.entry);
         let mut upgraded = Report::default();
-        push_repair(
-            &mut upgraded,
-            candidate,
-            anchor,
-            &format!("it {}", super::reference_repair::same_output(self.compare)),
-        );
+        self.push(&mut upgraded, proposal);
         report.repairs[at] = upgraded.repairs.remove(0);
         on_partial(report);
+    }
+}
+
+/// A fix on trial: found by the search on the tests (the mutation space), or by the verified
+/// engine over the reals. Its guarantee rises as it is proved.
+enum Proposal {
+    Mutation(FoundRepair),
+    Verified { repair: verified::VerifiedRepair, guarantee: Guarantee, found_ms: u128 },
+}
+
+/// How a proposal's trial ended.
+enum Trial {
+    /// Refuted by the bounded check: withdrawn with a note, its input kept as a test.
+    Withdrawn,
+    /// Shown, with its edits and the strongest guarantee proved.
+    Stands((Vec<TextEdit>, Guarantee)),
+}
+
+impl Proposal {
+    fn edits(&self) -> Vec<TextEdit> {
+        match self {
+            Proposal::Mutation(r) => r.edits(),
+            Proposal::Verified { repair, .. } => repair.edits.clone(),
+        }
+    }
+
+    fn guarantee(&self) -> &Guarantee {
+        match self {
+            Proposal::Mutation(r) => &r.guarantee,
+            Proposal::Verified { guarantee, .. } => guarantee,
+        }
+    }
+
+    fn set_guarantee(&mut self, guarantee: Guarantee) {
+        match self {
+            Proposal::Mutation(r) => r.guarantee = guarantee,
+            Proposal::Verified { guarantee: g, .. } => *g = guarantee,
+        }
+    }
+
+    /// The changes as the student reads them, for the withdrawal note.
+    fn quoted(&self) -> String {
+        match self {
+            Proposal::Mutation(r) => {
+                let what: Vec<&str> = r.changes.iter().map(|c| c.mutant.description.as_str()).collect();
+                what.join("; ")
+            }
+            Proposal::Verified { repair, .. } => {
+                let what: Vec<String> = repair.changes.iter().map(super::reference_repair::describe).collect();
+                what.join("; ")
+            }
+        }
     }
 }
 
@@ -310,12 +430,6 @@ mod learned {
 struct Searched {
     repair: Option<FoundRepair>,
     outcome: Option<Outcome>,
-}
-
-/// The candidate's changes as the student reads them, for the withdrawal note.
-fn quoted(candidate: &FoundRepair) -> String {
-    let what: Vec<&str> = candidate.changes.iter().map(|c| c.mutant.description.as_str()).collect();
-    what.join("; ")
 }
 
 #[cfg(test)]

@@ -75,7 +75,8 @@ pub fn repair_against_reference(
     let entry = engine_opts.entry.as_str();
     let anchor = program.name_span_of(entry);
     let precondition = verified::precondition::infer(test_inputs, reference, entry);
-    let verified_opts = verified::Options { entry: entry.to_string(), compare, precondition };
+    let verified_opts =
+        verified::Options { entry: entry.to_string(), compare, precondition, floats: verified::FloatModel::Ieee };
     // Both at once, one a core: the search for a fix that passes the tests, proved in place
     // (`check::anytime`), and the verified engine. The first fix shown is whichever comes
     // first; the search publishes its own (merged onto the report so far). At the hint levels
@@ -410,7 +411,7 @@ fn oracle_limits() -> Limits {
 /// bounded proof compares only runs on which both programs finish within the bound, so a
 /// repair whose loop never ends within it (`n / 10` → `n * 10`) passes vacuously; the tests'
 /// inputs, run to the end, catch it.
-fn differs_on_a_test_input(
+pub(super) fn differs_on_a_test_input(
     repaired: &str,
     entry: &str,
     compare: Compare,
@@ -560,7 +561,7 @@ fn push_verified(report: &mut Report, r: &verified::VerifiedRepair, hint: HintLe
     }
 }
 
-fn describe(c: &verified::Change) -> String {
+pub(super) fn describe(c: &verified::Change) -> String {
     if c.old.is_empty() {
         format!("add `{}`", c.new)
     } else if c.new.is_empty() {
@@ -572,34 +573,56 @@ fn describe(c: &verified::Change) -> String {
 
 /// The quick fix of a verified repair (and its hint diagnostic) that applies the whole patch.
 fn push_verified_fix(report: &mut Report, r: &verified::VerifiedRepair, ms: u128, compare: Compare) {
+    let guarantee = match &r.assuming {
+        None => Guarantee::Verified,
+        Some(a) => Guarantee::VerifiedAssuming { assumption: a.clone() },
+    };
+    push_verified_fix_at(report, r, &guarantee, ms, compare);
+}
+
+/// The quick fix of a repair the verified engine found, at `guarantee`: what its own proof
+/// gives, or less for a repair found over the reals (`tested` until it is proved in IEEE).
+pub(super) fn push_verified_fix_at(
+    report: &mut Report,
+    r: &verified::VerifiedRepair,
+    guarantee: &Guarantee,
+    ms: u128,
+    compare: Compare,
+) {
     let Some(first) = r.changes.first().map(|c| c.span) else { return };
     let mut parts: Vec<String> = r.changes.iter().take(3).map(describe).collect();
     if r.changes.len() > 3 {
         parts.push(format!("and {} more", r.changes.len() - 3));
     }
-    let title = match &r.assuming {
-        None => format!("Fix (verified): {}", parts.join("; ")),
-        Some(a) => format!("Fix (verified where {a}): {}", parts.join("; ")),
+    let label = match guarantee {
+        Guarantee::VerifiedAssuming { assumption } => format!("verified where {assumption}"),
+        other => other.label(),
     };
-    let (inputs, guarantee) = match &r.assuming {
-        None => ("all inputs".to_string(), Guarantee::Verified),
-        Some(a) => (format!("all inputs where {a}"), Guarantee::VerifiedAssuming { assumption: a.clone() }),
+    let places = format!("Changes {} place{}", r.changes.len(), if r.changes.len() == 1 { "" } else { "s" });
+    let explanation = match guarantee {
+        Guarantee::Verified => {
+            format!("{places} so that the program {} for all inputs (proved).", same_output(compare))
+        }
+        Guarantee::VerifiedAssuming { assumption } => {
+            format!("{places} so that the program {} for all inputs where {assumption} (proved).", same_output(compare))
+        }
+        Guarantee::Bounded { bound } => format!(
+            "{places} so that the program {} on every run with at most {bound} loop iterations (proved).",
+            same_output(compare)
+        ),
+        Guarantee::Tested { tests } => format!("{places} so that all {tests} tests pass."),
+        Guarantee::Syntax | Guarantee::WellTyped => format!("{places}."),
     };
-    let explanation = format!(
-        "Changes {} place{} so that the program {} for {inputs} (proved).",
-        r.changes.len(),
-        if r.changes.len() == 1 { "" } else { "s" },
-        same_output(compare),
-    );
+    let how = if guarantee.is_proof() { "proved edge by edge" } else { "found over the real numbers" };
     report.repairs.push(Repair {
         reached: Vec::new(),
-        title,
+        title: format!("Fix ({label}): {}", parts.join("; ")),
         engine: "verified",
-        guarantee,
+        guarantee: guarantee.clone(),
         edits: r.edits.clone(),
         places: r.changes.iter().map(|c| Place { span: c.span, change: describe(c) }).collect(),
         explanation,
-        details: format!("proved edge by edge; relative patch size {:.2}; found in {ms} ms", r.relative_patch_size),
+        details: format!("{how}; relative patch size {:.2}; found in {ms} ms", r.relative_patch_size),
         fixes: vec![first],
     });
 }

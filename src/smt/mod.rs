@@ -10,6 +10,7 @@ pub mod budget;
 pub mod c_int;
 pub mod encode;
 pub mod fingerprint;
+pub mod floats;
 pub mod fold;
 pub mod output;
 pub mod product;

@@ -26,7 +26,7 @@
 //!   non-space output), a glue condition says the tokens are not the output's.
 
 use z3::Context;
-use z3::ast::{Ast, BV, Bool, Float};
+use z3::ast::{Ast, BV, Bool, Dynamic};
 
 use crate::ir::format::{Count, Directive, Length};
 use crate::ir::{IntKind, IntType};
@@ -44,7 +44,7 @@ pub enum Token<'ctx> {
     Int(BV<'ctx>, IntType),
     /// A printed floating point value (as a double), the conversion and precision that print
     /// it, and whether it is finite (`nan`/`inf` are never proved equal).
-    Float { value: Float<'ctx>, key: String, finite: Bool<'ctx> },
+    Float { value: Dynamic<'ctx>, key: String, finite: Bool<'ctx> },
     /// A byte printed with `%c` (or `putchar`) in the `values` mode, as a word of its own.
     Char(BV<'ctx>),
 }
@@ -113,15 +113,22 @@ pub enum Printed<'ctx> {
     Int(BV<'ctx>, IntType),
     /// A floating point value converted to double (as a variadic argument is), and whether it
     /// is finite.
-    Double(Float<'ctx>, Bool<'ctx>),
+    Double(Dynamic<'ctx>, Bool<'ctx>),
 }
 
 impl<'ctx> Printed<'ctx> {
     /// A floating point value of kind `kind` as printf receives it: promoted to double.
-    pub(crate) fn float(fp: &mut super::encode::fp::FpOps<'ctx>, x: &Float<'ctx>, kind: crate::ir::FloatKind) -> Self {
-        let x =
-            if kind == crate::ir::FloatKind::Double { x.clone() } else { fp.convert(x, crate::ir::FloatKind::Double) };
-        let finite = fp.is_finite(&x);
+    pub(crate) fn float(
+        floats: &mut super::floats::Floats<'ctx>,
+        x: &Dynamic<'ctx>,
+        kind: crate::ir::FloatKind,
+    ) -> Self {
+        let x = if kind == crate::ir::FloatKind::Double {
+            x.clone()
+        } else {
+            floats.convert(x, crate::ir::FloatKind::Double)
+        };
+        let finite = floats.is_finite(&x);
         Printed::Double(x, finite)
     }
 }

@@ -27,7 +27,7 @@ use crate::ir::format::{self, Piece};
 use crate::ir::{IntType, Program, Span, Type};
 use crate::spec::compare::Compare;
 
-use super::encode::fp::FpOps;
+use super::floats::{FloatModel, Floats};
 use super::output::{self, Printed, Printer, Token};
 
 use super::encode::exec::SymVal;
@@ -101,7 +101,7 @@ fn printed_tokens<'ctx>(
     enc: &Encoding<'ctx>,
     compare: Compare,
 ) -> Result<PrintedOutput<'ctx>, Unsupported> {
-    let mut fp = FpOps::new(ctx);
+    let mut fp = Floats::new(ctx, FloatModel::Ieee);
     let mut out = Vec::new();
     let mut glue = Vec::new();
     // The output so far ends in whitespace (it is empty at the start, and in the `values`
@@ -133,7 +133,9 @@ fn printed_tokens<'ctx>(
                     Some(OutValue::Chars(_)) => return Err(unsupported("printing a string compared with a reference")),
                     Some(v @ (OutValue::Int { .. } | OutValue::Float { .. })) => {
                         let printed = match v {
-                            OutValue::Float { value, kind } => Printed::float(&mut fp, value, *kind),
+                            OutValue::Float { value, kind } => {
+                                Printed::float(&mut fp, &z3::ast::Dynamic::from_ast(value), *kind)
+                            }
                             OutValue::Int { value, ty } => Printed::Int(value.clone(), *ty),
                             _ => unreachable!("matched above"),
                         };

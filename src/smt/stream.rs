@@ -272,7 +272,7 @@ pub fn line_invariant(ctx: &Context, setup: &Setup<'_>) -> Result<BTreeSet<Node>
         trial.line = inv.clone();
         let mut dropped = false;
         for &u in &nodes {
-            let mut pre = Exec::fresh_state(ctx, setup.program, setup.func, "line.")?;
+            let mut pre = Exec::fresh_state(ctx, setup, "line.")?;
             if u == Node::FuncEntry {
                 pre.in_pos = zero(ctx);
             }
@@ -309,7 +309,7 @@ fn reads_before_exit<'ctx>(ctx: &'ctx Context, setup: &Setup<'_>) -> Result<bool
     loop {
         let mut dropped = false;
         for &u in &nodes {
-            let mut pre = Exec::fresh_state(ctx, setup.program, setup.func, "read.")?;
+            let mut pre = Exec::fresh_state(ctx, setup, "read.")?;
             if u == Node::FuncEntry {
                 pre.in_pos = zero(ctx);
             }

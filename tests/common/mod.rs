@@ -190,8 +190,12 @@ pub fn verified_repair(
     let s = mend::syntax::lower::lower_source(student).program;
     let r = mend::syntax::lower::lower_source(reference).program;
     let precondition = verified::precondition::infer(inputs, &r, entry);
-    let opts =
-        verified::Options { entry: entry.to_string(), compare: mend::spec::compare::Compare::Values, precondition };
+    let opts = verified::Options {
+        entry: entry.to_string(),
+        compare: mend::spec::compare::Compare::Values,
+        precondition,
+        floats: verified::FloatModel::Ieee,
+    };
     verified::repair(
         &s,
         student,

@@ -53,8 +53,8 @@ impl<'j, 'p: 'j, 'ctx> Job<'j, 'p, 'ctx> {
     /// (each alternative's meaning is in the formula under its selector value), and per hole
     /// whether it is free and how its alternatives are ranked. Equal keys, equal answers.
     pub(super) fn problem_key(&self, node: Node, holes: &Holes<'ctx>) -> Result<Option<u128>, Failure> {
-        let mut pre_r = Exec::fresh_state(self.ctx, self.r.program, self.r.func, "r.").map_err(Failure::from_region)?;
-        let mut pre_s = Exec::fresh_state(self.ctx, self.s.program, self.s.func, "s.").map_err(Failure::from_region)?;
+        let mut pre_r = Exec::fresh_state(self.ctx, &self.r_setup, "r.").map_err(Failure::from_region)?;
+        let mut pre_s = Exec::fresh_state(self.ctx, &self.s_setup, "s.").map_err(Failure::from_region)?;
         let world = World::new(self.ctx);
         let snapshot = self.freeze(node, &world, &mut pre_r, &mut pre_s)?;
         let phi = self.phi(node, &pre_r, &pre_s);

@@ -78,8 +78,8 @@ impl<'j, 'p: 'j, 'ctx> Job<'j, 'p, 'ctx> {
         if matches!(node, Node::FuncEntry | Node::FuncExit) || (self.frozen_r.is_empty() && self.frozen_s.is_empty()) {
             return Ok(None);
         }
-        let mut sr = Exec::fresh_state(ctx, self.r.program, self.r.func, "r0.").map_err(Failure::from_region)?;
-        let mut ss = Exec::fresh_state(ctx, self.s.program, self.s.func, "s0.").map_err(Failure::from_region)?;
+        let mut sr = Exec::fresh_state(ctx, &self.r_setup, "r0.").map_err(Failure::from_region)?;
+        let mut ss = Exec::fresh_state(ctx, &self.s_setup, "s0.").map_err(Failure::from_region)?;
         sr.in_pos = BV::from_u64(ctx, 0, 32);
         ss.in_pos = sr.in_pos.clone();
         sr.at_ws = Bool::from_bool(ctx, true);

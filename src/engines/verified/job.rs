@@ -8,11 +8,11 @@ impl<'j, 'p: 'j, 'ctx> Job<'j, 'p, 'ctx> {
         ctx: &'ctx Context,
         r: &'j Side<'p>,
         s: &'j Side<'p>,
-        compare: Compare,
+        opts: &Options,
         budget: &'j Budget,
         arena: &'j Arena,
     ) -> Result<Self, Failure> {
-        Self::build(ctx, r, s, compare, budget, arena, None)
+        Self::build(ctx, r, s, opts, budget, arena, None)
     }
 
     /// A job that only knows the regions, their sites and the alignments (not the whitespace
@@ -21,11 +21,11 @@ impl<'j, 'p: 'j, 'ctx> Job<'j, 'p, 'ctx> {
         ctx: &'ctx Context,
         r: &'j Side<'p>,
         s: &'j Side<'p>,
-        compare: Compare,
+        opts: &Options,
         budget: &'j Budget,
         arena: &'j Arena,
     ) -> Result<Self, Failure> {
-        Self::build(ctx, r, s, compare, budget, arena, Some(Default::default()))
+        Self::build(ctx, r, s, opts, budget, arena, Some(Default::default()))
     }
 
     /// With `ws`, the whitespace invariants another job of the same pair found (they are
@@ -34,13 +34,13 @@ impl<'j, 'p: 'j, 'ctx> Job<'j, 'p, 'ctx> {
         ctx: &'ctx Context,
         r: &'j Side<'p>,
         s: &'j Side<'p>,
-        compare: Compare,
+        opts: &Options,
         budget: &'j Budget,
         arena: &'j Arena,
         ws: Option<(BTreeSet<Node>, BTreeSet<Node>)>,
     ) -> Result<Self, Failure> {
-        let r_setup = r.setup(compare, budget);
-        let s_setup = s.setup(compare, budget);
+        let r_setup = r.setup(opts.compare, opts.floats, budget);
+        let s_setup = s.setup(opts.compare, opts.floats, budget);
         let mut job = Job {
             ctx,
             r,
@@ -77,8 +77,8 @@ impl<'j, 'p: 'j, 'ctx> Job<'j, 'p, 'ctx> {
         stream::prepare(ctx, &mut job.r_setup, &mut job.s_setup).map_err(Failure::from_region)?;
         let world = World::new(ctx);
         for node in r.tree.nodes().into_iter().filter(|n| *n != Node::FuncExit) {
-            let pre_r = Exec::fresh_state(ctx, r.program, r.func, "r.").map_err(Failure::from_region)?;
-            let pre_s = Exec::fresh_state(ctx, s.program, s.func, "s.").map_err(Failure::from_region)?;
+            let pre_r = Exec::fresh_state(ctx, &job.r_setup, "r.").map_err(Failure::from_region)?;
+            let pre_s = Exec::fresh_state(ctx, &job.s_setup, "s.").map_err(Failure::from_region)?;
             let rr = Exec::new(&job.r_setup, &world, None).run(node, pre_r).map_err(Failure::from_region)?;
             let sr = Exec::new(&job.s_setup, &world, None).run(node, pre_s).map_err(Failure::from_region)?;
             job.plain_r.insert(node, rr);
@@ -361,7 +361,7 @@ impl<'j, 'p: 'j, 'ctx> Job<'j, 'p, 'ctx> {
     /// included: a loop's step, an `Extend` tail at the end of a body).
     pub(super) fn sites_run(&self, node: Node, holes: &Holes<'ctx>) -> Result<Vec<*const Expr>, Failure> {
         let world = World::new(self.ctx);
-        let pre_s = Exec::fresh_state(self.ctx, self.s.program, self.s.func, "s.").map_err(Failure::from_region)?;
+        let pre_s = Exec::fresh_state(self.ctx, &self.s_setup, "s.").map_err(Failure::from_region)?;
         let sr = self.student_exec(node, &world, Some(holes)).run(node, pre_s).map_err(Failure::from_region)?;
         Ok(sr.sites.iter().map(|x| x.expr as *const Expr).collect())
     }
@@ -473,8 +473,8 @@ impl<'j, 'p: 'j, 'ctx> Job<'j, 'p, 'ctx> {
         choice: &HashMap<*const Expr, usize>,
     ) -> Result<Option<(Model<'ctx>, State<'ctx>, State<'ctx>)>, Failure> {
         let ctx = self.ctx;
-        let mut pre_r = Exec::fresh_state(ctx, self.r.program, self.r.func, "r.").map_err(Failure::from_region)?;
-        let mut pre_s = Exec::fresh_state(ctx, self.s.program, self.s.func, "s.").map_err(Failure::from_region)?;
+        let mut pre_r = Exec::fresh_state(ctx, &self.r_setup, "r.").map_err(Failure::from_region)?;
+        let mut pre_s = Exec::fresh_state(ctx, &self.s_setup, "s.").map_err(Failure::from_region)?;
         if node == Node::FuncEntry {
             // The entry function reads the stream from its start (other functions do not read):
             // reads are then at constant positions, which the solver treats as plain constants.
@@ -495,34 +495,58 @@ impl<'j, 'p: 'j, 'ctx> Job<'j, 'p, 'ctx> {
         };
         // Floating point: Z3's default solver can spend seconds on comparisons its
         // bit-blasting floating-point tactic proves in milliseconds; that tactic gives up on
-        // some formulas (uninterpreted calls), and then the default solver decides.
-        let solvers: &[fn(&'ctx Context) -> Solver<'ctx>] = if self.floats {
+        // some formulas (uninterpreted calls), and then the default solver decides. Over the
+        // reals (a search's abstraction), Z3's default solver: arithmetic, no bits.
+        let solvers: &[fn(&'ctx Context) -> Solver<'ctx>] = if self.floats && self.r_setup.floats == FloatModel::Real {
+            &[Solver::new]
+        } else if self.floats {
             &[|c| z3::Tactic::new(c, "qffpbv").solver(), Solver::new]
         } else {
             &[crate::smt::solver::bit_vector_uf_solver, Solver::new]
         };
-        let mut verdict = Verdict::Unknown(crate::smt::solver::UnknownReason::SolverUnknown("not run".into()));
+        // Neither solver is always the faster (the pipeline decides `i * i <= n` where the
+        // default one can take seconds, the default one some divisions and float sums the
+        // pipeline bit-blasts slowly): a portfolio on one core, each solver in turn for a slice
+        // that grows fourfold each round, so one hard query for one solver costs little when
+        // the other decides it. A solver that gives up (not out of time) leaves the portfolio;
+        // the last one left gets all the time there is.
+        let mut alive: Vec<usize> = (0..solvers.len()).collect();
+        let mut slice = FIRST_SLICE;
+        let mut verdict = Verdict::Unknown(UnknownReason::SolverUnknown("not run".into()));
         let mut last = None;
-        for (i, make) in solvers.iter().enumerate() {
-            let solver = last.insert(make(ctx));
-            solver.assert(&phi);
-            solver.assert(&hyp);
-            solver.assert(&bad);
-            self.checks += 1;
-            let t = Instant::now();
-            // Neither solver is always the faster (the pipeline decides `i * i <= n` where the
-            // default one can take seconds, the default one some divisions the pipeline
-            // bit-blasts slowly): the first gets a quarter of what is left, the last the rest.
-            let cap = Budget {
-                deadline: self.budget.deadline.min(Instant::now() + self.budget.remaining() / 4),
-                cancel: self.budget.cancel.clone(),
-            };
-            let budget = if i + 1 < solvers.len() { &cap } else { self.budget };
-            verdict = check_with_budget(solver, &[], budget);
-            tracing::debug!("verify {node:?}: {verdict:?} in {:.1} ms", t.elapsed().as_secs_f64() * 1000.0);
-            if !matches!(verdict, Verdict::Unknown(_)) || self.budget.is_exhausted() {
-                break;
+        'rounds: while !alive.is_empty() {
+            let mut i = 0;
+            while i < alive.len() {
+                let solver = last.insert(solvers[alive[i]](ctx));
+                solver.assert(&phi);
+                solver.assert(&hyp);
+                solver.assert(&bad);
+                self.checks += 1;
+                let t = Instant::now();
+                let cap = Budget {
+                    deadline: if alive.len() == 1 {
+                        self.budget.deadline
+                    } else {
+                        self.budget.deadline.min(Instant::now() + slice)
+                    },
+                    cancel: self.budget.cancel.clone(),
+                };
+                verdict = check_with_budget(solver, &[], &cap);
+                tracing::debug!(
+                    "verify {node:?} (solver {}): {verdict:?} in {:.1} ms",
+                    alive[i],
+                    t.elapsed().as_secs_f64() * 1000.0
+                );
+                match &verdict {
+                    Verdict::Sat | Verdict::Unsat => break 'rounds,
+                    _ if self.budget.is_exhausted() => break 'rounds,
+                    Verdict::Unknown(UnknownReason::Timeout) => i += 1,
+                    Verdict::Unknown(_) => {
+                        alive.remove(i);
+                    }
+                }
             }
+            slice *= 4;
         }
         match verdict {
             Verdict::Unsat => Ok(None),
@@ -584,7 +608,7 @@ pub(super) fn whitespace_invariant<'p, 'ctx>(
     loop {
         let mut dropped = false;
         for &u in &nodes {
-            let mut pre = Exec::fresh_state(ctx, side.program, side.func, "ws.").map_err(Failure::from_region)?;
+            let mut pre = Exec::fresh_state(ctx, setup, "ws.").map_err(Failure::from_region)?;
             if u == Node::FuncEntry || inv.contains(&u) {
                 pre.at_ws = Bool::from_bool(ctx, true);
             }

@@ -85,10 +85,11 @@ use crate::ir::print::expr_to_c;
 use crate::ir::repair::TextEdit;
 use crate::ir::{BinOp, Builtin, Callee, Expr, ExprKind, FuncId, IncDec, Program, Span, Stmt, StmtKind, Type, VarId};
 use crate::smt::Budget;
+pub use crate::smt::floats::FloatModel;
 use crate::smt::region::{
     self, Alt, Exec, Holes, Region, SEL_BITS, Setup, Site, SiteKind, State, Term, Unsupported, World,
 };
-use crate::smt::solver::{Verdict, check_with_budget, new_context};
+use crate::smt::solver::{UnknownReason, Verdict, check_with_budget, new_context};
 use crate::smt::stream;
 use crate::spec::compare::Compare;
 
@@ -99,6 +100,9 @@ pub struct Options {
     /// Facts about the input to assume when no repair exists for all inputs
     /// ([`precondition`]); a repair found under them carries them in its guarantee.
     pub precondition: Option<precondition::Precondition>,
+    /// What `float` and `double` are: IEEE for a proof; the reals for a search whose repair is
+    /// only a candidate (see [`crate::smt::floats`]).
+    pub floats: FloatModel,
 }
 
 /// One changed expression (or inserted statement) of a verified repair.
@@ -308,8 +312,9 @@ struct Side<'p> {
 }
 
 impl<'p> Side<'p> {
-    fn setup(&'p self, compare: Compare, budget: &Budget) -> Setup<'p> {
+    fn setup(&'p self, compare: Compare, floats: FloatModel, budget: &Budget) -> Setup<'p> {
         Setup {
+            floats,
             budget: budget.clone(),
             program: self.program,
             func: self.func,
@@ -597,6 +602,8 @@ type Regions<'p, 'ctx> = BTreeMap<Node, Region<'p, 'ctx>>;
 /// Variable alignments tried per function pair (the next only when the previous admits no
 /// repair in its space).
 const ALIGNMENT_CANDIDATES: usize = 3;
+/// The first time slice of each solver in a node check's portfolio (it grows fourfold each round).
+const FIRST_SLICE: Duration = Duration::from_millis(150);
 
 struct Job<'j, 'p, 'ctx> {
     ctx: &'ctx Context,

@@ -23,7 +23,7 @@ pub(super) fn repair_function(
     // printed problems (the node cache's keys) depend.
     let (job, parts) = std::thread::scope(|scope| {
         let split = parallel.then(|| scope.spawn(|| split_nodes(task)));
-        let job = Job::new(&ctx, &rs, &ss, task.opts.compare, task.budget, &arena);
+        let job = Job::new(&ctx, &rs, &ss, task.opts, task.budget, &arena);
         (job, split.and_then(|h| h.join().ok()).unwrap_or_default())
     });
     let mut job = job?;
@@ -67,7 +67,7 @@ pub(super) fn split_nodes(task: &PairTask<'_>) -> Vec<Vec<Node>> {
     let Ok((rs, ss)) = task.sides() else { return Vec::new() };
     let arena = extension_arena(&ss);
     let scratch = new_context();
-    Job::for_sites(&scratch, &rs, &ss, task.opts.compare, task.budget, &arena)
+    Job::for_sites(&scratch, &rs, &ss, task.opts, task.budget, &arena)
         .map_or_else(|_| Vec::new(), |mut j| j.components())
 }
 
@@ -181,7 +181,7 @@ pub(super) fn part_worker(
     let ctx = new_context();
     let Ok((rs, ss)) = task.sides() else { return };
     let arena = extension_arena(&ss);
-    let Ok(mut job) = Job::build(&ctx, &rs, &ss, task.opts.compare, task.budget, &arena, Some(ws)) else { return };
+    let Ok(mut job) = Job::build(&ctx, &rs, &ss, task.opts, task.budget, &arena, Some(ws)) else { return };
     job.precondition = task.precondition();
     let mut first = true;
     for alignment in commands {

@@ -21,7 +21,8 @@ fn parts_of(student: &str, reference: &str, entry: &str) -> Vec<Vec<Node>> {
         (0..p.funcs.len() as u32).map(|i| (FuncId(i), p.func(FuncId(i)).name.clone())).collect()
     };
     let (ref_names, stu_names) = (names(&r), names(&s));
-    let opts = Options { entry: entry.to_string(), compare: Compare::Values, precondition: None };
+    let opts =
+        Options { entry: entry.to_string(), compare: Compare::Values, precondition: None, floats: FloatModel::Ieee };
     let budget = Budget::new(Duration::from_secs(60), Cancel::new());
     let task = PairTask {
         student: &s,
@@ -38,8 +39,7 @@ fn parts_of(student: &str, reference: &str, entry: &str) -> Vec<Vec<Node>> {
     let (rs, ss) = task.sides().unwrap();
     let arena = extension_arena(&ss);
     let ctx = new_context();
-    let mut job =
-        Job::for_sites(&ctx, &rs, &ss, opts.compare, &budget, &arena).unwrap_or_else(|f| panic!("{}", f.describe()));
+    let mut job = Job::for_sites(&ctx, &rs, &ss, &opts, &budget, &arena).unwrap_or_else(|f| panic!("{}", f.describe()));
     job.components()
 }
 
@@ -224,7 +224,8 @@ fn a_site_another_region_runs_joins_that_region() {
 fn agree(name: &str, student: &str, reference: &str) {
     assert!(parts_of(student, reference, "main").len() >= 2, "{name}: not split, the test would not solve in parallel");
     let (s, r) = (lower(student), lower(reference));
-    let opts = Options { entry: "main".to_string(), compare: Compare::Values, precondition: None };
+    let opts =
+        Options { entry: "main".to_string(), compare: Compare::Values, precondition: None, floats: FloatModel::Ieee };
     let solve = |parallel: bool| {
         node_cache::clear();
         let budget = Budget::new(Duration::from_secs(120), Cancel::new());
@@ -258,7 +259,12 @@ fn parallel_and_sequential_repairs_agree() {
     agree("two loops, two bugs", TWO_LOOPS_TWO_BUGS, TWO_LOOPS);
     let Ok(Outcome::Repaired(r)) = ({
         let (s, r) = (lower(TWO_LOOPS_TWO_BUGS), lower(TWO_LOOPS));
-        let opts = Options { entry: "main".to_string(), compare: Compare::Values, precondition: None };
+        let opts = Options {
+            entry: "main".to_string(),
+            compare: Compare::Values,
+            precondition: None,
+            floats: FloatModel::Ieee,
+        };
         run_with(
             &s,
             TWO_LOOPS_TWO_BUGS,

@@ -4,12 +4,12 @@
 use super::*;
 
 impl<'s, 'p, 'w, 'a, 'ctx> Exec<'s, 'p, 'w, 'a, 'ctx> {
-    pub(super) fn truthy(&self, t: &Term<'ctx>) -> Bool<'ctx> {
+    pub(super) fn truthy(&mut self, t: &Term<'ctx>) -> Bool<'ctx> {
         match t {
             Term::Int(b, _) => c_int::truthy(b),
             Term::Float(f, k) => {
-                let z = self.fp.literal(0.0, *k);
-                f._eq(&z).not()
+                let z = self.floats.literal(0.0, *k);
+                self.floats.compare(Cmp::Eq, f, &z).not()
             }
             // An array decays to a pointer that is never null.
             Term::Array(..) => Bool::from_bool(self.ctx, true),
@@ -34,13 +34,13 @@ impl<'s, 'p, 'w, 'a, 'ctx> Exec<'s, 'p, 'w, 'a, 'ctx> {
                     Term::Int(c_int::cast(b, *from, *t), *t)
                 }
             }
-            (Term::Int(b, from), Type::Float(k)) => Term::Float(self.fp.int_to_float(b, from.signed, *k), *k),
-            (Term::Float(f, _), Type::Int(t)) => Term::Int(self.fp.float_to_int(f, t.signed, c_int::width(*t)), *t),
+            (Term::Int(b, from), Type::Float(k)) => Term::Float(self.floats.from_int(b, from.signed, *k), *k),
+            (Term::Float(f, _), Type::Int(t)) => Term::Int(self.floats.to_int(f, t.signed, c_int::width(*t)), *t),
             (Term::Float(f, from), Type::Float(k)) => {
                 if from == k {
                     v.term.clone()
                 } else {
-                    Term::Float(self.fp.convert(f, *k), *k)
+                    Term::Float(self.floats.convert(f, *k), *k)
                 }
             }
             (_, other) => {
@@ -66,11 +66,13 @@ impl<'s, 'p, 'w, 'a, 'ctx> Exec<'s, 'p, 'w, 'a, 'ctx> {
         match &e.kind {
             ExprKind::Int(n) => match &e.ty {
                 Type::Int(t) => Ok(self.int_val(c_int::constant(ctx, *t, *n), *t, Deps::new())),
-                Type::Float(k) => Ok(Val { term: Term::Float(self.fp.literal(*n as f64, *k), *k), deps: Deps::new() }),
+                Type::Float(k) => {
+                    Ok(Val { term: Term::Float(self.floats.literal(*n as f64, *k), *k), deps: Deps::new() })
+                }
                 _ => unsupported("a constant of this type", e.span),
             },
             ExprKind::Float(x) => match &e.ty {
-                Type::Float(k) => Ok(Val { term: Term::Float(self.fp.literal(*x, *k), *k), deps: Deps::new() }),
+                Type::Float(k) => Ok(Val { term: Term::Float(self.floats.literal(*x, *k), *k), deps: Deps::new() }),
                 _ => unsupported("a constant of this type", e.span),
             },
             ExprKind::Var(v) => match st.vars.get(v) {
@@ -98,7 +100,7 @@ impl<'s, 'p, 'w, 'a, 'ctx> Exec<'s, 'p, 'w, 'a, 'ctx> {
                 match (op, &v.term) {
                     (UnOp::Neg, Term::Int(b, t)) => Ok(self.int_val(c_int::neg(b), *t, deps)),
                     (UnOp::BitNot, Term::Int(b, t)) => Ok(self.int_val(c_int::bit_not(b), *t, deps)),
-                    (UnOp::Neg, Term::Float(f, k)) => Ok(Val { term: Term::Float(self.fp.neg(f, *k), *k), deps }),
+                    (UnOp::Neg, Term::Float(f, k)) => Ok(Val { term: Term::Float(self.floats.neg(f, *k), *k), deps }),
                     (UnOp::Not, t) => {
                         let b = self.truthy(t).not();
                         Ok(self.bool_val(b, deps))
@@ -210,23 +212,19 @@ impl<'s, 'p, 'w, 'a, 'ctx> Exec<'s, 'p, 'w, 'a, 'ctx> {
                         // reference's `score >= a` then share an atom, and an equivalence proof
                         // needs no bit-level reasoning that `fp.lt` and `fp.leq` are complements
                         // (Z3 took over 10 s on five-way grade comparisons without it).
-                        let mut less = |x: &Float<'ctx>, y: &Float<'ctx>| {
-                            let not_nan = Bool::and(self.ctx, &[&self.fp.is_nan(x).not(), &self.fp.is_nan(y).not()]);
-                            Bool::and(self.ctx, &[&self.fp.compare("fp.leq", y, x).not(), &not_nan])
-                        };
                         let c = match op {
-                            BinOp::Lt => less(x, y),
-                            BinOp::Le => self.fp.compare("fp.leq", x, y),
-                            BinOp::Gt => less(y, x),
-                            BinOp::Ge => self.fp.compare("fp.leq", y, x),
-                            BinOp::Eq => self.fp.compare("fp.eq", x, y),
-                            _ => self.fp.compare("fp.eq", x, y).not(),
+                            BinOp::Lt => self.floats.greater(y, x, true),
+                            BinOp::Le => self.floats.compare(Cmp::Le, x, y),
+                            BinOp::Gt => self.floats.greater(x, y, true),
+                            BinOp::Ge => self.floats.compare(Cmp::Le, y, x),
+                            BinOp::Eq => self.floats.compare(Cmp::Eq, x, y),
+                            _ => self.floats.compare(Cmp::Eq, x, y).not(),
                         };
                         return Ok(self.bool_val(c, deps));
                     }
                     _ => return unsupported("this operator on floating point values", span),
                 };
-                Ok(Val { term: Term::Float(self.fp.arith(arith, x, y, *k), *k), deps })
+                Ok(Val { term: Term::Float(self.floats.arith(arith, x, y, *k), *k), deps })
             }
             _ => unsupported("mixed operand types", span),
         }
@@ -323,7 +321,7 @@ impl<'s, 'p, 'w, 'a, 'ctx> Exec<'s, 'p, 'w, 'a, 'ctx> {
         }
         let (sort, ty) = match &e.ty {
             Type::Int(t) => (Sort::bitvector(self.ctx, c_int::width(*t)), e.ty.clone()),
-            Type::Float(k) => (fp::sort(self.ctx, *k), e.ty.clone()),
+            Type::Float(k) => (self.floats.sort(*k), e.ty.clone()),
             Type::Void => (Sort::bitvector(self.ctx, 8), Type::Int(IntType::CHAR)),
             other => {
                 return unsupported(format!("a function returning `{}`", self.setup.program.type_name(other)), e.span);
@@ -332,7 +330,7 @@ impl<'s, 'p, 'w, 'a, 'ctx> Exec<'s, 'p, 'w, 'a, 'ctx> {
         let r = self.world.call(&name, &vals, &sort);
         let term = match ty {
             Type::Int(t) => Term::Int(r.as_bv().expect("bit-vector result"), t),
-            Type::Float(k) => Term::Float(r.as_float().expect("float result"), k),
+            Type::Float(k) => Term::Float(r, k),
             _ => unreachable!(),
         };
         Ok(Val { term, deps })
@@ -380,13 +378,13 @@ impl<'s, 'p, 'w, 'a, 'ctx> Exec<'s, 'p, 'w, 'a, 'ctx> {
             Builtin::Fabs => {
                 let v = one(self, st)?;
                 let Term::Float(x, k) = &v.term else { return unsupported("fabs of a non-float", e.span) };
-                Ok(Val { term: Term::Float(self.fp.abs(x, *k), *k), deps: v.deps.clone() })
+                Ok(Val { term: Term::Float(self.floats.abs(x, *k), *k), deps: v.deps.clone() })
             }
             Builtin::Floor | Builtin::Ceil | Builtin::Round | Builtin::Sqrt => {
                 let v = one(self, st)?;
                 let v = self.convert(v, &Type::DOUBLE, e.span)?;
                 let Term::Float(x, _) = &v.term else { unreachable!() };
-                let r = self.fp.math(&name, x, FloatKind::Double).expect("a math function");
+                let r = self.floats.math(&name, x, FloatKind::Double).expect("a math function");
                 let r = Val { term: Term::Float(r, FloatKind::Double), deps: v.deps.clone() };
                 self.convert(r, &e.ty, e.span)
             }

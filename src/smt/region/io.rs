@@ -41,7 +41,7 @@ impl<'s, 'p, 'w, 'a, 'ctx> Exec<'s, 'p, 'w, 'a, 'ctx> {
             let pos = st.in_pos.clone();
             let term = match d.conv {
                 'd' | 'i' | 'u' | 'f' | 'e' | 'g' | 'F' | 'E' | 'G' => {
-                    self.world.number_token(&mut self.fp, d.conv, &pos).expect("a number conversion")
+                    self.world.number_token(&mut self.floats, d.conv, &pos).expect("a number conversion")
                 }
                 // ` %c` among tokens: the first character of the next token. A `%c` right
                 // after another conversion reads the character after a token, which the token
@@ -362,7 +362,7 @@ impl<'s, 'p, 'w, 'a, 'ctx> Exec<'s, 'p, 'w, 'a, 'ctx> {
                     }
                     let printed = match &v.term {
                         Term::Int(x, t) => Some(output::Printed::Int(x.clone(), *t)),
-                        Term::Float(x, k) => Some(output::Printed::float(&mut self.fp, x, *k)),
+                        Term::Float(x, k) => Some(output::Printed::float(&mut self.floats, x, *k)),
                         _ => None,
                     };
                     let Some(token) = printed.and_then(|p| output::value_token(self.setup.compare, &d, p).ok()) else {

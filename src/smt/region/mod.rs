@@ -67,7 +67,7 @@ use state::*;
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
-use z3::ast::{Array, Ast, BV, Bool, Dynamic, Float};
+use z3::ast::{Array, Ast, BV, Bool, Dynamic};
 use z3::{Context, FuncDecl, Model, Sort};
 
 use crate::ir::cfa::{EdgeKind, Frame, LoopTree, Node};
@@ -79,7 +79,7 @@ use crate::ir::{
 use crate::spec::compare::Compare;
 
 use super::c_int;
-use super::encode::fp::{self, FpOps};
+use super::floats::{Cmp, FloatModel, Floats};
 pub use super::output::Token;
 use super::output::{self, Printer};
 use super::stream;
@@ -113,7 +113,8 @@ fn unsupported<T>(what: impl Into<String>, span: Span) -> R<T> {
 #[derive(Clone, Debug)]
 pub enum Term<'ctx> {
     Int(BV<'ctx>, IntType),
-    Float(Float<'ctx>, FloatKind),
+    /// A `float` or `double` in the setup's [`FloatModel`] (a Z3 float, or a real).
+    Float(Dynamic<'ctx>, FloatKind),
     /// A local array of constant length: a Z3 array from 32-bit indices to the elements (only
     /// indices below the length are ever read or written; the rest of it stays what it was).
     Array(Array<'ctx>, IntType, u64),
@@ -321,16 +322,20 @@ impl<'a, 'ctx> World<'a, 'ctx> {
     /// `long long`, or `in.dbl(pos)` as a double. The input holds numbers: `nan` and `inf`,
     /// which scanf would also accept, are outside the model (see ARCHITECTURE.md); a
     /// non-finite token of the uninterpreted stream reads as 0.
-    fn number_token(&self, fp: &mut FpOps<'ctx>, conv: char, pos: &BV<'ctx>) -> Option<Term<'ctx>> {
+    fn number_token(&self, floats: &mut Floats<'ctx>, conv: char, pos: &BV<'ctx>) -> Option<Term<'ctx>> {
         match conv {
             'd' | 'i' | 'u' => {
                 let raw = self.input("in.int", pos, &Sort::bitvector(self.ctx, 64)).as_bv().expect("bit-vector input");
                 Some(Term::Int(raw, IntType::LLONG))
             }
             'f' | 'e' | 'g' | 'F' | 'E' | 'G' => {
-                let raw = self.input("in.dbl", pos, &Sort::double(self.ctx)).as_float().expect("float input");
-                let finite = fp.is_finite(&raw);
-                Some(Term::Float(finite.ite(&raw, &fp.literal(0.0, FloatKind::Double)), FloatKind::Double))
+                let name = match floats.model() {
+                    FloatModel::Ieee => "in.dbl",
+                    FloatModel::Real => "in.real",
+                };
+                let raw = self.input(name, pos, &floats.sort(FloatKind::Double));
+                let finite = floats.is_finite(&raw);
+                Some(Term::Float(finite.ite(&raw, &floats.literal(0.0, FloatKind::Double)), FloatKind::Double))
             }
             _ => None,
         }
@@ -340,7 +345,7 @@ impl<'a, 'ctx> World<'a, 'ctx> {
     /// positions, each as its conversion reads it (see [`World::number_token`]): an input
     /// precondition. `None` when a conversion is not a number or the two are of different kinds.
     pub fn token_order(&self, left: (char, u32), right: (char, u32), strict: bool) -> Option<Bool<'ctx>> {
-        let mut fp = FpOps::new(self.ctx);
+        let mut fp = Floats::new(self.ctx, FloatModel::Ieee);
         let at = |k: u32| BV::from_u64(self.ctx, k as u64, 32);
         match (self.number_token(&mut fp, left.0, &at(left.1))?, self.number_token(&mut fp, right.0, &at(right.1))?) {
             // The numbers also fit in an `int` (`%d` of a number outside is undefined
@@ -355,7 +360,7 @@ impl<'a, 'ctx> World<'a, 'ctx> {
                 let order = if strict { a.bvsgt(&b) } else { a.bvsge(&b) };
                 Some(Bool::and(self.ctx, &[&fits(&a), &fits(&b), &order]))
             }
-            (Term::Float(a, _), Term::Float(b, _)) => Some(fp.compare(if strict { "fp.gt" } else { "fp.geq" }, &a, &b)),
+            (Term::Float(a, _), Term::Float(b, _)) => Some(fp.greater(&a, &b, strict)),
             _ => None,
         }
     }
@@ -408,6 +413,8 @@ pub struct Setup<'p> {
     pub reading: Option<Span>,
     /// The job's budget, polled between steps ([`OUT_OF_TIME`]).
     pub budget: crate::smt::Budget,
+    /// What a `float` or `double` is: IEEE (every proof), or a real (a search's abstraction).
+    pub floats: FloatModel,
 }
 
 /// The result of executing one node's region.
@@ -451,7 +458,7 @@ pub struct Exec<'s, 'p, 'w, 'a, 'ctx> {
     setup: &'s Setup<'p>,
     world: &'w World<'a, 'ctx>,
     holes: Option<&'s Holes<'ctx>>,
-    fp: FpOps<'ctx>,
+    floats: Floats<'ctx>,
     region: Region<'p, 'ctx>,
     seen_sites: HashSet<*const Expr>,
     /// The innermost loop around the statement being executed.
@@ -515,7 +522,7 @@ impl<'s, 'p, 'w, 'a, 'ctx> Exec<'s, 'p, 'w, 'a, 'ctx> {
             setup,
             world,
             holes,
-            fp: FpOps::new(ctx),
+            floats: Floats::new(ctx, setup.floats),
             region: Region {
                 exits: Vec::new(),
                 printed: Vec::new(),
@@ -572,15 +579,16 @@ impl<'s, 'p, 'w, 'a, 'ctx> Exec<'s, 'p, 'w, 'a, 'ctx> {
 
     /// A fresh pre-state for `node`: every variable of the function a constant named
     /// `{prefix}{name}#{id}`, the input position `{prefix}in`.
-    pub fn fresh_state(ctx: &'ctx Context, p: &Program, func: FuncId, prefix: &str) -> R<State<'ctx>> {
-        let f = p.func(func);
+    pub fn fresh_state(ctx: &'ctx Context, setup: &Setup<'_>, prefix: &str) -> R<State<'ctx>> {
+        let (p, f) = (setup.program, setup.program.func(setup.func));
+        let floats = Floats::new(ctx, setup.floats);
         let mut vars = BTreeMap::new();
         for &v in f.params.iter().chain(&f.locals) {
             let var = p.var(v);
             let name = format!("{prefix}{}#{}", var.name, v.0);
             let term = match &var.ty {
                 Type::Int(t) => Term::Int(BV::new_const(ctx, name, c_int::width(*t)), *t),
-                Type::Float(k) => Term::Float(Float::new_const(ctx, name, fp::sbits(*k).0, fp::sbits(*k).1), *k),
+                Type::Float(k) => Term::Float(floats.constant(&name, *k), *k),
                 Type::Array(elem, Some(n)) if matches!(**elem, Type::Int(_)) => {
                     let Type::Int(t) = **elem else { unreachable!() };
                     Term::Array(

@@ -46,6 +46,7 @@ fn setup<'p>(
         line: BTreeSet::new(),
         reading: reading_range(p, func),
         budget: crate::smt::Budget::unlimited(crate::cancel::Cancel::new()),
+        floats: crate::smt::floats::FloatModel::Ieee,
     }
 }
 
@@ -67,7 +68,7 @@ fn region_at<'p, 'ctx>(
     holes: Option<&Holes<'ctx>>,
     node: Node,
 ) -> Region<'p, 'ctx> {
-    let mut pre = Exec::fresh_state(ctx, setup.program, setup.func, "t.").unwrap();
+    let mut pre = Exec::fresh_state(ctx, setup, "t.").unwrap();
     pre.in_pos = BV::from_u64(ctx, 0, 32);
     Exec::new(setup, world, holes).run(node, pre).unwrap()
 }
