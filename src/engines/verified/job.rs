@@ -513,14 +513,21 @@ impl<'j, 'p: 'j, 'ctx> Job<'j, 'p, 'ctx> {
         let mut alive: Vec<usize> = (0..solvers.len()).collect();
         let mut slice = FIRST_SLICE;
         let mut verdict = Verdict::Unknown(UnknownReason::SolverUnknown("not run".into()));
-        let mut last = None;
+        // Each solver is made once: the default solver resumes with what it learned before
+        // its slice ran out.
+        let mut made: Vec<Option<Solver<'ctx>>> = solvers.iter().map(|_| None).collect();
+        let mut last = 0;
         'rounds: while !alive.is_empty() {
             let mut i = 0;
             while i < alive.len() {
-                let solver = last.insert(solvers[alive[i]](ctx));
-                solver.assert(&phi);
-                solver.assert(&hyp);
-                solver.assert(&bad);
+                last = alive[i];
+                let solver = made[last].get_or_insert_with(|| {
+                    let solver = solvers[last](ctx);
+                    solver.assert(&phi);
+                    solver.assert(&hyp);
+                    solver.assert(&bad);
+                    solver
+                });
                 self.checks += 1;
                 let t = Instant::now();
                 let cap = Budget {
@@ -533,8 +540,7 @@ impl<'j, 'p: 'j, 'ctx> Job<'j, 'p, 'ctx> {
                 };
                 verdict = check_with_budget(solver, &[], &cap);
                 tracing::debug!(
-                    "verify {node:?} (solver {}): {verdict:?} in {:.1} ms",
-                    alive[i],
+                    "verify {node:?} (solver {last}): {verdict:?} in {:.1} ms",
                     t.elapsed().as_secs_f64() * 1000.0
                 );
                 match &verdict {
@@ -551,7 +557,7 @@ impl<'j, 'p: 'j, 'ctx> Job<'j, 'p, 'ctx> {
         match verdict {
             Verdict::Unsat => Ok(None),
             Verdict::Sat => {
-                let m = last
+                let m = made[last]
                     .as_ref()
                     .and_then(|s| s.get_model())
                     .ok_or_else(|| Failure::SolverUnknown("no model".into()))?;
