@@ -13,6 +13,10 @@
 //! 3. A candidate the bounded check refutes is withdrawn with a note that shows the input on
 //!    which it differs from the reference; that input, with the reference's output, joins the
 //!    tests and the search goes on.
+//! 4. When the search finds no fix and a program computes with `float` or `double`, the
+//!    verified engine over the real numbers (`smt::floats`) proposes one. It is shown only if
+//!    it passes every test and counterexample, and is proved in IEEE as in 2 and 3 (the reals
+//!    are not the program's arithmetic).
 //!
 //! The caller runs this beside the verified engine, one a core, and the rest of the reference
 //! pipeline only when neither proved a fix for every input; it gives the counterexamples to
