@@ -110,7 +110,7 @@ impl<'ctx> Floats<'ctx> {
             FloatModel::Ieee => Dynamic::from_ast(&self.fp.abs(&ieee(a), k)),
             FloatModel::Real => {
                 let x = real(a);
-                Dynamic::from_ast(&x.ge(&Real::from_real(self.ctx, 0, 1)).ite(&x, &x.unary_minus()))
+                Dynamic::from_ast(&x.ge(&zero(self.ctx)).ite(&x, &x.unary_minus()))
             }
         }
     }
@@ -155,16 +155,14 @@ impl<'ctx> Floats<'ctx> {
             FloatModel::Ieee => self.fp.math(f, &ieee(a), k).map(|r| Dynamic::from_ast(&r)),
             FloatModel::Real => {
                 let x = real(a);
-                let zero = Real::from_real(self.ctx, 0, 1);
                 let half = Real::from_real(self.ctx, 1, 2);
-                let floor = |x: &Real<'ctx>| x.to_int().to_real();
-                let ceil = |x: &Real<'ctx>| floor(&x.unary_minus()).unary_minus();
                 let r = match f {
-                    "floor" => floor(&x),
-                    "ceil" => ceil(&x),
-                    "round" => x
-                        .ge(&zero)
-                        .ite(&floor(&Real::add(self.ctx, &[&x, &half])), &ceil(&Real::sub(self.ctx, &[&x, &half]))),
+                    "floor" => floor(&x).to_real(),
+                    "ceil" => ceil(&x).to_real(),
+                    "round" => x.ge(&zero(self.ctx)).ite(
+                        &floor(&Real::add(self.ctx, &[&x, &half])).to_real(),
+                        &ceil(&Real::sub(self.ctx, &[&x, &half])).to_real(),
+                    ),
                     // The same function of the same value in both programs: enough to search
                     // for a repair (the proof afterwards is IEEE's correctly rounded root).
                     "sqrt" => FuncDecl::new(self.ctx, "real.sqrt", &[&Sort::real(self.ctx)], &Sort::real(self.ctx))
@@ -200,13 +198,24 @@ impl<'ctx> Floats<'ctx> {
             FloatModel::Ieee => self.fp.float_to_int(&ieee(a), signed, bits),
             FloatModel::Real => {
                 let x = real(a);
-                let down = x.to_int();
-                let up = x.unary_minus().to_int().unary_minus();
-                let truncated: Int<'ctx> = x.ge(&Real::from_real(self.ctx, 0, 1)).ite(&down, &up);
-                BV::from_int(&truncated, bits)
+                BV::from_int(&x.ge(&zero(self.ctx)).ite(&floor(&x), &ceil(&x)), bits)
             }
         }
     }
+}
+
+fn zero(ctx: &Context) -> Real<'_> {
+    Real::from_real(ctx, 0, 1)
+}
+
+/// The greatest integer at most `x`.
+fn floor<'ctx>(x: &Real<'ctx>) -> Int<'ctx> {
+    x.to_int()
+}
+
+/// The least integer at least `x`.
+fn ceil<'ctx>(x: &Real<'ctx>) -> Int<'ctx> {
+    x.unary_minus().to_int().unary_minus()
 }
 
 fn ieee<'ctx>(a: &Dynamic<'ctx>) -> Float<'ctx> {
