@@ -35,7 +35,8 @@ const TEXTS: &[&str] = &["a", "B", "is", "7", " ", "\\n", ".", ",", "-", "+", "=
 
 fn random_value(rng: &mut Rng) -> Piece {
     let ints = ["-12", "-1", "0", "3", "7", "42", "100"];
-    let doubles = ["0.5", "-2.25", "3.0", "1e-5", "12345.678"];
+    // Infinities and NaN too: each mode says when they print alike.
+    let doubles = ["0.5", "-2.25", "3.0", "1e-5", "12345.678", "1.0 / 0.0", "-1.0 / 0.0", "0.0 / 0.0"];
     let chars = ["'a'", "'Z'", "'7'", "' '", "'-'"];
     match rng.below(12) {
         0 => Piece::Value("%d".into(), pick(rng, &ints).to_string()),

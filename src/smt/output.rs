@@ -17,7 +17,8 @@
 //!   whitespace-separated chunk as a printed number is dropped, as the mode drops it. A
 //!   printed integer (`%d`, `%i`, `%u`) is compared by the value it prints (after the
 //!   directive's length modifier), a floating point value by its bits and its conversion and
-//!   precision (two values that print alike but differ count as different), only when finite.
+//!   precision (two values that print alike but differ count as different), only when finite
+//!   (`inf` is a word there, and a letter next to it would merge with it).
 //!   `%c` is a one-character word (equal to the letter, case aside, or digit it spells).
 //!   Other conversions (`%x`, `%o`, `%a`) and padded values (a width, a space flag) carry
 //!   their directive as a marker. Glue: wherever the text around a printed value could merge
@@ -43,8 +44,10 @@ pub enum Token<'ctx> {
     /// A printed integer: the value the directive prints, of the directive's width and sign.
     Int(BV<'ctx>, IntType),
     /// A printed floating point value (as a double), the conversion and precision that print
-    /// it, and whether it is finite (`nan`/`inf` are never proved equal).
-    Float { value: Dynamic<'ctx>, key: String, finite: Bool<'ctx> },
+    /// it, and when two equal values are known to print alike: never for NaN (the solver's
+    /// floats have one NaN, C's print `nan` or `-nan` by a sign bit they do not keep), and in
+    /// `values` only when finite (see the module documentation).
+    Float { value: Dynamic<'ctx>, key: String, comparable: Bool<'ctx> },
     /// A byte printed with `%c` (or `putchar`) in the `values` mode, as a word of its own.
     Char(BV<'ctx>),
 }
@@ -67,11 +70,10 @@ impl<'ctx> Token<'ctx> {
             (Token::Word(a), Token::Word(b)) => constant(a == b),
             (Token::Number(a), Token::Number(b)) => constant(a == b),
             (Token::Int(x, tx), Token::Int(y, ty)) => widen(x, *tx)._eq(&widen(y, *ty)),
-            (Token::Float { value: x, key: kx, finite: fx }, Token::Float { value: y, key: ky, finite: fy })
-                if kx == ky && x.get_sort() == y.get_sort() =>
-            {
-                Bool::and(ctx, &[&x._eq(y), fx, fy])
-            }
+            (
+                Token::Float { value: x, key: kx, comparable: fx },
+                Token::Float { value: y, key: ky, comparable: fy },
+            ) if kx == ky && x.get_sort() == y.get_sort() => Bool::and(ctx, &[&x._eq(y), fx, fy]),
             (Token::Int(x, t), Token::Number(n)) | (Token::Number(n), Token::Int(x, t)) => int_is(x, *t, *n),
             // Two printed characters: the same byte (stricter than the mode, which would
             // also take another case of a letter).
@@ -111,9 +113,8 @@ fn widen<'ctx>(v: &BV<'ctx>, t: IntType) -> BV<'ctx> {
 pub enum Printed<'ctx> {
     /// An integer of its (promoted) C type.
     Int(BV<'ctx>, IntType),
-    /// A floating point value converted to double (as a variadic argument is), and whether it
-    /// is finite.
-    Double(Dynamic<'ctx>, Bool<'ctx>),
+    /// A floating point value converted to double (as a variadic argument is).
+    Double { value: Dynamic<'ctx>, finite: Bool<'ctx>, nan: Bool<'ctx> },
 }
 
 impl<'ctx> Printed<'ctx> {
@@ -128,8 +129,7 @@ impl<'ctx> Printed<'ctx> {
         } else {
             floats.convert(x, crate::ir::FloatKind::Double)
         };
-        let finite = floats.is_finite(&x);
-        Printed::Double(x, finite)
+        Printed::Double { finite: floats.is_finite(&x), nan: floats.is_nan(&x), value: x }
     }
 }
 
@@ -167,8 +167,9 @@ pub fn value_token<'ctx>(compare: Compare, d: &Directive, value: Printed<'ctx>) 
             let as_read = super::c_int::resize(&super::c_int::resize(&x, t.signed, 64), false, bits);
             Ok(Token::Int(as_read, IntType { kind, signed: matches!(d.conv, 'd' | 'i') }))
         }
-        (Printed::Double(x, finite), 'f' | 'F' | 'e' | 'E' | 'g' | 'G' | 'a' | 'A') => {
-            Ok(Token::Float { value: x, key: key(), finite })
+        (Printed::Double { value, finite, nan }, 'f' | 'F' | 'e' | 'E' | 'g' | 'G' | 'a' | 'A') => {
+            let comparable = if compare == Compare::Values { finite } else { nan.not() };
+            Ok(Token::Float { value, key: key(), comparable })
         }
         (_, conv) => Err(format!("printing this value with `%{conv}`")),
     }
