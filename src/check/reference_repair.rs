@@ -305,11 +305,18 @@ pub fn repair_against_reference(
         )),
         // A failing test already shows the difference, with an input the student chose.
         BmcVerdict::Violated(cex) if cex.kind == ViolationKind::OutputMismatch && !a_test_fails(report) => {
-            report.diagnostics.push(Diagnostic::warning(
-                "reference-mismatch",
-                anchor,
-                show_mismatch(program, reference, compare, entry, &cex.stdin, cancel),
-            ));
+            let m = mismatch(program, reference, compare, entry, &cex.stdin, cancel);
+            report.diagnostics.push(if m.confirmed {
+                Diagnostic::warning("reference-mismatch", anchor, m.shown())
+            } else {
+                // The solver's model of output is stricter than the compare mode (`smt::output`):
+                // its difference did not show when both programs ran.
+                Diagnostic::info(
+                    "unknown",
+                    anchor,
+                    "mend could not prove that your program prints what the reference prints, nor find an input where they differ; it claims nothing about it".to_string(),
+                )
+            });
         }
         // The student's own runtime errors are reported by the tests or the assertion check.
         BmcVerdict::Violated(_) => {}
@@ -472,24 +479,11 @@ fn mismatch_diagnostic(
     if let BmcVerdict::Violated(cex) = &r.verdict
         && cex.kind == ViolationKind::OutputMismatch
     {
-        report.diagnostics.push(Diagnostic::warning(
-            "reference-mismatch",
-            anchor,
-            show_mismatch(program, reference, compare, entry, &cex.stdin, cancel),
-        ));
+        let m = mismatch(program, reference, compare, entry, &cex.stdin, cancel);
+        if m.confirmed {
+            report.diagnostics.push(Diagnostic::warning("reference-mismatch", anchor, m.shown()));
+        }
     }
-}
-
-fn show_mismatch(
-    program: &Program,
-    reference: &Program,
-    compare: Compare,
-    entry: &str,
-    stdin: &str,
-    cancel: &Cancel,
-) -> String {
-    let m = mismatch(program, reference, compare, entry, stdin, cancel);
-    format!("for input `{}` you print `{}`, the reference prints `{}`", m.input, m.yours, m.theirs)
 }
 
 /// An input on which two programs print different things, as the student reads it.
@@ -497,6 +491,15 @@ pub(super) struct Mismatch {
     pub input: String,
     pub yours: String,
     pub theirs: String,
+    /// The two programs, run in the interpreter, print differently on it (a solver's
+    /// counterexample may not: its model of output is stricter than the compare mode).
+    pub confirmed: bool,
+}
+
+impl Mismatch {
+    fn shown(&self) -> String {
+        format!("for input `{}` you print `{}`, the reference prints `{}`", self.input, self.yours, self.theirs)
+    }
 }
 
 /// The solver's input `stdin` made readable, and what each program prints on it.
@@ -511,24 +514,28 @@ pub(super) fn mismatch(
     // The solver's input, made readable: each number as simple as it can be while the two
     // programs still print different values on it (judged on short runs).
     let quick = Limits { max_steps: super::counterexample::CANDIDATE_STEPS, ..Limits::default() };
+    let differ = |yours: &interp::RunResult, theirs: &interp::RunResult| {
+        yours.error.is_none()
+            && theirs.error.is_none()
+            && !theirs.assume_failed
+            && !compare::output_matches(
+                compare,
+                &String::from_utf8_lossy(&theirs.output),
+                Some(theirs.output_before_last_read),
+                &String::from_utf8_lossy(&yours.output),
+                Some(yours.output_before_last_read),
+            )
+    };
     let differs = |input: &str| {
         let yours = interp::run(program, entry, input.as_bytes(), &quick, cancel);
         let theirs = interp::run(reference, entry, input.as_bytes(), &quick, cancel);
-        if yours.error.is_some() || theirs.error.is_some() || theirs.assume_failed {
-            return false;
-        }
-        !compare::output_matches(
-            compare,
-            &String::from_utf8_lossy(&theirs.output),
-            Some(theirs.output_before_last_read),
-            &String::from_utf8_lossy(&yours.output),
-            Some(yours.output_before_last_read),
-        )
+        differ(&yours, &theirs)
     };
     let stdin = &super::counterexample::simplest_input(stdin, &differs, cancel);
     let limits = Limits { max_steps: 5_000_000, ..Limits::default() };
     let yours = interp::run(program, entry, stdin.as_bytes(), &limits, cancel);
     let theirs = interp::run(reference, entry, stdin.as_bytes(), &limits, cancel);
+    let confirmed = differ(&yours, &theirs);
     let show = |r: &interp::RunResult| {
         let out = String::from_utf8_lossy(&r.output);
         // `values` compares the values after the last read; the other modes the whole output,
@@ -539,7 +546,7 @@ pub(super) fn mismatch(
         }
     };
     let (theirs, yours) = super::outputs_shown(&show(&theirs), &show(&yours));
-    Mismatch { input: super::input_shown(stdin), yours, theirs }
+    Mismatch { input: super::input_shown(stdin), yours, theirs, confirmed }
 }
 
 /// A verified repair as diagnostics (one per change, worded by the hint level) and, at level
