@@ -14,7 +14,7 @@ use crate::engines::mutation::engine::{self, FoundRepair, Options};
 use crate::engines::mutation::search::Outcome;
 use crate::engines::verified;
 use crate::ir::{Diagnostic, Program};
-use crate::ir::{Guarantee, Place, Severity, Span};
+use crate::ir::{Guarantee, Place, Severity};
 use crate::ir::{Repair, apply_edits};
 use crate::smt::Budget;
 use crate::smt::bmc::{BmcUnknown, BmcVerdict};
@@ -33,6 +33,15 @@ pub(super) fn same_output(compare: Compare) -> &'static str {
         Compare::Whitespace => "prints what the reference prints, up to spacing",
         Compare::Values => "prints the same values as the reference",
     }
+}
+
+/// The solver saw a difference its stricter model of output makes up (`smt::output`): no run
+/// shows it, and nothing is proved.
+fn no_difference_found(compare: Compare) -> String {
+    format!(
+        "mend found no input where your program differs from the reference, but could not prove that it {} for every input",
+        same_output(compare)
+    )
 }
 
 /// How much of the verified repair a student sees (`hintLevel`): where the bug is, then the
@@ -176,18 +185,27 @@ pub fn repair_against_reference(
             if report.stats.first_repair_ms.is_none() {
                 report.stats.first_repair_ms = Some(v.found_after.unwrap_or(v.time).as_secs_f64() * 1000.0);
             }
-            if hint >= HintLevel::Input {
-                mismatch_diagnostic(
-                    program,
-                    reference,
-                    compare,
-                    entry,
-                    engine_opts.bound,
-                    anchor,
-                    deadline,
-                    cancel,
-                    report,
-                );
+            match difference(program, reference, compare, entry, engine_opts.bound, deadline, cancel, report) {
+                Difference::Input(m) if hint >= HintLevel::Input => {
+                    report.diagnostics.push(Diagnostic::warning("reference-mismatch", anchor, m.shown()))
+                }
+                Difference::NoneProved => {
+                    report.stats.reference = Some("equivalent");
+                    report.diagnostics.push(Diagnostic::info(
+                        "equivalent",
+                        anchor,
+                        format!("your program {} for every input (verified)", same_output(compare)),
+                    ));
+                    return anytime;
+                }
+                Difference::NotShown => {
+                    // Every test passes and no input shows a difference: the engine's "repair"
+                    // answers the solver's stricter model, not a bug of the student's.
+                    report.stats.reference = Some("difference not shown");
+                    report.diagnostics.push(Diagnostic::info("unknown", anchor, no_difference_found(compare)));
+                    return anytime;
+                }
+                _ => {}
             }
             push_verified(report, &r, hint, v.found_after.unwrap_or(v.time).as_millis(), compare);
             // A smaller patch that relies on the assignment's promise about the input, offered
@@ -311,11 +329,7 @@ pub fn repair_against_reference(
             } else {
                 // The solver's model of output is stricter than the compare mode (`smt::output`):
                 // its difference did not show when both programs ran.
-                Diagnostic::info(
-                    "unknown",
-                    anchor,
-                    "mend could not prove that your program prints what the reference prints, nor find an input where they differ; it claims nothing about it".to_string(),
-                )
+                Diagnostic::info("unknown", anchor, no_difference_found(compare))
             });
         }
         // The student's own runtime errors are reported by the tests or the assertion check.
@@ -457,32 +471,47 @@ fn proves_equivalent(
     verified::repair(&lowered.program, &patched, reference, opts, &budget).outcome == verified::Outcome::Equivalent
 }
 
-/// "for input `…` you print `…`, the reference prints `…`", from a bounded product check.
+/// What backs the claim that the student's program differs from the reference, before a
+/// verified repair says "differs": the verified engine's counterexamples live in the solver's
+/// model of output, which is stricter than the compare mode (`smt::output`), so a program
+/// that prints the same can still get a "repair".
+enum Difference {
+    /// A test fails.
+    Test,
+    /// The bounded product found an input, and both programs run on it print differently.
+    Input(Mismatch),
+    /// The bounded product proved them equal for every input (every loop fully unwound).
+    NoneProved,
+    /// The bounded product's only difference did not show when both programs ran.
+    NotShown,
+    /// Not known (the bounded check ran out of time, or cannot compare these programs).
+    Unknown,
+}
+
 #[allow(clippy::too_many_arguments)]
-fn mismatch_diagnostic(
+fn difference(
     program: &Program,
     reference: &Program,
     compare: Compare,
     entry: &str,
     bound: u32,
-    anchor: Span,
     deadline: Instant,
     cancel: &Cancel,
-    report: &mut Report,
-) {
+    report: &Report,
+) -> Difference {
+    if a_test_fails(report) {
+        return Difference::Test;
+    }
     let left = deadline.saturating_duration_since(Instant::now());
     let budget = Budget::new(left.min(std::time::Duration::from_secs(3)), cancel.clone());
-    if a_test_fails(report) {
-        return;
-    }
     let r = crate::smt::bmc::verify_against(program, reference, compare, entry, bound, &budget);
-    if let BmcVerdict::Violated(cex) = &r.verdict
-        && cex.kind == ViolationKind::OutputMismatch
-    {
-        let m = mismatch(program, reference, compare, entry, &cex.stdin, cancel);
-        if m.confirmed {
-            report.diagnostics.push(Diagnostic::warning("reference-mismatch", anchor, m.shown()));
+    match r.verdict {
+        BmcVerdict::Violated(cex) if cex.kind == ViolationKind::OutputMismatch => {
+            let m = mismatch(program, reference, compare, entry, &cex.stdin, cancel);
+            if m.confirmed { Difference::Input(m) } else { Difference::NotShown }
         }
+        BmcVerdict::Holds { complete: true } => Difference::NoneProved,
+        _ => Difference::Unknown,
     }
 }
 
