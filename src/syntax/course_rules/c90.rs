@@ -16,10 +16,88 @@ pub(super) fn check(root: Node, src: &str, out: &mut Vec<Found>) {
             "compound_statement" => block(node, src, out),
             "comment" => comment(node, src, out),
             "call_expression" => format_directives(node, src, out),
+            "enumerator_list" => enumerator_list(node, out),
             _ => {}
         }
         let mut cursor = node.walk();
         stack.extend(node.named_children(&mut cursor));
+    }
+    identifiers(root, src, out);
+}
+
+/// `enum { A, B, }`: C90 has no comma after the last enumerator.
+fn enumerator_list(list: Node, out: &mut Vec<Found>) {
+    let Some(close) = list.child(list.child_count().saturating_sub(1)).filter(|c| c.kind() == "}") else { return };
+    let Some(comma) = close.prev_sibling().filter(|c| c.kind() == ",") else { return };
+    let mut found = Found::new(
+        Rule::EnumTrailingComma,
+        span(comma),
+        "C90 does not allow a comma after the last value of an `enum`",
+    );
+    found.fix = Some(("Delete the comma".into(), vec![TextEdit { span: span(comma), new_text: String::new() }]));
+    out.push(found);
+}
+
+/// Names with letters outside a–z and A–Z (`repetiçoes`): C90 has none (gcc: "stray '\303' in
+/// program"). One finding per name, at its first use; the fix writes every use without the
+/// accents, unless that name is taken.
+fn identifiers(root: Node, src: &str, out: &mut Vec<Found>) {
+    let mut seen: Vec<&str> = Vec::new();
+    let mut all: Vec<Node> = Vec::new();
+    let mut stack = vec![root];
+    while let Some(node) = stack.pop() {
+        if matches!(node.kind(), "identifier" | "field_identifier" | "type_identifier") {
+            all.push(node);
+        }
+        let mut cursor = node.walk();
+        stack.extend(node.children(&mut cursor));
+    }
+    all.sort_by_key(|n| n.start_byte());
+    for node in &all {
+        let name = text(*node, src);
+        if name.is_ascii() || seen.contains(&name) {
+            continue;
+        }
+        seen.push(name);
+        let Some(bad) = name.chars().find(|c| !c.is_ascii()) else { continue };
+        let mut found = Found::new(
+            Rule::NonAsciiName,
+            span(*node),
+            format!("C90 allows only the letters a–z and A–Z, digits and `_` in a name: `{name}` has `{bad}`"),
+        );
+        let plain: String = name.chars().map(without_accent).collect();
+        let taken = all.iter().any(|n| text(*n, src) == plain);
+        if plain.is_ascii() && !taken {
+            let edits = all
+                .iter()
+                .filter(|n| text(**n, src) == name)
+                .map(|n| TextEdit { span: span(*n), new_text: plain.clone() })
+                .collect();
+            found.fix = Some((format!("Rename `{name}` to `{plain}`"), edits));
+        }
+        out.push(found);
+    }
+}
+
+/// The letter without its accent (`ç` → `c`), for the accented letters of Latin alphabets.
+fn without_accent(c: char) -> char {
+    match c {
+        'á' | 'à' | 'â' | 'ã' | 'ä' | 'å' => 'a',
+        'Á' | 'À' | 'Â' | 'Ã' | 'Ä' | 'Å' => 'A',
+        'é' | 'è' | 'ê' | 'ë' => 'e',
+        'É' | 'È' | 'Ê' | 'Ë' => 'E',
+        'í' | 'ì' | 'î' | 'ï' => 'i',
+        'Í' | 'Ì' | 'Î' | 'Ï' => 'I',
+        'ó' | 'ò' | 'ô' | 'õ' | 'ö' => 'o',
+        'Ó' | 'Ò' | 'Ô' | 'Õ' | 'Ö' => 'O',
+        'ú' | 'ù' | 'û' | 'ü' => 'u',
+        'Ú' | 'Ù' | 'Û' | 'Ü' => 'U',
+        'ç' => 'c',
+        'Ç' => 'C',
+        'ñ' => 'n',
+        'Ñ' => 'N',
+        'ß' => 's',
+        other => other,
     }
 }
 

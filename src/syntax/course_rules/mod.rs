@@ -6,6 +6,7 @@
 //! With no flags none of these is reported: a C11 compiler accepts them all.
 
 mod c90;
+mod nested;
 mod wall;
 
 use tree_sitter::Tree;
@@ -44,6 +45,12 @@ pub(crate) enum Rule {
     MisleadingIndentation,
     /// "ISO C forbids an empty translation unit" (`-pedantic`).
     EmptyFile,
+    /// "ISO C forbids nested functions" (`-pedantic`).
+    NestedFunction,
+    /// "comma at end of enumerator list" (`-pedantic` in C90).
+    EnumTrailingComma,
+    /// "stray '\303' in program": a letter outside ASCII in a name (an error in C90).
+    NonAsciiName,
     /// "ISO C90 does not support the '%lf' gnu_printf format" (`-Wall -pedantic` in C90).
     FormatC90,
     /// "return type of 'main' is not 'int'" (`-Wall` or `-pedantic`).
@@ -63,6 +70,10 @@ pub(crate) enum Rule {
     AndWithinOr,
     /// "suggest explicit braces to avoid ambiguous 'else'" (`-Wall`).
     DanglingElse,
+    /// "suggest parentheses around comparison in operand of '&'" (`-Wall`).
+    ComparisonInBitwise,
+    /// "left-hand operand of comma expression has no effect" (`-Wall`).
+    CommaOperand,
 }
 
 /// How gcc treats a rule under some flags.
@@ -92,6 +103,9 @@ impl Rule {
             Rule::AssignmentAsCondition => "assignment-in-condition",
             Rule::MisleadingIndentation => "misleading-indentation",
             Rule::EmptyFile => "empty-file",
+            Rule::NestedFunction => "nested-function",
+            Rule::EnumTrailingComma => "c90-enum-comma",
+            Rule::NonAsciiName => "c90-name",
             Rule::FormatC90 => "c90-format",
             Rule::MainSignature => "main-signature",
             Rule::SignCompare => "sign-compare",
@@ -100,6 +114,8 @@ impl Rule {
             Rule::FallThrough => "fall-through",
             Rule::AndWithinOr => "and-within-or",
             Rule::DanglingElse => "dangling-else",
+            Rule::ComparisonInBitwise => "comparison-in-bitwise",
+            Rule::CommaOperand => "comma-no-effect",
         }
     }
 
@@ -116,7 +132,9 @@ impl Rule {
             Rule::SignCompare | Rule::EmptyBody | Rule::FallThrough => flags.wextra.then_some(Kind::Warning),
             Rule::ConflictingImplicit => Some(Kind::Error),
             Rule::UsedBeforeDeclared => (!c90 || flags.wall).then_some(Kind::Warning),
-            Rule::EmptyFile => flags.pedantic.then_some(Kind::Pedantic),
+            Rule::EmptyFile | Rule::NestedFunction => flags.pedantic.then_some(Kind::Pedantic),
+            Rule::EnumTrailingComma => (c90 && flags.pedantic).then_some(Kind::Pedantic),
+            Rule::NonAsciiName => c90.then_some(Kind::Error),
             Rule::FormatC90 => (c90 && flags.pedantic && flags.wall).then_some(Kind::Warning),
             Rule::MainSignature => (flags.wall || flags.pedantic).then_some(Kind::Warning),
             Rule::UnusedVariable
@@ -128,7 +146,9 @@ impl Rule {
             | Rule::AssignmentAsCondition
             | Rule::MisleadingIndentation
             | Rule::AndWithinOr
-            | Rule::DanglingElse => flags.wall.then_some(Kind::Warning),
+            | Rule::DanglingElse
+            | Rule::ComparisonInBitwise
+            | Rule::CommaOperand => flags.wall.then_some(Kind::Warning),
         }
     }
 
@@ -222,6 +242,9 @@ pub fn check(tree: &Tree, src: &str, program: &Program, course: &Course) -> (Vec
     let mut found = Vec::new();
     if Rule::EmptyFile.kind(flags).is_some() {
         empty_file(tree, src, &mut found);
+    }
+    if Rule::NestedFunction.kind(flags).is_some() {
+        nested::check(tree.root_node(), src, &mut found);
     }
     if flags.is_c90() {
         c90::check(tree.root_node(), src, &mut found);

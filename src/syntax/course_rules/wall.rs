@@ -66,7 +66,7 @@ pub(super) fn check(tree: &Tree, src: &str, program: &Program, course: &Course, 
     if on(&[Rule::UsedBeforeDeclared, Rule::ConflictingImplicit]) {
         used_before_declared(tree, src, program, out);
     }
-    if on(&[Rule::EmptyBody, Rule::AndWithinOr, Rule::DanglingElse]) {
+    if on(&[Rule::EmptyBody, Rule::AndWithinOr, Rule::DanglingElse, Rule::ComparisonInBitwise, Rule::CommaOperand]) {
         layout(tree.root_node(), src, out);
     }
 }
@@ -143,8 +143,120 @@ fn layout(root: Node, src: &str, out: &mut Vec<Found>) {
                     }
                 }
             }
+            "binary_expression"
+                if n.child_by_field_name("operator").is_some_and(|o| matches!(text(o), "&" | "|" | "^")) =>
+            {
+                comparison_in_bitwise(n, src, out);
+            }
+            "comma_expression" => comma_operands(n, src, out),
             _ => {}
         }
+    }
+}
+
+/// `x > y & x > z`: a comparison as an operand of `&`, `|` or `^` (gcc: "suggest parentheses
+/// around comparison in operand of '&'"). With comparisons on both sides the student meant
+/// `&&` (`||`), which the fix writes; with one, the fix adds the parentheses gcc asks for
+/// (`a & (b == 0)`, what the program already does).
+fn comparison_in_bitwise(n: Node, src: &str, out: &mut Vec<Found>) {
+    let text = |n: Node| &src[n.byte_range()];
+    let is_comparison = |side: &Node| {
+        side.kind() == "binary_expression"
+            && side
+                .child_by_field_name("operator")
+                .is_some_and(|o| matches!(text(o), "==" | "!=" | "<" | ">" | "<=" | ">="))
+    };
+    let Some(op) = n.child_by_field_name("operator") else { return };
+    let sides: Vec<Node> =
+        [n.child_by_field_name("left"), n.child_by_field_name("right")].into_iter().flatten().collect();
+    let compared: Vec<&Node> = sides.iter().filter(|s| is_comparison(s)).collect();
+    let Some(first) = compared.first() else { return };
+    let mut found = Found::new(
+        Rule::ComparisonInBitwise,
+        Span::new(first.start_byte(), first.end_byte()),
+        format!(
+            "`{}` works on bits: `{}` is compared first, then its 0 or 1 combined bit by bit",
+            text(op),
+            text(**first)
+        ),
+    );
+    let logical = match text(op) {
+        "&" => Some("&&"),
+        "|" => Some("||"),
+        _ => None,
+    };
+    found.fix = match (compared.len(), logical) {
+        (2, Some(logical)) => Some((
+            format!("Write `{logical}`"),
+            vec![TextEdit { span: Span::new(op.start_byte(), op.end_byte()), new_text: logical.into() }],
+        )),
+        _ => Some((
+            format!("Write `({})`", text(**first)),
+            vec![
+                TextEdit { span: Span::new(first.start_byte(), first.start_byte()), new_text: "(".into() },
+                TextEdit { span: Span::new(first.end_byte(), first.end_byte()), new_text: ")".into() },
+            ],
+        )),
+    };
+    out.push(found);
+}
+
+/// An operand of `,` that does nothing (gcc: "left-hand operand of comma expression has no
+/// effect"): the left one always, the right one where the comma's value is not used either
+/// (`while (i = 1, 1 <= n, i++)`). In a condition of two comparisons the student meant `&&`
+/// (`for (…; i <= n, 1 <= j; …)`), which the fix writes.
+fn comma_operands(n: Node, src: &str, out: &mut Vec<Found>) {
+    let text = |n: Node| &src[n.byte_range()];
+    fn has_effects(n: Node) -> bool {
+        if matches!(n.kind(), "assignment_expression" | "update_expression" | "call_expression") {
+            return true;
+        }
+        let mut cursor = n.walk();
+        let children: Vec<Node> = n.named_children(&mut cursor).collect();
+        children.into_iter().any(has_effects)
+    }
+    let (Some(left), Some(right)) = (n.child_by_field_name("left"), n.child_by_field_name("right")) else { return };
+    let parent = n.parent();
+    let value_discarded = parent.is_some_and(|p| {
+        p.kind() == "expression_statement"
+            || (p.kind() == "comma_expression" && p.child_by_field_name("left").is_some_and(|l| l.id() == n.id()))
+            || (p.kind() == "for_statement"
+                && ["initializer", "update"].iter().any(|f| p.child_by_field_name(f).is_some_and(|c| c.id() == n.id())))
+    });
+    let condition = parent.is_some_and(|p| {
+        p.kind() == "parenthesized_expression"
+            && p.parent().is_some_and(|g| matches!(g.kind(), "if_statement" | "while_statement"))
+            || p.kind() == "for_statement" && p.child_by_field_name("condition").is_some_and(|c| c.id() == n.id())
+    });
+    let is_test = |side: Node| {
+        side.kind() == "binary_expression"
+            && side
+                .child_by_field_name("operator")
+                .is_some_and(|o| matches!(text(o), "==" | "!=" | "<" | ">" | "<=" | ">=" | "&&" | "||"))
+    };
+    let comma = n.child_by_field_name("operator").or_else(|| left.next_sibling()).filter(|c| text(*c) == ",");
+    for (side, which) in [(left, "before"), (right, "after")] {
+        if has_effects(side) || (which == "after" && !value_discarded) {
+            continue;
+        }
+        let message = if condition && which == "before" {
+            format!("`{}` before the comma does nothing: the condition is only `{}`", text(side), text(right))
+        } else {
+            format!("`{}` {which} the comma does nothing", text(side))
+        };
+        let mut found = Found::new(Rule::CommaOperand, Span::new(side.start_byte(), side.end_byte()), message);
+        if condition
+            && which == "before"
+            && is_test(left)
+            && is_test(right)
+            && let Some(comma) = comma
+        {
+            found.fix = Some((
+                "Write `&&` for the comma: both must hold".into(),
+                vec![TextEdit { span: Span::new(comma.start_byte(), comma.end_byte()), new_text: " &&".into() }],
+            ));
+        }
+        out.push(found);
     }
 }
 
@@ -372,7 +484,7 @@ fn main_signature(tree: &Tree, src: &str, func: &Function, body: &Stmt, flags: &
             "`main` takes no parameters (`int main(void)`) or two (`int main(int argc, char *argv[])`)",
         ));
     }
-    if func.ret != crate::ir::Type::Void {
+    if func.ret == crate::ir::Type::Int(crate::ir::IntType::INT) {
         return;
     }
     let mut found =
@@ -386,7 +498,7 @@ fn main_signature(tree: &Tree, src: &str, func: &Function, body: &Stmt, flags: &
             }
             n.child_by_field_name("type")
         })
-        .filter(|t| &src[t.byte_range()] == "void");
+        .filter(|t| t.kind() == "primitive_type" || t.kind() == "sized_type_specifier");
     if let Some(ty) = ty {
         let mut edits = vec![TextEdit { span: Span::new(ty.start_byte(), ty.end_byte()), new_text: "int".into() }];
         crate::ir::walk::for_each_stmt(body, &mut |s| {
@@ -408,87 +520,207 @@ fn main_signature(tree: &Tree, src: &str, func: &Function, body: &Stmt, flags: &
     out.push(found);
 }
 
-/// `if (c)\n    a;\n    b;`: `b` is indented as if the `if` guarded it. The fix adds the
-/// braces the indentation asks for.
+/// gcc's `-Wmisleading-indentation` (gcc 12's rules, measured against it: visual columns, a
+/// tab to the next multiple of 8). A clause (`if`, `else`, `while`, `for`) whose body is not a
+/// block, and the token after the body (neither `}` nor `else`):
+/// - on the body's line: misleading when the body is on a later line than the keyword
+///   (`if (c)\n    a; b;`), or on the keyword's line with the keyword first on it (`if (c)
+///   a; b;`);
+/// - on a later line, first on it: misleading at the body's column when the body is on a line
+///   of its own, deeper than the clause (`if (c)\n    a;\n    b;`; for `else`, the column of
+///   its line); after `while (c);` (a `;` body on the keyword's line), anywhere deeper than
+///   the clause's line. A `;` on a line of its own, and a body on the keyword's line followed
+///   by lines at any depth, are not misleading.
+///
+/// The fix does what the indentation says: braces around the body and the lines laid out as
+/// its continuation, or the `;` after `while (…)`/`for (…)` deleted.
 fn misleading_indentation(root: Node, src: &str, out: &mut Vec<Found>) {
     let mut stack = vec![root];
     while let Some(n) = stack.pop() {
         let mut cursor = n.walk();
         stack.extend(n.named_children(&mut cursor));
-        let (keyword, header_end, body) = match n.kind() {
+        let (keyword, kw, header_end, body) = match n.kind() {
             "if_statement" => match n.child_by_field_name("alternative") {
+                // The consequence is followed by `else`: never misleading.
                 None => (
                     "if",
+                    n.start_byte(),
                     n.child_by_field_name("condition").map(|c| c.end_byte()),
                     n.child_by_field_name("consequence"),
                 ),
                 Some(alt) => {
                     let stmt = if alt.kind() == "else_clause" { alt.named_child(0) } else { Some(alt) };
-                    let else_kw = alt.child(0).filter(|k| k.kind() == "else").map(|k| k.end_byte());
-                    ("else", else_kw, stmt.filter(|s| s.kind() != "if_statement"))
+                    let Some(else_kw) = alt.child(0).filter(|k| k.kind() == "else") else { continue };
+                    // `else if` on one line is a chain, not a clause of its own.
+                    let chained =
+                        |s: &Node| s.kind() == "if_statement" && s.start_position().row == else_kw.start_position().row;
+                    ("else", else_kw.start_byte(), Some(else_kw.end_byte()), stmt.filter(|s| !chained(s)))
                 }
             },
-            "while_statement" => {
-                ("while", n.child_by_field_name("condition").map(|c| c.end_byte()), n.child_by_field_name("body"))
-            }
+            "while_statement" => (
+                "while",
+                n.start_byte(),
+                n.child_by_field_name("condition").map(|c| c.end_byte()),
+                n.child_by_field_name("body"),
+            ),
             "for_statement" => (
                 "for",
+                n.start_byte(),
                 n.child_by_field_name("body").and_then(|b| b.prev_sibling()).map(|p| p.end_byte()),
                 n.child_by_field_name("body"),
             ),
             _ => continue,
         };
         let (Some(header_end), Some(body)) = (header_end, body) else { continue };
-        if body.kind() == "compound_statement"
-            || body.kind() == "expression_statement" && src[body.byte_range()] == *";"
-        {
+        if body.kind() == "compound_statement" {
             continue;
         }
-        let header_row = src[..header_end].matches('\n').count();
-        // gcc's rule: the body on a line of its own, indented deeper than the `if` (a body at the
-        // `if`'s own column misleads nobody), and the next statement at the body's column.
-        let guard_column = line_indent(src, n.start_byte()).len();
-        if body.start_position().row <= header_row || body.start_position().column <= guard_column {
+        let semicolon = body.kind() == "expression_statement" && src[body.byte_range()] == *";";
+        // `if (c);` is the empty-body rule's (one message per mistake).
+        if semicolon && keyword == "if" {
             continue;
         }
-        // The statements after the whole `if`, on later lines, indented like its body.
-        let column = body.start_position().column;
-        let mut last_row = body.end_position().row;
-        let mut guarded_looking = Vec::new();
-        let mut next = n.next_named_sibling();
-        while let Some(s) = next {
-            if s.kind() == "comment" {
-                next = s.next_named_sibling();
-                continue;
-            }
-            if s.start_position().row <= last_row || s.start_position().column != column || s.kind() == "case_statement"
-            {
+        let Some(next) = next_token(src, body.end_byte()) else { continue };
+        let row = |offset: usize| src[..offset].matches('\n').count();
+        let (kw_row, body_row, next_row) = (row(kw), row(body.start_byte()), row(next));
+        let kw_first = visual_column(src, kw) == first_column(src, kw);
+        let same_line = next_row == body_row && (kw_row < body_row || kw_first);
+        let later_line = next_row > body_row
+            && first_column(src, next) == visual_column(src, next)
+            && if semicolon {
+                body_row == kw_row && visual_column(src, next) > first_column(src, kw)
+            } else {
+                let clause = if keyword == "else" { first_column(src, kw) } else { visual_column(src, kw) };
+                let body_column = visual_column(src, body.start_byte());
+                body_row > kw_row && visual_column(src, next) == body_column && clause != body_column
+            };
+        if !same_line && !later_line {
+            continue;
+        }
+        // The statements laid out as the body's continuation: on its line, or on the following
+        // lines at the column of the first one.
+        let Some(first) = statement_at(root, next) else { continue };
+        let mut continued = vec![first];
+        let mut sibling = first.next_named_sibling();
+        while let Some(s) = sibling {
+            let last = continued.last().expect("one at least");
+            let follows = if same_line {
+                row(s.start_byte()) == body_row
+            } else {
+                row(s.start_byte()) > row(last.end_byte())
+                    && visual_column(src, s.start_byte()) == visual_column(src, next)
+                    && first_column(src, s.start_byte()) == visual_column(src, s.start_byte())
+            };
+            if s.kind() == "comment" || !follows || s.kind() == "case_statement" {
                 break;
             }
-            last_row = s.end_position().row;
-            guarded_looking.push(s);
-            next = s.next_named_sibling();
+            continued.push(s);
+            sibling = s.next_named_sibling();
         }
-        let Some(last) = guarded_looking.last() else { continue };
-        let first = guarded_looking[0];
-        let mut found = Found::new(
-            Rule::MisleadingIndentation,
-            Span::new(first.start_byte(), first.end_byte()),
+        let last = continued.last().expect("one at least");
+        let shown = |node: Node| src[node.byte_range()].lines().next().unwrap_or("").trim().to_string();
+        let message = if semicolon {
+            format!(
+                "this line is indented as if the `{keyword}` repeated it, but the `;` right after `{keyword} (…)` is all the `{keyword}` controls"
+            )
+        } else if same_line {
+            format!("without braces the `{keyword}` controls only `{}`, not the rest of this line", shown(body))
+        } else {
             format!(
                 "this line is indented as if the `{keyword}` controlled it, but without braces the `{keyword}` controls only line {}",
-                body.start_position().row + 1
-            ),
-        );
-        let indent = line_indent(src, n.start_byte());
-        found.fix = Some((
-            format!("Add braces so the `{keyword}` controls the indented lines"),
-            vec![
-                TextEdit { span: Span::new(header_end, header_end), new_text: " {".into() },
-                TextEdit { span: Span::new(last.end_byte(), last.end_byte()), new_text: format!("\n{indent}}}") },
-            ],
-        ));
+                body_row + 1
+            )
+        };
+        let mut found =
+            Found::new(Rule::MisleadingIndentation, Span::new(first.start_byte(), first.end_byte()), message);
+        found.fix = Some(if semicolon {
+            (
+                format!("Delete the `;` and add braces so the `{keyword}` repeats the indented lines"),
+                vec![
+                    TextEdit { span: Span::new(header_end, body.end_byte()), new_text: " {".into() },
+                    TextEdit {
+                        span: Span::new(last.end_byte(), last.end_byte()),
+                        new_text: format!("\n{}}}", line_indent(src, kw)),
+                    },
+                ],
+            )
+        } else if same_line {
+            (
+                format!("Add braces so the `{keyword}` controls the whole line"),
+                vec![
+                    TextEdit { span: Span::new(header_end, header_end), new_text: " {".into() },
+                    TextEdit { span: Span::new(last.end_byte(), last.end_byte()), new_text: " }".into() },
+                ],
+            )
+        } else {
+            (
+                format!("Add braces so the `{keyword}` controls the indented lines"),
+                vec![
+                    TextEdit { span: Span::new(header_end, header_end), new_text: " {".into() },
+                    TextEdit {
+                        span: Span::new(last.end_byte(), last.end_byte()),
+                        new_text: format!("\n{}}}", line_indent(src, kw)),
+                    },
+                ],
+            )
+        });
         out.push(found);
     }
+}
+
+/// The start of the token after `offset` (comments and preprocessor lines skipped), unless it
+/// is `}` or `else` or the end of the file: what gcc compares the body with.
+fn next_token(src: &str, mut offset: usize) -> Option<usize> {
+    let b = src.as_bytes();
+    loop {
+        while offset < b.len() && b[offset].is_ascii_whitespace() {
+            offset += 1;
+        }
+        let rest = &src[offset..];
+        if rest.starts_with("//") || (rest.starts_with('#') && first_column(src, offset) == visual_column(src, offset))
+        {
+            offset += rest.find('\n').unwrap_or(rest.len());
+        } else if rest.starts_with("/*") {
+            offset += rest.find("*/").map_or(rest.len(), |i| i + 2);
+        } else {
+            break;
+        }
+    }
+    let rest = &src[offset..];
+    let is_else = rest.starts_with("else") && !rest[4..].starts_with(|c: char| c.is_alphanumeric() || c == '_');
+    (offset < b.len() && !rest.starts_with('}') && !is_else).then_some(offset)
+}
+
+/// The outermost statement that starts at `offset`.
+fn statement_at(root: Node, offset: usize) -> Option<Node> {
+    let mut n = root.descendant_for_byte_range(offset, offset)?;
+    let mut found = None;
+    loop {
+        if n.start_byte() != offset {
+            break;
+        }
+        if n.kind().ends_with("statement") || n.kind() == "declaration" {
+            found = Some(n);
+        }
+        match n.parent() {
+            Some(p) => n = p,
+            None => break,
+        }
+    }
+    found
+}
+
+/// The visual column of `offset` on its line (a tab moves to the next multiple of 8, as gcc
+/// counts).
+fn visual_column(src: &str, offset: usize) -> usize {
+    let start = src[..offset].rfind('\n').map_or(0, |i| i + 1);
+    src[start..offset].chars().fold(0, |col, c| if c == '\t' { (col / 8 + 1) * 8 } else { col + 1 })
+}
+
+/// The visual column of the first character on `offset`'s line that is not a space or a tab.
+fn first_column(src: &str, offset: usize) -> usize {
+    let start = src[..offset].rfind('\n').map_or(0, |i| i + 1);
+    visual_column(src, start + line_indent(src, offset).len())
 }
 
 fn variable_length_arrays(tree: &Tree, src: &str, program: &Program, body: &Stmt, hints: &Hints, out: &mut Vec<Found>) {
@@ -577,15 +809,15 @@ impl Uses<'_> {
         match &e.kind {
             ExprKind::Var(v) => self.of.entry(*v).or_default().reads += 1,
             ExprKind::Assign(lhs, rhs) => {
-                self.target(lhs, value_used);
+                self.target(lhs, value_used, false);
                 self.expr(rhs, true);
             }
             // `n++` and `n += 1` read `n`: gcc counts them as uses.
             ExprKind::CompoundAssign { lhs, rhs, .. } => {
-                self.target(lhs, true);
+                self.target(lhs, true, true);
                 self.expr(rhs, true);
             }
-            ExprKind::IncDec(_, operand) => self.target(operand, true),
+            ExprKind::IncDec(_, operand) => self.target(operand, true, true),
             ExprKind::AddrOf(inner) => match Self::var(inner) {
                 Some(v) => self.of.entry(v).or_default().address = true,
                 None => self.expr(inner, true),
@@ -609,15 +841,37 @@ impl Uses<'_> {
 
     /// The object an assignment or `++` changes: a plain variable is set (and read when the
     /// value of the whole expression is used); anything else (`a[i]`, `*p`) reads its parts.
-    fn target(&mut self, lhs: &Expr, value_used: bool) {
+    /// `reads_old`: the old value is read too (`n++`, `a[i] += 1`).
+    fn target(&mut self, lhs: &Expr, value_used: bool, reads_old: bool) {
         match Self::var(lhs) {
             Some(v) => {
                 let u = self.of.entry(v).or_default();
                 u.sets += 1;
                 u.reads += u32::from(value_used);
             }
-            None => self.expr(lhs, true),
+            None => match self.element_of_local_array(lhs).filter(|_| !reads_old) {
+                // `s[i] = c`: sets an element of `s` (gcc: `s` set but not used, when
+                // nothing reads it); the indices are read.
+                Some((array, indices)) => {
+                    self.of.entry(array).or_default().sets += 1;
+                    indices.into_iter().for_each(|i| self.expr(i, true));
+                }
+                None => self.expr(lhs, true),
+            },
         }
+    }
+
+    /// `a[i]` or `a[i][j]` of a local array `a`: the array and the indices.
+    fn element_of_local_array<'e>(&self, e: &'e Expr) -> Option<(VarId, Vec<&'e Expr>)> {
+        let mut indices = Vec::new();
+        let mut at = e.strip_implicit();
+        while let ExprKind::Index(base, index) = &at.kind {
+            indices.push(&**index);
+            at = base.strip_implicit();
+        }
+        let v = Self::var(at).filter(|_| !indices.is_empty())?;
+        (self.func.locals.contains(&v) && matches!(self.program.var(v).ty, crate::ir::Type::Array(..)))
+            .then_some((v, indices))
     }
 
     fn stmt(&mut self, s: &Stmt) {
@@ -700,9 +954,15 @@ fn usage(tree: &Tree, src: &str, program: &Program, func: &Function, body: &Stmt
                     .map(|edit| (format!("Delete the unused variable `{}`", var.name), vec![edit]));
             }
             out.push(found);
-        } else if var.kind == VarKind::Local && var.ty.is_scalar() {
-            let mut found =
-                Found::new(Rule::SetButUnused, var.span, format!("`{}` is given a value that is never used", var.name));
+        } else if var.kind == VarKind::Local && (var.ty.is_scalar() || matches!(var.ty, crate::ir::Type::Array(..))) {
+            let mut found = Found::new(
+                Rule::SetButUnused,
+                var.span,
+                match var.ty {
+                    crate::ir::Type::Array(..) => format!("the values stored in `{}` are never read", var.name),
+                    _ => format!("`{}` is given a value that is never used", var.name),
+                },
+            );
             if u.set_statements.len() == u.sets as usize
                 && !u.init_has_effects
                 && let Some(declaration) = delete_declarator(tree, src, var.span)
