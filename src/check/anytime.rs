@@ -47,6 +47,8 @@ const BOUNDED_SLICE: Duration = Duration::from_secs(5);
 const VERIFIED_SLICE: Duration = Duration::from_secs(15);
 /// The verified engine over the reals gets at most this, and a third of the time left.
 const REALS_SLICE: Duration = Duration::from_secs(10);
+/// Inputs varied from the tests' that a repair found over the reals must also pass.
+const VARIATIONS: usize = 12;
 
 /// What the anytime phase leaves for the rest of the pipeline.
 #[derive(Default)]
@@ -128,7 +130,7 @@ impl Job<'_> {
                 let t = Instant::now();
                 proposal = self.over_the_reals(&out.counterexamples).map(|repair| Proposal::Verified {
                     repair,
-                    guarantee: Guarantee::Tested { tests: self.tests.len() as u32 },
+                    guarantee: Guarantee::OverReals { tests: self.tests.len() as u32 },
                     found_ms: t.elapsed().as_millis(),
                 });
                 report.stats.phase("repair over the reals", t);
@@ -256,8 +258,9 @@ impl Job<'_> {
     }
 
     /// The verified engine's repair with floating point read as real numbers, when it passes
-    /// every test and counterexample in the interpreter (the reals are not the program's
-    /// arithmetic: its repair is only a proposal, proved afterwards in IEEE).
+    /// every test, every counterexample and inputs varied from the tests' in the interpreter
+    /// (the reals are not the program's arithmetic: its repair is labelled as proved over the
+    /// reals, and proved afterwards in IEEE).
     fn over_the_reals(&self, counterexamples: &[PreparedTest]) -> Option<verified::VerifiedRepair> {
         let budget = Budget::new((self.left() / 3).min(REALS_SLICE), self.cancel.clone());
         let opts =
@@ -269,6 +272,14 @@ impl Job<'_> {
         };
         let mut tests: Vec<PreparedTest> = self.tests.to_vec();
         tests.extend(counterexamples.iter().cloned());
+        let inputs: Vec<&str> = self.tests.iter().map(|t| t.input.as_str()).collect();
+        let varied = super::counterexample::variations(&inputs, VARIATIONS);
+        tests.extend(super::reference_repair::reference_outputs(
+            self.reference,
+            &self.engine_opts.entry,
+            &varied,
+            self.cancel,
+        ));
         let patched = apply_edits(self.text, &r.edits);
         let fails = super::reference_repair::differs_on_a_test_input(
             &patched,

@@ -147,3 +147,80 @@ mod tests {
         assert_eq!(simplest_input("5 6\n", &|_: &str| false, &Cancel::new()), "5 6\n");
     }
 }
+
+/// Inputs varied from `inputs`: each with one of its numbers changed (+1, -1, negated, 0,
+/// doubled; a decimal keeps its number of decimals), at most `max`, in a fixed order, none
+/// equal to a given input. The independent judge of `mend bench reference` uses them, and so
+/// does a repair found over the real numbers before it is shown.
+pub fn variations(inputs: &[&str], max: usize) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    'all: for k in 0..5 {
+        for text in inputs {
+            let words: Vec<&str> = text.split_whitespace().collect();
+            let numbers: Vec<usize> = (0..words.len()).filter(|&i| varied(words[i], 0).is_some()).collect();
+            if numbers.is_empty() {
+                continue;
+            }
+            let at = numbers[(k * 7 + text.len()) % numbers.len()];
+            let Some(changed) = varied(words[at], k) else { continue };
+            let mut ws = words.clone();
+            ws[at] = &changed;
+            let new = format!("{}\n", ws.join(" "));
+            if !out.contains(&new) && !inputs.contains(&new.as_str()) {
+                out.push(new);
+            }
+            if out.len() >= max {
+                break 'all;
+            }
+        }
+    }
+    out
+}
+
+/// The `k`-th variation of a number's text (`None`: not a number).
+fn varied(word: &str, k: usize) -> Option<String> {
+    if let Ok(v) = word.parse::<i64>() {
+        let changed = match k {
+            0 => v.saturating_add(1),
+            1 => v.saturating_sub(1),
+            2 => v.saturating_neg(),
+            3 => 0,
+            _ => v.saturating_mul(2),
+        };
+        return Some(changed.to_string());
+    }
+    let (whole, decimals) = word.split_once('.')?;
+    let plain = |s: &str| s.bytes().all(|b| b.is_ascii_digit());
+    if !plain(decimals) || !plain(whole.trim_start_matches('-')) {
+        return None;
+    }
+    let v: f64 = word.parse().ok()?;
+    let changed = match k {
+        0 => v + 1.0,
+        1 => v - 1.0,
+        2 => -v,
+        3 => 0.0,
+        _ => v * 2.0,
+    };
+    Some(format!("{changed:.*}", decimals.len()))
+}
+
+#[cfg(test)]
+mod variation_tests {
+    use super::variations;
+
+    #[test]
+    fn integers_and_decimals_are_varied_and_given_inputs_are_not_repeated() {
+        let got = variations(&["3 1.50 2.25\n", "2 7\n"], 8);
+        assert!(got.iter().all(|v| v != "3 1.50 2.25\n" && v != "2 7\n"), "{got:?}");
+        assert!(got.iter().all(|v| v.ends_with('\n')));
+        // A decimal keeps its number of decimals.
+        assert!(
+            got.iter().any(|v| v.contains("2.50") || v.contains("3.25") || v.contains("0.50") || v.contains("1.25")),
+            "{got:?}"
+        );
+        assert_eq!(got.len(), 8);
+        // Words are never numbers to vary.
+        assert!(variations(&["abc def\n"], 4).is_empty());
+    }
+}

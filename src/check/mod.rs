@@ -21,7 +21,7 @@ use crate::syntax::{self, lower};
 
 mod anytime;
 mod assertions;
-mod counterexample;
+pub mod counterexample;
 mod gate;
 pub mod job;
 mod levels;

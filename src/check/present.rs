@@ -112,6 +112,9 @@ fn best_effect(r: &Repair) -> String {
         Guarantee::Verified => "fixes it (proved for every input)".into(),
         Guarantee::Bounded { bound } => format!("fixes it (proved for runs of up to {bound} loop iterations)"),
         Guarantee::VerifiedAssuming { assumption } => format!("fixes it (proved for inputs where {assumption})"),
+        Guarantee::OverReals { tests } => {
+            format!("makes all {tests} tests pass and fixes it over the reals (rounding not checked)")
+        }
         Guarantee::Tested { tests: 1 } => "makes the test pass".into(),
         Guarantee::Tested { tests } => format!("makes all {tests} tests pass"),
         Guarantee::Syntax | Guarantee::WellTyped => "fixes it".into(),

@@ -14,7 +14,7 @@ use crate::engines::mutation::engine::{self, FoundRepair, Options};
 use crate::engines::mutation::search::Outcome;
 use crate::engines::verified;
 use crate::ir::{Diagnostic, Program};
-use crate::ir::{Guarantee, Place, Severity};
+use crate::ir::{Guarantee, Place, Severity, Span};
 use crate::ir::{Repair, apply_edits};
 use crate::smt::Budget;
 use crate::smt::bmc::{BmcUnknown, BmcVerdict};
@@ -33,6 +33,11 @@ pub(super) fn same_output(compare: Compare) -> &'static str {
         Compare::Whitespace => "prints what the reference prints, up to spacing",
         Compare::Values => "prints the same values as the reference",
     }
+}
+
+/// "Your program prints … for every input (verified)".
+fn equivalent(anchor: Span, compare: Compare) -> Diagnostic {
+    Diagnostic::info("equivalent", anchor, format!("your program {} for every input (verified)", same_output(compare)))
 }
 
 /// The solver saw a difference its stricter model of output makes up (`smt::output`): no run
@@ -161,11 +166,7 @@ pub fn repair_against_reference(
     match v.outcome {
         verified::Outcome::Equivalent => {
             report.stats.reference = Some("equivalent");
-            report.diagnostics.push(Diagnostic::info(
-                "equivalent",
-                anchor,
-                format!("your program {} for every input (verified)", same_output(compare)),
-            ));
+            report.diagnostics.push(equivalent(anchor, compare));
             return anytime;
         }
         verified::Outcome::EquivalentAssuming(assumption) => {
@@ -191,11 +192,7 @@ pub fn repair_against_reference(
                 }
                 Difference::NoneProved => {
                     report.stats.reference = Some("equivalent");
-                    report.diagnostics.push(Diagnostic::info(
-                        "equivalent",
-                        anchor,
-                        format!("your program {} for every input (verified)", same_output(compare)),
-                    ));
+                    report.diagnostics.push(equivalent(anchor, compare));
                     return anytime;
                 }
                 Difference::NotShown => {
@@ -222,6 +219,16 @@ pub fn repair_against_reference(
             report.stats.reference_failure = Some(f.describe());
             report.stats.timed_out |= matches!(f, verified::Failure::Timeout) && !cancel.is_cancelled();
             report.diagnostics.push(match &anytime.candidate {
+                // Found over the reals: what is missing is the proof with rounding (the engine's
+                // own failure on the student's program says nothing more useful).
+                Some((_, guarantee @ Guarantee::OverReals { .. })) => Diagnostic::info(
+                    "proof-unfinished",
+                    anchor,
+                    format!(
+                        "the fix shown {}; mend could not prove it with the rounding of `float` and `double`",
+                        shown_fix_words(guarantee)
+                    ),
+                ),
                 // The fix on screen stands unproved: say so in one sentence.
                 Some((_, guarantee)) => Diagnostic::info(
                     "proof-unfinished",
@@ -294,11 +301,7 @@ pub fn repair_against_reference(
     let b = opts.bound;
     match &result.original.verdict {
         BmcVerdict::Holds { complete: true } => {
-            report.diagnostics.push(Diagnostic::info(
-                "equivalent",
-                anchor,
-                format!("your program {} for every input (verified)", same_output(compare)),
-            ));
+            report.diagnostics.push(equivalent(anchor, compare));
         }
         BmcVerdict::Holds { complete: false } => {
             let how = format!("on every run with at most {b} loop iterations; longer runs were not checked");
@@ -374,6 +377,9 @@ fn shown_fix_words(guarantee: &Guarantee) -> String {
     match guarantee {
         Guarantee::Bounded { bound } => format!("is proved for runs of up to {bound} loop iterations"),
         Guarantee::VerifiedAssuming { assumption } => format!("is proved for inputs where {assumption}"),
+        Guarantee::OverReals { tests } => {
+            format!("passes all {tests} tests and is proved over the reals (rounding not checked)")
+        }
         // "passes all 4 tests"
         _ => guarantee.label(),
     }
@@ -644,6 +650,10 @@ pub(super) fn push_verified_fix_at(
         }
         Guarantee::Bounded { bound } => format!(
             "{places} so that the program {} on every run with at most {bound} loop iterations (proved).",
+            same_output(compare)
+        ),
+        Guarantee::OverReals { tests } => format!(
+            "{places} so that the program {} for all inputs when `float` and `double` compute exactly (proved over the real numbers; rounding not checked), and all {tests} tests pass.",
             same_output(compare)
         ),
         Guarantee::Tested { tests } => format!("{places} so that all {tests} tests pass."),

@@ -129,42 +129,6 @@ fn passes_all(program: &Program, p: &Problem) -> bool {
     })
 }
 
-/// Inputs generated from the tests' for the oracle: each test input with one of its first
-/// numbers changed (+1, -1, negated, 0, doubled), at most `max`, in a fixed order.
-fn generated_inputs(tests: &[(TestCase, Vec<u8>, String)], max: usize) -> Vec<Vec<u8>> {
-    let mut out: Vec<Vec<u8>> = Vec::new();
-    'all: for k in 0..5 {
-        for (_, input, _) in tests {
-            let text = String::from_utf8_lossy(input);
-            let words: Vec<&str> = text.split_whitespace().collect();
-            let numbers: Vec<usize> = (0..words.len()).filter(|&i| words[i].parse::<i64>().is_ok()).collect();
-            if numbers.is_empty() {
-                continue;
-            }
-            let at = numbers[(k * 7 + input.len()) % numbers.len()];
-            let v: i64 = words[at].parse().expect("a number");
-            let changed = match k {
-                0 => v.saturating_add(1),
-                1 => v.saturating_sub(1),
-                2 => v.saturating_neg(),
-                3 => 0,
-                _ => v.saturating_mul(2),
-            };
-            let mut ws = words.clone();
-            let changed = changed.to_string();
-            ws[at] = &changed;
-            let new = format!("{}\n", ws.join(" ")).into_bytes();
-            if !out.contains(&new) && !tests.iter().any(|(_, i, _)| *i == new) {
-                out.push(new);
-            }
-            if out.len() >= max {
-                break 'all;
-            }
-        }
-    }
-    out
-}
-
 /// A run of a gcc-compiled program: its output, or `None` when it crashed or timed out.
 fn run_binary(bin: &Path, input: &[u8]) -> Option<String> {
     let mut child = Command::new("timeout")
@@ -215,8 +179,12 @@ impl<'a> Oracle<'a> {
     fn new(p: &'a Problem, work: &'a Path) -> Result<Self, String> {
         let ref_text = std::fs::read_to_string(&p.reference).map_err(|e| e.to_string())?;
         let ref_bin = compile(&ref_text, work, "reference")?;
-        let generated = generated_inputs(&p.tests, GENERATED)
+        let inputs: Vec<String> =
+            p.tests.iter().map(|(_, input, _)| String::from_utf8_lossy(input).into_owned()).collect();
+        let inputs: Vec<&str> = inputs.iter().map(String::as_str).collect();
+        let generated = check::counterexample::variations(&inputs, GENERATED)
             .into_iter()
+            .map(String::into_bytes)
             .filter_map(|input| {
                 let out = run_binary(&ref_bin, &input)?;
                 let prompt = interp::run(&p.ref_prog, "main", &input, &Limits::default(), &Cancel::new())

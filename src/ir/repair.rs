@@ -18,6 +18,11 @@ pub enum Guarantee {
     /// from the tests (e.g. "a > b > c, as in all 18 tests"); nothing is known of others.
     #[serde(rename = "verified-assuming")]
     VerifiedAssuming { assumption: String },
+    /// Proved equivalent with `float` and `double` read as real numbers (rounding not
+    /// checked), and passes every given test (`tests` of them) and inputs varied from them.
+    /// Not a proof about the C program: never labelled `verified`.
+    #[serde(rename = "reals")]
+    OverReals { tests: u32 },
     /// Passes every given test (`tests` of them), nothing more is known.
     Tested { tests: u32 },
     /// Only makes the file parse (a missing token inserted); says nothing of behaviour.
@@ -33,6 +38,9 @@ impl Guarantee {
             Guarantee::Verified => "verified".into(),
             Guarantee::Bounded { bound } => format!("verified up to {bound} loop iterations"),
             Guarantee::VerifiedAssuming { assumption } => format!("verified for inputs where {assumption}"),
+            Guarantee::OverReals { tests } => {
+                format!("passes all {tests} tests; proved over the reals, rounding not checked")
+            }
             Guarantee::Tested { tests: 1 } => "passes the test".into(),
             Guarantee::Tested { tests } => format!("passes all {tests} tests"),
             Guarantee::Syntax => "syntax".into(),
@@ -40,13 +48,14 @@ impl Guarantee {
         }
     }
 
-    /// The level's name, as in JSON (`verified`, `bounded`, `verified-assuming`, `tested`,
-    /// `syntax`, `type-checks`).
+    /// The level's name, as in JSON (`verified`, `bounded`, `verified-assuming`, `reals`,
+    /// `tested`, `syntax`, `type-checks`).
     pub fn level(&self) -> &'static str {
         match self {
             Guarantee::Verified => "verified",
             Guarantee::Bounded { .. } => "bounded",
             Guarantee::VerifiedAssuming { .. } => "verified-assuming",
+            Guarantee::OverReals { .. } => "reals",
             Guarantee::Tested { .. } => "tested",
             Guarantee::Syntax => "syntax",
             Guarantee::WellTyped => "type-checks",
@@ -60,12 +69,14 @@ impl Guarantee {
 
     /// How much a repair with this guarantee is known to achieve, for ranking: a proof for all
     /// inputs, then a proof for short runs, then a proof under a conjectured precondition,
-    /// then the tests; nothing about behaviour last.
+    /// then a proof over the reals (with the tests), then the tests; nothing about behaviour
+    /// last.
     pub fn strength(&self) -> u8 {
         match self {
-            Guarantee::Verified => 4,
-            Guarantee::Bounded { .. } => 3,
-            Guarantee::VerifiedAssuming { .. } => 2,
+            Guarantee::Verified => 5,
+            Guarantee::Bounded { .. } => 4,
+            Guarantee::VerifiedAssuming { .. } => 3,
+            Guarantee::OverReals { .. } => 2,
             Guarantee::Tested { .. } => 1,
             Guarantee::WellTyped | Guarantee::Syntax => 0,
         }

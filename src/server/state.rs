@@ -365,6 +365,9 @@ impl State {
         );
         warn!("an edit of {} was not applied: {reason}", uri.as_str());
         st.desync = Some(text.clone());
+        // A new generation: the note outranks whatever the analysis of the last good text
+        // published (a key of the same version and an earlier stage would not replace it).
+        st.generation = self.generations.fetch_add(1, Ordering::Relaxed) + 1;
         let key = (st.generation, st.client_version, Stage::Syntax);
         let cancel = st.cancel.clone();
         Some(Followup { uri: uri.clone(), key, cancel, immediate: false, notify: Some(text), parse: false })
