@@ -194,48 +194,34 @@ impl Job<'_> {
                     &cex.stdin,
                     self.cancel,
                 );
-                if !m.confirmed {
-                    // The solver's output model is stricter than the compare mode: no
-                    // difference when both run. Not a refutation; the proof goes on.
-                    self.upgrade(report, &proposal, on_partial);
-                    return self.prove_verified(report, proposal, &lowered.program, &patched, on_partial);
+                // The solver's output model is stricter than the compare mode: a difference
+                // that does not show when both run is no refutation, and the proof goes on.
+                if m.confirmed {
+                    report.repairs.retain(|r| r.edits != edits);
+                    report.diagnostics.push(Diagnostic::info(
+                        "withdrawn",
+                        anchor,
+                        format!(
+                            "mend withdrew the fix {}: it {}, but with it, for input `{}` your program would print `{}` where the reference prints `{}`",
+                            proposal.quoted(),
+                            Guarantee::Tested { tests: self.tests.len() as u32 }.label(),
+                            m.input,
+                            m.yours,
+                            m.theirs
+                        ),
+                    ));
+                    out.counterexamples.push(test);
+                    on_partial(report);
+                    return Trial::Withdrawn;
                 }
-                report.repairs.retain(|r| r.edits != edits);
-                report.diagnostics.push(Diagnostic::info(
-                    "withdrawn",
-                    anchor,
-                    format!(
-                        "mend withdrew the fix {}: it {}, but with it, for input `{}` your program would print `{}` where the reference prints `{}`",
-                        proposal.quoted(),
-                        Guarantee::Tested { tests: self.tests.len() as u32 }.label(),
-                        m.input,
-                        m.yours,
-                        m.theirs
-                    ),
-                ));
-                out.counterexamples.push(test);
-                on_partial(report);
-                return Trial::Withdrawn;
             }
             BmcVerdict::Unknown(_) => {}
         }
         self.upgrade(report, &proposal, on_partial);
-        self.prove_verified(report, proposal, &lowered.program, &patched, on_partial)
-    }
-
-    /// The verified engine on the patched program, unless the proposal is already verified.
-    fn prove_verified(
-        &self,
-        report: &mut Report,
-        mut proposal: Proposal,
-        patched_program: &Program,
-        patched: &str,
-        on_partial: &(dyn Fn(&Report) + Sync),
-    ) -> Trial {
         if *proposal.guarantee() != Guarantee::Verified {
             let budget = Budget::new((self.left() / 3).min(VERIFIED_SLICE), self.cancel.clone());
             let t = Instant::now();
-            let verdict = verified::repair(patched_program, patched, self.reference, self.verified_opts, &budget);
+            let verdict = verified::repair(&lowered.program, &patched, self.reference, self.verified_opts, &budget);
             report.stats.phase("verified proof of the fix", t);
             match verdict.outcome {
                 verified::Outcome::Equivalent => proposal.set_guarantee(Guarantee::Verified),
@@ -249,7 +235,7 @@ impl Job<'_> {
             }
             self.upgrade(report, &proposal, on_partial);
         }
-        Trial::Stands((proposal.edits(), proposal.guarantee().clone()))
+        Trial::Stands((edits, proposal.guarantee().clone()))
     }
 
     /// The student's program or the reference computes with `float` or `double`.

@@ -633,37 +633,34 @@ fn misleading_indentation(root: Node, src: &str, out: &mut Vec<Found>) {
         };
         let mut found =
             Found::new(Rule::MisleadingIndentation, Span::new(first.start_byte(), first.end_byte()), message);
-        found.fix = Some(if semicolon {
+        // Braces from the header to the last line laid out as the body (after `while (…);`
+        // the `;` goes too); closed on that line when it is the body's own line.
+        let (title, opening, closing) = if semicolon {
             (
                 format!("Delete the `;` and add braces so the `{keyword}` repeats the indented lines"),
-                vec![
-                    TextEdit { span: Span::new(header_end, body.end_byte()), new_text: " {".into() },
-                    TextEdit {
-                        span: Span::new(last.end_byte(), last.end_byte()),
-                        new_text: format!("\n{}}}", line_indent(src, kw)),
-                    },
-                ],
+                Span::new(header_end, body.end_byte()),
+                format!("\n{}}}", line_indent(src, kw)),
             )
         } else if same_line {
             (
                 format!("Add braces so the `{keyword}` controls the whole line"),
-                vec![
-                    TextEdit { span: Span::new(header_end, header_end), new_text: " {".into() },
-                    TextEdit { span: Span::new(last.end_byte(), last.end_byte()), new_text: " }".into() },
-                ],
+                Span::new(header_end, header_end),
+                " }".to_string(),
             )
         } else {
             (
                 format!("Add braces so the `{keyword}` controls the indented lines"),
-                vec![
-                    TextEdit { span: Span::new(header_end, header_end), new_text: " {".into() },
-                    TextEdit {
-                        span: Span::new(last.end_byte(), last.end_byte()),
-                        new_text: format!("\n{}}}", line_indent(src, kw)),
-                    },
-                ],
+                Span::new(header_end, header_end),
+                format!("\n{}}}", line_indent(src, kw)),
             )
-        });
+        };
+        found.fix = Some((
+            title,
+            vec![
+                TextEdit { span: opening, new_text: " {".into() },
+                TextEdit { span: Span::new(last.end_byte(), last.end_byte()), new_text: closing },
+            ],
+        ));
         out.push(found);
     }
 }
