@@ -388,8 +388,8 @@ mod tests {
 
     #[test]
     fn uninitialised_reads_are_reported_as_gcc_does_at_o0() {
-        // gcc 12 -O0 -Wall: only a read on every run of the function, with no write before it
-        // on any path (not in a branch, nor in a loop body that may not run).
+        // gcc 12 -O0 -Wall: a read with no write before it on any path, not in a branch that
+        // a constant rules out (`b = 0; if (b > 0)`), nor after a write in a loop (`c += i`).
         let quiet = "int main(void)\n{\n    int a, b, c, i;\n    b = 0;\n    for (i = 0; i < 3; i++)\n        c += i;\n    if (b > 0)\n        b = a;\n    return b + c;\n}\n";
         assert!(codes(quiet, COURSE).is_empty(), "{:?}", codes(quiet, COURSE));
         let src = "int main(void)\n{\n    int a, b, c, i;\n    b = a;\n    for (i = 0; i < 3; i++)\n        c += i;\n    if (b > 0)\n        return 2;\n    return b + c + i;\n}\n";
@@ -404,6 +404,21 @@ mod tests {
         let (diags, _) = run(looped, COURSE, Hints::default());
         let read: Vec<&str> = diags.iter().filter(|d| d.code == "uninitialized").map(|d| d.message.as_str()).collect();
         assert_eq!(read, vec!["`lm` is used before it is given a value"]);
+        // Elsewhere too, as gcc's "may be used uninitialized": in a branch, in a loop body, and
+        // on the right of `&&` except in a loop's first test; a variable whose address is taken
+        // (a `scanf` target) not after a call gcc counts as perhaps setting it (`getchar()`;
+        // not `printf("%d", b)`).
+        let maybe = "#include <stdio.h>\nint f(int k)\n{\n    int a, b = 0, c, d, x;\n    if (k > 0)\n        b = a;\n    while (k--)\n        b += c;\n    while (k-- && d != 3)\n        d = k;\n    printf(\"%d\", b);\n    if (k)\n        b = x;\n    getchar();\n    if (k)\n        b = x;\n    scanf(\"%d\", &x);\n    return b;\n}\n";
+        let (diags, _) = run(maybe, COURSE, Hints::default());
+        let read: Vec<&str> = diags.iter().filter(|d| d.code == "uninitialized").map(|d| d.message.as_str()).collect();
+        assert_eq!(
+            read,
+            vec![
+                "`a` can be used before it is given a value",
+                "`c` can be used before it is given a value",
+                "`x` can be used before it is given a value"
+            ]
+        );
     }
 
     #[test]

@@ -511,7 +511,7 @@ fn main_signature(tree: &Tree, src: &str, func: &Function, body: &Stmt, flags: &
         });
         if flags.is_c90()
             && flow(body).normal
-            && let Some(edit) = return_zero_at_end(src, body)
+            && let Some(edit) = return_at_end(src, body, "0")
         {
             edits.push(edit);
         }
@@ -783,9 +783,21 @@ struct Use {
     address: bool,
     /// Its initialiser calls a function or changes something (deleting it would change that).
     init_has_effects: bool,
-    /// The statements of a block that only set it (`n = 0;`) from values that change nothing
-    /// else: deleting them changes nothing when its value is never read.
-    set_statements: Vec<Span>,
+    /// How to take out each place that sets it (`n = 0;`, `n = f(x);`, `a[i] = c;`, `k = 0` in
+    /// a `for`): when its value is never read, that changes nothing else.
+    unsets: Vec<Removal>,
+}
+
+/// How one setting of a never-read variable comes out of the program.
+#[derive(Clone, Copy)]
+enum Removal {
+    /// A statement that only sets it: its line goes (just the statement when it shares the line).
+    Statement(Span),
+    /// A `for` clause that only sets it (`k = 0`).
+    Clause(Span),
+    /// `n = ` before a value that calls or changes something (the span), which stays as a
+    /// statement of its own (`leLinha(s);`).
+    Prefix(Span, Span),
 }
 
 struct Uses<'p> {
@@ -893,6 +905,15 @@ impl Uses<'_> {
                 self.stmt(body);
             }
             StmtKind::For { init, cond, step, body } => {
+                let clauses = init.iter().filter_map(|s| match &s.kind {
+                    StmtKind::Expr(e) => Some(e),
+                    _ => None,
+                });
+                for e in clauses.chain(step.iter()) {
+                    if let Some((v, unset)) = self.unset(e, None) {
+                        self.of.entry(v).or_default().unsets.push(unset);
+                    }
+                }
                 init.iter().for_each(|s| self.stmt(s));
                 cond.iter().for_each(|c| self.expr(c, true));
                 step.iter().for_each(|e| self.expr(e, false));
@@ -908,21 +929,36 @@ impl Uses<'_> {
 
     /// A statement of a block (deleting it leaves the block well formed).
     fn item(&mut self, s: &Stmt) {
-        if let StmtKind::Expr(e) = &s.kind {
-            let (target, value): (Option<&Expr>, Option<&Expr>) = match &e.kind {
-                ExprKind::Assign(lhs, rhs) => (Some(lhs), Some(rhs)),
-                _ => (None, None),
-            };
-            let pure = value.is_none_or(|v| {
-                let mut calls = false;
-                crate::ir::walk::walk_expr(v, &mut |x| calls |= matches!(x.kind, ExprKind::Call(..)));
-                !calls && !has_effects(v)
-            });
-            if pure && let Some(v) = target.and_then(Self::var) {
-                self.of.entry(v).or_default().set_statements.push(s.span);
-            }
+        if let StmtKind::Expr(e) = &s.kind
+            && let Some((v, unset)) = self.unset(e, Some(s.span))
+        {
+            self.of.entry(v).or_default().unsets.push(unset);
         }
         self.stmt(s);
+    }
+
+    /// How to take out `e`, a whole statement (`statement`) or a `for` clause, when it only
+    /// sets a variable (or an element of a local array) from indices that change nothing.
+    fn unset(&self, e: &Expr, statement: Option<Span>) -> Option<(VarId, Removal)> {
+        let ExprKind::Assign(lhs, rhs) = &e.kind else { return None };
+        let pure = |x: &Expr| {
+            let mut calls = false;
+            crate::ir::walk::walk_expr(x, &mut |y| calls |= matches!(y.kind, ExprKind::Call(..)));
+            !calls && !has_effects(x)
+        };
+        let v = match Self::var(lhs) {
+            Some(v) => v,
+            None => {
+                let (array, indices) = self.element_of_local_array(lhs)?;
+                indices.into_iter().all(pure).then_some(array)?
+            }
+        };
+        let unset = match statement {
+            _ if !pure(rhs) => Removal::Prefix(Span::new(lhs.span.start as usize, rhs.span.start as usize), rhs.span),
+            Some(statement) => Removal::Statement(statement),
+            None => Removal::Clause(e.span),
+        };
+        Some((v, unset))
     }
 
     fn init(&mut self, init: &Init) {
@@ -960,19 +996,41 @@ fn usage(tree: &Tree, src: &str, program: &Program, func: &Function, body: &Stmt
                     _ => format!("`{}` is given a value that is never used", var.name),
                 },
             );
-            if u.set_statements.len() == u.sets as usize
+            if u.unsets.len() == u.sets as usize
                 && !u.init_has_effects
                 && let Some(declaration) = delete_declarator(tree, src, var.span)
             {
-                let mut edits: Vec<TextEdit> = u
-                    .set_statements
+                let kept: Vec<Span> = u
+                    .unsets
                     .iter()
-                    .map(|s| TextEdit { span: own_line_span(src, *s), new_text: String::new() })
+                    .filter_map(|x| match *x {
+                        Removal::Prefix(_, value) => Some(value),
+                        _ => None,
+                    })
+                    .collect();
+                let mut edits: Vec<TextEdit> = u
+                    .unsets
+                    .iter()
+                    .map(|x| match *x {
+                        Removal::Statement(s) => own_line_span(src, s),
+                        Removal::Clause(s) | Removal::Prefix(s, _) => s,
+                    })
+                    .map(|span| TextEdit { span, new_text: String::new() })
                     .collect();
                 edits.push(declaration);
                 edits.sort_by_key(|e| e.span.start);
                 if edits.windows(2).all(|w| w[0].span.end <= w[1].span.start) {
-                    found.fix = Some((format!("Delete `{}` and the lines that set it", var.name), edits));
+                    let title = match kept.as_slice() {
+                        [] => format!("Delete `{}` and the assignments to it", var.name),
+                        [value] => format!("Delete `{}`, keeping `{}` on its own", var.name, &src[value.range()]),
+                        [value, more @ ..] => format!(
+                            "Delete `{}`, keeping `{}` and {} more on their own",
+                            var.name,
+                            &src[value.range()],
+                            more.len()
+                        ),
+                    };
+                    found.fix = Some((title, edits));
                 }
             }
             out.push(found);
@@ -1124,16 +1182,45 @@ fn missing_return(
                 func.name
             ),
         );
-        found.fix = returns_nothing(tree, src, program, id, body).map(|edits| {
-            (format!("Declare `{}` as `void`: it returns no value and no caller uses one", func.name), edits)
-        });
+        found.fix = returns_nothing(tree, src, program, id, body)
+            .map(|edits| {
+                (format!("Declare `{}` as `void`: it returns no value and no caller uses one", func.name), edits)
+            })
+            .or_else(|| {
+                let value = value_at_end(src, func, body)?;
+                let edit = return_at_end(src, body, &value)?;
+                Some((format!("End `{}` with `return {value};`, as its last `return` does", func.name), vec![edit]))
+            });
         out.push(found);
         return;
     }
     let mut found = Found::new(Rule::MissingReturn, at, "in C90 `main` must return a value: end it with `return 0;`");
-    let Some(edit) = return_zero_at_end(src, body) else { return out.push(found) };
+    let Some(edit) = return_at_end(src, body, "0") else { return out.push(found) };
     found.fix = Some(("Add `return 0;` at the end of `main`".into(), vec![edit]));
     out.push(found);
+}
+
+/// What a function that returns values but can reach its end should return there: the value
+/// of its last `return` in the text (often the loop's "not found" or "done" answer, as in
+/// `for (…) { if (…) return 0; return 1; }`), when that is a constant or a variable visible at
+/// the end (a parameter or a variable of the function's outermost block).
+fn value_at_end(src: &str, func: &Function, body: &Stmt) -> Option<String> {
+    let StmtKind::Block(outer) = &body.kind else { return None };
+    let visible = |e: &Expr| match e.kind {
+        ExprKind::Int(_) | ExprKind::Float(..) => true,
+        ExprKind::Var(v) => {
+            func.params.contains(&v) || outer.iter().any(|s| matches!(s.kind, StmtKind::Decl { var, .. } if var == v))
+        }
+        _ => false,
+    };
+    let mut last = None;
+    crate::ir::walk::for_each_stmt(body, &mut |s| {
+        if let StmtKind::Return(Some(e)) = &s.kind {
+            let e = e.strip_implicit();
+            last = Some(visible(e).then_some(e.span));
+        }
+    });
+    last.flatten().map(|span| src[span.range()].to_string())
 }
 
 /// A function that never returns a value and whose every call drops the result is a `void`
@@ -1182,7 +1269,7 @@ fn returns_nothing(tree: &Tree, src: &str, program: &Program, id: FuncId, body: 
 
 /// `return 0;` on its own line before the closing brace of `body` (indented like the last
 /// statement), or before the brace on its line.
-fn return_zero_at_end(src: &str, body: &Stmt) -> Option<TextEdit> {
+fn return_at_end(src: &str, body: &Stmt, value: &str) -> Option<TextEdit> {
     let close = body.span.end.checked_sub(1)? as usize;
     if src.as_bytes().get(close) != Some(&b'}') {
         return None;
@@ -1197,9 +1284,9 @@ fn return_zero_at_end(src: &str, body: &Stmt) -> Option<TextEdit> {
             Some(s) if s > body.span.start as usize => line_indent(src, s).to_string(),
             _ => format!("{}    ", &src[line_start..close]),
         };
-        TextEdit { span: Span::new(line_start, line_start), new_text: format!("{indent}return 0;\n") }
+        TextEdit { span: Span::new(line_start, line_start), new_text: format!("{indent}return {value};\n") }
     } else {
-        TextEdit { span: Span::new(close, close), new_text: "return 0; ".into() }
+        TextEdit { span: Span::new(close, close), new_text: format!("return {value}; ") }
     })
 }
 
@@ -1218,13 +1305,25 @@ struct Unset<'p> {
     program: &'p Program,
     /// Off while a loop's back edge is computed: only the last pass over a body reports.
     report: bool,
-    reads: Vec<(VarId, Span)>,
+    /// Each read, and whether it runs on every run (else some runs only).
+    reads: Vec<(VarId, Span, bool)>,
     /// The states at each `break` and `continue` of the loops (and switches) around.
     breaks: Vec<State>,
     continues: Vec<State>,
-    /// The current point runs on every run of the function (gcc's early pass warns only
-    /// there: not in a branch, a loop body, the right of `&&`, nor after an early `return`).
+    /// The current point runs on every run of the function. At `-O0` gcc's early pass warns
+    /// everywhere else too ("may be used uninitialized"), except in the first test of a
+    /// loop's condition, where it warns only on the reads that run whenever that test does
+    /// (not on the right of `&&`: `while (k-- && c != 3) { c = k; }` gets no warning).
     always: bool,
+    /// Reading a `while` or `for` condition on the loop's entry.
+    first_test: bool,
+    /// A call that may write memory came before (in the order of the walk). A variable whose
+    /// address is taken lives in memory, and gcc counts such a call before a read as perhaps
+    /// setting it.
+    called: bool,
+    /// Variables known to hold a constant here (`b = 0;`): gcc does not warn in a branch such
+    /// a constant rules out (`if (b > 0) b = a;`).
+    constants: HashMap<VarId, i64>,
 }
 
 impl Unset<'_> {
@@ -1237,10 +1336,11 @@ impl Unset<'_> {
         if let Some(set) = st
             && set.contains(&v)
             && self.report
-            && self.always
-            && !self.reads.iter().any(|(r, _)| *r == v)
+            && (self.always || !self.first_test)
+            && !(self.called && self.program.var(v).addressable)
+            && !self.reads.iter().any(|(r, _, _)| *r == v)
         {
-            self.reads.push((v, at));
+            self.reads.push((v, at, self.always));
         }
     }
 
@@ -1272,6 +1372,54 @@ impl Unset<'_> {
         }
     }
 
+    /// The value of `e` from literals and the known constants, when it has one.
+    fn constant(&self, e: &Expr) -> Option<i64> {
+        match &e.strip_implicit().kind {
+            ExprKind::Int(n) => Some(*n),
+            ExprKind::Var(v) => self.constants.get(v).copied(),
+            ExprKind::Binary(op, a, b) => {
+                let (a, b) = (self.constant(a)?, self.constant(b)?);
+                Some(match op {
+                    BinOp::Add => a.checked_add(b)?,
+                    BinOp::Sub => a.checked_sub(b)?,
+                    BinOp::Mul => a.checked_mul(b)?,
+                    BinOp::Lt => i64::from(a < b),
+                    BinOp::Le => i64::from(a <= b),
+                    BinOp::Gt => i64::from(a > b),
+                    BinOp::Ge => i64::from(a >= b),
+                    BinOp::Eq => i64::from(a == b),
+                    BinOp::Ne => i64::from(a != b),
+                    _ => return None,
+                })
+            }
+            _ => None,
+        }
+    }
+
+    /// Forgets the constants `s` may change, before code that may run again or not at all.
+    fn forget_changed_in(&mut self, s: &Stmt) {
+        let mut changed = Vec::new();
+        crate::ir::walk::walk_stmt(s, &mut |e| changed.extend(Self::changed_by(e)));
+        changed.iter().for_each(|v| _ = self.constants.remove(v));
+    }
+
+    fn forget_changed_in_expr(&mut self, e: &Expr) {
+        let mut changed = Vec::new();
+        crate::ir::walk::walk_expr(e, &mut |x| changed.extend(Self::changed_by(x)));
+        changed.iter().for_each(|v| _ = self.constants.remove(v));
+    }
+
+    /// The variable `e` itself changes (`v = …`, `v++`, `&v`).
+    fn changed_by(e: &Expr) -> Option<VarId> {
+        match &e.kind {
+            ExprKind::Assign(t, _)
+            | ExprKind::CompoundAssign { lhs: t, .. }
+            | ExprKind::IncDec(_, t)
+            | ExprKind::AddrOf(t) => Uses::var(t),
+            _ => None,
+        }
+    }
+
     fn expr(&mut self, e: &Expr, st: &mut State) {
         if st.is_none() {
             return;
@@ -1281,7 +1429,13 @@ impl Unset<'_> {
             ExprKind::Assign(lhs, rhs) => {
                 self.expr(rhs, st);
                 match Uses::var(lhs) {
-                    Some(v) => Self::set(v, st),
+                    Some(v) => {
+                        Self::set(v, st);
+                        match self.constant(rhs).filter(|_| !self.program.var(v).addressable) {
+                            Some(n) => self.constants.insert(v, n),
+                            None => self.constants.remove(&v),
+                        };
+                    }
                     None => self.expr(lhs, st),
                 }
             }
@@ -1294,13 +1448,17 @@ impl Unset<'_> {
                     Some(v) => {
                         self.read(v, target.span, st);
                         Self::set(v, st);
+                        self.constants.remove(&v);
                     }
                     None => self.expr(target, st),
                 }
             }
             // `&n` (a `scanf` target): from here on it may hold anything.
             ExprKind::AddrOf(inner) => match Uses::var(inner) {
-                Some(v) => Self::set(v, st),
+                Some(v) => {
+                    Self::set(v, st);
+                    self.constants.remove(&v);
+                }
                 None => self.expr(inner, st),
             },
             ExprKind::Logical(_, a, b) => {
@@ -1323,6 +1481,17 @@ impl Unset<'_> {
                 for c in children(e) {
                     self.expr(c, st);
                 }
+                self.called |= match &e.kind {
+                    // gcc knows these write no memory of the program (`printf` with a
+                    // directive and no `%n`; `printf("hi")`, measured, counts as a write).
+                    ExprKind::Call(Callee::Builtin(Builtin::Puts | Builtin::Putchar), _) => false,
+                    ExprKind::Call(Callee::Builtin(Builtin::Printf), args) => !args.first().is_some_and(|f| {
+                        matches!(&f.strip_implicit().kind, ExprKind::Str(text)
+                            if text.contains(&b'%') && !text.windows(2).any(|w| w == b"%n"))
+                    }),
+                    ExprKind::Call(..) => true,
+                    _ => false,
+                };
                 if is_exit(e) {
                     *st = None;
                 }
@@ -1368,13 +1537,26 @@ impl Unset<'_> {
             StmtKind::Block(items) => items.iter().for_each(|i| self.stmt(i, st)),
             StmtKind::If { cond, then, els } => {
                 self.expr(cond, st);
+                let known = self.constant(cond);
                 let (mut t, mut e) = (st.clone(), st.clone());
+                let before = self.constants.clone();
                 self.conditionally(|u| {
+                    // A branch the constants rule out is not reported (and adds no path).
+                    let report = u.report;
+                    u.report = report && known != Some(0);
                     u.stmt(then, &mut t);
+                    u.constants = before.clone();
                     if let Some(els) = els {
+                        u.report = report && !matches!(known, Some(n) if n != 0);
                         u.stmt(els, &mut e);
                     }
+                    u.report = report;
                 });
+                self.constants = before;
+                self.forget_changed_in(then);
+                if let Some(els) = els {
+                    self.forget_changed_in(els);
+                }
                 *st = meet(t, e);
                 self.after(&[then, els.as_deref().unwrap_or(then)]);
             }
@@ -1390,11 +1572,14 @@ impl Unset<'_> {
                 let outer = std::mem::take(&mut self.breaks);
                 let mut fall: State = None;
                 for arm in arms {
+                    // What any arm changes is unknown at an arm's start (it may fall into it).
+                    arms.iter().flat_map(|a| &a.body).for_each(|s| self.forget_changed_in(s));
                     let mut s = meet(entry.clone(), fall);
                     self.conditionally(|u| arm.body.iter().for_each(|i| u.stmt(i, &mut s)));
                     fall = s;
                     self.after(&arm.body.iter().collect::<Vec<_>>());
                 }
+                arms.iter().flat_map(|a| &a.body).for_each(|s| self.forget_changed_in(s));
                 let mut after = fall;
                 for b in std::mem::replace(&mut self.breaks, outer) {
                     after = meet(after, b);
@@ -1415,6 +1600,8 @@ impl Unset<'_> {
     /// pass reports).
     fn repeat(&mut self, st: &mut State, cond: Option<&Expr>, body: &Stmt, step: Option<&Expr>, cond_first: bool) {
         let endless = cond.is_none_or(always_true);
+        self.forget_changed_in(body);
+        step.into_iter().chain(cond).for_each(|e| self.forget_changed_in_expr(e));
         // The back edge, from a silent pass.
         let report = std::mem::replace(&mut self.report, false);
         let mut probe = st.clone();
@@ -1432,7 +1619,10 @@ impl Unset<'_> {
         let mut exit = None;
         if cond_first {
             if let Some(c) = cond {
+                let outer = std::mem::replace(&mut self.first_test, true);
+                let always = self.always;
                 self.expr(c, &mut first);
+                (self.first_test, self.always) = (outer, always);
             }
             if !endless {
                 exit = first.clone();
@@ -1479,14 +1669,30 @@ fn walk_init_in_order(init: &Init, f: &mut impl FnMut(&Expr)) {
 }
 
 fn uninitialized(tree: &Tree, program: &Program, body: &Stmt, out: &mut Vec<Found>) {
-    let mut unset =
-        Unset { program, report: true, reads: Vec::new(), breaks: Vec::new(), continues: Vec::new(), always: true };
+    let mut unset = Unset {
+        program,
+        report: true,
+        reads: Vec::new(),
+        breaks: Vec::new(),
+        continues: Vec::new(),
+        always: true,
+        first_test: false,
+        called: false,
+        constants: HashMap::new(),
+    };
     unset.stmt(body, &mut Some(BTreeSet::new()));
-    for (v, at) in unset.reads {
+    for (v, at, always) in unset.reads {
         let var = program.var(v);
-        let mut found =
-            Found::new(Rule::Uninitialized, at, format!("`{}` is used before it is given a value", var.name))
-                .related(var.span, format!("`{}` is declared here without a value", var.name));
+        let mut found = Found::new(
+            Rule::Uninitialized,
+            at,
+            if always {
+                format!("`{}` is used before it is given a value", var.name)
+            } else {
+                format!("`{}` can be used before it is given a value", var.name)
+            },
+        )
+        .related(var.span, format!("`{}` is declared here without a value", var.name));
         // `int sum;` → `int sum = 0;`: what an accumulator or a counter starts from.
         let plain = tree
             .root_node()
