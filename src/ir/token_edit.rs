@@ -6,7 +6,7 @@
 use super::{Span, TextEdit};
 
 /// The tokens of `text` as byte ranges: words (identifiers, numbers, with `.`), string and
-/// character literals whole, two-character operators, single characters.
+/// character literals whole, two-character operators, single characters; comments skipped.
 pub fn tokens(text: &str) -> Vec<(usize, usize)> {
     const PAIRS: [&str; 12] = ["<=", ">=", "==", "!=", "&&", "||", "<<", ">>", "++", "--", "->", "+="];
     let b = text.as_bytes();
@@ -18,6 +18,13 @@ pub fn tokens(text: &str) -> Vec<(usize, usize)> {
         let start = i;
         if c.is_ascii_whitespace() {
             i += 1;
+            continue;
+        } else if text[i..].starts_with("/*") {
+            // A comment is no token (an apostrophe in it starts no character constant).
+            i = text[i + 2..].find("*/").map_or(b.len(), |k| i + 2 + k + 2);
+            continue;
+        } else if text[i..].starts_with("//") {
+            i = text[i..].find('\n').map_or(b.len(), |k| i + k);
             continue;
         } else if c == b'"' || c == b'\'' {
             i += 1;
@@ -227,6 +234,13 @@ pub fn describe_edits(src: &str, edits: &[TextEdit]) -> String {
 mod tests {
     use super::*;
     use crate::ir::apply_edits;
+
+    #[test]
+    fn an_apostrophe_in_a_comment_starts_no_character_constant() {
+        let src = "/* the course's rule */\nint x = 'a'; // don't\nint y;";
+        let words: Vec<&str> = tokens(src).iter().map(|&(s, e)| &src[s..e]).collect();
+        assert_eq!(words, vec!["int", "x", "=", "'a'", ";", "int", "y", ";"]);
+    }
 
     #[test]
     fn one_edit_keeps_common_tokens() {

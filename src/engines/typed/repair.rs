@@ -337,10 +337,8 @@ impl<'e, 'p> Repairer<'e, 'p> {
         };
         // Never free: a free `int printf("%d", int)` would be a zero-cost cycle.
         push(extra, fmt.text.clone(), want.clone(), base + 1);
-        if scanf {
-            return;
-        }
-        // printf: rewrite each directive whose argument's type disagrees to one that fits.
+        // Rewrite each directive whose argument's type disagrees to one that fits (`scanf("%d",
+        // &x)` with `float x` reads `%f`).
         let rest = &args[(index + 1).min(args.len())..];
         let mut rewritten = fmt.text.clone();
         let mut changed = 0;
@@ -348,10 +346,15 @@ impl<'e, 'p> Repairer<'e, 'p> {
         for (i, (a, w)) in rest.iter().zip(&want).enumerate() {
             let Some(at) = type_of(self.env, a) else { continue };
             let v = self.env.types.value(at);
-            if term::printf_fits(&self.env.types, *w, v) {
+            let (fits, conv) = if scanf {
+                (term::scanf_fits(&self.env.types, *w, v), scanf_directive_for(&self.env.types, v))
+            } else {
+                (term::printf_fits(&self.env.types, *w, v), directive_for(&self.env.types, v))
+            };
+            if fits {
                 continue;
             }
-            let Some(conv) = directive_for(&self.env.types, v) else { continue };
+            let Some(conv) = conv else { continue };
             if let Some(r) = rewrite_directive(&rewritten, i, conv) {
                 rewritten = r;
                 want2[i] = v;
@@ -653,6 +656,29 @@ fn directive_for(types: &Types, t: Ty) -> Option<&'static str> {
         TyKind::Float(_) => "f",
         TyKind::Ptr(p) if matches!(types.kind(*p), TyKind::Int(x) if x.kind == crate::ir::IntKind::Char) => "s",
         TyKind::Ptr(_) => "p",
+        _ => return None,
+    })
+}
+
+/// The scanf conversion that stores into `t`, a pointer to a number. None for `char`: `%d`
+/// into a `char` is more likely a wrong type than a wish to read one character.
+fn scanf_directive_for(types: &Types, t: Ty) -> Option<&'static str> {
+    let target = types.pointee(t)?;
+    Some(match types.kind(target) {
+        TyKind::Int(i) => match (i.kind, i.signed) {
+            (crate::ir::IntKind::Char, _) => return None,
+            (crate::ir::IntKind::Short, true) => "hd",
+            (crate::ir::IntKind::Short, false) => "hu",
+            (crate::ir::IntKind::Long, true) => "ld",
+            (crate::ir::IntKind::Long, false) => "lu",
+            (crate::ir::IntKind::LongLong, _) => return None,
+            (_, false) => "u",
+            _ => "d",
+        },
+        TyKind::Float(f) => match f {
+            crate::ir::FloatKind::Float => "f",
+            crate::ir::FloatKind::Double => "lf",
+        },
         _ => return None,
     })
 }

@@ -1087,6 +1087,75 @@ impl<'a> Lowerer<'a> {
         }
     }
 
+    /// `printf('*')` and `printf(n)`: a value where the format goes. The fix prints it as
+    /// meant: a character constant becomes the string of that character (`"*"`), a number is
+    /// printed through the directive of its type (`"%d", n`).
+    fn printf_value_fix(&mut self, value: &Expr) {
+        let span = value.span;
+        let written = self.src[span.range()].to_string();
+        let (new_text, title) = match (&value.strip_implicit().kind, &value.strip_implicit().ty) {
+            (ExprKind::Int(_), _) if written.starts_with('\'') && written.ends_with('\'') && written.len() >= 3 => {
+                let inner = &written[1..written.len() - 1];
+                let inner = match inner {
+                    "\"" => "\\\"".to_string(),
+                    "%" => "%%".to_string(),
+                    "\\'" => "'".to_string(),
+                    other => other.to_string(),
+                };
+                (format!("\"{inner}\""), format!("Print the character as the string `\"{inner}\"`"))
+            }
+            (_, Type::Int(i)) => {
+                let conv = match (i.kind, i.signed) {
+                    (IntKind::Char, _) => "c",
+                    (IntKind::Long | IntKind::LongLong, true) => "ld",
+                    (IntKind::Long | IntKind::LongLong, false) => "lu",
+                    (_, false) => "u",
+                    _ => "d",
+                };
+                (format!("\"%{conv}\", {written}"), format!("Print `{written}` with `%{conv}`"))
+            }
+            (_, Type::Float(_)) => (format!("\"%f\", {written}"), format!("Print `{written}` with `%f`")),
+            _ => return,
+        };
+        self.fixes.push(Repair {
+            reached: Vec::new(),
+            title,
+            engine: "frontend",
+            guarantee: Guarantee::WellTyped,
+            edits: vec![TextEdit { span, new_text }],
+            places: Vec::new(),
+            explanation:
+                "`printf` takes the text to print first, as a string; values go after it, each with a `%` directive."
+                    .into(),
+            details: String::new(),
+            fixes: vec![span],
+        });
+    }
+
+    /// `%C`, `%D`: a conversion letter in the wrong case, where the lower case one exists.
+    /// `at` must be the directive's own text in the source (not the whole literal).
+    fn conversion_case_fix(&mut self, at: Span, directive: &[u8]) {
+        let Some(&last) = directive.last() else { return };
+        let lower = last.to_ascii_lowercase();
+        if !last.is_ascii_uppercase() || !b"cdisuofeg".contains(&lower) || at.len() != directive.len() {
+            return;
+        }
+        let end = at.end as usize;
+        let span = Span::new(end - 1, end);
+        let (from, to) = (last as char, lower as char);
+        self.fixes.push(Repair {
+            reached: Vec::new(),
+            title: format!("Replace `%{from}` with `%{to}`"),
+            engine: "frontend",
+            guarantee: Guarantee::WellTyped,
+            edits: vec![TextEdit { span, new_text: to.to_string() }],
+            places: Vec::new(),
+            explanation: format!("The conversion is written in lower case: `%{to}`."),
+            details: String::new(),
+            fixes: vec![at],
+        });
+    }
+
     /// printf/scanf: the format literal gives the expected argument types.
     fn check_format_call(&mut self, name: &str, fspan: Span, span: Span, args: Vec<Expr>, scanf: bool) -> Vec<Expr> {
         let mut args = args.into_iter();
@@ -1100,6 +1169,9 @@ impl<'a> Lowerer<'a> {
         } else {
             let t = self.program.type_name(&fmt.ty);
             self.error(fmt.span, format!("the first argument of `{name}` must be a format string, not `{t}`"));
+            if !scanf && name == "printf" {
+                self.printf_value_fix(&fmt);
+            }
             fmt
         };
         let rest: Vec<Expr> = args.map(|a| self.default_promotion(a)).collect();
@@ -1120,6 +1192,7 @@ impl<'a> Lowerer<'a> {
             Err(e) => {
                 let at = self.format_span(fmt_span, &bytes, e.start, e.end);
                 self.error_code("format", at, e.message);
+                self.conversion_case_fix(at, &bytes[e.start..e.end]);
                 let mut all = vec![fmt];
                 all.extend(rest);
                 return all;
