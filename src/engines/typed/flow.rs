@@ -21,6 +21,8 @@ use crate::ir::{Builtin, Callee, Expr, ExprKind, Init, Program, Span, Stmt, Stmt
 enum Access {
     Read,
     Write,
+    /// The initialiser of the declaration: a write, but a value picked before any input.
+    Init,
 }
 
 /// One access of a variable at a byte offset (a write at the end of the expression that makes
@@ -32,7 +34,8 @@ type Event = (VarId, u32, Access);
 pub struct FlowSignals {
     /// Variables whose last write before the call is never read afterwards.
     pub unused_value: HashSet<String>,
-    /// Variables read after the call before any write, and never written before it.
+    /// Variables read after the call before any write, and never written before it but by
+    /// their initialiser (and then never written after it).
     pub needs_value: HashSet<String>,
 }
 
@@ -58,10 +61,18 @@ pub fn signals(program: &Program, body: &Stmt, call: Span) -> FlowSignals {
             continue;
         }
         let name = &var.name;
-        if let Some(w) = before.iter().rev().find(|e| e.2 == Access::Write) {
+        let writes = |e: &&&Event| e.2 != Access::Read;
+        // Only its initialiser gives it a value, yet it is read after the call: like a
+        // variable with no value, it waits for one (`float v = 0; scanf("%f"); s += v;`).
+        let only_initialised = before.iter().filter(writes).all(|e| e.2 == Access::Init)
+            && !after.iter().any(|e| e.2 != Access::Read)
+            && after.iter().any(|e| e.2 == Access::Read);
+        if let Some(w) = before.iter().rev().find(writes) {
             let read_since = before.iter().chain(after.iter()).any(|e| e.2 == Access::Read && e.1 > w.1);
             if !read_since {
                 out.unused_value.insert(name.clone());
+            } else if only_initialised {
+                out.needs_value.insert(name.clone());
             }
         } else if after.first().is_some_and(|e| e.2 == Access::Read) {
             out.needs_value.insert(name.clone());
@@ -75,7 +86,7 @@ fn stmt_events(s: &Stmt, out: &mut Vec<Event>) {
         StmtKind::Expr(x) | StmtKind::VlaDecl { len: x, .. } => expr_events(x, out),
         StmtKind::Decl { var, init: Some(init) } => {
             init_events(init, out);
-            out.push((*var, s.span.end, Access::Write));
+            out.push((*var, s.span.end, Access::Init));
         }
         StmtKind::Return(Some(x)) => expr_events(x, out),
         StmtKind::If { cond, then, els } => {

@@ -288,9 +288,11 @@ pub fn add_operators(g: &mut Graph, types: &mut Types, program: &crate::ir::Prog
     for &a in &arith {
         for &b in &arith {
             if a != b {
-                // Integer promotions cost next to nothing: C applies them everywhere.
-                let promotion = b == Types::INT
-                    && matches!(types.kind(a), TyKind::Int(i) if i.rank() < crate::ir::IntType::INT.rank());
+                // Integer promotions, and `float` to `double`, cost next to nothing: C applies
+                // them everywhere (a `float` passed to `printf` is a `double`).
+                let promotion = (b == Types::INT
+                    && matches!(types.kind(a), TyKind::Int(i) if i.rank() < crate::ir::IntType::INT.rank()))
+                    || (b == Types::DOUBLE && matches!(types.kind(a), TyKind::Float(crate::ir::FloatKind::Float)));
                 let cost = if promotion { COST_PROMOTION } else { COST_CONV };
                 g.push(FnNode { kind: FnKind::Conv, ret: b, params: vec![a], cost });
             }

@@ -42,6 +42,11 @@ pub const DECL_ORDER: u32 = 1;
 /// variable costs (2..12), so it reorders near and frequent names but does not lift a far
 /// variable over a reinforced part.
 pub const FLOW_BONUS: u32 = 3;
+/// The same discount for a `scanf` destination: a variable read with no value is a certain
+/// bug (where a value computed and never used may be a leftover), so its signal is stronger.
+/// 5 over 3 lifted `scanf("%f")` → `&num` to the top on C-Pack's float loops, where the
+/// accumulator `soma` is nearer and more frequent.
+pub const NEEDS_VALUE_BONUS: u32 = 5;
 
 /// What the context wants from an expression.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -234,7 +239,7 @@ impl<'e, 'p> Repairer<'e, 'p> {
         self.apply_hints(&hints, callee.as_deref(), op);
         let flow = match &t.kind {
             TermKind::Call(name, _) => self.apply_flow(name, t.span),
-            _ => Default::default(),
+            _ => (HashSet::new(), 0),
         };
         self.graph.fns.extend(extra);
         self.graph.index(self.env.types.len());
@@ -435,21 +440,23 @@ impl<'e, 'p> Repairer<'e, 'p> {
 
     /// The data-flow discount (`FLOW_BONUS`) for the variables the call at `span` may have
     /// lost: a `scanf`'s destinations need a value, other calls read theirs.
-    /// Returns the variables discounted.
-    fn apply_flow(&mut self, callee: &str, span: crate::ir::Span) -> HashSet<String> {
+    /// Returns the variables discounted, and the discount.
+    fn apply_flow(&mut self, callee: &str, span: crate::ir::Span) -> (HashSet<String>, u32) {
         let program = self.env.program;
-        let Some(body) = self.env.func.and_then(|f| program.func(f).body.as_ref()) else { return HashSet::new() };
+        let Some(body) = self.env.func.and_then(|f| program.func(f).body.as_ref()) else {
+            return (HashSet::new(), 0);
+        };
         let sig = super::flow::signals(program, body, span);
         let writes = format_call(callee).is_some_and(|(_, scanf)| scanf);
-        let set = if writes { sig.needs_value } else { sig.unused_value };
+        let (set, bonus) = if writes { (sig.needs_value, NEEDS_VALUE_BONUS) } else { (sig.unused_value, FLOW_BONUS) };
         for f in self.graph.fns[..self.base_len].iter_mut() {
             if let FnKind::Var(n) = &f.kind
                 && set.contains(n)
             {
-                f.cost = f.cost.saturating_sub(FLOW_BONUS).max(1);
+                f.cost = f.cost.saturating_sub(bonus).max(1);
             }
         }
-        set
+        (set, bonus)
     }
 
     /// `DECL_ORDER` per turn (a change between rising and falling declaration order) that the
@@ -507,7 +514,7 @@ impl<'e, 'p> Repairer<'e, 'p> {
         family: &[u64],
         own: Option<&FnKind>,
         callee: Option<&str>,
-        flow: &HashSet<String>,
+        (flow, bonus): &(HashSet<String>, u32),
     ) -> u32 {
         let mut p = 0;
         for (&b, &m) in direct.iter().zip(family) {
@@ -531,7 +538,7 @@ impl<'e, 'p> Repairer<'e, 'p> {
                 _ => false,
             };
             if !near {
-                p += DROP_PENALTY + FLOW_BONUS * self.flow_uses(c, flow);
+                p += DROP_PENALTY + bonus * self.flow_uses(c, flow);
             }
         } else if let Some(own) = own
             && std::mem::discriminant(own) != std::mem::discriminant(root)
@@ -655,7 +662,7 @@ fn directive_for(types: &Types, t: Ty) -> Option<&'static str> {
         },
         TyKind::Float(_) => "f",
         TyKind::Ptr(p) if matches!(types.kind(*p), TyKind::Int(x) if x.kind == crate::ir::IntKind::Char) => "s",
-        TyKind::Ptr(_) => "p",
+        // Not `%p`: printing an address is almost never what a `&` too many meant.
         _ => return None,
     })
 }
