@@ -197,3 +197,29 @@ fn expr_events(e: &Expr, out: &mut Vec<Event>) {
         _ => {}
     }
 }
+
+/// The variables of `body` that hold characters: declared `char`, or given what `getchar()`
+/// returns (`int c = getchar()`, `c = getchar()`). What a `putchar` that lost its argument
+/// most likely printed, rather than a state flag of the same `int` type.
+pub fn characters(program: &Program, body: &Stmt) -> HashSet<String> {
+    let mut out = HashSet::new();
+    let read = |e: &Expr| matches!(e.strip_implicit().kind, ExprKind::Call(Callee::Builtin(Builtin::Getchar), _));
+    crate::ir::walk::for_each_stmt(body, &mut |s| {
+        if let StmtKind::Decl { var, init } = &s.kind {
+            let v = program.var(*var);
+            let char_typed = matches!(v.ty, crate::ir::Type::Int(i) if i.kind == crate::ir::IntKind::Char);
+            if char_typed || matches!(init, Some(Init::Expr(e)) if read(e)) {
+                out.insert(v.name.clone());
+            }
+        }
+    });
+    crate::ir::walk::walk_stmt(body, &mut |e| {
+        if let ExprKind::Assign(lhs, rhs) = &e.kind
+            && read(rhs)
+            && let ExprKind::Var(v) = lhs.strip_implicit().kind
+        {
+            out.insert(program.var(v).name.clone());
+        }
+    });
+    out
+}

@@ -439,7 +439,8 @@ impl<'e, 'p> Repairer<'e, 'p> {
     }
 
     /// The data-flow discount (`FLOW_BONUS`) for the variables the call at `span` may have
-    /// lost: a `scanf`'s destinations need a value, other calls read theirs.
+    /// lost: a `scanf`'s destinations need a value, other calls read theirs, `putchar` prints a
+    /// character.
     /// Returns the variables discounted, and the discount.
     fn apply_flow(&mut self, callee: &str, span: crate::ir::Span) -> (HashSet<String>, u32) {
         let program = self.env.program;
@@ -448,7 +449,12 @@ impl<'e, 'p> Repairer<'e, 'p> {
         };
         let sig = super::flow::signals(program, body, span);
         let writes = format_call(callee).is_some_and(|(_, scanf)| scanf);
-        let (set, bonus) = if writes { (sig.needs_value, NEEDS_VALUE_BONUS) } else { (sig.unused_value, FLOW_BONUS) };
+        let (mut set, bonus) =
+            if writes { (sig.needs_value, NEEDS_VALUE_BONUS) } else { (sig.unused_value, FLOW_BONUS) };
+        // `putchar()` prints a character: a variable that holds one is the likelier argument.
+        if matches!(callee, "putchar" | "putc" | "fputc") {
+            set.extend(super::flow::characters(program, body));
+        }
         for f in self.graph.fns[..self.base_len].iter_mut() {
             if let FnKind::Var(n) = &f.kind
                 && set.contains(n)
