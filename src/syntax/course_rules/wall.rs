@@ -13,7 +13,7 @@ use tree_sitter::{Node, Tree};
 
 use super::super::flags::CompilerFlags;
 use super::{ArrayLength, Course, Found, Hints, Rule, line_indent, own_line_span};
-use crate::ir::walk::{children, has_effects, walk_init};
+use crate::ir::walk::{children, has_effects};
 use crate::ir::{
     BinOp, Builtin, Callee, Expr, ExprKind, FuncId, Function, Init, Program, Span, Stmt, StmtKind, TextEdit, VarId,
     VarKind,
@@ -888,7 +888,7 @@ impl Uses<'_> {
             StmtKind::Expr(e) => self.expr(e, false),
             StmtKind::Decl { var, init: Some(init) } => {
                 let mut effects = false;
-                walk_init(init, &mut |e| effects |= has_effects(e) || matches!(e.kind, ExprKind::Call(..)));
+                walk_init_in_order(init, &mut |e| effects |= calls_or_changes(e));
                 self.of.entry(*var).or_default().init_has_effects = effects;
                 self.init(init);
             }
@@ -941,11 +941,7 @@ impl Uses<'_> {
     /// sets a variable (or an element of a local array) from indices that change nothing.
     fn unset(&self, e: &Expr, statement: Option<Span>) -> Option<(VarId, Removal)> {
         let ExprKind::Assign(lhs, rhs) = &e.kind else { return None };
-        let pure = |x: &Expr| {
-            let mut calls = false;
-            crate::ir::walk::walk_expr(x, &mut |y| calls |= matches!(y.kind, ExprKind::Call(..)));
-            !calls && !has_effects(x)
-        };
+        let pure = |x: &Expr| !calls_or_changes(x);
         let v = match Self::var(lhs) {
             Some(v) => v,
             None => {
@@ -967,6 +963,14 @@ impl Uses<'_> {
             Init::List(items, _) => items.iter().for_each(|i| self.init(i)),
         }
     }
+}
+
+/// `e` calls a function (even a pure one from the library: deleting the call is not what a
+/// student expects) or changes something: taking it out of the program is not a sure fix.
+fn calls_or_changes(e: &Expr) -> bool {
+    let mut calls = false;
+    crate::ir::walk::walk_expr(e, &mut |x| calls |= matches!(x.kind, ExprKind::Call(..)));
+    calls || has_effects(e)
 }
 
 /// Unused variables and parameters, and variables only ever set.
@@ -1736,9 +1740,7 @@ fn no_effect(src: &str, body: &Stmt, out: &mut Vec<Found>) {
         _ => {}
     });
     let mut check = |e: &Expr| {
-        let mut calls = false;
-        crate::ir::walk::walk_expr(e, &mut |x| calls |= matches!(x.kind, ExprKind::Call(..)));
-        if calls || has_effects(e) || matches!(e.kind, ExprKind::Cast { implicit: false, .. }) {
+        if calls_or_changes(e) || matches!(e.kind, ExprKind::Cast { implicit: false, .. }) {
             return;
         }
         if let ExprKind::Binary(BinOp::Eq, lhs, rhs) = &e.kind

@@ -181,17 +181,12 @@ impl<'a> Lowerer<'a> {
                             span,
                             format!("`{}` is two characters; the escape is written `{escape}`", self.text(node)),
                         );
-                        self.fixes.push(Repair {
-                            reached: Vec::new(),
-                            title: format!("Replace `{}` with `{escape}`", self.text(node)),
-                            engine: "frontend",
-                            guarantee: Guarantee::WellTyped,
-                            edits: vec![TextEdit { span, new_text: escape.clone() }],
-                            places: Vec::new(),
-                            explanation: "An escape sequence starts with a backslash.".into(),
-                            details: String::new(),
-                            fixes: vec![span],
-                        });
+                        self.fix(
+                            span,
+                            format!("Replace `{}` with `{escape}`", self.text(node)),
+                            TextEdit { span, new_text: escape.clone() },
+                            "An escape sequence starts with a backslash.",
+                        );
                     } else {
                         self.warning(
                             "char",
@@ -204,17 +199,12 @@ impl<'a> Lowerer<'a> {
                         if let Some(inner) = written.strip_prefix('\'').and_then(|w| w.strip_suffix('\''))
                             && !inner.contains('"')
                         {
-                            self.fixes.push(Repair {
-                                reached: Vec::new(),
-                                title: format!("Write `{written}` as the string `\"{inner}\"`"),
-                                engine: "frontend",
-                                guarantee: Guarantee::WellTyped,
-                                edits: vec![TextEdit { span, new_text: format!("\"{inner}\"") }],
-                                places: Vec::new(),
-                                explanation: "Text of several characters is a string, written in double quotes.".into(),
-                                details: String::new(),
-                                fixes: vec![span],
-                            });
+                            self.fix(
+                                span,
+                                format!("Write `{written}` as the string `\"{inner}\"`"),
+                                TextEdit { span, new_text: format!("\"{inner}\"") },
+                                "Text of several characters is a string, written in double quotes.",
+                            );
                         }
                     }
                 }
@@ -1117,19 +1107,12 @@ impl<'a> Lowerer<'a> {
             (_, Type::Float(_)) => (format!("\"%f\", {written}"), format!("Print `{written}` with `%f`")),
             _ => return,
         };
-        self.fixes.push(Repair {
-            reached: Vec::new(),
+        self.fix(
+            span,
             title,
-            engine: "frontend",
-            guarantee: Guarantee::WellTyped,
-            edits: vec![TextEdit { span, new_text }],
-            places: Vec::new(),
-            explanation:
-                "`printf` takes the text to print first, as a string; values go after it, each with a `%` directive."
-                    .into(),
-            details: String::new(),
-            fixes: vec![span],
-        });
+            TextEdit { span, new_text },
+            "`printf` takes the text to print first, as a string; values go after it, each with a `%` directive.",
+        );
     }
 
     /// `%C`, `%D`: a conversion letter in the wrong case, where the lower case one exists.
@@ -1143,17 +1126,12 @@ impl<'a> Lowerer<'a> {
         let end = at.end as usize;
         let span = Span::new(end - 1, end);
         let (from, to) = (last as char, lower as char);
-        self.fixes.push(Repair {
-            reached: Vec::new(),
-            title: format!("Replace `%{from}` with `%{to}`"),
-            engine: "frontend",
-            guarantee: Guarantee::WellTyped,
-            edits: vec![TextEdit { span, new_text: to.to_string() }],
-            places: Vec::new(),
-            explanation: format!("The conversion is written in lower case: `%{to}`."),
-            details: String::new(),
-            fixes: vec![at],
-        });
+        self.fix(
+            at,
+            format!("Replace `%{from}` with `%{to}`"),
+            TextEdit { span, new_text: to.to_string() },
+            format!("The conversion is written in lower case: `%{to}`."),
+        );
     }
 
     /// printf/scanf: the format literal gives the expected argument types.

@@ -193,6 +193,21 @@ impl<'a> Lowerer<'a> {
         self.diags.push(Diagnostic::error(code, span, message));
     }
 
+    /// A front-end fix of the error at `fixes`: one edit, checked to type-check.
+    fn fix(&mut self, fixes: Span, title: String, edit: TextEdit, explanation: impl Into<String>) {
+        self.fixes.push(Repair {
+            reached: Vec::new(),
+            title,
+            engine: "frontend",
+            guarantee: Guarantee::WellTyped,
+            edits: vec![edit],
+            places: Vec::new(),
+            explanation: explanation.into(),
+            details: String::new(),
+            fixes: vec![fixes],
+        });
+    }
+
     fn warning(&mut self, code: &'static str, span: Span, message: impl Into<String>) {
         self.diags.push(Diagnostic::warning(code, span, message));
     }
