@@ -223,3 +223,38 @@ pub fn characters(program: &Program, body: &Stmt) -> HashSet<String> {
     });
     out
 }
+
+/// The variables the statements just before and after the call at `call` pass to a function
+/// of the same name (`callee`), in the block holding it. A value printed (or read) one by one
+/// is rarely printed twice in a row: `printf("%d", a); printf("%d"); printf("%d", c);` lost `b`.
+pub fn neighbours(program: &Program, body: &Stmt, call: Span, callee: &str) -> HashSet<String> {
+    let mut out = HashSet::new();
+    fn same_callee<'s>(program: &Program, s: &'s Stmt, callee: &str) -> Option<&'s [Expr]> {
+        let StmtKind::Expr(e) = &s.kind else { return None };
+        let ExprKind::Call(c, args) = &e.strip_implicit().kind else { return None };
+        let name = match c {
+            Callee::Builtin(b) => b.c_name(),
+            Callee::Func(f) => program.func(*f).name.as_str(),
+        };
+        (name == callee).then_some(args.as_slice())
+    }
+    crate::ir::walk::for_each_stmt(body, &mut |s| {
+        let StmtKind::Block(items) = &s.kind else { return };
+        let Some(k) = items.iter().position(|st| st.span.start <= call.start && call.end <= st.span.end) else {
+            return;
+        };
+        if !matches!(items[k].kind, StmtKind::Expr(_)) {
+            return;
+        }
+        for near in [k.checked_sub(1), Some(k + 1)].into_iter().flatten().filter_map(|i| items.get(i)) {
+            for arg in same_callee(program, near, callee).into_iter().flatten() {
+                crate::ir::walk::walk_expr(arg, &mut |e| {
+                    if let ExprKind::Var(v) = e.kind {
+                        out.insert(program.var(v).name.clone());
+                    }
+                });
+            }
+        }
+    });
+    out
+}

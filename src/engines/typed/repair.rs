@@ -27,6 +27,10 @@ pub const SEARCH_N: usize = 8;
 pub const FORMAT_EDIT: u32 = 5;
 /// Cost of using only a part of one of the node's children, or of losing its operator.
 pub const PARTIAL_PENALTY: u32 = 3;
+/// Extra cost, on top of `PARTIAL_PENALTY`, per variable of that child the part leaves out:
+/// `x` of `(char) x` drops only a cast, but `vetor` of `vetor[i]` drops the index and means
+/// another object (`scanf("%d", vetor[i])` is `&vetor[i]`, not `vetor`).
+pub const DROPPED_PART: u32 = 4;
 const BINARY_OPS: &[&str] = &["+", "-", "*", "/", "%", "<", "<=", ">", ">=", "==", "!=", "&&", "||"];
 const UNARY_OPS: &[&str] = &["-", "!"];
 /// Extra cost of an unrelated name where the student wrote a misspelt one.
@@ -47,6 +51,32 @@ pub const FLOW_BONUS: u32 = 3;
 /// 5 over 3 lifted `scanf("%f")` → `&num` to the top on C-Pack's float loops, where the
 /// accumulator `soma` is nearer and more frequent.
 pub const NEEDS_VALUE_BONUS: u32 = 5;
+
+/// Extra cost of a variable that the statement just before or after passes to the same
+/// function (`flow::neighbours`): values printed one call each are rarely printed twice in a
+/// row.
+pub const NEIGHBOUR_PENALTY: u32 = 2;
+
+/// Discount on the function's character constants when repairing `putchar()`: two in five
+/// `putchar` calls of the development courses print a constant (`'\n'`, `' '`, `'*'`).
+/// `COST_LITERAL` (12) less this is 5: level with a variable that holds a character.
+pub const CHAR_CONSTANT_BONUS: u32 = 7;
+/// The character constant `putchar` prints most in the development courses (237 of 805 calls
+/// with a constant; `'0'`, 254, is one problem's binary digits): one cheaper than the others,
+/// and a candidate even where the function writes it nowhere else.
+const NEWLINE: &str = "'\\n'";
+/// Extra cost of a whole array as a `scanf` destination other than a string's
+/// (`scanf("%d", v)`).
+pub const ARRAY_DESTINATION: u32 = 4;
+
+/// Whether `t` is an array of characters (an lvalue of one).
+fn is_char_array(types: &Types, t: Ty) -> bool {
+    let t = match types.kind(t) {
+        TyKind::Lv(inner) => *inner,
+        _ => t,
+    };
+    matches!(types.kind(t), TyKind::Array(elem, _) if matches!(types.kind(*elem), TyKind::Int(i) if i.kind == crate::ir::IntKind::Char))
+}
 
 /// What the context wants from an expression.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -125,6 +155,8 @@ impl<'e, 'p> Repairer<'e, 'p> {
         // Per direct child, the bits of it and its reinforced parts: using a part (`x` of
         // `&x`) is not dropping the child.
         let mut family: Vec<u64> = Vec::new();
+        // Per direct child, the bits of its innermost typed parts (its variables and calls).
+        let mut leaves: Vec<u64> = Vec::new();
         let mut hints: Vec<Hint> = Vec::new();
         let mut targets: Vec<Ty> = expect.target().into_iter().collect();
         let mut callee: Option<String> = None;
@@ -136,12 +168,14 @@ impl<'e, 'p> Repairer<'e, 'p> {
             let bit = self.bit();
             direct.push(bit);
             family.push(if bit < 63 { 1u64 << bit } else { 0 });
+            leaves.push(0);
             match type_of(self.env, c) {
                 // A format literal is part of its format node, not a value to reuse.
                 Some(_) if is_format_literal(t, i) => {}
                 Some(ty) => {
-                    let m = self.reinforce(c, ty, bit, 0, &mut extra);
+                    let (m, l) = self.reinforce(c, ty, bit, 0, &mut extra);
                     family[i] |= m;
+                    leaves[i] = l;
                 }
                 None => {
                     // Repaired children are reinforced before the parent is synthesised.
@@ -171,6 +205,16 @@ impl<'e, 'p> Repairer<'e, 'p> {
             }
             TermKind::Call(name, args) => {
                 callee = Some(name.clone());
+                if matches!(name.as_str(), "putchar" | "putc" | "fputc")
+                    && !self.env.literals.iter().any(|(l, _)| l == NEWLINE)
+                {
+                    extra.push(FnNode {
+                        kind: FnKind::Const(NEWLINE.to_string()),
+                        ret: Types::INT,
+                        params: vec![],
+                        cost: super::graph::COST_LITERAL - CHAR_CONSTANT_BONUS - 1,
+                    });
+                }
                 match self.env.sig(name) {
                     Some(sig) => {
                         if targets.is_empty() {
@@ -238,7 +282,14 @@ impl<'e, 'p> Repairer<'e, 'p> {
         };
         self.apply_hints(&hints, callee.as_deref(), op);
         let flow = match &t.kind {
-            TermKind::Call(name, _) => self.apply_flow(name, t.span),
+            TermKind::Call(name, args) => {
+                // Does the call's format read a string (`%s`, `%[`) into an array?
+                let reads_string = format_call(name)
+                    .and_then(|(i, _)| args.get(i))
+                    .map(|f| (0..).map_while(|k| directive_conv(&f.text, k)).any(|c| c.ends_with(['s', '['])))
+                    .unwrap_or(false);
+                self.apply_flow(name, t.span, reads_string)
+            }
             _ => (HashSet::new(), 0),
         };
         self.graph.fns.extend(extra);
@@ -252,7 +303,7 @@ impl<'e, 'p> Repairer<'e, 'p> {
             for &target in &targets {
                 for c in synth.synthesize_wide(target, self.cmax) {
                     let score = c.cost
-                        + self.intent_penalty(&c, &direct, &family, own.as_ref(), callee.as_deref(), &flow)
+                        + self.intent_penalty(&c, &direct, (&family, &leaves), own.as_ref(), callee.as_deref(), &flow)
                         + self.decl_order_penalty(&c, &family);
                     found.push((score, c));
                 }
@@ -295,9 +346,11 @@ impl<'e, 'p> Repairer<'e, 'p> {
         b
     }
 
-    /// Reinforces `t` (of type `ty`) and its well-typed subexpressions; returns their bits.
-    fn reinforce(&mut self, t: &Term, ty: Ty, bit: u8, cost: u32, extra: &mut Vec<FnNode>) -> u64 {
-        let mut mask = if bit < 63 { 1u64 << bit } else { 0 };
+    /// Reinforces `t` (of type `ty`) and its well-typed subexpressions; returns their bits, and
+    /// the bits of the innermost ones (the parts with no typed part of their own).
+    fn reinforce(&mut self, t: &Term, ty: Ty, bit: u8, cost: u32, extra: &mut Vec<FnNode>) -> (u64, u64) {
+        let own = if bit < 63 { 1u64 << bit } else { 0 };
+        let (mut mask, mut leaves) = (own, 0);
         let (text, prec) = (t.text.clone(), t.prec());
         extra.push(FnNode { kind: FnKind::Reinforced { text, prec, bit }, ret: ty, params: vec![], cost });
         for c in strip_paren(t).children() {
@@ -305,10 +358,12 @@ impl<'e, 'p> Repairer<'e, 'p> {
                 && !matches!(strip_paren(c).kind, TermKind::Int | TermKind::Char | TermKind::Float)
             {
                 let b = self.bit();
-                mask |= self.reinforce(c, cty, b, cost, extra);
+                let (m, l) = self.reinforce(c, cty, b, cost, extra);
+                mask |= m;
+                leaves |= l;
             }
         }
-        mask
+        (mask, if mask == own { own } else { leaves })
     }
 
     /// Format functions: one node with the student's format (cost `base`) and, for each
@@ -442,7 +497,7 @@ impl<'e, 'p> Repairer<'e, 'p> {
     /// lost: a `scanf`'s destinations need a value, other calls read theirs, `putchar` prints a
     /// character.
     /// Returns the variables discounted, and the discount.
-    fn apply_flow(&mut self, callee: &str, span: crate::ir::Span) -> (HashSet<String>, u32) {
+    fn apply_flow(&mut self, callee: &str, span: crate::ir::Span, reads_string: bool) -> (HashSet<String>, u32) {
         let program = self.env.program;
         let Some(body) = self.env.func.and_then(|f| program.func(f).body.as_ref()) else {
             return (HashSet::new(), 0);
@@ -455,11 +510,27 @@ impl<'e, 'p> Repairer<'e, 'p> {
         if matches!(callee, "putchar" | "putc" | "fputc") {
             set.extend(super::flow::characters(program, body));
         }
+        let near = super::flow::neighbours(program, body, span, callee);
+        let prints_char = matches!(callee, "putchar" | "putc" | "fputc");
+        let types = &self.env.types;
         for f in self.graph.fns[..self.base_len].iter_mut() {
-            if let FnKind::Var(n) = &f.kind
-                && set.contains(n)
-            {
-                f.cost = f.cost.saturating_sub(bonus).max(1);
+            match &f.kind {
+                FnKind::Var(n) if set.contains(n) => f.cost = f.cost.saturating_sub(bonus).max(1),
+                FnKind::Var(n) if near.contains(n) => f.cost += NEIGHBOUR_PENALTY,
+                // `putchar('\n')`: a character constant of the function is as likely as a
+                // variable holding a character.
+                FnKind::Const(c) if prints_char && c.starts_with('\'') => {
+                    let newline = u32::from(c == NEWLINE);
+                    f.cost = f.cost.saturating_sub(CHAR_CONSTANT_BONUS + newline).max(1)
+                }
+                // A whole array is a `scanf` destination only for a string (`%s`):
+                // `scanf("%d", v)` and `scanf("%c", s)` read `v[0]` and `s[0]`.
+                FnKind::Decay
+                    if writes && !(reads_string && f.params.first().is_some_and(|&a| is_char_array(types, a))) =>
+                {
+                    f.cost += ARRAY_DESTINATION
+                }
+                _ => {}
             }
         }
         (set, bonus)
@@ -517,18 +588,18 @@ impl<'e, 'p> Repairer<'e, 'p> {
         &self,
         c: &Cand,
         direct: &[u8],
-        family: &[u64],
+        (family, leaves): (&[u64], &[u64]),
         own: Option<&FnKind>,
         callee: Option<&str>,
         (flow, bonus): &(HashSet<String>, u32),
     ) -> u32 {
         let mut p = 0;
-        for (&b, &m) in direct.iter().zip(family) {
+        for ((&b, &m), &l) in direct.iter().zip(family).zip(leaves) {
             if m != 0 && c.mask & m == 0 {
                 p += DROP_PENALTY;
             } else if b < 63 && m != 0 && c.mask & (1u64 << b) == 0 {
                 // Only a part used (`x` of `(char) x`): the rest is dropped.
-                p += PARTIAL_PENALTY;
+                p += PARTIAL_PENALTY + DROPPED_PART * (l & !c.mask).count_ones();
             }
         }
         let mut root_id = c;
