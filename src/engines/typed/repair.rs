@@ -347,7 +347,7 @@ impl<'e, 'p> Repairer<'e, 'p> {
     }
 
     /// Reinforces `t` (of type `ty`) and its well-typed subexpressions; returns their bits, and
-    /// the bits of the innermost ones (the parts with no typed part of their own).
+    /// the bits of the innermost ones that are not constants (the variables and calls).
     fn reinforce(&mut self, t: &Term, ty: Ty, bit: u8, cost: u32, extra: &mut Vec<FnNode>) -> (u64, u64) {
         let own = if bit < 63 { 1u64 << bit } else { 0 };
         let (mut mask, mut leaves) = (own, 0);
@@ -363,7 +363,11 @@ impl<'e, 'p> Repairer<'e, 'p> {
                 leaves |= l;
             }
         }
-        (mask, if mask == own { own } else { leaves })
+        // A named constant (`DIM` of `str[DIM]`) is no variable: leaving it out is like
+        // leaving out a literal (`palindro(str[DIM])` meant `palindro(str)`).
+        let constant = matches!(&strip_paren(t).kind, TermKind::Ident(n) if self.env.var(n).is_none());
+        let leaf = if constant { 0 } else { own };
+        (mask, if mask == own { leaf } else { leaves })
     }
 
     /// Format functions: one node with the student's format (cost `base`) and, for each
