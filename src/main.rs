@@ -45,10 +45,12 @@ enum Command {
         /// engine's accuracy and latency benchmark instead; `mutation` only the mutation
         /// engine's table (set MEND_BENCH_ONLY=tcas for just the TCAS-like rows); `server`
         /// the server's reliability figures (large file, memory, cancel, shutdown); `compile`
-        /// mend on programs gcc rejects (errors reported, fixes that compile, latency).
+        /// mend on programs gcc rejects (errors reported, fixes that compile, latency);
+        /// `mistakes` prints the table of students' compile fixes learned from such a course
+        /// (src/check/mistakes.tsv).
         dir: Option<PathBuf>,
         /// With `typed` or `reference`: the dataset (default `../shared/data/introclass`); with
-        /// `compile`: a course with `syntax/` folders (default `../shared/data/cpack`).
+        /// `compile` or `mistakes`: a course with `syntax/` folders (default `../shared/data/cpack`).
         data: Option<PathBuf>,
         /// With `reference`: the analysis budget per submission, in seconds.
         #[arg(long, default_value_t = 60)]
@@ -189,6 +191,10 @@ fn main() -> ExitCode {
                 Some(dir) if dir.as_os_str() == "compile" => {
                     let data = data.unwrap_or_else(|| PathBuf::from("../shared/data/cpack"));
                     mend::cli::bench_compile::run(&data, flags.as_ref(), verbose, &mut out)
+                }
+                Some(dir) if dir.as_os_str() == "mistakes" => {
+                    let data = data.unwrap_or_else(|| PathBuf::from("../shared/data/cpack"));
+                    mend::cli::bench_compile::learn_mistakes(&data, &mut out)
                 }
                 Some(dir) if dir.as_os_str() == "reference" => {
                     let findings = mend::cli::bench_reference::run(

@@ -108,3 +108,17 @@ fn mend_reports_an_error_exactly_when_gcc_does() {
         gone.iter().map(|s| s.as_str()).collect::<Vec<_>>().join("\n")
     );
 }
+
+/// The table of students' compile fixes that ranks mend's fixes (`src/ir/mistakes.tsv`) is
+/// what `mend bench mistakes` learns from this course: it was learned, not written by hand,
+/// and learning it again gives it back.
+#[test]
+fn the_mistakes_table_is_learned_from_the_course() {
+    let Some(root) = mend::testing::shared_data("cpack") else { return };
+    let mut learned = Vec::new();
+    mend::cli::bench_compile::learn_mistakes(&root, &mut learned).unwrap();
+    let learned = String::from_utf8(learned).unwrap();
+    let committed = include_str!("../src/ir/mistakes.tsv");
+    assert!(learned.lines().count() > 50, "too few kinds learned:\n{learned}");
+    assert_eq!(committed, learned, "run `mend bench mistakes > src/ir/mistakes.tsv` and review the difference");
+}

@@ -775,6 +775,8 @@ fn front_end_with(tree: &Tree, text: &str, opts: &CheckOptions, course: &Course,
     if recheck_fixes {
         keep_fixes_that_compile(&mut report.repairs, text, &error_spans, course);
     }
+    // The fixes of each error, the commonest and smallest first (learned from students).
+    crate::ir::mistakes::rank_fixes(text, &mut report.repairs);
     FrontEnd { report, lowered, has_syntax_errors, type_errors }
 }
 

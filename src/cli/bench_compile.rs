@@ -41,6 +41,9 @@ struct FileResult {
     fixes_applied: usize,
     /// Same as the student's next submission, up to whitespace (`None`: no next submission).
     matches_next: Option<bool>,
+    /// The first fix of the first error is the kind of edit the student made next
+    /// (`first_fix_as_student`).
+    same_kind_as_student: Option<bool>,
     ms: f64,
 }
 
@@ -114,6 +117,9 @@ fn evaluate(path: &Path, flags: Option<&CompilerFlags>, work: &Path) -> Option<F
     let first = quick_at(Some(path), &tree, &original, &opts);
     let ms = started.elapsed().as_secs_f64() * 1000.0;
     let reported = has_error(&first);
+    let next =
+        next_submission(path).and_then(|p| std::fs::read(p).ok()).map(|b| String::from_utf8_lossy(&b).into_owned());
+    let same_kind_as_student = next.as_deref().and_then(|next| first_fix_as_student(&original, &first, next));
     let (mut text, mut report, mut fixes_applied) = (original.clone(), first, 0);
     // Every fix the quick check offers, errors' and warnings' (a missing `#include` for a
     // call is a warning, and an error for gcc 14 and the course's flags).
@@ -127,9 +133,7 @@ fn evaluate(path: &Path, flags: Option<&CompilerFlags>, work: &Path) -> Option<F
         fixes_applied += 1;
         report = quick_at(Some(path), &crate::syntax::parse(&text, None), &text, &opts);
     }
-    let matches_next = next_submission(path)
-        .and_then(|p| std::fs::read(p).ok())
-        .map(|next| fixes_applied > 0 && squeeze(&String::from_utf8_lossy(&next)) == squeeze(&text));
+    let matches_next = next.map(|next| fixes_applied > 0 && squeeze(&next) == squeeze(&text));
     let before = gcc(&original, None, work);
     let course_before = flags.map(|f| gcc(&original, Some(f), work));
     let plain_after = gcc(&text, None, work);
@@ -145,8 +149,35 @@ fn evaluate(path: &Path, flags: Option<&CompilerFlags>, work: &Path) -> Option<F
         gcc_error_after: course_after.unwrap_or(plain_after).err().unwrap_or_default(),
         fixes_applied,
         matches_next,
+        same_kind_as_student,
         ms,
     })
+}
+
+/// Whether the first fix of the first error in `report` (of `original`) makes the kinds of
+/// edit (`ir::mistakes`) the student made in their next submission `next`. `None` when that
+/// submission changed more than a few places (a new attempt, not a fix) or there is no fix.
+fn first_fix_as_student(original: &str, report: &crate::check::Report, next: &str) -> Option<bool> {
+    use crate::ir::mistakes::{MAX_CHANGES, kind};
+    let theirs = crate::ir::token_edit::changes(original, next);
+    if theirs.is_empty() || theirs.len() > MAX_CHANGES {
+        return None;
+    }
+    let mut theirs: Vec<(String, String)> = theirs.iter().filter_map(kind).collect();
+    let error = report
+        .diagnostics
+        .iter()
+        .filter(|d| d.severity == crate::ir::Severity::Error)
+        .map(|d| d.span)
+        .min_by_key(|s| (s.start, s.end))?;
+    let fix = report.repairs.iter().find(|r| r.primary() == error && r.fixes.len() == 1)?;
+    let fixed = apply_edits(original, &fix.edits);
+    let ours = crate::ir::token_edit::changes(original, &fixed);
+    Some(
+        ours.iter().all(|c| {
+            kind(c).and_then(|k| theirs.iter().position(|t| *t == k)).map(|i| theirs.swap_remove(i)).is_some()
+        }),
+    )
 }
 
 fn share(n: usize, of: usize) -> String {
@@ -191,6 +222,32 @@ fn false_alarms(
         }
     }
     Ok(())
+}
+
+/// `mend bench mistakes DIR`: prints the table of the kinds of edit students made to get a
+/// rejected program to compile (`check::mistakes`), from each rejected file of `DIR` that has
+/// the same student's next submission.
+pub fn learn_mistakes(dir: &Path, out: &mut impl Write) -> std::io::Result<()> {
+    let read = |p: &Path| std::fs::read(p).ok().map(|b| String::from_utf8_lossy(&b).into_owned());
+    let pairs: Vec<(String, Vec<usize>, String)> = rejected_files(dir)
+        .iter()
+        .filter_map(|p| {
+            Some((read(p)?, reported_lines(&read(&p.with_extension("gcc.log"))?), read(&next_submission(p)?)?))
+        })
+        .collect();
+    let pairs = pairs.iter().map(|(a, lines, b)| (a.as_str(), lines.as_slice(), b.as_str()));
+    write!(out, "{}", crate::ir::mistakes::learn(pairs))
+}
+
+/// The lines of the errors in a gcc log (`file.c:7:12: error: …`).
+fn reported_lines(log: &str) -> Vec<usize> {
+    log.lines()
+        .filter_map(|l| {
+            let (place, rest) = l.split_once(": error:").or_else(|| l.split_once(": warning:"))?;
+            let _ = rest;
+            place.split(':').nth(1)?.parse().ok()
+        })
+        .collect()
 }
 
 /// `mend bench compile DIR` (`verbose`: every file with a C error mend is silent on, or
@@ -251,6 +308,13 @@ pub fn run(dir: &Path, flags: Option<&CompilerFlags>, verbose: bool, out: &mut i
         out,
         "fixed text equal to the student's next submission (up to whitespace): {}",
         share(with_next.iter().filter(|&&m| m).count(), with_next.len())
+    )?;
+    let kinds: Vec<bool> = results.iter().filter_map(|r| r.same_kind_as_student).collect();
+    writeln!(
+        out,
+        "first fix of the first error is the kind of edit the student made next (a next submission changed in at most {} places): {}",
+        crate::ir::mistakes::MAX_CHANGES,
+        share(kinds.iter().filter(|&&m| m).count(), kinds.len())
     )?;
     writeln!(out, "files given at least one fix: {}", share(count(&|r| r.fixes_applied > 0), n))?;
     if verbose {

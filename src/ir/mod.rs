@@ -5,6 +5,7 @@ pub mod cfa;
 pub mod diag;
 pub mod format;
 pub mod inline;
+pub mod mistakes;
 pub mod normalize;
 pub mod print;
 pub mod program;

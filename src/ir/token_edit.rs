@@ -71,13 +71,67 @@ pub fn minimal_edit(old: &str, new: &str, offset: usize) -> TextEdit {
 /// common subsequence of tokens is kept), one per stretch of differing tokens; one edit
 /// ([`minimal_edit`]) when the differences are scattered over more than `max_edits` places.
 pub fn minimal_edits(old: &str, new: &str, offset: usize, max_edits: usize) -> Vec<TextEdit> {
+    edits_in_style(old, new, offset, max_edits, tight_commas_in(old))
+}
+
+/// [`minimal_edits`] of the text at `span` of `src`, replaced by `new`. The comma style is
+/// `old`'s, or the file's where `old` has no comma (`printf("%d")` → `printf("%d",x)` in a
+/// file that writes `f(a,b)`).
+pub fn minimal_edits_in(src: &str, span: Span, new: &str, max_edits: usize) -> Vec<TextEdit> {
+    let old = &src[span.range()];
+    let tight = tight_commas_in(old).or_else(|| tight_commas_in(src));
+    edits_in_style(old, new, span.start as usize, max_edits, tight)
+}
+
+/// Whether `text` writes its commas without a space after them: `None` when it has no comma,
+/// else what most of its commas do.
+fn tight_commas_in(text: &str) -> Option<bool> {
+    let b = text.as_bytes();
+    let ends: Vec<usize> = tokens(text).iter().filter(|t| &text[t.0..t.1] == ",").map(|t| t.1).collect();
+    let tight = ends.iter().filter(|&&e| !b.get(e).is_some_and(|c| c.is_ascii_whitespace())).count();
+    (!ends.is_empty()).then_some(2 * tight > ends.len())
+}
+
+fn edits_in_style(old: &str, new: &str, offset: usize, max_edits: usize, tight: Option<bool>) -> Vec<TextEdit> {
     let (a, b) = (tokens(old), tokens(new));
-    let text = |t: &(usize, usize), s: &str| s[t.0..t.1].to_string();
-    let (ta, tb): (Vec<String>, Vec<String>) =
-        (a.iter().map(|t| text(t, old)).collect(), b.iter().map(|t| text(t, new)).collect());
+    let (n, m) = (a.len(), b.len());
+    let pairs = kept_tokens(old, &a, new, &b);
+    // Hunks between consecutive kept tokens (and the ends).
+    let mut edits = Vec::new();
+    let mut prev: Option<(usize, usize)> = None;
+    for next in pairs.iter().copied().map(Some).chain(std::iter::once(None)) {
+        let (pi, pj) = prev.map_or((0, 0), |(i, j)| (i + 1, j + 1));
+        let (ni, nj) = next.unwrap_or((n, m));
+        if ni > pi || nj > pj {
+            let gap_old = (if pi > 0 { a[pi - 1].1 } else { 0 }, if ni < n { a[ni].0 } else { old.len() });
+            let gap_new = (if pj > 0 { b[pj - 1].1 } else { 0 }, if nj < m { b[nj].0 } else { new.len() });
+            edits.push(hunk_edit(old, new, gap_old, gap_new, offset));
+        }
+        prev = next;
+    }
+    if edits.len() > max_edits {
+        return vec![minimal_edit(old, new, offset)];
+    }
+    // The student's comma style: `f(a,b)` gets `,c`, not `, c`.
+    if tight == Some(true) {
+        for e in &mut edits {
+            e.new_text = tight_commas(&e.new_text);
+        }
+    }
+    edits
+}
+
+/// Above this many cells (middle tokens of `old` times those of `new`), no longest common
+/// subsequence is sought: whole files that differ all over, never a repair.
+const MAX_LCS_CELLS: usize = 1 << 22;
+
+/// The pairs (index in `a`, index in `b`) of the tokens kept between `old` (tokens `a`) and
+/// `new` (tokens `b`): the common leading and trailing tokens, and a longest common
+/// subsequence of what lies between them (a repair's middle is short: a few dozen tokens).
+fn kept_tokens(old: &str, a: &[(usize, usize)], new: &str, b: &[(usize, usize)]) -> Vec<(usize, usize)> {
+    let ta: Vec<&str> = a.iter().map(|t| &old[t.0..t.1]).collect();
+    let tb: Vec<&str> = b.iter().map(|t| &new[t.0..t.1]).collect();
     let (n, m) = (ta.len(), tb.len());
-    // The common leading and trailing tokens are kept as they are; a longest common
-    // subsequence of what lies between them (expressions are short: a few dozen tokens).
     let mut p = 0;
     while p < n && p < m && ta[p] == tb[p] {
         p += 1;
@@ -87,7 +141,11 @@ pub fn minimal_edits(old: &str, new: &str, offset: usize, max_edits: usize) -> V
         s += 1;
     }
     let (mn, mm) = (n - p - s, m - p - s);
-    let mut lcs = vec![vec![0u16; mm + 1]; mn + 1];
+    if mn * mm > MAX_LCS_CELLS {
+        // Two texts that differ all over: one change between the common ends.
+        return (0..p).map(|k| (k, k)).chain((0..s).rev().map(|k| (n - 1 - k, m - 1 - k))).collect();
+    }
+    let mut lcs = vec![vec![0u32; mm + 1]; mn + 1];
     for i in (0..mn).rev() {
         for j in (0..mm).rev() {
             lcs[i][j] = if ta[p + i] == tb[p + j] { lcs[i + 1][j + 1] + 1 } else { lcs[i + 1][j].max(lcs[i][j + 1]) };
@@ -107,30 +165,35 @@ pub fn minimal_edits(old: &str, new: &str, offset: usize, max_edits: usize) -> V
         }
     }
     pairs.extend((0..s).rev().map(|k| (n - 1 - k, m - 1 - k)));
-    // Hunks between consecutive kept tokens (and the ends).
-    let mut edits = Vec::new();
-    let mut prev: Option<(usize, usize)> = None;
-    for next in pairs.iter().copied().map(Some).chain(std::iter::once(None)) {
-        let (pi, pj) = prev.map_or((0, 0), |(i, j)| (i + 1, j + 1));
-        let (ni, nj) = next.unwrap_or((n, m));
-        if ni > pi || nj > pj {
-            let gap_old = (if pi > 0 { a[pi - 1].1 } else { 0 }, if ni < n { a[ni].0 } else { old.len() });
-            let gap_new = (if pj > 0 { b[pj - 1].1 } else { 0 }, if nj < m { b[nj].0 } else { new.len() });
-            edits.push(hunk_edit(old, new, gap_old, gap_new, offset));
+    pairs
+}
+
+/// The tokens `new` changes in `old`, one per stretch of differing tokens, in order:
+/// `scanf("%d", x)` → `scanf("%d", &x)` is one change inserting `&` before `x`.
+pub fn changes<'t>(old: &'t str, new: &'t str) -> Vec<Change<'t>> {
+    let (a, b) = (tokens(old), tokens(new));
+    let pairs = kept_tokens(old, &a, new, &b);
+    let mut out = Vec::new();
+    let mut prev = (0, 0);
+    for (ni, nj) in pairs.iter().copied().chain(std::iter::once((a.len(), b.len()))) {
+        if ni > prev.0 || nj > prev.1 {
+            let text = |t: &[(usize, usize)], s: &'t str| t.iter().map(|t| &s[t.0..t.1]).collect::<Vec<_>>();
+            let at = a.get(prev.0).map_or(old.len(), |t| t.0);
+            out.push(Change { at, removed: text(&a[prev.0..ni], old), inserted: text(&b[prev.1..nj], new) });
         }
-        prev = next;
+        prev = (ni + 1, nj + 1);
     }
-    if edits.len() > max_edits {
-        return vec![minimal_edit(old, new, offset)];
-    }
-    // The student's comma style: `f(a,b)` gets `,c`, not `, c`.
-    let commas: Vec<usize> = a.iter().filter(|t| &old[t.0..t.1] == ",").map(|t| t.1).collect();
-    if !commas.is_empty() && commas.iter().all(|&end| !old[end..].starts_with(char::is_whitespace)) {
-        for e in &mut edits {
-            e.new_text = tight_commas(&e.new_text);
-        }
-    }
-    edits
+    out
+}
+
+/// One stretch of tokens changed ([`changes`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Change<'t> {
+    /// Where in the old text the change starts (its first removed token, or the token the
+    /// insertion goes before).
+    pub at: usize,
+    pub removed: Vec<&'t str>,
+    pub inserted: Vec<&'t str>,
 }
 
 /// `text` with the spaces after its commas dropped, outside string and character literals.

@@ -282,7 +282,7 @@ pub fn repairs(program: &Program, tree: &Tree, src: &str, diagnostics: &[Diagnos
 /// The replacement of `span` by `new` as edits of the differing tokens only, in the student's
 /// spacing (`scanf("%d",m)` gets an `&` inserted, not a reprinted call).
 pub fn minimal_edits(src: &str, span: Span, new: &str) -> Vec<TextEdit> {
-    crate::ir::token_edit::minimal_edits(&src[span.range()], new, span.start as usize, 2)
+    crate::ir::token_edit::minimal_edits_in(src, span, new, 2)
 }
 
 /// One completion: a well-typed expression of the expected type.
