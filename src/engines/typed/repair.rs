@@ -69,6 +69,11 @@ const NEWLINE: &str = "'\\n'";
 /// (`scanf("%d", v)`).
 pub const ARRAY_DESTINATION: u32 = 4;
 
+/// Whether `callee` prints one character, its first argument.
+fn prints_character(callee: &str) -> bool {
+    matches!(callee, "putchar" | "putc" | "fputc")
+}
+
 /// Whether `t` is an array of characters (an lvalue of one).
 fn is_char_array(types: &Types, t: Ty) -> bool {
     let t = match types.kind(t) {
@@ -205,9 +210,7 @@ impl<'e, 'p> Repairer<'e, 'p> {
             }
             TermKind::Call(name, args) => {
                 callee = Some(name.clone());
-                if matches!(name.as_str(), "putchar" | "putc" | "fputc")
-                    && !self.env.literals.iter().any(|(l, _)| l == NEWLINE)
-                {
+                if prints_character(name) && !self.env.literals.iter().any(|(l, _)| l == NEWLINE) {
                     extra.push(FnNode {
                         kind: FnKind::Const(NEWLINE.to_string()),
                         ret: Types::INT,
@@ -511,11 +514,11 @@ impl<'e, 'p> Repairer<'e, 'p> {
         let (mut set, bonus) =
             if writes { (sig.needs_value, NEEDS_VALUE_BONUS) } else { (sig.unused_value, FLOW_BONUS) };
         // `putchar()` prints a character: a variable that holds one is the likelier argument.
-        if matches!(callee, "putchar" | "putc" | "fputc") {
+        let prints_char = prints_character(callee);
+        if prints_char {
             set.extend(super::flow::characters(program, body));
         }
         let near = super::flow::neighbours(program, body, span, callee);
-        let prints_char = matches!(callee, "putchar" | "putc" | "fputc");
         let types = &self.env.types;
         for f in self.graph.fns[..self.base_len].iter_mut() {
             match &f.kind {
