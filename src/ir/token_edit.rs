@@ -205,9 +205,10 @@ fn tight_commas(text: &str) -> String {
         }
         out.push_str(&text[t.0..t.1]);
     }
-    // Spacing at the ends is the hunk's, kept.
+    // Spacing at the ends is the hunk's, kept, but for the space after a last comma
+    // (`b, ` inserted before `c` in `f(a,c)` is `b,`).
     let lead = &text[..text.len() - text.trim_start().len()];
-    let trail = &text[text.trim_end().len()..];
+    let trail = if out.ends_with(',') { "" } else { &text[text.trim_end().len()..] };
     format!("{lead}{out}{trail}")
 }
 
@@ -237,8 +238,14 @@ fn hunk_edit(
         while ws(o[oa]) {
             oa += 1;
         }
+        let end = ob;
         while ws(o[ob - 1]) {
             ob -= 1;
+        }
+        // An argument deleted with its comma takes the space after it along (`f(a, b, c)`
+        // less `b, ` is `f(a, c)`, not `f(a,  c)`).
+        if n[na..nb].iter().all(|c| ws(*c)) && o[ob - 1] == b',' {
+            ob = end;
         }
     }
     let tight = !replaces && oa > 0 && matches!(o[oa - 1], b'(' | b',' | b'[') && !o.get(oa).is_some_and(|c| ws(*c));
@@ -303,6 +310,21 @@ mod tests {
         let src = "/* the course's rule */\nint x = 'a'; // don't\nint y;";
         let words: Vec<&str> = tokens(src).iter().map(|&(s, e)| &src[s..e]).collect();
         assert_eq!(words, vec!["int", "x", "=", "'a'", ";", "int", "y", ";"]);
+    }
+
+    #[test]
+    fn arguments_move_in_the_students_comma_style() {
+        let edited = |src: &str, new: &str| apply_edits(src, &minimal_edits_in(src, Span::new(0, src.len()), new, 2));
+        // A swap: the argument deleted takes the space after its comma along.
+        assert_eq!(edited("swap(0, nums)", "swap(nums, 0)"), "swap(nums, 0)");
+        assert_eq!(edited("f(a, b, c)", "f(a, c)"), "f(a, c)");
+        // An argument inserted between tight commas gets none after its own.
+        assert_eq!(edited("printf(\"%d\",a,c)", "printf(\"%d\", a, b, c)"), "printf(\"%d\",a,b,c)");
+        // A call with no comma of its own: the file's style.
+        let src = "f(a,b);\nprintf(\"%d\");";
+        let at = src.find("printf").unwrap();
+        let e = minimal_edits_in(src, Span::new(at, src.len() - 1), "printf(\"%d\", a)", 2);
+        assert_eq!(apply_edits(src, &e), "f(a,b);\nprintf(\"%d\",a);");
     }
 
     #[test]
