@@ -97,6 +97,10 @@ fn edits_in_style(old: &str, new: &str, offset: usize, max_edits: usize, tight: 
     let (n, m) = (a.len(), b.len());
     let pairs = kept_tokens(old, &a, new, &b);
     // Hunks between consecutive kept tokens (and the ends).
+    // The style of the comma at old token `i`, if it is one: tight when no space follows it.
+    let comma_style = |i: usize| {
+        (i < n && &old[a[i].0..a[i].1] == ",").then(|| !old.as_bytes().get(a[i].1).is_some_and(u8::is_ascii_whitespace))
+    };
     let mut edits = Vec::new();
     let mut prev: Option<(usize, usize)> = None;
     for next in pairs.iter().copied().map(Some).chain(std::iter::once(None)) {
@@ -105,18 +109,19 @@ fn edits_in_style(old: &str, new: &str, offset: usize, max_edits: usize, tight: 
         if ni > pi || nj > pj {
             let gap_old = (if pi > 0 { a[pi - 1].1 } else { 0 }, if ni < n { a[ni].0 } else { old.len() });
             let gap_new = (if pj > 0 { b[pj - 1].1 } else { 0 }, if nj < m { b[nj].0 } else { new.len() });
-            edits.push(hunk_edit(old, new, gap_old, gap_new, offset));
+            let mut edit = hunk_edit(old, new, gap_old, gap_new, offset);
+            // The student's comma style, from the comma next to the change, else the call's
+            // or the file's: `f(a,b)` gets `,c`, not `, c`.
+            let near = pi.checked_sub(1).and_then(comma_style).or_else(|| comma_style(ni));
+            if near.or(tight) == Some(true) {
+                edit.new_text = tight_commas(&edit.new_text);
+            }
+            edits.push(edit);
         }
         prev = next;
     }
     if edits.len() > max_edits {
         return vec![minimal_edit(old, new, offset)];
-    }
-    // The student's comma style: `f(a,b)` gets `,c`, not `, c`.
-    if tight == Some(true) {
-        for e in &mut edits {
-            e.new_text = tight_commas(&e.new_text);
-        }
     }
     edits
 }
@@ -248,6 +253,11 @@ fn hunk_edit(
             ob = end;
         }
     }
+    // An argument appended where the student left a space (`f(a )`): the space stays after it.
+    let inserted = new[na..nb].trim();
+    if !replaces && ob > oa && inserted.starts_with(',') {
+        return TextEdit { span: Span::new(offset + oa, offset + oa), new_text: inserted.to_string() };
+    }
     let tight = !replaces && oa > 0 && matches!(o[oa - 1], b'(' | b',' | b'[') && !o.get(oa).is_some_and(|c| ws(*c));
     let glue = |x: u8, y: u8| {
         let word = |c: u8| c.is_ascii_alphanumeric() || c == b'_' || c == b'.';
@@ -320,6 +330,9 @@ mod tests {
         assert_eq!(edited("f(a, b, c)", "f(a, c)"), "f(a, c)");
         // An argument inserted between tight commas gets none after its own.
         assert_eq!(edited("printf(\"%d\",a,c)", "printf(\"%d\", a, b, c)"), "printf(\"%d\",a,b,c)");
+        // Mixed styles: the comma next to the change decides; a space before `)` stays.
+        assert_eq!(edited("printf(\"%d\", a,c)", "printf(\"%d\", a, b, c)"), "printf(\"%d\", a,b,c)");
+        assert_eq!(edited("g(a, b );", "g(a, b, c);"), "g(a, b, c );");
         // A call with no comma of its own: the file's style.
         let src = "f(a,b);\nprintf(\"%d\");";
         let at = src.find("printf").unwrap();
