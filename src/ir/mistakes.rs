@@ -2,8 +2,9 @@
 //! edit students made to get a rejected program to compile (`mistakes.tsv`, learned by
 //! `mend bench mistakes` from C-Pack-IPAs' rejected submissions and the same students' next
 //! submissions). The fixes of one error are ranked by the size of their edit plus how rare
-//! that kind of edit is (`rank_fixes`); the typed engine, whose costs already measure its
-//! edits, breaks its ties by it (`rarity_of_change`).
+//! that kind of edit is (`rank_fixes`). The typed engine's candidates are not reranked by it:
+//! their costs know types and data flow, and a frequency tie-break among them promoted
+//! `putchar(total)` for `printf(total)` (a common kind of rename that prints the wrong thing).
 //!
 //! A kind of edit is a change of tokens with names, numbers and literals abstracted:
 //! `scanf("%d", n)` → `scanf("%d", &n)` is `· → &`, `if (a = b)` → `if (a == b)` is `= → ==`,
@@ -27,7 +28,7 @@ pub const MAX_CHANGE_TOKENS: usize = 4;
 pub const MAX_CHANGES: usize = 8;
 
 /// The cost of a kind of edit never seen in the data, in halvings of frequency below the most
-/// common kind (`= → ==` seen half as often as `· → ;` costs 1). Bounds what the table can
+/// common kind (a kind seen half as often as the commonest costs 1). Bounds what the table can
 /// weigh against the size of an edit: a rare kind of fix still wins by being much smaller.
 pub const UNSEEN: u32 = 6;
 
@@ -100,11 +101,6 @@ pub fn rarity(kind: &(String, String)) -> u32 {
         Some(&n) if n > 0 => ((f64::from(*top) / f64::from(n)).log2().round() as u32).min(UNSEEN),
         _ => UNSEEN,
     }
-}
-
-/// How rare the kinds of edit turning `old` into `new` are, summed.
-pub fn rarity_of_change(old: &str, new: &str) -> u32 {
-    changes(old, new).iter().map(|c| kind(c).map_or(UNSEEN, |k| rarity(&k))).sum()
 }
 
 /// The rank of a fix of `text`: the tokens it changes plus how rare each of its kinds of edit
