@@ -62,9 +62,14 @@ pub fn encode_product<'ctx>(
     let mut links = Vec::new();
     for (i, a) in enc.inputs.iter().enumerate() {
         for (j, b) in r.inputs.iter().enumerate() {
+            let at = Bool::and(ctx, &[&a.guard, &b.guard, &s_pos[i]._eq(&r_pos[j])]).simplify();
+            // Reads that can never take the same token need no link (`scanf("%d")` then
+            // `scanf("%lf")` in both programs: the integer never meets the float).
+            if at.as_bool() == Some(false) {
+                continue;
+            }
             let same = same_value(ctx, &a.value, &a.ty, &b.value, &b.ty)
                 .ok_or_else(|| unsupported("an input read as a number of another kind than the reference reads it"))?;
-            let at = Bool::and(ctx, &[&a.guard, &b.guard, &s_pos[i]._eq(&r_pos[j])]);
             links.push(at.implies(&same));
         }
     }
