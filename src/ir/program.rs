@@ -165,6 +165,20 @@ pub enum Builtin {
 }
 
 impl Builtin {
+    /// A character class of `ctype.h` in the C locale: the byte ranges it holds, and what
+    /// glibc's function returns for a member (its table bit; 0 for anything else, `EOF` and
+    /// bytes above 127 included). The interpreter and the symbolic executors both read it.
+    pub fn char_class(self) -> Option<(&'static [(u8, u8)], i64)> {
+        match self {
+            Builtin::Isupper => Some((&[(b'A', b'Z')], 256)),
+            Builtin::Islower => Some((&[(b'a', b'z')], 512)),
+            Builtin::Isalpha => Some((&[(b'A', b'Z'), (b'a', b'z')], 1024)),
+            Builtin::Isdigit => Some((&[(b'0', b'9')], 2048)),
+            Builtin::Isspace => Some((&[(9, 13), (b' ', b' ')], 8192)),
+            _ => None,
+        }
+    }
+
     /// Changes nothing (no state, no input or output) and always returns: a call can be
     /// evaluated anywhere, any number of times, with the same result.
     pub fn is_pure(self) -> bool {

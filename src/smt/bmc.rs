@@ -14,10 +14,10 @@ use z3::Model;
 use z3::ast::{Ast, Bool};
 
 use super::budget::Budget;
-use super::encode::fp::{self, FpOps};
 use super::encode::{
     BranchKind, EncodeOptions, Encoding, InputSource, LocationId, SymVal, Unsupported, ViolationKind, encode,
 };
+use super::floats::{self, FloatModel, Floats};
 use super::solver::{self, UnknownReason, Verdict, check_with_budget};
 use crate::cancel::Cancel;
 use crate::ir::format::{self as cfmt, Piece};
@@ -263,10 +263,9 @@ pub fn model_value<'ctx>(m: &Model<'ctx>, v: &SymVal<'ctx>, ty: &Type) -> Option
             Some(InputValue::Int(t.wrap(u as i64)))
         }
         (SymVal::Float(f), Type::Float(k)) => {
-            let mut ops = FpOps::new(f.get_ctx());
-            let bits = ops.ieee_bits(f, *k);
+            let bits = Floats::new(f.get_ctx(), FloatModel::Ieee).ieee_bits(f, *k)?;
             let u = m.eval(&bits, true)?.as_u64()?;
-            Some(InputValue::Float(fp::from_bits(u, *k)))
+            Some(InputValue::Float(floats::from_bits(u, *k)))
         }
         _ => None,
     }

@@ -1,4 +1,4 @@
-//! C's `float` and `double` for the region executor, in one of two models:
+//! C's `float` and `double` for both symbolic executors, in one of two models:
 //!
 //! * [`FloatModel::Ieee`]: bit-precise IEEE-754 (Z3's floating-point sorts, round to nearest
 //!   even), exactly as the program computes. Every proof is made in this model.
@@ -18,8 +18,11 @@
 use z3::ast::{Ast, BV, Bool, Dynamic, Float, Int, Real};
 use z3::{Context, FuncDecl, Sort};
 
-use super::encode::fp::{self, FpOps};
-use crate::ir::FloatKind;
+mod ieee;
+
+use crate::ir::{BinOp, FloatKind};
+use ieee::FpOps;
+pub use ieee::from_bits;
 
 /// Which numbers a C floating-point value is (see the module documentation).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -56,7 +59,7 @@ impl<'ctx> Floats<'ctx> {
     /// The sort of a value of kind `k`.
     pub fn sort(&self, k: FloatKind) -> Sort<'ctx> {
         match self.model {
-            FloatModel::Ieee => fp::sort(self.ctx, k),
+            FloatModel::Ieee => ieee::sort(self.ctx, k),
             FloatModel::Real => Sort::real(self.ctx),
         }
     }
@@ -65,7 +68,7 @@ impl<'ctx> Floats<'ctx> {
     pub fn constant(&self, name: &str, k: FloatKind) -> Dynamic<'ctx> {
         match self.model {
             FloatModel::Ieee => {
-                let (e, s) = fp::sbits(k);
+                let (e, s) = ieee::sbits(k);
                 Dynamic::from_ast(&Float::new_const(self.ctx, name, e, s))
             }
             FloatModel::Real => Dynamic::from_ast(&Real::new_const(self.ctx, name)),
@@ -133,6 +136,36 @@ impl<'ctx> Floats<'ctx> {
         let not_nan = [self.is_nan(a).not(), self.is_nan(b).not()];
         let le = self.compare(Cmp::Le, a, b).not();
         Bool::and(self.ctx, &[&le, &not_nan[0], &not_nan[1]])
+    }
+
+    /// C's comparison `op` (`<`, `<=`, `>`, `>=`, `==`, `!=`; false with a NaN except `!=`).
+    /// One order predicate, `fp.leq`, in both orientations: `x < y` is `!(y <= x)` when
+    /// neither is NaN. The student's `score < a` and the reference's `score >= a` then share
+    /// an atom, and an equivalence proof needs no bit-level reasoning that `fp.lt` and
+    /// `fp.leq` are complements (Z3 took over 10 s on five-way grade comparisons without it).
+    pub fn c_compare(&mut self, op: BinOp, x: &Dynamic<'ctx>, y: &Dynamic<'ctx>) -> Bool<'ctx> {
+        match op {
+            BinOp::Lt => self.greater(y, x, true),
+            BinOp::Le => self.compare(Cmp::Le, x, y),
+            BinOp::Gt => self.greater(x, y, true),
+            BinOp::Ge => self.compare(Cmp::Le, y, x),
+            BinOp::Eq => self.compare(Cmp::Eq, x, y),
+            _ => self.compare(Cmp::Eq, x, y).not(),
+        }
+    }
+
+    /// C's truth of a value: unequal to zero (`-0.0` is false, NaN true).
+    pub fn truthy(&mut self, a: &Dynamic<'ctx>, k: FloatKind) -> Bool<'ctx> {
+        let zero = self.literal(0.0, k);
+        self.compare(Cmp::Eq, a, &zero).not()
+    }
+
+    /// The IEEE-754 bits of `a` (to read a model's value); `None` in the real model.
+    pub fn ieee_bits(&mut self, a: &Dynamic<'ctx>, k: FloatKind) -> Option<BV<'ctx>> {
+        match self.model {
+            FloatModel::Ieee => Some(self.fp.ieee_bits(&ieee(a), k)),
+            FloatModel::Real => None,
+        }
     }
 
     pub fn is_nan(&mut self, a: &Dynamic<'ctx>) -> Bool<'ctx> {

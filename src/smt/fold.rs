@@ -155,8 +155,9 @@ mod tests {
     use z3::ast::{Ast, BV, Bool, Dynamic};
 
     use super::fold_constant_ites;
+    use crate::ir::BinOp;
     use crate::ir::FloatKind;
-    use crate::smt::encode::fp::FpOps;
+    use crate::smt::floats::{FloatModel, Floats};
     use crate::smt::solver::new_context;
 
     /// A counterexample-like formula: floating-point operations on the holes' constant
@@ -164,7 +165,7 @@ mod tests {
     #[test]
     fn folds_float_operations_on_ite_trees_to_an_equivalent_formula() {
         let ctx = new_context();
-        let mut fp = FpOps::new(&ctx);
+        let mut fp = Floats::new(&ctx, FloatModel::Ieee);
         let (c1, c2, c3) = (Bool::new_const(&ctx, "c1"), Bool::new_const(&ctx, "c2"), Bool::new_const(&ctx, "c3"));
         let (a, b, c) = (
             fp.literal(1.5, FloatKind::Double),
@@ -173,10 +174,10 @@ mod tests {
         );
         let x = c1.ite(&a, &c2.ite(&b, &c));
         let flag = c3.ite(&BV::from_i64(&ctx, 1, 32), &BV::from_i64(&ctx, 0, 32));
-        let y = fp.int_to_float(&flag, true, FloatKind::Double);
+        let y = fp.from_int(&flag, true, FloatKind::Double);
         let one = fp.literal(1.0, FloatKind::Double);
         let z = fp.arith("add", &y, &one, FloatKind::Double);
-        let e = Bool::and(&ctx, &[&fp.compare("fp.lt", &y, &x), &fp.compare("fp.leq", &z, &x).not()]);
+        let e = Bool::and(&ctx, &[&fp.c_compare(BinOp::Lt, &y, &x), &fp.c_compare(BinOp::Le, &z, &x).not()]);
         let folded = fold_constant_ites(&Dynamic::from_ast(&e)).as_bool().expect("bool").simplify();
         assert!(!folded.to_string().contains("fp."), "left unfolded: {folded}");
         let solver = z3::Solver::new(&ctx);

@@ -8,6 +8,7 @@
 pub mod bmc;
 pub mod budget;
 pub mod c_int;
+pub mod c_lib;
 pub mod encode;
 pub mod fingerprint;
 pub mod floats;

@@ -75,12 +75,11 @@
 //! without assumptions (30 s vs 3 s on `fixtures/bmc/student_avg.c`).
 
 pub mod exec;
-pub(crate) mod fp;
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 
 use z3::Context;
-use z3::ast::{Ast, BV, Bool, Float};
+use z3::ast::{Ast, BV, Bool, Dynamic};
 
 use crate::ir::{Builtin, Callee, Expr, ExprKind, FuncId, Init, IntType, Program, Span, Stmt, StmtKind, Type};
 
@@ -374,7 +373,7 @@ pub enum OutValue<'ctx> {
         ty: IntType,
     },
     Float {
-        value: Float<'ctx>,
+        value: Dynamic<'ctx>,
         kind: crate::ir::FloatKind,
     },
     /// A string literal.

@@ -1,4 +1,4 @@
-//! IEEE floating point through SMT-LIB templates.
+//! IEEE floating point through SMT-LIB templates (the `Ieee` model of [`super::Floats`]).
 //!
 //! The z3 0.12 crate exposes the `Float` sorts, but no round-to-nearest-even mode and no
 //! int↔float conversions. Each such operation is parsed once as an SMT-LIB term over
@@ -12,19 +12,19 @@ use z3::{Context, Solver, Sort};
 
 use crate::ir::FloatKind;
 
-pub(crate) struct FpOps<'ctx> {
+pub(super) struct FpOps<'ctx> {
     ctx: &'ctx Context,
     cache: HashMap<String, (Dynamic<'ctx>, Vec<Dynamic<'ctx>>)>,
 }
 
-pub(crate) fn sort<'ctx>(ctx: &'ctx Context, k: FloatKind) -> Sort<'ctx> {
+pub(super) fn sort<'ctx>(ctx: &'ctx Context, k: FloatKind) -> Sort<'ctx> {
     match k {
         FloatKind::Float => Sort::float32(ctx),
         FloatKind::Double => Sort::double(ctx),
     }
 }
 
-pub(crate) fn sbits(k: FloatKind) -> (u32, u32) {
+pub(super) fn sbits(k: FloatKind) -> (u32, u32) {
     match k {
         FloatKind::Float => (8, 24),
         FloatKind::Double => (11, 53),
@@ -93,9 +93,6 @@ impl<'ctx> FpOps<'ctx> {
     pub fn compare(&mut self, op: &str, a: &Float<'ctx>, b: &Float<'ctx>) -> Bool<'ctx> {
         self.pred(&format!("({op} a0 a1)"), &[a, b])
     }
-    pub fn is_zero(&mut self, a: &Float<'ctx>) -> Bool<'ctx> {
-        self.pred("(fp.isZero a0)", &[a])
-    }
     pub fn is_nan(&mut self, a: &Float<'ctx>) -> Bool<'ctx> {
         self.pred("(fp.isNaN a0)", &[a])
     }
@@ -146,7 +143,7 @@ impl<'ctx> FpOps<'ctx> {
 }
 
 /// An `f64` from IEEE bits of kind `k`.
-pub(crate) fn from_bits(bits: u64, k: FloatKind) -> f64 {
+pub fn from_bits(bits: u64, k: FloatKind) -> f64 {
     match k {
         FloatKind::Float => f32::from_bits(bits as u32) as f64,
         FloatKind::Double => f64::from_bits(bits),

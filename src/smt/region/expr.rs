@@ -7,10 +7,7 @@ impl<'s, 'p, 'w, 'a, 'ctx> Exec<'s, 'p, 'w, 'a, 'ctx> {
     pub(super) fn truthy(&mut self, t: &Term<'ctx>) -> Bool<'ctx> {
         match t {
             Term::Int(b, _) => c_int::truthy(b),
-            Term::Float(f, k) => {
-                let z = self.floats.literal(0.0, *k);
-                self.floats.compare(Cmp::Eq, f, &z).not()
-            }
+            Term::Float(f, k) => self.floats.truthy(f, *k),
             // An array decays to a pointer that is never null.
             Term::Array(..) => Bool::from_bool(self.ctx, true),
         }
@@ -207,19 +204,7 @@ impl<'s, 'p, 'w, 'a, 'ctx> Exec<'s, 'p, 'w, 'a, 'ctx> {
                     BinOp::Mul => "mul",
                     BinOp::Div => "div",
                     BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge | BinOp::Eq | BinOp::Ne => {
-                        // One order predicate, `fp.leq`, in both orientations: `x < y` is
-                        // `!(y <= x)` when neither is NaN. The student's `score < a` and the
-                        // reference's `score >= a` then share an atom, and an equivalence proof
-                        // needs no bit-level reasoning that `fp.lt` and `fp.leq` are complements
-                        // (Z3 took over 10 s on five-way grade comparisons without it).
-                        let c = match op {
-                            BinOp::Lt => self.floats.greater(y, x, true),
-                            BinOp::Le => self.floats.compare(Cmp::Le, x, y),
-                            BinOp::Gt => self.floats.greater(x, y, true),
-                            BinOp::Ge => self.floats.compare(Cmp::Le, y, x),
-                            BinOp::Eq => self.floats.compare(Cmp::Eq, x, y),
-                            _ => self.floats.compare(Cmp::Eq, x, y).not(),
-                        };
+                        let c = self.floats.c_compare(op, x, y);
                         return Ok(self.bool_val(c, deps));
                     }
                     _ => return unsupported("this operator on floating point values", span),
@@ -369,43 +354,27 @@ impl<'s, 'p, 'w, 'a, 'ctx> Exec<'s, 'p, 'w, 'a, 'ctx> {
                 self.error(Bool::and(ctx, &[g, &c.not()]), deps, e.span);
                 Ok(self.int_val(c_int::constant(ctx, IntType::INT, 0), IntType::INT, Deps::new()))
             }
-            Builtin::Abs | Builtin::Labs => {
-                let v = one(self, st)?;
-                let Term::Int(x, t) = &v.term else { return unsupported("abs of a non-integer", e.span) };
-                let z = BV::from_u64(ctx, 0, x.get_size());
-                Ok(self.int_val(x.bvslt(&z).ite(&x.bvneg(), x), *t, v.deps.clone()))
-            }
-            Builtin::Fabs => {
-                let v = one(self, st)?;
-                let Term::Float(x, k) = &v.term else { return unsupported("fabs of a non-float", e.span) };
-                Ok(Val { term: Term::Float(self.floats.abs(x, *k), *k), deps: v.deps.clone() })
-            }
-            Builtin::Floor | Builtin::Ceil | Builtin::Round | Builtin::Sqrt => {
+            Builtin::Fabs | Builtin::Floor | Builtin::Ceil | Builtin::Round | Builtin::Sqrt => {
                 let v = one(self, st)?;
                 let v = self.convert(v, &Type::DOUBLE, e.span)?;
-                let Term::Float(x, _) = &v.term else { unreachable!() };
-                let r = self.floats.math(&name, x, FloatKind::Double).expect("a math function");
+                let Term::Float(x, _) = &v.term else { unreachable!("converted to double") };
+                let r = c_lib::double_function(&mut self.floats, b, x).expect("a double function");
                 let r = Val { term: Term::Float(r, FloatKind::Double), deps: v.deps.clone() };
                 self.convert(r, &e.ty, e.span)
             }
-            Builtin::Isdigit | Builtin::Isalpha | Builtin::Isspace | Builtin::Isupper | Builtin::Islower => {
+            Builtin::Abs
+            | Builtin::Labs
+            | Builtin::Isdigit
+            | Builtin::Isalpha
+            | Builtin::Isspace
+            | Builtin::Isupper
+            | Builtin::Islower
+            | Builtin::Toupper
+            | Builtin::Tolower => {
                 let v = one(self, st)?;
-                let Term::Int(x, t) = &v.term else { return unsupported("a character class of a non-integer", e.span) };
-                let c = c_int::cast(x, *t, IntType::INT);
-                let within = |lo: u8, hi: u8| {
-                    Bool::and(
-                        ctx,
-                        &[&c.bvsge(&BV::from_i64(ctx, lo as i64, 32)), &c.bvsle(&BV::from_i64(ctx, hi as i64, 32))],
-                    )
-                };
-                let r = match b {
-                    Builtin::Isdigit => within(b'0', b'9'),
-                    Builtin::Isupper => within(b'A', b'Z'),
-                    Builtin::Islower => within(b'a', b'z'),
-                    Builtin::Isalpha => Bool::or(ctx, &[&within(b'A', b'Z'), &within(b'a', b'z')]),
-                    _ => Bool::or(ctx, &[&within(9, 13), &c._eq(&BV::from_i64(ctx, 32, 32))]),
-                };
-                Ok(self.bool_val(r, v.deps.clone()))
+                let Term::Int(x, t) = &v.term else { return unsupported(format!("`{name}` of a non-integer"), e.span) };
+                let (r, rt) = c_lib::int_function(ctx, b, x, *t).expect("an integer function");
+                Ok(self.int_val(r, rt, v.deps.clone()))
             }
             other => unsupported(format!("the library function `{}`", format!("{other:?}").to_lowercase()), e.span),
         }

@@ -78,11 +78,11 @@ use crate::ir::{
 };
 use crate::spec::compare::Compare;
 
-use super::c_int;
-use super::floats::{Cmp, FloatModel, Floats};
+use super::floats::{FloatModel, Floats};
 pub use super::output::Token;
 use super::output::{self, Printer};
 use super::stream;
+use super::{c_int, c_lib};
 
 pub type Deps = BTreeSet<VarId>;
 

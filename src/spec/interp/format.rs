@@ -6,13 +6,6 @@ use super::memory::{self, BlockKind};
 use super::{ChunkKind, RuntimeErrorKind as K};
 use crate::ir::*;
 
-// glibc's ctype table bits (what `isdigit` etc. return for a true result).
-const IS_UPPER: i64 = 256;
-const IS_LOWER: i64 = 512;
-const IS_ALPHA: i64 = 1024;
-const IS_DIGIT: i64 = 2048;
-const IS_SPACE: i64 = 8192;
-
 const MAX_FIELD: usize = 1 << 21;
 
 impl<'p> Machine<'p> {
@@ -175,20 +168,9 @@ impl<'p> Machine<'p> {
             }
             Builtin::Isdigit | Builtin::Isalpha | Builtin::Isspace | Builtin::Isupper | Builtin::Islower => {
                 let c = self.eval(arg(0)?)?.i();
-                let r = if (0..128).contains(&c) {
-                    let c = c as u8;
-                    match b {
-                        Builtin::Isdigit if c.is_ascii_digit() => IS_DIGIT,
-                        Builtin::Isalpha if c.is_ascii_alphabetic() => IS_ALPHA,
-                        Builtin::Isspace if matches!(c, b' ' | b'\t' | b'\n' | 0x0b | 0x0c | b'\r') => IS_SPACE,
-                        Builtin::Isupper if c.is_ascii_uppercase() => IS_UPPER,
-                        Builtin::Islower if c.is_ascii_lowercase() => IS_LOWER,
-                        _ => 0,
-                    }
-                } else {
-                    0
-                };
-                Ok(Val::I(r))
+                let (ranges, bit) = b.char_class().expect("a character class");
+                let member = ranges.iter().any(|&(lo, hi)| (lo as i64..=hi as i64).contains(&c));
+                Ok(Val::I(if member { bit } else { 0 }))
             }
             Builtin::Toupper | Builtin::Tolower => {
                 let c = self.eval(arg(0)?)?.i();

@@ -318,21 +318,6 @@ impl<'a, 'ctx> Exec<'a, 'ctx> {
                 self.kill();
                 Ok(SymVal::Void)
             }
-            Builtin::Abs | Builtin::Labs => {
-                let Some(a) = arg(0) else { return self.unsupported("abs without an argument", e.span) };
-                let SymVal::Int(v) = self.eval(a)? else { return self.unsupported("abs of a non-integer", e.span) };
-                let z = BV::from_u64(self.ctx, 0, v.get_size());
-                Ok(SymVal::Int(v.bvslt(&z).ite(&v.bvneg(), &v)))
-            }
-            Builtin::Fabs => {
-                let Some(a) = arg(0) else { return self.unsupported("fabs without an argument", e.span) };
-                let SymVal::Float(v) = self.eval(a)? else { return self.unsupported("fabs of a non-float", e.span) };
-                let k = match e.ty {
-                    Type::Float(k) => k,
-                    _ => FloatKind::Double,
-                };
-                Ok(SymVal::Float(self.fp.abs(&v, k)))
-            }
             Builtin::Fgets | Builtin::Gets => self.read_line(b, e, args),
             Builtin::Strlen => {
                 let Some(a) = arg(0) else { return self.unsupported("strlen without an argument", e.span) };
@@ -344,19 +329,36 @@ impl<'a, 'ctx> Exec<'a, 'ctx> {
                 };
                 self.strcmp(e, a, b)
             }
-            Builtin::Floor | Builtin::Ceil | Builtin::Round | Builtin::Sqrt => {
+            Builtin::Fabs | Builtin::Floor | Builtin::Ceil | Builtin::Round | Builtin::Sqrt => {
                 let Some(a) = arg(0) else { return self.unsupported("a math function without an argument", e.span) };
                 let v = self.eval(a)?;
                 let x = self.cast(v, &a.ty, &Type::DOUBLE, a.span)?;
                 let SymVal::Float(x) = x else { return self.unsupported("a math function of this type", e.span) };
-                let f = format!("{b:?}").to_lowercase();
                 // Rounding an integer-valued double is the identity.
-                let r = if f != "sqrt" && self.exact_ints.contains_key(&x) {
+                let rounds = matches!(b, Builtin::Floor | Builtin::Ceil | Builtin::Round);
+                let r = if rounds && self.exact_ints.contains_key(&x) {
                     x
                 } else {
-                    self.fp.math(&f, &x, FloatKind::Double).expect("known math function")
+                    c_lib::double_function(&mut self.floats, b, &x).expect("a double function")
                 };
                 self.cast(SymVal::Float(r), &Type::DOUBLE, &e.ty, e.span)
+            }
+            Builtin::Abs
+            | Builtin::Labs
+            | Builtin::Isdigit
+            | Builtin::Isalpha
+            | Builtin::Isspace
+            | Builtin::Isupper
+            | Builtin::Islower
+            | Builtin::Toupper
+            | Builtin::Tolower => {
+                let name = format!("{b:?}").to_lowercase();
+                let Some(a) = arg(0) else { return self.unsupported(format!("`{name}` without an argument"), e.span) };
+                let (SymVal::Int(x), Type::Int(t)) = (self.eval(a)?, &a.ty) else {
+                    return self.unsupported(format!("`{name}` of a non-integer"), e.span);
+                };
+                let (r, rt) = c_lib::int_function(self.ctx, b, &x, *t).expect("an integer function");
+                self.cast(SymVal::Int(r), &Type::Int(rt), &e.ty, e.span)
             }
             other => {
                 self.unsupported(format!("the library function `{}`", format!("{other:?}").to_lowercase()), e.span)
@@ -384,7 +386,7 @@ impl<'a, 'ctx> Exec<'a, 'ctx> {
                 }
             }
             (SymVal::Float(f), _) => {
-                let c = self.fp.is_finite(f);
+                let c = self.floats.is_finite(f);
                 self.enc.hard.push(c);
             }
             (SymVal::Ptr(_), _) | (SymVal::Void, _) => return self.unsupported("reading a value of this type", span),

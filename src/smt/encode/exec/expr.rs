@@ -41,15 +41,7 @@ impl<'a, 'ctx> Exec<'a, 'ctx> {
         let name = format!("{}loc!{}!{use_id}", self.namespace, loc.0);
         let x = match &vals[0] {
             SymVal::Int(b) => SymVal::Int(BV::new_const(self.ctx, name, b.get_size())),
-            SymVal::Float(f) => {
-                let s = f.get_sort();
-                SymVal::Float(Float::new_const(
-                    self.ctx,
-                    name,
-                    s.float_exponent_size().unwrap_or(11),
-                    s.float_significand_size().unwrap_or(53),
-                ))
-            }
+            SymVal::Float(f) => SymVal::Float(self.floats.constant(&name, float_kind(f))),
             SymVal::Void => return Ok(SymVal::Void),
             SymVal::Ptr(_) => return self.unsupported("alternatives for a pointer-valued expression", e.span),
         };
@@ -78,12 +70,12 @@ impl<'a, 'ctx> Exec<'a, 'ctx> {
         match &e.kind {
             ExprKind::Int(v) => match &e.ty {
                 Type::Int(t) => Ok(SymVal::Int(c_int::constant(self.ctx, *t, *v))),
-                Type::Float(k) => Ok(SymVal::Float(self.fp.literal(*v as f64, *k))),
+                Type::Float(k) => Ok(SymVal::Float(self.floats.literal(*v as f64, *k))),
                 Type::Pointer(_) if *v == 0 => Ok(SymVal::Ptr(self.null())),
                 _ => self.unsupported("an integer constant of this type", e.span),
             },
             ExprKind::Float(f) => match &e.ty {
-                Type::Float(k) => Ok(SymVal::Float(self.fp.literal(*f, *k))),
+                Type::Float(k) => Ok(SymVal::Float(self.floats.literal(*f, *k))),
                 _ => self.unsupported("a float constant of this type", e.span),
             },
             ExprKind::SizeOf { size, .. } => match &e.ty {
@@ -108,7 +100,7 @@ impl<'a, 'ctx> Exec<'a, 'ctx> {
                     (UnOp::Neg, SymVal::Int(b)) => Ok(SymVal::Int(c_int::neg(&b))),
                     (UnOp::Neg, SymVal::Float(f)) => {
                         let Type::Float(k) = e.ty else { return self.unsupported("negation", e.span) };
-                        Ok(SymVal::Float(self.fp.neg(&f, k)))
+                        Ok(SymVal::Float(self.floats.neg(&f, k)))
                     }
                     (UnOp::BitNot, SymVal::Int(b)) => Ok(SymVal::Int(c_int::bit_not(&b))),
                     (UnOp::Not, v) => {
@@ -217,8 +209,8 @@ impl<'a, 'ctx> Exec<'a, 'ctx> {
                         }
                     }
                     (SymVal::Float(f), Type::Float(k)) => {
-                        let one = self.fp.literal(1.0, *k);
-                        SymVal::Float(self.fp.arith(if inc { "add" } else { "sub" }, f, &one, *k))
+                        let one = self.floats.literal(1.0, *k);
+                        SymVal::Float(self.floats.arith(if inc { "add" } else { "sub" }, f, &one, *k))
                     }
                     (SymVal::Ptr(p), Type::Pointer(to)) => {
                         let Some(scale) = leaf_count(to) else { return self.unsupported("pointer arithmetic", e.span) };
@@ -274,17 +266,7 @@ impl<'a, 'ctx> Exec<'a, 'ctx> {
                     let signed = aty.as_int().is_some_and(|t| t.signed);
                     c_int::compare(op, a, b, signed).expect("comparison")
                 }
-                (SymVal::Float(a), SymVal::Float(b)) => {
-                    let name = match op {
-                        BinOp::Lt => "fp.lt",
-                        BinOp::Le => "fp.leq",
-                        BinOp::Gt => "fp.gt",
-                        BinOp::Ge => "fp.geq",
-                        _ => "fp.eq",
-                    };
-                    let c = self.fp.compare(name, a, b);
-                    if op == BinOp::Ne { c.not() } else { c }
-                }
+                (SymVal::Float(a), SymVal::Float(b)) => self.floats.c_compare(op, a, b),
                 (SymVal::Ptr(a), SymVal::Ptr(b)) => match op {
                     BinOp::Eq => Bool::and(self.ctx, &[&a.obj._eq(&b.obj), &a.off._eq(&b.off)]),
                     BinOp::Ne => Bool::and(self.ctx, &[&a.obj._eq(&b.obj), &a.off._eq(&b.off)]).not(),
@@ -342,7 +324,7 @@ impl<'a, 'ctx> Exec<'a, 'ctx> {
                     BinOp::Div => "div",
                     _ => return self.unsupported(format!("operator `{}` on floating point", op.c_token()), span),
                 };
-                Ok(SymVal::Float(self.fp.arith(name, &a, &b, *k)))
+                Ok(SymVal::Float(self.floats.arith(name, &a, &b, *k)))
             }
             _ => self.unsupported(format!("operator `{}` on these operands", op.c_token()), span),
         }
@@ -356,7 +338,7 @@ impl<'a, 'ctx> Exec<'a, 'ctx> {
             }
             (SymVal::Int(b), Type::Int(f), Type::Int(t)) => SymVal::Int(c_int::cast(&b, *f, *t)),
             (SymVal::Int(b), Type::Int(f), Type::Float(k)) => {
-                let x = self.fp.int_to_float(&b, f.signed, *k);
+                let x = self.floats.from_int(&b, f.signed, *k);
                 if *k == FloatKind::Double && f.bits() <= 32 {
                     self.exact_ints.insert(x.clone(), (b, *f));
                 }
@@ -370,17 +352,17 @@ impl<'a, 'ctx> Exec<'a, 'ctx> {
             }
             (SymVal::Float(x), Type::Float(_), Type::Int(t)) => {
                 if t.kind == IntKind::Bool {
-                    let c = self.fp.is_zero(&x).not();
+                    let c = self.floats.truthy(&x, float_kind(&x));
                     SymVal::Int(c_int::from_bool(&c, *t))
                 } else {
-                    SymVal::Int(self.fp.float_to_int(&x, t.signed, c_int::width(*t)))
+                    SymVal::Int(self.floats.to_int(&x, t.signed, c_int::width(*t)))
                 }
             }
             (SymVal::Float(x), Type::Float(f), Type::Float(k)) => {
                 if f == k {
                     SymVal::Float(x)
                 } else {
-                    SymVal::Float(self.fp.convert(&x, *k))
+                    SymVal::Float(self.floats.convert(&x, *k))
                 }
             }
             (SymVal::Ptr(p), _, Type::Int(t)) if t.kind == IntKind::Bool => {

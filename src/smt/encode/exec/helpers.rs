@@ -69,7 +69,7 @@ impl<'a, 'ctx> Exec<'a, 'ctx> {
     pub(super) fn elem_sort(&self, ty: &Type, span: Span) -> R<Sort<'ctx>> {
         match ty {
             Type::Int(t) => Ok(Sort::bitvector(self.ctx, c_int::width(*t))),
-            Type::Float(k) => Ok(fp::sort(self.ctx, *k)),
+            Type::Float(k) => Ok(self.floats.sort(*k)),
             Type::Struct(_) => self.unsupported("structs", span),
             _ => self.unsupported(format!("memory holding values of type `{}`", self.p.type_name(ty)), span),
         }
@@ -78,7 +78,7 @@ impl<'a, 'ctx> Exec<'a, 'ctx> {
     pub(super) fn zero(&self, ty: &Type, span: Span) -> R<SymVal<'ctx>> {
         Ok(match ty {
             Type::Int(t) => SymVal::Int(c_int::constant(self.ctx, *t, 0)),
-            Type::Float(k) => SymVal::Float(self.fp.literal(0.0, *k)),
+            Type::Float(k) => SymVal::Float(self.floats.literal(0.0, *k)),
             Type::Pointer(_) => SymVal::Ptr(self.null()),
             Type::Struct(_) => return self.unsupported("structs", span),
             _ => return self.unsupported(format!("values of type `{}`", self.p.type_name(ty)), span),
@@ -93,8 +93,7 @@ impl<'a, 'ctx> Exec<'a, 'ctx> {
         let n = self.name(base);
         Ok(match ty {
             Type::Int(t) => SymVal::Int(BV::new_const(self.ctx, n, c_int::width(*t))),
-            Type::Float(FloatKind::Float) => SymVal::Float(Float::new_const_float32(self.ctx, n)),
-            Type::Float(FloatKind::Double) => SymVal::Float(Float::new_const_double(self.ctx, n)),
+            Type::Float(k) => SymVal::Float(self.floats.constant(&n, *k)),
             Type::Pointer(_) => SymVal::Ptr(SymPtr {
                 obj: BV::new_const(self.ctx, format!("{n}.obj"), OBJ_BITS),
                 off: BV::new_const(self.ctx, format!("{n}.off"), OFF_BITS),
@@ -116,12 +115,7 @@ impl<'a, 'ctx> Exec<'a, 'ctx> {
                 SymVal::Int(x)
             }
             SymVal::Float(f) => {
-                let x = Float::new_const(
-                    self.ctx,
-                    n,
-                    f.get_sort().float_exponent_size().unwrap_or(11),
-                    f.get_sort().float_significand_size().unwrap_or(53),
-                );
+                let x = self.floats.constant(&n, float_kind(&f));
                 self.enc.hard.push(x._eq(&f));
                 SymVal::Float(x)
             }
@@ -160,7 +154,7 @@ impl<'a, 'ctx> Exec<'a, 'ctx> {
     pub(super) fn truthy(&mut self, v: &SymVal<'ctx>) -> Bool<'ctx> {
         match v {
             SymVal::Int(b) => c_int::truthy(b),
-            SymVal::Float(f) => self.fp.is_zero(f).not(),
+            SymVal::Float(f) => self.floats.truthy(f, float_kind(f)),
             SymVal::Ptr(p) => c_int::truthy(&p.obj),
             SymVal::Void => self.tt(),
         }
@@ -249,4 +243,9 @@ impl<'a, 'ctx> Exec<'a, 'ctx> {
         self.enc.selectors.insert(loc, sels.clone());
         sels
     }
+}
+
+/// The C type of an IEEE value, read off its sort.
+pub(super) fn float_kind(f: &Dynamic<'_>) -> FloatKind {
+    if f.get_sort().float_exponent_size() == Some(8) { FloatKind::Float } else { FloatKind::Double }
 }

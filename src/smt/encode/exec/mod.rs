@@ -4,14 +4,14 @@
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::rc::Rc;
 
-use z3::ast::{Array, Ast, BV, Bool, Dynamic, Float};
+use z3::ast::{Array, Ast, BV, Bool, Dynamic};
 use z3::{Context, Sort};
 
-use super::fp::{self, FpOps};
 use super::*;
 use crate::ir::format::{self as cfmt, Count, Piece};
 use crate::ir::{BinOp, FloatKind, IncDec, IntKind, LogicOp, UnOp, VarId, VarKind};
-use crate::smt::c_int;
+use crate::smt::floats::{FloatModel, Floats};
+use crate::smt::{c_int, c_lib};
 
 mod calls;
 mod expr;
@@ -19,13 +19,15 @@ mod helpers;
 mod places;
 mod stmt;
 
+use helpers::float_kind;
+
 type R<T> = Result<T, Unsupported>;
 
 /// A symbolic C value.
 #[derive(Clone, Debug)]
 pub enum SymVal<'ctx> {
     Int(BV<'ctx>),
-    Float(Float<'ctx>),
+    Float(Dynamic<'ctx>),
     Ptr(SymPtr<'ctx>),
     Void,
 }
@@ -43,7 +45,7 @@ impl<'ctx> SymVal<'ctx> {
     pub fn as_bv(&self) -> Option<&BV<'ctx>> {
         if let SymVal::Int(b) = self { Some(b) } else { None }
     }
-    pub fn as_float(&self) -> Option<&Float<'ctx>> {
+    pub fn as_float(&self) -> Option<&Dynamic<'ctx>> {
         if let SymVal::Float(f) = self { Some(f) } else { None }
     }
     fn same(&self, o: &SymVal<'ctx>) -> bool {
@@ -128,11 +130,11 @@ struct Exec<'a, 'ctx> {
     namespace: String,
     /// Order of inputs and outputs in the encoding (along a path: execution order).
     seq: std::cell::Cell<u64>,
-    fp: FpOps<'ctx>,
+    floats: Floats<'ctx>,
     /// Doubles known to hold exactly the value of a (≤ 32-bit) integer term: `(double)n`, and
     /// `floor`/`ceil`/`round`/`fabs`-free rounding of those. Converting them back to an integer
     /// is then plain bit-vector conversion, without floating point in the formula.
-    exact_ints: HashMap<Float<'ctx>, (BV<'ctx>, IntType)>,
+    exact_ints: HashMap<Dynamic<'ctx>, (BV<'ctx>, IntType)>,
     /// Statements encoded so far (unwound and inlined copies counted), against [`MAX_STMTS`].
     stmts: u64,
     /// Globals whose address is taken somewhere (`&g`): only these scalar globals live in
@@ -232,7 +234,7 @@ pub(super) fn run<'ctx>(
         names: 0,
         namespace: opts.namespace.to_string(),
         seq: std::cell::Cell::new(0),
-        fp: FpOps::new(ctx),
+        floats: Floats::new(ctx, FloatModel::Ieee),
         exact_ints: HashMap::new(),
         stmts: 0,
         addr_taken: address_taken(p),

@@ -35,7 +35,7 @@ impl<'a, 'ctx> Exec<'a, 'ctx> {
     pub(super) fn to_dyn(v: &SymVal<'ctx>) -> Dynamic<'ctx> {
         match v {
             SymVal::Int(b) => Dynamic::from_ast(b),
-            SymVal::Float(f) => Dynamic::from_ast(f),
+            SymVal::Float(f) => f.clone(),
             _ => unreachable!("only scalars live in memory"),
         }
     }
@@ -43,8 +43,8 @@ impl<'a, 'ctx> Exec<'a, 'ctx> {
     pub(super) fn from_dyn(d: Dynamic<'ctx>) -> SymVal<'ctx> {
         if let Some(b) = d.as_bv() {
             SymVal::Int(b)
-        } else if let Some(f) = d.as_float() {
-            SymVal::Float(f)
+        } else if d.as_float().is_some() {
+            SymVal::Float(d)
         } else {
             unreachable!("memory holds bit-vectors and floats")
         }

@@ -1,0 +1,98 @@
+//! The C library's functions without effects, as terms: one definition that both symbolic
+//! executors call (`encode`, behind the bounded product and the mutation engine, and
+//! `region`, behind the verified engine), so a function modelled once is modelled everywhere.
+//! The values are the interpreter's (glibc's): `isdigit('7')` is 2048, not 1, so a program
+//! that adds up `isdigit` results is compared as it really runs.
+//!
+//! Each function returns `None` for a builtin it does not model; the caller names it.
+
+use z3::Context;
+use z3::ast::{BV, Bool, Dynamic};
+
+use super::c_int;
+use super::floats::Floats;
+use crate::ir::{Builtin, FloatKind, IntType};
+
+/// An integer function of one integer argument `x` of type `t`: `abs`, `labs`, the `ctype.h`
+/// classes and `toupper`/`tolower`. Returns the result and its type (`abs` keeps `t` as
+/// promoted by the front end; the `ctype.h` functions return `int`).
+pub fn int_function<'ctx>(ctx: &'ctx Context, b: Builtin, x: &BV<'ctx>, t: IntType) -> Option<(BV<'ctx>, IntType)> {
+    match b {
+        Builtin::Abs | Builtin::Labs => {
+            let zero = BV::from_u64(ctx, 0, x.get_size());
+            Some((x.bvslt(&zero).ite(&x.bvneg(), x), t))
+        }
+        Builtin::Toupper | Builtin::Tolower => {
+            let c = c_int::cast(x, t, IntType::INT);
+            let (from, shift) = if b == Builtin::Toupper { (b'a', -32) } else { (b'A', 32) };
+            let moved = c.bvadd(&BV::from_i64(ctx, shift, 32));
+            Some((within(ctx, &c, from, from + 25).ite(&moved, &c), IntType::INT))
+        }
+        _ => {
+            let (ranges, bit) = b.char_class()?;
+            let c = c_int::cast(x, t, IntType::INT);
+            let member: Vec<Bool<'ctx>> = ranges.iter().map(|&(lo, hi)| within(ctx, &c, lo, hi)).collect();
+            let member = Bool::or(ctx, &member.iter().collect::<Vec<_>>());
+            let r = member.ite(&BV::from_i64(ctx, bit, 32), &BV::from_i64(ctx, 0, 32));
+            Some((r, IntType::INT))
+        }
+    }
+}
+
+/// `lo <= c <= hi` for an `int` `c`.
+fn within<'ctx>(ctx: &'ctx Context, c: &BV<'ctx>, lo: u8, hi: u8) -> Bool<'ctx> {
+    Bool::and(ctx, &[&c.bvsge(&BV::from_i64(ctx, lo as i64, 32)), &c.bvsle(&BV::from_i64(ctx, hi as i64, 32))])
+}
+
+/// A floating-point function of one argument `x`, already converted to `double` as C's
+/// prototypes do (`fabs`, `floor`, `ceil`, `round`, `sqrt`); the result is a `double`.
+pub fn double_function<'ctx>(floats: &mut Floats<'ctx>, b: Builtin, x: &Dynamic<'ctx>) -> Option<Dynamic<'ctx>> {
+    match b {
+        Builtin::Fabs => Some(floats.abs(x, FloatKind::Double)),
+        Builtin::Floor => floats.math("floor", x, FloatKind::Double),
+        Builtin::Ceil => floats.math("ceil", x, FloatKind::Double),
+        Builtin::Round => floats.math("round", x, FloatKind::Double),
+        Builtin::Sqrt => floats.math("sqrt", x, FloatKind::Double),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::smt::floats::FloatModel;
+    use z3::ast::Ast;
+
+    fn value(ctx: &Context, b: Builtin, c: i64) -> i64 {
+        let x = BV::from_i64(ctx, c, 8);
+        let (r, _) = int_function(ctx, b, &x, IntType::CHAR).expect("modelled");
+        c_int::value_of(&r.simplify(), IntType::INT).expect("a constant")
+    }
+
+    #[test]
+    fn character_functions_return_what_glibc_returns() {
+        let ctx = Context::new(&z3::Config::new());
+        assert_eq!(value(&ctx, Builtin::Isdigit, '7' as i64), 2048);
+        assert_eq!(value(&ctx, Builtin::Isdigit, 'a' as i64), 0);
+        assert_eq!(value(&ctx, Builtin::Isalpha, 'q' as i64), 1024);
+        assert_eq!(value(&ctx, Builtin::Isspace, '\n' as i64), 8192);
+        assert_eq!(value(&ctx, Builtin::Isupper, -56), 0);
+        assert_eq!(value(&ctx, Builtin::Toupper, 'q' as i64), 'Q' as i64);
+        assert_eq!(value(&ctx, Builtin::Toupper, '{' as i64), '{' as i64);
+        assert_eq!(value(&ctx, Builtin::Tolower, 'M' as i64), 'm' as i64);
+        assert_eq!(value(&ctx, Builtin::Abs, -5), 5);
+    }
+
+    #[test]
+    fn math_functions_are_double_functions() {
+        let ctx = Context::new(&z3::Config::new());
+        let mut f = Floats::new(&ctx, FloatModel::Ieee);
+        let x = f.literal(-2.5, FloatKind::Double);
+        let r = double_function(&mut f, Builtin::Round, &x).unwrap();
+        let want = f.literal(-3.0, FloatKind::Double);
+        let s = z3::Solver::new(&ctx);
+        s.assert(&f.compare(crate::smt::floats::Cmp::Eq, &r, &want).not());
+        assert_eq!(s.check(), z3::SatResult::Unsat);
+        assert!(double_function(&mut f, Builtin::Pow, &x).is_none());
+    }
+}
