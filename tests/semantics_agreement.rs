@@ -3,13 +3,16 @@
 //! on random small programs of the CS1 subset.
 //!
 //! Each case is a random program and a variation of it: one that keeps its meaning (operands
-//! commuted, a comparison turned round, the branches of an `if` swapped under `!`) or one that
-//! may change it (another operator, a constant moved by one). Then:
+//! commuted, a comparison turned round, the branches of a `?:` swapped under `!`, a library
+//! call written out as what C computes: `isdigit(ch)` as `ch >= '0' && ch <= '9' ? 2048 : 0`)
+//! or one that may change it (another operator, a constant moved by one). A mismodelled library
+//! function then shows, since only one side calls it. Then:
 //! - neither executor may call a construct of the subset unsupported (the documented gaps
-//!   below excepted, each of which must still occur, so the list stays true);
+//!   below excepted, each of which must still occur, so the list stays true), nor fail inside;
 //! - when an executor proves the two programs print the same, the interpreter must print the
 //!   same for both on every sampled input (a failure is a false proof);
-//! - each executor must decide enough cases, or the test proves nothing.
+//! - a counterexample of the product must replay in the interpreter as the encoding predicted;
+//! - each executor must prove enough pairs equal, or the test proves nothing.
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -20,7 +23,7 @@ use mend::engines::verified;
 use mend::ir::Severity;
 use mend::rng::Rng;
 use mend::smt::Budget;
-use mend::smt::bmc::{BmcUnknown, BmcVerdict, verify_against};
+use mend::smt::bmc::{BmcUnknown, BmcVerdict, Replay, verify_against};
 use mend::spec::compare::Compare;
 use mend::spec::interp::{self, Limits};
 use mend::syntax::lower::lower_source;
@@ -114,7 +117,7 @@ fn dbl_expr(rng: &mut Rng, f: &Features, depth: u32) -> Ex {
     let leaf = |rng: &mut Rng| match rng.below(4) {
         0 => Ex::Var("x"),
         1 => Ex::Var("y"),
-        2 => Ex::Real(pick(rng, &["0.5", "2.0", "1.25", "0.1", "3.0"])),
+        2 => Ex::Real(pick(rng, &["0.5", "2.0", "1.25", "0.1", "3.0", "-0.0"])),
         _ => Ex::Var("a"),
     };
     if depth == 0 {
@@ -390,6 +393,37 @@ fn vary_nth(rng: &mut Rng, e: &mut Ex, n: &mut usize, keep: bool) -> Option<bool
     None
 }
 
+fn bin(op: &'static str, l: Ex, r: Ex) -> Ex {
+    Ex::Bin(op, Box::new(l), Box::new(r))
+}
+
+fn cond_ex(c: Ex, t: Ex, o: Ex) -> Ex {
+    Ex::Cond(Box::new(c), Box::new(t), Box::new(o))
+}
+
+/// `lo <= x && x <= hi`.
+fn between(x: &Ex, lo: &str, hi: &str) -> Ex {
+    bin("&&", bin(">=", x.clone(), Ex::Text(lo.into())), bin("<=", x.clone(), Ex::Text(hi.into())))
+}
+
+/// What the library call `g(x)` computes in C (gcc and glibc on x86-64), written without it.
+fn meaning(g: &str, x: &Ex) -> Option<Ex> {
+    let class = |test: Ex, bit: i64| cond_ex(test, Ex::Num(bit), Ex::Num(0));
+    // A negative `char` other than EOF comes back as its `unsigned char` value.
+    let unsigned = |x: &Ex| cond_ex(between(x, "-128", "-2"), bin("+", x.clone(), Ex::Num(256)), x.clone());
+    Some(match g {
+        "abs" => cond_ex(bin("<", x.clone(), Ex::Num(0)), bin("-", Ex::Num(0), x.clone()), x.clone()),
+        "isdigit" => class(between(x, "'0'", "'9'"), 2048),
+        "isupper" => class(between(x, "'A'", "'Z'"), 256),
+        "isalpha" => class(bin("||", between(x, "'A'", "'Z'"), between(x, "'a'", "'z'")), 1024),
+        "toupper" => cond_ex(between(x, "'a'", "'z'"), bin("-", x.clone(), Ex::Num(32)), unsigned(x)),
+        "tolower" => cond_ex(between(x, "'A'", "'Z'"), bin("+", x.clone(), Ex::Num(32)), unsigned(x)),
+        // `-0.0` is not below zero and stays `-0.0`, where `fabs` gives `0.0`: printed apart.
+        "fabs" => cond_ex(bin("<", x.clone(), Ex::Real("0.0")), bin("-", Ex::Real("0.0"), x.clone()), x.clone()),
+        _ => return None,
+    })
+}
+
 /// Changes one subterm; `keep` asks for a rewrite with the same meaning. Returns false when the
 /// chosen term has no such variation.
 fn vary_term(rng: &mut Rng, e: &mut Ex, keep: bool) -> bool {
@@ -412,15 +446,37 @@ fn vary_term(rng: &mut Rng, e: &mut Ex, keep: bool) -> bool {
         Ex::Bin(op, l, r) if !keep && CMP.contains(&op) => (Ex::Bin(pick(rng, CMP), l, r), true),
         Ex::Num(n) if !keep => (Ex::Num(n + if rng.below(2) == 0 { 1 } else { -1 }), true),
         Ex::Cond(c, t, o) if keep => (Ex::Cond(Box::new(Ex::Not(c)), o, t), true),
+        Ex::Call(g, args) if keep && meaning(g, &args[0]).is_some() => (meaning(g, &args[0]).expect("checked"), true),
         other => (other, false),
     };
     *e = new;
     changed
 }
 
-fn vary(rng: &mut Rng, p: &Program) -> Program {
+/// Writes out the first library call of `e` that [`meaning`] knows; whether there was one.
+fn write_out_call(e: &mut Ex) -> bool {
+    match e {
+        Ex::Call(g, args) if args.len() == 1 && meaning(g, &args[0]).is_some() => {
+            *e = meaning(g, &args[0]).expect("checked");
+            true
+        }
+        Ex::Bin(_, l, r) => write_out_call(l) || write_out_call(r),
+        Ex::Not(x) => write_out_call(x),
+        Ex::Call(_, args) => args.iter_mut().any(write_out_call),
+        Ex::Cond(c, t, o) => write_out_call(c) || write_out_call(t) || write_out_call(o),
+        _ => false,
+    }
+}
+
+/// A variation of `p`, and whether it writes out a library call.
+fn vary(rng: &mut Rng, p: &Program) -> (Program, bool) {
     let mut q = p.clone();
     let keep = rng.below(2) == 0;
+    // A meaning-keeping variation writes out a library call where there is one: a random
+    // subterm is rarely a call.
+    if keep && expressions(&mut q.body).into_iter().any(write_out_call) {
+        return (q, true);
+    }
     for _ in 0..8 {
         let mut exprs = expressions(&mut q.body);
         if exprs.is_empty() {
@@ -433,7 +489,7 @@ fn vary(rng: &mut Rng, p: &Program) -> Program {
             break;
         }
     }
-    q
+    (q, false)
 }
 
 /// The inputs every pair is run on.
@@ -443,10 +499,11 @@ fn inputs(f: &Features) -> Vec<String> {
     for (n, (a, b, c)) in ints.iter().enumerate() {
         let mut line = format!("{a} {b} {c}\n");
         if f.float {
-            line.push_str(["2.5\n", "-1.75\n", "0\n", "10.1\n", "3\n", "-0.5\n", "1e3\n"][n]);
+            line.push_str(["2.5\n", "-1.75\n", "-0\n", "10.1\n", "3\n", "-0.5\n", "1e3\n"][n]);
         }
         if f.char {
-            line.push_str(["a\n", "Z\n", "7\n", "-\n", "q\n", "0\n", "M\n"][n]);
+            // È: its first byte, 0xC3, is a negative `char`.
+            line.push_str(["a\n", "Z\n", "7\n", "\u{c8}\n", "q\n", "0\n", "M\n"][n]);
         }
         if f.string {
             line.push_str(["abc\n", "hello\n", "a\n", "zz9\n", "ab\n", "x\n", "apple\n"][n]);
@@ -494,6 +551,8 @@ struct Case {
     sp: String,
     sq: String,
     same_on_samples: bool,
+    /// The variation writes out a library call as what C computes.
+    written_out: bool,
 }
 
 fn product_tally(cases: &[Case]) -> Tally {
@@ -511,7 +570,17 @@ fn product_tally(cases: &[Case]) -> Tally {
                     c.sp, c.sq
                 );
             }
-            BmcVerdict::Violated(_) => tally.decided += 1,
+            BmcVerdict::Violated(cex) => {
+                tally.decided += 1;
+                assert!(
+                    !matches!(cex.replay, Replay::Mismatch(_)),
+                    "case {i}: the product's counterexample does not replay in the interpreter ({:?}):\n{}\n---\n{}\ninput: {:?}",
+                    cex.replay,
+                    c.sp,
+                    c.sq,
+                    cex.stdin
+                );
+            }
             BmcVerdict::Unknown(BmcUnknown::Unsupported(u)) => {
                 tally.unsupported.entry(u.what.clone()).or_default().push(format!("case {i} ({})", c.features))
             }
@@ -545,6 +614,9 @@ fn verified_tally(cases: &[Case]) -> Tally {
             verified::Outcome::Failed(verified::Failure::Unsupported(u)) => {
                 tally.unsupported.entry(u.what.clone()).or_default().push(format!("case {i} ({})", c.features))
             }
+            verified::Outcome::Failed(verified::Failure::Internal) => {
+                panic!("case {i}: the verified engine failed inside:\n{}\n---\n{}", c.sp, c.sq)
+            }
             verified::Outcome::Failed(_) => {}
             _ => tally.decided += 1,
         }
@@ -559,12 +631,12 @@ fn the_interpreter_and_both_executors_agree_on_random_programs() {
     let pairs: Vec<Case> = (0..cases)
         .map(|_| {
             let p = random_program(&mut rng);
-            let q = vary(&mut rng, &p);
+            let (q, written_out) = vary(&mut rng, &p);
             let (sp, sq) = (source(&p), source(&q));
             let ins = inputs(&p.f);
             let (op, oq) = (outputs(&sp, &ins), outputs(&sq, &ins));
             let same_on_samples = op.iter().zip(&oq).all(|(a, b)| a.is_some() && a == b);
-            Case { features: p.f.names(), sp, sq, same_on_samples }
+            Case { features: p.f.names(), sp, sq, same_on_samples, written_out }
         })
         .collect();
     // One executor a core: each thread makes its own solver contexts.
@@ -574,7 +646,8 @@ fn the_interpreter_and_both_executors_agree_on_random_programs() {
         (product.join().expect("the product's checks"), verified_engine.join().expect("the verified engine's checks"))
     });
 
-    let mut report = String::new();
+    let written_out = pairs.iter().filter(|c| c.written_out).count();
+    let mut report = format!("{written_out} of {cases} variations write out a library call\n");
     let mut seen_gaps = vec![false; KNOWN_GAPS.len()];
     for (name, tally) in [("product", &product), ("verified", &verified_engine)] {
         writeln!(report, "{name}: {} of {cases} decided, {} proved equal", tally.decided, tally.proved_equal).unwrap();
@@ -598,11 +671,67 @@ fn the_interpreter_and_both_executors_agree_on_random_programs() {
     for (g, seen) in seen_gaps.iter().enumerate() {
         assert!(seen, "the known gap {:?} no longer occurs: remove it from KNOWN_GAPS", KNOWN_GAPS[g]);
     }
+    assert!(written_out * 10 >= cases, "too few library calls written out to compare them:\n{report}");
     for (name, tally) in [("product", &product), ("verified", &verified_engine)] {
         assert!(
             tally.proved_equal * 5 >= cases,
             "{name}: only {} of {cases} pairs proved equal:\n{report}",
             tally.proved_equal
         );
+    }
+}
+
+/// Each library function of `meaning`, called and written out, in a program that prints it:
+/// both executors must prove the two equal, or find the difference where C has one (`fabs`
+/// of `-0.0` prints `0.00`, the written-out form `-0.00`). A function mismodelled in one
+/// executor fails here even when the random pairs above never reach it.
+#[test]
+fn each_library_function_is_what_c_computes_in_both_executors() {
+    let calls = [
+        ("abs", "a", "%d", true),
+        ("isdigit", "ch", "%d", true),
+        ("isupper", "ch", "%d", true),
+        ("isalpha", "ch", "%d", true),
+        ("toupper", "ch", "%d", true),
+        ("tolower", "ch", "%d", true),
+        ("fabs", "x", "%.2f", false),
+    ];
+    let program = |directive: &str, value: &str| {
+        format!(
+            "#include <stdio.h>\n#include <stdlib.h>\n#include <math.h>\n#include <ctype.h>\n\
+             int main(void) {{\n    char ch;\n    int a;\n    double x;\n    \
+             scanf(\" %c\", &ch);\n    scanf(\"%d\", &a);\n    scanf(\"%lf\", &x);\n    \
+             printf(\"{directive}\\n\", {value});\n    return 0;\n}}\n"
+        )
+    };
+    let opts = verified::Options {
+        entry: "main".into(),
+        compare: Compare::Exact,
+        precondition: None,
+        floats: verified::FloatModel::Ieee,
+    };
+    for (g, arg, directive, equal) in calls {
+        let x = Ex::Var(arg);
+        let called = program(directive, &show(&Ex::Call(g, vec![x.clone()])));
+        let written = program(directive, &show(&meaning(g, &x).expect("a meaning")));
+        let (pc, pw) = (lower_source(&called).program, lower_source(&written).program);
+        let budget = Budget::new(Duration::from_secs(30), Cancel::new());
+        let product = verify_against(&pw, &pc, Compare::Exact, "main", 2, &budget).verdict;
+        let budget = Budget::new(Duration::from_secs(30), Cancel::new());
+        let engine = verified::repair(&pw, &written, &pc, &opts, &budget).outcome;
+        if equal {
+            assert!(matches!(product, BmcVerdict::Holds { .. }), "{g}: the product says {product:?}");
+            assert!(matches!(engine, verified::Outcome::Equivalent), "{g}: the verified engine says {engine:?}");
+        } else {
+            match product {
+                BmcVerdict::Violated(cex) => {
+                    let ins = [cex.stdin.clone()];
+                    let (a, b) = (outputs(&called, &ins), outputs(&written, &ins));
+                    assert_ne!(a, b, "{g}: the product's input {:?} prints the same in the interpreter", cex.stdin);
+                }
+                other => panic!("{g}: the product finds no difference: {other:?}"),
+            }
+            assert!(!matches!(engine, verified::Outcome::Equivalent), "{g}: the verified engine proves them equal");
+        }
     }
 }

@@ -179,6 +179,31 @@ impl Builtin {
         }
     }
 
+    /// `toupper`/`tolower` in the C locale, as glibc computes them, on an `int` `c`: a letter
+    /// of the first case moves to the other; a negative `char` other than `EOF` (−128…−2)
+    /// comes back as its `unsigned char` value (glibc's table starts at −128, and its entries
+    /// there are 128…254); anything else is unchanged. Returns the letters that move and by
+    /// how much. The interpreter and the symbolic executors both read it.
+    pub fn case_map(self) -> Option<((u8, u8), i64)> {
+        match self {
+            Builtin::Toupper => Some(((b'a', b'z'), -32)),
+            Builtin::Tolower => Some(((b'A', b'Z'), 32)),
+            _ => None,
+        }
+    }
+
+    /// What [`Builtin::case_map`]'s function returns for `c`.
+    pub fn map_case(self, c: i64) -> Option<i64> {
+        let ((lo, hi), shift) = self.case_map()?;
+        Some(if (lo as i64..=hi as i64).contains(&c) {
+            c + shift
+        } else if (-128..=-2).contains(&c) {
+            c + 256
+        } else {
+            c
+        })
+    }
+
     /// Changes nothing (no state, no input or output) and always returns: a call can be
     /// evaluated anywhere, any number of times, with the same result.
     pub fn is_pure(self) -> bool {

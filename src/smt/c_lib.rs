@@ -1,8 +1,8 @@
 //! The C library's functions without effects, as terms: one definition that both symbolic
 //! executors call (`encode`, behind the bounded product and the mutation engine, and
 //! `region`, behind the verified engine), so a function modelled once is modelled everywhere.
-//! The values are the interpreter's (glibc's): `isdigit('7')` is 2048, not 1, so a program
-//! that adds up `isdigit` results is compared as it really runs.
+//! The values are glibc's, which the interpreter also gives: `isdigit('7')` is 2048, not 1,
+//! and `toupper` of the `char` −56 is 200, so a program is compared as it really runs.
 //!
 //! Each function returns `None` for a builtin it does not model; the caller names it.
 
@@ -23,10 +23,14 @@ pub fn int_function<'ctx>(ctx: &'ctx Context, b: Builtin, x: &BV<'ctx>, t: IntTy
             Some((x.bvslt(&zero).ite(&x.bvneg(), x), t))
         }
         Builtin::Toupper | Builtin::Tolower => {
+            let ((lo, hi), shift) = b.case_map()?;
             let c = c_int::cast(x, t, IntType::INT);
-            let (from, shift) = if b == Builtin::Toupper { (b'a', -32) } else { (b'A', 32) };
             let moved = c.bvadd(&BV::from_i64(ctx, shift, 32));
-            Some((within(ctx, &c, from, from + 25).ite(&moved, &c), IntType::INT))
+            // A negative `char` other than EOF: its `unsigned char` value (see `case_map`).
+            let negative =
+                Bool::and(ctx, &[&c.bvsge(&BV::from_i64(ctx, -128, 32)), &c.bvsle(&BV::from_i64(ctx, -2, 32))]);
+            let unsigned = c.bvadd(&BV::from_i64(ctx, 256, 32));
+            Some((within(ctx, &c, lo, hi).ite(&moved, &negative.ite(&unsigned, &c)), IntType::INT))
         }
         _ => {
             let (ranges, bit) = b.char_class()?;
@@ -80,6 +84,10 @@ mod tests {
         assert_eq!(value(&ctx, Builtin::Toupper, 'q' as i64), 'Q' as i64);
         assert_eq!(value(&ctx, Builtin::Toupper, '{' as i64), '{' as i64);
         assert_eq!(value(&ctx, Builtin::Tolower, 'M' as i64), 'm' as i64);
+        // gcc + glibc on x86-64: toupper((char) 0xC8) is 200; EOF stays EOF.
+        assert_eq!(value(&ctx, Builtin::Toupper, -56), 200);
+        assert_eq!(value(&ctx, Builtin::Tolower, -128), 128);
+        assert_eq!(value(&ctx, Builtin::Toupper, -1), -1);
         assert_eq!(value(&ctx, Builtin::Abs, -5), 5);
     }
 

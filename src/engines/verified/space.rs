@@ -401,6 +401,8 @@ pub(super) fn is_pure(e: &Expr) -> bool {
                     | Builtin::Isspace
                     | Builtin::Isupper
                     | Builtin::Islower
+                    | Builtin::Toupper
+                    | Builtin::Tolower
             )
         }
         ExprKind::Str(_) => pure = false,

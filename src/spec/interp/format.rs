@@ -174,13 +174,7 @@ impl<'p> Machine<'p> {
             }
             Builtin::Toupper | Builtin::Tolower => {
                 let c = self.eval(arg(0)?)?.i();
-                let r = if (0..128).contains(&c) {
-                    let ch = c as u8;
-                    (if b == Builtin::Toupper { ch.to_ascii_uppercase() } else { ch.to_ascii_lowercase() }) as i64
-                } else {
-                    c
-                };
-                Ok(Val::I(r))
+                Ok(Val::I(b.map_case(c).expect("a case map")))
             }
             Builtin::Malloc | Builtin::Calloc => {
                 let n = if b == Builtin::Malloc {

@@ -132,7 +132,7 @@ struct Exec<'a, 'ctx> {
     seq: std::cell::Cell<u64>,
     floats: Floats<'ctx>,
     /// Doubles known to hold exactly the value of a (≤ 32-bit) integer term: `(double)n`, and
-    /// `floor`/`ceil`/`round`/`fabs`-free rounding of those. Converting them back to an integer
+    /// `floor`/`ceil`/`round` of those (the identity). Converting them back to an integer
     /// is then plain bit-vector conversion, without floating point in the formula.
     exact_ints: HashMap<Dynamic<'ctx>, (BV<'ctx>, IntType)>,
     /// Statements encoded so far (unwound and inlined copies counted), against [`MAX_STMTS`].
