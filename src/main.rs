@@ -47,7 +47,7 @@ enum Command {
         /// the server's reliability figures (large file, memory, cancel, shutdown); `compile`
         /// mend on programs gcc rejects (errors reported, fixes that compile, latency);
         /// `mistakes` prints the table of students' compile fixes learned from such a course
-        /// (src/check/mistakes.tsv).
+        /// (src/ir/mistakes.tsv).
         dir: Option<PathBuf>,
         /// With `typed` or `reference`: the dataset (default `../shared/data/introclass`); with
         /// `compile` or `mistakes`: a course with `syntax/` folders (default `../shared/data/cpack`).
