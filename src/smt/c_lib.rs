@@ -13,6 +13,17 @@ use super::c_int;
 use super::floats::Floats;
 use crate::ir::{Builtin, FloatKind, IntType};
 
+/// Whether [`int_function`] models `b`.
+pub fn is_integer_function(b: Builtin) -> bool {
+    use Builtin::*;
+    matches!(b, Abs | Labs | Isdigit | Isalpha | Isspace | Isupper | Islower | Toupper | Tolower)
+}
+
+/// Whether [`double_function`] models `b`.
+pub fn is_double_function(b: Builtin) -> bool {
+    matches!(b, Builtin::Fabs | Builtin::Floor | Builtin::Ceil | Builtin::Round | Builtin::Sqrt)
+}
+
 /// An integer function of one integer argument `x` of type `t`: `abs`, `labs`, the `ctype.h`
 /// classes and `toupper`/`tolower`. Returns the result and its type (`abs` keeps `t` as
 /// promoted by the front end; the `ctype.h` functions return `int`).

@@ -387,23 +387,7 @@ pub(super) fn is_pure(e: &Expr) -> bool {
             pure = false
         }
         ExprKind::Call(Callee::Builtin(b), _) => {
-            pure &= matches!(
-                b,
-                Builtin::Abs
-                    | Builtin::Labs
-                    | Builtin::Fabs
-                    | Builtin::Sqrt
-                    | Builtin::Floor
-                    | Builtin::Ceil
-                    | Builtin::Round
-                    | Builtin::Isdigit
-                    | Builtin::Isalpha
-                    | Builtin::Isspace
-                    | Builtin::Isupper
-                    | Builtin::Islower
-                    | Builtin::Toupper
-                    | Builtin::Tolower
-            )
+            pure &= crate::smt::c_lib::is_integer_function(*b) || crate::smt::c_lib::is_double_function(*b)
         }
         ExprKind::Str(_) => pure = false,
         _ => {}

@@ -354,7 +354,7 @@ impl<'s, 'p, 'w, 'a, 'ctx> Exec<'s, 'p, 'w, 'a, 'ctx> {
                 self.error(Bool::and(ctx, &[g, &c.not()]), deps, e.span);
                 Ok(self.int_val(c_int::constant(ctx, IntType::INT, 0), IntType::INT, Deps::new()))
             }
-            Builtin::Fabs | Builtin::Floor | Builtin::Ceil | Builtin::Round | Builtin::Sqrt => {
+            b if c_lib::is_double_function(b) => {
                 let v = one(self, st)?;
                 let v = self.convert(v, &Type::DOUBLE, e.span)?;
                 let Term::Float(x, _) = &v.term else { unreachable!("converted to double") };
@@ -362,15 +362,7 @@ impl<'s, 'p, 'w, 'a, 'ctx> Exec<'s, 'p, 'w, 'a, 'ctx> {
                 let r = Val { term: Term::Float(r, FloatKind::Double), deps: v.deps.clone() };
                 self.convert(r, &e.ty, e.span)
             }
-            Builtin::Abs
-            | Builtin::Labs
-            | Builtin::Isdigit
-            | Builtin::Isalpha
-            | Builtin::Isspace
-            | Builtin::Isupper
-            | Builtin::Islower
-            | Builtin::Toupper
-            | Builtin::Tolower => {
+            b if c_lib::is_integer_function(b) => {
                 let v = one(self, st)?;
                 let Term::Int(x, t) = &v.term else { return unsupported(format!("`{name}` of a non-integer"), e.span) };
                 let (r, rt) = c_lib::int_function(ctx, b, x, *t).expect("an integer function");

@@ -329,7 +329,7 @@ impl<'a, 'ctx> Exec<'a, 'ctx> {
                 };
                 self.strcmp(e, a, b)
             }
-            Builtin::Fabs | Builtin::Floor | Builtin::Ceil | Builtin::Round | Builtin::Sqrt => {
+            b if c_lib::is_double_function(b) => {
                 let Some(a) = arg(0) else { return self.unsupported("a math function without an argument", e.span) };
                 let v = self.eval(a)?;
                 let x = self.cast(v, &a.ty, &Type::DOUBLE, a.span)?;
@@ -343,15 +343,7 @@ impl<'a, 'ctx> Exec<'a, 'ctx> {
                 };
                 self.cast(SymVal::Float(r), &Type::DOUBLE, &e.ty, e.span)
             }
-            Builtin::Abs
-            | Builtin::Labs
-            | Builtin::Isdigit
-            | Builtin::Isalpha
-            | Builtin::Isspace
-            | Builtin::Isupper
-            | Builtin::Islower
-            | Builtin::Toupper
-            | Builtin::Tolower => {
+            b if c_lib::is_integer_function(b) => {
                 let name = format!("{b:?}").to_lowercase();
                 let Some(a) = arg(0) else { return self.unsupported(format!("`{name}` without an argument"), e.span) };
                 let (SymVal::Int(x), Type::Int(t)) = (self.eval(a)?, &a.ty) else {
