@@ -163,8 +163,11 @@ pub fn report_text(file: &str, text: &str, report: &Report, verbose: bool) -> St
         for t in report.tests.iter().filter(|t| !t.passed) {
             let _ = write!(
                 out,
-                "  test {} failed: input {:?}: expected {:?}, got {:?}",
-                t.name, t.input, t.expected, t.actual
+                "  test {} failed: input {}: expected {}, got {}",
+                t.name,
+                shown(&t.input),
+                shown(&t.expected),
+                shown(&t.actual)
             );
             match &t.error {
                 Some(e) => {
@@ -179,3 +182,15 @@ pub fn report_text(file: &str, text: &str, report: &Report, verbose: bool) -> St
     }
     out
 }
+
+/// A test's text as a quoted string, cut after [`SHOWN_CHARS`] characters: a runaway loop's
+/// megabyte of output is not a line to read.
+fn shown(text: &str) -> String {
+    match text.char_indices().nth(SHOWN_CHARS) {
+        Some((cut, _)) => format!("{:?} … ({} more bytes)", &text[..cut], text.len() - cut),
+        None => format!("{text:?}"),
+    }
+}
+
+/// Characters of a test's input or output shown in the text report.
+const SHOWN_CHARS: usize = 300;

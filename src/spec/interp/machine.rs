@@ -299,7 +299,14 @@ impl<'p> Machine<'p> {
             _ => self.chunks.push(OutputChunk { text: text[..take].to_vec(), kind, span, piece }),
         }
         if take < text.len() {
-            return err(K::OutputLimit, span, format!("output limit of {} bytes reached", self.limits.max_output));
+            return err(
+                K::OutputLimit,
+                span,
+                format!(
+                    "the program was stopped after printing {} bytes: does a loop never end?",
+                    self.limits.max_output
+                ),
+            );
         }
         Ok(())
     }
@@ -325,7 +332,10 @@ impl<'p> Machine<'p> {
                 match e.strip_implicit().kind {
                     ExprKind::Var(_) => format!("`{text}` is used before it is given a value"),
                     _ if b.kind == BlockKind::Heap => {
-                        format!("`{text}` reads memory from {} that was never given a value", b.name)
+                        format!(
+                            "`{text}` is read before it is given a value ({} holds nothing until you store into it)",
+                            b.name
+                        )
                     }
                     _ => format!("`{text}` is used before it is given a value"),
                 }

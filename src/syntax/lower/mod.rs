@@ -893,10 +893,10 @@ impl<'a> Lowerer<'a> {
                 continue;
             }
             let var = self.new_var(name, ty.clone(), name_span, kind);
-            let init = init_node.map(|i| self.lower_init(i, &ty));
-            // The name is in scope from the end of its declarator, after the initialiser in
-            // practice (`int x = x;` reads the new, indeterminate `x` in C; rare enough).
+            // The name is in scope from the end of its declarator, so its own initialiser sees
+            // it: `struct node *n = malloc(sizeof *n);`.
             self.declare(name, Symbol::Var(var), name_span);
+            let init = init_node.map(|i| self.lower_init(i, &ty));
             if global {
                 self.program.globals.push((var, init));
             } else {
