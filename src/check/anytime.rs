@@ -110,6 +110,7 @@ impl Job<'_> {
         let key = learned::key(self.reference, self.compare, &self.engine_opts.entry);
         out.counterexamples = learned::get(key);
         let known = out.counterexamples.len();
+        let varied = if self.beyond_the_bounded_check() { self.varied_inputs() } else { Vec::new() };
         let mut reals_tried = false;
         for _ in 0..ROUNDS {
             if self.cancel.is_cancelled() || self.left().is_zero() {
@@ -118,7 +119,7 @@ impl Job<'_> {
             let mut proposal = None;
             if !out.exhausted {
                 let t = Instant::now();
-                let found = self.first_passing(&out.counterexamples);
+                let found = self.first_passing(&out.counterexamples, &varied);
                 report.stats.phase("first tested fix", t);
                 out.exhausted = matches!(found.outcome, Some(Outcome::Exhausted { .. } | Outcome::Complete));
                 proposal = found.repair.map(Proposal::Mutation);
@@ -238,6 +239,35 @@ impl Job<'_> {
         Trial::Stands((edits, proposal.guarantee().clone()))
     }
 
+    /// The programs keep data the bounded check does not model (structs, pointers to them,
+    /// `char *` strings, the heap), so it cannot refute a candidate that fits the tests only.
+    /// Elsewhere a refuted candidate is withdrawn with the input that shows it.
+    fn beyond_the_bounded_check(&self) -> bool {
+        let unmodelled = |t: &crate::ir::Type| match t {
+            crate::ir::Type::Struct(_) => true,
+            crate::ir::Type::Pointer(to) => matches!(**to, crate::ir::Type::Struct(_)) || t.is_char_pointer(),
+            _ => false,
+        };
+        [self.program, self.reference].iter().any(|p| p.vars.iter().any(|v| unmodelled(&v.ty)))
+    }
+
+    /// The tests' inputs varied ([`super::counterexample::variations`]) with the reference's
+    /// outputs, each marked as the program as written does on it: a candidate of the search
+    /// must pass them too, so a fix that fits only the given tests is not shown where the
+    /// bounded check cannot refute it ([`Self::beyond_the_bounded_check`]).
+    fn varied_inputs(&self) -> Vec<PreparedTest> {
+        let inputs: Vec<&str> = self.tests.iter().map(|t| t.input.as_str()).collect();
+        let varied = super::counterexample::variations(&inputs, VARIATIONS);
+        let entry = self.engine_opts.entry.as_str();
+        let limits = crate::spec::interp::Limits { max_steps: self.max_steps, ..Default::default() };
+        let mut out = super::reference_repair::reference_outputs(self.reference, entry, &varied, self.cancel);
+        for t in &mut out {
+            let limits = super::tests_repair::limits_for(t, &limits);
+            t.passed = super::run_test(self.program, entry, t, self.compare, &limits, self.cancel).0;
+        }
+        out
+    }
+
     /// The student's program or the reference computes with `float` or `double`.
     fn uses_floats(&self) -> bool {
         [self.program, self.reference].iter().any(|p| p.vars.iter().any(|v| v.ty.is_float()))
@@ -294,11 +324,12 @@ impl Job<'_> {
 
     /// The first repair of the search that passes every test and every counterexample, the
     /// search stopped there.
-    fn first_passing(&self, counterexamples: &[PreparedTest]) -> Searched {
+    fn first_passing(&self, counterexamples: &[PreparedTest], varied: &[PreparedTest]) -> Searched {
         let stop = self.cancel.child();
         let budget = Budget::new((self.left() / 4).min(SEARCH_SLICE), stop.clone());
         let mut tests: Vec<PreparedTest> = self.tests.to_vec();
         tests.extend(counterexamples.iter().cloned());
+        tests.extend(varied.iter().cloned());
         let opts =
             Options { reference: Some(self.reference.clone()), compare: self.compare, ..self.engine_opts.clone() };
         let mut first = None;

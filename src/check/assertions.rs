@@ -10,7 +10,7 @@ use crate::ir::walk::walk_stmt;
 use crate::ir::*;
 use crate::smt::Budget;
 use crate::smt::bmc::{BmcUnknown, BmcVerdict, Counterexample, InputItem, InputValue};
-use crate::smt::encode::ViolationKind;
+use crate::smt::encode::{LocationKind, ViolationKind};
 
 use super::{OnPartial, Report};
 
@@ -208,10 +208,18 @@ pub fn check_assertions(
 /// repaired program achieves.
 pub fn push_repair(report: &mut Report, repair: &FoundRepair, anchor: Span, what: &str) {
     let first = repair.changes.first().map(|c| c.location.span).unwrap_or(anchor);
+    let statements = repair.changes.iter().filter(|c| c.location.kind == LocationKind::Statement).count();
+    let expressions = repair.changes.len() - statements;
+    let counted = |n: usize, what: &str| match n {
+        0 => None,
+        1 => Some(format!("1 {what}")),
+        n => Some(format!("{n} {what}s")),
+    };
+    let changed: Vec<String> =
+        [counted(expressions, "expression"), counted(statements, "statement")].into_iter().flatten().collect();
     let explanation = format!(
-        "Changes {} expression{} so that {what}{}.",
-        repair.changes.len(),
-        if repair.changes.len() == 1 { "" } else { "s" },
+        "Changes {} so that {what}{}.",
+        changed.join(" and "),
         match &repair.guarantee {
             Guarantee::Verified => " for every input (proved)".to_string(),
             Guarantee::Bounded { bound } => format!(" on every run with at most {bound} loop iterations (proved)"),

@@ -142,7 +142,13 @@ mod tests {
 
     /// One visible test the program as written fails.
     fn failing_test(input: &str, expected: &str) -> [PreparedTest; 1] {
-        [PreparedTest { input: input.into(), expected: expected.into(), expected_prompt: None, passed: false }]
+        [PreparedTest {
+            input: input.into(),
+            expected: expected.into(),
+            expected_prompt: None,
+            reference_steps: None,
+            passed: false,
+        }]
     }
 
     #[test]

@@ -944,6 +944,9 @@ pub(crate) struct PreparedTest {
     pub expected: String,
     /// With `values`: how much of the expected output is prompt (from the reference's run).
     pub expected_prompt: Option<usize>,
+    /// Steps the reference's run on this input took, where a reference ran on it: a
+    /// candidate repair that needs far more has failed the test.
+    pub reference_steps: Option<u64>,
     pub passed: bool,
 }
 
@@ -965,6 +968,9 @@ pub(crate) fn run_test(
 
 /// Runs the spec's tests, reporting failures as diagnostics; returns the tests it ran.
 #[allow(clippy::too_many_arguments)]
+/// Bytes a test run may always print (more for a test that expects more).
+const TEST_OUTPUT_FLOOR: usize = 1 << 16;
+
 fn run_tests(
     program: &Program,
     spec: &Spec,
@@ -1019,16 +1025,20 @@ fn run_tests(
         ));
         return prepared;
     }
-    // With `values`, the reference tells how much of the expected output is prompt.
-    let reference = match (&spec.reference, spec.compare) {
-        (Some(r), Compare::Values) => match load_reference(r) {
+    // The reference's run on each test tells how long a candidate repair may run on it and,
+    // with `values`, how much of the expected output is prompt. (Under the other modes the
+    // reference pipeline reports a reference that cannot be loaded.)
+    let reference = match &spec.reference {
+        Some(r) => match load_reference(r) {
             Ok(p) => Some(p),
             Err(message) => {
-                report.diagnostics.push(Diagnostic::warning("reference", Span::default(), message));
+                if spec.compare == Compare::Values {
+                    report.diagnostics.push(Diagnostic::warning("reference", Span::default(), message));
+                }
                 None
             }
         },
-        _ => None,
+        None => None,
     };
     let limits = Limits { max_steps: opts.max_steps, ..Limits::default() };
     let mut runtime_errors: Vec<(Span, String, Vec<String>)> = Vec::new();
@@ -1054,12 +1064,17 @@ fn run_tests(
                 continue;
             }
         };
-        let expected_prompt = reference.as_ref().and_then(|r| {
-            let ref_run = interp::run(r, entry, input.as_bytes(), &limits, cancel);
-            (ref_run.error.is_none() && ref_run.output == expected.as_bytes())
-                .then_some(ref_run.output_before_last_read)
-        });
-        let mut test = PreparedTest { input, expected, expected_prompt, passed: false };
+        let ref_run = reference.as_ref().map(|r| interp::run(r, entry, input.as_bytes(), &limits, cancel));
+        let ref_finished = ref_run.as_ref().filter(|run| run.error.is_none());
+        let expected_prompt = ref_finished
+            .filter(|run| spec.compare == Compare::Values && run.output == expected.as_bytes())
+            .map(|run| run.output_before_last_read);
+        let reference_steps = ref_finished.map(|run| run.steps);
+        let mut test = PreparedTest { input, expected, expected_prompt, reference_steps, passed: false };
+        // A runaway loop is stopped long before the megabyte limit: what it printed by then
+        // already shows the failure, and the student is not kept waiting for the rest.
+        let cap = (test.expected.len() * 16).max(TEST_OUTPUT_FLOOR);
+        let limits = Limits { max_output: limits.max_output.min(cap), ..limits.clone() };
         let (passed, run) = run_test(program, entry, &test, spec.compare, &limits, cancel);
         if cancel.is_cancelled() {
             report.stats.cancelled = true;

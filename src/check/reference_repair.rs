@@ -423,6 +423,7 @@ pub(super) fn reference_outputs(
                 input: input.clone(),
                 expected: String::from_utf8_lossy(&run.output).into_owned(),
                 expected_prompt: Some(run.output_before_last_read),
+                reference_steps: Some(run.steps),
                 passed: true,
             })
         })

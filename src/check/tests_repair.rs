@@ -16,6 +16,25 @@ use super::assertions::{no_fix_message, push_repair, stream};
 use super::{OnPartial, PreparedTest, Report, run_test};
 
 const CANDIDATE_STEPS: u64 = 1_000_000;
+/// Bytes a candidate may print beyond twice a test's expected output before its run stops.
+const OUTPUT_SLACK: usize = 4096;
+
+/// Steps a candidate may take beyond [`REFERENCE_STEPS_FACTOR`] times the reference's.
+const STEP_SLACK: u64 = 100_000;
+/// How many times the reference's steps on a test a candidate may take.
+const REFERENCE_STEPS_FACTOR: u64 = 20;
+
+/// `limits` for a run that only decides whether `t` passes: a run that prints far more than
+/// the test expects, or runs far longer than the reference on it, has failed it, so it stops
+/// there (a loop a mutation made endless would otherwise print a megabyte, or run a million
+/// steps, per test).
+pub(super) fn limits_for(t: &PreparedTest, limits: &Limits) -> Limits {
+    let max_steps = match t.reference_steps {
+        Some(steps) => limits.max_steps.min(steps.saturating_mul(REFERENCE_STEPS_FACTOR).saturating_add(STEP_SLACK)),
+        None => limits.max_steps,
+    };
+    Limits { max_output: limits.max_output.min(2 * t.expected.len() + OUTPUT_SLACK), max_steps, ..limits.clone() }
+}
 
 #[allow(clippy::too_many_arguments)]
 pub fn repair_against_tests(
@@ -92,7 +111,7 @@ pub(super) fn search(
             if let Some(reason) = budget.stop_reason() {
                 return Verdict::Unknown(format!("{reason:?}"));
             }
-            let (passed, run) = run_test(candidate, entry, t, compare, &limits, &budget.cancel);
+            let (passed, run) = run_test(candidate, entry, t, compare, &limits_for(t, &limits), &budget.cancel);
             if !passed {
                 // A mutation that makes a test loop for ever is a failing candidate, not an
                 // undecided one: the student needs a program that terminates on the tests.

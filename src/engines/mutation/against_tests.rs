@@ -8,7 +8,7 @@
 //! Localization uses the tests' spectrum (Ochiai, as in the survey seed): a location executed
 //! by failing tests and rarely by passing ones ranks first. It orders, never filters.
 
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use crate::cancel::Cancel;
 use crate::ir::*;
@@ -16,8 +16,9 @@ use crate::smt::Budget;
 use crate::spec::interp::{self, Limits};
 
 use super::concrete;
-use super::engine::{Alternatives, FoundRepair, Options, mutation_unit, selection_changes};
+use super::engine::{Alternatives, FoundRepair, FunctionScopes, Options, mutation_unit, selection_changes};
 use super::search::{self, Oracle, Outcome, SearchOptions, Selection, Verdict};
+use super::statements;
 
 /// One test as the original program did on it (for the spectrum).
 #[derive(Clone, Debug)]
@@ -57,26 +58,74 @@ pub fn run(
     };
     let loc_ids: Vec<_> = alternatives.keys().copied().collect();
     let counts: Vec<usize> = loc_ids.iter().map(|id| alternatives[id].1.len() + 1).collect();
-    let suspiciousness = ochiai(program, &opts.entry, results, &loc_ids, &alternatives, &budget.cancel);
+    let spectrum = Spectrum::of(program, &opts.entry, results, &budget.cancel);
+    let suspiciousness: Vec<f64> = loc_ids.iter().map(|id| spectrum.score(alternatives[id].0.span)).collect();
     let tests = results.len() as u32;
-    let mut oracle = TestsOracle { program, loc_ids: &loc_ids, alternatives: &alternatives, passes_all };
-    let search_opts =
-        SearchOptions { max_size: opts.max_size, suspiciousness: Some(suspiciousness), first_pass_cap: None };
     let mut found = Vec::new();
-    let (outcome, stats) =
-        search::all_repairs(&counts, &mut oracle, &search_opts, budget, &mut |selection: &Selection| {
-            let changes =
-                selection_changes(&loc_ids, selection, &alternatives).into_iter().map(|(_, _, c)| c).collect();
-            let repair =
-                FoundRepair { changes, guarantee: Guarantee::Tested { tests }, found_after: started.elapsed() };
-            on_repair(&repair);
-            found.push(repair);
-        });
+    let units = Units {
+        program,
+        loc_ids: &loc_ids,
+        alternatives: &alternatives,
+        counts: &counts,
+        suspiciousness: &suspiciousness,
+    };
+    let mut checked = 0;
+    let mut on_found = |repair: FoundRepair| {
+        let repair = FoundRepair { guarantee: Guarantee::Tested { tests }, found_after: started.elapsed(), ..repair };
+        on_repair(&repair);
+        found.push(repair);
+    };
+    // Wolverine2's priority: a changed expression, then a moved, deleted or inserted statement,
+    // then two changed expressions.
+    let (mut outcome, found_one) = units.search(1, passes_all, budget, &mut checked, &mut on_found);
+    if !found_one && budget.stop_reason().is_none() {
+        if let Some(repair) = first_statement_repair(program, src, opts, &spectrum, passes_all, budget, &mut checked) {
+            on_found(repair);
+            // The larger expression repairs were not searched: nothing is exhausted.
+            outcome = Outcome::Incomplete { reason: "stopped at a statement repair".into(), size_reached: 1 };
+        } else if opts.max_size > 1 && budget.stop_reason().is_none() {
+            outcome = units.search(opts.max_size, passes_all, budget, &mut checked, &mut on_found).0;
+        }
+    }
     report.repairs = found;
     report.outcome = Some(outcome);
-    report.candidates_checked = stats.candidates_checked;
+    report.candidates_checked = checked;
     report.total_time = started.elapsed();
     report
+}
+
+/// The expression repair space: the mutated locations and their alternatives.
+struct Units<'a> {
+    program: &'a Program,
+    loc_ids: &'a [crate::smt::encode::LocationId],
+    alternatives: &'a Alternatives,
+    counts: &'a [usize],
+    suspiciousness: &'a [f64],
+}
+
+impl Units<'_> {
+    /// AllRepair's search up to `max_size` changed expressions; whether it found a repair.
+    fn search(
+        &self,
+        max_size: usize,
+        passes_all: &mut dyn FnMut(&Program, &Budget) -> Verdict,
+        budget: &Budget,
+        checked: &mut usize,
+        on_found: &mut dyn FnMut(FoundRepair),
+    ) -> (Outcome, bool) {
+        let mut oracle =
+            TestsOracle { program: self.program, loc_ids: self.loc_ids, alternatives: self.alternatives, passes_all };
+        let opts = SearchOptions { max_size, suspiciousness: Some(self.suspiciousness.to_vec()), first_pass_cap: None };
+        let mut any = false;
+        let (outcome, stats) = search::all_repairs(self.counts, &mut oracle, &opts, budget, &mut |selection| {
+            let changes =
+                selection_changes(self.loc_ids, selection, self.alternatives).into_iter().map(|(_, _, c)| c).collect();
+            any = true;
+            on_found(FoundRepair { changes, guarantee: Guarantee::Tested { tests: 0 }, found_after: Duration::ZERO });
+        });
+        *checked += stats.candidates_checked;
+        (outcome, any)
+    }
 }
 
 struct TestsOracle<'a> {
@@ -97,45 +146,78 @@ impl Oracle for TestsOracle<'_> {
     }
 }
 
-/// Ochiai suspiciousness per location: `ef / sqrt(F · (ef + ep))`, where `ef`/`ep` count the
-/// failing/passing tests that execute the location's innermost statement and `F` all failing
-/// tests; a small base keeps never-executed locations in the order (after the others).
-fn ochiai(
-    program: &Program,
-    entry: &str,
-    results: &[TestResult],
-    loc_ids: &[crate::smt::encode::LocationId],
-    alternatives: &Alternatives,
-    cancel: &Cancel,
-) -> Vec<f64> {
-    let statements = statement_spans(program);
-    let innermost = |at: Span| {
-        statements.iter().filter(|s| s.start <= at.start && at.end <= s.end).min_by_key(|s| s.end - s.start).copied()
-    };
-    let limits = Limits { record_coverage: true, max_steps: 5_000_000, ..Limits::default() };
-    let runs: Vec<(bool, Vec<Span>)> = results
-        .iter()
-        .map(|t| (t.passed, interp::run(program, entry, t.input.as_bytes(), &limits, cancel).covered))
-        .collect();
-    let failing = runs.iter().filter(|(p, _)| !p).count() as f64;
-    loc_ids
-        .iter()
-        .map(|id| {
-            let Some(stmt) = innermost(alternatives[id].0.span) else { return 0.0 };
-            let (mut ef, mut ep) = (0.0, 0.0);
-            for (passed, covered) in &runs {
-                if covered.binary_search_by_key(&(stmt.start, stmt.end), |s| (s.start, s.end)).is_ok() {
-                    if *passed {
-                        ep += 1.0;
-                    } else {
-                        ef += 1.0;
-                    }
+/// The tests' spectrum: which statements each test executes. Ochiai suspiciousness of a
+/// span: `ef / sqrt(F · (ef + ep))` for its innermost statement, where `ef`/`ep` count the
+/// failing/passing tests that execute it and `F` all failing tests; a small base keeps
+/// never-executed code in the order (after the rest).
+pub struct Spectrum {
+    statements: Vec<Span>,
+    runs: Vec<(bool, Vec<Span>)>,
+    failing: f64,
+}
+
+impl Spectrum {
+    pub fn of(program: &Program, entry: &str, results: &[TestResult], cancel: &Cancel) -> Spectrum {
+        // Coverage only: a run that prints 64 KB has covered what its loop covers.
+        let limits = Limits { record_coverage: true, max_steps: 5_000_000, max_output: 1 << 16, ..Limits::default() };
+        let runs: Vec<(bool, Vec<Span>)> = results
+            .iter()
+            .map(|t| (t.passed, interp::run(program, entry, t.input.as_bytes(), &limits, cancel).covered))
+            .collect();
+        let failing = runs.iter().filter(|(p, _)| !p).count() as f64;
+        Spectrum { statements: statement_spans(program), runs, failing }
+    }
+
+    pub fn score(&self, at: Span) -> f64 {
+        let innermost =
+            self.statements.iter().filter(|s| s.start <= at.start && at.end <= s.end).min_by_key(|s| s.end - s.start);
+        let Some(stmt) = innermost else { return 0.0 };
+        let (mut ef, mut ep) = (0.0, 0.0);
+        for (passed, covered) in &self.runs {
+            if covered.binary_search_by_key(&(stmt.start, stmt.end), |s| (s.start, s.end)).is_ok() {
+                if *passed {
+                    ep += 1.0;
+                } else {
+                    ef += 1.0;
                 }
             }
-            let score = if ef > 0.0 { ef / (failing * (ef + ep)).sqrt() } else { 0.0 };
-            0.01 + score
-        })
-        .collect()
+        }
+        let score = if ef > 0.0 { ef / (self.failing * (ef + ep)).sqrt() } else { 0.0 };
+        0.01 + score
+    }
+}
+
+/// The first statement repair ([`statements`]) whose text, lowered again, passes `passes_all`.
+fn first_statement_repair(
+    program: &Program,
+    src: &str,
+    opts: &Options,
+    spectrum: &Spectrum,
+    passes_all: &mut dyn FnMut(&Program, &Budget) -> Verdict,
+    budget: &Budget,
+    checked: &mut usize,
+) -> Option<FoundRepair> {
+    let scope = FunctionScopes::new(program);
+    let score = |at: Span| spectrum.score(at);
+    for candidate in statements::candidates(program, src, &opts.frozen, &scope, &score) {
+        if budget.stop_reason().is_some() {
+            return None;
+        }
+        let patched = apply_edits(src, std::slice::from_ref(&candidate.change.mutant.edit));
+        let lowered = crate::syntax::lower::lower_source(&patched);
+        if lowered.diagnostics.iter().any(|d| d.severity == Severity::Error) {
+            continue;
+        }
+        *checked += 1;
+        if matches!((passes_all)(&lowered.program, budget), Verdict::Repaired) {
+            return Some(FoundRepair {
+                changes: vec![candidate.change],
+                guarantee: Guarantee::Tested { tests: 0 },
+                found_after: Duration::ZERO,
+            });
+        }
+    }
+    None
 }
 
 /// The spans of every statement that is not a block (blocks contain everything).

@@ -20,6 +20,12 @@
 //! - `replace-variable` (level 2): a variable read becomes another variable of the same type in
 //!   scope at that point (at level 1 too for conditions when repairing against a reference:
 //!   [`variable_replacements`]);
+//! - `replace-pointer` (level 1, pointers to structs only): Wolverine2's statement vocabulary for
+//!   linked structures (`x := y`, `x := y.f`, `x := null`): a pointer read (`p`, `p->next`)
+//!   becomes another pointer of the same type in scope, a field of the same type through one
+//!   (`prev`, `p->prev`, `head->next`), or `NULL` where it is a whole value; a guard
+//!   `p != NULL` becomes `p->next != NULL`. Heap programs are checked by running the tests, so
+//!   this space costs the solver nothing;
 //! - `reference-expression` (against a reference only): the location's expression becomes one
 //!   of the reference's, renamed into the student's variables (see
 //!   [`super::reference_space`]).
@@ -47,7 +53,12 @@ pub enum MutationKind {
     SwapOperands,
     DeleteAssignment,
     ReplaceVariable,
+    ReplacePointer,
     ReferenceExpression,
+    /// Statement repairs ([`super::statements`]).
+    MoveStatement,
+    DeleteStatement,
+    InsertStatement,
 }
 
 impl MutationKind {
@@ -66,7 +77,11 @@ impl MutationKind {
             MutationKind::SwapOperands => "swap-operands",
             MutationKind::DeleteAssignment => "delete-assignment",
             MutationKind::ReplaceVariable => "replace-variable",
+            MutationKind::ReplacePointer => "replace-pointer",
             MutationKind::ReferenceExpression => "reference-expression",
+            MutationKind::MoveStatement => "move-statement",
+            MutationKind::DeleteStatement => "delete-statement",
+            MutationKind::InsertStatement => "insert-statement",
         }
     }
 }
@@ -361,6 +376,9 @@ impl Ctx<'_> {
             ExprKind::Var(v) if self.level >= 2 => self.replace_variable(e, *v, path, out),
             _ => {}
         }
+        if struct_pointer(&e.ty) {
+            self.replace_pointer(e, path, out);
+        }
         // Do not descend into the target of an assignment: mutating `a[i] = ...` into
         // `a[i+1] = ...` is outside the catalogue (the left side is a location of its own
         // only through its index expression, which `visit` still reaches below).
@@ -494,6 +512,80 @@ impl Ctx<'_> {
         }
     }
 
+    /// `replace-pointer`: a read of a pointer to a struct (`p`, `p->next`, written as such)
+    /// becomes each other pointer term of its type in scope: a variable, a field through a
+    /// variable, and `NULL` when it is the location's whole value.
+    fn replace_pointer(&self, e: &Expr, path: &[usize], out: &mut Vec<Mutant>) {
+        let written = match &e.kind {
+            ExprKind::Var(v) => self.program.var(*v).name.clone(),
+            ExprKind::Member { base, field, arrow: true } => {
+                let ExprKind::Var(v) = base.strip_implicit().kind else { return };
+                let Some(name) = self.field_name(&base.ty, *field) else { return };
+                format!("{}->{}", self.program.var(v).name, name)
+            }
+            _ => return,
+        };
+        if self.text(e.span) != written {
+            return; // a macro, or spelled another way (`(*p).next`): no exact edit
+        }
+        let mut terms: Vec<(Expr, String)> = Vec::new();
+        for w in self.scope.candidates(e.span, &e.ty) {
+            let name = self.program.var(w).name.clone();
+            terms.push((Expr { kind: ExprKind::Var(w), ..e.clone() }, name));
+        }
+        for (id, def) in self.program.structs.iter().enumerate() {
+            let holder = Type::ptr(Type::Struct(StructId(id as u32)));
+            let fields: Vec<(usize, &str)> = def
+                .fields
+                .iter()
+                .enumerate()
+                .filter(|(_, f)| f.ty == e.ty)
+                .map(|(i, f)| (i, f.name.as_str()))
+                .collect();
+            if fields.is_empty() {
+                continue;
+            }
+            for w in self.scope.candidates(e.span, &holder) {
+                let base = Expr { kind: ExprKind::Var(w), ty: holder.clone(), span: e.span };
+                for &(field, name) in &fields {
+                    let kind = ExprKind::Member { base: Box::new(base.clone()), field, arrow: true };
+                    terms.push((Expr { kind, ..e.clone() }, format!("{}->{name}", self.program.var(w).name)));
+                }
+            }
+        }
+        if path.is_empty() || self.is_whole_value(path) {
+            let zero = Expr { kind: ExprKind::Int(0), ty: Type::INT, span: e.span };
+            let null = Expr { kind: ExprKind::Cast { expr: Box::new(zero), implicit: true }, ..e.clone() };
+            terms.push((null, "NULL".into()));
+        }
+        for (node, text) in terms {
+            if text != written {
+                out.push(self.mutant(path, node, MutationKind::ReplacePointer, e.span, text));
+            }
+        }
+    }
+
+    /// The node at `path` is the location's value up to implicit conversions (the right side
+    /// of `x = e` is a location's root; so is `e` under the conversion to `x`'s type).
+    fn is_whole_value(&self, path: &[usize]) -> bool {
+        let mut at = self.root;
+        for &i in path {
+            if !matches!(at.kind, ExprKind::Cast { implicit: true, .. }) {
+                return false;
+            }
+            let Some(child) = children(at).into_iter().nth(i) else { return false };
+            at = child;
+        }
+        true
+    }
+
+    fn field_name(&self, base: &Type, field: usize) -> Option<&str> {
+        match base.pointee()? {
+            Type::Struct(id) => self.program.struct_def(*id).fields.get(field).map(|f| f.name.as_str()),
+            _ => None,
+        }
+    }
+
     fn negate_condition(&self, cond: &Expr) -> Option<Mutant> {
         let core = cond.strip_implicit();
         if let ExprKind::Binary(op, a, b) = &core.kind
@@ -572,6 +664,11 @@ impl Ctx<'_> {
         let node = Expr { kind: ExprKind::Int(nv), ..core.clone() };
         Some(self.mutant(path, node, MutationKind::InitOffByOne, core.span, nv.to_string()))
     }
+}
+
+/// A pointer to a struct: the nodes of linked structures, which `replace-pointer` rewires.
+pub(crate) fn struct_pointer(ty: &Type) -> bool {
+    matches!(ty, Type::Pointer(to) if matches!(**to, Type::Struct(_)))
 }
 
 /// C's binding strength of a binary operator (higher binds tighter).

@@ -8,3 +8,4 @@ pub mod concrete;
 pub mod engine;
 pub mod reference_space;
 pub mod search;
+pub mod statements;

@@ -103,6 +103,9 @@ pub enum LocationKind {
     Arg,
     /// A statement-level `x++`/`x--`/`++x`/`--x` (the whole expression).
     Update,
+    /// A whole statement, moved, deleted or inserted (`engines::mutation::statements`); never
+    /// encoded, checked by running the tests.
+    Statement,
 }
 
 #[derive(Clone, Debug)]

@@ -1,0 +1,398 @@
+//! Statement repairs: changes of a whole statement that no expression mutation expresses.
+//! Wolverine2 (Verma & Roy) repairs heap programs by modifying *and inserting* guarded
+//! statements; the expression catalogue covers the modifications (`replace-pointer`,
+//! `negate-condition`, …), this module the rest, for the slips students make in pointer,
+//! string and loop code:
+//! - `move-statement`: two adjacent statements in the wrong order swap (`head = next;` before
+//!   `prev = head;`, `free(p);` before `p = p->next;`);
+//! - `delete-statement`: an assignment or update that should not be there goes (never a
+//!   `free`: deleting it would trade the bug for a leak);
+//! - `insert-statement`, from three pools:
+//!   - the step of a `while` loop (or a `for` without one) whose body never changes a variable
+//!     its condition reads: `p = p->next;` for a pointer, `i++;` / `i--;` for an integer;
+//!   - the `'\0'` after a loop that fills a `char` array through an index (`s[i] = '\0';`);
+//!   - the result of a call the program throws away, kept in the argument it was computed from
+//!     (`reverse(head);` → `head = reverse(head);`, `toupper(c);` → `c = toupper(c);`);
+//!   - Wolverine2's pointer statements over the struct pointers in scope (`x = y;`,
+//!     `x = y->f;`, `x->f = y;`, `x->f = NULL;`), before a statement or at the end of a block.
+//!
+//! A candidate is a text edit in the student's layout; the caller applies it, lowers the text
+//! again and runs the tests, so what is checked is what the student would get. The order is
+//! the paper's priority (a deletion or a move is a smaller change than an insertion; the
+//! targeted insertions before the general pointer statements), then the spectrum of the
+//! statement the change touches (`suspiciousness`, highest first).
+
+use std::collections::HashSet;
+
+use crate::ir::walk::walk_expr;
+use crate::ir::*;
+use crate::smt::encode::{Location, LocationId, LocationKind};
+
+use super::catalogue::{Mutant, MutationKind, Scope, deletion_span, struct_pointer};
+use super::engine::Change;
+
+/// General pointer-statement insertions considered at most (the targeted pools are small).
+pub const MAX_POINTER_INSERTIONS: usize = 4000;
+
+/// One statement repair: the change as the search reports it, and its rank.
+#[derive(Clone, Debug)]
+pub struct Candidate {
+    pub change: Change,
+    /// 0: deletion or move; 1: targeted insertion; 2: a general pointer statement.
+    pub tier: u8,
+    /// The statement whose spectrum ranks the candidate.
+    pub at: Span,
+}
+
+/// Every statement repair of `program`'s non-frozen functions, best first (`suspiciousness`
+/// scores a statement span; higher is more suspicious).
+pub fn candidates(
+    program: &Program,
+    src: &str,
+    frozen: &HashSet<String>,
+    scope: &dyn Scope,
+    suspiciousness: &dyn Fn(Span) -> f64,
+) -> Vec<Candidate> {
+    let mut cx = Collect { program, src, scope, out: Vec::new(), pointer_insertions: 0 };
+    for (i, f) in program.funcs.iter().enumerate() {
+        if frozen.contains(&f.name) {
+            continue;
+        }
+        if let Some(body) = &f.body {
+            cx.stmt(FuncId(i as u32), body);
+        }
+    }
+    let mut out = cx.out;
+    let mut seen = HashSet::new();
+    out.retain(|c| seen.insert((c.change.mutant.edit.span, c.change.mutant.edit.new_text.clone())));
+    // Stable: candidates of equal rank stay in source order.
+    out.sort_by(|a, b| {
+        a.tier
+            .cmp(&b.tier)
+            .then(suspiciousness(b.at).partial_cmp(&suspiciousness(a.at)).unwrap_or(std::cmp::Ordering::Equal))
+    });
+    out
+}
+
+struct Collect<'a> {
+    program: &'a Program,
+    src: &'a str,
+    scope: &'a dyn Scope,
+    out: Vec<Candidate>,
+    pointer_insertions: usize,
+}
+
+impl Collect<'_> {
+    fn text(&self, span: Span) -> &str {
+        self.src.get(span.range()).unwrap_or("")
+    }
+
+    /// The leading whitespace of the line `at` is on.
+    fn indent(&self, at: u32) -> &str {
+        let start = self.src[..at as usize].rfind('\n').map_or(0, |i| i + 1);
+        let line = &self.src[start..];
+        &line[..line.len() - line.trim_start_matches([' ', '\t']).len()]
+    }
+
+    fn stmt(&mut self, func: FuncId, s: &Stmt) {
+        match &s.kind {
+            StmtKind::Block(items) => {
+                self.block(func, items);
+                items.iter().for_each(|x| self.stmt(func, x));
+            }
+            StmtKind::If { then, els, .. } => {
+                self.stmt(func, then);
+                if let Some(e) = els {
+                    self.stmt(func, e);
+                }
+            }
+            StmtKind::While { cond, body } => {
+                self.loop_step(func, cond, body);
+                self.stmt(func, body);
+            }
+            StmtKind::For { cond: Some(cond), step: None, body, .. } => {
+                self.loop_step(func, cond, body);
+                self.stmt(func, body);
+            }
+            StmtKind::For { body, .. } | StmtKind::DoWhile { body, .. } => self.stmt(func, body),
+            StmtKind::Switch { arms, .. } => arms.iter().flat_map(|a| a.body.iter()).for_each(|x| self.stmt(func, x)),
+            _ => {}
+        }
+    }
+
+    /// Moves and deletions between a block's statements, the terminator after a loop, and
+    /// the pointer statements before each statement and at the block's end.
+    fn block(&mut self, func: FuncId, items: &[Stmt]) {
+        for (i, s) in items.iter().enumerate() {
+            if let Some(next) = items.get(i + 1) {
+                self.swap(func, s, next);
+            }
+            if let StmtKind::Expr(e) = &s.kind {
+                self.delete(func, s, e);
+                self.keep_result(func, s, e);
+            }
+            if matches!(s.kind, StmtKind::While { .. } | StmtKind::For { .. } | StmtKind::DoWhile { .. }) {
+                self.terminator_after(func, s);
+            }
+            self.pointer_statements(func, &Insertion::Before(s));
+        }
+        if let Some(last) = items.last()
+            && !matches!(last.kind, StmtKind::Return(_) | StmtKind::Break | StmtKind::Continue)
+        {
+            self.pointer_statements(func, &Insertion::After(last));
+        }
+    }
+
+    fn push(&mut self, func: FuncId, at: &Stmt, kind: MutationKind, edit: TextEdit, description: String, tier: u8) {
+        let location = Location {
+            id: LocationId(u32::MAX),
+            func,
+            span: at.span,
+            expr: Expr { kind: ExprKind::Int(0), ty: Type::INT, span: at.span },
+            kind: LocationKind::Statement,
+        };
+        let mutant = Mutant { expr: location.expr.clone(), kind, edit, description };
+        self.out.push(Candidate { change: Change { location, mutant }, tier, at: at.span });
+    }
+
+    /// `a; b;` → `b; a;` for two expression statements (a declaration's scope would move).
+    fn swap(&mut self, func: FuncId, a: &Stmt, b: &Stmt) {
+        let (StmtKind::Expr(_), StmtKind::Expr(_)) = (&a.kind, &b.kind) else { return };
+        let (ta, tb) = (self.text(a.span), self.text(b.span));
+        let Some(gap) = self.src.get(a.span.end as usize..b.span.start as usize) else { return };
+        if ta.is_empty() || tb.is_empty() || !gap.trim().is_empty() {
+            return; // a comment or a macro between them: no exact edit
+        }
+        let edit = TextEdit {
+            span: Span::new(a.span.start as usize, b.span.end as usize),
+            new_text: format!("{tb}{gap}{ta}"),
+        };
+        let description = format!("move `{tb}` before `{ta}`");
+        self.push(func, b, MutationKind::MoveStatement, edit, description, 0);
+    }
+
+    /// Deletes an assignment or update statement (`x = e;`, `x += e;`, `x++;`).
+    fn delete(&mut self, func: FuncId, s: &Stmt, e: &Expr) {
+        if !matches!(e.kind, ExprKind::Assign(..) | ExprKind::CompoundAssign { .. } | ExprKind::IncDec(..)) {
+            return;
+        }
+        let text = self.text(s.span);
+        if text.is_empty() {
+            return;
+        }
+        let edit = TextEdit { span: deletion_span(self.src, s.span), new_text: String::new() };
+        let description = format!("delete `{text}`");
+        self.push(func, s, MutationKind::DeleteStatement, edit, description, 0);
+    }
+
+    /// `f(x, …);` whose value is thrown away → `x = f(x, …);` for each variable argument of
+    /// the call's type.
+    fn keep_result(&mut self, func: FuncId, s: &Stmt, e: &Expr) {
+        let ExprKind::Call(_, args) = &e.kind else { return };
+        if matches!(e.ty, Type::Void | Type::Error) {
+            return;
+        }
+        let call = self.text(e.span).to_string();
+        if call.is_empty() {
+            return;
+        }
+        let mut seen = Vec::new();
+        for a in args {
+            let ExprKind::Var(v) = a.strip_implicit().kind else { continue };
+            let var = self.program.var(v);
+            if seen.contains(&v) || !assignable_from(&var.ty, &e.ty) {
+                continue;
+            }
+            seen.push(v);
+            let edit = TextEdit {
+                span: Span::new(e.span.start as usize, e.span.start as usize),
+                new_text: format!("{} = ", var.name),
+            };
+            let description = format!("keep the result: `{} = {call}`", var.name);
+            self.push(func, s, MutationKind::InsertStatement, edit, description, 1);
+        }
+    }
+
+    /// The missing step of a loop whose body never changes a variable its condition reads.
+    fn loop_step(&mut self, func: FuncId, cond: &Expr, body: &Stmt) {
+        let written = assigned_vars(body);
+        let mut read = Vec::new();
+        walk_expr(cond, &mut |x| {
+            if let ExprKind::Var(v) = x.kind
+                && !read.contains(&v)
+                && !written.contains(&v)
+            {
+                read.push(v);
+            }
+        });
+        for v in read {
+            let var = self.program.var(v);
+            let name = var.name.clone();
+            let steps: Vec<String> = if struct_pointer(&var.ty) {
+                self.fields_of_type(&var.ty, &var.ty).into_iter().map(|f| format!("{name} = {name}->{f};")).collect()
+            } else if var.ty.is_integer() {
+                vec![format!("{name}++;"), format!("{name}--;")]
+            } else {
+                Vec::new()
+            };
+            for step in steps {
+                let description = format!("add `{step}` at the end of the loop");
+                let edit = self.append_to(body, &step);
+                self.push(func, body, MutationKind::InsertStatement, edit, description, 1);
+            }
+        }
+    }
+
+    /// `s[i] = '\0';` after a loop whose body assigns `s[i]` for a `char` array or pointer `s`
+    /// and an integer variable `i`.
+    fn terminator_after(&mut self, func: FuncId, lp: &Stmt) {
+        let mut targets: Vec<(VarId, VarId)> = Vec::new();
+        crate::ir::walk::walk_stmt(lp, &mut |x| {
+            if let ExprKind::Assign(lhs, _) = &x.kind
+                && let ExprKind::Index(base, index) = &lhs.kind
+                && let ExprKind::Var(s) = base.strip_implicit().kind
+                && let ExprKind::Var(i) = index.strip_implicit().kind
+                && !targets.contains(&(s, i))
+            {
+                targets.push((s, i));
+            }
+        });
+        for (s, i) in targets {
+            let (array, index) = (self.program.var(s), self.program.var(i));
+            if !array.ty.is_char_pointer() || !index.ty.is_integer() {
+                continue;
+            }
+            let statement = format!("{}[{}] = '\\0';", array.name, index.name);
+            let indent = self.indent(lp.span.start).to_string();
+            let edit = TextEdit {
+                span: Span::new(lp.span.end as usize, lp.span.end as usize),
+                new_text: format!("\n{indent}{statement}"),
+            };
+            let description = format!("add `{statement}` after the loop");
+            self.push(func, lp, MutationKind::InsertStatement, edit, description, 1);
+        }
+    }
+
+    /// Wolverine2's pointer statements over the struct pointers in scope at `at`.
+    fn pointer_statements(&mut self, func: FuncId, place: &Insertion<'_>) {
+        if self.pointer_insertions >= MAX_POINTER_INSERTIONS {
+            return;
+        }
+        let scope_at = match place {
+            Insertion::Before(s) => Span::new(s.span.start as usize, s.span.start as usize),
+            Insertion::After(s) => Span::new(s.span.end as usize, s.span.end as usize),
+        };
+        let mut statements = Vec::new();
+        for (id, _) in self.program.structs.iter().enumerate() {
+            let ty = Type::ptr(Type::Struct(StructId(id as u32)));
+            let vars: Vec<String> =
+                self.scope.candidates(scope_at, &ty).into_iter().map(|v| self.program.var(v).name.clone()).collect();
+            if vars.is_empty() {
+                continue;
+            }
+            let fields = self.fields_of_type(&ty, &ty);
+            for x in &vars {
+                for y in &vars {
+                    if x != y {
+                        statements.push(format!("{x} = {y};"));
+                    }
+                    for f in &fields {
+                        statements.push(format!("{x} = {y}->{f};"));
+                        statements.push(format!("{x}->{f} = {y};"));
+                    }
+                }
+                for f in &fields {
+                    statements.push(format!("{x}->{f} = NULL;"));
+                }
+            }
+        }
+        let anchor = match place {
+            Insertion::Before(s) | Insertion::After(s) => *s,
+        };
+        for statement in statements {
+            if self.pointer_insertions >= MAX_POINTER_INSERTIONS {
+                return;
+            }
+            self.pointer_insertions += 1;
+            let indent = self.indent(anchor.span.start).to_string();
+            let (edit, description) = match place {
+                Insertion::Before(s) => (
+                    TextEdit {
+                        span: Span::new(s.span.start as usize, s.span.start as usize),
+                        new_text: format!("{statement}\n{indent}"),
+                    },
+                    format!("add `{statement}` before `{}`", first_line(self.text(s.span))),
+                ),
+                Insertion::After(s) => (
+                    TextEdit {
+                        span: Span::new(s.span.end as usize, s.span.end as usize),
+                        new_text: format!("\n{indent}{statement}"),
+                    },
+                    format!("add `{statement}` after `{}`", first_line(self.text(s.span))),
+                ),
+            };
+            self.push(func, anchor, MutationKind::InsertStatement, edit, description, 2);
+        }
+    }
+
+    /// `statement` at the end of a loop body: after its last statement, or the single
+    /// statement wrapped in braces with it.
+    fn append_to(&self, body: &Stmt, statement: &str) -> TextEdit {
+        match &body.kind {
+            StmtKind::Block(items) if !items.is_empty() => {
+                let last = items.last().expect("not empty");
+                let indent = self.indent(last.span.start);
+                TextEdit {
+                    span: Span::new(last.span.end as usize, last.span.end as usize),
+                    new_text: format!("\n{indent}{statement}"),
+                }
+            }
+            StmtKind::Block(_) => {
+                // `{}`: inside the braces.
+                let at = body.span.start as usize + 1;
+                TextEdit { span: Span::new(at, at), new_text: format!(" {statement} ") }
+            }
+            _ => TextEdit { span: body.span, new_text: format!("{{ {} {statement} }}", self.text(body.span)) },
+        }
+    }
+
+    /// The names of the fields of type `field_ty` in the struct `holder` points to.
+    fn fields_of_type(&self, holder: &Type, field_ty: &Type) -> Vec<String> {
+        let Some(Type::Struct(id)) = holder.pointee() else { return Vec::new() };
+        self.program.struct_def(*id).fields.iter().filter(|f| &f.ty == field_ty).map(|f| f.name.clone()).collect()
+    }
+}
+
+enum Insertion<'a> {
+    Before(&'a Stmt),
+    After(&'a Stmt),
+}
+
+/// Variables a statement assigns (`x = …`, `x op= …`, `x++`, `scanf("…", &x)`).
+fn assigned_vars(s: &Stmt) -> HashSet<VarId> {
+    let mut out = HashSet::new();
+    crate::ir::walk::walk_stmt(s, &mut |x| match &x.kind {
+        ExprKind::Assign(lhs, _) | ExprKind::CompoundAssign { lhs, .. } | ExprKind::IncDec(_, lhs) => {
+            if let ExprKind::Var(v) = lhs.strip_implicit().kind {
+                out.insert(v);
+            }
+        }
+        ExprKind::AddrOf(inner) => {
+            if let ExprKind::Var(v) = inner.strip_implicit().kind {
+                out.insert(v);
+            }
+        }
+        _ => {}
+    });
+    out
+}
+
+/// A value of type `from` can be stored in a variable of type `to` as a student means it: the
+/// same type, or both arithmetic (`c = toupper(c)` with `char c`).
+fn assignable_from(to: &Type, from: &Type) -> bool {
+    to == from || (to.is_arithmetic() && from.is_arithmetic())
+}
+
+fn first_line(text: &str) -> &str {
+    text.lines().next().unwrap_or("").trim_end_matches('{').trim()
+}
