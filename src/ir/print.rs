@@ -67,6 +67,18 @@ impl Builtin {
             Builtin::Strcmp => "strcmp",
             Builtin::Strcpy => "strcpy",
             Builtin::Strcat => "strcat",
+            Builtin::Strncpy => "strncpy",
+            Builtin::Strncat => "strncat",
+            Builtin::Strncmp => "strncmp",
+            Builtin::Strchr => "strchr",
+            Builtin::Strrchr => "strrchr",
+            Builtin::Strstr => "strstr",
+            Builtin::Strdup => "strdup",
+            Builtin::Memset => "memset",
+            Builtin::Memcpy => "memcpy",
+            Builtin::Memmove => "memmove",
+            Builtin::Atoi => "atoi",
+            Builtin::Atol => "atol",
             Builtin::Abs => "abs",
             Builtin::Labs => "labs",
             Builtin::Fabs => "fabs",
@@ -87,6 +99,7 @@ impl Builtin {
             Builtin::Tolower => "tolower",
             Builtin::Malloc => "malloc",
             Builtin::Calloc => "calloc",
+            Builtin::Realloc => "realloc",
             Builtin::Free => "free",
             Builtin::Exit => "exit",
             Builtin::Assert => "assert",
@@ -101,8 +114,21 @@ impl Builtin {
         use Builtin as B;
         Some(match self {
             B::Printf | B::Scanf | B::Getchar | B::Putchar | B::Puts | B::Gets | B::Fgets => "stdio.h",
-            B::Strlen | B::Strcmp | B::Strcpy | B::Strcat => "string.h",
-            B::Abs | B::Labs | B::Malloc | B::Calloc | B::Free | B::Exit => "stdlib.h",
+            B::Strlen
+            | B::Strcmp
+            | B::Strcpy
+            | B::Strcat
+            | B::Strncpy
+            | B::Strncat
+            | B::Strncmp
+            | B::Strchr
+            | B::Strrchr
+            | B::Strstr
+            | B::Strdup
+            | B::Memset
+            | B::Memcpy
+            | B::Memmove => "string.h",
+            B::Abs | B::Labs | B::Atoi | B::Atol | B::Malloc | B::Calloc | B::Realloc | B::Free | B::Exit => "stdlib.h",
             B::Fabs | B::Pow | B::Sqrt | B::Floor | B::Ceil | B::Log10 | B::Log | B::Exp | B::Round => "math.h",
             B::Isdigit | B::Isalpha | B::Isspace | B::Isupper | B::Islower | B::Toupper | B::Tolower => "ctype.h",
             B::Assert => "assert.h",

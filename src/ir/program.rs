@@ -131,6 +131,23 @@ pub enum Builtin {
     Strcmp,
     Strcpy,
     Strcat,
+    /// `strncpy(d, s, n)`: pads with `'\0'` up to `n`; no terminator when `s` is longer.
+    Strncpy,
+    Strncat,
+    Strncmp,
+    Strchr,
+    Strrchr,
+    Strstr,
+    /// `strdup(s)`: a new heap block, freed with `free`.
+    Strdup,
+    Memset,
+    Memcpy,
+    /// `memmove(d, s, n)`; `memcpy` of overlapping ranges behaves the same in the interpreter.
+    Memmove,
+    /// `atoi(s)`: glibc's `(int) strtol(s, NULL, 10)`.
+    Atoi,
+    /// `atol(s)`: glibc's `strtol(s, NULL, 10)`.
+    Atol,
     Abs,
     Labs,
     Fabs,
@@ -151,6 +168,8 @@ pub enum Builtin {
     Tolower,
     Malloc,
     Calloc,
+    /// `realloc(p, n)`: glibc's, so `realloc(p, 0)` frees `p` and returns `NULL`.
+    Realloc,
     Free,
     Exit,
     /// `assert(e)`
@@ -212,6 +231,12 @@ impl Builtin {
             self,
             Strlen
                 | Strcmp
+                | Strncmp
+                | Strchr
+                | Strrchr
+                | Strstr
+                | Atoi
+                | Atol
                 | Abs
                 | Labs
                 | Fabs

@@ -144,6 +144,33 @@ fn unsupported_constructs_are_reported() {
 }
 
 #[test]
+fn library_functions_the_encoding_does_not_model_are_unsupported() {
+    let calls = [
+        ("realloc", "char *q = realloc(NULL, 4); return q == 0;"),
+        ("strdup", "char *q = strdup(s); return q[0];"),
+        ("strncpy", "strncpy(s, \"ab\", 2); return s[0];"),
+        ("strncat", "strncat(s, \"ab\", 1); return s[0];"),
+        ("strncmp", "return strncmp(s, \"ab\", 2);"),
+        ("strchr", "return strchr(s, 'a') != 0;"),
+        ("strrchr", "return strrchr(s, 'a') != 0;"),
+        ("strstr", "return strstr(s, \"a\") != 0;"),
+        ("memset", "memset(s, 0, 2); return s[0];"),
+        ("memcpy", "memcpy(s, \"ab\", 2); return s[0];"),
+        ("memmove", "memmove(s, s + 1, 2); return s[0];"),
+        ("atoi", "return atoi(s);"),
+        ("atol", "return (int) atol(s);"),
+    ];
+    let ctx = new_context();
+    for (name, body) in calls {
+        let src = format!("#include <stdlib.h>\n#include <string.h>\nint main(void) {{ char s[8] = \"12\"; {body} }}");
+        let p = program(&src);
+        let err =
+            encode(&ctx, &p, "main", &EncodeOptions::new(2)).err().unwrap_or_else(|| panic!("{name} is unsupported"));
+        assert!(err.to_string().contains(&format!("`{name}`")), "{name}: {err}");
+    }
+}
+
+#[test]
 fn uninitialised_reads_are_recorded() {
     let p = program("int main(void) { int x; int y = 0; if (y) x = 1; return x + y; }");
     let ctx = new_context();

@@ -1,5 +1,6 @@
 //! The C library subset: `printf` and `scanf` as glibc does them, character input and output,
-//! string and math functions, `malloc`/`free`, `exit`, and the verification builtins.
+//! string, memory and math functions, `atoi`/`atol`, `malloc`/`calloc`/`realloc`/`free`,
+//! `exit`, and the verification builtins.
 
 use super::machine::{Machine, R, Stop, Val, convert, err};
 use super::memory::{self, BlockKind};
@@ -130,6 +131,28 @@ impl<'p> Machine<'p> {
                 }
                 Ok(Val::I(d))
             }
+            Builtin::Strncpy
+            | Builtin::Strncat
+            | Builtin::Strncmp
+            | Builtin::Strchr
+            | Builtin::Strrchr
+            | Builtin::Strstr
+            | Builtin::Strdup
+            | Builtin::Memset
+            | Builtin::Memcpy
+            | Builtin::Memmove
+            | Builtin::Atoi
+            | Builtin::Atol
+            | Builtin::Realloc => {
+                // Checked before anything runs, so a call missing an argument does nothing.
+                let n = match b {
+                    Builtin::Strdup | Builtin::Atoi | Builtin::Atol => 1,
+                    Builtin::Strchr | Builtin::Strrchr | Builtin::Strstr | Builtin::Realloc => 2,
+                    _ => 3,
+                };
+                arg(n - 1)?;
+                self.library(b, e, args)
+            }
             Builtin::Abs => {
                 let v = self.eval(arg(0)?)?.i();
                 Ok(Val::I(IntType::INT.wrap(v.wrapping_abs())))
@@ -237,6 +260,206 @@ impl<'p> Machine<'p> {
             Builtin::ReachError => err(K::ReachError, e.span, "`reach_error()` was reached"),
             Builtin::Nondet => self.nondet(e),
         }
+    }
+
+    /// The `string.h` functions beyond `strlen`/`strcmp`/`strcpy`/`strcat`, `atoi`/`atol`
+    /// and `realloc`, called with at least their arguments. The arguments are evaluated right
+    /// to left, as gcc does for any call.
+    fn library(&mut self, b: Builtin, e: &'p Expr, args: &'p [Expr]) -> R<Val> {
+        let vals = self.eval_args(args)?;
+        let v = |i: usize| vals[i].i();
+        let name = format!("`{}`", b.c_name());
+        // A length argument (`size_t`) as a host count; a huge one fails the range checks.
+        let count = |i: usize| usize::try_from(vals[i].i() as u64).unwrap_or(usize::MAX);
+        match b {
+            Builtin::Strncpy => {
+                let (d, s, n) = (v(0), v(1), count(2));
+                let mut bytes = self.read_cstr(s, n, &deref_of(&args[1]))?;
+                // C's rule: no terminator when `s` has `n` characters or more; else pad to `n`.
+                if n > 0 {
+                    self.mem.check_range(d, n as u64, true).map_err(|f| self.write_fault(f, &args[0], &name))?;
+                }
+                bytes.resize(n, 0);
+                self.write_bytes(d, &bytes, &args[0], &name)?;
+                Ok(Val::I(d))
+            }
+            Builtin::Strncat => {
+                let (d, s, n) = (v(0), v(1), count(2));
+                let src = self.read_cstr(s, n, &deref_of(&args[1]))?;
+                let start = self.read_cstr(d, usize::MAX, &deref_of(&args[0]))?.len();
+                let mut bytes = src;
+                bytes.push(0);
+                self.write_bytes(memory::ptr_add(d, start as i64), &bytes, &args[0], &name)?;
+                Ok(Val::I(d))
+            }
+            Builtin::Strncmp => {
+                let (p, q, n) = (v(0), v(1), count(2));
+                let (da, dc) = (deref_of(&args[0]), deref_of(&args[1]));
+                for i in 0..n {
+                    let i = i as i64;
+                    let x = self.mem.load_byte(memory::ptr_add(p, i)).map_err(|f| self.fault(f, &da, false))?;
+                    let y = self.mem.load_byte(memory::ptr_add(q, i)).map_err(|f| self.fault(f, &dc, false))?;
+                    if x != y || x == 0 {
+                        return Ok(Val::I(x as i64 - y as i64));
+                    }
+                }
+                Ok(Val::I(0))
+            }
+            Builtin::Strchr | Builtin::Strrchr => {
+                let (p, c) = (v(0), v(1) as u8);
+                let da = deref_of(&args[0]);
+                let mut found = None;
+                let mut i = 0i64;
+                loop {
+                    let x = self.mem.load_byte(memory::ptr_add(p, i)).map_err(|f| self.fault(f, &da, false))?;
+                    if x == c {
+                        found = Some(i);
+                        if b == Builtin::Strchr {
+                            break;
+                        }
+                    }
+                    // The terminator is part of the string: `strchr(s, '\0')` finds it.
+                    if x == 0 {
+                        break;
+                    }
+                    i += 1;
+                }
+                Ok(Val::I(found.map_or(memory::NULL, |i| memory::ptr_add(p, i))))
+            }
+            Builtin::Strstr => {
+                let (h, n) = (v(0), v(1));
+                let hay = self.read_cstr(h, usize::MAX, &deref_of(&args[0]))?;
+                let needle = self.read_cstr(n, usize::MAX, &deref_of(&args[1]))?;
+                let at = if needle.is_empty() { Some(0) } else { hay.windows(needle.len()).position(|w| w == needle) };
+                Ok(Val::I(at.map_or(memory::NULL, |i| memory::ptr_add(h, i as i64))))
+            }
+            Builtin::Strdup => {
+                let mut bytes = self.read_cstr(v(0), usize::MAX, &deref_of(&args[0]))?;
+                bytes.push(0);
+                let id = self.alloc(bytes.len() as u64, BlockKind::Heap, "memory from strdup", false, e.span)?;
+                let p = memory::ptr(id, 0);
+                self.write_bytes(p, &bytes, &args[0], &name)?;
+                Ok(Val::I(p))
+            }
+            Builtin::Memset => {
+                let (d, c, n) = (v(0), v(1) as u8, count(2));
+                if n > 0 {
+                    self.mem.fill(d, n as u64, c).map_err(|f| self.write_fault(f, &args[0], &name))?;
+                }
+                Ok(Val::I(d))
+            }
+            Builtin::Memcpy | Builtin::Memmove => {
+                // Bytes are copied with their initialised flags: copying a buffer that is
+                // only partly filled is fine, reading the unfilled part of the copy is not.
+                // Overlapping ranges are copied as `memmove` does.
+                let (d, s, n) = (v(0), v(1), count(2));
+                if n > 0 {
+                    self.mem.check_range(s, n as u64, false).map_err(|f| self.read_fault(f, &args[1], &name))?;
+                    self.mem.check_range(d, n as u64, true).map_err(|f| self.write_fault(f, &args[0], &name))?;
+                    self.mem.copy(d, s, n as u64).map_err(|f| self.write_fault(f, &args[0], &name))?;
+                }
+                Ok(Val::I(d))
+            }
+            Builtin::Atoi | Builtin::Atol => {
+                let x = self.strtol(v(0), &args[0])?;
+                Ok(Val::I(if b == Builtin::Atoi { x as i32 as i64 } else { x }))
+            }
+            _ => self.realloc(e, &args[0], v(0), vals[1].i() as u64),
+        }
+    }
+
+    /// glibc's `strtol(s, NULL, 10)`: leading white space, an optional sign, then digits up
+    /// to the first non-digit; a value beyond `long` saturates to `LONG_MAX`/`LONG_MIN`.
+    /// (`atoi` is `(int) strtol(...)`, so an `int` overflow keeps the low 32 bits of that.)
+    fn strtol(&self, p: i64, a: &Expr) -> R<i64> {
+        let d = deref_of(a);
+        let byte = |i: i64| self.mem.load_byte(memory::ptr_add(p, i)).map_err(|f| self.fault(f, &d, false));
+        let mut i = 0i64;
+        while matches!(byte(i)?, b' ' | b'\t' | b'\n' | 0x0b | 0x0c | b'\r') {
+            i += 1;
+        }
+        let neg = match byte(i)? {
+            b'-' => {
+                i += 1;
+                true
+            }
+            b'+' => {
+                i += 1;
+                false
+            }
+            _ => false,
+        };
+        // The magnitude, capped just above what a `long` holds.
+        let cap = 1u128 << 64;
+        let mut m = 0u128;
+        loop {
+            let c = byte(i)?;
+            if !c.is_ascii_digit() {
+                break;
+            }
+            m = (m * 10 + (c - b'0') as u128).min(cap);
+            i += 1;
+        }
+        Ok(if neg { if m >= 1 << 63 { i64::MIN } else { -(m as i64) } } else { m.min(i64::MAX as u128) as i64 })
+    }
+
+    /// `realloc(p, n)` as glibc does it: `NULL` is `malloc(n)`; `n == 0` frees `p` and
+    /// returns `NULL`; otherwise a new block holds the first `min(old, n)` bytes (with their
+    /// initialised flags) and the old one is freed, so the old pointer is dangling. A size
+    /// mend cannot allocate returns `NULL` and leaves `p` as it was.
+    fn realloc(&mut self, e: &Expr, a: &Expr, p: i64, n: u64) -> R<Val> {
+        const WHAT: &str = "memory from realloc";
+        if p == memory::NULL {
+            if n > 1 << 31 {
+                return Ok(Val::I(memory::NULL));
+            }
+            let id = self.alloc(n, BlockKind::Heap, WHAT, false, e.span)?;
+            return Ok(Val::I(memory::ptr(id, 0)));
+        }
+        let id = memory::block_of(p);
+        let call = super::text::expr(self.prog, e);
+        let text = super::text::expr(self.prog, a);
+        match self.mem.blocks.get(id as usize) {
+            Some(blk) if blk.kind == BlockKind::Heap && memory::offset_of(p) == 0 => {
+                if !blk.alive {
+                    return err(K::InvalidFree, e.span, format!("`{call}`: `{text}` was already freed"));
+                }
+            }
+            Some(blk) if blk.kind == BlockKind::Heap => {
+                return err(
+                    K::InvalidFree,
+                    e.span,
+                    format!("`{call}`: the pointer does not point to the start of the memory from malloc"),
+                );
+            }
+            _ => return err(K::InvalidFree, e.span, format!("`{call}`: the pointer did not come from malloc")),
+        }
+        if n == 0 {
+            self.mem.release(id);
+            return Ok(Val::I(memory::NULL));
+        }
+        if n > 1 << 31 {
+            return Ok(Val::I(memory::NULL));
+        }
+        let new = self.alloc(n, BlockKind::Heap, WHAT, false, e.span)?;
+        let keep = self.mem.block_size(id).min(n);
+        let q = memory::ptr(new, 0);
+        self.mem.copy(q, p, keep).map_err(|f| self.fault(f, &deref_of(a), false))?;
+        self.mem.release(id);
+        Ok(Val::I(q))
+    }
+
+    /// Stores `bytes` at `p`, the destination of `what` given as the argument `a`; the whole
+    /// range is checked first, so a write past the end stores nothing.
+    fn write_bytes(&mut self, p: i64, bytes: &[u8], a: &Expr, what: &str) -> R<()> {
+        if bytes.is_empty() {
+            return Ok(());
+        }
+        self.mem.check_range(p, bytes.len() as u64, true).map_err(|f| self.write_fault(f, a, what))?;
+        for (k, &c) in bytes.iter().enumerate() {
+            self.mem.store_byte(memory::ptr_add(p, k as i64), c).map_err(|f| self.write_fault(f, a, what))?;
+        }
+        Ok(())
     }
 
     fn nondet(&mut self, e: &Expr) -> R<Val> {
@@ -728,6 +951,15 @@ impl<'p> Machine<'p> {
 
     /// A library function writing through pointer argument `a` faulted.
     fn write_fault(&self, f: super::memory::Fault, a: &Expr, what: &str) -> Box<Stop> {
+        self.range_fault(f, a, what, true)
+    }
+
+    /// A library function reading a range of bytes through pointer argument `a` faulted.
+    fn read_fault(&self, f: super::memory::Fault, a: &Expr, what: &str) -> Box<Stop> {
+        self.range_fault(f, a, what, false)
+    }
+
+    fn range_fault(&self, f: super::memory::Fault, a: &Expr, what: &str, write: bool) -> Box<Stop> {
         if let super::memory::Fault::OutOfBounds { block, block_size, .. } = f {
             let b = &self.mem.blocks[block as usize];
             let target = match b.kind {
@@ -735,13 +967,14 @@ impl<'p> Machine<'p> {
                 BlockKind::Literal => "a string literal".to_string(),
                 _ => format!("`{}` ({block_size} bytes)", b.name),
             };
+            let verb = if write { "writes" } else { "reads" };
             return Box::new(Stop::Err(crate::spec::interp::RuntimeError {
                 kind: K::OutOfBounds,
                 span: a.span,
-                message: format!("{what} writes past the end of {target}"),
+                message: format!("{what} {verb} past the end of {target}"),
             }));
         }
-        self.fault(f, &deref_of(a), true)
+        self.fault(f, &deref_of(a), write)
     }
 
     fn rewrite_oob(&self, e: Box<Stop>, a: &Expr, what: &str) -> Box<Stop> {

@@ -230,6 +230,28 @@ impl Memory {
         Ok(())
     }
 
+    /// Whether the `size` bytes at `p` can be read (`write: false`) or written, without
+    /// reading them: for the library's byte functions, which check a whole range first.
+    pub fn check_range(&self, p: i64, size: u64, write: bool) -> Result<(), Fault> {
+        // A huge `size` (`(size_t) -1`) must not overflow the check.
+        let (id, _) = self.check(p, size.min(u32::MAX as u64 + 1))?;
+        if write && self.blocks[id].kind == BlockKind::Literal {
+            return Err(Fault::ReadOnly);
+        }
+        Ok(())
+    }
+
+    /// Sets `size` bytes to `v` and marks them initialised (`memset`).
+    pub fn fill(&mut self, dst: i64, size: u64, v: u8) -> Result<(), Fault> {
+        self.check_range(dst, size, true)?;
+        let (id, off) = (block_of(dst) as usize, offset_of(dst) as usize);
+        let d = &mut self.blocks[id];
+        let n = size as usize;
+        d.data[off..off + n].fill(v);
+        d.init[off..off + n].fill(1);
+        Ok(())
+    }
+
     pub fn block_size(&self, id: u32) -> u64 {
         self.blocks.get(id as usize).map_or(0, |b| b.data.len() as u64)
     }

@@ -17,6 +17,12 @@
 //! - a block-scope variable without initialiser becomes indeterminate again each time its
 //!   declaration runs (gcc would keep the previous iteration's value);
 //! - a freed heap block stays dead (use after free is caught) for the next 100,000 frees;
+//! - `realloc` always moves the block (the old pointer is dangling even when the size is
+//!   unchanged), and `realloc(p, 0)` frees `p` and returns `NULL`, as glibc does;
+//! - `atoi` is glibc's `(int) strtol(s, NULL, 10)`: a value beyond `long` saturates, then the
+//!   low 32 bits are kept (`atoi("2147483648")` is `INT_MIN`, `atoi("99999999999999999999")`
+//!   is −1); `atol` saturates to `LONG_MAX`/`LONG_MIN`;
+//! - `memcpy` of overlapping ranges copies as `memmove` does;
 //! - `%p` prints an interpreter address, not gcc's.
 //!
 //! Memory is a set of blocks (one per variable, string literal, `malloc` result) with a
@@ -105,7 +111,8 @@ pub enum RuntimeErrorKind {
     UseAfterFree,
     /// Reading a scalar that was never given a value.
     Uninitialized,
-    /// `free` of a pointer that did not come from `malloc`, or a double free.
+    /// `free` or `realloc` of a pointer that did not come from `malloc` (or is not the start
+    /// of its block), or of one already freed.
     InvalidFree,
     /// Writing into a string literal.
     ReadOnlyWrite,

@@ -489,3 +489,256 @@ fn hostile_formats_do_not_exhaust_the_host() {
     let src = "#include <stdio.h>\nint main(void) { int x; return scanf(\"%99999999999999999999999d\", &x); }";
     assert_eq!(c_run(src, "5").exit_code, Some(1));
 }
+
+// ----- string.h, stdlib.h: the functions beyond strlen/strcmp/strcpy/strcat -----
+
+/// Runs `body` as `main` with the usual headers, expecting no runtime error.
+fn lib_out(body: &str, input: &str) -> String {
+    let src = format!("#include <stdio.h>\n#include <stdlib.h>\n#include <string.h>\nint main(void) {{ {body} }}");
+    let r = c_run(&src, input);
+    assert_eq!(r.error, None, "output {:?}", out(&r));
+    out(&r)
+}
+
+/// Runs `body` as `main` with the usual headers, expecting a runtime error: returns it, the
+/// source text it points at and the output before it.
+fn lib_err(body: &str) -> (RuntimeError, String, String) {
+    let src = format!("#include <stdio.h>\n#include <stdlib.h>\n#include <string.h>\nint main(void) {{ {body} }}");
+    let r = c_run(&src, "");
+    let e = r.error.clone().unwrap_or_else(|| panic!("no error; output {:?}", out(&r)));
+    let text = span_text(&src, &e).to_string();
+    (e, text, out(&r))
+}
+
+#[test]
+fn realloc_grows_shrinks_and_frees() {
+    // A buffer grown while reading characters until EOF.
+    let grow = "int cap = 2, len = 0, c; char *buf = malloc(cap); \
+        while ((c = getchar()) != EOF) { if (len + 1 >= cap) { cap *= 2; buf = realloc(buf, cap); } buf[len++] = c; } \
+        buf[len] = '\\0'; printf(\"%s|%d\", buf, cap); free(buf); return 0;";
+    assert_eq!(lib_out(grow, "hello, world"), "hello, world|16");
+    assert_eq!(lib_out(grow, ""), "|2");
+    let long = "x".repeat(1000);
+    assert_eq!(lib_out(grow, &long), format!("{long}|1024"));
+
+    // Shrinking keeps the first bytes; the rest is gone.
+    let shrink = "int i; int *p = malloc(4 * sizeof(int)); for (i = 0; i < 4; i++) p[i] = i + 1; \
+        p = realloc(p, 2 * sizeof(int)); printf(\"%d %d\", p[0], p[1]); return p[2];";
+    let (e, text, printed) = lib_err(shrink);
+    assert_eq!((e.kind, text.as_str(), printed.as_str()), (RuntimeErrorKind::OutOfBounds, "p[2]", "1 2"));
+
+    // Growing: the new bytes hold nothing yet.
+    let (e, text, _) =
+        lib_err("int *p = malloc(sizeof(int)); *p = 7; p = realloc(p, 2 * sizeof(int)); return p[0] + p[1];");
+    assert_eq!((e.kind, text.as_str()), (RuntimeErrorKind::Uninitialized, "p[1]"));
+
+    // realloc(NULL, n) is malloc(n).
+    assert_eq!(
+        lib_out("char *p = realloc(NULL, 3); p[0] = 'o'; p[1] = 'k'; p[2] = 0; puts(p); free(p); return 0;", ""),
+        "ok\n"
+    );
+
+    // The old pointer is dangling after a realloc.
+    let (e, text, printed) = lib_err(
+        "int *p = malloc(sizeof(int)); *p = 7; int *q = realloc(p, 8 * sizeof(int)); printf(\"%d \", q[0]); return *p;",
+    );
+    assert_eq!((e.kind, text.as_str(), printed.as_str()), (RuntimeErrorKind::UseAfterFree, "*p", "7 "));
+    assert_eq!(e.message, "`*p` uses memory that was already freed");
+
+    // realloc(p, 0) frees p and returns NULL (glibc): freeing p again is a double free.
+    let (e, _, printed) =
+        lib_err("int *p = malloc(4); int *q = realloc(p, 0); printf(\"%d\", q == NULL); free(p); return 0;");
+    assert_eq!((e.kind, printed.as_str()), (RuntimeErrorKind::InvalidFree, "1"));
+
+    // Only the start of memory from malloc, calloc or realloc can be reallocated.
+    let (e, _, _) = lib_err("int a[2]; int *p = realloc(a, 16); return p == NULL;");
+    assert_eq!(e.kind, RuntimeErrorKind::InvalidFree);
+    assert_eq!(e.message, "`realloc(a, 16)`: the pointer did not come from malloc");
+    let (e, _, _) = lib_err("int *p = calloc(4, sizeof(int)); p = realloc(p + 1, 8); return 0;");
+    assert_eq!(e.kind, RuntimeErrorKind::InvalidFree);
+    assert!(e.message.contains("does not point to the start"), "{}", e.message);
+    let (e, _, _) = lib_err("int *p = malloc(4); free(p); p = realloc(p, 8); return 0;");
+    assert_eq!((e.kind, e.message.as_str()), (RuntimeErrorKind::InvalidFree, "`realloc(p, 8)`: `p` was already freed"));
+}
+
+#[test]
+fn strdup_makes_a_heap_copy() {
+    assert_eq!(
+        lib_out(
+            "char s[] = \"hi\"; char *d = strdup(s); d[0] = 'H'; printf(\"%s %s %d\", s, d, (int) strlen(d)); free(d); return 0;",
+            ""
+        ),
+        "hi Hi 2"
+    );
+    // strdup("") holds only the terminator.
+    let (e, text, printed) = lib_err("char *d = strdup(\"\"); printf(\"[%s]\", d); return d[1];");
+    assert_eq!((e.kind, text.as_str(), printed.as_str()), (RuntimeErrorKind::OutOfBounds, "d[1]", "[]"));
+    assert!(e.message.contains("memory from strdup"), "{}", e.message);
+}
+
+#[test]
+fn strncpy_pads_and_may_leave_no_terminator() {
+    assert_eq!(
+        lib_out("char d[6]; strncpy(d, \"abc\", 6); printf(\"%s %d %d\", d, d[4], d[5]); return 0;", ""),
+        "abc 0 0"
+    );
+    assert_eq!(
+        lib_out("char d[4] = \"xy\"; char *r = strncpy(d, \"abc\", 0); printf(\"%s %d\", d, r == d); return 0;", ""),
+        "xy 1"
+    );
+    assert_eq!(lib_out("char d[4] = \"xyz\"; strncpy(d, \"ab\", 2); printf(\"%s\", d); return 0;", ""), "abz");
+    // s longer than n: no terminator, so printing reads past what was copied.
+    let (e, text, _) = lib_err("char d[10]; strncpy(d, \"abcdef\", 3); printf(\"%s\", d); return 0;");
+    assert_eq!((e.kind, text.as_str()), (RuntimeErrorKind::Uninitialized, "d"));
+    let (e, _, _) = lib_err("char d[3]; strncpy(d, \"abcdef\", 3); printf(\"%s\", d); return 0;");
+    assert_eq!(e.kind, RuntimeErrorKind::OutOfBounds);
+    // Padding past the end of the destination.
+    let (e, text, _) = lib_err("char d[4]; strncpy(d, \"ab\", 8); return 0;");
+    assert_eq!((e.kind, text.as_str()), (RuntimeErrorKind::OutOfBounds, "d"));
+    assert_eq!(e.message, "`strncpy` writes past the end of `d` (4 bytes)");
+}
+
+#[test]
+fn strncat_appends_at_most_n() {
+    assert_eq!(lib_out("char d[10] = \"ab\"; strncat(d, \"cdef\", 2); printf(\"%s\", d); return 0;", ""), "abcd");
+    assert_eq!(lib_out("char d[10] = \"ab\"; strncat(d, \"cdef\", 0); printf(\"%s\", d); return 0;", ""), "ab");
+    assert_eq!(lib_out("char d[10] = \"\"; strncat(d, \"xy\", 100); printf(\"%s\", d); return 0;", ""), "xy");
+    let (e, _, _) = lib_err("char d[4] = \"ab\"; strncat(d, \"cd\", 2); return 0;");
+    assert_eq!(
+        (e.kind, e.message.as_str()),
+        (RuntimeErrorKind::OutOfBounds, "`strncat` writes past the end of `d` (4 bytes)")
+    );
+}
+
+#[test]
+fn strncmp_compares_at_most_n() {
+    assert_eq!(
+        lib_out(
+            "printf(\"%d %d %d %d\", strncmp(\"abcd\", \"abxx\", 2), strncmp(\"abc\", \"abd\", 3), strncmp(\"x\", \"y\", 0), strncmp(\"ab\", \"abc\", 5)); return 0;",
+            ""
+        ),
+        "0 -1 0 -99"
+    );
+    assert_eq!(lib_out("printf(\"%d\", strncmp(\"ab\", \"ac\", (size_t) -1)); return 0;", ""), "-1");
+    // It stops at n: bytes after them are not read.
+    assert_eq!(lib_out("char a[2] = {'h', 'i'}; printf(\"%d\", strncmp(a, \"hi\", 2)); return 0;", ""), "0");
+    let (e, _, _) = lib_err("char a[2] = {'h', 'i'}; return strncmp(a, \"hi\", 3);");
+    assert_eq!(e.kind, RuntimeErrorKind::OutOfBounds);
+}
+
+#[test]
+fn strchr_and_strrchr_find_characters() {
+    assert_eq!(
+        lib_out(
+            "char s[] = \"hello\"; printf(\"%s %s %d %d %d %d\", strchr(s, 'l'), strrchr(s, 'l'), strchr(s, 'z') == NULL, (int) (strchr(s, '\\0') - s), (int) (strrchr(s, 0) - s), (int) (strchr(s, 'h' + 256) - s)); return 0;",
+            ""
+        ),
+        "llo lo 1 5 5 0"
+    );
+    assert_eq!(
+        lib_out("printf(\"%d %d\", strchr(\"\", 'a') == NULL, strrchr(\"\", 'a') == NULL); return 0;", ""),
+        "1 1"
+    );
+    // The pointer is into s: writing through it changes s.
+    assert_eq!(lib_out("char s[] = \"a,b\"; *strchr(s, ',') = ';'; puts(s); return 0;", ""), "a;b\n");
+    let (e, _, _) = lib_err("char *p = strchr(\"abc\", 'x'); return *p;");
+    assert_eq!(e.kind, RuntimeErrorKind::NullDereference);
+}
+
+#[test]
+fn strstr_finds_substrings() {
+    assert_eq!(
+        lib_out(
+            "char h[] = \"haystack\"; printf(\"%s %d %d %d\", strstr(h, \"st\"), strstr(h, \"\") == h, strstr(h, \"stacks\") == NULL, strstr(\"\", \"\") != NULL); return 0;",
+            ""
+        ),
+        "stack 1 1 1"
+    );
+    assert_eq!(lib_out("printf(\"%s\", strstr(\"aaab\", \"aab\")); return 0;", ""), "aab");
+}
+
+#[test]
+fn memset_memcpy_memmove_copy_bytes() {
+    assert_eq!(
+        lib_out(
+            "int a[4]; char s[6]; memset(a, 0, sizeof a); memset(s, 'x', 5); s[5] = 0; memset(a + 1, -1, sizeof(int)); printf(\"%d %d %d %s\", a[0], a[1], a[3], s); return 0;",
+            ""
+        ),
+        "0 -1 0 xxxxx"
+    );
+    // n = 0 changes nothing.
+    let (e, text, _) = lib_err("int b[2]; memset(b, 0, 0); return b[0];");
+    assert_eq!((e.kind, text.as_str()), (RuntimeErrorKind::Uninitialized, "b[0]"));
+    let (e, _, _) = lib_err("int a[4]; memset(a, 0, 20); return 0;");
+    assert_eq!(
+        (e.kind, e.message.as_str()),
+        (RuntimeErrorKind::OutOfBounds, "`memset` writes past the end of `a` (16 bytes)")
+    );
+
+    assert_eq!(
+        lib_out(
+            "struct pt { int x; int y; } p = {4, 5}, q; int a[3] = {1, 2, 3}, b[3]; int *r = memcpy(b, a, sizeof a); memcpy(&q, &p, sizeof p); printf(\"%d %d %d %d %d %d\", b[0], b[1], b[2], q.x, q.y, r == b); return 0;",
+            ""
+        ),
+        "1 2 3 4 5 1"
+    );
+    let (e, text, _) = lib_err("int a[2] = {1, 2}, b[2]; memcpy(b, a, 0); return b[0];");
+    assert_eq!((e.kind, text.as_str()), (RuntimeErrorKind::Uninitialized, "b[0]"));
+    // Bytes that hold nothing are copied as such.
+    let (e, text, _) = lib_err("int a[2], b[2]; a[0] = 1; memcpy(b, a, sizeof a); printf(\"%d\", b[0]); return b[1];");
+    assert_eq!((e.kind, text.as_str()), (RuntimeErrorKind::Uninitialized, "b[1]"));
+    let (e, _, _) = lib_err("char s[3] = \"ab\", d[8]; memcpy(d, s, 5); return 0;");
+    assert_eq!(
+        (e.kind, e.message.as_str()),
+        (RuntimeErrorKind::OutOfBounds, "`memcpy` reads past the end of `s` (3 bytes)")
+    );
+    let (e, _, _) = lib_err("int *p = malloc(8); free(p); int d[2]; memcpy(d, p, 8); return 0;");
+    assert_eq!(e.kind, RuntimeErrorKind::UseAfterFree);
+
+    assert_eq!(
+        lib_out(
+            "char t[] = \"abcdef\", u[] = \"abcdef\"; memmove(t + 2, t, 3); memmove(u, u + 1, 5); printf(\"%s %s\", t, u); return 0;",
+            ""
+        ),
+        "ababcf bcdeff"
+    );
+    assert_eq!(lib_out("char t[] = \"abc\"; memmove(t, t + 1, 0); puts(t); return 0;", ""), "abc\n");
+}
+
+#[test]
+fn atoi_and_atol_read_a_leading_number() {
+    assert_eq!(
+        lib_out(
+            "printf(\"%d %d %d %d %d\", atoi(\"  -42abc\"), atoi(\"+7\"), atoi(\"\"), atoi(\"- 5\"), atoi(\"\\v\\f\\r-0012x\")); return 0;",
+            ""
+        ),
+        "-42 7 0 0 -12"
+    );
+    // Overflow as glibc: strtol saturates to a long, atoi keeps its low 32 bits.
+    assert_eq!(
+        lib_out(
+            "printf(\"%d %d %d %d %d\", atoi(\"2147483648\"), atoi(\"99999999999999999999\"), atoi(\"-2147483649\"), atoi(\"4294967297\"), atoi(\"-9223372036854775808\")); return 0;",
+            ""
+        ),
+        "-2147483648 -1 2147483647 1 0"
+    );
+    assert_eq!(
+        lib_out(
+            "printf(\"%ld %ld %ld %ld\", atol(\"9223372036854775807\"), atol(\"99999999999999999999\"), atol(\"-99999999999999999999\"), atol(\" \\t\\n12\")); return 0;",
+            ""
+        ),
+        "9223372036854775807 9223372036854775807 -9223372036854775808 12"
+    );
+    let (e, _, _) = lib_err("char s[4]; return atoi(s);");
+    assert_eq!(e.kind, RuntimeErrorKind::Uninitialized);
+    let (e, _, _) = lib_err("char s[2] = {'1', '2'}; return atoi(s);");
+    assert_eq!(e.kind, RuntimeErrorKind::OutOfBounds);
+}
+
+#[test]
+fn a_variable_is_in_scope_in_its_own_initialiser() {
+    let src = "#include <stdio.h>\n#include <stdlib.h>\nstruct node { int v; struct node *next; };\nint main(void) { struct node *n = malloc(sizeof *n); n->v = 3; n->next = NULL; printf(\"%d %d %d\", n->v, n->next == NULL, (int) sizeof *n); free(n); return 0; }";
+    let r = c_run(src, "");
+    assert_eq!(r.error, None);
+    assert_eq!(out(&r), "3 1 16");
+}
