@@ -199,7 +199,7 @@ fn first_statement_repair(
 ) -> Option<FoundRepair> {
     let scope = FunctionScopes::new(program);
     let score = |at: Span| spectrum.score(at);
-    for candidate in statements::candidates(program, src, &opts.frozen, &scope, &score) {
+    for candidate in statements::candidates(program, src, &opts.frozen, &scope, opts.reference.as_ref(), &score) {
         if budget.stop_reason().is_some() {
             return None;
         }

@@ -23,8 +23,9 @@
 //! - `replace-pointer` (level 1, pointers to structs only): Wolverine2's statement vocabulary for
 //!   linked structures (`x := y`, `x := y.f`, `x := null`): a pointer read (`p`, `p->next`)
 //!   becomes another pointer of the same type in scope, a field of the same type through one
-//!   (`prev`, `p->prev`, `head->next`), or `NULL` where it is a whole value; a guard
-//!   `p != NULL` becomes `p->next != NULL`. Heap programs are checked by running the tests, so
+//!   (`prev`, `p->prev`, `head->next`, `l.last`), or `NULL` where it is a whole value; a guard
+//!   `p != NULL` becomes `p->next != NULL`; the node an assignment writes through is a
+//!   location too (`head->next = n` → `tail->next = n`). Heap programs are checked by running the tests, so
 //!   this space costs the solver nothing;
 //! - `reference-expression` (against a reference only): the location's expression becomes one
 //!   of the reference's, renamed into the student's variables (see
@@ -518,10 +519,10 @@ impl Ctx<'_> {
     fn replace_pointer(&self, e: &Expr, path: &[usize], out: &mut Vec<Mutant>) {
         let written = match &e.kind {
             ExprKind::Var(v) => self.program.var(*v).name.clone(),
-            ExprKind::Member { base, field, arrow: true } => {
+            ExprKind::Member { base, field, arrow } => {
                 let ExprKind::Var(v) = base.strip_implicit().kind else { return };
-                let Some(name) = self.field_name(&base.ty, *field) else { return };
-                format!("{}->{}", self.program.var(v).name, name)
+                let Some(name) = self.field_name(&base.ty, *field, *arrow) else { return };
+                format!("{}{}{}", self.program.var(v).name, if *arrow { "->" } else { "." }, name)
             }
             _ => return,
         };
@@ -545,11 +546,16 @@ impl Ctx<'_> {
             if fields.is_empty() {
                 continue;
             }
-            for w in self.scope.candidates(e.span, &holder) {
-                let base = Expr { kind: ExprKind::Var(w), ty: holder.clone(), span: e.span };
-                for &(field, name) in &fields {
-                    let kind = ExprKind::Member { base: Box::new(base.clone()), field, arrow: true };
-                    terms.push((Expr { kind, ..e.clone() }, format!("{}->{name}", self.program.var(w).name)));
+            // Through a pointer (`q->rear`) and through a struct variable (`l.last`).
+            let by_value = Type::Struct(StructId(id as u32));
+            for (ty, arrow) in [(&holder, true), (&by_value, false)] {
+                for w in self.scope.candidates(e.span, ty) {
+                    let base = Expr { kind: ExprKind::Var(w), ty: ty.clone(), span: e.span };
+                    for &(field, name) in &fields {
+                        let kind = ExprKind::Member { base: Box::new(base.clone()), field, arrow };
+                        let text = format!("{}{}{name}", self.program.var(w).name, if arrow { "->" } else { "." });
+                        terms.push((Expr { kind, ..e.clone() }, text));
+                    }
                 }
             }
         }
@@ -579,8 +585,9 @@ impl Ctx<'_> {
         true
     }
 
-    fn field_name(&self, base: &Type, field: usize) -> Option<&str> {
-        match base.pointee()? {
+    fn field_name(&self, base: &Type, field: usize, arrow: bool) -> Option<&str> {
+        let holder = if arrow { base.pointee()? } else { base };
+        match holder {
             Type::Struct(id) => self.program.struct_def(*id).fields.get(field).map(|f| f.name.as_str()),
             _ => None,
         }
@@ -607,7 +614,17 @@ impl Ctx<'_> {
             return None;
         }
         let (node, new_text) = match &core.kind {
-            ExprKind::Unary(UnOp::Not, inner) => ((**inner).clone(), self.text(inner.span).to_string()),
+            ExprKind::Unary(UnOp::Not, inner) => {
+                // The statement's parentheses stay: `if (!(a || b))` → `if (a || b)`.
+                let inner_text = self.text(inner.span);
+                let bare = inner_text.strip_prefix('(').and_then(|t| t.strip_suffix(')')).unwrap_or(inner_text);
+                let kept = if text.starts_with('(') && text.ends_with(')') && core.span != cond.span {
+                    format!("({bare})")
+                } else {
+                    inner_text.to_string()
+                };
+                ((**inner).clone(), kept)
+            }
             _ => {
                 let node =
                     Expr { kind: ExprKind::Unary(UnOp::Not, Box::new(cond.clone())), ty: Type::INT, span: cond.span };

@@ -577,6 +577,10 @@ fn location_mutants(
         LocationKind::Init => catalogue::init_mutants(program, src, &loc.expr, level, scope),
         _ => catalogue::mutants(program, src, &loc.expr, role, level, scope),
     };
+    if loc.kind == LocationKind::Target {
+        // The node written through is never `NULL`.
+        ms.retain(|m| m.edit.new_text != "NULL");
+    }
     // The right-hand side of `x = e`: the assignment-level mutations apply to the whole
     // assignment, but the location (and so the alternative) is `e`.
     if loc.kind == LocationKind::Assign

@@ -6,6 +6,7 @@ pub mod against_tests;
 pub mod catalogue;
 pub mod concrete;
 pub mod engine;
+pub mod inject;
 pub mod reference_space;
 pub mod search;
 pub mod statements;

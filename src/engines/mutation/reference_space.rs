@@ -151,7 +151,7 @@ impl<'a> ReferenceSpace<'a> {
                             }
                         });
                     }
-                    LocationKind::Update | LocationKind::Statement => {}
+                    LocationKind::Update | LocationKind::Target | LocationKind::Statement => {}
                 }
             }
             pools.insert(sid, pool);
@@ -170,7 +170,7 @@ impl<'a> ReferenceSpace<'a> {
             (LocationKind::Assign | LocationKind::Init | LocationKind::Return | LocationKind::Arg, _) => {
                 pool.values.iter().collect()
             }
-            (LocationKind::Update | LocationKind::Statement, _) => return Vec::new(),
+            (LocationKind::Update | LocationKind::Target | LocationKind::Statement, _) => return Vec::new(),
         };
         let original = expr_to_c(self.student, &loc.expr);
         let from = tokens(&original);

@@ -13,6 +13,9 @@
 //!   - the `'\0'` after a loop that fills a `char` array through an index (`s[i] = '\0';`);
 //!   - the result of a call the program throws away, kept in the argument it was computed from
 //!     (`reverse(head);` → `head = reverse(head);`, `toupper(c);` → `c = toupper(c);`);
+//!   - against a reference, the reference's expression statements (`n->prev = l->last;`,
+//!     `depth++;`) before a statement or at the end of a block, where the student's names
+//!     make them valid;
 //!   - Wolverine2's pointer statements over the struct pointers in scope (`x = y;`,
 //!     `x = y->f;`, `x->f = y;`, `x->f = NULL;`), before a statement or at the end of a block.
 //!
@@ -33,6 +36,8 @@ use super::engine::Change;
 
 /// General pointer-statement insertions considered at most (the targeted pools are small).
 pub const MAX_POINTER_INSERTIONS: usize = 4000;
+/// Insertions of the reference's statements considered at most.
+pub const MAX_REFERENCE_INSERTIONS: usize = 4000;
 
 /// One statement repair: the change as the search reports it, and its rank.
 #[derive(Clone, Debug)]
@@ -51,9 +56,19 @@ pub fn candidates(
     src: &str,
     frozen: &HashSet<String>,
     scope: &dyn Scope,
+    reference: Option<&Program>,
     suspiciousness: &dyn Fn(Span) -> f64,
 ) -> Vec<Candidate> {
-    let mut cx = Collect { program, src, scope, out: Vec::new(), pointer_insertions: 0 };
+    let from_reference = reference.map(reference_statements).unwrap_or_default();
+    let mut cx = Collect {
+        program,
+        src,
+        scope,
+        from_reference,
+        out: Vec::new(),
+        pointer_insertions: 0,
+        reference_insertions: 0,
+    };
     for (i, f) in program.funcs.iter().enumerate() {
         if frozen.contains(&f.name) {
             continue;
@@ -78,8 +93,11 @@ struct Collect<'a> {
     program: &'a Program,
     src: &'a str,
     scope: &'a dyn Scope,
+    /// The reference's expression statements, printed.
+    from_reference: Vec<String>,
     out: Vec<Candidate>,
     pointer_insertions: usize,
+    reference_insertions: usize,
 }
 
 impl Collect<'_> {
@@ -134,11 +152,13 @@ impl Collect<'_> {
             if matches!(s.kind, StmtKind::While { .. } | StmtKind::For { .. } | StmtKind::DoWhile { .. }) {
                 self.terminator_after(func, s);
             }
+            self.reference_statements_at(func, &Insertion::Before(s), items);
             self.pointer_statements(func, &Insertion::Before(s));
         }
         if let Some(last) = items.last()
             && !matches!(last.kind, StmtKind::Return(_) | StmtKind::Break | StmtKind::Continue)
         {
+            self.reference_statements_at(func, &Insertion::After(last), items);
             self.pointer_statements(func, &Insertion::After(last));
         }
     }
@@ -273,6 +293,40 @@ impl Collect<'_> {
         }
     }
 
+    /// The reference's statements at `place`, but those the block already has.
+    fn reference_statements_at(&mut self, func: FuncId, place: &Insertion<'_>, block: &[Stmt]) {
+        let present: HashSet<String> = block.iter().map(|s| squeeze(self.text(s.span))).collect();
+        let statements: Vec<String> =
+            self.from_reference.iter().filter(|t| !present.contains(&squeeze(t))).cloned().collect();
+        for statement in statements {
+            if self.reference_insertions >= MAX_REFERENCE_INSERTIONS {
+                return;
+            }
+            self.reference_insertions += 1;
+            let (anchor, edit, description) = self.insertion(place, &statement);
+            self.push(func, anchor, MutationKind::InsertStatement, edit, description, 1);
+        }
+    }
+
+    /// The edit that inserts `statement` at `place`, in the student's indentation, with the
+    /// statement it is anchored to and its description.
+    fn insertion<'s>(&self, place: &Insertion<'s>, statement: &str) -> (&'s Stmt, TextEdit, String) {
+        match place {
+            Insertion::Before(s) => {
+                let indent = self.indent(s.span.start);
+                let at = Span::new(s.span.start as usize, s.span.start as usize);
+                let edit = TextEdit { span: at, new_text: format!("{statement}\n{indent}") };
+                (s, edit, format!("add `{statement}` before `{}`", first_line(self.text(s.span))))
+            }
+            Insertion::After(s) => {
+                let indent = self.indent(s.span.start);
+                let at = Span::new(s.span.end as usize, s.span.end as usize);
+                let edit = TextEdit { span: at, new_text: format!("\n{indent}{statement}") };
+                (s, edit, format!("add `{statement}` after `{}`", first_line(self.text(s.span))))
+            }
+        }
+    }
+
     /// Wolverine2's pointer statements over the struct pointers in scope at `at`.
     fn pointer_statements(&mut self, func: FuncId, place: &Insertion<'_>) {
         if self.pointer_insertions >= MAX_POINTER_INSERTIONS {
@@ -306,31 +360,12 @@ impl Collect<'_> {
                 }
             }
         }
-        let anchor = match place {
-            Insertion::Before(s) | Insertion::After(s) => *s,
-        };
         for statement in statements {
             if self.pointer_insertions >= MAX_POINTER_INSERTIONS {
                 return;
             }
             self.pointer_insertions += 1;
-            let indent = self.indent(anchor.span.start).to_string();
-            let (edit, description) = match place {
-                Insertion::Before(s) => (
-                    TextEdit {
-                        span: Span::new(s.span.start as usize, s.span.start as usize),
-                        new_text: format!("{statement}\n{indent}"),
-                    },
-                    format!("add `{statement}` before `{}`", first_line(self.text(s.span))),
-                ),
-                Insertion::After(s) => (
-                    TextEdit {
-                        span: Span::new(s.span.end as usize, s.span.end as usize),
-                        new_text: format!("\n{indent}{statement}"),
-                    },
-                    format!("add `{statement}` after `{}`", first_line(self.text(s.span))),
-                ),
-            };
+            let (anchor, edit, description) = self.insertion(place, &statement);
             self.push(func, anchor, MutationKind::InsertStatement, edit, description, 2);
         }
     }
@@ -391,6 +426,27 @@ fn assigned_vars(s: &Stmt) -> HashSet<VarId> {
 /// same type, or both arithmetic (`c = toupper(c)` with `char c`).
 fn assignable_from(to: &Type, from: &Type) -> bool {
     to == from || (to.is_arithmetic() && from.is_arithmetic())
+}
+
+/// The expression statements of `reference`'s functions, printed as C, each once.
+fn reference_statements(reference: &Program) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for body in reference.funcs.iter().filter_map(|f| f.body.as_ref()) {
+        crate::ir::walk::for_each_stmt(body, &mut |s| {
+            if let StmtKind::Expr(e) = &s.kind {
+                let text = format!("{};", crate::ir::print::expr_to_c(reference, e));
+                if !out.contains(&text) {
+                    out.push(text);
+                }
+            }
+        });
+    }
+    out
+}
+
+/// A statement's text without its spaces, to compare statements as written.
+fn squeeze(text: &str) -> String {
+    text.chars().filter(|c| !c.is_whitespace()).collect()
 }
 
 fn first_line(text: &str) -> &str {

@@ -103,6 +103,9 @@ pub enum LocationKind {
     Arg,
     /// A statement-level `x++`/`x--`/`++x`/`--x` (the whole expression).
     Update,
+    /// The pointer whose field an assignment writes (`p` in `p->next = q`); only in programs
+    /// with structs, which the encoding does not model: checked by running the tests.
+    Target,
     /// A whole statement, moved, deleted or inserted (`engines::mutation::statements`); never
     /// encoded, checked by running the tests.
     Statement,
@@ -200,7 +203,15 @@ fn loc_init<'p>(fid: FuncId, init: &'p Init, f: &mut dyn FnMut(FuncId, &'p Expr,
 
 fn loc_top<'p>(fid: FuncId, e: &'p Expr, f: &mut dyn FnMut(FuncId, &'p Expr, LocationKind)) {
     match &e.kind {
-        ExprKind::Assign(_, r) => f(fid, r, LocationKind::Assign),
+        ExprKind::Assign(l, r) => {
+            // `p->next = q`: which node is written is a location too (the wrong-link slip).
+            if let ExprKind::Member { base, arrow: true, .. } = &l.kind
+                && matches!(&base.ty, Type::Pointer(to) if matches!(**to, Type::Struct(_)))
+            {
+                f(fid, base, LocationKind::Target);
+            }
+            f(fid, r, LocationKind::Assign)
+        }
         ExprKind::CompoundAssign { rhs, .. } => f(fid, rhs, LocationKind::Assign),
         ExprKind::IncDec(..) => f(fid, e, LocationKind::Update),
         ExprKind::Comma(a, b) => {

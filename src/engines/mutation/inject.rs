@@ -1,0 +1,55 @@
+//! Fault injection, as Wolverine2 evaluates its repair: a correct program with one change of
+//! the repair vocabulary applied (an expression mutant of the catalogue at level 1, a moved,
+//! deleted or inserted statement of [`super::statements`]). A repair of such a fault is the
+//! inverse change or a smaller one; `mend bench faults` measures how often the search finds
+//! one, and how fast.
+
+use std::collections::HashSet;
+
+use crate::ir::*;
+
+use super::catalogue::MutationKind;
+use super::engine::{FunctionScopes, Options, mutation_unit};
+use super::statements;
+
+/// One injected fault: the kind of change, what it did, and the faulty text.
+#[derive(Clone, Debug)]
+pub struct Injected {
+    pub kind: MutationKind,
+    pub description: String,
+    pub text: String,
+}
+
+/// Every single fault of the vocabulary in `src` (lowered as `program`) whose text lowers
+/// without errors, in a fixed order: expression mutants by location, then statement changes
+/// (insertions of pointer statements last). Whether a fault shows on the tests is the caller's
+/// business.
+pub fn single_faults(program: &Program, src: &str) -> Vec<Injected> {
+    let mut out = Vec::new();
+    let (_, alternatives) = mutation_unit(program, src, &Options::default());
+    for (_, mutants) in alternatives.values() {
+        for m in mutants {
+            out.push(Injected {
+                kind: m.kind,
+                description: m.description.clone(),
+                text: apply_edits(src, std::slice::from_ref(&m.edit)),
+            });
+        }
+    }
+    let scope = FunctionScopes::new(program);
+    for c in statements::candidates(program, src, &HashSet::new(), &scope, None, &|_| 0.0) {
+        let m = &c.change.mutant;
+        out.push(Injected {
+            kind: m.kind,
+            description: m.description.clone(),
+            text: apply_edits(src, std::slice::from_ref(&m.edit)),
+        });
+    }
+    let mut seen = HashSet::new();
+    out.retain(|f| {
+        seen.insert(f.text.clone())
+            && f.text != src
+            && !crate::syntax::lower::lower_source(&f.text).diagnostics.iter().any(|d| d.severity == Severity::Error)
+    });
+    out
+}
