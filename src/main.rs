@@ -47,18 +47,20 @@ enum Command {
         /// the server's reliability figures (large file, memory, cancel, shutdown); `compile`
         /// mend on programs gcc rejects (errors reported, fixes that compile, latency);
         /// `mistakes` prints the table of students' compile fixes learned from such a course
-        /// (src/ir/mistakes.tsv).
+        /// (src/ir/mistakes.tsv); `faults` injects single faults into each problem's reference
+        /// and measures their repair (Wolverine2's evaluation).
         dir: Option<PathBuf>,
-        /// With `typed` or `reference`: the dataset (default `../shared/data/introclass`); with
+        /// With `typed`, `reference` or `faults`: the dataset (default `../shared/data/introclass`); with
         /// `compile` or `mistakes`: a course with `syntax/` folders (default `../shared/data/cpack`).
         data: Option<PathBuf>,
-        /// With `reference`: the analysis budget per submission, in seconds.
+        /// With `reference` and `faults`: the analysis budget per submission, in seconds.
         #[arg(long, default_value_t = 60)]
         budget: u64,
-        /// With `reference`: at most this many submissions per problem (spread over its list).
+        /// With `reference`: at most this many submissions per problem (spread over its list);
+        /// with `faults`: this many injected faults per problem (default 10).
         #[arg(long)]
         limit: Option<usize>,
-        /// With `reference`: one line per submission; with `compile`: every file mend is
+        /// With `reference` and `faults`: one line per submission; with `compile`: every file mend is
         /// silent on or does not fix.
         #[arg(long)]
         verbose: bool,
@@ -207,6 +209,13 @@ fn main() -> ExitCode {
                     );
                     findings.map(|_| ())
                 }
+                Some(dir) if dir.as_os_str() == "faults" => mend::cli::bench_faults::run(
+                    &introclass(data),
+                    limit.unwrap_or(10),
+                    Duration::from_secs(budget),
+                    verbose,
+                    &mut out,
+                ),
                 Some(dir) => mend::cli::bench::run_dir(&dir, &CheckOptions::default(), &mut out),
                 None => mend::cli::bench::run_foundation(&mut out),
             };

@@ -28,11 +28,11 @@ use crate::spec::compare::{self, Compare};
 use crate::spec::interp::{self, Limits};
 use crate::spec::tests::{self as spec_tests, TestCase};
 
-struct Problem {
-    name: String,
-    reference: PathBuf,
-    ref_prog: Program,
-    compare: Compare,
+pub(super) struct Problem {
+    pub(super) name: String,
+    pub(super) reference: PathBuf,
+    pub(super) ref_prog: Program,
+    pub(super) compare: Compare,
     tests: Vec<(TestCase, Vec<u8>, String)>,
     /// The reference's prompt length per test (bytes before its last read).
     ref_prompt: Vec<usize>,
@@ -62,8 +62,13 @@ struct Outcome {
     title: String,
     /// Proved repairs offered.
     proved: usize,
-    /// Proved repairs that the oracle refutes: the title and what it saw.
+    /// Repairs that the oracle refutes (a proof on any input, `tested` on a test): the title
+    /// and what it saw.
     false_guarantees: Vec<String>,
+    /// `tested` repairs judged, and those of them that pass every test under gcc but differ
+    /// from the reference on a generated input (a fix that fits the tests only).
+    tested: usize,
+    tested_differs: usize,
     /// Why the verified engine found no repair (its own words), or what mend's front end
     /// rejected.
     why: Option<String>,
@@ -77,7 +82,7 @@ impl Outcome {
     }
 }
 
-fn load(dir: &Path, default_compare: Compare) -> Option<Problem> {
+pub(super) fn load(dir: &Path, default_compare: Compare) -> Option<Problem> {
     let reference = dir.join("reference.c");
     if !reference.is_file() {
         return None;
@@ -115,7 +120,7 @@ fn load(dir: &Path, default_compare: Compare) -> Option<Problem> {
 }
 
 /// Whether `program` passes every test in mend's interpreter.
-fn passes_all(program: &Program, p: &Problem) -> bool {
+pub(super) fn passes_all(program: &Program, p: &Problem) -> bool {
     p.tests.iter().zip(&p.ref_prompt).all(|((_, input, expected), prompt)| {
         let run = interp::run(program, "main", input, &Limits::default(), &Cancel::new());
         run.error.is_none()
@@ -332,13 +337,27 @@ fn evaluate(p: &Problem, path: &Path, budget: Duration, work: &Path) -> Option<O
     });
     let file = format!("{}/{}", p.name, path.file_name()?.to_string_lossy());
     let mut false_guarantees = Vec::new();
-    let proved: Vec<_> = report.repairs.iter().filter(|r| r.guarantee.is_proof()).collect();
-    let proved_count = proved.len();
-    if !proved.is_empty() {
+    let proved_count = report.repairs.iter().filter(|r| r.guarantee.is_proof()).count();
+    // Every repair is judged: a proof on all its inputs, a `tested` one on the tests (which it
+    // claims) and, for the record, on the generated inputs (which it does not claim).
+    let judged: Vec<_> = report
+        .repairs
+        .iter()
+        .filter(|r| r.guarantee.is_proof() || matches!(r.guarantee, Guarantee::Tested { .. }))
+        .collect();
+    let (mut tested, mut tested_differs) = (0, 0);
+    if !judged.is_empty() {
         match Oracle::new(p, work) {
             Ok(oracle) => {
-                for r in proved {
-                    if let Some(why) = oracle.refutes(&apply_edits(&text, &r.edits), &r.guarantee) {
+                for r in judged {
+                    let repaired = apply_edits(&text, &r.edits);
+                    let refuted = oracle.refutes(&repaired, &r.guarantee);
+                    if !r.guarantee.is_proof() {
+                        tested += 1;
+                        tested_differs +=
+                            (refuted.is_none() && oracle.refutes(&repaired, &Guarantee::Verified).is_some()) as usize;
+                    }
+                    if let Some(why) = refuted {
                         false_guarantees.push(format!("{} ({}): {why}", r.title, r.guarantee.label()));
                     }
                 }
@@ -373,6 +392,8 @@ fn evaluate(p: &Problem, path: &Path, budget: Duration, work: &Path) -> Option<O
         title,
         proved: proved_count,
         false_guarantees,
+        tested,
+        tested_differs,
     })
 }
 
@@ -381,7 +402,7 @@ fn first_at_least(report: &check::Report, strength: u8) -> Option<f64> {
     report.repairs.iter().filter_map(|r| r.first_at_least(strength)).min().map(|ms| ms as f64)
 }
 
-fn percentile(sorted: &[f64], q: f64) -> f64 {
+pub(super) fn percentile(sorted: &[f64], q: f64) -> f64 {
     if sorted.is_empty() {
         return 0.0;
     }
@@ -466,6 +487,8 @@ pub fn run(
                             title: String::new(),
                             proved: 0,
                             false_guarantees: Vec::new(),
+                            tested: 0,
+                            tested_differs: 0,
                             why: None,
                         }),
                     }
@@ -607,9 +630,16 @@ pub fn run(
     };
     writeln!(
         out,
-        "proved repairs refuted by gcc on the tests and generated inputs (judged by each problem's compare mode): {} of {}  [target 0]",
+        "repairs refuted by gcc (a proved one on the tests and generated inputs, a tested one on the tests; judged by each problem's compare mode): {} of {} proved and {} tested  [target 0]",
         findings.false_guarantees.len(),
-        findings.proved_repairs
+        findings.proved_repairs,
+        results.iter().map(|o| o.tested).sum::<usize>()
+    )?;
+    writeln!(
+        out,
+        "tested repairs that differ from the reference on a generated input (gcc; they claim the tests only): {} of {}",
+        results.iter().map(|o| o.tested_differs).sum::<usize>(),
+        results.iter().map(|o| o.tested).sum::<usize>()
     )?;
     for f in &findings.false_guarantees {
         writeln!(out, "  BUG {f}")?;
