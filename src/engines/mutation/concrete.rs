@@ -310,8 +310,11 @@ pub fn apply(program: &Program, changes: &[(Span, &Expr)]) -> Option<Program> {
         if let Some(body) = &mut f.body {
             walk_stmt_mut(body, &mut |e: &mut Expr| match pending.get(&e.span) {
                 Some(new) if new.ty == e.ty => {
+                    // The replacement may have another span (`!(a && b)` → `a && b`): the key
+                    // is the replaced node's.
+                    let at = e.span;
                     *e = (*new).clone();
-                    pending.remove(&e.span);
+                    pending.remove(&at);
                     true
                 }
                 _ => false,
@@ -378,6 +381,28 @@ mod tests {
         let p = lower_source(SUM).program;
         let (_, fixed) = cond_and_fix(&p);
         assert!(apply(&p, &[(Span::new(0, 1), &fixed)]).is_none());
+    }
+
+    /// Removing a negation replaces `!(a && b)` (the location) by `a && b`, a node with a
+    /// narrower span: the change is still applied, once.
+    #[test]
+    fn a_replacement_with_another_span_is_applied() {
+        let src = "int main(void) { int a = 1, b = 2; while (!(a != 0 && b <= 3)) { a = a - 1; } return a; }";
+        let p = lower_source(src).program;
+        let mut cond = None;
+        crate::ir::walk::for_each_stmt(p.func(p.func_by_name("main").unwrap()).body.as_ref().unwrap(), &mut |s| {
+            if let StmtKind::While { cond: c, .. } = &s.kind {
+                cond = Some(c.clone());
+            }
+        });
+        let cond = cond.expect("the loop condition");
+        let ExprKind::Unary(UnOp::Not, inner) = &cond.kind else { panic!("{cond:?}") };
+        assert_ne!(inner.span, cond.span);
+        let exit =
+            |p: &Program| crate::spec::interp::run(p, "main", b"", &Default::default(), &Cancel::new()).exit_code;
+        assert_eq!(exit(&p), Some(1), "the negated loop never runs");
+        let applied = apply(&p, &[(cond.span, inner)]).expect("applied");
+        assert_eq!(exit(&applied), Some(0), "the loop counts `a` down to 0");
     }
 
     #[test]
