@@ -349,9 +349,40 @@ fn partners(student: &Program, sf: FuncId, reference: &Program, rf: FuncId) -> B
         list.truncate(MAX_PARTNERS);
         out.insert(r, list);
     }
+    // Pointer variables (list and string code) are matched by type: the parameter at the same
+    // position, a namesake, then the locals closest in usage.
+    let pointers = |p: &Program, f: FuncId| -> Vec<VarId> {
+        (0..p.vars.len() as u32)
+            .map(VarId)
+            .filter(|v| p.var(*v).func == Some(f) && matches!(p.var(*v).ty, Type::Pointer(_)))
+            .collect()
+    };
+    let student_pointers = pointers(student, sf);
+    for r in pointers(reference, rf) {
+        let x = reference.var(r);
+        let same_type = |s: &VarId| student.var(*s).ty == x.ty;
+        let mut list: Vec<VarId> = Vec::new();
+        if let Some(k) = r_fn.params.iter().position(|p| *p == r) {
+            list.extend(s_fn.params.get(k).filter(|s| same_type(s)));
+            out.insert(r, list);
+            continue;
+        }
+        let locals: Vec<VarId> =
+            student_pointers.iter().copied().filter(|s| !s_fn.params.contains(s) && same_type(s)).collect();
+        list.extend(locals.iter().find(|s| student.var(**s).name == x.name));
+        let mut scored: Vec<(f64, VarId)> = locals.iter().map(|s| (score(r, *s), *s)).collect();
+        scored.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+        if let Some(&(top, _)) = scored.first() {
+            list.extend(scored.iter().filter(|(d, _)| *d <= top + MARGIN).map(|(_, s)| *s));
+        }
+        let mut seen = HashSet::new();
+        list.retain(|s| seen.insert(*s));
+        list.truncate(MAX_PARTNERS);
+        out.insert(r, list);
+    }
     for (i, x) in reference.vars.iter().enumerate() {
         if x.func.is_none()
-            && x.ty.is_arithmetic()
+            && (x.ty.is_arithmetic() || matches!(x.ty, Type::Pointer(_)))
             && let Some(j) = student.vars.iter().position(|y| y.func.is_none() && y.name == x.name && y.ty == x.ty)
         {
             out.insert(VarId(i as u32), vec![VarId(j as u32)]);
@@ -455,7 +486,10 @@ fn scanned(f: &Function) -> Vec<VarId> {
 /// closest to the best one: every variable at its best partner, then one at its second or
 /// third, then two at their second; only those mapping distinct variables to distinct ones,
 /// at most [`MAX_RENAMINGS`]. Nothing when `e` has side effects, reads a variable without a
-/// partner, calls a function the student lacks, or uses memory, strings or structs.
+/// partner, calls a function the student lacks, or uses arrays, pointers other than through
+/// a struct field (`p->next`, `l.first`: the node reads of list code), or strings. (A program
+/// with structs is beyond the bounded encoding anyway: only the search on the tests runs
+/// these.)
 fn renamings(student: &Program, reference: &Program, e: &Expr, partners: &BTreeMap<VarId, Vec<VarId>>) -> Vec<Expr> {
     let mut vars: Vec<VarId> = Vec::new();
     let mut ok = true;
@@ -471,7 +505,6 @@ fn renamings(student: &Program, reference: &Program, e: &Expr, partners: &BTreeM
         | ExprKind::IncDec(..)
         | ExprKind::Comma(..)
         | ExprKind::Str(_)
-        | ExprKind::Member { .. }
         | ExprKind::SizeOf { .. }
         | ExprKind::AddrOf(_)
         | ExprKind::Deref(_)
