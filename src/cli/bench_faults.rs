@@ -16,7 +16,7 @@ use crate::engines::mutation::inject;
 use crate::ir::{Guarantee, apply_edits};
 use crate::spec::compare::Compare;
 
-use super::bench_reference::{Problem, load, passes_all, percentile};
+use super::bench_reference::{Problem, first_at_least, load, passes_all, percentile};
 
 struct Outcome {
     kind: &'static str,
@@ -157,7 +157,7 @@ fn evaluate(p: &Problem, src: &str, f: inject::Injected, budget: Duration) -> Ou
         repaired: !passing.is_empty(),
         inverse: passing.iter().any(|r| same(&apply_edits(&f.text, &r.edits))),
         size: passing.first().map_or(0, |r| r.places.len().max(1)),
-        first_ms: report.stats.first_repair_ms,
+        first_ms: first_at_least(&report, Guarantee::Tested { tests: 0 }.strength()),
         description: f.description,
         problem: p.name.clone(),
     }

@@ -398,7 +398,7 @@ fn evaluate(p: &Problem, path: &Path, budget: Duration, work: &Path) -> Option<O
 }
 
 /// When the report's first repair with a guarantee at least `strength` was shown.
-fn first_at_least(report: &check::Report, strength: u8) -> Option<f64> {
+pub(super) fn first_at_least(report: &check::Report, strength: u8) -> Option<f64> {
     report.repairs.iter().filter_map(|r| r.first_at_least(strength)).min().map(|ms| ms as f64)
 }
 
