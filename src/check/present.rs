@@ -16,7 +16,7 @@ use super::Report;
 /// Codes of the diagnostics that show a behaviour bug (what the program does, as opposed to
 /// whether it compiles).
 const BEHAVIOUR_CODES: &[&str] =
-    &["test-failed", "reference-mismatch", "verified-repair", "repair", "assertion", "runtime-error"];
+    &["test-failed", "reference-mismatch", "verified-repair", "repair", "assertion", "runtime-error", "goes-wrong"];
 
 /// Notes of the reference search that a later conclusion makes redundant.
 const SEARCH_NOTES: &[&str] = &["no-verified-repair"];

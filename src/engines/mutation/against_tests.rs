@@ -11,6 +11,7 @@
 use std::time::{Duration, Instant};
 
 use crate::cancel::Cancel;
+use crate::engines::localize;
 use crate::ir::*;
 use crate::smt::Budget;
 use crate::spec::interp::{self, Limits};
@@ -58,7 +59,10 @@ pub fn run(
     };
     let loc_ids: Vec<_> = alternatives.keys().copied().collect();
     let counts: Vec<usize> = loc_ids.iter().map(|id| alternatives[id].1.len() + 1).collect();
-    let spectrum = Spectrum::of(program, &opts.entry, results, &budget.cancel);
+    let mut spectrum = Spectrum::of(program, &opts.entry, results, &budget.cancel);
+    if let Some(reference) = &opts.reference {
+        spectrum.focus_on_wrong_call(program, reference, &opts.entry, results, opts.compare, &budget.cancel);
+    }
     let suspiciousness: Vec<f64> = loc_ids.iter().map(|id| spectrum.score(alternatives[id].0.span)).collect();
     let tests = results.len() as u32;
     let mut found = Vec::new();
@@ -154,6 +158,9 @@ pub struct Spectrum {
     statements: Vec<Span>,
     runs: Vec<(bool, Vec<Span>)>,
     failing: f64,
+    /// The function a failing test's run goes wrong in ([`localize`]): its code ranks before
+    /// the rest.
+    focus: Option<Span>,
 }
 
 impl Spectrum {
@@ -165,7 +172,27 @@ impl Spectrum {
             .map(|t| (t.passed, interp::run(program, entry, t.input.as_bytes(), &limits, cancel).covered))
             .collect();
         let failing = runs.iter().filter(|(p, _)| !p).count() as f64;
-        Spectrum { statements: statement_spans(program), runs, failing }
+        Spectrum { statements: statement_spans(program), runs, failing, focus: None }
+    }
+
+    /// Ranks first the function where a failing test's run first leaves a state the
+    /// reference's does not (the first of [`FOCUS_TESTS`] failing tests that shows one).
+    pub fn focus_on_wrong_call(
+        &mut self,
+        program: &Program,
+        reference: &Program,
+        entry: &str,
+        results: &[TestResult],
+        compare: crate::spec::compare::Compare,
+        cancel: &Cancel,
+    ) {
+        let mut failing: Vec<&TestResult> = results.iter().filter(|t| !t.passed).collect();
+        failing.sort_by_key(|t| t.input.len());
+        self.focus = failing.into_iter().take(FOCUS_TESTS).find_map(|t| {
+            let wrong =
+                localize::first_wrong_call(program, reference, entry, t.input.as_bytes(), compare, 5_000_000, cancel)?;
+            Some(program.func(wrong.func).span)
+        });
     }
 
     pub fn score(&self, at: Span) -> f64 {
@@ -183,9 +210,13 @@ impl Spectrum {
             }
         }
         let score = if ef > 0.0 { ef / (self.failing * (ef + ep)).sqrt() } else { 0.0 };
-        0.01 + score
+        let focused = self.focus.is_some_and(|f| f.start <= at.start && at.end <= f.end);
+        0.01 + score + if focused { 1.0 } else { 0.0 }
     }
 }
+
+/// Failing tests tried for the function a run goes wrong in.
+const FOCUS_TESTS: usize = 3;
 
 /// The first statement repair ([`statements`]) whose text, lowered again, passes `passes_all`.
 fn first_statement_repair(

@@ -3,7 +3,7 @@
 use std::collections::HashMap;
 
 use super::memory::{self, BlockKind, Fault, Memory};
-use super::{ChunkKind, Limits, OutputChunk, RunResult, RuntimeError, RuntimeErrorKind as K};
+use super::{CallRecord, ChunkKind, Limits, OutputChunk, RunResult, RuntimeError, RuntimeErrorKind as K, State};
 use crate::cancel::Cancel;
 use crate::ir::*;
 
@@ -105,7 +105,16 @@ pub struct Machine<'p> {
     pub input_exhausted: bool,
     covered: std::collections::HashSet<Span>,
     literals: HashMap<*const Expr, i64>,
+    /// With [`Limits::record_calls`]: the records so far, the calls started, and the bytes
+    /// drawn (recording stops past [`MAX_DRAWN`]).
+    calls: Vec<CallRecord>,
+    calls_started: usize,
+    calls_cut: bool,
+    drawn: usize,
 }
+
+/// Bytes of drawings one run records before it stops recording calls.
+const MAX_DRAWN: usize = 8 << 20;
 
 const POLL: u64 = 1 << 16;
 
@@ -123,6 +132,8 @@ pub fn run_here(prog: &Program, entry: &str, input: &[u8], limits: &Limits, canc
             c.sort_by_key(|s| (s.start, s.end));
             c
         },
+        calls: std::mem::take(&mut m.calls),
+        calls_cut: m.calls_cut,
         ..Default::default()
     };
     match outcome {
@@ -195,6 +206,10 @@ impl<'p> Machine<'p> {
             input_exhausted: false,
             covered: Default::default(),
             literals: HashMap::new(),
+            calls: Vec::new(),
+            calls_started: 0,
+            calls_cut: false,
+            drawn: 0,
         }
     }
 
@@ -878,6 +893,10 @@ impl<'p> Machine<'p> {
         {
             return err(K::BoundExceeded, span, format!("more than {b} nested calls of `{}`", f.name));
         }
+        // The entry function's call is the whole run: it is not recorded.
+        let recording = self.limits.record_calls && self.depth > 0 && !self.calls_cut;
+        let before = recording.then(|| (self.calls_started, self.draw_state(f, args), self.out.len()));
+        self.calls_started += recording as usize;
         self.active_calls[fid.0 as usize] += 1;
         self.depth += 1;
         let saved_base = self.base;
@@ -889,6 +908,9 @@ impl<'p> Machine<'p> {
         let blocks_mark = self.frame_blocks.len();
         let temps_mark = self.temps.len();
         let result = self.run_body(f, body, args);
+        if let Some((started, before, printed_from)) = before {
+            self.record_call(fid, span, started, before, printed_from, args, &result);
+        }
         // Struct results live in the callee's frame: copy them out before it is freed.
         let result = match result {
             Ok(Val::I(addr)) if matches!(f.ret, Type::Struct(_)) => {
@@ -918,6 +940,62 @@ impl<'p> Machine<'p> {
             self.temps.push(b);
         }
         Ok(v)
+    }
+
+    /// What a call of `f` with `args` can see: its parameters and the globals, drawn.
+    fn draw_state(&self, f: &Function, args: &[Val]) -> State {
+        let draw = super::shape::Drawer { prog: self.prog, mem: &self.mem };
+        let params = f
+            .params
+            .iter()
+            .enumerate()
+            .map(|(i, &p)| {
+                let var = self.prog.var(p);
+                (var.name.clone(), draw.value(args.get(i).copied().unwrap_or(Val::U), &var.ty))
+            })
+            .collect();
+        let globals = (self.prog.vars.iter().zip(&self.vars))
+            .filter(|(v, _)| v.kind == VarKind::Global)
+            .map(|(v, info)| {
+                let value = self.globals[info.slot as usize];
+                let shown = match value {
+                    Val::I(p) if info.addressable => draw.stored(p, &v.ty),
+                    _ => draw.value(value, &v.ty),
+                };
+                (v.name.clone(), shown)
+            })
+            .collect();
+        State { params, globals }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn record_call(
+        &mut self,
+        fid: FuncId,
+        span: Span,
+        started: usize,
+        before: State,
+        printed_from: usize,
+        args: &[Val],
+        result: &R<Val>,
+    ) {
+        let f = self.prog.func(fid);
+        let after = self.draw_state(f, args);
+        let draw = super::shape::Drawer { prog: self.prog, mem: &self.mem };
+        let (returned, error) = match result {
+            Ok(_) if f.ret == Type::Void => (None, None),
+            Ok(v) => (Some(draw.value(*v, &f.ret)), None),
+            Err(stop) => match &**stop {
+                Stop::Err(e) => (None, Some(e.message.clone())),
+                Stop::Exit(code) => (None, Some(format!("the program exits with status {code}"))),
+                Stop::AssumeFalse => (None, Some("an assumption fails".into())),
+            },
+        };
+        let printed = String::from_utf8_lossy(&self.out[printed_from.min(self.out.len())..]).into_owned();
+        let size = |s: &State| s.params.iter().chain(&s.globals).map(|(n, d)| n.len() + d.len()).sum::<usize>();
+        self.drawn += size(&before) + size(&after) + printed.len() + returned.as_ref().map_or(0, String::len);
+        self.calls.push(CallRecord { func: fid, span, started, before, after, returned, error, printed });
+        self.calls_cut = self.drawn > MAX_DRAWN || self.calls.len() >= super::MAX_CALL_RECORDS;
     }
 
     fn run_body(&mut self, f: &'p Function, body: &'p Stmt, args: &[Val]) -> R<Val> {

@@ -33,6 +33,7 @@
 mod format;
 mod machine;
 mod memory;
+mod shape;
 mod text;
 
 #[cfg(test)]
@@ -60,6 +61,9 @@ pub struct Limits {
     /// Record the spans of the statements executed ([`RunResult::covered`]), for
     /// spectrum-based fault localization.
     pub record_coverage: bool,
+    /// Record every call of a function other than the entry ([`RunResult::calls`]): what it
+    /// was given and what it gave back, drawn without addresses, for fault localisation.
+    pub record_calls: bool,
     /// A read of a never-assigned scalar local of integer or floating type gives 0 instead of
     /// stopping with [`RuntimeErrorKind::Uninitialized`]: the bounded encoding gives such a
     /// local an arbitrary value, so a run with 0 is one of the encoding's runs (the mutation
@@ -76,6 +80,7 @@ impl Default for Limits {
             max_call_depth: 10_000,
             unwinding_bound: None,
             record_coverage: false,
+            record_calls: false,
             uninit_reads_zero: false,
         }
     }
@@ -162,6 +167,44 @@ pub struct RunResult {
     pub input_exhausted: bool,
     /// With [`Limits::record_coverage`]: every statement executed, each once, sorted.
     pub covered: Vec<Span>,
+    /// With [`Limits::record_calls`]: the calls in the order they ended (an inner call before
+    /// the call that made it); cut after [`MAX_CALL_RECORDS`] records or when the drawings
+    /// grow past a few megabytes ([`RunResult::calls_cut`]).
+    pub calls: Vec<CallRecord>,
+    pub calls_cut: bool,
+}
+
+/// Records kept by one run with [`Limits::record_calls`].
+pub const MAX_CALL_RECORDS: usize = 5_000;
+
+/// One call as [`Limits::record_calls`] saw it. Values are drawn as a student would draw
+/// them (`shape`): a list as `1 → 2 → NULL`, never an address, so records of two programs
+/// compare.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CallRecord {
+    pub func: crate::ir::FuncId,
+    /// The call expression.
+    pub span: Span,
+    /// Its place among all calls by start (0: the first call made).
+    pub started: usize,
+    /// What it was given: each parameter (for a pointer, what it points to), then each global.
+    pub before: State,
+    /// The same places when it returned (or stopped on an error).
+    pub after: State,
+    /// The value it returned (`None`: a `void` function, or the call stopped on an error).
+    pub returned: Option<String>,
+    /// The call stopped on this runtime error instead of returning.
+    pub error: Option<String>,
+    /// What it printed, its callees' output included.
+    pub printed: String,
+}
+
+/// The places a call can see and change, drawn: `(name, drawing)`, the parameters first in
+/// order, then the globals in declaration order.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct State {
+    pub params: Vec<(String, String)>,
+    pub globals: Vec<(String, String)>,
 }
 
 impl RunResult {
