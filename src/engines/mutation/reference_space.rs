@@ -338,16 +338,9 @@ fn partners(student: &Program, sf: FuncId, reference: &Program, rf: FuncId) -> B
         // (into an array, or one variable in a loop) has no scalar counterpart but a namesake.
         if read_at.is_none_or(|k| k < s_read.len()) {
             list.extend(best.get(&r).filter(|s| locals.contains(s)));
-            let mut scored: Vec<(f64, VarId)> = locals.iter().map(|s| (score(r, *s), *s)).collect();
-            scored.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
-            if let Some(&(top, _)) = scored.first() {
-                list.extend(scored.iter().filter(|(d, _)| *d <= top + MARGIN).map(|(_, s)| *s));
-            }
+            list.extend(closest(&locals, |s| score(r, s)));
         }
-        let mut seen = HashSet::new();
-        list.retain(|s| seen.insert(*s));
-        list.truncate(MAX_PARTNERS);
-        out.insert(r, list);
+        out.insert(r, partner_list(list));
     }
     // Pointer variables (list and string code) are matched by type: the parameter at the same
     // position, a namesake, then the locals closest in usage.
@@ -370,15 +363,8 @@ fn partners(student: &Program, sf: FuncId, reference: &Program, rf: FuncId) -> B
         let locals: Vec<VarId> =
             student_pointers.iter().copied().filter(|s| !s_fn.params.contains(s) && same_type(s)).collect();
         list.extend(locals.iter().find(|s| student.var(**s).name == x.name));
-        let mut scored: Vec<(f64, VarId)> = locals.iter().map(|s| (score(r, *s), *s)).collect();
-        scored.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
-        if let Some(&(top, _)) = scored.first() {
-            list.extend(scored.iter().filter(|(d, _)| *d <= top + MARGIN).map(|(_, s)| *s));
-        }
-        let mut seen = HashSet::new();
-        list.retain(|s| seen.insert(*s));
-        list.truncate(MAX_PARTNERS);
-        out.insert(r, list);
+        list.extend(closest(&locals, |s| score(r, s)));
+        out.insert(r, partner_list(list));
     }
     for (i, x) in reference.vars.iter().enumerate() {
         if x.func.is_none()
@@ -389,6 +375,22 @@ fn partners(student: &Program, sf: FuncId, reference: &Program, rf: FuncId) -> B
         }
     }
     out
+}
+
+/// The candidates whose score is within [`MARGIN`] of the best, best first (ties by id).
+fn closest(candidates: &[VarId], score: impl Fn(VarId) -> f64) -> Vec<VarId> {
+    let mut scored: Vec<(f64, VarId)> = candidates.iter().map(|s| (score(*s), *s)).collect();
+    scored.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+    let Some(&(top, _)) = scored.first() else { return Vec::new() };
+    scored.into_iter().filter(|(d, _)| *d <= top + MARGIN).map(|(_, s)| s).collect()
+}
+
+/// Partners in order of preference, each once, at most [`MAX_PARTNERS`].
+fn partner_list(mut list: Vec<VarId>) -> Vec<VarId> {
+    let mut seen = HashSet::new();
+    list.retain(|s| seen.insert(*s));
+    list.truncate(MAX_PARTNERS);
+    list
 }
 
 /// How `f` uses each variable, occurrence by occurrence (the usage kinds of
