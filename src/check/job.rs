@@ -11,8 +11,9 @@ use crate::cancel::Cancel;
 use crate::ir::{Diagnostic, Span};
 
 /// Stack for analysis threads: deeply nested sources (10,000 parentheses) must not overflow a
-/// recursive pass. Only the touched pages are committed.
-pub const ANALYSIS_STACK: usize = 512 << 20;
+/// recursive pass, and the interpreter's runs of tests and candidates take place on it
+/// ([`crate::spec::interp::declare_run_stack`]). Only the touched pages are committed.
+pub const ANALYSIS_STACK: usize = (512 << 20) + crate::spec::interp::RUN_STACK;
 
 /// The code of the diagnostic that replaces a report when the analysis panicked.
 pub const INTERNAL_ERROR: &str = "internal-error";
@@ -122,7 +123,10 @@ pub fn on_big_stack<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -
     let handle = std::thread::Builder::new()
         .name("mend-analysis".into())
         .stack_size(ANALYSIS_STACK)
-        .spawn(f)
+        .spawn(|| {
+            crate::spec::interp::declare_run_stack();
+            f()
+        })
         .map_err(|e| format!("could not start an analysis thread: {e}"))?;
     handle.join().map_err(|payload| panic_message(&*payload))
 }

@@ -107,6 +107,7 @@ pub fn repair_against_reference(
                 // The analysis thread's stack: lowering and the encodings recurse on the tree.
                 .stack_size(super::job::ANALYSIS_STACK)
                 .spawn_scoped(s, move || {
+                    crate::spec::interp::declare_run_stack();
                     let job = super::anytime::Job {
                         program,
                         text,

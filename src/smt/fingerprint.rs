@@ -6,6 +6,7 @@
 use std::collections::HashMap;
 use std::hash::{Hash, Hasher};
 
+use z3::DeclKind;
 use z3::ast::{Ast, Dynamic};
 
 use super::Budget;
@@ -17,31 +18,115 @@ pub const MAX_NODES: usize = 200_000;
 /// the budget is spent (the caller then works without a key).
 pub fn of(roots: &[&Dynamic<'_>], budget: &Budget) -> Option<u128> {
     let mut done: HashMap<Dynamic<'_>, u128> = HashMap::new();
-    let mut stack: Vec<(Dynamic<'_>, bool)> = roots.iter().rev().map(|r| ((*r).clone(), false)).collect();
-    while let Some((node, children_done)) = stack.pop() {
+    // A node waits on the stack with its children until they are done.
+    let mut stack: Vec<(Dynamic<'_>, Option<Vec<Dynamic<'_>>>)> =
+        roots.iter().rev().map(|r| ((*r).clone(), None)).collect();
+    while let Some((node, children)) = stack.pop() {
         if done.contains_key(&node) {
             continue;
         }
-        let children = node.children();
-        if !children_done && !children.is_empty() {
-            stack.push((node, true));
-            stack.extend(children.into_iter().rev().filter(|c| !done.contains_key(c)).map(|c| (c, false)));
-            continue;
-        }
+        let children = match children {
+            Some(children) => children,
+            None => {
+                let children = node.children();
+                if !children.is_empty() {
+                    let pending: Vec<Dynamic<'_>> =
+                        children.iter().rev().filter(|c| !done.contains_key(*c)).cloned().collect();
+                    stack.push((node, Some(children)));
+                    stack.extend(pending.into_iter().map(|c| (c, None)));
+                    continue;
+                }
+                children
+            }
+        };
         if done.len() >= MAX_NODES || (done.len().is_multiple_of(4096) && budget.is_exhausted()) {
             return None;
         }
-        // A leaf prints small (a constant or a numeral); an application is its declaration
-        // (parameters included, as in `(_ extract 7 0)`) over its children's fingerprints.
-        let own = match node.safe_decl() {
-            Ok(decl) if !children.is_empty() => format!("{decl}/{}", node.get_sort()),
-            _ => format!("{node:?}/{}", node.get_sort()),
-        };
         let kids: Vec<u128> = children.iter().map(|c| done[c]).collect();
-        let print = digest(&(own, kids));
+        let print = match node.safe_decl() {
+            // An operation with no parameters is its kind over its children: their sorts
+            // give its own. Printing the declaration was most of the time of a key.
+            Ok(decl) if !children.is_empty() && without_parameters(decl.kind()) => {
+                digest(&(0u8, decl.kind() as u32, kids))
+            }
+            // A leaf prints small (a constant or a numeral); any other application is its
+            // operation, parameters included, over its children.
+            Ok(decl) if !children.is_empty() => digest(&(1u8, operation(&decl, &children), kids)),
+            _ => digest(&(1u8, format!("{node:?}/{}", node.get_sort()), kids)),
+        };
         done.insert(node, print);
     }
     Some(digest(&roots.iter().map(|r| done[*r]).collect::<Vec<_>>()))
+}
+
+/// An operation as text with its parameters, as in `((_ extract 7 0) x0)/(_ BitVec 8)`: its
+/// declaration applied to placeholders. The declaration alone prints without them
+/// (`(declare-fun extract ((_ BitVec 16)) (_ BitVec 8))` for every 8 bits of 16).
+fn operation<'ctx>(decl: &z3::FuncDecl<'ctx>, children: &[Dynamic<'ctx>]) -> String {
+    let placeholders: Vec<Dynamic<'ctx>> = children
+        .iter()
+        .enumerate()
+        .map(|(i, c)| z3::FuncDecl::new(c.get_ctx(), format!("x{i}"), &[], &c.get_sort()).apply(&[]))
+        .collect();
+    let args: Vec<&dyn Ast<'ctx>> = placeholders.iter().map(|p| p as &dyn Ast<'ctx>).collect();
+    let applied = decl.apply(&args);
+    format!("{applied:?}/{}", applied.get_sort())
+}
+
+/// Operations whose application is determined by their kind and their arguments (no index,
+/// name or sort parameter of their own), so their kind alone can stand for the declaration.
+fn without_parameters(kind: DeclKind) -> bool {
+    use DeclKind::*;
+    matches!(
+        kind,
+        EQ | DISTINCT
+            | ITE
+            | AND
+            | OR
+            | IFF
+            | XOR
+            | NOT
+            | IMPLIES
+            | LE
+            | GE
+            | LT
+            | GT
+            | ADD
+            | SUB
+            | UMINUS
+            | MUL
+            | DIV
+            | IDIV
+            | REM
+            | MOD
+            | SELECT
+            | STORE
+            | BNEG
+            | BADD
+            | BSUB
+            | BMUL
+            | BSDIV
+            | BUDIV
+            | BSREM
+            | BUREM
+            | BSMOD
+            | ULEQ
+            | SLEQ
+            | UGEQ
+            | SGEQ
+            | ULT
+            | SLT
+            | UGT
+            | SGT
+            | BAND
+            | BOR
+            | BNOT
+            | BXOR
+            | CONCAT
+            | BSHL
+            | BLSHR
+            | BASHR
+    )
 }
 
 /// Two salted SipHash digests, 128 bits together.
@@ -74,6 +159,21 @@ mod tests {
         assert_eq!(print(1, "x"), print(1, "x"));
         assert_ne!(print(1, "x"), print(2, "x"));
         assert_ne!(print(1, "x"), print(1, "y"));
+    }
+
+    /// An operation with parameters (`extract`'s bit range) is told apart by them; one
+    /// without is told apart by its arguments' sorts.
+    #[test]
+    fn parameters_and_sorts_tell_operations_apart() {
+        let ctx = crate::smt::solver::new_context();
+        let budget = Budget::new(Duration::from_secs(10), Cancel::new());
+        let key = |e: &dyn Ast<'_>| of(&[&Dynamic::from_ast(e)], &budget).unwrap();
+        let x = z3::ast::BV::new_const(&ctx, "x", 16);
+        assert_ne!(key(&x.extract(7, 0)), key(&x.extract(15, 8)));
+        let (a8, a16) = (z3::ast::BV::from_u64(&ctx, 1, 8), z3::ast::BV::from_u64(&ctx, 1, 16));
+        assert_ne!(key(&a8.bvadd(&a8)), key(&a16.bvadd(&a16)));
+        assert_ne!(key(&x.bvadd(&a16)), key(&x.bvsub(&a16)));
+        assert_eq!(key(&x.bvadd(&a16)), key(&x.bvadd(&a16)));
     }
 
     #[test]
