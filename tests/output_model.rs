@@ -210,6 +210,7 @@ fn the_verified_engine_agrees_with_the_modes_too() {
                 compare: mode,
                 precondition: None,
                 floats: verified::FloatModel::Ieee,
+                candidates: None,
             };
             let budget = Budget::new(Duration::from_secs(5), Cancel::new());
             let v = verified::repair(&pa, &sa, &pb, &opts, &budget);

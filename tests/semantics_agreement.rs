@@ -597,6 +597,7 @@ fn verified_tally(cases: &[Case]) -> Tally {
         compare: Compare::Exact,
         precondition: None,
         floats: verified::FloatModel::Ieee,
+        candidates: None,
     };
     for (i, c) in cases.iter().enumerate() {
         let (pp, pq) = (lower_source(&c.sp).program, lower_source(&c.sq).program);
@@ -709,6 +710,7 @@ fn each_library_function_is_what_c_computes_in_both_executors() {
         compare: Compare::Exact,
         precondition: None,
         floats: verified::FloatModel::Ieee,
+        candidates: None,
     };
     for (g, arg, directive, equal) in calls {
         let x = Ex::Var(arg);

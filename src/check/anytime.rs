@@ -62,6 +62,9 @@ pub(super) struct Anytime {
     /// passes the tests and the counterexamples: a later search of the same space against the
     /// reference cannot find one either (its repairs must pass the tests' inputs).
     pub exhausted: bool,
+    /// A candidate of the verified engine shown as `tested`, to prove if the engine returns
+    /// with no verdict.
+    engine_candidate: Option<Proposal>,
 }
 
 impl Anytime {
@@ -92,6 +95,8 @@ pub(super) struct Job<'a> {
     pub max_steps: u64,
     pub deadline: Instant,
     pub cancel: &'a Cancel,
+    /// The verified engine's candidates as its CEGIS picks them ([`verified::Candidates`]).
+    pub engine_candidates: std::sync::mpsc::Receiver<verified::PartCandidate>,
 }
 
 impl Job<'_> {
@@ -101,6 +106,7 @@ impl Job<'_> {
 
     /// Runs the search and the proofs (see the module doc), publishing through `on_partial`.
     pub fn run(&self, report: &mut Report, on_partial: OnPartial<'_>) -> Anytime {
+        let born = Instant::now();
         let mut out = Anytime::default();
         if self.tests.iter().all(|t| t.passed) {
             return out;
@@ -131,6 +137,7 @@ impl Job<'_> {
                 let t = Instant::now();
                 proposal = self.over_the_reals(&out.counterexamples).map(|repair| Proposal::Verified {
                     repair,
+                    found: "found over the real numbers",
                     guarantee: Guarantee::OverReals { tests: self.tests.len() as u32 },
                     found_ms: t.elapsed().as_millis(),
                 });
@@ -143,13 +150,134 @@ impl Job<'_> {
             }
             break;
         }
+        if out.candidate.is_none() {
+            self.show_an_engine_candidate(born, report, &mut out, on_partial);
+        }
+        // Drained, so the engine never waits on a full channel; once it returns with no
+        // verdict (a verdict cancels this thread), the candidate it left on screen is proved
+        // like any other.
+        loop {
+            match self.engine_candidates.recv_timeout(Duration::from_millis(50)) {
+                Ok(_) | Err(std::sync::mpsc::RecvTimeoutError::Timeout) if !self.cancel.is_cancelled() => continue,
+                _ => break,
+            }
+        }
+        if let Some(proposal) = out.engine_candidate.take()
+            && !self.cancel.is_cancelled()
+            && let Trial::Withdrawn = self.prove_shown(report, proposal, &mut out, on_partial)
+        {
+            out.candidate = None;
+        }
         learned::add(key, &out.counterexamples[known..]);
         out
+    }
+
+    /// Nothing shown yet: while the verified engine searches, each whole-program candidate it
+    /// picks runs on the tests (and the counterexamples learned), and the first that passes
+    /// them all is shown as `tested`. The engine's proof, when it comes, is of that same
+    /// patch (then the fix shown is upgraded) or of a larger one that replaces it. Ends when
+    /// the engine returns (the channel closes) or the analysis is cancelled.
+    fn show_an_engine_candidate(
+        &self,
+        born: Instant,
+        report: &mut Report,
+        out: &mut Anytime,
+        on_partial: OnPartial<'_>,
+    ) {
+        use std::sync::mpsc::RecvTimeoutError;
+        let entry = self.engine_opts.entry.as_str();
+        let started = Instant::now();
+        let mut tests: Vec<PreparedTest> = self.tests.to_vec();
+        tests.extend(out.counterexamples.iter().cloned());
+        let limits = crate::spec::interp::Limits {
+            max_steps: self.max_steps.min(super::tests_repair::CANDIDATE_STEPS),
+            ..Default::default()
+        };
+        // Each part's newest candidate (the engine refuted the ones before it); together, the
+        // whole program's.
+        let mut newest: std::collections::BTreeMap<String, Vec<(verified::Change, TextEdit)>> = Default::default();
+        let mut tried: Vec<Vec<TextEdit>> = Vec::new();
+        // The engine's threads need the cores more than this one: after a trial that took `t`,
+        // the next waits `2t` (at most a third of a core for the trials).
+        let mut next_trial = Instant::now();
+        while !self.cancel.is_cancelled() {
+            match self.engine_candidates.recv_timeout(Duration::from_millis(50)) {
+                Ok(first) => {
+                    for c in std::iter::once(first).chain(self.engine_candidates.try_iter()) {
+                        newest.insert(c.part, c.changes);
+                    }
+                }
+                Err(RecvTimeoutError::Timeout) => {}
+                Err(RecvTimeoutError::Disconnected) => return,
+            }
+            if Instant::now() < next_trial {
+                continue;
+            }
+            let mut whole: Vec<(verified::Change, TextEdit)> = newest.values().flatten().cloned().collect();
+            whole.sort_by_key(|(_, e)| (e.span.start, e.span.end));
+            let (changes, edits): (Vec<verified::Change>, Vec<TextEdit>) = whole.into_iter().unzip();
+            if edits.is_empty() || tried.contains(&edits) {
+                continue;
+            }
+            tried.push(edits.clone());
+            let trial = Instant::now();
+            let lowered = crate::syntax::lower::lower_source(&apply_edits(self.text, &edits));
+            if lowered.diagnostics.iter().any(|d| d.severity == Severity::Error) {
+                continue;
+            }
+            let passes = tests.iter().all(|t| {
+                super::run_test(
+                    &lowered.program,
+                    entry,
+                    t,
+                    self.compare,
+                    &super::tests_repair::limits_for(t, &limits),
+                    self.cancel,
+                )
+                .0
+            });
+            next_trial = Instant::now() + trial.elapsed() * 2;
+            if !passes || self.cancel.is_cancelled() {
+                continue;
+            }
+            let repair = verified::VerifiedRepair {
+                relative_patch_size: verified::patch_size(self.program, self.text, &edits),
+                edits,
+                changes,
+                assuming: None,
+            };
+            let guarantee = Guarantee::Tested { tests: self.tests.len() as u32 };
+            let proposal = Proposal::Verified {
+                repair,
+                found: "a candidate of the verified engine, run on the tests",
+                guarantee: guarantee.clone(),
+                found_ms: born.elapsed().as_millis(),
+            };
+            self.push(report, &proposal);
+            on_partial(report);
+            report.stats.phase("engine candidates tried on the tests", started);
+            out.candidate = Some((proposal.edits(), guarantee));
+            out.engine_candidate = Some(proposal);
+            return;
+        }
     }
 
     /// Shows `proposal` (it passes every test), then proves it in place; a proposal the
     /// bounded check refutes is withdrawn with a note and its counterexample kept.
     fn try_proposal(
+        &self,
+        report: &mut Report,
+        proposal: Proposal,
+        out: &mut Anytime,
+        on_partial: OnPartial<'_>,
+    ) -> Trial {
+        self.push(report, &proposal);
+        on_partial(report);
+        self.prove_shown(report, proposal, out, on_partial)
+    }
+
+    /// Proves `proposal`, already shown, in place: see [`Job::try_proposal`].
+    fn prove_shown(
         &self,
         report: &mut Report,
         mut proposal: Proposal,
@@ -158,8 +286,6 @@ impl Job<'_> {
     ) -> Trial {
         let entry = self.engine_opts.entry.as_str();
         let anchor = self.program.name_span_of(entry);
-        self.push(report, &proposal);
-        on_partial(report);
         let edits = proposal.edits();
         let patched = apply_edits(self.text, &edits);
         let lowered = crate::syntax::lower::lower_source(&patched);
@@ -316,8 +442,8 @@ impl Job<'_> {
         };
         match proposal {
             Proposal::Mutation(r) => push_repair(report, r, anchor, &what),
-            Proposal::Verified { repair, guarantee, found_ms } => {
-                super::reference_repair::push_verified_fix_at(report, repair, guarantee, *found_ms, self.compare)
+            Proposal::Verified { repair, found, guarantee, found_ms } => {
+                super::reference_repair::push_verified_fix_at(report, repair, guarantee, *found_ms, self.compare, found)
             }
         }
     }
@@ -373,7 +499,14 @@ impl Job<'_> {
 /// engine over the reals. Its guarantee rises as it is proved.
 enum Proposal {
     Mutation(FoundRepair),
-    Verified { repair: verified::VerifiedRepair, guarantee: Guarantee, found_ms: u128 },
+    /// `found`: how, for the details until it is proved (over the reals, or a candidate of the
+    /// engine's proof search).
+    Verified {
+        repair: verified::VerifiedRepair,
+        found: &'static str,
+        guarantee: Guarantee,
+        found_ms: u128,
+    },
 }
 
 /// How a proposal's trial ended.

@@ -89,8 +89,13 @@ pub fn repair_against_reference(
     let entry = engine_opts.entry.as_str();
     let anchor = program.name_span_of(entry);
     let precondition = verified::precondition::infer(test_inputs, reference, entry);
-    let verified_opts =
-        verified::Options { entry: entry.to_string(), compare, precondition, floats: verified::FloatModel::Ieee };
+    let verified_opts = verified::Options {
+        entry: entry.to_string(),
+        compare,
+        precondition,
+        floats: verified::FloatModel::Ieee,
+        candidates: None,
+    };
     // Both at once, one a core: the search for a fix that passes the tests, proved in place
     // (`check::anytime`), and the verified engine. The first fix shown is whichever comes
     // first; the search publishes its own (merged onto the report so far). At the hint levels
@@ -99,8 +104,16 @@ pub fn repair_against_reference(
     let vbudget = Budget::new(left * 2 / 3, cancel.clone());
     let stop = cancel.child();
     let base = report.clone();
+    let searching = hint >= HintLevel::Fix && tests.iter().any(|t| !t.passed);
+    // The verified engine's candidates go to the search's thread, which tries them on the
+    // tests while the proofs run; the channel closes when the engine returns.
+    let (to_search, engine_candidates) = std::sync::mpsc::channel();
+    let mut engine_opts_v = verified_opts.clone();
+    if searching {
+        engine_opts_v.candidates = Some(verified::Candidates { to: to_search, text: text.into() });
+    }
     let (v, mut anytime, found) = std::thread::scope(|s| {
-        let search = (hint >= HintLevel::Fix && tests.iter().any(|t| !t.passed)).then(|| {
+        let search = searching.then(|| {
             let (base, verified_opts, stop) = (&base, &verified_opts, &stop);
             std::thread::Builder::new()
                 .name("mend-anytime".into())
@@ -119,6 +132,7 @@ pub fn repair_against_reference(
                         max_steps,
                         deadline,
                         cancel: stop,
+                        engine_candidates,
                     };
                     let mut found = Report::default();
                     let merged = |own: &Report| on_partial(&super::anytime::merged(base, own));
@@ -127,7 +141,8 @@ pub fn repair_against_reference(
                 })
                 .expect("a thread for the search on the tests")
         });
-        let v = verified::repair(program, text, reference, &verified_opts, &vbudget);
+        let v = verified::repair(program, text, reference, &engine_opts_v, &vbudget);
+        drop(engine_opts_v);
         // A verdict of the verified engine makes the search's candidate moot.
         if !matches!(v.outcome, verified::Outcome::Failed(_)) {
             stop.cancel();
@@ -621,17 +636,19 @@ fn push_verified_fix(report: &mut Report, r: &verified::VerifiedRepair, ms: u128
         None => Guarantee::Verified,
         Some(a) => Guarantee::VerifiedAssuming { assumption: a.clone() },
     };
-    push_verified_fix_at(report, r, &guarantee, ms, compare);
+    push_verified_fix_at(report, r, &guarantee, ms, compare, "proved edge by edge");
 }
 
 /// The quick fix of a repair the verified engine found, at `guarantee`: what its own proof
-/// gives, or less for a repair found over the reals (`tested` until it is proved in IEEE).
+/// gives, or less for a repair found over the reals or a candidate its proof has not finished
+/// (`tested` until it is proved in IEEE); `found` says how, for the details.
 pub(super) fn push_verified_fix_at(
     report: &mut Report,
     r: &verified::VerifiedRepair,
     guarantee: &Guarantee,
     ms: u128,
     compare: Compare,
+    found: &str,
 ) {
     let Some(first) = r.changes.first().map(|c| c.span) else { return };
     let mut parts: Vec<String> = r.changes.iter().take(3).map(describe).collect();
@@ -661,7 +678,7 @@ pub(super) fn push_verified_fix_at(
         Guarantee::Tested { tests } => format!("{places} so that all {tests} tests pass."),
         Guarantee::Syntax | Guarantee::WellTyped => format!("{places}."),
     };
-    let how = if guarantee.is_proof() { "proved edge by edge" } else { "found over the real numbers" };
+    let how = if guarantee.is_proof() { "proved edge by edge" } else { found };
     report.repairs.push(Repair {
         reached: Vec::new(),
         title: format!("Fix ({label}): {}", parts.join("; ")),

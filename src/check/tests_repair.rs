@@ -15,7 +15,7 @@ use crate::spec::interp::{Limits, RuntimeErrorKind};
 use super::assertions::{no_fix_message, push_repair, stream};
 use super::{OnPartial, PreparedTest, Report, run_test};
 
-const CANDIDATE_STEPS: u64 = 1_000_000;
+pub(super) const CANDIDATE_STEPS: u64 = 1_000_000;
 /// Bytes a candidate may print beyond twice a test's expected output before its run stops.
 const OUTPUT_SLACK: usize = 4096;
 

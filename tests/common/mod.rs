@@ -195,6 +195,7 @@ pub fn verified_repair(
         compare: mend::spec::compare::Compare::Values,
         precondition,
         floats: verified::FloatModel::Ieee,
+        candidates: None,
     };
     verified::repair(
         &s,

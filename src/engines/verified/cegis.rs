@@ -181,10 +181,31 @@ impl<'j, 'p: 'j, 'ctx> Job<'j, 'p, 'ctx> {
                         tracing::debug!("candidate at {node:?}: {}", picked.join("; "));
                     }
                     choice = next;
+                    self.send_candidate(node, holes, &choice);
                 }
                 None => return Err(Failure::NoRepair(String::new())),
             }
         }
+    }
+
+    /// Sends the part's candidate of `choice` at `node`: the changes fixed before it and the
+    /// node's own ([`Options::candidates`]).
+    fn send_candidate(&self, node: Node, holes: &Holes<'ctx>, choice: &HashMap<*const Expr, usize>) {
+        let Some(to) = self.candidates.as_ref().filter(|_| self.sending) else { return };
+        let mut changes = self.fixed.clone();
+        for (site, (_, alts)) in holes.iter() {
+            if self.chosen.contains_key(site) {
+                continue;
+            }
+            let alt = &alts[choice.get(site).copied().unwrap_or(0)];
+            if !matches!(alt, Alt::Original)
+                && let Some(change) = self.edit(node, *site, alt, &to.text)
+            {
+                changes.push(change);
+            }
+        }
+        // The receiver may be gone (the analysis moved on): nothing to do then.
+        let _ = to.to.send(PartCandidate { part: self.part.clone(), changes });
     }
 
     /// The nodes that have a region (all but Func-Exit), in the order they are repaired.
@@ -196,6 +217,9 @@ impl<'j, 'p: 'j, 'ctx> Job<'j, 'p, 'ctx> {
     /// text edits, each with its node. A failure names its node.
     pub(super) fn repair_nodes(&mut self, nodes: &[Node], text: &str) -> PartResult {
         let mut picked: Vec<(Node, *const Expr, Alt)> = Vec::new();
+        self.sending = self.candidates.as_ref().is_some_and(|c| *c.text == *text);
+        self.fixed.clear();
+        self.part = format!("{}/{:?}", self.s.program.func(self.s.func).name, nodes.first());
         for &node in nodes {
             // Definition 3's space first; the wider one (operand substitution) only when it
             // has no repair here, so its larger synthesis problems are paid only then.
@@ -221,10 +245,20 @@ impl<'j, 'p: 'j, 'ctx> Job<'j, 'p, 'ctx> {
                 let alt = alts[choice.get(site).copied().unwrap_or(0)].clone();
                 if !matches!(alt, Alt::Original) {
                     picked.push((node, *site, alt.clone()));
+                    if self.sending
+                        && let Some(change) = self.edit(node, *site, &alt, text)
+                    {
+                        self.fixed.push(change);
+                    }
                 }
                 if self.chosen.insert(*site, alt).is_none() {
                     self.chosen_order.push(*site);
                 }
+            }
+            if self.sending
+                && let Some(to) = &self.candidates
+            {
+                let _ = to.to.send(PartCandidate { part: self.part.clone(), changes: self.fixed.clone() });
             }
         }
         // No final pass is needed: a node's check depends only on the sites its region runs,

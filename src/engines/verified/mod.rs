@@ -103,6 +103,28 @@ pub struct Options {
     /// What `float` and `double` are: IEEE for a proof; the reals for a search whose repair is
     /// only a candidate (see [`crate::smt::floats`]).
     pub floats: FloatModel,
+    /// Where each whole-program candidate of the CEGIS loop goes while its proof runs.
+    pub candidates: Option<Candidates>,
+}
+
+/// The engine's candidates as they come, for the tests to try while the proofs run
+/// (`check::anytime`). Each message is one part's (a function's nodes solved together,
+/// [`PartCandidate::part`]): at each candidate a node's synthesis picks and when a node is
+/// fixed, the changes fixed at the part's nodes so far and the node's own, as changes of
+/// `text`. The parts' newest messages together are the whole program's candidate. Only runs
+/// on that very text send them (not the runs on a retyped or extended copy, whose spans are
+/// the copy's).
+#[derive(Clone, Debug)]
+pub struct Candidates {
+    pub to: std::sync::mpsc::Sender<PartCandidate>,
+    pub text: std::sync::Arc<str>,
+}
+
+#[derive(Clone, Debug)]
+pub struct PartCandidate {
+    /// The function and the part's first node.
+    pub part: String,
+    pub changes: Vec<(Change, TextEdit)>,
 }
 
 /// One changed expression (or inserted statement) of a verified repair.
@@ -659,6 +681,13 @@ struct Job<'j, 'p, 'ctx> {
     /// Facts about the input every check assumes (only when no repair exists without them).
     precondition: Option<&'j precondition::Precondition>,
     checks: usize,
+    /// Where candidates go ([`Options::candidates`]); `sending` when the nodes being repaired
+    /// are of its text, and `fixed` the changes the part fixed so far, as edits of that text.
+    candidates: Option<Candidates>,
+    sending: bool,
+    fixed: Vec<(Change, TextEdit)>,
+    /// The part being repaired ([`PartCandidate::part`]).
+    part: String,
 }
 
 #[cfg(test)]

@@ -21,8 +21,13 @@ fn parts_of(student: &str, reference: &str, entry: &str) -> Vec<Vec<Node>> {
         (0..p.funcs.len() as u32).map(|i| (FuncId(i), p.func(FuncId(i)).name.clone())).collect()
     };
     let (ref_names, stu_names) = (names(&r), names(&s));
-    let opts =
-        Options { entry: entry.to_string(), compare: Compare::Values, precondition: None, floats: FloatModel::Ieee };
+    let opts = Options {
+        entry: entry.to_string(),
+        compare: Compare::Values,
+        precondition: None,
+        floats: FloatModel::Ieee,
+        candidates: None,
+    };
     let budget = Budget::new(Duration::from_secs(60), Cancel::new());
     let task = PairTask {
         student: &s,
@@ -224,8 +229,13 @@ fn a_site_another_region_runs_joins_that_region() {
 fn agree(name: &str, student: &str, reference: &str) {
     assert!(parts_of(student, reference, "main").len() >= 2, "{name}: not split, the test would not solve in parallel");
     let (s, r) = (lower(student), lower(reference));
-    let opts =
-        Options { entry: "main".to_string(), compare: Compare::Values, precondition: None, floats: FloatModel::Ieee };
+    let opts = Options {
+        entry: "main".to_string(),
+        compare: Compare::Values,
+        precondition: None,
+        floats: FloatModel::Ieee,
+        candidates: None,
+    };
     let solve = |parallel: bool| {
         node_cache::clear();
         let budget = Budget::new(Duration::from_secs(120), Cancel::new());
@@ -257,6 +267,9 @@ fn parallel_and_sequential_repairs_agree() {
     }
     // Changes in two parts at once.
     agree("two loops, two bugs", TWO_LOOPS_TWO_BUGS, TWO_LOOPS);
+    // Each part sends its candidates as its nodes are solved; the parts' newest messages
+    // together are the whole program's candidate, here the repair itself.
+    let (to, sent) = std::sync::mpsc::channel();
     let Ok(Outcome::Repaired(r)) = ({
         let (s, r) = (lower(TWO_LOOPS_TWO_BUGS), lower(TWO_LOOPS));
         let opts = Options {
@@ -264,6 +277,7 @@ fn parallel_and_sequential_repairs_agree() {
             compare: Compare::Values,
             precondition: None,
             floats: FloatModel::Ieee,
+            candidates: Some(Candidates { to, text: TWO_LOOPS_TWO_BUGS.into() }),
         };
         run_with(
             &s,
@@ -281,6 +295,14 @@ fn parallel_and_sequential_repairs_agree() {
     };
     let changes: Vec<(&str, &str)> = r.changes.iter().map(|c| (c.old.as_str(), c.new.as_str())).collect();
     assert_eq!(changes, vec![("s - n", "s + n"), ("s > 2", "s > 1")]);
+    let mut newest = BTreeMap::new();
+    for c in sent.try_iter() {
+        newest.insert(c.part, c.changes);
+    }
+    assert!(newest.len() >= 2, "one message per part: {:?}", newest.keys());
+    let mut whole: Vec<TextEdit> = newest.into_values().flatten().map(|(_, e)| e).collect();
+    whole.sort_by_key(|e| (e.span.start, e.span.end));
+    assert_eq!(whole, r.edits);
 }
 
 #[test]
