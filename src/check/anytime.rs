@@ -221,23 +221,16 @@ impl Job<'_> {
             }
             tried.push(edits.clone());
             let trial = Instant::now();
-            let lowered = crate::syntax::lower::lower_source(&apply_edits(self.text, &edits));
-            if lowered.diagnostics.iter().any(|d| d.severity == Severity::Error) {
-                continue;
-            }
-            let passes = tests.iter().all(|t| {
-                super::run_test(
-                    &lowered.program,
-                    entry,
-                    t,
-                    self.compare,
-                    &super::tests_repair::limits_for(t, &limits),
-                    self.cancel,
-                )
-                .0
-            });
+            let fails = super::reference_repair::differs_on_a_test_input(
+                &apply_edits(self.text, &edits),
+                entry,
+                self.compare,
+                &tests,
+                |t| super::tests_repair::limits_for(t, &limits),
+                self.cancel,
+            );
             next_trial = Instant::now() + trial.elapsed() * 2;
-            if !passes || self.cancel.is_cancelled() {
+            if fails || self.cancel.is_cancelled() {
                 continue;
             }
             let repair = verified::VerifiedRepair {
@@ -428,6 +421,7 @@ impl Job<'_> {
             &self.engine_opts.entry,
             self.compare,
             &tests,
+            |_| super::reference_repair::oracle_limits(),
             self.cancel,
         );
         (!fails && !self.cancel.is_cancelled()).then_some(r)

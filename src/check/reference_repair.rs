@@ -300,6 +300,7 @@ pub fn repair_against_reference(
                     oracle.extend(counterexamples.iter().cloned());
                     oracle
                 }),
+                |_| oracle_limits(),
                 cancel,
             )
         {
@@ -446,7 +447,7 @@ pub(super) fn reference_outputs(
         .collect()
 }
 
-fn oracle_limits() -> Limits {
+pub(super) fn oracle_limits() -> Limits {
     Limits { max_steps: 5_000_000, ..Limits::default() }
 }
 
@@ -454,12 +455,13 @@ fn oracle_limits() -> Limits {
 /// the tests' inputs, [`reference_outputs`]), run by the interpreter, bounded in steps. A
 /// bounded proof compares only runs on which both programs finish within the bound, so a
 /// repair whose loop never ends within it (`n / 10` → `n * 10`) passes vacuously; the tests'
-/// inputs, run to the end, catch it.
+/// inputs, run to the end, catch it. Each test runs within `limits_of(test)`.
 pub(super) fn differs_on_a_test_input(
     repaired: &str,
     entry: &str,
     compare: Compare,
     tests: &[PreparedTest],
+    limits_of: impl Fn(&PreparedTest) -> Limits,
     cancel: &Cancel,
 ) -> bool {
     if tests.is_empty() {
@@ -470,7 +472,7 @@ pub(super) fn differs_on_a_test_input(
         return true;
     }
     tests.iter().any(|t| {
-        !super::run_test(&lowered.program, entry, t, compare, &oracle_limits(), cancel).0 && !cancel.is_cancelled()
+        !super::run_test(&lowered.program, entry, t, compare, &limits_of(t), cancel).0 && !cancel.is_cancelled()
     })
 }
 
@@ -703,7 +705,7 @@ mod tests {
         let inputs: Vec<String> = ["7\n", "1234\n", "987654321\n"].iter().map(|s| s.to_string()).collect();
         let tests = reference_outputs(&reference, "main", &inputs, &Cancel::new());
         assert_eq!(tests.len(), 3);
-        differs_on_a_test_input(repaired, "main", Compare::Values, &tests, &Cancel::new())
+        differs_on_a_test_input(repaired, "main", Compare::Values, &tests, |_| oracle_limits(), &Cancel::new())
     }
 
     #[test]
@@ -725,6 +727,7 @@ mod tests {
             "main",
             Compare::Values,
             &[],
+            |_| oracle_limits(),
             &Cancel::new()
         ));
     }

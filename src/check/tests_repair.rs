@@ -19,21 +19,16 @@ pub(super) const CANDIDATE_STEPS: u64 = 1_000_000;
 /// Bytes a candidate may print beyond twice a test's expected output before its run stops.
 const OUTPUT_SLACK: usize = 4096;
 
-/// Steps a candidate may take beyond [`REFERENCE_STEPS_FACTOR`] times the reference's.
-const STEP_SLACK: u64 = 100_000;
-/// How many times the reference's steps on a test a candidate may take.
-const REFERENCE_STEPS_FACTOR: u64 = 20;
-
 /// `limits` for a run that only decides whether `t` passes: a run that prints far more than
 /// the test expects, or runs far longer than the reference on it, has failed it, so it stops
 /// there (a loop a mutation made endless would otherwise print a megabyte, or run a million
 /// steps, per test).
 pub(super) fn limits_for(t: &PreparedTest, limits: &Limits) -> Limits {
-    let max_steps = match t.reference_steps {
-        Some(steps) => limits.max_steps.min(steps.saturating_mul(REFERENCE_STEPS_FACTOR).saturating_add(STEP_SLACK)),
-        None => limits.max_steps,
+    let limits = match t.reference_steps {
+        Some(steps) => limits.within_reference(steps),
+        None => limits.clone(),
     };
-    Limits { max_output: limits.max_output.min(2 * t.expected.len() + OUTPUT_SLACK), max_steps, ..limits.clone() }
+    Limits { max_output: limits.max_output.min(2 * t.expected.len() + OUTPUT_SLACK), ..limits }
 }
 
 #[allow(clippy::too_many_arguments)]

@@ -20,11 +20,6 @@ use crate::ir::{FuncId, Program, Span, VarKind};
 use crate::spec::compare::{self, Compare};
 use crate::spec::interp::{self, CallRecord, Limits, RunResult, State};
 
-/// The student's run may take this many times the reference's steps on the same input (plus
-/// [`STEP_SLACK`]), as candidate repairs may (`check::tests_repair`).
-const STEPS_PER_REFERENCE_STEP: u64 = 20;
-const STEP_SLACK: u64 = 100_000;
-
 /// The first call of the student's program that leaves a state the reference's same call does
 /// not, on one input.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -78,8 +73,7 @@ pub fn first_wrong_call(
         return None;
     }
     // A student's run that loops for ever has shown its calls long before the step limit.
-    let steps = max_steps.min(theirs.steps.saturating_mul(STEPS_PER_REFERENCE_STEP).saturating_add(STEP_SLACK));
-    let ours = interp::run(student, entry, input, &Limits { max_steps: steps, ..limits }, cancel);
+    let ours = interp::run(student, entry, input, &limits.within_reference(theirs.steps), cancel);
     wrong_call(student, &ours, reference, &theirs, entry, compare)
 }
 

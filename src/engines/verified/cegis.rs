@@ -192,18 +192,18 @@ impl<'j, 'p: 'j, 'ctx> Job<'j, 'p, 'ctx> {
     /// node's own ([`Options::candidates`]).
     fn send_candidate(&self, node: Node, holes: &Holes<'ctx>, choice: &HashMap<*const Expr, usize>) {
         let Some(to) = self.candidates.as_ref().filter(|_| self.sending) else { return };
-        let mut changes = self.fixed.clone();
-        for (site, (_, alts)) in holes.iter() {
-            if self.chosen.contains_key(site) {
-                continue;
-            }
+        let own = holes.iter().filter(|(site, _)| !self.chosen.contains_key(*site)).filter_map(|(site, (_, alts))| {
             let alt = &alts[choice.get(site).copied().unwrap_or(0)];
-            if !matches!(alt, Alt::Original)
-                && let Some(change) = self.edit(node, *site, alt, &to.text)
-            {
-                changes.push(change);
-            }
-        }
+            (!matches!(alt, Alt::Original)).then(|| self.edit(node, *site, alt, &to.text)).flatten()
+        });
+        self.send_part(own.collect());
+    }
+
+    /// Sends the changes fixed so far and `own` as the part's candidate, when sending.
+    fn send_part(&self, own: Vec<(Change, TextEdit)>) {
+        let Some(to) = self.candidates.as_ref().filter(|_| self.sending) else { return };
+        let mut changes: Vec<(Change, TextEdit)> = self.fixed.iter().map(|(_, c, e)| (c.clone(), e.clone())).collect();
+        changes.extend(own);
         // The receiver may be gone (the analysis moved on): nothing to do then.
         let _ = to.to.send(PartCandidate { part: self.part.clone(), changes });
     }
@@ -216,7 +216,6 @@ impl<'j, 'p: 'j, 'ctx> Job<'j, 'p, 'ctx> {
     /// `nodes` in order (all of them, or a part of [`Job::components`]); then the changes as
     /// text edits, each with its node. A failure names its node.
     pub(super) fn repair_nodes(&mut self, nodes: &[Node], text: &str) -> PartResult {
-        let mut picked: Vec<(Node, *const Expr, Alt)> = Vec::new();
         self.sending = self.candidates.as_ref().is_some_and(|c| *c.text == *text);
         self.fixed.clear();
         self.part = format!("{}/{:?}", self.s.program.func(self.s.func).name, nodes.first());
@@ -238,35 +237,31 @@ impl<'j, 'p: 'j, 'ctx> Job<'j, 'p, 'ctx> {
                 other => (node, other),
             })?;
             let holes = self.holes(node);
+            let mut changed: Vec<(*const Expr, Alt)> = Vec::new();
             for (site, (_, alts)) in holes.iter() {
                 if self.chosen.contains_key(site) {
                     continue;
                 }
                 let alt = alts[choice.get(site).copied().unwrap_or(0)].clone();
                 if !matches!(alt, Alt::Original) {
-                    picked.push((node, *site, alt.clone()));
-                    if self.sending
-                        && let Some(change) = self.edit(node, *site, &alt, text)
-                    {
-                        self.fixed.push(change);
-                    }
+                    changed.push((*site, alt.clone()));
                 }
                 if self.chosen.insert(*site, alt).is_none() {
                     self.chosen_order.push(*site);
                 }
             }
-            if self.sending
-                && let Some(to) = &self.candidates
-            {
-                let _ = to.to.send(PartCandidate { part: self.part.clone(), changes: self.fixed.clone() });
+            // Only once all of the node's sites are chosen: a guard's edit includes the value
+            // chosen at its partner site.
+            for (site, alt) in changed {
+                if let Some((change, edit)) = self.edit(node, site, &alt, text) {
+                    self.fixed.push((node, change, edit));
+                }
             }
+            self.send_part(Vec::new());
         }
         // No final pass is needed: a node's check depends only on the sites its region runs,
         // and all of them are fixed once it is verified, so later nodes cannot undo it.
-        Ok(picked
-            .into_iter()
-            .filter_map(|(node, site, alt)| self.edit(node, site, &alt, text).map(|(c, e)| (node, c, e)))
-            .collect())
+        Ok(std::mem::take(&mut self.fixed))
     }
 }
 

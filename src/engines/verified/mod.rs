@@ -682,10 +682,10 @@ struct Job<'j, 'p, 'ctx> {
     precondition: Option<&'j precondition::Precondition>,
     checks: usize,
     /// Where candidates go ([`Options::candidates`]); `sending` when the nodes being repaired
-    /// are of its text, and `fixed` the changes the part fixed so far, as edits of that text.
+    /// are of its text. `fixed`: the changes the part fixed so far, each with its node.
     candidates: Option<Candidates>,
     sending: bool,
-    fixed: Vec<(Change, TextEdit)>,
+    fixed: Vec<(Node, Change, TextEdit)>,
     /// The part being repaired ([`PartCandidate::part`]).
     part: String,
 }

@@ -86,6 +86,19 @@ impl Default for Limits {
     }
 }
 
+impl Limits {
+    /// These limits with the steps cut to what a run of the student's program (or of a
+    /// candidate repair) may take on an input the reference ran in `reference_steps`: 20 times
+    /// as many plus 100,000. A run beyond that loops for ever or does something else; stopping
+    /// it early keeps a never-ending loop from costing the whole step limit per input.
+    pub fn within_reference(&self, reference_steps: u64) -> Limits {
+        const STEPS_PER_REFERENCE_STEP: u64 = 20;
+        const STEP_SLACK: u64 = 100_000;
+        let steps = reference_steps.saturating_mul(STEPS_PER_REFERENCE_STEP).saturating_add(STEP_SLACK);
+        Limits { max_steps: self.max_steps.min(steps), ..self.clone() }
+    }
+}
+
 /// Where a piece of output came from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ChunkKind {
@@ -234,22 +247,8 @@ pub fn declare_run_stack() {
 /// Runs with a large stack so deep recursion hits `max_call_depth` rather than the host's
 /// stack: on this thread when it has one ([`declare_run_stack`]), else on a helper thread.
 pub fn run(program: &Program, entry: &str, input: &[u8], limits: &Limits, cancel: &Cancel) -> RunResult {
-    let here = || machine::run_here(program, entry, input, limits, cancel);
-    if HAS_RUN_STACK.with(|h| h.get()) {
-        return std::panic::catch_unwind(std::panic::AssertUnwindSafe(here))
-            .unwrap_or_else(|_| internal_error("the interpreter panicked"));
-    }
-    std::thread::scope(|s| {
-        let handle =
-            std::thread::Builder::new().name("mend-interp".into()).stack_size(RUN_STACK).spawn_scoped(s, || {
-                declare_run_stack();
-                here()
-            });
-        match handle {
-            Ok(h) => h.join().unwrap_or_else(|_| internal_error("the interpreter panicked")),
-            Err(_) => here(),
-        }
-    })
+    on_run_stack(|| machine::run_here(program, entry, input, limits, cancel))
+        .unwrap_or_else(|_| internal_error("the interpreter panicked"))
 }
 
 /// One interpreter run, as [`run_batch`] hands it out: [`run`]'s arguments.
@@ -260,18 +259,30 @@ pub type Runner = dyn Fn(&Program, &str, &[u8], &Limits, &Cancel) -> RunResult +
 /// started once for all of them (or not at all on a thread that has the stack).
 pub fn run_batch<T: Send>(f: impl FnOnce(&Runner) -> T + Send) -> T {
     let run: &Runner = &machine::run_here;
+    on_run_stack(|| f(run)).unwrap_or_else(|p| std::panic::resume_unwind(p))
+}
+
+/// `f` on a thread with [`RUN_STACK`] to spare: this one if it has it, else a new one (or this
+/// one after all if no thread can be started). A panic in `f` is returned, not propagated.
+fn on_run_stack<T: Send>(f: impl FnOnce() -> T + Send) -> std::thread::Result<T> {
     if HAS_RUN_STACK.with(|h| h.get()) {
-        return f(run);
+        return std::panic::catch_unwind(std::panic::AssertUnwindSafe(f));
     }
+    // `f` moves into the thread only if it starts; else it is still here to call.
+    let f = std::sync::Mutex::new(Some(f));
     std::thread::scope(|s| {
-        let handle =
+        let started =
             std::thread::Builder::new().name("mend-interp".into()).stack_size(RUN_STACK).spawn_scoped(s, || {
                 declare_run_stack();
-                f(run)
+                let f = f.lock().unwrap_or_else(|e| e.into_inner()).take().expect("taken once");
+                f()
             });
-        match handle {
-            Ok(h) => h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)),
-            Err(_) => panic!("could not start an interpreter thread"),
+        match started {
+            Ok(h) => h.join(),
+            Err(_) => {
+                let f = f.lock().unwrap_or_else(|e| e.into_inner()).take().expect("taken once");
+                std::panic::catch_unwind(std::panic::AssertUnwindSafe(f))
+            }
         }
     })
 }
