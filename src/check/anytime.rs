@@ -96,10 +96,15 @@ pub(super) struct Job<'a> {
     pub deadline: Instant,
     pub cancel: &'a Cancel,
     /// The verified engine's candidates as its CEGIS picks them ([`verified::Candidates`]).
-    pub engine_candidates: std::sync::mpsc::Receiver<verified::PartCandidate>,
+    /// (In a mutex only so that the job can be shared with the thread over the reals.)
+    pub engine_candidates: std::sync::Mutex<std::sync::mpsc::Receiver<verified::PartCandidate>>,
 }
 
 impl Job<'_> {
+    fn candidates(&self) -> std::sync::MutexGuard<'_, std::sync::mpsc::Receiver<verified::PartCandidate>> {
+        self.engine_candidates.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
     fn left(&self) -> Duration {
         self.deadline.saturating_duration_since(Instant::now())
     }
@@ -131,17 +136,43 @@ impl Job<'_> {
                 proposal = found.repair.map(Proposal::Mutation);
             }
             // No fix of the mutation space passes the tests: with floating point, the verified
-            // engine over the reals (fast where IEEE proofs are slow) proposes one.
+            // engine over the reals (fast where IEEE proofs are slow) proposes one. Meanwhile
+            // the verified engine's own candidates are tried on the tests (step 5): the first
+            // of the two shown stops the other.
             if proposal.is_none() && !reals_tried && self.uses_floats() {
                 reals_tried = true;
                 let t = Instant::now();
-                proposal = self.over_the_reals(&out.counterexamples).map(|repair| Proposal::Verified {
+                let counterexamples = out.counterexamples.clone();
+                let stop_reals = self.cancel.child();
+                let reals = std::thread::scope(|s| {
+                    let reals = std::thread::Builder::new()
+                        .name("mend-reals".into())
+                        .stack_size(super::job::ANALYSIS_STACK)
+                        .spawn_scoped(s, || {
+                            crate::spec::interp::declare_run_stack();
+                            self.over_the_reals(&counterexamples, &stop_reals)
+                        });
+                    match reals {
+                        Ok(handle) => {
+                            self.show_an_engine_candidate(born, report, &mut out, on_partial, &|| handle.is_finished());
+                            if out.candidate.is_some() {
+                                stop_reals.cancel();
+                            }
+                            handle.join().ok().flatten()
+                        }
+                        Err(_) => self.over_the_reals(&counterexamples, &stop_reals),
+                    }
+                });
+                report.stats.phase("repair over the reals", t);
+                if out.candidate.is_some() {
+                    break;
+                }
+                proposal = reals.map(|repair| Proposal::Verified {
                     repair,
                     found: "found over the real numbers",
                     guarantee: Guarantee::OverReals { tests: self.tests.len() as u32 },
                     found_ms: t.elapsed().as_millis(),
                 });
-                report.stats.phase("repair over the reals", t);
             }
             let Some(proposal) = proposal else { break };
             match self.try_proposal(report, proposal, &mut out, on_partial) {
@@ -151,13 +182,13 @@ impl Job<'_> {
             break;
         }
         if out.candidate.is_none() {
-            self.show_an_engine_candidate(born, report, &mut out, on_partial);
+            self.show_an_engine_candidate(born, report, &mut out, on_partial, &|| false);
         }
         // Drained, so the engine never waits on a full channel; once it returns with no
         // verdict (a verdict cancels this thread), the candidate it left on screen is proved
         // like any other.
         loop {
-            match self.engine_candidates.recv_timeout(Duration::from_millis(50)) {
+            match self.candidates().recv_timeout(Duration::from_millis(50)) {
                 Ok(_) | Err(std::sync::mpsc::RecvTimeoutError::Timeout) if !self.cancel.is_cancelled() => continue,
                 _ => break,
             }
@@ -176,35 +207,38 @@ impl Job<'_> {
     /// picks runs on the tests (and the counterexamples learned), and the first that passes
     /// them all is shown as `tested`. The engine's proof, when it comes, is of that same
     /// patch (then the fix shown is upgraded) or of a larger one that replaces it. Ends when
-    /// the engine returns (the channel closes) or the analysis is cancelled.
+    /// the engine returns (the channel closes), the analysis is cancelled or `until()`.
     fn show_an_engine_candidate(
         &self,
         born: Instant,
         report: &mut Report,
         out: &mut Anytime,
         on_partial: OnPartial<'_>,
+        until: &dyn Fn() -> bool,
     ) {
         use std::sync::mpsc::RecvTimeoutError;
         let entry = self.engine_opts.entry.as_str();
         let started = Instant::now();
-        let mut tests: Vec<PreparedTest> = self.tests.to_vec();
-        tests.extend(out.counterexamples.iter().cloned());
         let limits = crate::spec::interp::Limits {
             max_steps: self.max_steps.min(super::tests_repair::CANDIDATE_STEPS),
             ..Default::default()
         };
         // Each part's newest candidate (the engine refuted the ones before it); together, the
-        // whole program's.
-        let mut newest: std::collections::BTreeMap<String, Vec<(verified::Change, TextEdit)>> = Default::default();
+        // whole program's. The parts of the attempt under the input precondition make a
+        // candidate of their own, tried on the tests and counterexamples the precondition admits.
+        let mut newest: std::collections::BTreeMap<(bool, String), Vec<(verified::Change, TextEdit)>> =
+            Default::default();
         let mut tried: Vec<Vec<TextEdit>> = Vec::new();
+        let precondition = self.verified_opts.precondition.as_ref();
         // The engine's threads need the cores more than this one: after a trial that took `t`,
         // the next waits `2t` (at most a third of a core for the trials).
         let mut next_trial = Instant::now();
-        while !self.cancel.is_cancelled() {
-            match self.engine_candidates.recv_timeout(Duration::from_millis(50)) {
+        while !self.cancel.is_cancelled() && !until() {
+            let candidates = self.candidates();
+            match candidates.recv_timeout(Duration::from_millis(50)) {
                 Ok(first) => {
-                    for c in std::iter::once(first).chain(self.engine_candidates.try_iter()) {
-                        newest.insert(c.part, c.changes);
+                    for c in std::iter::once(first).chain(candidates.try_iter()) {
+                        newest.insert((c.assuming, c.part), c.changes);
                     }
                 }
                 Err(RecvTimeoutError::Timeout) => {}
@@ -213,13 +247,29 @@ impl Job<'_> {
             if Instant::now() < next_trial {
                 continue;
             }
-            let mut whole: Vec<(verified::Change, TextEdit)> = newest.values().flatten().cloned().collect();
-            whole.sort_by_key(|(_, e)| (e.span.start, e.span.end));
-            let (changes, edits): (Vec<verified::Change>, Vec<TextEdit>) = whole.into_iter().unzip();
-            if edits.is_empty() || tried.contains(&edits) {
+            let whole = |assuming: bool| {
+                let mut whole: Vec<(verified::Change, TextEdit)> =
+                    newest.iter().filter(|((a, _), _)| *a == assuming).flat_map(|(_, c)| c.iter().cloned()).collect();
+                whole.sort_by_key(|(_, e)| (e.span.start, e.span.end));
+                whole
+            };
+            let Some((assuming, whole)) = [false, true]
+                .into_iter()
+                .map(|assuming| (assuming, whole(assuming)))
+                .find(|(_, w)| !w.is_empty() && !tried.iter().any(|t| t.iter().eq(w.iter().map(|(_, e)| e))))
+            else {
                 continue;
-            }
+            };
+            let (changes, edits): (Vec<verified::Change>, Vec<TextEdit>) = whole.into_iter().unzip();
             tried.push(edits.clone());
+            let assumption = precondition.filter(|_| assuming);
+            let tests: Vec<PreparedTest> = self
+                .tests
+                .iter()
+                .chain(&out.counterexamples)
+                .filter(|t| assumption.is_none_or(|pre| pre.admits(&t.input)))
+                .cloned()
+                .collect();
             let trial = Instant::now();
             let fails = super::reference_repair::differs_on_a_test_input(
                 &apply_edits(self.text, &edits),
@@ -237,7 +287,9 @@ impl Job<'_> {
                 relative_patch_size: verified::patch_size(self.program, self.text, &edits),
                 edits,
                 changes,
-                assuming: None,
+                // Marks a candidate for the inputs the precondition admits: an input it does
+                // not admit refutes nothing ([`Job::prove_shown`]).
+                assuming: assumption.map(|pre| pre.description.clone()),
             };
             let guarantee = Guarantee::Tested { tests: self.tests.len() as u32 };
             let proposal = Proposal::Verified {
@@ -294,6 +346,11 @@ impl Job<'_> {
         match verdict.verdict {
             BmcVerdict::Holds { complete: true } => proposal.set_guarantee(Guarantee::Verified),
             BmcVerdict::Holds { complete: false } => proposal.set_guarantee(Guarantee::Bounded { bound }),
+            // A candidate for the inputs the precondition admits, refuted on one it does not:
+            // no refutation, and no bound (the proof below may show it under the precondition).
+            BmcVerdict::Violated(cex)
+                if proposal.assuming()
+                    && self.verified_opts.precondition.as_ref().is_some_and(|p| !p.admits(&cex.stdin)) => {}
             BmcVerdict::Violated(cex) => {
                 let Some(test) = super::reference_repair::reference_outputs(
                     self.reference,
@@ -396,8 +453,8 @@ impl Job<'_> {
     /// every test, every counterexample and inputs varied from the tests' in the interpreter
     /// (the reals are not the program's arithmetic: its repair is labelled as proved over the
     /// reals, and proved afterwards in IEEE).
-    fn over_the_reals(&self, counterexamples: &[PreparedTest]) -> Option<verified::VerifiedRepair> {
-        let budget = Budget::new((self.left() / 3).min(REALS_SLICE), self.cancel.clone());
+    fn over_the_reals(&self, counterexamples: &[PreparedTest], cancel: &Cancel) -> Option<verified::VerifiedRepair> {
+        let budget = Budget::new((self.left() / 3).min(REALS_SLICE), cancel.clone());
         let opts =
             verified::Options { floats: verified::FloatModel::Real, precondition: None, ..self.verified_opts.clone() };
         let verified::Outcome::Repaired(r) =
@@ -413,7 +470,7 @@ impl Job<'_> {
             self.reference,
             &self.engine_opts.entry,
             &varied,
-            self.cancel,
+            cancel,
         ));
         let patched = apply_edits(self.text, &r.edits);
         let fails = super::reference_repair::differs_on_a_test_input(
@@ -422,9 +479,9 @@ impl Job<'_> {
             self.compare,
             &tests,
             |_| super::reference_repair::oracle_limits(),
-            self.cancel,
+            cancel,
         );
-        (!fails && !self.cancel.is_cancelled()).then_some(r)
+        (!fails && !cancel.is_cancelled()).then_some(r)
     }
 
     /// Adds `proposal` to `report`, worded at its guarantee.
@@ -524,6 +581,11 @@ impl Proposal {
             Proposal::Mutation(r) => &r.guarantee,
             Proposal::Verified { guarantee, .. } => guarantee,
         }
+    }
+
+    /// A candidate for the inputs the input precondition admits ([`verified::VerifiedRepair::assuming`]).
+    fn assuming(&self) -> bool {
+        matches!(self, Proposal::Verified { repair, .. } if repair.assuming.is_some())
     }
 
     fn set_guarantee(&mut self, guarantee: Guarantee) {

@@ -27,10 +27,13 @@ impl Levels {
         let now = self.started.elapsed().as_millis() as u64;
         let mut seen = self.seen.lock().unwrap_or_else(|e| e.into_inner());
         for repair in &mut report.repairs {
-            let at = match seen.iter().position(|(edits, _)| *edits == repair.edits) {
+            // A patch is its edits in any order: a proof's repair lists the changes its title
+            // names first, the candidate it proves them in the text's order.
+            let patch = in_text_order(&repair.edits);
+            let at = match seen.iter().position(|(edits, _)| *edits == patch) {
                 Some(at) => at,
                 None => {
-                    seen.push((repair.edits.clone(), Vec::new()));
+                    seen.push((patch, Vec::new()));
                     seen.len() - 1
                 }
             };
@@ -41,6 +44,12 @@ impl Levels {
             repair.reached = history.clone();
         }
     }
+}
+
+fn in_text_order(edits: &[TextEdit]) -> Vec<TextEdit> {
+    let mut sorted = edits.to_vec();
+    sorted.sort_by(|a, b| (a.span.start, a.span.end, &a.new_text).cmp(&(b.span.start, b.span.end, &b.new_text)));
+    sorted
 }
 
 #[cfg(test)]
@@ -78,5 +87,23 @@ mod tests {
             proved.repairs[0].first_at_least(Guarantee::Tested { tests: 3 }.strength()),
             Some(proved.repairs[0].reached[0].after_ms)
         );
+    }
+
+    #[test]
+    fn the_same_edits_in_another_order_are_the_same_repair() {
+        let levels = Levels::new(Instant::now());
+        let two = |g: Guarantee, flip: bool| {
+            let mut r = repair(g);
+            r.edits.push(TextEdit { span: Span::new(7, 9), new_text: "double".into() });
+            if flip {
+                r.edits.reverse();
+            }
+            Report { repairs: vec![r], ..Report::default() }
+        };
+        levels.stamp(&mut two(Guarantee::Tested { tests: 3 }, false));
+        let mut proved = two(Guarantee::Verified, true);
+        levels.stamp(&mut proved);
+        let levels: Vec<&str> = proved.repairs[0].reached.iter().map(|r| r.guarantee.level()).collect();
+        assert_eq!(levels, ["tested", "verified"]);
     }
 }

@@ -110,7 +110,7 @@ pub fn repair_against_reference(
     let (to_search, engine_candidates) = std::sync::mpsc::channel();
     let mut engine_opts_v = verified_opts.clone();
     if searching {
-        engine_opts_v.candidates = Some(verified::Candidates { to: to_search, text: text.into() });
+        engine_opts_v.candidates = Some(verified::Candidates::new(to_search, text));
     }
     let (v, mut anytime, found) = std::thread::scope(|s| {
         let search = searching.then(|| {
@@ -132,7 +132,7 @@ pub fn repair_against_reference(
                         max_steps,
                         deadline,
                         cancel: stop,
-                        engine_candidates,
+                        engine_candidates: std::sync::Mutex::new(engine_candidates),
                     };
                     let mut found = Report::default();
                     let merged = |own: &Report| on_partial(&super::anytime::merged(base, own));

@@ -204,8 +204,7 @@ impl<'j, 'p: 'j, 'ctx> Job<'j, 'p, 'ctx> {
         let Some(to) = self.candidates.as_ref().filter(|_| self.sending) else { return };
         let mut changes: Vec<(Change, TextEdit)> = self.fixed.iter().map(|(_, c, e)| (c.clone(), e.clone())).collect();
         changes.extend(own);
-        // The receiver may be gone (the analysis moved on): nothing to do then.
-        let _ = to.to.send(PartCandidate { part: self.part.clone(), changes });
+        to.send(&self.part, self.precondition.is_some(), changes);
     }
 
     /// The nodes that have a region (all but Func-Exit), in the order they are repaired.
@@ -216,7 +215,7 @@ impl<'j, 'p: 'j, 'ctx> Job<'j, 'p, 'ctx> {
     /// `nodes` in order (all of them, or a part of [`Job::components`]); then the changes as
     /// text edits, each with its node. A failure names its node.
     pub(super) fn repair_nodes(&mut self, nodes: &[Node], text: &str) -> PartResult {
-        self.sending = self.candidates.as_ref().is_some_and(|c| *c.text == *text);
+        self.sending = self.candidates.as_ref().is_some_and(|c| c.sends_for(text));
         self.fixed.clear();
         self.part = format!("{}/{:?}", self.s.program.func(self.s.func).name, nodes.first());
         for &node in nodes {

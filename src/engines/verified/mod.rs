@@ -110,20 +110,83 @@ pub struct Options {
 /// The engine's candidates as they come, for the tests to try while the proofs run
 /// (`check::anytime`). Each message is one part's (a function's nodes solved together,
 /// [`PartCandidate::part`]): at each candidate a node's synthesis picks and when a node is
-/// fixed, the changes fixed at the part's nodes so far and the node's own, as changes of
-/// `text`. The parts' newest messages together are the whole program's candidate. Only runs
-/// on that very text send them (not the runs on a retyped or extended copy, whose spans are
-/// the copy's).
+/// fixed, the changes fixed at the part's nodes so far and the node's own, as changes of the
+/// student's text. The parts' newest messages together are the whole program's candidate.
+/// A run on a rewritten copy of the text (retyped, with fresh declarations: [`on_patched`])
+/// sends its changes mapped back onto the student's text, with the rewrite's own edits.
 #[derive(Clone, Debug)]
 pub struct Candidates {
-    pub to: std::sync::mpsc::Sender<PartCandidate>,
-    pub text: std::sync::Arc<str>,
+    to: std::sync::mpsc::Sender<PartCandidate>,
+    /// The text whose runs send: the student's, or a rewritten copy.
+    text: std::sync::Arc<str>,
+    /// The rewrites from the student's text to `text`, outermost first.
+    back: Vec<std::sync::Arc<Rewritten>>,
+}
+
+/// One rewrite of [`Candidates`]: how a copy was made from the text before it.
+#[derive(Debug)]
+struct Rewritten {
+    rewrite: crate::ir::rewrite::Rewrite,
+    pre_edits: Vec<(Change, TextEdit)>,
+    /// Whether a pre-edit joins a patch with these changes (as in [`on_patched`]).
+    keep: fn(&Change, &[Change]) -> bool,
+}
+
+impl Candidates {
+    /// Candidates of runs on the student's `text`, sent to `to`.
+    pub fn new(to: std::sync::mpsc::Sender<PartCandidate>, text: &str) -> Candidates {
+        Candidates { to, text: text.into(), back: Vec::new() }
+    }
+
+    /// Candidates of runs on `rewrite.text`, a copy of this one's text.
+    fn through(
+        &self,
+        rewrite: &crate::ir::rewrite::Rewrite,
+        pre_edits: &[(Change, TextEdit)],
+        keep: fn(&Change, &[Change]) -> bool,
+    ) -> Candidates {
+        let mut back = self.back.clone();
+        back.push(std::sync::Arc::new(Rewritten { rewrite: rewrite.clone(), pre_edits: pre_edits.to_vec(), keep }));
+        Candidates { to: self.to.clone(), text: rewrite.text.as_str().into(), back }
+    }
+
+    /// Whether runs on `text` send their candidates.
+    fn sends_for(&self, text: &str) -> bool {
+        *self.text == *text
+    }
+
+    /// Sends one part's changes of [`Self::text`], mapped back onto the student's text.
+    fn send(&self, part: &str, assuming: bool, mut changes: Vec<(Change, TextEdit)>) {
+        for layer in self.back.iter().rev() {
+            let back = |span: Span| {
+                Some(Span {
+                    start: layer.rewrite.original_offset(span.start)?,
+                    end: layer.rewrite.original_offset(span.end)?,
+                })
+            };
+            let mut mapped = Vec::with_capacity(changes.len() + layer.pre_edits.len());
+            for (mut c, mut e) in changes {
+                // A change inside a pre-edit's text: not a candidate of the student's text.
+                let (Some(cs), Some(es)) = (back(c.span), back(e.span)) else { return };
+                (c.span, e.span) = (cs, es);
+                mapped.push((c, e));
+            }
+            let made: Vec<Change> = mapped.iter().map(|(c, _)| c.clone()).collect();
+            mapped.extend(layer.pre_edits.iter().filter(|(c, _)| (layer.keep)(c, &made)).cloned());
+            changes = mapped;
+        }
+        // The receiver may be gone (the analysis moved on): nothing to do then.
+        let _ = self.to.send(PartCandidate { part: part.to_string(), assuming, changes });
+    }
 }
 
 #[derive(Clone, Debug)]
 pub struct PartCandidate {
     /// The function and the part's first node.
     pub part: String,
+    /// Found under the input precondition ([`Options::precondition`]): a part of a repair
+    /// for the inputs it admits, not to be joined with the parts of a repair for all inputs.
+    pub assuming: bool,
     pub changes: Vec<(Change, TextEdit)>,
 }
 
@@ -223,6 +286,11 @@ pub struct Report {
     pub checks: usize,
 }
 
+/// When the attempt under the input precondition starts, after the attempt for all inputs.
+const PRECONDITION_DELAY: Duration = Duration::from_secs(2);
+/// The stack of the precondition attempt's thread (the engine's own threads need little).
+const PRECONDITION_STACK: usize = 64 << 20;
+
 /// Repairs `student` (whose source is `text`) against `reference`.
 pub fn repair(student: &Program, text: &str, reference: &Program, opts: &Options, budget: &Budget) -> Report {
     let start = Instant::now();
@@ -240,7 +308,7 @@ pub fn repair(student: &Program, text: &str, reference: &Program, opts: &Options
             if let Some(edits) = retyped.filter(|e| !e.is_empty()) {
                 // The type changes are the patch even when the retyped program needs nothing
                 // else.
-                let retyped = on_patched(student, text, edits, &|_, _| true, &mut |p, t| {
+                let retyped = on_patched(student, text, edits, |_, _| true, opts, &mut |p, t, opts| {
                     solve(p, t, reference, opts, pre, budget, checks)
                 });
                 if let Some(result) = retyped {
@@ -256,36 +324,82 @@ pub fn repair(student: &Program, text: &str, reference: &Program, opts: &Options
         } else {
             budget.sub(budget.remaining())
         };
-        let first = attempt(None, &first_budget, &mut checks);
-        found_after = Some(start.elapsed()).filter(|_| matches!(first, Ok(Outcome::Repaired(_))));
-        let Some(pre) = &opts.precondition else { return first };
-        tracing::debug!("input precondition in reserve: {}", pre.description);
-        let assuming = |r: VerifiedRepair| VerifiedRepair { assuming: Some(pre.description.clone()), ..r };
-        match &first {
-            // No repair for all inputs (or none found in its half of the time): the
-            // precondition, stated in the answer.
-            Err(Failure::NoRepair(_) | Failure::Timeout) if !budget.is_exhausted() => {
-                match attempt(Some(pre), budget, &mut checks) {
-                    Ok(Outcome::Repaired(r)) => {
-                        found_after = Some(start.elapsed());
-                        Ok(Outcome::Repaired(assuming(r)))
+        let Some(pre) = &opts.precondition else {
+            let first = attempt(None, &first_budget, &mut checks);
+            found_after = Some(start.elapsed()).filter(|_| matches!(first, Ok(Outcome::Repaired(_))));
+            return first;
+        };
+        // The attempt under the precondition runs beside the one for all inputs, from
+        // PRECONDITION_DELAY on (most programs are repaired for all inputs before): where
+        // only the promise allows a repair, its candidates reach the tests (and the student)
+        // without waiting for the first attempt's half of the budget.
+        let beside = Budget { deadline: budget.deadline, cancel: budget.cancel.child() };
+        // Set when the first attempt has ended and wants the second: no reason to wait then.
+        let go = std::sync::atomic::AtomicBool::new(false);
+        std::thread::scope(|scope| {
+            let second = std::thread::Builder::new()
+                .name("mend-precondition".into())
+                .stack_size(PRECONDITION_STACK)
+                .spawn_scoped(scope, || {
+                    let mut checks = 0;
+                    let wait_until = start + PRECONDITION_DELAY;
+                    while Instant::now() < wait_until
+                        && !go.load(std::sync::atomic::Ordering::Relaxed)
+                        && !beside.is_exhausted()
+                    {
+                        std::thread::sleep(Duration::from_millis(20));
                     }
-                    Ok(Outcome::Equivalent) => Ok(Outcome::EquivalentAssuming(pre.description.clone())),
-                    _ => first,
-                }
+                    if beside.is_exhausted() {
+                        return (Err(Failure::Timeout), checks, start.elapsed());
+                    }
+                    tracing::debug!("input precondition beside: {}", pre.description);
+                    let second = attempt(Some(pre), &beside, &mut checks);
+                    (second, checks, start.elapsed())
+                });
+            let first = attempt(None, &first_budget, &mut checks);
+            found_after = Some(start.elapsed()).filter(|_| matches!(first, Ok(Outcome::Repaired(_))));
+            let wanted = match &first {
+                // No repair for all inputs (or none found in its half of the time): the
+                // precondition, stated in the answer.
+                Err(Failure::NoRepair(_) | Failure::Timeout) => !budget.is_exhausted(),
+                // A repair for all inputs that changes several places: the promise may allow
+                // a smaller one, offered beside it.
+                Ok(Outcome::Repaired(r)) => r.changes.len() > 1 && !budget.is_exhausted(),
+                _ => false,
+            };
+            if wanted {
+                go.store(true, std::sync::atomic::Ordering::Relaxed);
+            } else {
+                beside.cancel.cancel();
             }
-            // A repair for all inputs that changes several places: the promise may allow a
-            // smaller one, offered beside it.
-            Ok(Outcome::Repaired(r)) if r.changes.len() > 1 && !budget.is_exhausted() => {
-                if let Ok(Outcome::Repaired(small)) = attempt(Some(pre), budget, &mut checks)
-                    && small.changes.len() < r.changes.len()
-                {
+            let (second, second_checks, second_after) = match second {
+                Ok(handle) => handle.join().unwrap_or((Err(Failure::Internal), 0, start.elapsed())),
+                // No thread for it: in turn, as the first attempt's successor.
+                Err(_) if wanted => {
+                    let mut checks = 0;
+                    let second = attempt(Some(pre), budget, &mut checks);
+                    (second, checks, start.elapsed())
+                }
+                Err(_) => (Err(Failure::Timeout), 0, start.elapsed()),
+            };
+            checks += second_checks;
+            if !wanted {
+                return first;
+            }
+            let assuming = |r: VerifiedRepair| VerifiedRepair { assuming: Some(pre.description.clone()), ..r };
+            match (&first, second) {
+                (Err(_), Ok(Outcome::Repaired(r))) => {
+                    found_after = Some(second_after);
+                    Ok(Outcome::Repaired(assuming(r)))
+                }
+                (Err(_), Ok(Outcome::Equivalent)) => Ok(Outcome::EquivalentAssuming(pre.description.clone())),
+                (Ok(Outcome::Repaired(r)), Ok(Outcome::Repaired(small))) if small.changes.len() < r.changes.len() => {
                     smaller = Some(assuming(small));
+                    first
                 }
-                first
+                _ => first,
             }
-            _ => first,
-        }
+        })
     }));
     let outcome = match run {
         Ok(Ok(o)) => o,
@@ -316,7 +430,7 @@ fn solve(
         "no repair; again with fresh variables: {}",
         decls.iter().map(|(c, _)| c.new.as_str()).collect::<Vec<_>>().join(" ")
     );
-    match on_patched(student, text, decls, &fresh::is_used, &mut |p, t| {
+    match on_patched(student, text, decls, fresh::is_used, opts, &mut |p, t, opts| {
         run(p, t, reference, opts, pre, budget, checks, &mut Vec::new())
     }) {
         Some(Ok(repaired @ Outcome::Repaired(_))) => Ok(repaired),

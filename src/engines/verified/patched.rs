@@ -5,13 +5,15 @@ use super::*;
 
 /// The engine (`inner`) on the student's program with `pre_edits` applied first (retyping,
 /// fresh declarations), its changes mapped back onto `text`; a pre-edit joins the patch when
-/// `keep(its change, the repair's changes)`. `None` when the edited text does not lower.
+/// `keep(its change, the repair's changes)`. `inner` gets `opts` with its candidates mapped
+/// the same way ([`Candidates`]). `None` when the edited text does not lower.
 pub(super) fn on_patched(
     student: &Program,
     text: &str,
     pre_edits: Vec<(Change, TextEdit)>,
-    keep: &dyn Fn(&Change, &[Change]) -> bool,
-    inner: &mut dyn FnMut(&Program, &str) -> Result<Outcome, Failure>,
+    keep: fn(&Change, &[Change]) -> bool,
+    opts: &Options,
+    inner: &mut dyn FnMut(&Program, &str, &Options) -> Result<Outcome, Failure>,
 ) -> Option<Result<Outcome, Failure>> {
     let rewrite = crate::ir::rewrite::Rewrite::new(text, pre_edits.iter().map(|(_, e)| e.clone()).collect());
     let patched = rewrite.text.as_str();
@@ -19,10 +21,18 @@ pub(super) fn on_patched(
     if lowered.diagnostics.iter().any(|d| d.severity == crate::ir::Severity::Error) {
         return None;
     }
+    let opts = Options {
+        candidates: opts
+            .candidates
+            .as_ref()
+            .filter(|c| c.sends_for(text))
+            .map(|c| c.through(&rewrite, &pre_edits, keep)),
+        ..opts.clone()
+    };
     // The repair's changes first (a repair's title names the first few), then the pre-edits.
     let (mut changes, mut edits) = (Vec::new(), Vec::new());
     let mut assuming = None;
-    match inner(&lowered.program, patched) {
+    match inner(&lowered.program, patched, &opts) {
         Ok(Outcome::Equivalent | Outcome::EquivalentAssuming(_)) => {}
         Ok(Outcome::Repaired(r)) => {
             let back = |span: Span| match (rewrite.original_offset(span.start), rewrite.original_offset(span.end)) {

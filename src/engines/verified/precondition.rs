@@ -95,6 +95,31 @@ pub fn infer(inputs: &[String], reference: &Program, entry: &str) -> Option<Prec
     Some(Precondition { facts, convs: reads.iter().map(|r| r.0).collect(), description })
 }
 
+impl Precondition {
+    /// Whether the input `text` satisfies every fact: the numbers at both positions are there,
+    /// an integer's fits in an `int`, and they are in the stated order.
+    pub fn admits(&self, text: &str) -> bool {
+        let tokens: Vec<&str> = text.split_ascii_whitespace().collect();
+        let number = |k: usize| -> Option<f64> {
+            let token = tokens.get(k)?;
+            match kind(*self.convs.get(k)?) {
+                'i' => token.parse::<i32>().ok().map(f64::from),
+                _ => token.parse::<f64>().ok(),
+            }
+        };
+        self.facts.iter().all(|f| match (number(f.left), number(f.right)) {
+            (Some(l), Some(r)) => {
+                if f.strict {
+                    l > r
+                } else {
+                    l >= r
+                }
+            }
+            _ => false,
+        })
+    }
+}
+
 fn kind(conv: char) -> char {
     if matches!(conv, 'd' | 'i' | 'u') { 'i' } else { 'f' }
 }
@@ -182,6 +207,12 @@ mod tests {
         assert_eq!(pre.description, "a > b > c > d, as in all 4 tests");
         assert_eq!(pre.facts.len(), 3);
         assert_eq!(pre.convs, vec!['f'; 5]);
+        assert!(pre.admits("90 80 70 60\n40\n"));
+        assert!(pre.admits("9.5 9.25 9 -1 0"));
+        assert!(!pre.admits("90 80 80 60 40"), "not strictly decreasing");
+        assert!(!pre.admits("60 70 80 90 40"));
+        assert!(!pre.admits("90 80 70"), "a number missing");
+        assert!(!pre.admits("90 eighty 70 60 40"));
     }
 
     #[test]
@@ -193,6 +224,10 @@ mod tests {
         let pre = infer(&inputs(&["1 2 0", "3 3 9", "-5 7 8"]), &p, "main").unwrap();
         assert_eq!(pre.facts, vec![InputFact { left: 1, right: 0, strict: false }]);
         assert_eq!(pre.description, "y >= x, as in all 3 tests");
+        assert!(pre.admits("4 4 0") && pre.admits("-3 2 1"));
+        assert!(!pre.admits("5 4 0"));
+        // An integer position's number must fit in an `int`.
+        assert!(!pre.admits("1 2147483648 0") && !pre.admits("1 2.5 0"));
     }
 
     #[test]

@@ -277,7 +277,7 @@ fn parallel_and_sequential_repairs_agree() {
             compare: Compare::Values,
             precondition: None,
             floats: FloatModel::Ieee,
-            candidates: Some(Candidates { to, text: TWO_LOOPS_TWO_BUGS.into() }),
+            candidates: Some(Candidates::new(to, TWO_LOOPS_TWO_BUGS)),
         };
         run_with(
             &s,
@@ -335,4 +335,44 @@ fn functions_pair_by_name_else_by_signature_and_loops() {
     assert!(
         matches!(named(&reference, &no_loop), Err(Failure::StructuralMismatch(m)) if m.contains("no function of yours"))
     );
+}
+
+#[test]
+fn candidates_of_a_retyped_copy_are_edits_of_the_students_text() {
+    // The student computes in `float` where the reference computes in `double`: the engine
+    // repairs a retyped copy, and its candidates come back as edits of the student's own text
+    // with the type changes, the last one the repair itself.
+    let reference = "#include <stdio.h>\nint main(void) {\n    double a, b;\n    scanf(\"%lf%lf\", &a, &b);\n    if (a > b)\n        printf(\"%f\\n\", a);\n    else\n        printf(\"%f\\n\", b);\n    return 0;\n}\n";
+    let student = "#include <stdio.h>\nint main(void) {\n    float a, b;\n    scanf(\"%f%f\", &a, &b);\n    if (a < b)\n        printf(\"%f\\n\", a);\n    else\n        printf(\"%f\\n\", b);\n    return 0;\n}\n";
+    let (to, sent) = std::sync::mpsc::channel();
+    let opts = Options {
+        entry: "main".to_string(),
+        compare: Compare::Values,
+        precondition: None,
+        floats: FloatModel::Ieee,
+        candidates: Some(Candidates::new(to, student)),
+    };
+    let report = repair(
+        &lower(student),
+        student,
+        &lower(reference),
+        &opts,
+        &Budget::new(Duration::from_secs(120), Cancel::new()),
+    );
+    let Outcome::Repaired(r) = report.outcome else { panic!("not repaired: {:?}", report.outcome) };
+    let in_order = |mut edits: Vec<TextEdit>| {
+        edits.sort_by_key(|e| (e.span.start, e.span.end));
+        edits
+    };
+    let news: Vec<&str> = r.changes.iter().map(|c| c.new.as_str()).collect();
+    assert!(news.contains(&"double") && news.contains(&"a > b"), "{news:?}");
+    let last = sent.try_iter().last().expect("candidates sent");
+    assert!(!last.assuming);
+    let spans = |changes: Vec<&Change>| {
+        let mut spans: Vec<(Span, String)> = changes.into_iter().map(|c| (c.span, c.new.clone())).collect();
+        spans.sort_by_key(|(s, _)| (s.start, s.end));
+        spans
+    };
+    assert_eq!(spans(last.changes.iter().map(|(c, _)| c).collect()), spans(r.changes.iter().collect()));
+    assert_eq!(in_order(last.changes.into_iter().map(|(_, e)| e).collect()), in_order(r.edits));
 }
