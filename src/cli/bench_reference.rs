@@ -620,6 +620,7 @@ pub fn run(
     let mut totals: Vec<f64> = results.iter().map(|o| o.total_ms).collect();
     totals.sort_by(f64::total_cmp);
     writeln!(out, "whole analysis: median {:.0} ms, p90 {:.0} ms", percentile(&totals, 0.5), percentile(&totals, 0.9))?;
+    let tested: usize = results.iter().map(|o| o.tested).sum();
     let findings = Findings {
         false_guarantees: results
             .iter()
@@ -630,16 +631,17 @@ pub fn run(
     };
     writeln!(
         out,
-        "repairs refuted by gcc (a proved one on the tests and generated inputs, a tested one on the tests; judged by each problem's compare mode): {} of {} proved and {} tested  [target 0]",
+        "repairs refuted by gcc (a proved one on the tests and generated inputs, a tested one on the tests; judged by each problem's compare mode): {} of {} ({} proved, {} tested)  [target 0]",
         findings.false_guarantees.len(),
+        findings.proved_repairs + tested,
         findings.proved_repairs,
-        results.iter().map(|o| o.tested).sum::<usize>()
+        tested
     )?;
     writeln!(
         out,
         "tested repairs that differ from the reference on a generated input (gcc; they claim the tests only): {} of {}",
         results.iter().map(|o| o.tested_differs).sum::<usize>(),
-        results.iter().map(|o| o.tested).sum::<usize>()
+        tested
     )?;
     for f in &findings.false_guarantees {
         writeln!(out, "  BUG {f}")?;
