@@ -65,6 +65,45 @@ pub(super) struct Anytime {
     /// A candidate of the verified engine shown as `tested`, to prove if the engine returns
     /// with no verdict.
     engine_candidate: Option<Proposal>,
+    /// The engine's candidates received so far, for every call of
+    /// [`Job::show_an_engine_candidate`] (a part sends again only when its candidate changes).
+    engine_parts: EngineParts,
+}
+
+/// Each part's newest candidate, keyed by (`assuming`, part) ([`verified::PartCandidate`]),
+/// and the whole-program candidates already tried on the tests.
+#[derive(Default)]
+struct EngineParts {
+    newest: std::collections::BTreeMap<(bool, String), Vec<(verified::Change, TextEdit)>>,
+    tried: Vec<Vec<TextEdit>>,
+}
+
+impl EngineParts {
+    /// The next whole-program candidate not yet tried, the attempt for all inputs first: the
+    /// union of its parts' newest changes in text order, each edit once (the parts of a
+    /// retyped copy all carry its type changes). `None` when the union overlaps itself (parts
+    /// of two runs on different copies): not a patch.
+    fn next_untried(&mut self) -> Option<(bool, Vec<(verified::Change, TextEdit)>)> {
+        for assuming in [false, true] {
+            let mut whole: Vec<(verified::Change, TextEdit)> = Vec::new();
+            for ((a, _), changes) in &self.newest {
+                for c in changes.iter().filter(|_| *a == assuming) {
+                    if !whole.iter().any(|(_, e)| *e == c.1) {
+                        whole.push(c.clone());
+                    }
+                }
+            }
+            whole.sort_by_key(|(_, e)| (e.span.start, e.span.end));
+            let overlaps = whole.windows(2).any(|w| w[0].1.span.end > w[1].1.span.start);
+            let edits: Vec<TextEdit> = whole.iter().map(|(_, e)| e.clone()).collect();
+            if whole.is_empty() || overlaps || self.tried.contains(&edits) {
+                continue;
+            }
+            self.tried.push(edits);
+            return Some((assuming, whole));
+        }
+        None
+    }
 }
 
 impl Anytime {
@@ -226,42 +265,35 @@ impl Job<'_> {
         // Each part's newest candidate (the engine refuted the ones before it); together, the
         // whole program's. The parts of the attempt under the input precondition make a
         // candidate of their own, tried on the tests and counterexamples the precondition admits.
-        let mut newest: std::collections::BTreeMap<(bool, String), Vec<(verified::Change, TextEdit)>> =
-            Default::default();
-        let mut tried: Vec<Vec<TextEdit>> = Vec::new();
         let precondition = self.verified_opts.precondition.as_ref();
         // The engine's threads need the cores more than this one: after a trial that took `t`,
-        // the next waits `2t` (at most a third of a core for the trials).
+        // the next waits `2t` (at most a third of a core for the trials). Once the engine has
+        // returned (the channel is closed), what it sent last is still tried.
         let mut next_trial = Instant::now();
         while !self.cancel.is_cancelled() && !until() {
-            let candidates = self.candidates();
-            match candidates.recv_timeout(Duration::from_millis(50)) {
-                Ok(first) => {
-                    for c in std::iter::once(first).chain(candidates.try_iter()) {
-                        newest.insert((c.assuming, c.part), c.changes);
+            let closed = {
+                let candidates = self.candidates();
+                match candidates.recv_timeout(Duration::from_millis(50)) {
+                    Ok(first) => {
+                        for c in std::iter::once(first).chain(candidates.try_iter()) {
+                            out.engine_parts.newest.insert((c.assuming, c.part), c.changes);
+                        }
+                        false
                     }
+                    Err(RecvTimeoutError::Timeout) => false,
+                    Err(RecvTimeoutError::Disconnected) => true,
                 }
-                Err(RecvTimeoutError::Timeout) => {}
-                Err(RecvTimeoutError::Disconnected) => return,
-            }
-            if Instant::now() < next_trial {
+            };
+            if !closed && Instant::now() < next_trial {
                 continue;
             }
-            let whole = |assuming: bool| {
-                let mut whole: Vec<(verified::Change, TextEdit)> =
-                    newest.iter().filter(|((a, _), _)| *a == assuming).flat_map(|(_, c)| c.iter().cloned()).collect();
-                whole.sort_by_key(|(_, e)| (e.span.start, e.span.end));
-                whole
-            };
-            let Some((assuming, whole)) = [false, true]
-                .into_iter()
-                .map(|assuming| (assuming, whole(assuming)))
-                .find(|(_, w)| !w.is_empty() && !tried.iter().any(|t| t.iter().eq(w.iter().map(|(_, e)| e))))
-            else {
+            let Some((assuming, whole)) = out.engine_parts.next_untried() else {
+                if closed {
+                    return;
+                }
                 continue;
             };
             let (changes, edits): (Vec<verified::Change>, Vec<TextEdit>) = whole.into_iter().unzip();
-            tried.push(edits.clone());
             let assumption = precondition.filter(|_| assuming);
             let tests: Vec<PreparedTest> = self
                 .tests
@@ -270,6 +302,10 @@ impl Job<'_> {
                 .filter(|t| assumption.is_none_or(|pre| pre.admits(&t.input)))
                 .cloned()
                 .collect();
+            // Nothing to run it on: not `tested`.
+            if tests.is_empty() {
+                continue;
+            }
             let trial = Instant::now();
             let fails = super::reference_repair::differs_on_a_test_input(
                 &apply_edits(self.text, &edits),
@@ -675,7 +711,33 @@ struct Searched {
 mod tests {
     use super::*;
     use crate::check::{CheckOptions, check_streaming};
+    use crate::ir::Span;
     use std::sync::Mutex;
+
+    fn change(start: u32, end: u32, new: &str) -> (verified::Change, TextEdit) {
+        let span = Span::new(start as usize, end as usize);
+        let c = verified::Change { span, old: String::new(), new: new.into(), region: String::new() };
+        (c, TextEdit { span, new_text: new.into() })
+    }
+
+    #[test]
+    fn the_parts_join_into_one_patch_each_edit_once() {
+        let mut parts = EngineParts::default();
+        // Two parts of a retyped copy: each carries the copy's type change.
+        parts.newest.insert((false, "main/a".into()), vec![change(10, 12, "<="), change(2, 7, "double")]);
+        parts.newest.insert((false, "main/b".into()), vec![change(30, 31, "1"), change(2, 7, "double")]);
+        parts.newest.insert((true, "main/a".into()), vec![change(10, 12, ">")]);
+        let (assuming, whole) = parts.next_untried().expect("the parts for all inputs");
+        assert!(!assuming);
+        let starts: Vec<u32> = whole.iter().map(|(_, e)| e.span.start).collect();
+        assert_eq!(starts, [2, 10, 30]);
+        let (assuming, whole) = parts.next_untried().expect("then the parts under the precondition");
+        assert!(assuming && whole.len() == 1);
+        assert!(parts.next_untried().is_none(), "each is tried once");
+        // Parts of two runs whose edits overlap: not a patch.
+        parts.newest.insert((false, "main/c".into()), vec![change(11, 13, "x")]);
+        assert!(parts.next_untried().is_none());
+    }
 
     /// A threshold that is wrong, in a program organised differently from the reference: the
     /// first fix that passes both tests is refuted by the reference and withdrawn, the next one

@@ -288,8 +288,9 @@ pub struct Report {
 
 /// When the attempt under the input precondition starts, after the attempt for all inputs.
 const PRECONDITION_DELAY: Duration = Duration::from_secs(2);
-/// The stack of the precondition attempt's thread (the engine's own threads need little).
-const PRECONDITION_STACK: usize = 64 << 20;
+/// The stack of the precondition attempt's thread: as the analysis thread's (lowering a
+/// retyped copy and the encodings recurse on the tree); only the pages used are committed.
+const PRECONDITION_STACK: usize = 512 << 20;
 
 /// Repairs `student` (whose source is `text`) against `reference`.
 pub fn repair(student: &Program, text: &str, reference: &Program, opts: &Options, budget: &Budget) -> Report {
@@ -356,7 +357,13 @@ pub fn repair(student: &Program, text: &str, reference: &Program, opts: &Options
                     let second = attempt(Some(pre), &beside, &mut checks);
                     (second, checks, start.elapsed())
                 });
-            let first = attempt(None, &first_budget, &mut checks);
+            // A panic here must not leave the scope waiting for the second attempt's budget.
+            let first =
+                std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| attempt(None, &first_budget, &mut checks)))
+                    .unwrap_or_else(|_| {
+                        beside.cancel.cancel();
+                        Err(Failure::Internal)
+                    });
             found_after = Some(start.elapsed()).filter(|_| matches!(first, Ok(Outcome::Repaired(_))));
             let wanted = match &first {
                 // No repair for all inputs (or none found in its half of the time): the

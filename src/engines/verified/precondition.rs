@@ -5,12 +5,14 @@
 //! only on inputs the assignment rules out: verification for all inputs finds a
 //! counterexample there, and no minimal repair of expressions exists.
 //!
-//! The facts are orderings between the numbers read at two input positions (`a > b`, `a >=
-//! b`; for integers also that both fit in an `int`), kept when every test input satisfies them (a Daikon-style conjecture over the test
-//! inputs, restricted to one template so it cannot describe the tests one by one). The
-//! verified engine uses them only after it finds no repair for all inputs, and a repair found
-//! under them says so: "verified for inputs where aval > bval > cval > dval, as in all 18
-//! tests". The guarantee is a proof under that assumption, nothing about other inputs.
+//! The facts are orderings between the numbers read at two input positions (`a > b`, `a >= b`;
+//! for integers also that both fit in an `int`), kept when every test input satisfies them (a
+//! Daikon-style conjecture over the test inputs, restricted to one template so it cannot
+//! describe the tests one by one). The verified engine's answer uses them only when it finds
+//! no repair for all inputs (the attempt under them runs beside, from 2 s on, so its
+//! candidates reach the tests early), and a repair found under them says so: "verified for
+//! inputs where aval > bval > cval > dval, as in all 18 tests". The guarantee is a proof under
+//! that assumption, nothing about other inputs.
 
 use crate::ir::{ExprKind, FuncId, Program};
 
