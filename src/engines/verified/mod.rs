@@ -123,13 +123,35 @@ pub struct Candidates {
     back: Vec<std::sync::Arc<Rewritten>>,
 }
 
-/// One rewrite of [`Candidates`]: how a copy was made from the text before it.
+/// One rewrite of a text (retyping, fresh declarations): how a copy was made from the text
+/// before it, and how changes of the copy map back ([`on_patched`], [`Candidates`]).
 #[derive(Debug)]
 struct Rewritten {
     rewrite: crate::ir::rewrite::Rewrite,
     pre_edits: Vec<(Change, TextEdit)>,
-    /// Whether a pre-edit joins a patch with these changes (as in [`on_patched`]).
+    /// Whether a pre-edit joins a patch with these changes.
     keep: fn(&Change, &[Change]) -> bool,
+}
+
+impl Rewritten {
+    /// `changes` of the copy as changes of the text before it, followed by the pre-edits that
+    /// join them; `None` when a change lies inside a pre-edit's text.
+    fn map_back(&self, changes: Vec<(Change, TextEdit)>) -> Option<Vec<(Change, TextEdit)>> {
+        let back = |span: Span| {
+            Some(Span {
+                start: self.rewrite.original_offset(span.start)?,
+                end: self.rewrite.original_offset(span.end)?,
+            })
+        };
+        let mut mapped = Vec::with_capacity(changes.len() + self.pre_edits.len());
+        for (mut c, mut e) in changes {
+            (c.span, e.span) = (back(c.span)?, back(e.span)?);
+            mapped.push((c, e));
+        }
+        let made: Vec<Change> = mapped.iter().map(|(c, _)| c.clone()).collect();
+        mapped.extend(self.pre_edits.iter().filter(|(c, _)| (self.keep)(c, &made)).cloned());
+        Some(mapped)
+    }
 }
 
 impl Candidates {
@@ -138,16 +160,11 @@ impl Candidates {
         Candidates { to, text: text.into(), back: Vec::new() }
     }
 
-    /// Candidates of runs on `rewrite.text`, a copy of this one's text.
-    fn through(
-        &self,
-        rewrite: &crate::ir::rewrite::Rewrite,
-        pre_edits: &[(Change, TextEdit)],
-        keep: fn(&Change, &[Change]) -> bool,
-    ) -> Candidates {
+    /// Candidates of runs on `layer`'s copy of this one's text.
+    fn through(&self, layer: &std::sync::Arc<Rewritten>) -> Candidates {
         let mut back = self.back.clone();
-        back.push(std::sync::Arc::new(Rewritten { rewrite: rewrite.clone(), pre_edits: pre_edits.to_vec(), keep }));
-        Candidates { to: self.to.clone(), text: rewrite.text.as_str().into(), back }
+        back.push(layer.clone());
+        Candidates { to: self.to.clone(), text: layer.rewrite.text.as_str().into(), back }
     }
 
     /// Whether runs on `text` send their candidates.
@@ -158,21 +175,8 @@ impl Candidates {
     /// Sends one part's changes of [`Self::text`], mapped back onto the student's text.
     fn send(&self, part: &str, assuming: bool, mut changes: Vec<(Change, TextEdit)>) {
         for layer in self.back.iter().rev() {
-            let back = |span: Span| {
-                Some(Span {
-                    start: layer.rewrite.original_offset(span.start)?,
-                    end: layer.rewrite.original_offset(span.end)?,
-                })
-            };
-            let mut mapped = Vec::with_capacity(changes.len() + layer.pre_edits.len());
-            for (mut c, mut e) in changes {
-                // A change inside a pre-edit's text: not a candidate of the student's text.
-                let (Some(cs), Some(es)) = (back(c.span), back(e.span)) else { return };
-                (c.span, e.span) = (cs, es);
-                mapped.push((c, e));
-            }
-            let made: Vec<Change> = mapped.iter().map(|(c, _)| c.clone()).collect();
-            mapped.extend(layer.pre_edits.iter().filter(|(c, _)| (layer.keep)(c, &made)).cloned());
+            // A change inside a pre-edit's text: not a candidate of the student's text.
+            let Some(mapped) = layer.map_back(changes) else { return };
             changes = mapped;
         }
         // The receiver may be gone (the analysis moved on): nothing to do then.
@@ -343,12 +347,11 @@ pub fn repair(student: &Program, text: &str, reference: &Program, opts: &Options
                 .stack_size(PRECONDITION_STACK)
                 .spawn_scoped(scope, || {
                     let mut checks = 0;
+                    // Woken early when the first attempt ends (it then sets `go` or cancels).
                     let wait_until = start + PRECONDITION_DELAY;
-                    while Instant::now() < wait_until
-                        && !go.load(std::sync::atomic::Ordering::Relaxed)
-                        && !beside.is_exhausted()
-                    {
-                        std::thread::sleep(Duration::from_millis(20));
+                    while !go.load(std::sync::atomic::Ordering::Relaxed) && !beside.is_exhausted() {
+                        let Some(left) = wait_until.checked_duration_since(Instant::now()) else { break };
+                        std::thread::park_timeout(left);
                     }
                     if beside.is_exhausted() {
                         return (Err(Failure::Timeout), checks, start.elapsed());
@@ -378,6 +381,9 @@ pub fn repair(student: &Program, text: &str, reference: &Program, opts: &Options
                 go.store(true, std::sync::atomic::Ordering::Relaxed);
             } else {
                 beside.cancel.cancel();
+            }
+            if let Ok(handle) = &second {
+                handle.thread().unpark();
             }
             let (second, second_checks, second_after) = match second {
                 Ok(handle) => handle.join().unwrap_or((Err(Failure::Internal), 0, start.elapsed())),

@@ -16,49 +16,29 @@ pub(super) fn on_patched(
     inner: &mut dyn FnMut(&Program, &str, &Options) -> Result<Outcome, Failure>,
 ) -> Option<Result<Outcome, Failure>> {
     let rewrite = crate::ir::rewrite::Rewrite::new(text, pre_edits.iter().map(|(_, e)| e.clone()).collect());
-    let patched = rewrite.text.as_str();
+    let layer = std::sync::Arc::new(Rewritten { rewrite, pre_edits, keep });
+    let patched = layer.rewrite.text.as_str();
     let lowered = crate::syntax::lower::lower_source(patched);
     if lowered.diagnostics.iter().any(|d| d.severity == crate::ir::Severity::Error) {
         return None;
     }
     let opts = Options {
-        candidates: opts
-            .candidates
-            .as_ref()
-            .filter(|c| c.sends_for(text))
-            .map(|c| c.through(&rewrite, &pre_edits, keep)),
+        candidates: opts.candidates.as_ref().filter(|c| c.sends_for(text)).map(|c| c.through(&layer)),
         ..opts.clone()
     };
     // The repair's changes first (a repair's title names the first few), then the pre-edits.
-    let (mut changes, mut edits) = (Vec::new(), Vec::new());
-    let mut assuming = None;
-    match inner(&lowered.program, patched, &opts) {
-        Ok(Outcome::Equivalent | Outcome::EquivalentAssuming(_)) => {}
-        Ok(Outcome::Repaired(r)) => {
-            let back = |span: Span| match (rewrite.original_offset(span.start), rewrite.original_offset(span.end)) {
-                (Some(a), Some(b)) => Some(Span { start: a, end: b }),
-                // A change inside a pre-edit's text: cannot happen (declarations, types and
-                // scanf formats are not holes).
-                _ => None,
-            };
-            assuming = r.assuming;
-            for (mut c, mut e) in r.changes.into_iter().zip(r.edits) {
-                let (Some(cs), Some(es)) = (back(c.span), back(e.span)) else { return Some(Err(Failure::Internal)) };
-                (c.span, e.span) = (cs, es);
-                changes.push(c);
-                edits.push(e);
-            }
-        }
+    let (repair, assuming) = match inner(&lowered.program, patched, &opts) {
+        Ok(Outcome::Equivalent | Outcome::EquivalentAssuming(_)) => (Vec::new(), None),
+        Ok(Outcome::Repaired(r)) => (r.changes.into_iter().zip(r.edits).collect(), r.assuming),
         other => return Some(other),
-    }
-    let kept: Vec<(Change, TextEdit)> = pre_edits.into_iter().filter(|(c, _)| keep(c, &changes)).collect();
-    for (c, e) in kept {
-        changes.push(c);
-        edits.push(e);
-    }
-    if edits.is_empty() {
+    };
+    // A change inside a pre-edit's text cannot happen: declarations, types and scanf formats
+    // are not holes.
+    let Some(mapped) = layer.map_back(repair) else { return Some(Err(Failure::Internal)) };
+    if mapped.is_empty() {
         return Some(Ok(Outcome::Equivalent));
     }
+    let (changes, edits): (Vec<Change>, Vec<TextEdit>) = mapped.into_iter().unzip();
     // Measured on the composed patch against the student's own program.
     let relative_patch_size = patch_size(student, text, &edits);
     Some(Ok(Outcome::Repaired(VerifiedRepair { edits, changes, relative_patch_size, assuming })))
