@@ -148,7 +148,7 @@ impl<'j, 'p: 'j, 'ctx> Job<'j, 'p, 'ctx> {
             }
             fresh_cex = true;
             let t = Instant::now();
-            let found = synth.solve(self.budget);
+            let found = synth.solve(&Budget { deadline: self.query_deadline(), cancel: self.budget.cancel.clone() });
             self.checks += std::mem::take(&mut synth.checks);
             tracing::debug!(
                 "synthesise {node:?}: {} in {:.1} ms",

@@ -175,6 +175,21 @@ impl<'j, 'p: 'j, 'ctx> Job<'j, 'p, 'ctx> {
 
     /// Starts over with another variable alignment: nothing chosen yet, and the `Extend`
     /// assignments that alignment calls for.
+    /// When one solver query must end: while another variable alignment waits to be tried,
+    /// after a third of the time left (a hard query under one alignment must not take the
+    /// time of the others: IntroClass digits spent 27 s on one query of its second alignment
+    /// where another run decided it in 5 s); under the last, at the budget's end. A query
+    /// that reaches its share ends this alignment as out of time ([`pairs::over_alignments`]).
+    pub(super) fn query_deadline(&self) -> Instant {
+        let waiting =
+            self.alignments.iter().position(|a| *a == self.align).is_some_and(|i| i + 1 < self.alignments.len());
+        if waiting {
+            self.budget.deadline.min(Instant::now() + self.budget.remaining() / QUERY_SHARE)
+        } else {
+            self.budget.deadline
+        }
+    }
+
     pub(super) fn set_alignment(&mut self, alignment: BTreeMap<VarId, VarId>) {
         if tracing::enabled!(tracing::Level::DEBUG) {
             let pairs: Vec<String> = alignment
@@ -517,6 +532,7 @@ impl<'j, 'p: 'j, 'ctx> Job<'j, 'p, 'ctx> {
         // rest: taking turns cost more than it won there (IntroClass digits 6.8 s → 11.6 s).
         // A solver that gives up (not out of time) leaves; the last one left gets all the time.
         let take_turns = self.floats;
+        let query_end = self.query_deadline();
         let mut alive: Vec<usize> = (0..solvers.len()).collect();
         let mut slice = if take_turns { FIRST_SLICE } else { self.budget.remaining() / 4 };
         let mut verdict = Verdict::Unknown(UnknownReason::SolverUnknown("not run".into()));
@@ -538,11 +554,7 @@ impl<'j, 'p: 'j, 'ctx> Job<'j, 'p, 'ctx> {
                 self.checks += 1;
                 let t = Instant::now();
                 let cap = Budget {
-                    deadline: if alive.len() == 1 {
-                        self.budget.deadline
-                    } else {
-                        self.budget.deadline.min(Instant::now() + slice)
-                    },
+                    deadline: if alive.len() == 1 { query_end } else { query_end.min(Instant::now() + slice) },
                     cancel: self.budget.cancel.clone(),
                 };
                 verdict = check_with_budget(solver, &[], &cap);
@@ -552,7 +564,7 @@ impl<'j, 'p: 'j, 'ctx> Job<'j, 'p, 'ctx> {
                 );
                 match &verdict {
                     Verdict::Sat | Verdict::Unsat => break 'rounds,
-                    _ if self.budget.is_exhausted() => break 'rounds,
+                    _ if self.budget.is_exhausted() || Instant::now() >= query_end => break 'rounds,
                     Verdict::Unknown(UnknownReason::Timeout) if take_turns => i += 1,
                     Verdict::Unknown(_) => {
                         alive.remove(i);
@@ -570,7 +582,7 @@ impl<'j, 'p: 'j, 'ctx> Job<'j, 'p, 'ctx> {
                     .ok_or_else(|| Failure::SolverUnknown("no model".into()))?;
                 Ok(Some((m, pre_r, pre_s)))
             }
-            Verdict::Unknown(r) => Err(if self.budget.is_exhausted() {
+            Verdict::Unknown(r) => Err(if self.budget.is_exhausted() || Instant::now() >= query_end {
                 Failure::Timeout
             } else {
                 Failure::SolverUnknown(format!("{r:?}"))

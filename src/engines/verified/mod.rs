@@ -751,6 +751,9 @@ type Regions<'p, 'ctx> = BTreeMap<Node, Region<'p, 'ctx>>;
 /// Variable alignments tried per function pair (the next only when the previous admits no
 /// repair in its space).
 const ALIGNMENT_CANDIDATES: usize = 3;
+/// The share of the time left one solver query may take while another alignment waits
+/// ([`Job::query_deadline`]).
+const QUERY_SHARE: u32 = 3;
 /// The first time slice of each solver in a node check's portfolio (it grows fourfold each round).
 const FIRST_SLICE: Duration = Duration::from_millis(150);
 

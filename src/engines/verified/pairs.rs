@@ -40,7 +40,7 @@ pub(super) fn repair_function(
         repair_parts(task, &mut job, &order, &parts)
     } else {
         let alignments = job.alignments.clone();
-        over_alignments(fname, alignments.len(), |i| {
+        over_alignments(fname, alignments.len(), task.budget, |i| {
             if i > 0 {
                 job.set_alignment(alignments[i].clone());
             }
@@ -72,14 +72,17 @@ pub(super) fn split_nodes(task: &PairTask<'_>) -> Vec<Vec<Node>> {
 }
 
 /// The alignments `0..count` in order until one gives a repair: the next only after one that
-/// admits no repair in its space; a timeout or a solver failure ends the search (with the
-/// first "no repair" if there was one: it is the more useful message).
+/// admits no repair in its space, or whose query ran out of its share of the time
+/// ([`Job::query_deadline`]) while the budget lasts; the budget's end or a solver failure
+/// ends the search. The failure is the first "no repair" if there was one (the more useful
+/// message), else the first other.
 pub(super) fn over_alignments(
     fname: &str,
     count: usize,
+    budget: &Budget,
     mut attempt: impl FnMut(usize) -> Result<Vec<(Change, TextEdit)>, Failure>,
 ) -> Result<Vec<(Change, TextEdit)>, Failure> {
-    let mut first_failure = None;
+    let (mut no_repair, mut out_of_time) = (None, None);
     for i in 0..count {
         if i > 0 {
             tracing::debug!("verified repair of `{fname}`: trying alignment {}", i + 1);
@@ -87,12 +90,16 @@ pub(super) fn over_alignments(
         match attempt(i) {
             Ok(changes) => return Ok(changes),
             Err(f @ Failure::NoRepair(_)) => {
-                first_failure.get_or_insert(f);
+                no_repair.get_or_insert(f);
             }
-            Err(f) => return Err(first_failure.unwrap_or(f)),
+            Err(Failure::Timeout) if !budget.is_exhausted() => {
+                tracing::debug!("verified repair of `{fname}`: a query of alignment {} ran out of its share", i + 1);
+                out_of_time.get_or_insert(Failure::Timeout);
+            }
+            Err(f) => return Err(no_repair.unwrap_or(f)),
         }
     }
-    Err(first_failure.unwrap_or(Failure::Internal))
+    Err(no_repair.or(out_of_time).unwrap_or(Failure::Internal))
 }
 
 /// The parts of one function solved concurrently: `job` (this thread's) takes the first part,
@@ -122,7 +129,7 @@ pub(super) fn repair_parts(
             let handle = scope.spawn(move || part_worker(task, part, ws, commands, replies));
             workers.push((to_worker, from_worker, handle));
         }
-        let answer = over_alignments(fname, alignments.len(), |i| {
+        let answer = over_alignments(fname, alignments.len(), task.budget, |i| {
             for (to_worker, _, _) in &workers {
                 // A worker that is gone answers below with an internal failure.
                 let _ = to_worker.send(alignments[i].clone());
