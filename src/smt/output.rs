@@ -50,6 +50,13 @@ pub enum Token<'ctx> {
     Float { value: Dynamic<'ctx>, key: String, comparable: Bool<'ctx> },
     /// A byte printed with `%c` (or `putchar`) in the `values` mode, as a word of its own.
     Char(BV<'ctx>),
+    /// A byte printed with an unpadded `%c` (or `putchar`) in `exact` and `whitespace`, where
+    /// literal text is a token per character: equal to the one-byte character it prints (in
+    /// `whitespace`, a whitespace byte is already a space, as literal text reads). Not a
+    /// marker and a value: then `putchar(c)` and `printf("*")` could never print alike, and a
+    /// counterexample's concrete instance (where `c` is the constant `'*'`, printed as text)
+    /// disagreed with the check that found it.
+    Byte(BV<'ctx>),
 }
 
 /// Bits to compare integers in: wider than 64, so an unsigned 64-bit value and a negative
@@ -88,6 +95,11 @@ impl<'ctx> Token<'ctx> {
                     let lower = upper.ite(&x.bvadd(&BV::from_u64(ctx, 32, 8)), x);
                     lower._eq(&BV::from_u64(ctx, *c as u64, 8))
                 }
+                _ => constant(false),
+            },
+            (Token::Byte(x), Token::Byte(y)) => x._eq(y),
+            (Token::Byte(x), Token::Word(w)) | (Token::Word(w), Token::Byte(x)) => match w.as_bytes() {
+                [c] => x._eq(&BV::from_u64(ctx, *c as u64, 8)),
                 _ => constant(false),
             },
             (Token::Char(x), Token::Number(n)) | (Token::Number(n), Token::Char(x))
@@ -154,7 +166,18 @@ pub fn value_token<'ctx>(compare: Compare, d: &Directive, value: Printed<'ctx>) 
     match (value, d.conv) {
         (Printed::Int(x, _), 'c') => {
             let byte = x.extract(7, 0);
-            Ok(if compare == Compare::Values { Token::Char(byte) } else { Token::Int(byte, IntType::UCHAR) })
+            Ok(match compare {
+                Compare::Values => Token::Char(byte),
+                _ if !plain_char(d) => Token::Int(byte, IntType::UCHAR),
+                Compare::Exact => Token::Byte(byte),
+                Compare::Whitespace => {
+                    // As literal text folds it: the ASCII whitespace `char::is_whitespace` knows.
+                    let ctx = byte.get_ctx();
+                    let b = |v: u8| BV::from_u64(ctx, v as u64, 8);
+                    let space = Bool::or(ctx, &[&byte._eq(&b(b' ')), &(byte.bvuge(&b(0x09)) & byte.bvule(&b(0x0d)))]);
+                    Token::Byte(space.ite(&b(b' '), &byte).simplify())
+                }
+            })
         }
         (Printed::Int(x, t), 'd' | 'i' | 'u' | 'x' | 'X' | 'o') => {
             // The argument (promoted by its own type) read as the directive's type.
@@ -173,6 +196,11 @@ pub fn value_token<'ctx>(compare: Compare, d: &Directive, value: Printed<'ctx>) 
         }
         (_, conv) => Err(format!("printing this value with `%{conv}`")),
     }
+}
+
+/// `%c` printing exactly its byte: no width beyond one (a padded one carries a marker).
+fn plain_char(d: &Directive) -> bool {
+    d.conv == 'c' && matches!(d.width, Count::None | Count::Fixed(0) | Count::Fixed(1))
 }
 
 fn shape(compare: Compare, d: &Directive) -> Shape {
@@ -312,7 +340,7 @@ impl<'ctx, D: Clone + Default> Printer<'ctx, D> {
                 None => self.glue.push(self.ws.not()),
             }
         }
-        let marked = !self.values() || shape == Shape::Opaque && d.conv != 'c';
+        let marked = if self.values() { shape == Shape::Opaque && d.conv != 'c' } else { !plain_char(d) };
         let marker =
             marked.then(|| format!("%{}", String::from_utf8_lossy(directive.strip_prefix(b"%").unwrap_or(directive))));
         self.current = Some((shape, marker));
@@ -566,5 +594,27 @@ mod tests {
         }
         // Both answers occur, or the comparison proves little.
         assert!(differ > 30 && same > 30, "{differ} may differ, {same} may be equal");
+    }
+
+    /// An unpadded `%c` prints exactly its byte in `exact` and `whitespace`: it equals the
+    /// literal character it prints (whitespace folded in `whitespace`), nothing else.
+    #[test]
+    fn a_printed_byte_equals_the_literal_character_it_prints() {
+        let ctx = Context::new(&z3::Config::new());
+        let d = char_directive();
+        let byte = |v: u8| Printed::Int(BV::from_u64(&ctx, v as u64, 32), IntType::INT);
+        let decided = |t: &Token<'_>, w: &str| t.equal(&ctx, &Token::Word(w.into())).simplify().as_bool();
+        let star = value_token(Compare::Exact, &d, byte(b'*')).expect("a token");
+        assert_eq!(decided(&star, "*"), Some(true));
+        assert_eq!(decided(&star, "-"), Some(false));
+        assert_eq!(decided(&star, "%c"), Some(false));
+        let tab = value_token(Compare::Exact, &d, byte(b'\t')).expect("a token");
+        assert_eq!(decided(&tab, " "), Some(false));
+        let folded = value_token(Compare::Whitespace, &d, byte(b'\t')).expect("a token");
+        assert_eq!(decided(&folded, " "), Some(true));
+        let padded = crate::ir::format::parse(b"%3c", false).ok().and_then(|mut p| p.pop());
+        let Some(crate::ir::format::Piece::Directive(padded)) = padded else { panic!("`%3c` is one directive") };
+        let wide = value_token(Compare::Exact, &padded, byte(b'*')).expect("a token");
+        assert_eq!(decided(&wide, "*"), Some(false));
     }
 }
