@@ -50,6 +50,7 @@ impl<'j, 'p: 'j, 'ctx> Job<'j, 'p, 'ctx> {
             budget,
             align: BTreeMap::new(),
             alignments: Vec::new(),
+            others_wait: false,
             cexs: BTreeMap::new(),
             live_r: BTreeMap::new(),
             live_s: BTreeMap::new(),
@@ -173,23 +174,22 @@ impl<'j, 'p: 'j, 'ctx> Job<'j, 'p, 'ctx> {
         Ok(job)
     }
 
-    /// Starts over with another variable alignment: nothing chosen yet, and the `Extend`
-    /// assignments that alignment calls for.
     /// When one solver query must end: while another variable alignment waits to be tried,
     /// after a third of the time left (a hard query under one alignment must not take the
     /// time of the others: IntroClass digits spent 27 s on one query of its second alignment
     /// where another run decided it in 5 s); under the last, at the budget's end. A query
-    /// that reaches its share ends this alignment as out of time ([`pairs::over_alignments`]).
+    /// that reaches its share ends this alignment as out of time, to be tried again with the
+    /// rest if no other gives a repair ([`pairs::over_alignments`]).
     pub(super) fn query_deadline(&self) -> Instant {
-        let waiting =
-            self.alignments.iter().position(|a| *a == self.align).is_some_and(|i| i + 1 < self.alignments.len());
-        if waiting {
+        if self.others_wait {
             self.budget.deadline.min(Instant::now() + self.budget.remaining() / QUERY_SHARE)
         } else {
             self.budget.deadline
         }
     }
 
+    /// Starts over with another variable alignment: nothing chosen yet, and the `Extend`
+    /// assignments that alignment calls for.
     pub(super) fn set_alignment(&mut self, alignment: BTreeMap<VarId, VarId>) {
         if tracing::enabled!(tracing::Level::DEBUG) {
             let pairs: Vec<String> = alignment

@@ -768,6 +768,9 @@ struct Job<'j, 'p, 'ctx> {
     align: BTreeMap<VarId, VarId>,
     /// The candidate alignments, best first ([`align::candidates`]).
     alignments: Vec<BTreeMap<VarId, VarId>>,
+    /// Another alignment waits to be tried after this one: a solver query takes only its
+    /// share of the time left ([`Job::query_deadline`]).
+    others_wait: bool,
     /// Every counterexample found so far, per node (model and pre-states), for the next
     /// alignment's synthesis to start from.
     cexs: BTreeMap<Node, Vec<(std::rc::Rc<Model<'ctx>>, State<'ctx>, State<'ctx>)>>,
