@@ -21,13 +21,15 @@ const BEHAVIOUR_CODES: &[&str] =
 /// Notes of the reference search that a later conclusion makes redundant.
 const SEARCH_NOTES: &[&str] = &["no-verified-repair"];
 
-/// Conclusions about the program against its spec.
-const CONCLUSIONS: &[&str] =
-    &["no-repair", "equivalent", "equivalent-bounded", "equivalent-assuming", "not-compared", "unknown"];
+/// Conclusions about the program against its spec. "Not compared" and "unknown" are not:
+/// beside them the reference search's own note ("it ran out of time") says what happened.
+const CONCLUSIONS: &[&str] = &["no-repair", "equivalent", "equivalent-bounded", "equivalent-assuming"];
 
 /// Why no fix is offered, most useful first: when there are several, the first is the one
-/// sentence shown and the others are its related information.
-const NO_FIX_REASONS: &[&str] = &["no-repair", "not-compared", "unknown", "no-verified-repair", "withdrawn"];
+/// sentence shown and the others are its related information. The verified engine's reason
+/// comes before the bounded search's limits: it compared the program (retyped, say) where the
+/// bounded search could not start.
+const NO_FIX_REASONS: &[&str] = &["no-repair", "no-verified-repair", "not-compared", "unknown", "withdrawn"];
 
 /// Groups `report` for the student (see the module doc).
 pub fn student_view(report: &mut Report) {
