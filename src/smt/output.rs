@@ -198,13 +198,18 @@ pub fn value_token<'ctx>(compare: Compare, d: &Directive, value: Printed<'ctx>) 
     }
 }
 
+/// A width that can pad: more than one character.
+fn wide(d: &Directive) -> bool {
+    !matches!(d.width, Count::None | Count::Fixed(0) | Count::Fixed(1))
+}
+
 /// `%c` printing exactly its byte: no width beyond one (a padded one carries a marker).
 fn plain_char(d: &Directive) -> bool {
-    d.conv == 'c' && matches!(d.width, Count::None | Count::Fixed(0) | Count::Fixed(1))
+    d.conv == 'c' && !wide(d)
 }
 
 fn shape(compare: Compare, d: &Directive) -> Shape {
-    let padded = !matches!(d.width, Count::None | Count::Fixed(0) | Count::Fixed(1)) || d.flags.contains(' ');
+    let padded = wide(d) || d.flags.contains(' ');
     if compare == Compare::Values && !padded && matches!(d.conv, 'd' | 'i' | 'u' | 'f' | 'F' | 'e' | 'E' | 'g' | 'G') {
         Shape::Number
     } else {
@@ -375,16 +380,16 @@ pub struct Done<'ctx, D> {
 
 /// Position of each guarded item along a path: how many items before it happen.
 pub fn positions<'a, 'ctx: 'a>(ctx: &'ctx Context, guards: impl Iterator<Item = &'a Bool<'ctx>>) -> Vec<BV<'ctx>> {
-    positions_of_width(ctx, guards, 32)
+    positions_of_width(ctx, guards, 32).0
 }
 
 /// Positions as `width`-bit counters: wide enough for the number of guards, and no wider, since
-/// every CEGIS counterexample bit-blasts these sums again.
+/// every CEGIS counterexample bit-blasts these sums again; and the count of items that happen.
 fn positions_of_width<'a, 'ctx: 'a>(
     ctx: &'ctx Context,
     guards: impl Iterator<Item = &'a Bool<'ctx>>,
     width: u32,
-) -> Vec<BV<'ctx>> {
+) -> (Vec<BV<'ctx>>, BV<'ctx>) {
     let one = BV::from_u64(ctx, 1, width);
     let mut at = BV::from_u64(ctx, 0, width);
     let mut out = Vec::new();
@@ -399,7 +404,7 @@ fn positions_of_width<'a, 'ctx: 'a>(
             None => g.ite(&at.bvadd(&one), &at),
         };
     }
-    out
+    (out, at)
 }
 
 /// The bits of a counter that can reach `n` without wrapping.
@@ -455,17 +460,9 @@ fn pairwise_differ<'ctx>(
     width: u32,
     stop: &dyn Fn() -> bool,
 ) -> Option<Bool<'ctx>> {
-    let pa = positions_of_width(ctx, a.iter().map(|(g, _)| g), width);
-    let pb = positions_of_width(ctx, b.iter().map(|(g, _)| g), width);
-    let count = |gs: &[(Bool<'ctx>, &Token<'ctx>)]| {
-        let last = positions_of_width(
-            ctx,
-            gs.iter().map(|(g, _)| g).chain(std::iter::once(&Bool::from_bool(ctx, false))),
-            width,
-        );
-        last.last().cloned().expect("one position at least")
-    };
-    let mut differ = vec![count(a)._eq(&count(b)).not()];
+    let (pa, count_a) = positions_of_width(ctx, a.iter().map(|(g, _)| g), width);
+    let (pb, count_b) = positions_of_width(ctx, b.iter().map(|(g, _)| g), width);
+    let mut differ = vec![count_a._eq(&count_b).not()];
     for (i, (ga, ta)) in a.iter().enumerate() {
         if stop() {
             return None;
@@ -495,14 +492,7 @@ fn differs_from_known<'ctx>(
     width: u32,
     stop: &dyn Fn() -> bool,
 ) -> Option<Bool<'ctx>> {
-    let at = positions_of_width(ctx, other.iter().map(|(g, _)| g), width);
-    let count = positions_of_width(
-        ctx,
-        other.iter().map(|(g, _)| g).chain(std::iter::once(&Bool::from_bool(ctx, false))),
-        width,
-    )
-    .pop()
-    .expect("one position at least");
+    let (at, count) = positions_of_width(ctx, other.iter().map(|(g, _)| g), width);
     let mut differ = vec![count._eq(&BV::from_u64(ctx, known.len() as u64, width)).not()];
     for ((g, token), pos) in other.iter().zip(&at) {
         if stop() {
