@@ -188,6 +188,15 @@ impl<'j, 'p: 'j, 'ctx> Job<'j, 'p, 'ctx> {
         }
     }
 
+    /// Readies the job for `turn` of [`pairs::over_alignments`]: its alignment, started over
+    /// unless the job is fresh on the first, and whether its queries take only their share.
+    pub(super) fn begin_turn(&mut self, turn: pairs::Turn) {
+        if turn.index > 0 || turn.retry {
+            self.set_alignment(self.alignments[turn.index].clone());
+        }
+        self.others_wait = turn.others_wait;
+    }
+
     /// Starts over with another variable alignment: nothing chosen yet, and the `Extend`
     /// assignments that alignment calls for.
     pub(super) fn set_alignment(&mut self, alignment: BTreeMap<VarId, VarId>) {

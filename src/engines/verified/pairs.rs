@@ -39,12 +39,8 @@ pub(super) fn repair_function(
         );
         repair_parts(task, &mut job, &order, &parts)
     } else {
-        let alignments = job.alignments.clone();
-        over_alignments(fname, alignments.len(), task.budget, |turn| {
-            if turn.index > 0 || turn.retry {
-                job.set_alignment(alignments[turn.index].clone());
-            }
-            job.others_wait = turn.others_wait;
+        over_alignments(fname, job.alignments.len(), task.budget, |turn| {
+            job.begin_turn(turn);
             job.repair_nodes(&order, task.text)
                 .map(|v| v.into_iter().map(|(_, c, e)| (c, e)).collect())
                 .map_err(|(_, f)| f)
@@ -164,10 +160,7 @@ pub(super) fn repair_parts(
                 // A worker that is gone answers below with an internal failure.
                 let _ = to_worker.send((alignments[turn.index].clone(), turn.others_wait));
             }
-            if turn.index > 0 || turn.retry {
-                job.set_alignment(alignments[turn.index].clone());
-            }
-            job.others_wait = turn.others_wait;
+            job.begin_turn(turn);
             let mut results = vec![job.repair_nodes(&parts[0], task.text)];
             checks += std::mem::take(&mut job.checks);
             for (_, from_worker, _) in &workers {
