@@ -122,3 +122,32 @@ fn best_effect(r: &Repair) -> String {
         Guarantee::Syntax | Guarantee::WellTyped => "fixes it".into(),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_verified_engines_reason_is_shown_before_the_bounded_searchs_limit() {
+        let at = Span { start: 0, end: 0 };
+        let mut report = Report::default();
+        report.diagnostics.push(Diagnostic::info("no-verified-repair", at, "mend ran out of time"));
+        report.diagnostics.push(Diagnostic::info("not-compared", at, "not compared: a limit"));
+        student_view(&mut report);
+        assert_eq!(report.diagnostics.len(), 1, "{:?}", report.diagnostics);
+        let shown = &report.diagnostics[0];
+        assert_eq!((shown.code, shown.message.as_str()), ("no-verified-repair", "mend ran out of time"));
+        assert_eq!(shown.related.iter().map(|r| r.message.as_str()).collect::<Vec<_>>(), ["not compared: a limit"]);
+    }
+
+    #[test]
+    fn a_conclusion_makes_the_verified_engines_note_redundant() {
+        let at = Span { start: 0, end: 0 };
+        let mut report = Report::default();
+        report.diagnostics.push(Diagnostic::info("no-verified-repair", at, "mend ran out of time"));
+        report.diagnostics.push(Diagnostic::info("equivalent-bounded", at, "same output up to 8 iterations"));
+        student_view(&mut report);
+        let codes: Vec<&str> = report.diagnostics.iter().map(|d| d.code).collect();
+        assert_eq!(codes, ["equivalent-bounded"]);
+    }
+}

@@ -376,3 +376,43 @@ fn candidates_of_a_retyped_copy_are_edits_of_the_students_text() {
     assert_eq!(spans(last.changes.iter().map(|(c, _)| c).collect()), spans(r.changes.iter().collect()));
     assert_eq!(in_order(last.changes.into_iter().map(|(_, e)| e).collect()), in_order(r.edits));
 }
+
+/// Each turn as (index, others wait, retry).
+type Turns = Vec<(usize, bool, bool)>;
+
+/// The turns [`pairs::over_alignments`] gives when `answer` says how each try ends, and its
+/// final answer (`Ok` as the index of the alignment that gave a repair).
+fn turns(count: usize, answer: impl Fn(pairs::Turn) -> Result<(), Failure>) -> (Turns, Result<(), Failure>) {
+    let budget = Budget::new(Duration::from_secs(60), Cancel::new());
+    let mut seen = Vec::new();
+    let result = pairs::over_alignments("f", count, &budget, |turn| {
+        seen.push((turn.index, turn.others_wait, turn.retry));
+        answer(turn).map(|()| Vec::new())
+    });
+    (seen, result.map(|_| ()))
+}
+
+#[test]
+fn an_alignment_cut_short_by_its_share_is_tried_again_with_all_the_time_left() {
+    // Alignment 0's proof needs more than its share; alignment 1 admits no repair.
+    let (seen, result) = turns(2, |t| match (t.index, t.others_wait) {
+        (0, true) => Err(Failure::Timeout),
+        (0, false) => Ok(()),
+        _ => Err(Failure::NoRepair(String::new())),
+    });
+    // Alignment 1 still shares: alignment 0 waits for its second try.
+    assert_eq!(seen, [(0, true, false), (1, true, false), (0, false, true)]);
+    assert!(result.is_ok(), "{result:?}");
+}
+
+#[test]
+fn no_repair_is_the_answer_only_when_every_space_was_searched_to_its_end() {
+    let searched = turns(3, |_| Err(Failure::NoRepair(String::new())));
+    assert_eq!(searched.0, [(0, true, false), (1, true, false), (2, false, false)]);
+    assert!(matches!(searched.1, Err(Failure::NoRepair(_))), "{:?}", searched.1);
+    // Alignment 0 never finishes, even with all the time left: out of time, not "no repair".
+    let (seen, result) =
+        turns(2, |t| if t.index == 0 { Err(Failure::Timeout) } else { Err(Failure::NoRepair(String::new())) });
+    assert_eq!(seen, [(0, true, false), (1, true, false), (0, false, true)]);
+    assert!(matches!(result, Err(Failure::Timeout)), "{result:?}");
+}
