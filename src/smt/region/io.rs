@@ -75,10 +75,7 @@ impl<'s, 'p, 'w, 'a, 'ctx> Exec<'s, 'p, 'w, 'a, 'ctx> {
     /// Reads one character when `wanted` holds (`fgets` stops after a newline): whether a
     /// character was read, and the byte at the position.
     pub(super) fn read_char_if(&mut self, st: &mut State<'ctx>, wanted: &Bool<'ctx>) -> (Bool<'ctx>, BV<'ctx>) {
-        if !self.line_assumed {
-            self.line_assumed = true;
-            self.region.assumed.push(self.world.line_assumption());
-        }
+        self.assume_line();
         // Before the newline there is a character: the read succeeds (no `ite` with the old
         // value, whose variable would then look live).
         let below_nl = self.below_nl.as_ref().is_some_and(|p| *p == st.in_pos) || st.in_pos.as_u64() == Some(0);
@@ -88,6 +85,14 @@ impl<'s, 'p, 'w, 'a, 'ctx> Exec<'s, 'p, 'w, 'a, 'ctx> {
         let byte = self.world.input("in.chr", &st.in_pos, &Sort::bitvector(self.ctx, 8)).as_bv().expect("char input");
         st.in_pos = ok.ite(&st.in_pos.bvadd(&BV::from_u64(self.ctx, 1, 32)), &st.in_pos).simplify();
         (ok, byte)
+    }
+
+    /// Assumes, once per region, that the character stream holds a newline.
+    pub(super) fn assume_line(&mut self) {
+        if !self.line_assumed {
+            self.line_assumed = true;
+            self.region.assumed.push(self.world.line_assumption());
+        }
     }
 
     /// `fgets(buf, n, stdin)` as a statement, as glibc: reads up to `n - 1` characters,

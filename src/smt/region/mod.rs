@@ -614,6 +614,13 @@ impl<'s, 'p, 'w, 'a, 'ctx> Exec<'s, 'p, 'w, 'a, 'ctx> {
     /// Executes the region of `node` from `pre`.
     pub fn run(mut self, node: Node, mut pre: State<'ctx>) -> R<Region<'p, 'ctx>> {
         let tree = self.setup.tree;
+        if self.setup.reading.is_some() {
+            // A property of the input, whatever the region reads: were it assumed only where a
+            // read runs, a candidate that reads nothing would be refuted on an input the model
+            // excludes (no newline), and that counterexample's instance, where the other
+            // alternatives read, would constrain nothing: the synthesiser repeats the candidate.
+            self.assume_line();
+        }
         if self.setup.line.contains(&node) {
             self.region.assumed.push(pre.in_pos.bvule(&self.world.nl()));
             self.below_nl = Some(pre.in_pos.clone());
