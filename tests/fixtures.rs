@@ -402,7 +402,7 @@ const ORACLE_SEEDS: &[&str] = &[
 /// No false guarantee in the fixture suite: a verified repair, compiled with gcc, prints what
 /// the reference prints on the fixture's inputs (or [`ORACLE_SEEDS`]) and inputs generated from
 /// them (`bench_reference::refute_against`, the oracle of the courses' soundness test).
-fn judge_with_gcc(f: &Fixture, reference: &Path, inputs: &[String], repaired: &str) {
+fn judge_with_gcc(f: &Fixture, reference: &Path, inputs: &[String], compare: Compare, repaired: &str) {
     if !common::have_gcc() {
         return;
     }
@@ -414,7 +414,7 @@ fn judge_with_gcc(f: &Fixture, reference: &Path, inputs: &[String], repaired: &s
     let verdict = mend::cli::bench_reference::refute_against(
         reference,
         &inputs,
-        mend::spec::compare::Compare::Values,
+        compare,
         repaired,
         &mend::ir::Guarantee::Verified,
     );
@@ -436,13 +436,15 @@ fn reference_path(f: &Fixture) -> PathBuf {
 fn render_verified(f: &Fixture) -> String {
     use mend::engines::verified::Outcome;
     use mend::ir::ted;
-    f.check_keys(&["reference", "entry", "inputs"]);
+    f.check_keys(&["reference", "entry", "inputs", "compare"]);
     let src = &f.src;
     let reference = f.sibling(f.get("reference").expect("a reference"));
     let entry = f.get("entry").unwrap_or("main");
     let inputs: Vec<String> =
         f.get("inputs").map_or_else(Vec::new, |name| f.sibling(name).lines().map(|l| format!("{l}\n")).collect());
-    let report = common::verified_repair(src, &reference, entry, &inputs);
+    // IntroClass's comparison unless the fixture names another.
+    let compare = f.get("compare").map_or(Compare::Values, |c| Compare::parse(c).expect("a comparison"));
+    let report = common::verified_repair(src, &reference, entry, &inputs, compare);
     let mut out = String::new();
     match &report.outcome {
         Outcome::Equivalent => out.push_str("outcome: equivalent as written (verified)\n"),
@@ -468,7 +470,7 @@ fn render_verified(f: &Fixture) -> String {
             assert_eq!(r.relative_patch_size, exact.distance as f64 / exact.size as f64, "{}", f.path.display());
             out.push_str("repaired program:\n");
             out.push_str(&repaired);
-            let again = common::verified_repair(&repaired, &reference, entry, &inputs);
+            let again = common::verified_repair(&repaired, &reference, entry, &inputs, compare);
             let expected = r.assuming.as_ref().map_or(Outcome::Equivalent, |a| Outcome::EquivalentAssuming(a.clone()));
             assert_eq!(
                 again.outcome,
@@ -477,7 +479,7 @@ fn render_verified(f: &Fixture) -> String {
                 f.path.display()
             );
             if r.assuming.is_none() && entry == "main" {
-                judge_with_gcc(f, &reference_path(f), &inputs, &repaired);
+                judge_with_gcc(f, &reference_path(f), &inputs, compare, &repaired);
             }
         }
     }
@@ -488,7 +490,7 @@ fn render_verified(f: &Fixture) -> String {
             out.push_str(&format!("change {}: `{}` -> `{}`\n", c.region, c.old, c.new.trim()));
         }
         let repaired = apply_edits(src, &small.edits);
-        let again = common::verified_repair(&repaired, &reference, entry, &inputs);
+        let again = common::verified_repair(&repaired, &reference, entry, &inputs, compare);
         assert_eq!(
             again.outcome,
             Outcome::EquivalentAssuming(a),

@@ -19,14 +19,15 @@ fn node_results_are_reused_across_runs() {
         .replace("int i", "int cached_i")
         .replace("(i ", "(cached_i ")
         .replace("% i", "% cached_i");
-    let first = common::verified_repair(&student, &reference, "check_prime", &[]);
+    let first = common::verified_repair(&student, &reference, "check_prime", &[], mend::spec::compare::Compare::Values);
     assert!(first.checks > 0);
-    let again = common::verified_repair(&student, &reference, "check_prime", &[]);
+    let again = common::verified_repair(&student, &reference, "check_prime", &[], mend::spec::compare::Compare::Values);
     assert_eq!(again.outcome, first.outcome);
     eprintln!("node cache: first run {:?} ({} checks), again {:?}", first.time, first.checks, again.time);
     assert_eq!(again.checks, 0, "every node answered from the cache (first run: {} checks)", first.checks);
     let commented = student.replacen("int check_prime", "/* a comment */\nint check_prime", 1);
-    let moved = common::verified_repair(&commented, &reference, "check_prime", &[]);
+    let moved =
+        common::verified_repair(&commented, &reference, "check_prime", &[], mend::spec::compare::Compare::Values);
     assert_eq!(moved.checks, 0, "a comment changes no node's problem");
     assert!(matches!(moved.outcome, verified::Outcome::Repaired(_)));
 }

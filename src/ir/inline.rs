@@ -355,8 +355,13 @@ impl Inliner {
         for (p, mut arg) in callee.params.iter().zip(args) {
             self.replace_calls(&mut arg, &mut out)?;
             let pv = self.out.var(*p).clone();
-            let address = matches!(arg.strip_implicit().kind, ExprKind::AddrOf(ref x) | ExprKind::Decay(ref x)
-                if matches!(x.kind, ExprKind::Var(_)));
+            // `&v`, or an array variable (its decay is implicit, so stripped here).
+            let root = arg.strip_implicit();
+            let address = match &root.kind {
+                ExprKind::AddrOf(x) => matches!(x.kind, ExprKind::Var(_)),
+                ExprKind::Var(_) => matches!(root.ty, Type::Array(..)),
+                _ => false,
+            };
             if matches!(pv.ty, Type::Pointer(_)) && address && !reassigned(&body, *p) {
                 subst.insert(*p, arg);
             } else {
@@ -686,6 +691,28 @@ mod tests {
                         y = t;
                     }
                     printf("%d %d\n", x, y);
+                    return 0;
+                }
+            "#]],
+        );
+    }
+
+    #[test]
+    fn an_array_parameter_becomes_the_array_passed() {
+        check(
+            "void upper(char s[]) { int i; for (i = 0; s[i] != '\\0'; i++) if (s[i] >= 'a') s[i] -= 32; }
+             int main() { char line[80]; fgets(line, 80, stdin); upper(line); printf(\"%s\", line); return 0; }",
+            expect![[r#"
+                int main() {
+                    char line[80];
+                    fgets(line, 80, stdin);
+                    {
+                        int i;
+                        for (i = 0; line[i] != '\0'; i++)
+                            if (line[i] >= 'a')
+                                line[i] -= 32;
+                    }
+                    printf("%s", line);
                     return 0;
                 }
             "#]],

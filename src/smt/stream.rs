@@ -28,6 +28,13 @@
 //! chosen one) is part of the node's pre-state, and every edge into such a node must establish
 //! it again (the region's `obligations`).
 //!
+//! **Every number read is there** (token programs): a `scanf` of numbers reads the token at
+//! its position, whatever the position; the model has no end of input. So for token programs
+//! "verified" means *for every input that holds every number the two programs read*: an input
+//! that runs out first (a count `n` followed by fewer than `n` numbers) is outside it, as an
+//! input without a newline is for character programs. The gcc oracle of the benches and
+//! fixtures leaves such generated inputs out.
+//!
 //! **The prompt cut for characters** (`values` mode, [`char_prompts`]): the output compared is
 //! what a program prints after its last *successful* read. With `first`/`last` the first and
 //! last top-level statements of `main` that contain a read: every print in a statement before

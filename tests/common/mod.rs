@@ -178,14 +178,15 @@ pub fn line_col(src: &str, offset: usize) -> (usize, usize) {
     (p.line as usize + 1, p.character as usize + 1)
 }
 
-/// The verified engine on `student` against `reference` (`values` mode, two minutes' budget: the
-/// tests pin outcomes, so a loaded machine must reach the answer an idle one does), with the
-/// input precondition conjectured from `inputs`.
+/// The verified engine on `student` against `reference` (outputs compared as `compare` says, two
+/// minutes' budget: the tests pin outcomes, so a loaded machine must reach the answer an idle
+/// one does), with the input precondition conjectured from `inputs`.
 pub fn verified_repair(
     student: &str,
     reference: &str,
     entry: &str,
     inputs: &[String],
+    compare: mend::spec::compare::Compare,
 ) -> mend::engines::verified::Report {
     use mend::engines::verified;
     let s = mend::syntax::lower::lower_source(student).program;
@@ -193,7 +194,7 @@ pub fn verified_repair(
     let precondition = verified::precondition::infer(inputs, &r, entry);
     let opts = verified::Options {
         entry: entry.to_string(),
-        compare: mend::spec::compare::Compare::Values,
+        compare,
         precondition,
         floats: verified::FloatModel::Ieee,
         candidates: None,

@@ -30,8 +30,22 @@ impl<'s, 'p, 'w, 'a, 'ctx> Exec<'s, 'p, 'w, 'a, 'ctx> {
         g: &Bool<'ctx>,
         span: Span,
     ) -> R<(VarId, Elem<'ctx>)> {
+        self.element_with(base, idx, st, g, span, false)
+    }
+
+    /// [`Self::element`]; with `stepped`, the index may be `i++` (or `++i`, `i--`, `--i`):
+    /// the caller has checked that nothing else in the expression reads or writes `i`.
+    pub(super) fn element_with(
+        &mut self,
+        base: &'p Expr,
+        idx: &'p Expr,
+        st: &mut State<'ctx>,
+        g: &Bool<'ctx>,
+        span: Span,
+        stepped: bool,
+    ) -> R<(VarId, Elem<'ctx>)> {
         let (v, _, _, n, _) = self.array_of(base, st)?;
-        if has_effects(idx) {
+        if has_effects(idx) && !(stepped && index_step(idx).is_some()) {
             return unsupported("side effects in an array index", idx.span);
         }
         let i = self.eval(idx, st, g)?;
@@ -69,7 +83,13 @@ impl<'s, 'p, 'w, 'a, 'ctx> Exec<'s, 'p, 'w, 'a, 'ctx> {
             ExprKind::Assign(_, r) | ExprKind::CompoundAssign { rhs: r, .. } => Some(self.eval(r, st, g)?),
             _ => None,
         };
-        let (v, at) = self.element(base, idx, st, g, lhs.span)?;
+        // `a[i++] = e`: well defined when `e` neither reads nor writes `i`.
+        let right = match &e.kind {
+            ExprKind::Assign(_, r) | ExprKind::CompoundAssign { rhs: r, .. } => Some(&**r),
+            _ => None,
+        };
+        let stepped = index_step(idx).is_some_and(|i| right.is_none_or(|r| !has_effects(r) && !mentions(r, i)));
+        let (v, at) = self.element_with(base, idx, st, g, lhs.span, stepped)?;
         let Some(Val { term: Term::Array(a, t, _), deps }) = st.vars.get(&v) else { unreachable!("an array") };
         let (t, elem_ty) = (*t, Type::Int(*t));
         let old =
@@ -107,6 +127,24 @@ impl<'s, 'p, 'w, 'a, 'ctx> Exec<'s, 'p, 'w, 'a, 'ctx> {
 pub(super) struct Elem<'ctx> {
     pub(super) index: BV<'ctx>,
     pub(super) deps: Deps,
+}
+
+/// The variable an index `i++`, `++i`, `i--` or `--i` steps.
+fn index_step(idx: &Expr) -> Option<VarId> {
+    match &idx.strip_implicit().kind {
+        ExprKind::IncDec(_, x) => match x.strip_implicit().kind {
+            ExprKind::Var(v) => Some(v),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// Whether `e` mentions the variable `v`.
+fn mentions(e: &Expr, v: VarId) -> bool {
+    let mut found = false;
+    crate::ir::walk::walk_expr(e, &mut |x| found |= matches!(x.kind, ExprKind::Var(w) if w == v));
+    found
 }
 
 /// An assignment, `op=` or `++`/`--` whose target is an array element.

@@ -36,8 +36,24 @@ impl<'s, 'p, 'w, 'a, 'ctx> Exec<'s, 'p, 'w, 'a, 'ctx> {
             let ExprKind::AddrOf(target) = &arg.strip_implicit().kind else {
                 return unsupported("scanf into something other than `&variable`", arg.span);
             };
-            let v = self.lvalue_var(target)?;
-            let ty = self.setup.program.var(v).ty.clone();
+            // `&a[i]`: the element is addressed (and its index checked) before the read.
+            let element = match &target.strip_implicit().kind {
+                ExprKind::Index(base, idx) => {
+                    let g = st.guard.clone();
+                    Some(self.element(base, idx, st, &g, target.span)?)
+                }
+                _ => None,
+            };
+            let (v, ty) = match &element {
+                Some((v, _)) => match st.vars.get(v) {
+                    Some(Val { term: Term::Array(_, t, _), .. }) => (*v, Type::Int(*t)),
+                    _ => unreachable!("an array"),
+                },
+                None => {
+                    let v = self.lvalue_var(target)?;
+                    (v, self.setup.program.var(v).ty.clone())
+                }
+            };
             let pos = st.in_pos.clone();
             let term = match d.conv {
                 'd' | 'i' | 'u' | 'f' | 'e' | 'g' | 'F' | 'E' | 'G' => {
@@ -58,7 +74,12 @@ impl<'s, 'p, 'w, 'a, 'ctx> Exec<'s, 'p, 'w, 'a, 'ctx> {
             };
             let val = self.convert(Val { term, deps: Deps::new() }, &ty, arg.span)?;
             self.use_var(v, Usage::Scanned);
-            st.vars.insert(v, val);
+            match &element {
+                Some((_, at)) => self.store(v, at, &val, st),
+                None => {
+                    st.vars.insert(v, val);
+                }
+            }
             st.in_pos = st.in_pos.bvadd(&BV::from_u64(self.ctx, 1, 32)).simplify();
             count += 1;
         }
