@@ -139,18 +139,18 @@ fn timeout_ms(d: Duration) -> u32 {
 fn watched(ctx: &Context, budget: &Budget, grace: Duration, check: impl FnOnce() -> SatResult) -> SatResult {
     let handle = ctx.handle();
     let hard_deadline = budget.deadline.checked_add(grace).unwrap_or(budget.deadline);
-    std::thread::scope(|scope| {
+    let (result, interrupted) = std::thread::scope(|scope| {
         let (done_tx, done_rx) = mpsc::channel::<()>();
         let handle = &handle;
-        scope.spawn(move || {
+        let watcher = scope.spawn(move || {
             loop {
                 let wait = POLL.min(hard_deadline.saturating_duration_since(Instant::now()));
                 match done_rx.recv_timeout(wait) {
-                    Ok(()) | Err(mpsc::RecvTimeoutError::Disconnected) => return,
+                    Ok(()) | Err(mpsc::RecvTimeoutError::Disconnected) => return false,
                     Err(mpsc::RecvTimeoutError::Timeout) => {
                         if budget.cancel.is_cancelled() || Instant::now() >= hard_deadline {
                             handle.interrupt();
-                            return;
+                            return true;
                         }
                     }
                 }
@@ -158,8 +158,20 @@ fn watched(ctx: &Context, budget: &Budget, grace: Duration, check: impl FnOnce()
         });
         let result = check();
         let _ = done_tx.send(());
-        result
-    })
+        (result, watcher.join().unwrap_or(true))
+    });
+    // The interrupt may have come as the check ended, too late for it to consume.
+    if interrupted {
+        clear_interrupt(ctx);
+    }
+    result
+}
+
+/// Clears an interrupt of `ctx` that no check consumed: Z3 keeps the context cancelled until
+/// its next check starts, and an interrupt sent as a check ended would fail every `simplify`
+/// until then. A check resets it; one on an empty solver costs next to nothing.
+fn clear_interrupt(ctx: &Context) {
+    let _ = z3::Solver::new(ctx).check();
 }
 
 fn classify(result: SatResult, budget: &Budget, reason: impl FnOnce() -> Option<String>) -> Verdict {

@@ -232,3 +232,16 @@ fn context_survives_an_interrupt() {
     // Nor does the raw API.
     assert_eq!(s.inner().check(), SatResult::Sat);
 }
+
+/// An interrupt that lands after a check has returned (the watcher woke at the deadline just as
+/// Z3's own timeout ended the check) must not poison the context: the job goes on with it (the
+/// next alignment, the next node), and a cancelled context makes every later `simplify` fail.
+#[test]
+fn a_late_interrupt_leaves_the_context_usable() {
+    let ctx = new_context();
+    let x = BV::new_const(&ctx, "x", 32);
+    ctx.handle().interrupt();
+    super::clear_interrupt(&ctx);
+    let e = x.bvadd(&BV::from_u64(&ctx, 0, 32)).simplify();
+    assert_eq!(e, x);
+}
