@@ -378,6 +378,14 @@ impl<'s, 'p, 'w, 'a, 'ctx> Exec<'s, 'p, 'w, 'a, 'ctx> {
                                     continue;
                                 }
                             }
+                            ExprKind::Var(_) if outs.len() == 1 && self.char_array(arg, st).is_some() => {
+                                // What was printed before, then the string byte by byte.
+                                let (before, guard) = outs.pop().expect("one printer");
+                                self.emit(before, at, st, &guard);
+                                self.print_string(arg, at, st, &guard)?;
+                                outs = vec![(Printer::new(self.ctx, self.setup.compare, st.at_ws.clone()), guard)];
+                                continue;
+                            }
                             _ => {}
                         }
                     }
@@ -409,10 +417,47 @@ impl<'s, 'p, 'w, 'a, 'ctx> Exec<'s, 'p, 'w, 'a, 'ctx> {
         Ok(self.int_val(BV::new_const(self.ctx, format!("printf.ret!{}", e.span.start), 32), IntType::INT, Deps::new()))
     }
 
-    /// `puts("text")`: prints the text and a newline.
+    /// The local `char` array `arg` names, when its string can be printed: in `exact` and
+    /// `whitespace`, where the output is a token per byte (in `values` a string's bytes make
+    /// words, which the model does not split).
+    fn char_array(&self, arg: &Expr, st: &State<'ctx>) -> Option<VarId> {
+        let ExprKind::Var(v) = arg.strip_implicit().kind else { return None };
+        let Some(Val { term: Term::Array(_, t, _), .. }) = st.vars.get(&v) else { return None };
+        (c_int::width(*t) == 8 && self.setup.compare != Compare::Values).then_some(v)
+    }
+
+    /// The string in the array `arg` ([`Self::char_array`]) printed under `g`: byte `k` when
+    /// bytes `0..=k` are all non-zero. An array with no `'\0'` is a runtime error (the print
+    /// would run past its end).
+    fn print_string(&mut self, arg: &'p Expr, at: &Expr, st: &mut State<'ctx>, g: &Bool<'ctx>) -> R<()> {
+        let v = self.char_array(arg, st).expect("a char array");
+        let Some(Val { term: Term::Array(a, _, n), deps }) = st.vars.get(&v).cloned() else { unreachable!() };
+        self.use_var(v, Usage::Printed);
+        let d = output::char_directive();
+        let mut printing = g.clone();
+        for k in 0..n {
+            let byte = a.select(&BV::from_u64(self.ctx, k, 32)).as_bv().expect("a byte");
+            printing = Bool::and(self.ctx, &[&printing, &byte._eq(&BV::from_u64(self.ctx, 0, 8)).not()]).simplify();
+            let mut out = Printer::new(self.ctx, self.setup.compare, st.at_ws.clone());
+            out.value_starts(&d, b"%c");
+            let token = output::value_token(self.setup.compare, &d, output::Printed::Int(byte, IntType::UCHAR))
+                .expect("%c prints an integer");
+            out.value(token, deps.clone());
+            self.emit(out, at, st, &printing);
+        }
+        self.error(printing, deps, arg.span);
+        Ok(())
+    }
+
+    /// `puts(s)`: prints the string (a literal, or a `char` array's) and a newline.
     pub(super) fn puts(&mut self, e: &'p Expr, args: &'p [Expr], st: &mut State<'ctx>, g: &Bool<'ctx>) -> R<Val<'ctx>> {
-        let Some(ExprKind::Str(text)) = args.first().map(|a| &a.strip_implicit().kind) else {
-            return unsupported("`puts` of something other than a string literal", e.span);
+        let text: &[u8] = match args.first().map(|a| (a, &a.strip_implicit().kind)) {
+            Some((_, ExprKind::Str(text))) => text,
+            Some((a, _)) if self.char_array(a, st).is_some() => {
+                self.print_string(a, e, st, g)?;
+                b""
+            }
+            _ => return unsupported("`puts` of something other than a string or a `char` array", e.span),
         };
         let mut out = Printer::new(self.ctx, self.setup.compare, st.at_ws.clone());
         out.text(text);
