@@ -21,21 +21,10 @@ impl<'s, 'p, 'w, 'a, 'ctx> Exec<'s, 'p, 'w, 'a, 'ctx> {
     }
 
     /// The element `base[idx]` addresses: the array variable and the 32-bit index. An index
-    /// outside `0..length` is a runtime error under `g`.
+    /// outside `0..length` is a runtime error under `g`. With `stepped`, the index may be `i++`
+    /// (or `++i`, `i--`, `--i`): the caller has checked that nothing else in the expression
+    /// reads or writes `i`.
     pub(super) fn element(
-        &mut self,
-        base: &'p Expr,
-        idx: &'p Expr,
-        st: &mut State<'ctx>,
-        g: &Bool<'ctx>,
-        span: Span,
-    ) -> R<(VarId, Elem<'ctx>)> {
-        self.element_with(base, idx, st, g, span, false)
-    }
-
-    /// [`Self::element`]; with `stepped`, the index may be `i++` (or `++i`, `i--`, `--i`):
-    /// the caller has checked that nothing else in the expression reads or writes `i`.
-    pub(super) fn element_with(
         &mut self,
         base: &'p Expr,
         idx: &'p Expr,
@@ -89,7 +78,7 @@ impl<'s, 'p, 'w, 'a, 'ctx> Exec<'s, 'p, 'w, 'a, 'ctx> {
             _ => None,
         };
         let stepped = index_step(idx).is_some_and(|i| right.is_none_or(|r| !has_effects(r) && !mentions(r, i)));
-        let (v, at) = self.element_with(base, idx, st, g, lhs.span, stepped)?;
+        let (v, at) = self.element(base, idx, st, g, lhs.span, stepped)?;
         let Some(Val { term: Term::Array(a, t, _), deps }) = st.vars.get(&v) else { unreachable!("an array") };
         let (t, elem_ty) = (*t, Type::Int(*t));
         let old =

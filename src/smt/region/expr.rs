@@ -160,7 +160,7 @@ impl<'s, 'p, 'w, 'a, 'ctx> Exec<'s, 'p, 'w, 'a, 'ctx> {
             ExprKind::Call(Callee::Func(f), args) => self.call(*f, e, args, st, g),
             ExprKind::Str(_) => unsupported("a string", e.span),
             ExprKind::Index(base, idx) => {
-                let (v, at) = self.element(base, idx, st, g, e.span)?;
+                let (v, at) = self.element(base, idx, st, g, e.span, false)?;
                 let Some(Val { term: Term::Array(a, t, _), deps }) = st.vars.get(&v) else { unreachable!("an array") };
                 self.use_var(v, Usage::Read);
                 let x = a.select(&at.index).as_bv().expect("a bit-vector element");

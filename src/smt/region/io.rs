@@ -40,7 +40,7 @@ impl<'s, 'p, 'w, 'a, 'ctx> Exec<'s, 'p, 'w, 'a, 'ctx> {
             let element = match &target.strip_implicit().kind {
                 ExprKind::Index(base, idx) => {
                     let g = st.guard.clone();
-                    Some(self.element(base, idx, st, &g, target.span)?)
+                    Some(self.element(base, idx, st, &g, target.span, false)?)
                 }
                 _ => None,
             };
