@@ -111,29 +111,51 @@ impl<'s, 'p, 'w, 'a, 'ctx> Exec<'s, 'p, 'w, 'a, 'ctx> {
                 self.note_operands(&[a, b], *op);
                 self.binary(*op, &va, &vb, g, e.span)
             }
-            ExprKind::Logical(op, a, b) => {
-                let (x, dx) = self.operand(a, st, g)?;
-                let inner = match op {
-                    LogicOp::And => Bool::and(ctx, &[g, &x]),
-                    LogicOp::Or => Bool::and(ctx, &[g, &x.not()]),
-                };
-                // The right operand runs only when the left one does not decide: its side
-                // effects (`c != '\n' && (c = getchar()) != EOF`) happen under that condition.
-                let before = has_effects(b).then(|| st.clone());
-                let (y, dy) = self.operand(b, st, &inner)?;
-                if let Some(before) = before {
-                    let runs = match op {
+            ExprKind::Logical(op, ..) => {
+                // `a && b && c` as one chain. An operand runs only when the ones before it did
+                // not decide, so its side effects (`c != '\n' && (c = getchar()) != EOF`)
+                // happen under that condition; and it runs on the state they left, not merged
+                // with the states where one decided, so in `i < n && (c = getchar()) != '\n'
+                // && c != EOF` the last `c` is the character read (its value before the loop
+                // is not what the test depends on).
+                let chain = logical_chain(e, *op);
+                let mut value: Option<(Bool<'ctx>, Deps)> = None;
+                // Per operand that decides before an operand with effects: (it did not
+                // decide, the state it left).
+                let mut decided: Vec<(Bool<'ctx>, State<'ctx>)> = Vec::new();
+                let mut guard = g.clone();
+                for (k, operand) in chain.iter().enumerate() {
+                    let (x, dx) = self.operand(operand, st, &guard)?;
+                    let goes_on = match op {
                         LogicOp::And => x.clone(),
                         LogicOp::Or => x.not(),
                     };
-                    let after = std::mem::replace(st, before.clone());
-                    *st = merge_states(&runs, Some(after), Some(before)).expect("both present");
+                    if chain[k + 1..].iter().any(|b| has_effects(b)) {
+                        decided.push((goes_on.clone(), st.clone()));
+                    }
+                    guard = Bool::and(ctx, &[&guard, &goes_on]);
+                    value = Some(match value {
+                        None => (x, dx),
+                        Some((r, dr)) => (
+                            match op {
+                                LogicOp::And => Bool::and(ctx, &[&r, &x]),
+                                LogicOp::Or => Bool::or(ctx, &[&r, &x]),
+                            },
+                            Self::union(&dr, &dx),
+                        ),
+                    });
                 }
-                let r = match op {
-                    LogicOp::And => Bool::and(ctx, &[&x, &y]),
-                    LogicOp::Or => Bool::or(ctx, &[&x, &y]),
-                };
-                Ok(self.bool_val(r, Self::union(&dx, &dy)))
+                if !decided.is_empty() {
+                    // Every operand ran: the state a branch on this condition takes on the
+                    // side where none decided ([`Exec::split_on`]).
+                    self.chain_ends.push((e as *const Expr, *op, st.clone()));
+                }
+                for (goes_on, left) in decided.into_iter().rev() {
+                    let ran = std::mem::replace(st, left.clone());
+                    *st = merge_states(&goes_on, Some(ran), Some(left)).expect("both present");
+                }
+                let (r, deps) = value.expect("two operands at least");
+                Ok(self.bool_val(r, deps))
             }
             ExprKind::Cond(c, a, b) => {
                 let (x, dc) = self.cond_site(c, st)?;
@@ -424,4 +446,20 @@ pub(super) fn has_effects(e: &Expr) -> bool {
         }
     });
     found
+}
+
+/// The operands of a chain of one logical operator, in evaluation order: `a && b && c`
+/// (parsed `(a && b) && c`) is `[a, b, c]`.
+fn logical_chain(e: &Expr, op: LogicOp) -> Vec<&Expr> {
+    match &e.kind {
+        ExprKind::Logical(o, a, b) if *o == op => {
+            let mut out = match &a.strip_implicit().kind {
+                ExprKind::Logical(inner, ..) if *inner == op => logical_chain(a.strip_implicit(), op),
+                _ => vec![&**a],
+            };
+            out.push(b);
+            out
+        }
+        _ => vec![e],
+    }
 }

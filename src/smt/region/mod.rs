@@ -476,6 +476,9 @@ pub struct Exec<'s, 'p, 'w, 'a, 'ctx> {
     end_print: Option<EndPrint<'p>>,
     /// The line assumption is among the region's assumptions (a character was read).
     line_assumed: bool,
+    /// Per `&&`/`||` chain whose operands had effects (its address, its operator): the state
+    /// in which every operand ran and none decided. See [`Exec::split_on`].
+    chain_ends: Vec<(*const Expr, LogicOp, State<'ctx>)>,
     /// A position known to be at most `in.nl` (so before the end of input): the start of the
     /// stream at Func-Entry, the pre-state's position at a node of the line invariant.
     below_nl: Option<BV<'ctx>>,
@@ -541,6 +544,7 @@ impl<'s, 'p, 'w, 'a, 'ctx> Exec<'s, 'p, 'w, 'a, 'ctx> {
             guarded_prints: Vec::new(),
             end_print: None,
             line_assumed: false,
+            chain_ends: Vec::new(),
             below_nl: None,
             switches: Vec::new(),
         }

@@ -196,7 +196,37 @@ impl<'s, 'p, 'w, 'a, 'ctx> Exec<'s, 'p, 'w, 'a, 'ctx> {
         mut st: State<'ctx>,
     ) -> R<(Option<State<'ctx>>, Option<State<'ctx>>)> {
         let (b, deps) = self.cond_site(c, &mut st)?;
-        Ok(self.split(st, &b, &deps))
+        Ok(self.split_on(c, st, &b, &deps))
+    }
+
+    /// [`Self::split`] on the condition `c` that evaluated to `b`. Where `c` is a chain
+    /// `x && y && z` whose operands had effects, the side where it holds is the state in which
+    /// every operand ran (for `||`, the side where it fails), not the merge with the states
+    /// where an earlier operand decided: the values are the same under `b`, but their
+    /// dependencies are not. In `i < n && (c = getchar()) != '\n'` the body then reads the `c`
+    /// just read, and `c`'s value before the loop is not live.
+    pub(super) fn split_on(
+        &mut self,
+        c: &Expr,
+        st: State<'ctx>,
+        b: &Bool<'ctx>,
+        deps: &Deps,
+    ) -> (Option<State<'ctx>>, Option<State<'ctx>>) {
+        let key = c.strip_implicit() as *const Expr;
+        let end = match self.is_hole(c) {
+            // Evaluated once per alternative: no one state is the condition's.
+            true => None,
+            false => self.chain_ends.iter().rposition(|(k, ..)| *k == key).map(|i| self.chain_ends.swap_remove(i)),
+        };
+        let (yes, no) = self.split(st, b, deps);
+        let with_end = |side: Option<State<'ctx>>, end: State<'ctx>| {
+            side.map(|s| State { guard: s.guard, guard_deps: s.guard_deps, ..end })
+        };
+        match end {
+            Some((_, LogicOp::And, end)) => (with_end(yes, end), no),
+            Some((_, LogicOp::Or, end)) => (yes, with_end(no, end)),
+            None => (yes, no),
+        }
     }
 
     pub(super) fn split(
@@ -254,7 +284,7 @@ impl<'s, 'p, 'w, 'a, 'ctx> Exec<'s, 'p, 'w, 'a, 'ctx> {
             StmtKind::If { cond, then, els } => {
                 let mut st = st;
                 let (b, deps) = self.cond_site(cond, &mut st)?;
-                let (yes, no) = self.split(st, &b, &deps);
+                let (yes, no) = self.split_on(cond, st, &b, &deps);
                 let a = match yes {
                     Some(y) => self.stmt(then, y)?,
                     None => None,
