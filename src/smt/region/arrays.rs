@@ -67,17 +67,15 @@ impl<'s, 'p, 'w, 'a, 'ctx> Exec<'s, 'p, 'w, 'a, 'ctx> {
             _ => unreachable!("an update"),
         };
         let ExprKind::Index(base, idx) = &lhs.strip_implicit().kind else { unreachable!("an element") };
-        // The right side first (gcc's order for a plain assignment; an index has no effects).
-        let rhs = match &e.kind {
-            ExprKind::Assign(_, r) | ExprKind::CompoundAssign { rhs: r, .. } => Some(self.eval(r, st, g)?),
-            _ => None,
-        };
-        // `a[i++] = e`: well defined when `e` neither reads nor writes `i`.
         let right = match &e.kind {
             ExprKind::Assign(_, r) | ExprKind::CompoundAssign { rhs: r, .. } => Some(&**r),
             _ => None,
         };
+        // `a[i++] = e`: well defined when `e` neither reads nor writes `i`.
         let stepped = index_step(idx).is_some_and(|i| right.is_none_or(|r| !has_effects(r) && !mentions(r, i)));
+        // The right side first (gcc's order for a plain assignment; the index has no effects,
+        // or only a step of a variable the right side does not touch).
+        let rhs = right.map(|r| self.eval(r, st, g)).transpose()?;
         let (v, at) = self.element(base, idx, st, g, lhs.span, stepped)?;
         let Some(Val { term: Term::Array(a, t, _), deps }) = st.vars.get(&v) else { unreachable!("an array") };
         let (t, elem_ty) = (*t, Type::Int(*t));

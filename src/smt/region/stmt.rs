@@ -213,10 +213,13 @@ impl<'s, 'p, 'w, 'a, 'ctx> Exec<'s, 'p, 'w, 'a, 'ctx> {
         deps: &Deps,
     ) -> (Option<State<'ctx>>, Option<State<'ctx>>) {
         let key = c.strip_implicit() as *const Expr;
+        // The condition was just evaluated: what else is recorded belongs to chains no branch
+        // is on (operands, statements), and goes.
+        let ends = std::mem::take(&mut self.chain_ends);
         let end = match self.is_hole(c) {
             // Evaluated once per alternative: no one state is the condition's.
             true => None,
-            false => self.chain_ends.iter().rposition(|(k, ..)| *k == key).map(|i| self.chain_ends.swap_remove(i)),
+            false => ends.into_iter().rfind(|(k, ..)| *k == key),
         };
         let (yes, no) = self.split(st, b, deps);
         let with_end = |side: Option<State<'ctx>>, end: State<'ctx>| {
