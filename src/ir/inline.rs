@@ -479,6 +479,19 @@ impl Inliner {
                     let done = self.int_flag(span);
                     let zero = Expr { kind: ExprKind::Int(0), ty: Type::INT, span };
                     out.push(stmt_of(StmtKind::Decl { var: done, init: Some(Init::Expr(zero)) }, span));
+                    // The result starts at zero: it is read only once set, but a value left unset
+                    // on the paths that do not return looks live to an analysis of dependences,
+                    // and the two programs' unset values differ.
+                    if let Some((r, ty)) = &result {
+                        let kind = match ty {
+                            Type::Int(_) => Some(ExprKind::Int(0)),
+                            Type::Float(_) => Some(ExprKind::Float(0.0)),
+                            _ => None,
+                        };
+                        if let Some(kind) = kind {
+                            out.push(assign(*r, ty.clone(), Expr { kind, ty: ty.clone(), span }, span));
+                        }
+                    }
                     let mut lp = stmt_of(kind, span);
                     returns_break(&mut lp, done, &result, true)?;
                     out.push(lp);
@@ -775,6 +788,7 @@ mod tests {
                     scanf("%d", &n);
                     int d;
                     int done = 0;
+                    primo_result = 0;
                     for (d = 2; d < n; d++)
                         if (n % d == 0) {
                             primo_result = 0;

@@ -154,6 +154,29 @@ pub fn walk_stmt(s: &Stmt, f: &mut impl FnMut(&Expr)) {
     }
 }
 
+/// Calls `f` on every full expression of `s` (an expression statement's, a condition, a
+/// `for` step, a `return` value, an initialiser): the expressions no other expression holds.
+pub fn full_exprs(s: &Stmt, f: &mut impl FnMut(&Expr)) {
+    for_each_stmt(s, &mut |x| match &x.kind {
+        StmtKind::Expr(e) | StmtKind::Return(Some(e)) | StmtKind::VlaDecl { len: e, .. } => f(e),
+        StmtKind::Decl { init: Some(init), .. } => {
+            let mut roots = |i: &Init| {
+                if let Init::Expr(e) = i {
+                    f(e)
+                }
+            };
+            match init {
+                Init::List(items, _) => items.iter().for_each(&mut roots),
+                one => roots(one),
+            }
+        }
+        StmtKind::If { cond, .. } | StmtKind::While { cond, .. } | StmtKind::DoWhile { cond, .. } => f(cond),
+        StmtKind::For { cond, step, .. } => cond.iter().chain(step.iter()).for_each(&mut *f),
+        StmtKind::Switch { cond, .. } => f(cond),
+        _ => {}
+    });
+}
+
 /// Calls `f` on the expression nodes of `s`, outermost first, mutably; where `f` returns
 /// `true` (it replaced the node, say) the node's subexpressions are not visited.
 pub fn walk_stmt_mut(s: &mut Stmt, f: &mut impl FnMut(&mut Expr) -> bool) {

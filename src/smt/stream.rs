@@ -4,7 +4,8 @@
 //! A program reads its input one of two ways, and the two are never mixed:
 //!
 //! * **Tokens** (`scanf("%d")`, `%f`, `" %c"`, ...): position `k` is the `k`-th token; the value
-//!   read there is `in.int(k)` / `in.dbl(k)` / `in.chr(k)`; every read succeeds (the input holds
+//!   read there is `in.int(k)` / `in.dbl(k)` / `in.chr(k)`, a `%s` word `in.wlen(k)` bytes
+//!   `in.wchr(k, j)`; every read succeeds (the input holds
 //!   enough tokens). The `values` comparison's prompt cut then needs every read to be a
 //!   top-level `scanf(...);` statement (the engine's `prompts`).
 //! * **Characters** (`scanf("%c", &c)` whose format is nothing but `%c` directives, and

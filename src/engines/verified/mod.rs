@@ -506,13 +506,24 @@ fn run(
 }
 
 /// The two programs split their work into functions differently: no one-to-one pairing of
-/// their functions, or a helper that reads or prints (calls are compared as uninterpreted
-/// functions of their arguments, which a helper with I/O is not).
+/// their functions, or a helper that reads or prints or takes an array (calls are compared as
+/// uninterpreted functions of their arguments' values, which a helper with I/O is not, and
+/// an array argument is not a value the model passes).
 fn functions_differ(student: &Program, reference: &Program, entry: &str) -> bool {
+    let takes_array = |p: &Program, f: FuncId| {
+        p.func(f)
+            .params
+            .iter()
+            .any(|&v| matches!(p.var(v).ty, crate::ir::Type::Array(..) | crate::ir::Type::Pointer(_)))
+    };
     match match_functions(student, reference, entry) {
         Err(_) => true,
         Ok(pairs) => pairs.iter().any(|&(s, r)| {
-            reference.func(r).name != entry && (does_io(student, s).is_some() || does_io(reference, r).is_some())
+            reference.func(r).name != entry
+                && (does_io(student, s).is_some()
+                    || does_io(reference, r).is_some()
+                    || takes_array(student, s)
+                    || takes_array(reference, r))
         }),
     }
 }

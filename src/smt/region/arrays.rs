@@ -34,7 +34,7 @@ impl<'s, 'p, 'w, 'a, 'ctx> Exec<'s, 'p, 'w, 'a, 'ctx> {
         stepped: bool,
     ) -> R<(VarId, Elem<'ctx>)> {
         let (v, _, _, n, _) = self.array_of(base, st)?;
-        if has_effects(idx) && !(stepped && index_step(idx).is_some()) {
+        if has_effects(idx) && !((stepped || self.sequenced_step(idx)) && index_step(idx).is_some()) {
             return unsupported("side effects in an array index", idx.span);
         }
         let i = self.eval(idx, st, g)?;
@@ -46,6 +46,26 @@ impl<'s, 'p, 'w, 'a, 'ctx> Exec<'s, 'p, 'w, 'a, 'ctx> {
         );
         self.error(Bool::and(self.ctx, &[g, &ok.not()]), i.deps.clone(), span);
         Ok((v, Elem { index: wide.extract(31, 0).simplify(), deps: i.deps }))
+    }
+
+    /// `idx` is `i++` (or `++i`, `i--`, `--i`) in a full expression that mentions `i` nowhere
+    /// else (`s[i++] != s[j--]`): C leaves the order of its effect open, and no order matters.
+    fn sequenced_step(&self, idx: &Expr) -> bool {
+        let (Some(v), Some(body)) = (index_step(idx), self.setup.program.func(self.setup.func).body.as_ref()) else {
+            return false;
+        };
+        let mut once = None;
+        crate::ir::walk::full_exprs(body, &mut |full| {
+            let (mut holds, mut n) = (false, 0);
+            crate::ir::walk::walk_expr(full, &mut |x| {
+                holds |= std::ptr::eq(x, idx);
+                n += matches!(x.kind, ExprKind::Var(w) if w == v) as usize;
+            });
+            if holds {
+                once = Some(n == 1);
+            }
+        });
+        once == Some(true)
     }
 
     /// Stores `x` at `at` in array `v`.

@@ -33,6 +33,17 @@ impl<'s, 'p, 'w, 'a, 'ctx> Exec<'s, 'p, 'w, 'a, 'ctx> {
                 continue;
             }
             let Some(arg) = rest.next() else { return unsupported("scanf with too few arguments", e.span) };
+            if d.conv == 's' {
+                if d.width != cfmt::Count::None {
+                    // A longer word would be split, its rest the next token: positions would
+                    // no longer count tokens.
+                    return unsupported("`%s` with a width", arg.span);
+                }
+                self.scan_word(arg, st)?;
+                st.in_pos = st.in_pos.bvadd(&BV::from_u64(self.ctx, 1, 32)).simplify();
+                count += 1;
+                continue;
+            }
             let ExprKind::AddrOf(target) = &arg.strip_implicit().kind else {
                 return unsupported("scanf into something other than `&variable`", arg.span);
             };
@@ -84,6 +95,40 @@ impl<'s, 'p, 'w, 'a, 'ctx> Exec<'s, 'p, 'w, 'a, 'ctx> {
             count += 1;
         }
         Ok(self.int_val(c_int::constant(self.ctx, IntType::INT, count as i64), IntType::INT, Deps::new()))
+    }
+
+    /// `scanf("%s", a)` into the local `char` array `a`: the word at the token position,
+    /// `in.wlen(pos)` bytes `in.wchr(pos, j)` (none of them whitespace or `'\0'`), then a
+    /// `'\0'`. A word that does not fit with its `'\0'` is a runtime error (scanf would write
+    /// past the array).
+    fn scan_word(&mut self, arg: &'p Expr, st: &mut State<'ctx>) -> R<()> {
+        let ctx = self.ctx;
+        let (v, a, t, n, deps) = self.array_of(arg, st)?;
+        if c_int::width(t) != 8 {
+            return unsupported("`%s` into an array of wider elements than `char`", arg.span);
+        }
+        let pos = st.in_pos.clone();
+        let len = self.world.input("in.wlen", &pos, &Sort::bitvector(ctx, 32)).as_bv().expect("a length");
+        let at = |j: u64| BV::from_u64(ctx, j, 32);
+        let mut facts = vec![len.bvuge(&at(1))];
+        let mut new = a.clone();
+        for j in 0..n {
+            let c = self.world.word_byte(&pos, j);
+            let inside = at(j).bvult(&len);
+            let blank = [0u8, b' ', b'\t', b'\n', b'\r', 0x0b, 0x0c].map(|b| c._eq(&BV::from_u64(ctx, b as u64, 8)));
+            let refs: Vec<&Bool<'ctx>> = blank.iter().collect();
+            facts.push(inside.implies(&Bool::or(ctx, &refs).not()));
+            let old = a.select(&at(j)).as_bv().expect("a byte");
+            let nul = len._eq(&at(j)).ite(&BV::from_u64(ctx, 0, 8), &old);
+            new = new.store(&at(j), &inside.ite(&c, &nul));
+        }
+        let refs: Vec<&Bool<'ctx>> = facts.iter().collect();
+        self.region.assumed.push(Bool::and(ctx, &refs).simplify());
+        let g = st.guard.clone();
+        self.error(Bool::and(ctx, &[&g, &len.bvuge(&at(n))]), deps.clone(), arg.span);
+        self.use_var(v, Usage::Scanned);
+        st.vars.insert(v, Val { term: Term::Array(new, t, n), deps });
+        Ok(())
     }
 
     /// Reads one character of the character stream: whether there was one (`pos < in.len`)

@@ -293,24 +293,37 @@ impl<'a, 'ctx> World<'a, 'ctx> {
     /// character input, `in.chr(pos)` is the byte at index `pos`.
     fn input(&self, name: &str, pos: &BV<'ctx>, sort: &Sort<'ctx>) -> Dynamic<'ctx> {
         let f = FuncDecl::new(self.ctx, name, &[&Sort::bitvector(self.ctx, 32)], sort);
-        let Some(m) = self.model else { return f.apply(&[pos]) };
+        self.input_with(pos, &|at| f.apply(&[at]))
+    }
+
+    /// Byte `j` of the word read with `%s` at token position `pos`: `in.wchr(pos, j)`.
+    fn word_byte(&self, pos: &BV<'ctx>, j: u64) -> BV<'ctx> {
+        let bv32 = Sort::bitvector(self.ctx, 32);
+        let f = FuncDecl::new(self.ctx, "in.wchr", &[&bv32, &bv32], &Sort::bitvector(self.ctx, 8));
+        let j = BV::from_u64(self.ctx, j, 32);
+        self.input_with(pos, &|at| f.apply(&[at, &j])).as_bv().expect("a byte")
+    }
+
+    /// `apply` of the input function at `pos`, in the model if there is one.
+    fn input_with(&self, pos: &BV<'ctx>, apply: &dyn Fn(&BV<'ctx>) -> Dynamic<'ctx>) -> Dynamic<'ctx> {
+        let Some(m) = self.model else { return apply(pos) };
         // In a counterexample's instance a position can still depend on the holes' selectors
         // (a read that only some alternatives do): the application is taken apart over the
         // position's `ite`s first, so model completion never fixes a selector.
         let at = m.eval(pos, false).unwrap_or_else(|| pos.clone()).simplify();
         let at = super::fold::fold_constant_ites(&Dynamic::from_ast(&at)).as_bv().expect("a position").simplify();
-        self.input_at(&f, &at, m)
+        self.input_at(apply, &at, m)
     }
 
-    fn input_at(&self, f: &FuncDecl<'ctx>, at: &BV<'ctx>, m: &Model<'ctx>) -> Dynamic<'ctx> {
+    fn input_at(&self, apply: &dyn Fn(&BV<'ctx>) -> Dynamic<'ctx>, at: &BV<'ctx>, m: &Model<'ctx>) -> Dynamic<'ctx> {
         let d = Dynamic::from_ast(at);
         if at.as_u64().is_none() && d.kind() == z3::AstKind::App && d.decl().kind() == z3::DeclKind::ITE {
             let kids = d.children();
             let c = kids[0].as_bool().expect("a condition");
             let (a, b) = (kids[1].as_bv().expect("a position"), kids[2].as_bv().expect("a position"));
-            return c.ite(&self.input_at(f, &a, m), &self.input_at(f, &b, m));
+            return c.ite(&self.input_at(apply, &a, m), &self.input_at(apply, &b, m));
         }
-        m.eval(&f.apply(&[at]), true).unwrap_or_else(|| f.apply(&[at]))
+        m.eval(&apply(at), true).unwrap_or_else(|| apply(at))
     }
 
     fn constant(&self, name: &str) -> BV<'ctx> {

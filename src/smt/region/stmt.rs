@@ -256,6 +256,44 @@ impl<'s, 'p, 'w, 'a, 'ctx> Exec<'s, 'p, 'w, 'a, 'ctx> {
         ite_val(c, cdeps, a, b)
     }
 
+    /// `char s[N] = "text"` or `int a[N] = {e, ...}`: the elements given, then zeros (as C
+    /// fills the rest). Not a repair site.
+    fn init_array(&mut self, var: VarId, init: &'p Init, span: Span, st: &mut State<'ctx>) -> R<()> {
+        let ctx = self.ctx;
+        let Type::Array(elem, Some(n)) = &self.setup.program.var(var).ty else {
+            return unsupported("an array of unknown length", span);
+        };
+        let (Type::Int(t), n) = (&**elem, *n) else { return unsupported("an initialised array of this type", span) };
+        let t = *t;
+        let zero = c_int::constant(ctx, t, 0);
+        let mut a = Array::const_array(ctx, &Sort::bitvector(ctx, 32), &zero);
+        let mut deps = Deps::new();
+        match init {
+            Init::Expr(e) => {
+                let ExprKind::Str(bytes) = &e.strip_implicit().kind else {
+                    return unsupported("an array initialised by an expression", e.span);
+                };
+                for (k, b) in bytes.iter().enumerate().take(n as usize) {
+                    a = a.store(&BV::from_u64(ctx, k as u64, 32), &c_int::constant(ctx, t, *b as i64));
+                }
+            }
+            Init::List(items, _) => {
+                let g = st.guard.clone();
+                for (k, item) in items.iter().enumerate().take(n as usize) {
+                    let Init::Expr(x) = item else { return unsupported("a nested initialiser list", span) };
+                    let val = self.eval(x, st, &g)?;
+                    let val = self.convert(val, &Type::Int(t), x.span)?;
+                    let Term::Int(b, _) = &val.term else { unreachable!("an integer element") };
+                    a = a.store(&BV::from_u64(ctx, k as u64, 32), b);
+                    deps.extend(val.deps.iter().copied());
+                }
+            }
+        }
+        self.use_var(var, Usage::Written);
+        st.vars.insert(var, Val { term: Term::Array(a, t, n), deps });
+        Ok(())
+    }
+
     /// Executes a statement; `None` when every path left the region.
     pub(super) fn stmt(&mut self, s: &'p Stmt, st: State<'ctx>) -> R<Option<State<'ctx>>> {
         self.in_budget(s.span)?;
@@ -264,6 +302,11 @@ impl<'s, 'p, 'w, 'a, 'ctx> Exec<'s, 'p, 'w, 'a, 'ctx> {
             StmtKind::Expr(e) => Ok(Some(self.effect(e, Some(s), st)?)),
             StmtKind::Decl { var, init } => match init {
                 None => Ok(Some(st)),
+                Some(init) if matches!(self.setup.program.var(*var).ty, Type::Array(..)) => {
+                    let mut st = st;
+                    self.init_array(*var, init, s.span, &mut st)?;
+                    Ok(Some(st))
+                }
                 Some(Init::Expr(e)) => {
                     let mut st = st;
                     let v = self.site_value(e, SiteKind::Update(*var), None, &mut st)?;
