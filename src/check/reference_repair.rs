@@ -88,7 +88,14 @@ pub fn repair_against_reference(
 ) -> super::anytime::Anytime {
     let entry = engine_opts.entry.as_str();
     let anchor = program.name_span_of(entry);
-    let precondition = verified::precondition::infer(test_inputs, reference, entry);
+    let printed: Vec<String> = test_inputs
+        .iter()
+        .map(|input| {
+            let run = interp::run(reference, entry, input.as_bytes(), &oracle_limits(), cancel);
+            String::from_utf8_lossy(&run.output).into_owned()
+        })
+        .collect();
+    let precondition = verified::precondition::infer(test_inputs, &printed, reference, entry);
     let verified_opts = verified::Options {
         entry: entry.to_string(),
         compare,

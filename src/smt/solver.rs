@@ -142,15 +142,22 @@ fn watched(ctx: &Context, budget: &Budget, grace: Duration, check: impl FnOnce()
     let (result, interrupted) = std::thread::scope(|scope| {
         let (done_tx, done_rx) = mpsc::channel::<()>();
         let handle = &handle;
+        // Interrupts again every poll until the check returns: a tactic that starts after
+        // an interrupt (a stage of the floating-point pipeline) can miss it, and one missed
+        // interrupt let a check run for many minutes past its budget.
         let watcher = scope.spawn(move || {
+            let mut interrupts = 0u32;
             loop {
                 let wait = POLL.min(hard_deadline.saturating_duration_since(Instant::now()));
                 match done_rx.recv_timeout(wait) {
-                    Ok(()) | Err(mpsc::RecvTimeoutError::Disconnected) => return false,
+                    Ok(()) | Err(mpsc::RecvTimeoutError::Disconnected) => return interrupts > 0,
                     Err(mpsc::RecvTimeoutError::Timeout) => {
                         if budget.cancel.is_cancelled() || Instant::now() >= hard_deadline {
+                            if interrupts == 1 {
+                                tracing::debug!("a solver check goes on past its interrupt: interrupting again");
+                            }
                             handle.interrupt();
-                            return true;
+                            interrupts = interrupts.saturating_add(1);
                         }
                     }
                 }

@@ -191,7 +191,16 @@ pub fn verified_repair(
     use mend::engines::verified;
     let s = mend::syntax::lower::lower_source(student).program;
     let r = mend::syntax::lower::lower_source(reference).program;
-    let precondition = verified::precondition::infer(inputs, &r, entry);
+    // The reference's outputs on the inputs, as the checker gives them.
+    let printed: Vec<String> = inputs
+        .iter()
+        .map(|input| {
+            let limits = mend::spec::interp::Limits::default();
+            let run = mend::spec::interp::run(&r, entry, input.as_bytes(), &limits, &mend::cancel::Cancel::new());
+            String::from_utf8_lossy(&run.output).into_owned()
+        })
+        .collect();
+    let precondition = verified::precondition::infer(inputs, &printed, &r, entry);
     let opts = verified::Options {
         entry: entry.to_string(),
         compare,

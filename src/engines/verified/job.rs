@@ -332,6 +332,17 @@ impl<'j, 'p: 'j, 'ctx> Job<'j, 'p, 'ctx> {
             p.facts.iter().filter_map(|f| world.token_order(at(f.left), at(f.right), f.strict)).collect()
         });
         assumed.extend(&facts);
+        // Under the promise that the reference prints no `nan`: no float it prints is a NaN.
+        let mut no_nan = Vec::new();
+        if self.precondition.is_some_and(|p| p.no_nan) {
+            let mut floats = crate::smt::floats::Floats::new(ctx, self.r_setup.floats);
+            for p in &rr.printed {
+                if let region::Token::Float { value, .. } = &p.token {
+                    no_nan.push(Bool::and(ctx, &[&p.guard, &floats.is_nan(value)]).not());
+                }
+            }
+        }
+        assumed.extend(&no_nan);
         let hyp = Bool::and(ctx, &assumed);
         let mut bad: Vec<Bool<'ctx>> = sr.errors.iter().map(|(c, _, _)| c.clone()).collect();
         // Glued output on either side: the printed tokens compared are not the output's.

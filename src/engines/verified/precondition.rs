@@ -28,6 +28,12 @@ pub struct InputFact {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Precondition {
     pub facts: Vec<InputFact>,
+    /// The reference prints no `nan`: on such inputs the sign C prints for a NaN (`nan` or
+    /// `-nan`) depends on how the machine computed it, which the solver's floats (one NaN, no
+    /// sign) do not say, so no proof can equate two printed NaNs. A float sum of huge numbers
+    /// reaches one (`inf - inf`), which without this promise keeps every program that prints
+    /// a sum or a mean from a proof.
+    pub no_nan: bool,
     /// The reference's conversion at each token position (`d`, `f`, ...; `*` for a
     /// suppressed or non-numeric read).
     pub convs: Vec<char>,
@@ -39,23 +45,63 @@ pub struct Precondition {
 const MIN_TESTS: usize = 3;
 
 /// The orderings between the numbers the reference's `entry` reads that every test input
-/// satisfies, transitively reduced; `None` when there are none, when the reference does not
-/// read only numbers with top-level `scanf` statements, or when there are too few tests.
-pub fn infer(inputs: &[String], reference: &Program, entry: &str) -> Option<Precondition> {
+/// satisfies, transitively reduced (none when the reference does not read only numbers with
+/// top-level `scanf` statements), and whether the reference prints no `nan` where it prints
+/// floating-point values and none of its `outputs` on the tests holds one; `None` when that
+/// says nothing, or when there are too few tests.
+pub fn infer(inputs: &[String], outputs: &[String], reference: &Program, entry: &str) -> Option<Precondition> {
     if inputs.len() < MIN_TESTS {
         return None;
     }
     let f = reference.func_by_name(entry)?;
-    let reads = token_reads(reference, f)?;
-    let values: Vec<Vec<f64>> = inputs
+    let no_nan = outputs.len() == inputs.len()
+        && prints_floats(reference)
+        && !outputs.iter().any(|o| o.to_ascii_lowercase().contains("nan"));
+    let (facts, reads) =
+        token_reads(reference, f).map_or_else(|| (Vec::new(), Vec::new()), |reads| (orderings(inputs, &reads), reads));
+    if facts.is_empty() && !no_nan {
+        return None;
+    }
+    let names: Vec<&str> = reads.iter().map(|(_, n)| n.as_str()).collect();
+    let mut parts = Vec::new();
+    if !facts.is_empty() {
+        parts.push(describe(&facts, &names));
+    }
+    if no_nan {
+        parts.push("the reference prints no `nan` (not a number)".to_string());
+    }
+    let description = format!("{}, as in all {} tests", parts.join(" and "), inputs.len());
+    Some(Precondition { facts, no_nan, convs: reads.iter().map(|r| r.0).collect(), description })
+}
+
+/// Whether some `printf` of the program prints a floating-point conversion.
+fn prints_floats(p: &Program) -> bool {
+    use crate::ir::format::{self as cfmt, Piece};
+    use crate::ir::{Builtin, Callee};
+    let mut found = false;
+    for f in &p.funcs {
+        let Some(body) = &f.body else { continue };
+        crate::ir::walk::walk_stmt(body, &mut |e| {
+            if let ExprKind::Call(Callee::Builtin(Builtin::Printf), args) = &e.kind
+                && let Some(ExprKind::Str(fmt)) = args.first().map(|a| &a.strip_implicit().kind)
+                && let Ok(pieces) = cfmt::parse(fmt, false)
+            {
+                found |= pieces.iter().any(|p| matches!(p, Piece::Directive(d) if "feEgGaA".contains(d.conv)));
+            }
+        });
+    }
+    found
+}
+
+/// The orderings between the numbers read at two positions that every test input satisfies.
+fn orderings(inputs: &[String], reads: &[(char, String)]) -> Vec<InputFact> {
+    let values: Option<Vec<Vec<f64>>> = inputs
         .iter()
         .map(|text| {
             text.split_ascii_whitespace().take(reads.len()).map(|t| t.parse::<f64>().ok()).collect::<Option<Vec<f64>>>()
         })
-        .collect::<Option<Vec<_>>>()?;
-    if values.iter().any(|v| v.len() < reads.len()) {
-        return None;
-    }
+        .collect::<Option<Vec<_>>>();
+    let Some(values) = values.filter(|vs| vs.iter().all(|v| v.len() >= reads.len())) else { return Vec::new() };
     // An integer position's facts also say its number fits in an `int` (see
     // `World::token_order`), so every test's must.
     let fits_int = |k: usize| {
@@ -88,18 +134,14 @@ pub fn infer(inputs: &[String], reference: &Program, entry: &str) -> Option<Prec
             facts.push(fact);
         }
     }
-    let facts = reduce(facts);
-    if facts.is_empty() {
-        return None;
-    }
-    let names: Vec<&str> = reads.iter().map(|(_, n)| n.as_str()).collect();
-    let description = format!("{}, as in all {} tests", describe(&facts, &names), inputs.len());
-    Some(Precondition { facts, convs: reads.iter().map(|r| r.0).collect(), description })
+    reduce(facts)
 }
 
 impl Precondition {
     /// Whether the input `text` satisfies every fact: the numbers at both positions are there,
-    /// an integer's fits in an `int`, and they are in the stated order.
+    /// an integer's fits in an `int`, and they are in the stated order. (Whether the reference
+    /// prints a `nan` on it is not a property of the text; such an input is admitted, so a
+    /// counterexample there is shown rather than left out.)
     pub fn admits(&self, text: &str) -> bool {
         let tokens: Vec<&str> = text.split_ascii_whitespace().collect();
         let number = |k: usize| -> Option<f64> {
@@ -202,6 +244,7 @@ mod tests {
         let p = lower(GRADE);
         let pre = infer(
             &inputs(&["80 70 60 50\n85\n", "90 80 70 60 95\n", "90 80 70 60 40\n", "100 90 80 70\n75\n"]),
+            &[],
             &p,
             "main",
         )
@@ -223,7 +266,7 @@ mod tests {
             "#include <stdio.h>\nint main(){ int x,y,z; scanf(\"%d%d%d\", &x,&y,&z); printf(\"%d\", x); return 0; }\n",
         );
         // x <= y in every test (once equal), y and z unordered, x < z.
-        let pre = infer(&inputs(&["1 2 0", "3 3 9", "-5 7 8"]), &p, "main").unwrap();
+        let pre = infer(&inputs(&["1 2 0", "3 3 9", "-5 7 8"]), &[], &p, "main").unwrap();
         assert_eq!(pre.facts, vec![InputFact { left: 1, right: 0, strict: false }]);
         assert_eq!(pre.description, "y >= x, as in all 3 tests");
         assert!(pre.admits("4 4 0") && pre.admits("-3 2 1"));
@@ -235,12 +278,32 @@ mod tests {
     #[test]
     fn nothing_from_too_few_tests_or_unordered_inputs() {
         let p = lower(GRADE);
-        assert_eq!(infer(&inputs(&["80 70 60 50 85", "90 80 70 60 95"]), &p, "main"), None);
+        assert_eq!(infer(&inputs(&["80 70 60 50 85", "90 80 70 60 95"]), &[], &p, "main"), None);
         let q =
             lower("#include <stdio.h>\nint main(){ int x,y; scanf(\"%d%d\", &x,&y); printf(\"%d\", x); return 0; }\n");
-        assert_eq!(infer(&inputs(&["1 2", "2 1", "5 5"]), &q, "main"), None);
+        assert_eq!(infer(&inputs(&["1 2", "2 1", "5 5"]), &[], &q, "main"), None);
         // A test with too few numbers (or a word) gives nothing rather than a guess.
-        assert_eq!(infer(&inputs(&["1 2", "2 3", "5"]), &q, "main"), None);
+        assert_eq!(infer(&inputs(&["1 2", "2 3", "5"]), &[], &q, "main"), None);
+    }
+
+    #[test]
+    fn a_float_printed_in_every_test_promises_no_nan() {
+        // The reads are in a loop (no orderings), the mean is printed with `%f`.
+        let mean = lower(
+            "#include <stdio.h>\nint main(){ int n,i; float s=0,x; scanf(\"%d\",&n); for(i=0;i<n;i++){scanf(\"%f\",&x); s+=x;} printf(\"%.2f\\n\", s/n); return 0; }\n",
+        );
+        let ins = inputs(&["2 1 2", "1 5", "3 1 2 3"]);
+        let pre = infer(&ins, &inputs(&["1.50\n", "5.00\n", "2.00\n"]), &mean, "main").unwrap();
+        assert!(pre.no_nan && pre.facts.is_empty());
+        assert_eq!(pre.description, "the reference prints no `nan` (not a number), as in all 3 tests");
+        assert!(pre.admits("2 1e38 -1e38"), "not a property of the text");
+        // A test whose output is a NaN, or no outputs to look at: no promise.
+        assert_eq!(infer(&ins, &inputs(&["1.50\n", "-nan\n", "2.00\n"]), &mean, "main"), None);
+        assert_eq!(infer(&ins, &[], &mean, "main"), None);
+        // Nothing printed as a float: nothing to promise.
+        let count =
+            lower("#include <stdio.h>\nint main(){ int n; scanf(\"%d\",&n); printf(\"%d\\n\", n); return 0; }\n");
+        assert_eq!(infer(&inputs(&["1", "2", "3"]), &inputs(&["1\n", "2\n", "3\n"]), &count, "main"), None);
     }
 
     #[test]
@@ -248,6 +311,6 @@ mod tests {
         let p = lower(
             "#include <stdio.h>\nint main(){ int x,y; scanf(\"%d\", &x); if (x) scanf(\"%d\", &y); return 0; }\n",
         );
-        assert_eq!(infer(&inputs(&["1 2", "2 3", "5 6"]), &p, "main"), None);
+        assert_eq!(infer(&inputs(&["1 2", "2 3", "5 6"]), &[], &p, "main"), None);
     }
 }
