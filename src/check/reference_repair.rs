@@ -664,10 +664,7 @@ pub(super) fn push_verified_fix_at(
     if r.changes.len() > 3 {
         parts.push(format!("and {} more", r.changes.len() - 3));
     }
-    let label = match guarantee {
-        Guarantee::VerifiedAssuming { assumption } => format!("verified where {assumption}"),
-        other => other.label(),
-    };
+    let label = guarantee.label();
     let places = format!("Changes {} place{}", r.changes.len(), if r.changes.len() == 1 { "" } else { "s" });
     let explanation = match guarantee {
         Guarantee::Verified => {
