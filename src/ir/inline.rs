@@ -55,6 +55,70 @@ pub fn into_entry(program: &Program, entry: &str) -> Result<Option<Program>, Str
     Ok(Some(out))
 }
 
+/// `program` with the global variables that only `entry` uses made locals of `entry`,
+/// declared at the top of its body with their initialisers (or zero, as C starts a global):
+/// the same meaning when nothing else calls `entry` and no other function that runs uses
+/// them (helpers that do must be inlined first). Students keep their variables global as a
+/// habit; the verified engine models locals only. `None` when no global is used, or when one
+/// cannot move (another function uses it, `entry` is called, a type without a zero here).
+pub fn globals_into_entry(program: &Program, entry: &str) -> Option<Program> {
+    let caller = program.func_by_name(entry)?;
+    let mut used: std::collections::BTreeSet<VarId> = Default::default();
+    for (i, f) in program.funcs.iter().enumerate() {
+        let Some(body) = &f.body else { continue };
+        let mut here = std::collections::BTreeSet::new();
+        let mut calls_entry = false;
+        super::walk::walk_stmt(body, &mut |e| match &e.kind {
+            ExprKind::Var(v) if program.var(*v).kind == VarKind::Global => {
+                here.insert(*v);
+            }
+            ExprKind::Call(Callee::Func(g), _) if *g == caller => calls_entry = true,
+            _ => {}
+        });
+        if calls_entry || (i != caller.0 as usize && !here.is_empty()) {
+            return None;
+        }
+        used.extend(here);
+    }
+    if used.is_empty() {
+        return None;
+    }
+    let mut out = program.clone();
+    let mut decls = Vec::new();
+    for (v, init) in &program.globals {
+        if !used.contains(v) {
+            continue;
+        }
+        let var = program.var(*v);
+        let span = var.span;
+        let init = match (init, &var.ty) {
+            (Some(i), _) => i.clone(),
+            (None, Type::Int(_)) => Init::Expr(Expr { kind: ExprKind::Int(0), ty: var.ty.clone(), span }),
+            (None, Type::Float(_)) => Init::Expr(Expr { kind: ExprKind::Float(0.0), ty: var.ty.clone(), span }),
+            (None, Type::Array(..)) => Init::List(Vec::new(), span),
+            _ => return None,
+        };
+        decls.push(stmt_of(StmtKind::Decl { var: *v, init: Some(init) }, span));
+        let moved = &mut out.vars[v.0 as usize];
+        moved.kind = VarKind::Local;
+        moved.func = Some(caller);
+        out.funcs[caller.0 as usize].locals.push(*v);
+    }
+    if decls.len() != used.len() {
+        return None;
+    }
+    let f = &mut out.funcs[caller.0 as usize];
+    let body = f.body.take()?;
+    let span = body.span;
+    let stmts = match body.kind {
+        StmtKind::Block(stmts) => stmts,
+        other => vec![stmt_of(other, span)],
+    };
+    f.body = Some(stmt_of(StmtKind::Block(decls.into_iter().chain(stmts).collect()), span));
+    out.globals.retain(|(v, _)| !used.contains(v));
+    Some(out)
+}
+
 struct Inliner {
     out: Program,
     caller: FuncId,
@@ -803,6 +867,39 @@ mod tests {
                 }
             "#]],
         );
+    }
+
+    fn localised(src: &str) -> String {
+        let program = crate::syntax::lower::lower_source(src).program;
+        match super::globals_into_entry(&program, "main") {
+            Some(p) => crate::ir::print::function_to_c(&p, p.func(p.func_by_name("main").unwrap())),
+            None => "unchanged".into(),
+        }
+    }
+
+    #[test]
+    fn globals_only_main_uses_become_its_locals() {
+        expect![[r#"
+            int main() {
+                int n = 0;
+                int total = 5;
+                int seen[3] = {};
+                scanf("%d", &n);
+                seen[0] = n;
+                total = total + n;
+                printf("%d\n", total);
+                return 0;
+            }
+        "#]]
+        .assert_eq(&localised(
+            "int n; int total = 5; int seen[3]; int unused;
+             int main() { scanf(\"%d\", &n); seen[0] = n; total = total + n; printf(\"%d\\n\", total); return 0; }",
+        ));
+        // A helper that uses one (not inlined first) keeps them all global.
+        expect!["unchanged"].assert_eq(&localised(
+            "int n; void bump(void) { n++; } int main() { scanf(\"%d\", &n); bump(); printf(\"%d\", n); return 0; }",
+        ));
+        expect!["unchanged"].assert_eq(&localised("int main() { return 0; }"));
     }
 
     #[test]

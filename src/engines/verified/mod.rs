@@ -497,8 +497,10 @@ fn run(
     checks: &mut usize,
     wanted: &mut Vec<fresh::Wanted>,
 ) -> Result<Outcome, Failure> {
-    if functions_differ(student, reference, &opts.entry)
-        && let Some(inlined) = run_inlined(student, text, reference, opts, pre, budget, checks)
+    let inline = functions_differ(student, reference, &opts.entry);
+    let global = |p: &Program| p.vars.iter().any(|v| v.kind == crate::ir::VarKind::Global);
+    if (inline || global(student) || global(reference))
+        && let Some(inlined) = run_inlined(student, text, reference, opts, pre, budget, checks, inline)
     {
         return inlined;
     }
@@ -528,12 +530,13 @@ fn functions_differ(student: &Program, reference: &Program, entry: &str) -> bool
     }
 }
 
-/// [`run_with`] on both programs with every helper inlined into the entry function
-/// ([`crate::ir::inline`]); `None` when a side cannot be inlined (the engine then runs on the
-/// programs as they are, and says why it cannot pair their functions). A repair of the
-/// inlined student program is proved again on the repaired text, inlined anew: its edits land
-/// in the student's functions, where the names it uses must mean what they meant in the
-/// inlined copy.
+/// [`run_with`] on both programs with every helper inlined into the entry function (when
+/// `inline`) and the globals only the entry uses made its locals ([`crate::ir::inline`]);
+/// `None` when a side cannot be inlined (the engine then runs on the programs as they are,
+/// and says why it cannot pair their functions). A repair of the transformed student program
+/// is proved again on the repaired text, transformed anew: its edits land in the student's
+/// functions, where the names it uses must mean what they meant in the transformed copy.
+#[allow(clippy::too_many_arguments)]
 fn run_inlined(
     student: &Program,
     text: &str,
@@ -542,8 +545,13 @@ fn run_inlined(
     pre: Option<&precondition::Precondition>,
     budget: &Budget,
     checks: &mut usize,
+    inline: bool,
 ) -> Option<Result<Outcome, Failure>> {
-    use crate::ir::inline::into_entry;
+    let into_entry = |p: &Program, entry: &str| -> Result<Option<Program>, String> {
+        let inlined = if inline { crate::ir::inline::into_entry(p, entry)? } else { None };
+        let base = inlined.as_ref().unwrap_or(p);
+        Ok(crate::ir::inline::globals_into_entry(base, entry).or(inlined))
+    };
     let (inlined_student, inlined_reference) =
         match (into_entry(student, &opts.entry), into_entry(reference, &opts.entry)) {
             (Ok(s), Ok(r)) => (s, r),
