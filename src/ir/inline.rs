@@ -93,8 +93,8 @@ pub fn globals_into_entry(program: &Program, entry: &str) -> Option<Program> {
         let span = var.span;
         let init = match (init, &var.ty) {
             (Some(i), _) => i.clone(),
-            (None, Type::Int(_)) => Init::Expr(Expr { kind: ExprKind::Int(0), ty: var.ty.clone(), span }),
-            (None, Type::Float(_)) => Init::Expr(Expr { kind: ExprKind::Float(0.0), ty: var.ty.clone(), span }),
+            (None, Type::Int(_)) => Init::Expr(Expr::new(ExprKind::Int(0), var.ty.clone(), span)),
+            (None, Type::Float(_)) => Init::Expr(Expr::new(ExprKind::Float(0.0), var.ty.clone(), span)),
             (None, Type::Array(..)) => Init::List(Vec::new(), span),
             _ => return None,
         };
@@ -144,7 +144,7 @@ fn stmt_of(kind: StmtKind, span: Span) -> Stmt {
 }
 
 fn var_expr(v: VarId, ty: Type, span: Span) -> Expr {
-    Expr { kind: ExprKind::Var(v), ty, span }
+    Expr::new(ExprKind::Var(v), ty, span)
 }
 
 fn block(mut stmts: Vec<Stmt>, span: Span) -> Stmt {
@@ -433,7 +433,7 @@ impl Inliner {
                     arg
                 } else {
                     let span = arg.span;
-                    Expr { kind: ExprKind::Cast { expr: Box::new(arg), implicit: true }, ty: pv.ty.clone(), span }
+                    Expr::new(ExprKind::Cast { expr: Box::new(arg), implicit: true }, pv.ty.clone(), span)
                 };
                 scalars.push((*p, arg));
             }
@@ -541,7 +541,7 @@ impl Inliner {
                 }
                 kind @ (StmtKind::While { .. } | StmtKind::DoWhile { .. } | StmtKind::For { .. }) => {
                     let done = self.int_flag(span);
-                    let zero = Expr { kind: ExprKind::Int(0), ty: Type::INT, span };
+                    let zero = Expr::new(ExprKind::Int(0), Type::INT, span);
                     out.push(stmt_of(StmtKind::Decl { var: done, init: Some(Init::Expr(zero)) }, span));
                     // The result starts at zero: it is read only once set, but a value left unset
                     // on the paths that do not return looks live to an analysis of dependences,
@@ -553,7 +553,7 @@ impl Inliner {
                             _ => None,
                         };
                         if let Some(kind) = kind {
-                            out.push(assign(*r, ty.clone(), Expr { kind, ty: ty.clone(), span }, span));
+                            out.push(assign(*r, ty.clone(), Expr::new(kind, ty.clone(), span), span));
                         }
                     }
                     let mut lp = stmt_of(kind, span);
@@ -561,11 +561,11 @@ impl Inliner {
                     out.push(lp);
                     let after = self.without_returns(rest.collect(), result)?;
                     if !after.is_empty() {
-                        let not_done = Expr {
-                            kind: ExprKind::Unary(UnOp::Not, Box::new(var_expr(done, Type::INT, span))),
-                            ty: Type::INT,
+                        let not_done = Expr::new(
+                            ExprKind::Unary(UnOp::Not, Box::new(var_expr(done, Type::INT, span))),
+                            Type::INT,
                             span,
-                        };
+                        );
                         out.push(stmt_of(
                             StmtKind::If { cond: not_done, then: Box::new(block(after, span)), els: None },
                             span,
@@ -583,7 +583,7 @@ impl Inliner {
 fn assign(r: VarId, ty: Type, value: Expr, span: Span) -> Stmt {
     let vspan = value.span;
     let lhs = var_expr(r, ty.clone(), vspan);
-    stmt_of(StmtKind::Expr(Expr { kind: ExprKind::Assign(Box::new(lhs), Box::new(value)), ty, span: vspan }), span)
+    stmt_of(StmtKind::Expr(Expr::new(ExprKind::Assign(Box::new(lhs), Box::new(value)), ty, vspan)), span)
 }
 
 /// In the loop `s`, each `return` becomes `result = value; done = 1; break;` (`top`: `s` is
@@ -596,7 +596,7 @@ fn returns_break(s: &mut Stmt, done: VarId, result: &Option<(VarId, Type)>, top:
             if let (Some((r, ty)), Some(v)) = (result, value.take()) {
                 stmts.push(assign(*r, ty.clone(), v, span));
             }
-            let one = Expr { kind: ExprKind::Int(1), ty: Type::INT, span };
+            let one = Expr::new(ExprKind::Int(1), Type::INT, span);
             stmts.push(assign(done, Type::INT, one, span));
             stmts.push(stmt_of(StmtKind::Break, span));
             *s = stmt_of(StmtKind::Block(stmts), span);
@@ -750,6 +750,28 @@ mod tests {
             Err(why) => format!("not inlined: {why}"),
         };
         expected.assert_eq(&shown);
+    }
+
+    /// Each inlined copy of a helper is its own node: the verified engine's sites at the two
+    /// calls are two sites.
+    #[test]
+    fn every_expression_of_an_inlined_program_has_its_own_id() {
+        let program = crate::syntax::lower::lower_source(
+            "int sq(int v) { return v * v; }
+             int main() { int a, b; scanf(\"%d%d\", &a, &b); printf(\"%d\\n\", sq(a) + sq(b)); return 0; }",
+        )
+        .program;
+        let inlined = super::into_entry(&program, "main").unwrap().unwrap();
+        let mut ids = Vec::new();
+        for f in &inlined.funcs {
+            if let Some(body) = &f.body {
+                crate::ir::walk::walk_stmt(body, &mut |e| ids.push(e.id));
+            }
+        }
+        let n = ids.len();
+        ids.sort();
+        ids.dedup();
+        assert!(n > 10 && ids.len() == n, "{} distinct ids for {n} expressions", ids.len());
     }
 
     #[test]

@@ -89,8 +89,8 @@ fn with_text(call: &Expr, args: &[Expr], fmt: &[u8], d: &cfmt::Directive, k: usi
     new_fmt.extend_from_slice(&fmt[d.end..]);
     let span = args[0].span;
     let len = new_fmt.len() as u64 + 1;
-    let literal = Expr { kind: ExprKind::Str(new_fmt), ty: Type::Array(Box::new(Type::CHAR), Some(len)), span };
-    let format = Expr { kind: ExprKind::Decay(Box::new(literal)), ty: args[0].ty.clone(), span };
+    let literal = Expr::new(ExprKind::Str(new_fmt), Type::Array(Box::new(Type::CHAR), Some(len)), span);
+    let format = Expr::new(ExprKind::Decay(Box::new(literal)), args[0].ty.clone(), span);
     let mut new_args = vec![format];
     new_args.extend(args[1..].iter().enumerate().filter(|(i, _)| *i != k).map(|(_, a)| a.clone()));
     Expr { kind: ExprKind::Call(Callee::Builtin(Builtin::Printf), new_args), ..call.clone() }

@@ -271,11 +271,34 @@ pub enum Callee {
     Builtin(Builtin),
 }
 
-#[derive(Clone, Debug)]
+/// The identity of one expression node, by which the analyses key what they learn about it
+/// (repair sites, prompts, locations, literals). Unlike an address it survives moves of the
+/// program; a clone is a new node with a new id, as a copy at another place (an inlined call)
+/// is another site. Ids are unique in the process, so two programs never share one.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct ExprId(u64);
+
+impl ExprId {
+    pub fn fresh() -> ExprId {
+        static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+        ExprId(NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed))
+    }
+}
+
+#[derive(Debug)]
 pub struct Expr {
+    /// Set by [`Expr::new`] and by `clone`; a struct update `Expr { .., ..e }` keeps `e`'s,
+    /// which is right only when `e` is consumed.
+    pub id: ExprId,
     pub kind: ExprKind,
     pub ty: Type,
     pub span: Span,
+}
+
+impl Clone for Expr {
+    fn clone(&self) -> Expr {
+        Expr::new(self.kind.clone(), self.ty.clone(), self.span)
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -340,6 +363,11 @@ pub enum ExprKind {
 }
 
 impl Expr {
+    /// A new node, with a fresh id.
+    pub fn new(kind: ExprKind, ty: Type, span: Span) -> Expr {
+        Expr { id: ExprId::fresh(), kind, ty, span }
+    }
+
     /// The expression with implicit conversions stripped.
     pub fn strip_implicit(&self) -> &Expr {
         match &self.kind {

@@ -50,6 +50,7 @@ use std::collections::{BTreeSet, HashSet};
 use z3::ast::{Ast, BV, Bool};
 use z3::{Context, Solver};
 
+use crate::ir::ExprId;
 use crate::ir::cfa::Node;
 use crate::ir::format::{self as cfmt, Piece};
 use crate::ir::{Builtin, Callee, Expr, ExprKind, FuncId, Program, Span, Stmt, StmtKind};
@@ -172,14 +173,14 @@ fn is_print(e: &Expr) -> bool {
 
 /// `values` mode, character programs: the prints before the first statement that reads are
 /// prompts; a print among the statements that read is unsupported (see the module doc).
-pub fn char_prompts(p: &Program, f: FuncId) -> Result<HashSet<*const Expr>, Unsupported> {
+pub fn char_prompts(p: &Program, f: FuncId) -> Result<HashSet<ExprId>, Unsupported> {
     let mut out = HashSet::new();
     let stmts = top_level(p, f);
     let Some((first, last)) = read_bounds(stmts) else { return Ok(out) };
     for s in &stmts[..first] {
         crate::ir::walk::walk_stmt(s, &mut |e| {
             if is_print(e) {
-                out.insert(e as *const Expr);
+                out.insert(e.id);
             }
         });
     }

@@ -185,7 +185,7 @@ pub fn assignment_mutants(program: &Program, src: &str, assign: &Expr, lhs: &Exp
     }
     let (target, whole) = (ctx.text(lhs.span), ctx.text(assign.span));
     if !target.is_empty() && !whole.is_empty() && matches!(lhs.kind, ExprKind::Var(_)) {
-        let self_read = Expr { kind: lhs.kind.clone(), ty: lhs.ty.clone(), span: rhs.span };
+        let self_read = Expr::new(lhs.kind.clone(), lhs.ty.clone(), rhs.span);
         let expr = ctx.convert_like(self_read, rhs);
         out.push(Mutant {
             expr,
@@ -294,7 +294,7 @@ impl Ctx<'_> {
         if e.ty == like.ty {
             e
         } else {
-            Expr { ty: like.ty.clone(), span: like.span, kind: ExprKind::Cast { expr: Box::new(e), implicit: true } }
+            Expr::new(ExprKind::Cast { expr: Box::new(e), implicit: true }, like.ty.clone(), like.span)
         }
     }
 
@@ -550,7 +550,7 @@ impl Ctx<'_> {
             let by_value = Type::Struct(StructId(id as u32));
             for (ty, arrow) in [(&holder, true), (&by_value, false)] {
                 for w in self.scope.candidates(e.span, ty) {
-                    let base = Expr { kind: ExprKind::Var(w), ty: ty.clone(), span: e.span };
+                    let base = Expr::new(ExprKind::Var(w), ty.clone(), e.span);
                     for &(field, name) in &fields {
                         let kind = ExprKind::Member { base: Box::new(base.clone()), field, arrow };
                         let text = format!("{}{}{name}", self.program.var(w).name, if arrow { "->" } else { "." });
@@ -560,7 +560,7 @@ impl Ctx<'_> {
             }
         }
         if path.is_empty() || self.is_whole_value(path) {
-            let zero = Expr { kind: ExprKind::Int(0), ty: Type::INT, span: e.span };
+            let zero = Expr::new(ExprKind::Int(0), Type::INT, e.span);
             let null = Expr { kind: ExprKind::Cast { expr: Box::new(zero), implicit: true }, ..e.clone() };
             terms.push((null, "NULL".into()));
         }
@@ -626,8 +626,7 @@ impl Ctx<'_> {
                 ((**inner).clone(), kept)
             }
             _ => {
-                let node =
-                    Expr { kind: ExprKind::Unary(UnOp::Not, Box::new(cond.clone())), ty: Type::INT, span: cond.span };
+                let node = Expr::new(ExprKind::Unary(UnOp::Not, Box::new(cond.clone())), Type::INT, cond.span);
                 // An `if`/`while` condition's span includes the statement's parentheses: keep
                 // them around the negation.
                 let wrapped = if text.starts_with('(') && text.ends_with(')') {
@@ -652,7 +651,7 @@ impl Ctx<'_> {
             return None;
         }
         // `x = e` → `x = x`: the same state change as deleting the assignment.
-        let self_read = Expr { kind: lhs.kind.clone(), ty: lhs.ty.clone(), span: rhs.span };
+        let self_read = Expr::new(lhs.kind.clone(), lhs.ty.clone(), rhs.span);
         let node = Expr { kind: ExprKind::Assign(Box::new(lhs.clone()), Box::new(self_read)), ..e.clone() };
         let mut m = self.mutant(&[], node, MutationKind::DeleteAssignment, rhs.span, target.to_string());
         m.description = format!("delete `{}`", self.text(e.span));
@@ -734,9 +733,9 @@ impl Flip for IncDec {
     }
 }
 
-/// The child-index path from `root` to the node `target` (by address).
+/// The child-index path from `root` to the node `target`.
 fn path_to(root: &Expr, target: &Expr) -> Option<Path> {
-    if std::ptr::eq(root, target) {
+    if root.id == target.id {
         return Some(Vec::new());
     }
     for (i, c) in children(root).into_iter().enumerate() {

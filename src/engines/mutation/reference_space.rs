@@ -400,13 +400,13 @@ fn usage(f: &Function) -> Vec<(VarId, Usage)> {
     let Some(body) = &f.body else { return out };
     for_each_decl(body, &mut |v| out.push((v, Usage::Written)));
     // Variables written, or read by `scanf`, at these nodes (not read there).
-    let mut targets: HashSet<*const Expr> = HashSet::new();
+    let mut targets: HashSet<ExprId> = HashSet::new();
     let var = |x: &Expr| match x.strip_implicit().kind {
-        ExprKind::Var(v) => Some((v, x.strip_implicit() as *const Expr)),
+        ExprKind::Var(v) => Some((v, x.strip_implicit().id)),
         _ => None,
     };
     walk_stmt(body, &mut |e: &Expr| match &e.kind {
-        ExprKind::Var(v) if !targets.contains(&(e as *const Expr)) => out.push((*v, Usage::Read)),
+        ExprKind::Var(v) if !targets.contains(&e.id) => out.push((*v, Usage::Read)),
         ExprKind::Assign(l, _) => {
             if let Some((v, at)) = var(l) {
                 out.push((v, Usage::Written));

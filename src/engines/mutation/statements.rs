@@ -168,7 +168,7 @@ impl Collect<'_> {
             id: LocationId(u32::MAX),
             func,
             span: at.span,
-            expr: Expr { kind: ExprKind::Int(0), ty: Type::INT, span: at.span },
+            expr: Expr::new(ExprKind::Int(0), Type::INT, at.span),
             kind: LocationKind::Statement,
         };
         let mutant = Mutant { expr: location.expr.clone(), kind, edit, description };

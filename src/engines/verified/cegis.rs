@@ -3,7 +3,7 @@
 
 use super::*;
 
-impl<'j, 'p: 'j, 'ctx> Job<'j, 'p, 'ctx> {
+impl<'j, 'p: 'j, 'ctx: 'j> Job<'j, 'p, 'ctx> {
     /// The constraint a counterexample puts on the holes: from its concrete pre-states and
     /// inputs, the node's check holds.
     pub(super) fn instance(
@@ -23,7 +23,7 @@ impl<'j, 'p: 'j, 'ctx> Job<'j, 'p, 'ctx> {
     }
 
     /// Algorithm 1 for one node: CEGIS with partial MaxSMT.
-    pub(super) fn repair_node(&mut self, node: Node) -> Result<HashMap<*const Expr, usize>, Failure> {
+    pub(super) fn repair_node(&mut self, node: Node) -> Result<HashMap<ExprId, usize>, Failure> {
         let holes = self.holes(node);
         if self.budget.is_exhausted() {
             return Err(Failure::Timeout);
@@ -83,12 +83,8 @@ impl<'j, 'p: 'j, 'ctx> Job<'j, 'p, 'ctx> {
         Ok(Some(crate::smt::fingerprint::digest(&text)))
     }
 
-    pub(super) fn solve_node(
-        &mut self,
-        node: Node,
-        holes: &Holes<'ctx>,
-    ) -> Result<HashMap<*const Expr, usize>, Failure> {
-        let mut choice: HashMap<*const Expr, usize> = HashMap::new();
+    pub(super) fn solve_node(&mut self, node: Node, holes: &Holes<'ctx>) -> Result<HashMap<ExprId, usize>, Failure> {
+        let mut choice: HashMap<ExprId, usize> = HashMap::new();
         // One synthesiser for the whole loop: each counterexample adds its constraint once.
         let mut synth = synth::Synth::new(self.ctx);
         for (site, (sel, alts)) in holes.iter() {
@@ -160,7 +156,7 @@ impl<'j, 'p: 'j, 'ctx> Job<'j, 'p, 'ctx> {
                     // In the holes' order: evaluating creates terms, and the order terms are
                     // created in steers Z3's later searches (a hash map's order would make
                     // equal-cost answers differ from run to run).
-                    let next: HashMap<*const Expr, usize> = holes
+                    let next: HashMap<ExprId, usize> = holes
                         .iter()
                         .map(|(site, (sel, _))| {
                             (*site, m.eval(sel, true).and_then(|v| v.as_u64()).unwrap_or(0) as usize)
@@ -190,7 +186,7 @@ impl<'j, 'p: 'j, 'ctx> Job<'j, 'p, 'ctx> {
 
     /// Sends the part's candidate of `choice` at `node`: the changes fixed before it and the
     /// node's own ([`Options::candidates`]).
-    fn send_candidate(&self, node: Node, holes: &Holes<'ctx>, choice: &HashMap<*const Expr, usize>) {
+    fn send_candidate(&self, node: Node, holes: &Holes<'ctx>, choice: &HashMap<ExprId, usize>) {
         let Some(to) = self.candidates.as_ref().filter(|_| self.sending) else { return };
         let own = holes.iter().filter(|(site, _)| !self.chosen.contains_key(*site)).filter_map(|(site, (_, alts))| {
             let alt = &alts[choice.get(site).copied().unwrap_or(0)];
@@ -236,7 +232,7 @@ impl<'j, 'p: 'j, 'ctx> Job<'j, 'p, 'ctx> {
                 other => (node, other),
             })?;
             let holes = self.holes(node);
-            let mut changed: Vec<(*const Expr, Alt)> = Vec::new();
+            let mut changed: Vec<(ExprId, Alt)> = Vec::new();
             for (site, (_, alts)) in holes.iter() {
                 if self.chosen.contains_key(site) {
                     continue;

@@ -2,16 +2,16 @@
 
 use super::*;
 
-impl<'j, 'p: 'j, 'ctx> Job<'j, 'p, 'ctx> {
+impl<'j, 'p: 'j, 'ctx: 'j> Job<'j, 'p, 'ctx> {
     /// The text edit of one changed site.
-    pub(super) fn edit(&self, node: Node, site: *const Expr, alt: &Alt, text: &str) -> Option<(Change, TextEdit)> {
+    pub(super) fn edit(&self, node: Node, site: ExprId, alt: &Alt, text: &str) -> Option<(Change, TextEdit)> {
         let p = self.s.program;
         let region = node_name(p, self.s.func, &self.s.tree, node, text);
         if let Some((g, v)) = self.extension(node)
-            && (std::ptr::eq(site, g) || std::ptr::eq(site, v))
+            && (site == g.id || site == v.id)
         {
             // An inserted early return: both holes make one statement.
-            if !std::ptr::eq(site, g) {
+            if site != g.id {
                 return None;
             }
             let guard = match alt {
@@ -19,7 +19,7 @@ impl<'j, 'p: 'j, 'ctx> Job<'j, 'p, 'ctx> {
                 Alt::Bool(true) => "1".into(),
                 _ => return None,
             };
-            let value = match self.chosen.get(&(v as *const Expr)) {
+            let value = match self.chosen.get(&v.id) {
                 Some(Alt::Expr(e)) => expr_to_c(p, e),
                 _ => "0".into(),
             };
@@ -31,12 +31,12 @@ impl<'j, 'p: 'j, 'ctx> Job<'j, 'p, 'ctx> {
                 TextEdit { span: g.span, new_text: new },
             ));
         }
-        if let Some(t) = self.tails.iter().find(|t| std::ptr::eq(site, t.guard) || std::ptr::eq(site, t.value)) {
+        if let Some(t) = self.tails.iter().find(|t| site == t.guard.id || site == t.value.id) {
             // An added assignment at the end of a loop body: guard and value make one statement.
-            if !std::ptr::eq(site, t.guard) {
+            if site != t.guard.id {
                 return None;
             }
-            let value = match self.chosen.get(&(t.value as *const Expr)) {
+            let value = match self.chosen.get(&t.value.id) {
                 Some(Alt::Expr(e)) => expr_to_c(p, e),
                 _ => return None,
             };
@@ -72,12 +72,12 @@ impl<'j, 'p: 'j, 'ctx> Job<'j, 'p, 'ctx> {
                 TextEdit { span: insert, new_text },
             ));
         }
-        if let Some(end) = self.ending.filter(|e| std::ptr::eq(site, e.guard) || std::ptr::eq(site, e.print)) {
+        if let Some(end) = self.ending.filter(|e| site == e.guard.id || site == e.print.id) {
             // An added print before the last `return`: guard and print make one statement.
-            if !std::ptr::eq(site, end.guard) {
+            if site != end.guard.id {
                 return None;
             }
-            let print = match self.chosen.get(&(end.print as *const Expr)) {
+            let print = match self.chosen.get(&end.print.id) {
                 Some(Alt::Expr(call)) => format!("{};", expr_to_c(p, call)),
                 _ => return None,
             };
@@ -95,14 +95,10 @@ impl<'j, 'p: 'j, 'ctx> Job<'j, 'p, 'ctx> {
                 TextEdit { span: insert, new_text },
             ));
         }
-        if let Some(gp) = self
-            .guarding
-            .iter()
-            .find(|g| std::ptr::eq(site, g.guard) || std::ptr::eq(site, g.print) || std::ptr::eq(site, g.call))
-        {
+        if let Some(gp) = self.guarding.iter().find(|g| site == g.guard.id || site == g.print.id || site == g.call.id) {
             return self.guarded_print_edit(gp, site, alt, text, region);
         }
-        if let Some(p) = self.arena.prints.values().find(|p| std::ptr::eq(site, *p)) {
+        if let Some(p) = self.arena.prints.values().find(|p| site == p.id) {
             let Alt::Expr(call) = alt else { return None };
             let stmt = format!("{};", expr_to_c(self.s.program, call));
             let at = p.span.start as usize;
@@ -117,13 +113,7 @@ impl<'j, 'p: 'j, 'ctx> Job<'j, 'p, 'ctx> {
     }
 
     /// The edit of a site of the student's code: its expression or statement replaced.
-    pub(super) fn plain_edit(
-        &self,
-        site: *const Expr,
-        alt: &Alt,
-        text: &str,
-        region: String,
-    ) -> Option<(Change, TextEdit)> {
+    pub(super) fn plain_edit(&self, site: ExprId, alt: &Alt, text: &str, region: String) -> Option<(Change, TextEdit)> {
         let p = self.s.program;
         let (info, _) = self.sites.get(&site)?;
         let e = info.expr;
@@ -160,22 +150,22 @@ impl<'j, 'p: 'j, 'ctx> Job<'j, 'p, 'ctx> {
     pub(super) fn guarded_print_edit(
         &self,
         gp: &region::GuardedPrint<'j>,
-        site: *const Expr,
+        site: ExprId,
         alt: &Alt,
         text: &str,
         region: String,
     ) -> Option<(Change, TextEdit)> {
         let p = self.s.program;
-        let guard_alt = self.chosen.get(&(gp.guard as *const Expr)).unwrap_or(&Alt::Original);
-        let (info, _) = self.sites.get(&(gp.call as *const Expr))?;
+        let guard_alt = self.chosen.get(&gp.guard.id).unwrap_or(&Alt::Original);
+        let (info, _) = self.sites.get(&gp.call.id)?;
         let stmt = info.stmt?;
-        if std::ptr::eq(site, gp.call) {
+        if site == gp.call.id {
             return match guard_alt {
                 Alt::Original | Alt::Bool(false) => self.plain_edit(site, alt, text, region),
                 _ => None,
             };
         }
-        if !std::ptr::eq(site, gp.guard) {
+        if site != gp.guard.id {
             return None;
         }
         let guard = match alt {
@@ -183,12 +173,12 @@ impl<'j, 'p: 'j, 'ctx> Job<'j, 'p, 'ctx> {
             Alt::Bool(true) => "1".into(),
             _ => return None,
         };
-        let print = match self.chosen.get(&(gp.print as *const Expr)) {
+        let print = match self.chosen.get(&gp.print.id) {
             Some(Alt::Expr(call)) => format!("{};", expr_to_c(p, call)),
             _ => ";".into(),
         };
         let old = text.get(stmt.span.range())?.to_string();
-        let otherwise = match self.chosen.get(&(gp.call as *const Expr)) {
+        let otherwise = match self.chosen.get(&gp.call.id) {
             Some(Alt::Expr(call)) => format!("{};", expr_to_c(p, call)),
             Some(Alt::Keep) => ";".into(),
             _ => old.clone(),

@@ -95,7 +95,7 @@ pub(super) fn top_level_scanf_directives(p: &Program, f: FuncId) -> Option<Vec<S
 /// what is printed after the last read, which is exactly the other prints when every read is
 /// a statement of the function body's top level that comes before every compared print; any
 /// other shape is reported unsupported. Other modes compare everything.
-pub(super) fn prompts(p: &Program, f: FuncId, values: bool) -> Result<HashSet<*const Expr>, Failure> {
+pub(super) fn prompts(p: &Program, f: FuncId, values: bool) -> Result<HashSet<ExprId>, Failure> {
     let mut out = HashSet::new();
     // Reading characters has its own rule (see `smt::stream`).
     if stream::input_kind(p, f).map_err(Failure::from_region)? == stream::Input::Chars {
@@ -114,7 +114,7 @@ pub(super) fn prompts(p: &Program, f: FuncId, values: bool) -> Result<HashSet<*c
             let next = stmts[i + 1..].iter().find(|x| !printf_stmt(x));
             if next.is_some_and(scanf_stmt) {
                 if let StmtKind::Expr(e) = &s.kind {
-                    out.insert(e as *const Expr);
+                    out.insert(e.id);
                 }
                 continue;
             }
@@ -143,17 +143,17 @@ pub(super) fn extension_arena(s: &Side<'_>) -> Arena {
         Arena { early: BTreeMap::new(), tails: Vec::new(), prints: BTreeMap::new(), guarded: Vec::new(), end: None };
     if let Some(last) = last_return(f) {
         let at = Span::new(last.span.start as usize, last.span.start as usize);
-        let zero = || Expr { kind: ExprKind::Int(0), ty: Type::INT, span: at };
+        let zero = || Expr::new(ExprKind::Int(0), Type::INT, at);
         arena.end = Some((zero(), zero()));
     }
     if let Some(body) = &f.body {
         crate::ir::walk::walk_stmt(body, &mut |e| {
-            if is_call(e, Builtin::Printf) && !s.prompts.contains(&(e as *const Expr)) {
+            if is_call(e, Builtin::Printf) && !s.prompts.contains(&e.id) {
                 let at = Span::new(e.span.start as usize, e.span.start as usize);
                 arena.guarded.push((
-                    e as *const Expr,
-                    Expr { kind: ExprKind::Int(0), ty: Type::INT, span: at },
-                    Expr { kind: ExprKind::Int(0), ty: Type::INT, span: at },
+                    e.id,
+                    Expr::new(ExprKind::Int(0), Type::INT, at),
+                    Expr::new(ExprKind::Int(0), Type::INT, at),
                 ));
             }
         });
@@ -162,10 +162,10 @@ pub(super) fn extension_arena(s: &Side<'_>) -> Arena {
     // `values` comparison drops, which the region encoding would compare.
     for node in s.tree.nodes().into_iter().filter(|n| matches!(n, Node::LoopEntry(_) | Node::LoopExit(_))) {
         if let Some(at) = s.tree.region_start(f, node) {
-            arena.prints.insert(node, Expr { kind: ExprKind::Int(0), ty: Type::INT, span: Span::new(at, at) });
+            arena.prints.insert(node, Expr::new(ExprKind::Int(0), Type::INT, Span::new(at, at)));
         }
     }
-    let zero = |ty: Type, span: Span| Expr { kind: ExprKind::Int(0), ty, span };
+    let zero = |ty: Type, span: Span| Expr::new(ExprKind::Int(0), ty, span);
     if let Type::Int(_) = f.ret {
         for node in s.tree.nodes() {
             if let Some(at) = s.tree.region_start(f, node) {
@@ -187,7 +187,7 @@ pub(super) fn extension_arena(s: &Side<'_>) -> Arena {
             for v in s.vars() {
                 let ty = s.program.var(v).ty.clone();
                 if ty.is_arithmetic() {
-                    let var = Expr { kind: ExprKind::Var(v), ty, span: at };
+                    let var = Expr::new(ExprKind::Var(v), ty, at);
                     arena.tails.push((l, before, v, zero(Type::INT, at), var));
                 }
             }

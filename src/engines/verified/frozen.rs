@@ -55,7 +55,7 @@ pub(super) fn entry_target(reg: &Region<'_, '_>) -> Option<Node> {
     (targets.len() == 1).then(|| *targets.iter().next().expect("one"))
 }
 
-impl<'j, 'p: 'j, 'ctx> Job<'j, 'p, 'ctx> {
+impl<'j, 'p: 'j, 'ctx: 'j> Job<'j, 'p, 'ctx> {
     /// Whether an aligned pair is left out of the alignment predicate at `node`.
     pub(super) fn both_frozen(&self, node: Node, rv: VarId, sv: VarId) -> bool {
         node != Node::FuncEntry

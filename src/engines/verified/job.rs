@@ -3,7 +3,7 @@
 
 use super::*;
 
-impl<'j, 'p: 'j, 'ctx> Job<'j, 'p, 'ctx> {
+impl<'j, 'p: 'j, 'ctx: 'j> Job<'j, 'p, 'ctx> {
     pub(super) fn new(
         ctx: &'ctx Context,
         r: &'j Side<'p>,
@@ -138,10 +138,7 @@ impl<'j, 'p: 'j, 'ctx> Job<'j, 'p, 'ctx> {
         for (node, reg) in &job.plain_r {
             // Compared prints only: a prompt split in two prints is no missing print.
             let prints = |g: &Region<'_, '_>, side: &Side<'_>| {
-                g.sites
-                    .iter()
-                    .filter(|x| x.kind == SiteKind::PrintCall && !side.prompts.contains(&(x.expr as *const Expr)))
-                    .count()
+                g.sites.iter().filter(|x| x.kind == SiteKind::PrintCall && !side.prompts.contains(&x.expr.id)).count()
             };
             let student = &job.plain_s[node];
             if prints(reg, r) <= prints(student, s) {
@@ -157,8 +154,8 @@ impl<'j, 'p: 'j, 'ctx> Job<'j, 'p, 'ctx> {
                 job.ending = Some(region::EndPrint { before, guard, print });
             }
             for site in student.sites.iter().filter(|x| x.kind == SiteKind::PrintCall && x.stmt.is_some()) {
-                if let Some((call, guard, print)) = arena.guarded.iter().find(|(c, _, _)| std::ptr::eq(*c, site.expr))
-                    && !job.guarding.iter().any(|g| std::ptr::eq(g.call, *call))
+                if let Some((call, guard, print)) = arena.guarded.iter().find(|(c, _, _)| *c == site.expr.id)
+                    && !job.guarding.iter().any(|g| g.call.id == *call)
                 {
                     job.guarding.push(region::GuardedPrint { call: site.expr, guard, print });
                 }
@@ -166,7 +163,7 @@ impl<'j, 'p: 'j, 'ctx> Job<'j, 'p, 'ctx> {
         }
         for (node, reg) in &job.plain_s {
             for site in &reg.sites {
-                job.sites.entry(site.expr as *const Expr).or_insert((site.clone(), *node));
+                job.sites.entry(site.expr.id).or_insert((site.clone(), *node));
             }
         }
         let first = job.alignments[0].clone();
@@ -274,8 +271,8 @@ impl<'j, 'p: 'j, 'ctx> Job<'j, 'p, 'ctx> {
         if self.extended.contains(&node) { self.arena.early.get(&node).map(|(g, v)| (g, v)) } else { None }
     }
 
-    pub(super) fn is_synthetic_guard(&self, site: *const Expr) -> bool {
-        self.tails.iter().any(|t| std::ptr::eq(site, t.guard))
+    pub(super) fn is_synthetic_guard(&self, site: ExprId) -> bool {
+        self.tails.iter().any(|t| site == t.guard.id)
     }
 
     /// The alignment predicate at `node` between two states.
@@ -382,7 +379,7 @@ impl<'j, 'p: 'j, 'ctx> Job<'j, 'p, 'ctx> {
         node: Node,
         world: &'w World<'a, 'ctx>,
         holes: Option<&'s Holes<'ctx>>,
-    ) -> Exec<'s, 'j, 'w, 'a, 'ctx> {
+    ) -> Exec<'s, 's, 'w, 'a, 'ctx> {
         let mut exec = Exec::new(&self.s_setup, world, holes)
             .with_tails(self.tails.clone())
             .with_guarded_prints(self.guarding.clone())
@@ -398,11 +395,11 @@ impl<'j, 'p: 'j, 'ctx> Job<'j, 'p, 'ctx> {
 
     /// The sites the student's region of `node` runs with `holes` (a site another region owns
     /// included: a loop's step, an `Extend` tail at the end of a body).
-    pub(super) fn sites_run(&self, node: Node, holes: &Holes<'ctx>) -> Result<Vec<*const Expr>, Failure> {
+    pub(super) fn sites_run(&self, node: Node, holes: &Holes<'ctx>) -> Result<Vec<ExprId>, Failure> {
         let world = World::new(self.ctx);
         let pre_s = Exec::fresh_state(self.ctx, &self.s_setup, "s.").map_err(Failure::from_region)?;
         let sr = self.student_exec(node, &world, Some(holes)).run(node, pre_s).map_err(Failure::from_region)?;
-        Ok(sr.sites.iter().map(|x| x.expr as *const Expr).collect())
+        Ok(sr.sites.iter().map(|x| x.expr.id).collect())
     }
 
     /// The nodes (in [`Job::order`]) split into parts whose repair problems are independent,
@@ -453,9 +450,9 @@ impl<'j, 'p: 'j, 'ctx> Job<'j, 'p, 'ctx> {
         for alignment in self.alignments.clone() {
             self.use_alignment(alignment);
             // Per site, the first node that has it as a hole or runs it.
-            let mut owner: HashMap<*const Expr, usize> = HashMap::new();
+            let mut owner: HashMap<ExprId, usize> = HashMap::new();
             for (i, &node) in order.iter().enumerate() {
-                let mut touched: Vec<*const Expr> = Vec::new();
+                let mut touched: Vec<ExprId> = Vec::new();
                 for wide in [false, true] {
                     self.wide = wide;
                     let holes = self.holes(node);
@@ -509,7 +506,7 @@ impl<'j, 'p: 'j, 'ctx> Job<'j, 'p, 'ctx> {
         &mut self,
         node: Node,
         holes: &Holes<'ctx>,
-        choice: &HashMap<*const Expr, usize>,
+        choice: &HashMap<ExprId, usize>,
     ) -> Result<Option<(Model<'ctx>, State<'ctx>, State<'ctx>)>, Failure> {
         let ctx = self.ctx;
         let mut pre_r = Exec::fresh_state(ctx, &self.r_setup, "r.").map_err(Failure::from_region)?;

@@ -80,6 +80,7 @@ use std::time::{Duration, Instant};
 use z3::ast::{Ast, BV, Bool, Dynamic};
 use z3::{Context, Model, Solver};
 
+use crate::ir::ExprId;
 use crate::ir::cfa::{LoopTree, Node};
 use crate::ir::print::expr_to_c;
 use crate::ir::repair::TextEdit;
@@ -457,7 +458,7 @@ struct Side<'p> {
     func: FuncId,
     tree: LoopTree<'p>,
     callee_names: HashMap<FuncId, String>,
-    prompts: HashSet<*const Expr>,
+    prompts: HashSet<ExprId>,
 }
 
 impl<'p> Side<'p> {
@@ -759,7 +760,7 @@ struct Arena {
     prints: BTreeMap<Node, Expr>,
     /// Per `printf` call that is not a prompt: the guard (`0`, false) and the other print
     /// (none at first) of `if (guard) print; else call;`.
-    guarded: Vec<(*const Expr, Expr, Expr)>,
+    guarded: Vec<(ExprId, Expr, Expr)>,
     /// When the function's last statement is a `return`: the guard (`0`) and the print (none
     /// at first) of `if (guard) print;` added before it ([`last_return`]).
     end: Option<(Expr, Expr)>,
@@ -815,11 +816,11 @@ struct Job<'j, 'p, 'ctx> {
     /// reference's region that returns prints more statements than the student's).
     ending: Option<region::EndPrint<'j>>,
     /// Fixed choices of sites of verified nodes (the index into the site's alternatives).
-    chosen: HashMap<*const Expr, Alt>,
+    chosen: HashMap<ExprId, Alt>,
     /// The keys of `chosen` in the order they were fixed (nodes in order, holes in order):
     /// a deterministic order for the formulas built from them.
-    chosen_order: Vec<*const Expr>,
-    sites: HashMap<*const Expr, (Site<'j>, Node)>,
+    chosen_order: Vec<ExprId>,
+    sites: HashMap<ExprId, (Site<'j>, Node)>,
     /// Either program computes with floating point (picks the verifying solver).
     floats: bool,
     /// Variables that keep their entry region's value at every loop node ([`frozen`]), and

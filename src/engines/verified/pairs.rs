@@ -135,9 +135,9 @@ pub(super) fn over_alignments(
 /// node order, or, when a part fails, the failure at the earliest node, as the sequential
 /// order of the nodes would have met it first (parts share no site, so each node's problem and
 /// answer are the sequential ones).
-pub(super) fn repair_parts(
+pub(super) fn repair_parts<'j, 'ctx: 'j>(
     task: &PairTask<'_>,
-    job: &mut Job<'_, '_, '_>,
+    job: &mut Job<'j, '_, 'ctx>,
     order: &[Node],
     parts: &[Vec<Node>],
 ) -> Result<PairRepair, Failure> {

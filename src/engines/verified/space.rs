@@ -3,7 +3,7 @@
 
 use super::*;
 
-impl<'j, 'p: 'j, 'ctx> Job<'j, 'p, 'ctx> {
+impl<'j, 'p: 'j, 'ctx: 'j> Job<'j, 'p, 'ctx> {
     /// The implementation space of every site of `node`'s student region (Definition 3).
     pub(super) fn holes(&self, node: Node) -> Holes<'ctx> {
         let mut sites: Vec<Site<'j>> = self.plain_s[&node].sites.clone();
@@ -21,7 +21,7 @@ impl<'j, 'p: 'j, 'ctx> Job<'j, 'p, 'ctx> {
             sites.push(Site { expr: end.print, kind: SiteKind::PrintCall, stmt: None });
         }
         for gp in &self.guarding {
-            if self.plain_s[&node].sites.iter().any(|x| std::ptr::eq(x.expr, gp.call)) {
+            if self.plain_s[&node].sites.iter().any(|x| x.expr.id == gp.call.id) {
                 sites.push(Site { expr: gp.guard, kind: SiteKind::Cond, stmt: None });
                 sites.push(Site { expr: gp.print, kind: SiteKind::PrintCall, stmt: None });
             }
@@ -66,7 +66,7 @@ impl<'j, 'p: 'j, 'ctx> Job<'j, 'p, 'ctx> {
         let mut out = HashMap::new();
         let mut order = Vec::new();
         for (i, site) in sites.iter().enumerate() {
-            let key = site.expr as *const Expr;
+            let key = site.expr.id;
             if out.contains_key(&key) {
                 continue;
             }
@@ -78,9 +78,9 @@ impl<'j, 'p: 'j, 'ctx> Job<'j, 'p, 'ctx> {
             }
             let own = update_rhs(site.expr, &site.kind).map(|e| expr_to_c(self.s.program, &e)).unwrap_or_default();
             let mut seen: HashSet<String> = [own].into_iter().collect();
-            let synthetic_print = self.arena.prints.values().any(|p| std::ptr::eq(p, site.expr))
-                || self.guarding.iter().any(|g| std::ptr::eq(g.print, site.expr))
-                || self.ending.is_some_and(|e| std::ptr::eq(e.print, site.expr));
+            let synthetic_print = self.arena.prints.values().any(|p| p.id == site.expr.id)
+                || self.guarding.iter().any(|g| g.print.id == site.expr.id)
+                || self.ending.is_some_and(|e| e.print.id == site.expr.id);
             // A synthetic print's "as written" is printing nothing.
             let mut alts = vec![if synthetic_print { Alt::Keep } else { Alt::Original }];
             let mut push = |e: &Expr, alts: &mut Vec<Alt>| {
@@ -96,9 +96,8 @@ impl<'j, 'p: 'j, 'ctx> Job<'j, 'p, 'ctx> {
                     // (the branch a student folded into a shared print).
                     // Or where the printed variable has one of the constant values the student
                     // gives it (`grade == 'F'`).
-                    let guarded_call = self.guarding.iter().find(|g| std::ptr::eq(g.guard, site.expr)).map(|g| g.call);
-                    let print_guard =
-                        guarded_call.is_some() || self.ending.is_some_and(|e| std::ptr::eq(e.guard, site.expr));
+                    let guarded_call = self.guarding.iter().find(|g| g.guard.id == site.expr.id).map(|g| g.call);
+                    let print_guard = guarded_call.is_some() || self.ending.is_some_and(|e| e.guard.id == site.expr.id);
                     let negated: Vec<Expr> = if print_guard {
                         ref_conds.iter().chain(&stu_conds).map(negation).collect()
                     } else {
@@ -193,18 +192,14 @@ impl<'j, 'p: 'j, 'ctx> Job<'j, 'p, 'ctx> {
                 && !seen.contains(&(v, c))
             {
                 seen.push((v, c));
-                let var = Expr { kind: ExprKind::Var(v), ty: lhs.ty.clone(), span: call.span };
-                let widened = Expr {
-                    kind: ExprKind::Cast { expr: Box::new(var), implicit: true },
-                    ty: Type::INT,
-                    span: call.span,
-                };
-                let constant = Expr { kind: ExprKind::Int(c), ty: Type::INT, span: call.span };
-                out.push(Expr {
-                    kind: ExprKind::Binary(BinOp::Eq, Box::new(widened), Box::new(constant)),
-                    ty: Type::INT,
-                    span: call.span,
-                });
+                let var = Expr::new(ExprKind::Var(v), lhs.ty.clone(), call.span);
+                let widened = Expr::new(ExprKind::Cast { expr: Box::new(var), implicit: true }, Type::INT, call.span);
+                let constant = Expr::new(ExprKind::Int(c), Type::INT, call.span);
+                out.push(Expr::new(
+                    ExprKind::Binary(BinOp::Eq, Box::new(widened), Box::new(constant)),
+                    Type::INT,
+                    call.span,
+                ));
             }
         });
         out
@@ -245,11 +240,7 @@ pub(super) fn is_self_update(e: &Expr) -> bool {
 
 /// `!e`.
 pub(super) fn negation(e: &Expr) -> Expr {
-    Expr {
-        kind: ExprKind::Unary(crate::ir::UnOp::Not, Box::new(e.strip_implicit().clone())),
-        ty: Type::INT,
-        span: e.span,
-    }
+    Expr::new(ExprKind::Unary(crate::ir::UnOp::Not, Box::new(e.strip_implicit().clone())), Type::INT, e.span)
 }
 
 /// Beyond the paper's space, the slips students make in a condition: another relational
@@ -295,7 +286,7 @@ pub(super) fn operand_substitutions(e: &Expr, vars: &[(VarId, Type)]) -> Vec<Exp
                     *x = *w;
                 }
             });
-            let (l, r) = if std::ptr::eq(side, a) { (replaced, (**b).clone()) } else { ((**a).clone(), replaced) };
+            let (l, r) = if side.id == a.id { (replaced, (**b).clone()) } else { ((**a).clone(), replaced) };
             out.push(Expr { kind: ExprKind::Binary(*op, Box::new(l), Box::new(r)), ..inner.clone() });
         }
     }
@@ -323,13 +314,12 @@ pub(super) fn update_rhs(e: &Expr, kind: &SiteKind) -> Option<Expr> {
     match (&e.kind, kind) {
         (ExprKind::IncDec(k, lhs), SiteKind::Update(_)) => {
             let op = if matches!(k, IncDec::PreInc | IncDec::PostInc) { BinOp::Add } else { BinOp::Sub };
-            let one = Expr { kind: ExprKind::Int(1), ty: lhs.ty.clone(), span: e.span };
-            Some(Expr { kind: ExprKind::Binary(op, lhs.clone(), Box::new(one)), ty: lhs.ty.clone(), span: e.span })
+            let one = Expr::new(ExprKind::Int(1), lhs.ty.clone(), e.span);
+            Some(Expr::new(ExprKind::Binary(op, lhs.clone(), Box::new(one)), lhs.ty.clone(), e.span))
         }
         (ExprKind::CompoundAssign { op, op_ty, lhs, rhs }, SiteKind::Update(_)) => {
-            let l =
-                Expr { kind: ExprKind::Cast { expr: lhs.clone(), implicit: true }, ty: op_ty.clone(), span: lhs.span };
-            Some(Expr { kind: ExprKind::Binary(*op, Box::new(l), rhs.clone()), ty: op_ty.clone(), span: e.span })
+            let l = Expr::new(ExprKind::Cast { expr: lhs.clone(), implicit: true }, op_ty.clone(), lhs.span);
+            Some(Expr::new(ExprKind::Binary(*op, Box::new(l), rhs.clone()), op_ty.clone(), e.span))
         }
         _ => Some(e.clone()),
     }
@@ -344,7 +334,7 @@ pub(super) fn cast_retyped_vars(e: &mut Expr, student: &Program) {
     if let ExprKind::Var(v) = e.kind {
         let declared = &student.var(v).ty;
         if *declared != e.ty && declared.is_arithmetic() && e.ty.is_arithmetic() {
-            let read = Expr { kind: ExprKind::Var(v), ty: declared.clone(), span: e.span };
+            let read = Expr::new(ExprKind::Var(v), declared.clone(), e.span);
             e.kind = ExprKind::Cast { expr: Box::new(read), implicit: false };
         }
         return;

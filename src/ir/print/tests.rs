@@ -29,7 +29,7 @@ impl B {
 }
 
 fn e(kind: ExprKind, ty: Type) -> Expr {
-    Expr { kind, ty, span: sp() }
+    Expr::new(kind, ty, sp())
 }
 fn int(v: i64) -> Expr {
     e(ExprKind::Int(v), Type::INT)

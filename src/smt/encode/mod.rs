@@ -81,6 +81,7 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 use z3::Context;
 use z3::ast::{Ast, BV, Bool, Dynamic};
 
+use crate::ir::ExprId;
 use crate::ir::{Builtin, Callee, Expr, ExprKind, FuncId, Init, IntType, Program, Span, Stmt, StmtKind, Type};
 
 pub use exec::SymVal;
@@ -131,11 +132,11 @@ pub fn locations(program: &Program, frozen: &HashSet<String>) -> Vec<Location> {
     out
 }
 
-pub(crate) fn location_map(program: &Program, frozen: &HashSet<String>) -> HashMap<*const Expr, LocationId> {
+pub(crate) fn location_map(program: &Program, frozen: &HashSet<String>) -> HashMap<ExprId, LocationId> {
     let mut m = HashMap::new();
     for_each_location(program, frozen, &mut |_, e, _| {
         let id = LocationId(m.len() as u32);
-        m.insert(e as *const Expr, id);
+        m.insert(e.id, id);
     });
     m
 }

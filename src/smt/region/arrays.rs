@@ -58,7 +58,7 @@ impl<'s, 'p, 'w, 'a, 'ctx> Exec<'s, 'p, 'w, 'a, 'ctx> {
         crate::ir::walk::full_exprs(body, &mut |full| {
             let (mut holds, mut n) = (false, 0);
             crate::ir::walk::walk_expr(full, &mut |x| {
-                holds |= std::ptr::eq(x, idx);
+                holds |= x.id == idx.id;
                 n += matches!(x.kind, ExprKind::Var(w) if w == v) as usize;
             });
             if holds {

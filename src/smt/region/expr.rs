@@ -148,7 +148,7 @@ impl<'s, 'p, 'w, 'a, 'ctx> Exec<'s, 'p, 'w, 'a, 'ctx> {
                 if !decided.is_empty() {
                     // Every operand ran: the state a branch on this condition takes on the
                     // side where none decided ([`Exec::split_on`]).
-                    self.chain_ends.push((e as *const Expr, *op, st.clone()));
+                    self.chain_ends.push((e.id, *op, st.clone()));
                 }
                 for (goes_on, left) in decided.into_iter().rev() {
                     let ran = std::mem::replace(st, left.clone());

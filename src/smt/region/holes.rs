@@ -5,7 +5,7 @@ use super::*;
 
 impl<'s, 'p, 'w, 'a, 'ctx> Exec<'s, 'p, 'w, 'a, 'ctx> {
     pub(super) fn note_site(&mut self, e: &'p Expr, kind: SiteKind, stmt: Option<&'p Stmt>) {
-        if self.seen_sites.insert(e as *const Expr) {
+        if self.seen_sites.insert(e.id) {
             self.region.sites.push(Site { expr: e, kind, stmt });
         }
     }
@@ -26,7 +26,7 @@ impl<'s, 'p, 'w, 'a, 'ctx> Exec<'s, 'p, 'w, 'a, 'ctx> {
     ) -> R<(Bool<'ctx>, Deps)> {
         self.note_site(e, kind, None);
         let g = g.clone();
-        let hole = self.holes.and_then(|h| h.sites.get(&(e as *const Expr)));
+        let hole = self.holes.and_then(|h| h.sites.get(&e.id));
         let Some((sel, alts)) = hole else {
             let v = self.eval_cond(e, st, &g)?;
             return Ok(v);
@@ -78,7 +78,7 @@ impl<'s, 'p, 'w, 'a, 'ctx> Exec<'s, 'p, 'w, 'a, 'ctx> {
     ) -> R<Val<'ctx>> {
         self.note_site(e, kind, stmt);
         let g = st.guard.clone();
-        let hole = self.holes.and_then(|h| h.sites.get(&(e as *const Expr)));
+        let hole = self.holes.and_then(|h| h.sites.get(&e.id));
         let site_ty = match kind {
             SiteKind::Update(v) => self.setup.program.var(v).ty.clone(),
             _ => e.ty.clone(),
@@ -151,21 +151,19 @@ impl<'s, 'p, 'w, 'a, 'ctx> Exec<'s, 'p, 'w, 'a, 'ctx> {
     }
 
     /// Alternatives are evaluated without side effects on the state.
-    pub(super) fn eval_cond_pure(&mut self, e: &Expr, st: &State<'ctx>, g: &Bool<'ctx>) -> R<(Bool<'ctx>, Deps)> {
+    pub(super) fn eval_cond_pure(&mut self, e: &'p Expr, st: &State<'ctx>, g: &Bool<'ctx>) -> R<(Bool<'ctx>, Deps)> {
         let v = self.eval_pure(e, st, g)?;
         Ok((self.truthy(&v.term), v.deps))
     }
 
-    pub(super) fn eval_pure(&mut self, e: &Expr, st: &State<'ctx>, g: &Bool<'ctx>) -> R<Val<'ctx>> {
+    pub(super) fn eval_pure(&mut self, e: &'p Expr, st: &State<'ctx>, g: &Bool<'ctx>) -> R<Val<'ctx>> {
         let mut scratch = st.clone();
         self.eval_alt(e, &mut scratch, g)
     }
 
     /// An alternative evaluated in place of a site, its side effects on `st`.
-    pub(super) fn eval_alt(&mut self, e: &Expr, st: &mut State<'ctx>, g: &Bool<'ctx>) -> R<Val<'ctx>> {
-        // SAFETY of the lifetime: alternatives are never recorded as sites (their sites and
-        // usage are dropped below), so a shorter-lived expression is fine here.
-        let e: &'p Expr = unsafe { &*(e as *const Expr) };
+    pub(super) fn eval_alt(&mut self, e: &'p Expr, st: &mut State<'ctx>, g: &Bool<'ctx>) -> R<Val<'ctx>> {
+        // An alternative is not a site of the program: the sites and usage it notes are dropped.
         let sites = self.region.sites.len();
         let usage = self.region.usage.len();
         let v = self.eval(e, st, g);

@@ -331,7 +331,7 @@ impl<'s, 'p, 'w, 'a, 'ctx> Exec<'s, 'p, 'w, 'a, 'ctx> {
     ) -> R<()> {
         self.note_site(e, SiteKind::PrintCall, stmt);
         let g = st.guard.clone();
-        let Some((sel, alts)) = self.holes.and_then(|h| h.sites.get(&(e as *const Expr))) else {
+        let Some((sel, alts)) = self.holes.and_then(|h| h.sites.get(&e.id)) else {
             self.printf(e, args, st, &g, e)?;
             return Ok(());
         };
@@ -353,10 +353,6 @@ impl<'s, 'p, 'w, 'a, 'ctx> Exec<'s, 'p, 'w, 'a, 'ctx> {
                 }
                 Alt::Expr(call) => {
                     let ExprKind::Call(Callee::Builtin(Builtin::Printf), cargs) = &call.kind else { continue };
-                    // SAFETY of the lifetime: as in `eval_pure`, nothing of the alternative is
-                    // kept past this call (its sites and usage are dropped below).
-                    let (call, cargs): (&'p Expr, &'p [Expr]) =
-                        unsafe { (&*(call as *const Expr), &*(cargs.as_slice() as *const [Expr])) };
                     let (sites, usage) = (self.region.sites.len(), self.region.usage.len());
                     // A reference's print has no side effects: only what it prints matters.
                     let mut printed = at.clone();
@@ -546,7 +542,7 @@ impl<'s, 'p, 'w, 'a, 'ctx> Exec<'s, 'p, 'w, 'a, 'ctx> {
     /// Appends what `out` printed to the output under guard `g`, compared unless `at` is a
     /// prompt.
     pub(super) fn emit(&mut self, out: Printer<'ctx, Deps>, at: &Expr, st: &mut State<'ctx>, g: &Bool<'ctx>) {
-        let compared = !self.setup.prompts.contains(&(at as *const Expr));
+        let compared = !self.setup.prompts.contains(&at.id);
         let ctx = self.ctx;
         let out = out.finish();
         if compared {

@@ -70,6 +70,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use z3::ast::{Array, Ast, BV, Bool, Dynamic};
 use z3::{Context, FuncDecl, Model, Sort};
 
+use crate::ir::ExprId;
 use crate::ir::cfa::{EdgeKind, Frame, LoopTree, Node};
 use crate::ir::format::{self as cfmt, Piece};
 use crate::ir::{
@@ -233,11 +234,11 @@ pub enum Alt {
     Keep,
 }
 
-/// The holes of a repair sketch: per site (by address), its selector and alternatives.
+/// The holes of a repair sketch: per site (by its [`ExprId`]), its selector and alternatives.
 pub struct Holes<'ctx> {
-    pub sites: HashMap<*const Expr, (BV<'ctx>, Vec<Alt>)>,
+    pub sites: HashMap<ExprId, (BV<'ctx>, Vec<Alt>)>,
     /// The sites in a fixed order (execution order), so that solving is deterministic.
-    pub order: Vec<*const Expr>,
+    pub order: Vec<ExprId>,
 }
 
 /// Width of a hole's selector (alternatives per hole are capped below 2^SEL_BITS).
@@ -246,7 +247,7 @@ pub const SEL_BITS: u32 = 8;
 impl<'ctx> Holes<'ctx> {
     /// The same sites with only the chosen alternative each (index into the alternatives;
     /// absent: the first): the formula of one candidate, no larger than the program.
-    pub fn restricted(&self, choice: &HashMap<*const Expr, usize>) -> Holes<'ctx> {
+    pub fn restricted(&self, choice: &HashMap<ExprId, usize>) -> Holes<'ctx> {
         let sites = self
             .sites
             .iter()
@@ -259,7 +260,7 @@ impl<'ctx> Holes<'ctx> {
     }
 
     /// The holes in their fixed order.
-    pub fn iter(&self) -> impl Iterator<Item = (&*const Expr, &(BV<'ctx>, Vec<Alt>))> {
+    pub fn iter(&self) -> impl Iterator<Item = (&ExprId, &(BV<'ctx>, Vec<Alt>))> {
         self.order.iter().map(|k| (k, &self.sites[k]))
     }
 }
@@ -415,7 +416,7 @@ pub struct Setup<'p> {
     /// Callee → the name of its uninterpreted function (the aligned reference function's).
     pub callee_names: &'p HashMap<FuncId, String>,
     /// `printf` calls whose output is not compared (prompts printed before a read).
-    pub prompts: &'p HashSet<*const Expr>,
+    pub prompts: &'p HashSet<ExprId>,
     pub compare: Compare,
     /// Character input: the nodes where `pos <= in.nl` is part of the pre-state and must be
     /// re-established by every edge into them ([`super::stream::line_invariant`]).
@@ -470,10 +471,12 @@ pub struct Exec<'s, 'p, 'w, 'a, 'ctx> {
     ctx: &'ctx Context,
     setup: &'s Setup<'p>,
     world: &'w World<'a, 'ctx>,
-    holes: Option<&'s Holes<'ctx>>,
+    /// The repair holes, which live as long as the program: their alternatives are evaluated
+    /// like the program's own expressions.
+    holes: Option<&'p Holes<'ctx>>,
     floats: Floats<'ctx>,
     region: Region<'p, 'ctx>,
-    seen_sites: HashSet<*const Expr>,
+    seen_sites: HashSet<ExprId>,
     /// The innermost loop around the statement being executed.
     loops: Vec<usize>,
     /// `Extend`'s early return at the region's start: `if (guard) return value;`.
@@ -489,9 +492,9 @@ pub struct Exec<'s, 'p, 'w, 'a, 'ctx> {
     end_print: Option<EndPrint<'p>>,
     /// The line assumption is among the region's assumptions (a character was read).
     line_assumed: bool,
-    /// Per `&&`/`||` chain whose operands had effects (its address, its operator): the state
+    /// Per `&&`/`||` chain whose operands had effects (its id, its operator): the state
     /// in which every operand ran and none decided. See [`Exec::split_on`].
-    chain_ends: Vec<(*const Expr, LogicOp, State<'ctx>)>,
+    chain_ends: Vec<(ExprId, LogicOp, State<'ctx>)>,
     /// A position known to be at most `in.nl` (so before the end of input): the start of the
     /// stream at Func-Entry, the pre-state's position at a node of the line invariant.
     below_nl: Option<BV<'ctx>>,
@@ -531,7 +534,7 @@ pub struct EndPrint<'p> {
 }
 
 impl<'s, 'p, 'w, 'a, 'ctx> Exec<'s, 'p, 'w, 'a, 'ctx> {
-    pub fn new(setup: &'s Setup<'p>, world: &'w World<'a, 'ctx>, holes: Option<&'s Holes<'ctx>>) -> Self {
+    pub fn new(setup: &'s Setup<'p>, world: &'w World<'a, 'ctx>, holes: Option<&'p Holes<'ctx>>) -> Self {
         let ctx = world.ctx;
         Exec {
             ctx,

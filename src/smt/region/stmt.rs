@@ -157,7 +157,7 @@ impl<'s, 'p, 'w, 'a, 'ctx> Exec<'s, 'p, 'w, 'a, 'ctx> {
     }
 
     pub(super) fn is_hole(&self, site: &Expr) -> bool {
-        self.holes.is_some_and(|h| h.sites.contains_key(&(site as *const Expr)))
+        self.holes.is_some_and(|h| h.sites.contains_key(&site.id))
     }
 
     /// `Extend`'s `if (guard) print; else call;` (no `else` without `otherwise`), both
@@ -212,7 +212,7 @@ impl<'s, 'p, 'w, 'a, 'ctx> Exec<'s, 'p, 'w, 'a, 'ctx> {
         b: &Bool<'ctx>,
         deps: &Deps,
     ) -> (Option<State<'ctx>>, Option<State<'ctx>>) {
-        let key = c.strip_implicit() as *const Expr;
+        let key = c.strip_implicit().id;
         // The condition was just evaluated: what else is recorded belongs to chains no branch
         // is on (operands, statements), and goes.
         let ends = std::mem::take(&mut self.chain_ends);
@@ -461,7 +461,7 @@ impl<'s, 'p, 'w, 'a, 'ctx> Exec<'s, 'p, 'w, 'a, 'ctx> {
                 self.effect(b, None, st)
             }
             ExprKind::Call(Callee::Builtin(Builtin::Printf), args) if stmt.is_some() => {
-                let guarded = self.guarded_prints.iter().find(|p| std::ptr::eq(p.call, e)).copied();
+                let guarded = self.guarded_prints.iter().find(|p| p.call.id == e.id).copied();
                 match guarded.filter(|p| self.is_hole(p.guard)) {
                     Some(gp) => self.print_if(gp.guard, gp.print, Some((e, args, stmt)), st),
                     None => {

@@ -32,7 +32,7 @@ fn setup<'p>(
     p: &'p Program,
     tree: &'p LoopTree<'p>,
     names: &'p HashMap<FuncId, String>,
-    prompts: &'p HashSet<*const Expr>,
+    prompts: &'p HashSet<ExprId>,
     compare: Compare,
 ) -> Setup<'p> {
     let func = main_of(p);
@@ -51,21 +51,21 @@ fn setup<'p>(
 }
 
 /// Runs `main`'s Func-Entry region from the stream's start.
-fn entry_region<'p, 'ctx>(
+fn entry_region<'p, 'ctx: 'p>(
     ctx: &'ctx Context,
     setup: &Setup<'p>,
     world: &World<'_, 'ctx>,
-    holes: Option<&Holes<'ctx>>,
+    holes: Option<&'p Holes<'ctx>>,
 ) -> Region<'p, 'ctx> {
     region_at(ctx, setup, world, holes, Node::FuncEntry)
 }
 
 /// The region of `node`, from a fresh state reading the input from its start.
-fn region_at<'p, 'ctx>(
+fn region_at<'p, 'ctx: 'p>(
     ctx: &'ctx Context,
     setup: &Setup<'p>,
     world: &World<'_, 'ctx>,
-    holes: Option<&Holes<'ctx>>,
+    holes: Option<&'p Holes<'ctx>>,
     node: Node,
 ) -> Region<'p, 'ctx> {
     let mut pre = Exec::fresh_state(ctx, setup, "t.").unwrap();
@@ -273,7 +273,7 @@ fn an_alternative_replaces_the_read_in_a_condition() {
     let ctx = new_context();
     let world = World::new(&ctx);
     let sel = BV::new_const(&ctx, "sel", SEL_BITS);
-    let key = cond as *const Expr;
+    let key = cond.id;
     let holes = Holes {
         sites: [(key, (sel.clone(), vec![Alt::Original, Alt::Bool(false)]))].into_iter().collect(),
         order: vec![key],

@@ -1198,11 +1198,7 @@ fn deref_of(a: &Expr) -> Expr {
     match &inner.kind {
         ExprKind::AddrOf(x) => (**x).clone(),
         _ if matches!(inner.ty, Type::Array(..)) => inner.clone(),
-        _ => Expr {
-            kind: ExprKind::Deref(Box::new(a.clone())),
-            ty: a.ty.pointee().cloned().unwrap_or(Type::CHAR),
-            span: a.span,
-        },
+        _ => Expr::new(ExprKind::Deref(Box::new(a.clone())), a.ty.pointee().cloned().unwrap_or(Type::CHAR), a.span),
     }
 }
 

@@ -104,7 +104,7 @@ pub struct Machine<'p> {
     pub out_before_last_read: usize,
     pub input_exhausted: bool,
     covered: std::collections::HashSet<Span>,
-    literals: HashMap<*const Expr, i64>,
+    literals: HashMap<ExprId, i64>,
     /// With [`Limits::record_calls`]: the records so far, the calls started, and the bytes
     /// drawn (recording stops past [`MAX_DRAWN`]).
     calls: Vec<CallRecord>,
@@ -502,7 +502,7 @@ impl<'p> Machine<'p> {
     }
 
     fn literal(&mut self, e: &'p Expr) -> R<i64> {
-        let key = e as *const Expr;
+        let key = e.id;
         if let Some(&p) = self.literals.get(&key) {
             return Ok(p);
         }
@@ -1005,7 +1005,7 @@ impl<'p> Machine<'p> {
             if info.addressable {
                 let var = self.prog.var(p);
                 let a = self.var_addr(p, var.span)?;
-                let e = Expr { kind: ExprKind::Var(p), ty: var.ty.clone(), span: var.span };
+                let e = Expr::new(ExprKind::Var(p), var.ty.clone(), var.span);
                 self.store_mem(a, &var.ty, v, &e)?;
             } else {
                 *self.slot(info) = v;
@@ -1212,7 +1212,7 @@ impl<'p> Machine<'p> {
         }
         let p = self.var_addr(var, v.span)?;
         let size = self.prog.size_of(&v.ty);
-        let ev = Expr { kind: ExprKind::Var(var), ty: v.ty.clone(), span: v.span };
+        let ev = Expr::new(ExprKind::Var(var), v.ty.clone(), v.span);
         match init {
             Init::Expr(e) if v.ty.is_scalar() => {
                 let x = self.eval(e)?;

@@ -15,7 +15,7 @@ fn sp() -> Span {
 }
 
 fn ex(kind: ExprKind, ty: Type) -> Expr {
-    Expr { kind, ty, span: sp() }
+    Expr::new(kind, ty, sp())
 }
 fn int(v: i64) -> Expr {
     ex(ExprKind::Int(v), Type::INT)

@@ -43,11 +43,11 @@ pub fn usual_arithmetic(a: &Type, b: &Type) -> Type {
 }
 
 fn int_expr(v: i64, ty: Type, span: Span) -> Expr {
-    Expr { kind: ExprKind::Int(v), ty, span }
+    Expr::new(ExprKind::Int(v), ty, span)
 }
 
 fn error_expr(span: Span) -> Expr {
-    Expr { kind: ExprKind::Int(0), ty: Type::Error, span }
+    Expr::new(ExprKind::Int(0), Type::Error, span)
 }
 
 fn is_null_constant(e: &Expr) -> bool {
@@ -82,7 +82,7 @@ impl<'a> Lowerer<'a> {
             Type::Array(elem, _) => {
                 let ty = Type::Pointer(elem.clone());
                 let span = e.span;
-                Expr { kind: ExprKind::Decay(Box::new(e)), ty, span }
+                Expr::new(ExprKind::Decay(Box::new(e)), ty, span)
             }
             _ => e,
         }
@@ -94,7 +94,7 @@ impl<'a> Lowerer<'a> {
             return e;
         }
         let span = e.span;
-        Expr { kind: ExprKind::Cast { expr: Box::new(e), implicit: true }, ty: to.clone(), span }
+        Expr::new(ExprKind::Cast { expr: Box::new(e), implicit: true }, to.clone(), span)
     }
 
     /// Conversion as by assignment (C11 6.5.16.1), reporting what a compiler rejects.
@@ -215,16 +215,16 @@ impl<'a> Lowerer<'a> {
             "string_literal" | "concatenated_string" => {
                 let bytes = self.string_bytes(node);
                 let ty = Type::Array(Box::new(Type::CHAR), Some(bytes.len() as u64 + 1));
-                Expr { kind: ExprKind::Str(bytes), ty, span }
+                Expr::new(ExprKind::Str(bytes), ty, span)
             }
             // tree-sitter reads `true`, `TRUE`, `false` and `FALSE` as literals; in C they are
             // names: `<stdbool.h>`'s macros, or the program's own (`#define TRUE 1`, an enum).
             "true" | "false" => self.identifier(node),
-            "null" => Expr {
-                kind: ExprKind::Cast { expr: Box::new(int_expr(0, Type::INT, span)), implicit: true },
-                ty: Type::ptr(Type::Void),
+            "null" => Expr::new(
+                ExprKind::Cast { expr: Box::new(int_expr(0, Type::INT, span)), implicit: true },
+                Type::ptr(Type::Void),
                 span,
-            },
+            ),
             "identifier" => self.identifier(node),
             "binary_expression" => self.binary(node),
             "unary_expression" => self.unary(node),
@@ -247,7 +247,7 @@ impl<'a> Lowerer<'a> {
                     self.error(span, format!("cannot apply `{}` to a value of type `{t}`", self.text(op_node)));
                 }
                 let ty = target.ty.clone();
-                Expr { kind: ExprKind::IncDec(op, Box::new(target)), ty, span }
+                Expr::new(ExprKind::IncDec(op, Box::new(target)), ty, span)
             }
             "pointer_expression" => {
                 let op = node.child_by_field_name("operator").map(|o| self.text(o)).unwrap_or("");
@@ -273,7 +273,7 @@ impl<'a> Lowerer<'a> {
                     let (t, f) = (self.program.type_name(&ty), self.program.type_name(&e.ty));
                     self.error(span, format!("cannot cast `{f}` to `{t}`"));
                 }
-                Expr { kind: ExprKind::Cast { expr: Box::new(e), implicit: false }, ty, span }
+                Expr::new(ExprKind::Cast { expr: Box::new(e), implicit: false }, ty, span)
             }
             "sizeof_expression" => {
                 let (size, text) = if let Some(t) = node.child_by_field_name("type") {
@@ -289,18 +289,18 @@ impl<'a> Lowerer<'a> {
                         });
                     if let Some(t) = typedef {
                         let size = self.program.size_of(&t);
-                        return Expr {
-                            kind: ExprKind::SizeOf { size, text: self.text(v).to_string() },
-                            ty: Type::Int(IntType::ULONG),
+                        return Expr::new(
+                            ExprKind::SizeOf { size, text: self.text(v).to_string() },
+                            Type::Int(IntType::ULONG),
                             span,
-                        };
+                        );
                     }
                     let e = self.lower_expr(v);
                     (self.program.size_of(&e.ty), self.text(v).to_string())
                 } else {
                     (0, String::new())
                 };
-                Expr { kind: ExprKind::SizeOf { size, text }, ty: Type::Int(IntType::ULONG), span }
+                Expr::new(ExprKind::SizeOf { size, text }, Type::Int(IntType::ULONG), span)
             }
             "subscript_expression" => {
                 let (Some(a), Some(i)) = (node.child_by_field_name("argument"), node.child_by_field_name("index"))
@@ -333,7 +333,7 @@ impl<'a> Lowerer<'a> {
                     let t = self.program.type_name(&index.ty);
                     self.error(index.span, format!("an array index must be an integer, not `{t}`"));
                 }
-                Expr { kind: ExprKind::Index(Box::new(base), Box::new(index)), ty: elem, span }
+                Expr::new(ExprKind::Index(Box::new(base), Box::new(index)), elem, span)
             }
             "field_expression" => self.field(node),
             "call_expression" => self.call(node),
@@ -345,7 +345,7 @@ impl<'a> Lowerer<'a> {
                 let r = self.lower_expr(r);
                 let r = self.rvalue(r);
                 let ty = r.ty.clone();
-                Expr { kind: ExprKind::Comma(Box::new(l), Box::new(r)), ty, span }
+                Expr::new(ExprKind::Comma(Box::new(l), Box::new(r)), ty, span)
             }
             "initializer_list" => {
                 self.error(span, "a `{...}` list can only initialise a declaration");
@@ -369,7 +369,7 @@ impl<'a> Lowerer<'a> {
         match self.lookup(name).cloned() {
             Some(Symbol::Var(v)) => {
                 let ty = self.program.var(v).ty.clone();
-                return Expr { kind: ExprKind::Var(v), ty, span };
+                return Expr::new(ExprKind::Var(v), ty, span);
             }
             Some(Symbol::EnumConst(c)) => return int_expr(c, Type::INT, span),
             Some(Symbol::Func(_)) => {
@@ -391,7 +391,7 @@ impl<'a> Lowerer<'a> {
         }
         if let Some((v, ty)) = builtins::float_constant(name) {
             self.headers.require(builtins::constant_header(name), name, span, false);
-            return Expr { kind: ExprKind::Float(v), ty, span };
+            return Expr::new(ExprKind::Float(v), ty, span);
         }
         match name {
             "stdin" | "stdout" | "stderr" => {
@@ -401,19 +401,19 @@ impl<'a> Lowerer<'a> {
                     _ => 3,
                 };
                 let inner = int_expr(stream, Type::Int(IntType::LONG), span);
-                return Expr {
-                    kind: ExprKind::Cast { expr: Box::new(inner), implicit: true },
-                    ty: Type::ptr(Type::Void),
+                return Expr::new(
+                    ExprKind::Cast { expr: Box::new(inner), implicit: true },
+                    Type::ptr(Type::Void),
                     span,
-                };
+                );
             }
             "NULL" => {
                 let inner = int_expr(0, Type::INT, span);
-                return Expr {
-                    kind: ExprKind::Cast { expr: Box::new(inner), implicit: true },
-                    ty: Type::ptr(Type::Void),
+                return Expr::new(
+                    ExprKind::Cast { expr: Box::new(inner), implicit: true },
+                    Type::ptr(Type::Void),
                     span,
-                };
+                );
             }
             _ => {}
         }
@@ -487,7 +487,7 @@ impl<'a> Lowerer<'a> {
             let ty = promote(&e.ty);
             return match (e.kind, &ty) {
                 (ExprKind::Int(v), Type::Int(t)) => int_expr(t.wrap(v.wrapping_neg()), ty, span),
-                (ExprKind::Float(v), _) => Expr { kind: ExprKind::Float(-v), ty, span },
+                (ExprKind::Float(v), _) => Expr::new(ExprKind::Float(-v), ty, span),
                 _ => error_expr(span),
             };
         }
@@ -509,7 +509,7 @@ impl<'a> Lowerer<'a> {
             return match digits.parse::<f64>() {
                 Ok(v) => {
                     let v = if ty == Type::Float(FloatKind::Float) { v as f32 as f64 } else { v };
-                    Expr { kind: ExprKind::Float(v), ty, span }
+                    Expr::new(ExprKind::Float(v), ty, span)
                 }
                 Err(_) => {
                     self.error(span, format!("`{text}` is not a valid number"));
@@ -595,7 +595,7 @@ impl<'a> Lowerer<'a> {
             let lhs = self.scalar_condition(lhs);
             let rhs = self.scalar_condition(rhs);
             let op = if op_text == "&&" { LogicOp::And } else { LogicOp::Or };
-            return Expr { kind: ExprKind::Logical(op, Box::new(lhs), Box::new(rhs)), ty: Type::INT, span };
+            return Expr::new(ExprKind::Logical(op, Box::new(lhs), Box::new(rhs)), Type::INT, span);
         }
         let op = match op_text {
             "+" => BinOp::Add,
@@ -626,17 +626,14 @@ impl<'a> Lowerer<'a> {
     pub(super) fn binary_op(&mut self, op: BinOp, lhs: Expr, rhs: Expr, span: Span) -> Expr {
         let (lt, rt) = (lhs.ty.clone(), rhs.ty.clone());
         if lt.is_error() || rt.is_error() {
-            return Expr { kind: ExprKind::Binary(op, Box::new(lhs), Box::new(rhs)), ty: Type::Error, span };
+            return Expr::new(ExprKind::Binary(op, Box::new(lhs), Box::new(rhs)), Type::Error, span);
         }
-        let mk = |lhs: Expr, rhs: Expr, ty: Type| Expr {
-            kind: ExprKind::Binary(op, Box::new(lhs), Box::new(rhs)),
-            ty,
-            span,
-        };
+        let mk =
+            |lhs: Expr, rhs: Expr, ty: Type| Expr::new(ExprKind::Binary(op, Box::new(lhs), Box::new(rhs)), ty, span);
         let bad = |this: &mut Self| {
             let (a, b) = (this.program.type_name(&lt), this.program.type_name(&rt));
             this.error(span, format!("`{}` cannot combine `{a}` and `{b}`", op.c_token()));
-            Expr { kind: ExprKind::Binary(op, Box::new(lhs.clone()), Box::new(rhs.clone())), ty: Type::Error, span }
+            Expr::new(ExprKind::Binary(op, Box::new(lhs.clone()), Box::new(rhs.clone())), Type::Error, span)
         };
         match op {
             BinOp::Add | BinOp::Sub if lt.is_pointer() || rt.is_pointer() => {
@@ -645,7 +642,7 @@ impl<'a> Lowerer<'a> {
                     mk(lhs, rhs, lt)
                 } else if op == BinOp::Add && lt.is_integer() && rt.is_pointer() {
                     let lhs = self.convert(lhs, &Type::Int(IntType::LONG));
-                    Expr { kind: ExprKind::Binary(op, Box::new(rhs), Box::new(lhs)), ty: rt, span }
+                    Expr::new(ExprKind::Binary(op, Box::new(rhs), Box::new(lhs)), rt, span)
                 } else if op == BinOp::Sub && lt.is_pointer() && rt.is_pointer() {
                     mk(lhs, rhs, Type::Int(IntType::LONG))
                 } else {
@@ -664,11 +661,7 @@ impl<'a> Lowerer<'a> {
                 if !lt.is_integer() || !rt.is_integer() {
                     if op == BinOp::Rem && lt.is_arithmetic() && rt.is_arithmetic() {
                         self.error(span, "`%` needs integers; for `double` values use `fmod` or cast to `int`");
-                        return Expr {
-                            kind: ExprKind::Binary(op, Box::new(lhs), Box::new(rhs)),
-                            ty: Type::Error,
-                            span,
-                        };
+                        return Expr::new(ExprKind::Binary(op, Box::new(lhs), Box::new(rhs)), Type::Error, span);
                     }
                     return bad(self);
                 }
@@ -731,7 +724,7 @@ impl<'a> Lowerer<'a> {
         match op {
             "!" => {
                 let e = self.scalar_condition(e);
-                Expr { kind: ExprKind::Unary(UnOp::Not, Box::new(e)), ty: Type::INT, span }
+                Expr::new(ExprKind::Unary(UnOp::Not, Box::new(e)), Type::INT, span)
             }
             "-" | "+" if e.ty.is_arithmetic() => {
                 let ty = promote(&e.ty);
@@ -746,14 +739,14 @@ impl<'a> Lowerer<'a> {
                     return int_expr(t.wrap(v.wrapping_neg()), ty, span);
                 }
                 if let ExprKind::Float(v) = e.kind {
-                    return Expr { kind: ExprKind::Float(-v), ty, span };
+                    return Expr::new(ExprKind::Float(-v), ty, span);
                 }
-                Expr { kind: ExprKind::Unary(UnOp::Neg, Box::new(e)), ty, span }
+                Expr::new(ExprKind::Unary(UnOp::Neg, Box::new(e)), ty, span)
             }
             "~" if e.ty.is_integer() => {
                 let ty = promote(&e.ty);
                 let e = self.convert(e, &ty);
-                Expr { kind: ExprKind::Unary(UnOp::BitNot, Box::new(e)), ty, span }
+                Expr::new(ExprKind::Unary(UnOp::BitNot, Box::new(e)), ty, span)
             }
             _ => {
                 let t = self.program.type_name(&e.ty);
@@ -765,7 +758,7 @@ impl<'a> Lowerer<'a> {
 
     fn address_of(&mut self, inner: Expr, span: Span) -> Expr {
         if inner.ty.is_error() {
-            return Expr { kind: ExprKind::AddrOf(Box::new(inner)), ty: Type::Error, span };
+            return Expr::new(ExprKind::AddrOf(Box::new(inner)), Type::Error, span);
         }
         if !is_lvalue(&inner) {
             self.error(span, "`&` needs a variable (or array element or field), not a computed value");
@@ -773,7 +766,7 @@ impl<'a> Lowerer<'a> {
         }
         self.mark_addressable(&inner);
         let ty = Type::ptr(inner.ty.clone());
-        Expr { kind: ExprKind::AddrOf(Box::new(inner)), ty, span }
+        Expr::new(ExprKind::AddrOf(Box::new(inner)), ty, span)
     }
 
     fn mark_addressable(&mut self, e: &Expr) {
@@ -791,9 +784,9 @@ impl<'a> Lowerer<'a> {
                 if *t == Type::Void {
                     self.error(span, "cannot dereference a `void *`; cast it to a typed pointer first");
                 }
-                Expr { kind: ExprKind::Deref(Box::new(inner)), ty: *t, span }
+                Expr::new(ExprKind::Deref(Box::new(inner)), *t, span)
             }
-            Type::Error => Expr { kind: ExprKind::Deref(Box::new(inner)), ty: Type::Error, span },
+            Type::Error => Expr::new(ExprKind::Deref(Box::new(inner)), Type::Error, span),
             other => {
                 let t = self.program.type_name(&other);
                 self.error(span, format!("`*` needs a pointer, but this is `{t}`"));
@@ -829,7 +822,7 @@ impl<'a> Lowerer<'a> {
         if op == "=" {
             let rspan = rhs.span;
             let rhs = self.convert_assign(rhs, &lty, rspan, "assign");
-            return Expr { kind: ExprKind::Assign(Box::new(lhs), Box::new(rhs)), ty: lty, span };
+            return Expr::new(ExprKind::Assign(Box::new(lhs), Box::new(rhs)), lty, span);
         }
         let bin = match op {
             "+=" => BinOp::Add,
@@ -848,14 +841,14 @@ impl<'a> Lowerer<'a> {
             }
         };
         // Type the operation as `lhs op rhs` would be, on a stand-in for the lhs value.
-        let stand_in = Expr { kind: ExprKind::Int(0), ty: lty.clone(), span: lhs.span };
+        let stand_in = Expr::new(ExprKind::Int(0), lty.clone(), lhs.span);
         let typed = self.binary_op(bin, stand_in, rhs, span);
         let ExprKind::Binary(_, l_conv, rhs) = typed.kind else { return error_expr(span) };
         let op_ty = if lty.is_pointer() { lty.clone() } else { l_conv.ty.clone() };
         if typed.ty.is_arithmetic() && !lty.is_arithmetic() && !lty.is_error() {
             self.error(span, format!("`{op}` needs a number on the left"));
         }
-        Expr { kind: ExprKind::CompoundAssign { op: bin, op_ty, lhs: Box::new(lhs), rhs }, ty: lty, span }
+        Expr::new(ExprKind::CompoundAssign { op: bin, op_ty, lhs: Box::new(lhs), rhs }, lty, span)
     }
 
     fn conditional(&mut self, node: Node<'a>) -> Expr {
@@ -890,7 +883,7 @@ impl<'a> Lowerer<'a> {
         };
         let a = self.convert(a, &ty);
         let b = self.convert(b, &ty);
-        Expr { kind: ExprKind::Cond(Box::new(c), Box::new(a), Box::new(b)), ty, span }
+        Expr::new(ExprKind::Cond(Box::new(c), Box::new(a), Box::new(b)), ty, span)
     }
 
     fn field(&mut self, node: Node<'a>) -> Expr {
@@ -932,7 +925,7 @@ impl<'a> Lowerer<'a> {
         match def.fields.iter().position(|x| x.name == fname) {
             Some(i) => {
                 let ty = def.fields[i].ty.clone();
-                Expr { kind: ExprKind::Member { base: Box::new(base), field: i, arrow }, ty, span }
+                Expr::new(ExprKind::Member { base: Box::new(base), field: i, arrow }, ty, span)
             }
             None => {
                 let sname = def.name.clone();
@@ -970,7 +963,7 @@ impl<'a> Lowerer<'a> {
             Some(Symbol::Func(id)) => {
                 let sig = self.sigs[id.0 as usize].clone();
                 let args = self.check_args(name, fspan, span, args, &sig.params, sig.unchecked_params);
-                return Expr { kind: ExprKind::Call(Callee::Func(id), args), ty: sig.ret, span };
+                return Expr::new(ExprKind::Call(Callee::Func(id), args), sig.ret, span);
             }
             Some(Symbol::Var(v)) => {
                 let t = self.program.type_name(&self.program.var(v).ty);
@@ -996,7 +989,7 @@ impl<'a> Lowerer<'a> {
             {
                 self.unsupported("`fgets` from a stream other than `stdin`", stream.span);
             }
-            return Expr { kind: ExprKind::Call(Callee::Builtin(sig.builtin), args), ty: sig.ret, span };
+            return Expr::new(ExprKind::Call(Callee::Builtin(sig.builtin), args), sig.ret, span);
         }
         if builtins::is_unmodelled_library_function(name) {
             self.unsupported(&format!("the library function `{name}`"), fspan);

@@ -1147,7 +1147,7 @@ impl<'a> Lowerer<'a> {
                 let e = self.lower_expr(c);
                 self.scalar_condition(e)
             }
-            None => Expr { kind: ExprKind::Int(0), ty: Type::Error, span: self.span(owner) },
+            None => Expr::new(ExprKind::Int(0), Type::Error, self.span(owner)),
         }
     }
 

@@ -14,7 +14,7 @@ impl<'a, 'ctx> Exec<'a, 'ctx> {
 
     /// Evaluates a (possible) location: with alternatives, each runs under its selector.
     pub(super) fn eval_loc(&mut self, e: &Expr) -> R<SymVal<'ctx>> {
-        let Some(loc) = self.loc_of.get(&(e as *const Expr)).copied() else { return self.eval(e) };
+        let Some(loc) = self.loc_of.get(&e.id).copied() else { return self.eval(e) };
         let alts = self.alternatives(loc, e);
         if alts.is_empty() {
             return self.eval(e);

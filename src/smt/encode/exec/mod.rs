@@ -8,6 +8,7 @@ use z3::ast::{Array, Ast, BV, Bool, Dynamic};
 use z3::{Context, Sort};
 
 use super::*;
+use crate::ir::ExprId;
 use crate::ir::format::{self as cfmt, Count, Piece};
 use crate::ir::{BinOp, FloatKind, IncDec, IntKind, LogicOp, UnOp, VarId, VarKind};
 use crate::smt::floats::{FloatModel, Floats};
@@ -116,13 +117,13 @@ struct Exec<'a, 'ctx> {
     p: &'a Program,
     bound: u32,
     alts: Option<AltProvider<'a>>,
-    loc_of: HashMap<*const Expr, LocationId>,
+    loc_of: HashMap<ExprId, LocationId>,
     alt_cache: HashMap<LocationId, Rc<Vec<Expr>>>,
     enc: Encoding<'ctx>,
     st: State<'ctx>,
     objects: Vec<ObjInfo>,
     var_objs: HashMap<Key, u32>,
-    literal_objs: HashMap<*const Expr, u32>,
+    literal_objs: HashMap<ExprId, u32>,
     calls: Vec<CallCtx<'ctx>>,
     jumps: Vec<Jump<'ctx>>,
     next_frame: u32,
@@ -189,7 +190,7 @@ pub(super) fn run<'ctx>(
     p: &Program,
     entry: &str,
     opts: &EncodeOptions<'_>,
-    loc_of: HashMap<*const Expr, LocationId>,
+    loc_of: HashMap<ExprId, LocationId>,
 ) -> Result<Encoding<'ctx>, Unsupported> {
     let enc = Encoding {
         ctx,

@@ -203,7 +203,7 @@ impl<'a, 'ctx> Exec<'a, 'ctx> {
                 Ok(Place::Mem { ptr: p, ty: e.ty.clone() })
             }
             ExprKind::Str(bytes) => {
-                let key = e as *const Expr;
+                let key = e.id;
                 let o = match self.literal_objs.get(&key) {
                     Some(&o) => o,
                     None => {
