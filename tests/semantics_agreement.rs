@@ -1,5 +1,5 @@
 //! One C semantics: the interpreter and the two symbolic executors (`smt::encode`, behind the
-//! bounded product `verify_against`, and `smt::region`, behind the verified engine) must agree
+//! bounded product `verify_against`, and `verified::region`, behind the verified engine) must agree
 //! on random small programs of the CS1 subset.
 //!
 //! Each case is a random program and a variation of it: one that keeps its meaning (operands

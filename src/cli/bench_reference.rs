@@ -226,9 +226,10 @@ impl<'a> Oracle<'a> {
             _ => return None,
         };
         // Numbers read with scanf: the proofs' input model has every read find its number
-        // (`smt::stream`), so an input that runs out first is outside what was proved.
+        // (`verified::stream`), so an input that runs out first is outside what was proved.
         let tokens = self.p.ref_prog.func_by_name("main").is_some_and(|f| {
-            crate::smt::stream::input_kind(&self.p.ref_prog, f) == Ok(crate::smt::stream::Input::Tokens)
+            crate::engines::verified::stream::input_kind(&self.p.ref_prog, f)
+                == Ok(crate::engines::verified::stream::Input::Tokens)
         });
         for (input, expected, prompt) in &self.generated {
             if bound.is_some() || tokens {

@@ -15,9 +15,7 @@ pub mod floats;
 pub mod fold;
 pub mod output;
 pub mod product;
-pub mod region;
 pub mod solver;
-pub mod stream;
 
 pub use budget::Budget;
 pub use solver::{Solver, UnknownReason, Verdict, check_interruptible, check_optimize_with_budget, check_with_budget};

@@ -50,13 +50,13 @@
 use std::collections::{BTreeMap, HashMap, HashSet};
 
 use crate::engines::verified::align;
+use crate::engines::verified::region::Usage;
 use crate::ir::cfa::Node;
 use crate::ir::print::expr_to_c;
 use crate::ir::token_edit::{minimal_edit, tokens};
 use crate::ir::walk::{children_mut, walk_expr, walk_stmt};
 use crate::ir::*;
 use crate::smt::encode::{self, Location, LocationKind};
-use crate::smt::region::Usage;
 
 use super::catalogue::{Mutant, MutationKind};
 
@@ -394,7 +394,7 @@ fn partner_list(mut list: Vec<VarId>) -> Vec<VarId> {
 }
 
 /// How `f` uses each variable, occurrence by occurrence (the usage kinds of
-/// [`crate::smt::region`], gathered from the syntax of the whole function).
+/// [`crate::engines::verified::region`], gathered from the syntax of the whole function).
 fn usage(f: &Function) -> Vec<(VarId, Usage)> {
     let mut out = Vec::new();
     let Some(body) = &f.body else { return out };

@@ -5,9 +5,9 @@
 
 use std::collections::{BTreeMap, HashMap};
 
+use super::region::Usage;
 use crate::ir::cfa::Node;
 use crate::ir::{Program, Type, VarId};
-use crate::smt::region::Usage;
 
 /// Usage counts per node, per variable.
 pub type UsageTable = BTreeMap<Node, HashMap<VarId, BTreeMap<Usage, u32>>>;

@@ -97,7 +97,7 @@ pub(super) fn top_level_scanf_directives(p: &Program, f: FuncId) -> Option<Vec<S
 /// other shape is reported unsupported. Other modes compare everything.
 pub(super) fn prompts(p: &Program, f: FuncId, values: bool) -> Result<HashSet<ExprId>, Failure> {
     let mut out = HashSet::new();
-    // Reading characters has its own rule (see `smt::stream`).
+    // Reading characters has its own rule (see `stream`).
     if stream::input_kind(p, f).map_err(Failure::from_region)? == stream::Input::Chars {
         return if values { stream::char_prompts(p, f).map_err(Failure::from_region) } else { Ok(out) };
     }

@@ -22,9 +22,9 @@ use std::collections::{BTreeSet, HashMap};
 
 use z3::ast::{BV, Bool};
 
+use super::region::{self, Exec, Holes, Region, SEL_BITS, State, World};
 use crate::ir::VarId;
 use crate::ir::cfa::Node;
-use crate::smt::region::{self, Exec, Holes, Region, SEL_BITS, State, World};
 
 use super::{Failure, Job, merged};
 

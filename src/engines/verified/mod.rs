@@ -6,7 +6,7 @@
 //!    aligned when the loop-nesting trees (the labelled ASTs) have the same shape; otherwise
 //!    the result is a structural mismatch.
 //! 2. **Edges.** The code from a node to the next nodes is executed symbolically
-//!    ([`crate::smt::region`]); all paths from a node to one target node form one edge whose
+//!    ([`crate::engines::verified::region`]); all paths from a node to one target node form one edge whose
 //!    guarded actions are merged with `ite`. Edges are aligned by their target node: a path
 //!    the student lacks is an edge that is never taken (the paper's case 2), and merging the
 //!    paths to one target is the union of every combinatorial alignment of the paper's case 3.
@@ -54,7 +54,9 @@ mod fresh;
 mod frozen;
 mod node_cache;
 pub mod precondition;
+pub mod region;
 mod retype;
+pub mod stream;
 mod synth;
 
 mod cegis;
@@ -87,12 +89,9 @@ use crate::ir::repair::TextEdit;
 use crate::ir::{BinOp, Builtin, Callee, Expr, ExprKind, FuncId, IncDec, Program, Span, Stmt, StmtKind, Type, VarId};
 use crate::smt::Budget;
 pub use crate::smt::floats::FloatModel;
-use crate::smt::region::{
-    self, Alt, Exec, Holes, Region, SEL_BITS, Setup, Site, SiteKind, State, Term, Unsupported, World,
-};
 use crate::smt::solver::{UnknownReason, Verdict, check_with_budget, new_context};
-use crate::smt::stream;
 use crate::spec::compare::Compare;
+use region::{Alt, Exec, Holes, Region, SEL_BITS, Setup, Site, SiteKind, State, Term, Unsupported, World};
 
 #[derive(Clone, Debug)]
 pub struct Options {

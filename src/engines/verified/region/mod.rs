@@ -79,11 +79,11 @@ use crate::ir::{
 };
 use crate::spec::compare::Compare;
 
-use super::floats::{FloatModel, Floats};
-pub use super::output::Token;
-use super::output::{self, Printer};
 use super::stream;
-use super::{c_int, c_lib};
+use crate::smt::floats::{FloatModel, Floats};
+pub use crate::smt::output::Token;
+use crate::smt::output::{self, Printer};
+use crate::smt::{c_int, c_lib};
 
 pub type Deps = BTreeSet<VarId>;
 
@@ -312,7 +312,7 @@ impl<'a, 'ctx> World<'a, 'ctx> {
         // (a read that only some alternatives do): the application is taken apart over the
         // position's `ite`s first, so model completion never fixes a selector.
         let at = m.eval(pos, false).unwrap_or_else(|| pos.clone()).simplify();
-        let at = super::fold::fold_constant_ites(&Dynamic::from_ast(&at)).as_bv().expect("a position").simplify();
+        let at = crate::smt::fold::fold_constant_ites(&Dynamic::from_ast(&at)).as_bv().expect("a position").simplify();
         self.input_at(apply, &at, m)
     }
 
@@ -693,4 +693,4 @@ impl<'s, 'p, 'w, 'a, 'ctx> Exec<'s, 'p, 'w, 'a, 'ctx> {
     }
 }
 
-pub use super::output::{positions, sequences_differ, sequences_differ_within};
+pub use crate::smt::output::{positions, sequences_differ, sequences_differ_within};

@@ -8,15 +8,15 @@ use z3::ast::{Ast, BV, Bool};
 use z3::{Context, SatResult, Solver};
 
 use super::*;
+use crate::engines::verified::region::{Alt, Exec, Holes, Region, SEL_BITS, Setup, State, Term, World};
 use crate::ir::cfa::{LoopTree, Node};
 use crate::ir::{Expr, Program, StmtKind};
-use crate::smt::region::{Alt, Exec, Holes, Region, SEL_BITS, Setup, State, Term, World};
 use crate::smt::solver::new_context;
 use crate::spec::compare::Compare;
 use crate::syntax::lower::lower_source;
 
 /// IntroClass checksum's reference (the fixture the verified engine's snapshots use).
-const CHECKSUM: &str = include_str!("../../../fixtures/verified/checksum.ref.c");
+const CHECKSUM: &str = include_str!("../../../../fixtures/verified/checksum.ref.c");
 
 fn program(src: &str) -> Program {
     let lowered = lower_source(src);
@@ -302,7 +302,7 @@ fn putchar_prints_like_percent_c_and_a_constant_as_text() {
         let (ra, rb) = (entry_region(&ctx, &sa, &world, None), entry_region(&ctx, &sb, &world, None));
         let xa: Vec<_> = ra.printed.iter().map(|p| (p.guard.clone(), &p.token)).collect();
         let xb: Vec<_> = rb.printed.iter().map(|p| (p.guard.clone(), &p.token)).collect();
-        let differ = crate::smt::region::sequences_differ(&ctx, &xa, &xb);
+        let differ = crate::engines::verified::region::sequences_differ(&ctx, &xa, &xb);
         assert!(proves(&ctx, &[], &differ.not()), "{compare:?}: {xa:?} vs {xb:?}");
     }
 }

@@ -252,7 +252,7 @@ fn loop_nodes(setup: &Setup<'_>) -> BTreeSet<Node> {
 /// "The exit can break `holds`": satisfiable under the region's assumptions.
 fn can_break<'ctx>(
     ctx: &'ctx Context,
-    budget: &super::Budget,
+    budget: &crate::smt::Budget,
     assumed: &[Bool<'ctx>],
     pre: &[Bool<'ctx>],
     guard: &Bool<'ctx>,
@@ -265,7 +265,7 @@ fn can_break<'ctx>(
     solver.assert(guard);
     solver.assert(&holds.not());
     // Under the job's budget: an unknown counts as "can break" (sound, only weaker).
-    !super::check_interruptible(&solver, budget).is_unsat()
+    !crate::smt::check_interruptible(&solver, budget).is_unsat()
 }
 
 /// The loop nodes where `pos <= in.nl` holds inductively (Houdini: start from every loop node,
