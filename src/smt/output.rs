@@ -516,6 +516,31 @@ fn differs_from_known<'ctx>(
     Some(Bool::or(ctx, &refs))
 }
 
+/// `printf("%s", s)` of a `char` array's `bytes` in `exact` and `whitespace` (a token per
+/// byte): byte `k`'s token, as `%c` prints it, and the condition that it is printed (`g`, and
+/// bytes `0..=k` all non-zero); then the condition that no byte is `'\0'` (the print would
+/// run past them). `None` in `values`, where a string's bytes make words the model does not
+/// split.
+pub fn string_bytes<'ctx>(
+    ctx: &'ctx Context,
+    compare: Compare,
+    bytes: impl IntoIterator<Item = BV<'ctx>>,
+    g: &Bool<'ctx>,
+) -> Option<(Vec<(Bool<'ctx>, Token<'ctx>)>, Bool<'ctx>)> {
+    if compare == Compare::Values {
+        return None;
+    }
+    let d = char_directive();
+    let mut printing = g.clone();
+    let mut out = Vec::new();
+    for byte in bytes {
+        printing = Bool::and(ctx, &[&printing, &byte._eq(&BV::from_u64(ctx, 0, 8)).not()]).simplify();
+        let token = value_token(compare, &d, Printed::Int(byte, IntType::UCHAR)).expect("%c prints an integer");
+        out.push((printing.clone(), token));
+    }
+    Some((out, printing))
+}
+
 /// The directive `%c` (what `putchar` prints with).
 pub fn char_directive() -> Directive {
     match crate::ir::format::parse(b"%c", false).ok().and_then(|mut p| p.pop()) {

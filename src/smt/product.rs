@@ -7,7 +7,8 @@
 //!   run has position `k`: a prefix sum of the guards of the reads before it, which along any
 //!   path are in execution order). The student's and the reference's reads at the same
 //!   position read the same token, so their values are equal (integers compared after sign or
-//!   zero extension to 64 bits, floating point values of one sort as IEEE values).
+//!   zero extension to 64 bits, floating point values of one sort as IEEE values, `%s` words
+//!   of equal length and bytes).
 //! * **Outputs.** What each program prints (the whole output for `exact` and `whitespace`,
 //!   what follows the last input read for `values`: prompts are free there) becomes tokens of
 //!   the shared output model ([`super::output`]), which reads the spec's compare mode
@@ -17,8 +18,10 @@
 //!   reference's own runtime errors are assumed away (an input that crashes the reference is
 //!   outside the specification). The student's runtime errors stay violations.
 //!
-//! Unsupported (the product is then not built): string inputs (`%s`, lines), printed strings
-//! of characters, and an integer read against a floating point one at the same position.
+//! Unsupported (the product is then not built): lines read (`fgets`, `gets`) and `%Ns` words
+//! cut by their width (positions would no longer count tokens), strings of characters printed
+//! in the `values` mode (their bytes make words the output model does not split), and an
+//! integer read against a floating point one at the same position.
 
 use z3::Context;
 use z3::ast::{Ast, BV, Bool};
@@ -31,7 +34,7 @@ use super::floats::{FloatModel, Floats};
 use super::output::{self, Printed, Printer, Token};
 
 use super::encode::exec::SymVal;
-use super::encode::{self, EncodeOptions, Encoding, OutValue, Unsupported, Violation, ViolationKind};
+use super::encode::{self, EncodeOptions, Encoding, OutValue, StringRead, Unsupported, Violation, ViolationKind};
 
 /// The product of `student` (encoded with `opts`, alternatives included) and `reference`:
 /// the student's encoding with the reference's constraints added, the inputs linked, and an
@@ -52,8 +55,12 @@ pub fn encode_product<'ctx>(
         span: Span::default(),
     })?;
     let unsupported = |what: &str| Unsupported { func: None, what: what.to_string(), span: Span::default() };
-    if enc.inputs.iter().chain(&r.inputs).any(|i| i.string.is_some()) {
-        return Err(unsupported("string input compared with a reference"));
+    for i in enc.inputs.iter().chain(&r.inputs) {
+        match &i.string {
+            Some(_) if i.conv != 's' => return Err(unsupported("a line read compared with a reference")),
+            Some(w) if w.width_cut => return Err(unsupported("a `%s` word with a width compared with a reference")),
+            _ => {}
+        }
     }
 
     // Inputs: equal values at equal positions.
@@ -68,8 +75,12 @@ pub fn encode_product<'ctx>(
             if at.as_bool() == Some(false) {
                 continue;
             }
-            let same = same_value(ctx, &a.value, &a.ty, &b.value, &b.ty)
-                .ok_or_else(|| unsupported("an input read as a number of another kind than the reference reads it"))?;
+            let same = match (&a.string, &b.string) {
+                (Some(x), Some(y)) => same_word(ctx, x, y),
+                _ => same_value(ctx, &a.value, &a.ty, &b.value, &b.ty).ok_or_else(|| {
+                    unsupported("an input read as a number of another kind than the reference reads it")
+                })?,
+            };
             links.push(at.implies(&same));
         }
     }
@@ -135,7 +146,20 @@ fn printed_tokens<'ctx>(
                 Piece::Literal(bytes) => p.text(&bytes),
                 Piece::Directive(d) => match values.next() {
                     Some(OutValue::Text(bytes)) => p.text(bytes),
-                    Some(OutValue::Chars(_)) => return Err(unsupported("printing a string compared with a reference")),
+                    Some(OutValue::Chars(bytes)) => {
+                        let plain = d.width == format::Count::None && d.precision == format::Count::None;
+                        let Some((tokens, _)) =
+                            output::string_bytes(ctx, compare, bytes.iter().cloned(), &printed).filter(|_| plain)
+                        else {
+                            let how = if plain { "in the `values` mode" } else { "with a width or precision" };
+                            return Err(unsupported(&format!("printing a string compared with a reference {how}")));
+                        };
+                        // What was printed before, then the string byte by byte (a string that
+                        // runs past its array is the encoding's own violation).
+                        let before = std::mem::replace(&mut p, Printer::new(ctx, compare, Bool::from_bool(ctx, false)));
+                        collect(before.finish(), &printed, &mut out, &mut glue);
+                        out.extend(tokens);
+                    }
                     Some(v @ (OutValue::Int { .. } | OutValue::Float { .. })) => {
                         let printed = match v {
                             OutValue::Float { value, kind } => {
@@ -153,17 +177,26 @@ fn printed_tokens<'ctx>(
             }
         }
         let done = p.finish();
-        out.extend(done.tokens.into_iter().map(|(t, ())| (printed.clone(), t)));
-        glue.extend(
-            done.glue
-                .into_iter()
-                .map(|c| Bool::and(ctx, &[&printed, &c]).simplify())
-                .filter(|c| c.as_bool() != Some(false)),
-        );
-        let ends_ws = compared.ite(&done.ws, &Bool::from_bool(ctx, true));
+        let ws = done.ws.clone();
+        collect(done, &printed, &mut out, &mut glue);
+        let ends_ws = compared.ite(&ws, &Bool::from_bool(ctx, true));
         at_ws = entry.guard.ite(&ends_ws, &at_ws).simplify();
     }
     Ok(PrintedOutput { tokens: out, glue })
+}
+
+/// A finished print's tokens and glue, printed when `printed` holds.
+fn collect<'ctx>(
+    done: output::Done<'ctx, ()>,
+    printed: &Bool<'ctx>,
+    out: &mut Vec<(Bool<'ctx>, Token<'ctx>)>,
+    glue: &mut Vec<Bool<'ctx>>,
+) {
+    let ctx = printed.get_ctx();
+    out.extend(done.tokens.into_iter().map(|(t, ())| (printed.clone(), t)));
+    glue.extend(
+        done.glue.into_iter().map(|c| Bool::and(ctx, &[printed, &c]).simplify()).filter(|c| c.as_bool() != Some(false)),
+    );
 }
 
 /// The guarded tokens a program prints and its glue conditions.
@@ -174,6 +207,18 @@ struct PrintedOutput<'ctx> {
 
 fn widen<'ctx>(v: &BV<'ctx>, t: IntType) -> BV<'ctx> {
     crate::smt::c_int::resize(v, t.signed, 64)
+}
+
+/// "Both read the same word": equal lengths, equal bytes. Each side models words up to its
+/// own cap, so the shorter cap bounds both.
+fn same_word<'ctx>(ctx: &'ctx Context, a: &StringRead<'ctx>, b: &StringRead<'ctx>) -> Bool<'ctx> {
+    let mut same = vec![a.len._eq(&b.len)];
+    for (k, (x, y)) in a.chars.iter().zip(&b.chars).enumerate() {
+        let inside = BV::from_u64(ctx, k as u64, a.len.get_size()).bvult(&a.len);
+        same.push(inside.implies(&x._eq(y)));
+    }
+    let refs: Vec<&Bool<'ctx>> = same.iter().collect();
+    Bool::and(ctx, &refs)
 }
 
 /// "Both read the same token": equal numbers; `None` for an integer against a float.
@@ -275,6 +320,39 @@ mod tests {
         };
         assert!(matches!(verdict(student), BmcVerdict::Violated(_)), "`is prime` vs `is not prime` must differ");
         assert!(matches!(verdict(fixed), BmcVerdict::Holds { complete: true }), "{:?}", verdict(fixed));
+    }
+
+    /// A `%s` word is one token for both programs, and a printed `char` array a token per
+    /// byte: the same word printed back is equivalent, its first letter changed is not.
+    #[test]
+    fn words_read_and_printed_back_are_compared_byte_by_byte() {
+        let reference =
+            "#include <stdio.h>\nint main(void) { char w[16]; scanf(\"%s\", w); printf(\"[%s]\\n\", w); return 0; }";
+        let same = "#include <stdio.h>\nint main(void) { char s[16]; int n; scanf(\"%s\", s); printf(\"[\"); printf(\"%s]\\n\", s); return 0; }";
+        let upper = "#include <stdio.h>\nint main(void) { char s[16]; scanf(\"%s\", s); if (s[0] >= 'a' && s[0] <= 'z') s[0] = s[0] - 32; printf(\"[%s]\\n\", s); return 0; }";
+        let verdict = |s: &str| {
+            let (s, r) = (lower_source(s).program, lower_source(reference).program);
+            verify_against(
+                &s,
+                &r,
+                Compare::Exact,
+                "main",
+                3,
+                &Budget::new(std::time::Duration::from_secs(30), Cancel::new()),
+            )
+            .verdict
+        };
+        assert!(matches!(verdict(same), BmcVerdict::Holds { .. }), "{:?}", verdict(same));
+        match verdict(upper) {
+            BmcVerdict::Violated(cex) => {
+                let word = cex.stdin.trim();
+                assert!(
+                    word.starts_with(|c: char| c.is_ascii_lowercase()),
+                    "a lowercase first letter shows it: {word:?}"
+                );
+            }
+            other => panic!("{other:?}"),
+        }
     }
 
     #[test]

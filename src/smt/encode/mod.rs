@@ -369,6 +369,9 @@ pub struct InputRead<'ctx> {
 pub struct StringRead<'ctx> {
     pub len: BV<'ctx>,
     pub chars: Vec<BV<'ctx>>,
+    /// A `%Ns` word whose width, not its array, limits it: a longer word of the input would
+    /// be split by `scanf`, which `len <= N` leaves out.
+    pub width_cut: bool,
 }
 
 /// One `scanf` call executed under `guard`: its format and its reads (indices into

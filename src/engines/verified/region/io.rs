@@ -474,19 +474,17 @@ impl<'s, 'p, 'w, 'a, 'ctx> Exec<'s, 'p, 'w, 'a, 'ctx> {
         let v = self.char_array(arg, st).expect("a char array");
         let Some(Val { term: Term::Array(a, _, n), deps }) = st.vars.get(&v).cloned() else { unreachable!() };
         self.use_var(v, Usage::Printed);
+        let bytes = (0..n).map(|k| a.select(&BV::from_u64(self.ctx, k, 32)).as_bv().expect("a byte"));
+        let (tokens, past_end) =
+            output::string_bytes(self.ctx, self.setup.compare, bytes, g).expect("`char_array` is not in `values`");
         let d = output::char_directive();
-        let mut printing = g.clone();
-        for k in 0..n {
-            let byte = a.select(&BV::from_u64(self.ctx, k, 32)).as_bv().expect("a byte");
-            printing = Bool::and(self.ctx, &[&printing, &byte._eq(&BV::from_u64(self.ctx, 0, 8)).not()]).simplify();
+        for (printing, token) in tokens {
             let mut out = Printer::new(self.ctx, self.setup.compare, st.at_ws.clone());
             out.value_starts(&d, b"%c");
-            let token = output::value_token(self.setup.compare, &d, output::Printed::Int(byte, IntType::UCHAR))
-                .expect("%c prints an integer");
             out.value(token, deps.clone());
             self.emit(out, at, st, &printing);
         }
-        self.error(printing, deps, arg.span);
+        self.error(past_end, deps, arg.span);
         Ok(())
     }
 

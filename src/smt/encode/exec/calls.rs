@@ -538,7 +538,11 @@ impl<'a, 'ctx> Exec<'a, 'ctx> {
             span: a.span,
             source: InputSource::Scanf { call },
             conv: 's',
-            string: Some(StringRead { len: len.clone(), chars: chars.clone() }),
+            string: Some(StringRead {
+                len: len.clone(),
+                chars: chars.clone(),
+                width_cut: matches!(width, Count::Fixed(w) if (w as u64) < avail),
+            }),
         });
         self.enc.input_calls[call].reads.push(idx);
         // The NUL goes to off0 + len, which must be inside the array.
@@ -629,7 +633,7 @@ impl<'a, 'ctx> Exec<'a, 'ctx> {
             span: a.span,
             source: InputSource::Line,
             conv: 'l',
-            string: Some(StringRead { len: len.clone(), chars: chars.clone() }),
+            string: Some(StringRead { len: len.clone(), chars: chars.clone(), width_cut: false }),
         });
         // The last byte written (the NUL) is at off0 + len (+ 1 after fgets' '\n').
         let keep_nl = b == Builtin::Fgets;
