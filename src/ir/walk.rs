@@ -177,6 +177,38 @@ pub fn full_exprs(s: &Stmt, f: &mut impl FnMut(&Expr)) {
     });
 }
 
+/// The first `scanf` call of `s` whose value the program uses (`while (scanf("%d", &x) == 1)`,
+/// `n = scanf(...)`, `if (scanf(...) != 2)`): any but a whole expression statement or a `for`
+/// step (`(void)` cast or not), where the value is dropped. Such a program asks whether the
+/// input ran out, which the symbolic executors' token models do not say.
+pub fn scanf_value_used(s: &Stmt) -> Option<crate::ir::Span> {
+    let root = |e: &Expr| -> ExprId {
+        let mut e = e.strip_implicit();
+        while let ExprKind::Cast { expr, .. } = &e.kind
+            && e.ty == crate::ir::Type::Void
+        {
+            e = expr.strip_implicit();
+        }
+        e.id
+    };
+    let mut dropped = std::collections::HashSet::new();
+    for_each_stmt(s, &mut |x| match &x.kind {
+        StmtKind::Expr(e) | StmtKind::For { step: Some(e), .. } => {
+            dropped.insert(root(e));
+        }
+        _ => {}
+    });
+    let mut found = None;
+    full_exprs(s, &mut |full| {
+        walk_expr(full, &mut |e| {
+            if matches!(e.kind, ExprKind::Call(Callee::Builtin(Builtin::Scanf), _)) && !dropped.contains(&e.id) {
+                found.get_or_insert(e.span);
+            }
+        })
+    });
+    found
+}
+
 /// Calls `f` on the expression nodes of `s`, outermost first, mutably; where `f` returns
 /// `true` (it replaced the node, say) the node's subexpressions are not visited.
 pub fn walk_stmt_mut(s: &mut Stmt, f: &mut impl FnMut(&mut Expr) -> bool) {

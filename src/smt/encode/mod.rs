@@ -567,12 +567,23 @@ impl<'ctx> Encoding<'ctx> {
 }
 
 /// Encodes the b-runs of `entry` (called without arguments).
+/// What both symbolic executors say of a program that uses the value `scanf` returns after
+/// reading tokens: their reads always succeed (every number read is there), so such a program
+/// would never see the input run out, and a proof about it would cover no input at all.
+pub const SCANF_VALUE_USED: &str =
+    "the value `scanf` returns after reading numbers or words (whether the input ran out is not modelled for them)";
+
 pub fn encode<'ctx>(
     ctx: &'ctx Context,
     program: &Program,
     entry: &str,
     opts: &EncodeOptions<'_>,
 ) -> Result<Encoding<'ctx>, Unsupported> {
+    for f in &program.funcs {
+        if let Some(span) = f.body.as_ref().and_then(crate::ir::walk::scanf_value_used) {
+            return Err(Unsupported { func: Some(f.name.clone()), what: SCANF_VALUE_USED.into(), span });
+        }
+    }
     let empty = HashSet::new();
     let frozen = opts.frozen.unwrap_or(&empty);
     let loc_of = if opts.alternatives.is_some() { location_map(program, frozen) } else { HashMap::new() };
