@@ -269,17 +269,14 @@ mod tests {
     }
 
     fn verdict(student: &str) -> BmcVerdict {
-        let s = lower_source(student).program;
-        let r = lower_source(REFERENCE).program;
-        verify_against(
-            &s,
-            &r,
-            Compare::Values,
-            "main",
-            3,
-            &Budget::new(std::time::Duration::from_secs(30), Cancel::new()),
-        )
-        .verdict
+        verdict_against(REFERENCE, student, Compare::Values)
+    }
+
+    /// The product's verdict on `student` against `reference`, loops unwound 3 times.
+    fn verdict_against(reference: &str, student: &str, compare: Compare) -> BmcVerdict {
+        let (s, r) = (lower_source(student).program, lower_source(reference).program);
+        let budget = Budget::new(std::time::Duration::from_secs(30), Cancel::new());
+        verify_against(&s, &r, compare, "main", 3, &budget).verdict
     }
 
     #[test]
@@ -306,18 +303,7 @@ mod tests {
         let reference = "#include <stdio.h>\nint main(void) { int n; scanf(\"%d\", &n); if (n > 1) printf(\"%d is prime\\n\", n); else printf(\"%d is not prime\\n\", n); return 0; }";
         let student = "#include <stdio.h>\nint main(void) { int n; printf(\"Number please: \"); scanf(\"%d\", &n); printf(\"%d is prime\\n\", n); return 0; }";
         let fixed = "#include <stdio.h>\nint main(void) { int n; printf(\"Number please: \"); scanf(\"%d\", &n); if (n >= 2) printf(\"%d IS prime\\n\", n); else printf(\"%d is not prime\\n\", n); return 0; }";
-        let verdict = |s: &str| {
-            let (s, r) = (lower_source(s).program, lower_source(reference).program);
-            verify_against(
-                &s,
-                &r,
-                Compare::Values,
-                "main",
-                3,
-                &Budget::new(std::time::Duration::from_secs(30), Cancel::new()),
-            )
-            .verdict
-        };
+        let verdict = |s: &str| verdict_against(reference, s, Compare::Values);
         assert!(matches!(verdict(student), BmcVerdict::Violated(_)), "`is prime` vs `is not prime` must differ");
         assert!(matches!(verdict(fixed), BmcVerdict::Holds { complete: true }), "{:?}", verdict(fixed));
     }
@@ -330,18 +316,7 @@ mod tests {
             "#include <stdio.h>\nint main(void) { char w[16]; scanf(\"%s\", w); printf(\"[%s]\\n\", w); return 0; }";
         let same = "#include <stdio.h>\nint main(void) { char s[16]; int n; scanf(\"%s\", s); printf(\"[\"); printf(\"%s]\\n\", s); return 0; }";
         let upper = "#include <stdio.h>\nint main(void) { char s[16]; scanf(\"%s\", s); if (s[0] >= 'a' && s[0] <= 'z') s[0] = s[0] - 32; printf(\"[%s]\\n\", s); return 0; }";
-        let verdict = |s: &str| {
-            let (s, r) = (lower_source(s).program, lower_source(reference).program);
-            verify_against(
-                &s,
-                &r,
-                Compare::Exact,
-                "main",
-                3,
-                &Budget::new(std::time::Duration::from_secs(30), Cancel::new()),
-            )
-            .verdict
-        };
+        let verdict = |s: &str| verdict_against(reference, s, Compare::Exact);
         assert!(matches!(verdict(same), BmcVerdict::Holds { .. }), "{:?}", verdict(same));
         match verdict(upper) {
             BmcVerdict::Violated(cex) => {
