@@ -178,10 +178,11 @@ pub fn full_exprs(s: &Stmt, f: &mut impl FnMut(&Expr)) {
 }
 
 /// The first `scanf` call of `s` whose value the program uses (`while (scanf("%d", &x) == 1)`,
-/// `n = scanf(...)`, `if (scanf(...) != 2)`): any but a whole expression statement or a `for`
-/// step (`(void)` cast or not), where the value is dropped. Such a program asks whether the
-/// input ran out, which the symbolic executors' token models do not say.
-pub fn scanf_value_used(s: &Stmt) -> Option<crate::ir::Span> {
+/// `if (scanf(...) != 2) break;`) in a loop, or anywhere when `outside_loops` (a helper a loop
+/// may call). A whole expression statement or a `for` step (`(void)` cast or not) drops the
+/// value. Such a loop asks whether the input ran out, which the symbolic executors' token
+/// models do not say; outside loops, the value only checks a fixed number of reads.
+pub fn scanf_value_used(s: &Stmt, outside_loops: bool) -> Option<crate::ir::Span> {
     let root = |e: &Expr| -> ExprId {
         let mut e = e.strip_implicit();
         while let ExprKind::Cast { expr, .. } = &e.kind
@@ -199,13 +200,22 @@ pub fn scanf_value_used(s: &Stmt) -> Option<crate::ir::Span> {
         _ => {}
     });
     let mut found = None;
-    full_exprs(s, &mut |full| {
-        walk_expr(full, &mut |e| {
+    let mut look = |x: &Stmt| {
+        walk_stmt(x, &mut |e| {
             if matches!(e.kind, ExprKind::Call(Callee::Builtin(Builtin::Scanf), _)) && !dropped.contains(&e.id) {
                 found.get_or_insert(e.span);
             }
         })
-    });
+    };
+    if outside_loops {
+        look(s);
+    } else {
+        for_each_stmt(s, &mut |x| {
+            if matches!(x.kind, StmtKind::While { .. } | StmtKind::DoWhile { .. } | StmtKind::For { .. }) {
+                look(x);
+            }
+        });
+    }
     found
 }
 
@@ -262,4 +272,26 @@ pub fn calls_in_stmt(s: &Stmt, f: &mut impl FnMut(FuncId)) {
             f(*id);
         }
     });
+}
+
+#[cfg(test)]
+mod tests {
+    /// The `scanf` calls whose value a loop uses, or any use with `outside_loops`.
+    fn used(body: &str, outside_loops: bool) -> Option<String> {
+        let src = format!("#include <stdio.h>\nint main(void) {{ int x = 0, n, s = 0; {body} return 0; }}");
+        let p = crate::syntax::lower::lower_source(&src).program;
+        let main = p.func(p.func_by_name("main").unwrap());
+        super::scanf_value_used(main.body.as_ref().unwrap(), outside_loops).map(|s| src[s.range()].to_string())
+    }
+
+    #[test]
+    fn a_loop_that_asks_scanf_whether_it_read_uses_its_value() {
+        assert_eq!(used("while (scanf(\"%d\", &x) == 1) s += x;", false).as_deref(), Some("scanf(\"%d\", &x)"));
+        assert!(used("for (;;) { if (scanf(\"%d\", &x) != 1) break; s += x; }", false).is_some());
+        assert!(used("do { n = scanf(\"%d\", &x); } while (n == 1);", false).is_some());
+        // Dropped values, and a check outside loops (in `main`, a fixed number of reads).
+        assert_eq!(used("for (n = 0; n < 3; n++) { scanf(\"%d\", &x); (void)scanf(\"%d\", &x); }", false), None);
+        assert_eq!(used("if (scanf(\"%d\", &n) != 1) return 1; while (n-- > 0) s++;", false), None);
+        assert!(used("if (scanf(\"%d\", &n) != 1) return 1;", true).is_some());
+    }
 }

@@ -34,10 +34,11 @@
 //! "verified" means *for every input that holds every number the two programs read*: an input
 //! that runs out first (a count `n` followed by fewer than `n` numbers) is outside it, as an
 //! input without a newline is for character programs. The gcc oracle of the benches and
-//! fixtures leaves such generated inputs out. A program that uses the value `scanf` returns
+//! fixtures leaves such generated inputs out. A loop that uses the value `scanf` returns
 //! (`while (scanf("%d", &x) == 1)`) asks whether the input ran out, which this model never
-//! says: such a loop would never end in it, and a proof would cover no input at all. Both
-//! executors report it unsupported (`smt::encode::SCANF_VALUE_USED`).
+//! says: it would never end in it, and a proof would cover no input at all. Both executors
+//! report it unsupported (`smt::encode::SCANF_VALUE_USED`); outside loops in `main` the value
+//! only checks a fixed number of reads (`if (scanf("%d", &n) != 1)`), which succeed here.
 //!
 //! **The prompt cut for characters** (`values` mode, [`char_prompts`]): the output compared is
 //! what a program prints after its last *successful* read. With `first`/`last` the first and
@@ -126,7 +127,7 @@ pub fn input_kind(p: &Program, f: FuncId) -> Result<Input, Unsupported> {
         }),
         (Some(_), None) => Ok(Input::Chars),
         // See `SCANF_VALUE_USED`.
-        (None, Some(_)) => match crate::ir::walk::scanf_value_used(body) {
+        (None, Some(_)) => match crate::ir::walk::scanf_value_used(body, p.func(f).name != "main") {
             Some(span) => Err(Unsupported { what: crate::smt::encode::SCANF_VALUE_USED.into(), span }),
             None => Ok(Input::Tokens),
         },

@@ -568,8 +568,10 @@ impl<'ctx> Encoding<'ctx> {
 
 /// Encodes the b-runs of `entry` (called without arguments).
 /// What both symbolic executors say of a program that uses the value `scanf` returns after
-/// reading tokens: their reads always succeed (every number read is there), so such a program
-/// would never see the input run out, and a proof about it would cover no input at all.
+/// reading tokens in a loop (or in a helper a loop may call, see
+/// [`crate::ir::walk::scanf_value_used`]): their reads always succeed (every number read is
+/// there), so such a loop would never see the input run out, and a proof about it would
+/// cover no input at all.
 pub const SCANF_VALUE_USED: &str =
     "the value `scanf` returns after reading numbers or words (whether the input ran out is not modelled for them)";
 
@@ -580,7 +582,7 @@ pub fn encode<'ctx>(
     opts: &EncodeOptions<'_>,
 ) -> Result<Encoding<'ctx>, Unsupported> {
     for f in &program.funcs {
-        if let Some(span) = f.body.as_ref().and_then(crate::ir::walk::scanf_value_used) {
+        if let Some(span) = f.body.as_ref().and_then(|b| crate::ir::walk::scanf_value_used(b, f.name != entry)) {
             return Err(Unsupported { func: Some(f.name.clone()), what: SCANF_VALUE_USED.into(), span });
         }
     }
