@@ -262,18 +262,16 @@ pub fn repair_against_reference(
                         failure_words(&f)
                     ),
                 ),
-                // Nothing shows a bug, and the engine could not compare the programs at all:
-                // "no fix found" would suggest there is one to find.
-                None if matches!(f, verified::Failure::Unsupported(_)) && !a_test_fails(report) => Diagnostic::info(
-                    "no-verified-repair",
-                    anchor,
-                    format!("not compared with the reference: {}", failure_words(&f)),
-                ),
-                None => Diagnostic::info(
-                    "no-verified-repair",
-                    anchor,
-                    format!("mend found no fix proved for every input: {}", failure_words(&f)),
-                ),
+                None => {
+                    // When nothing shows a bug and the engine could not compare the programs at
+                    // all, "no fix found" would suggest there is one to find.
+                    let lead = if matches!(f, verified::Failure::Unsupported(_)) && !a_test_fails(report) {
+                        "not compared with the reference"
+                    } else {
+                        "mend found no fix proved for every input"
+                    };
+                    Diagnostic::info("no-verified-repair", anchor, format!("{lead}: {}", failure_words(&f)))
+                }
             });
         }
     }
