@@ -2,12 +2,14 @@
 //!
 //! Layers, each using only those below it (see ARCHITECTURE.md):
 //! `server` (LSP), `cli` (`mend check`'s output and the benchmarks) → `check` → `engines` →
-//! `smt` → `spec` → `syntax` → `ir`; `cancel` and `rng` are leaves any layer may use.
+//! `smt` → `spec` → `syntax` → `ir`; `cancel`, `rng` and `framing` (the
+//! editor protocols' `Content-Length` frames) are leaves any layer may use.
 
 pub mod cancel;
 pub mod check;
 pub mod cli;
 pub mod engines;
+pub mod framing;
 pub mod ir;
 pub mod rng;
 pub mod server;

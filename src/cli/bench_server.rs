@@ -127,10 +127,7 @@ impl Drop for LspProcess {
 
 /// `v` as one LSP frame.
 pub fn frame(v: &Value) -> Vec<u8> {
-    let body = v.to_string();
-    let mut out = format!("Content-Length: {}\r\n\r\n", body.len()).into_bytes();
-    out.extend_from_slice(body.as_bytes());
-    out
+    crate::framing::framed(v.to_string().as_bytes())
 }
 
 /// A field of /proc/PID/status in kB (`VmRSS`, `VmHWM`).
@@ -145,23 +142,7 @@ pub fn memory_kb(pid: u32, field: &str) -> Result<u64, String> {
 
 /// The next message of an LSP stream (`None` at its end or on a broken frame).
 pub fn read_message(r: &mut impl BufRead) -> Option<Value> {
-    let mut length = None;
-    loop {
-        let mut line = String::new();
-        if r.read_line(&mut line).ok()? == 0 {
-            return None;
-        }
-        let line = line.trim_end();
-        if line.is_empty() {
-            break;
-        }
-        if let Some(v) = line.strip_prefix("Content-Length:") {
-            length = v.trim().parse::<usize>().ok();
-        }
-    }
-    let mut body = vec![0; length?];
-    r.read_exact(&mut body).ok()?;
-    serde_json::from_slice(&body).ok()
+    serde_json::from_slice(&crate::framing::read_frame(r)?).ok()
 }
 
 fn file_uri(path: &Path) -> String {

@@ -31,15 +31,11 @@ use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 use tokio::sync::Mutex;
 use tracing::warn;
 
+use crate::framing::{Frame, framed, next_frame};
+
 /// The custom notification this layer sends the service for an edit it could not read (not
 /// valid UTF-8, or not a valid `didChange`): `{ uri, reason }`.
 pub const EDIT_NOT_APPLIED: &str = "mend/editNotApplied";
-
-/// Headers longer than this are garbage (a real header block is a few dozen bytes).
-const MAX_HEADER: usize = 8 << 10;
-/// Bodies longer than this are refused (a 100 MB document is already far beyond the
-/// analysis limit).
-const MAX_BODY: usize = 256 << 20;
 
 /// Where frames go: the client's stdout, one whole frame at a time.
 pub type Output = Arc<Mutex<Box<dyn AsyncWrite + Send + Unpin>>>;
@@ -47,8 +43,7 @@ pub type Output = Arc<Mutex<Box<dyn AsyncWrite + Send + Unpin>>>;
 /// Writes `body` as one frame.
 pub async fn write_frame(out: &Output, body: &[u8]) {
     let mut w = out.lock().await;
-    let header = format!("Content-Length: {}\r\n\r\n", body.len());
-    let ok = w.write_all(header.as_bytes()).await.is_ok() && w.write_all(body).await.is_ok() && w.flush().await.is_ok();
+    let ok = w.write_all(&framed(body)).await.is_ok() && w.flush().await.is_ok();
     if !ok {
         warn!("the client's output closed");
     }
@@ -121,13 +116,6 @@ pub async fn pump(mut input: impl AsyncRead + Unpin, mut service: impl AsyncWrit
     let _ = service.shutdown().await;
 }
 
-enum Frame {
-    Complete(Vec<u8>),
-    Incomplete,
-    /// Bytes that were skipped, and why.
-    Garbage(String),
-}
-
 /// Copies the service's frames to `out`, each whole (the service writes well-formed frames),
 /// until the service's output ends.
 pub async fn relay(mut from_service: impl AsyncRead + Unpin, out: Output) {
@@ -142,60 +130,6 @@ pub async fn relay(mut from_service: impl AsyncRead + Unpin, out: Output) {
             Ok(n) => buf.extend_from_slice(&chunk[..n]),
         }
     }
-}
-
-/// Takes the next frame off the front of `buf`.
-fn next_frame(buf: &mut Vec<u8>) -> Frame {
-    // Bytes before a `Content-Length` that does not start a line are garbage.
-    if let Some(p) = find(buf, b"Content-Length")
-        && p > 0
-        && !buf[..p].ends_with(b"\r\n")
-        && find(&buf[..p], b"\r\n\r\n").is_none()
-    {
-        return skip_to_next_header(buf, 0, "bytes that are not a message");
-    }
-    let Some(end) = find(buf, b"\r\n\r\n") else {
-        if buf.len() > MAX_HEADER {
-            return skip_to_next_header(buf, 1, "a header block that never ends");
-        }
-        return Frame::Incomplete;
-    };
-    let header = String::from_utf8_lossy(&buf[..end]).into_owned();
-    let mut length = None;
-    for line in header.split("\r\n") {
-        if let Some((name, value)) = line.split_once(':')
-            && name.trim().eq_ignore_ascii_case("content-length")
-        {
-            length = value.trim().parse::<usize>().ok();
-            if length.is_none() {
-                return skip_to_next_header(buf, end + 4, &format!("an invalid Content-Length `{}`", value.trim()));
-            }
-        }
-    }
-    let Some(length) = length else {
-        return skip_to_next_header(buf, end + 4, "a message without Content-Length");
-    };
-    if length > MAX_BODY {
-        return skip_to_next_header(buf, end + 4, &format!("a message of {length} bytes (at most {MAX_BODY})"));
-    }
-    if buf.len() < end + 4 + length {
-        return Frame::Incomplete;
-    }
-    let body = buf[end + 4..end + 4 + length].to_vec();
-    buf.drain(..end + 4 + length);
-    Frame::Complete(body)
-}
-
-/// Drops bytes from the front of `buf` up to the next `Content-Length` at or after `from`.
-fn skip_to_next_header(buf: &mut Vec<u8>, from: usize, why: &str) -> Frame {
-    let from = from.min(buf.len());
-    let next = find(&buf[from..], b"Content-Length").map_or(buf.len(), |i| from + i);
-    buf.drain(..next);
-    Frame::Garbage(why.to_string())
-}
-
-fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {
-    hay.windows(needle.len()).position(|w| w == needle)
 }
 
 /// The members of a message this layer checks. The rest (`params`, which may hold a 10 MB
@@ -319,39 +253,5 @@ async fn not_utf8(value: &Value, method: Option<&str>, id: Option<Value>, out: &
             .await;
             Body::Handled
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn frames(bytes: &[u8]) -> (Vec<String>, usize) {
-        let mut buf = bytes.to_vec();
-        let mut out = Vec::new();
-        let mut garbage = 0;
-        loop {
-            match next_frame(&mut buf) {
-                Frame::Complete(b) => out.push(String::from_utf8_lossy(&b).into_owned()),
-                Frame::Garbage(_) => garbage += 1,
-                Frame::Incomplete => return (out, garbage),
-            }
-        }
-    }
-
-    #[test]
-    fn framing_resynchronises_on_the_next_content_length() {
-        let good = "Content-Length: 2\r\n\r\n{}";
-        assert_eq!(frames(good.as_bytes()), (vec!["{}".to_string()], 0));
-        let bytes = format!("garbage\r\n\r\n{good}Content-Length: x\r\n\r\n{good}X-Other: 1\r\n\r\n{good}");
-        assert_eq!(frames(bytes.as_bytes()), (vec!["{}".to_string(); 3], 3));
-        // A header block that never ends is dropped once it is too long, up to the next frame.
-        let mut long = vec![b'a'; MAX_HEADER + 10];
-        long.extend_from_slice(good.as_bytes());
-        assert_eq!(frames(&long), (vec!["{}".to_string()], 1));
-        // Garbage glued to the front of a header.
-        assert_eq!(frames(format!("xyz{good}").as_bytes()), (vec!["{}".to_string()], 1));
-        // A partial body waits for the rest.
-        assert_eq!(frames(b"Content-Length: 10\r\n\r\n{}"), (vec![], 0));
     }
 }
