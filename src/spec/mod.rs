@@ -2,5 +2,6 @@
 
 pub mod compare;
 pub mod config;
+pub mod expectations;
 pub mod interp;
 pub mod tests;

@@ -2,6 +2,7 @@
 
 use std::collections::HashMap;
 
+use super::debug::{Debugger, Paused, Resume};
 use super::memory::{self, BlockKind, Fault, Memory};
 use super::{CallRecord, ChunkKind, Limits, OutputChunk, RunResult, RuntimeError, RuntimeErrorKind as K, State};
 use crate::cancel::Cancel;
@@ -65,10 +66,19 @@ enum Flow {
 }
 
 #[derive(Clone, Copy)]
-struct VarInfo {
-    global: bool,
-    addressable: bool,
-    slot: u32,
+pub(super) struct VarInfo {
+    pub global: bool,
+    pub addressable: bool,
+    pub slot: u32,
+}
+
+/// One active call, kept only under a debugger (`super::debug`): which function, where its
+/// slots start, and the point it is at.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Frame {
+    pub func: FuncId,
+    pub base: usize,
+    pub at: Span,
 }
 
 #[derive(Clone, Copy)]
@@ -84,10 +94,10 @@ pub struct Machine<'p> {
     pub steps: u64,
     next_check: u64,
     pub mem: Memory,
-    vars: Vec<VarInfo>,
+    pub(super) vars: Vec<VarInfo>,
     frame_size: Vec<u32>,
-    globals: Vec<Val>,
-    slots: Vec<Val>,
+    pub(super) globals: Vec<Val>,
+    pub(super) slots: Vec<Val>,
     base: usize,
     frame_blocks: Vec<u32>,
     /// Blocks holding structs returned by value; released at the end of the statement that
@@ -111,6 +121,12 @@ pub struct Machine<'p> {
     calls_started: usize,
     calls_cut: bool,
     drawn: usize,
+    /// The debugger the run pauses for (`run_debug`); `None` for every other run.
+    debugger: Option<&'p mut (dyn Debugger + Send + 'p)>,
+    /// Under a debugger: the active calls, outermost first.
+    pub(super) frames: Vec<Frame>,
+    /// Under a debugger: the runtime error was shown to it already (where it happened).
+    error_shown: bool,
 }
 
 /// Bytes of drawings one run records before it stops recording calls.
@@ -119,7 +135,20 @@ const MAX_DRAWN: usize = 8 << 20;
 const POLL: u64 = 1 << 16;
 
 pub fn run_here(prog: &Program, entry: &str, input: &[u8], limits: &Limits, cancel: &Cancel) -> RunResult {
+    run_with(prog, entry, input, limits, cancel, None)
+}
+
+/// A run that pauses for `debugger` (see `super::debug`), or a plain run without one.
+pub(super) fn run_with<'p>(
+    prog: &'p Program,
+    entry: &str,
+    input: &'p [u8],
+    limits: &'p Limits,
+    cancel: &'p Cancel,
+    debugger: Option<&'p mut (dyn Debugger + Send + 'p)>,
+) -> RunResult {
     let mut m = Machine::new(prog, limits, cancel, input);
+    m.debugger = debugger;
     let outcome = m.start(entry);
     let mut r = RunResult {
         output: std::mem::take(&mut m.out),
@@ -210,6 +239,9 @@ impl<'p> Machine<'p> {
             calls_started: 0,
             calls_cut: false,
             drawn: 0,
+            debugger: None,
+            frames: Vec::new(),
+            error_shown: false,
         }
     }
 
@@ -434,7 +466,7 @@ impl<'p> Machine<'p> {
     }
 
     /// The block of an addressable variable, created on first use.
-    fn var_addr(&mut self, id: VarId, span: Span) -> R<i64> {
+    pub(super) fn var_addr(&mut self, id: VarId, span: Span) -> R<i64> {
         let info = self.vars[id.0 as usize];
         match *self.slot(info) {
             Val::I(p) => Ok(p),
@@ -907,7 +939,13 @@ impl<'p> Machine<'p> {
         self.cur_func = Some(fid);
         let blocks_mark = self.frame_blocks.len();
         let temps_mark = self.temps.len();
+        if self.debugger.is_some() {
+            self.frames.push(Frame { func: fid, base: new_base, at: f.name_span });
+        }
         let result = self.run_body(f, body, args);
+        if self.debugger.is_some() {
+            self.frames.pop();
+        }
         if let Some((started, before, printed_from)) = before {
             self.record_call(fid, span, started, before, printed_from, args, &result);
         }
@@ -1020,6 +1058,53 @@ impl<'p> Machine<'p> {
     // ----- statements -----
 
     fn exec(&mut self, s: &'p Stmt) -> R<Flow> {
+        if self.debugger.is_none() {
+            return self.exec_plain(s);
+        }
+        if !matches!(s.kind, StmtKind::Block(_)) {
+            self.debug_point(s.span)?;
+        }
+        let flow = self.exec_plain(s);
+        if let Err(stop) = &flow
+            && let Stop::Err(e) = &**stop
+            && !self.error_shown
+            && e.kind != K::Cancelled
+        {
+            // The innermost statement the error leaves: its frame is still intact.
+            self.error_shown = true;
+            if let Some(d) = self.debugger.take() {
+                d.at_error(&mut Paused { m: self }, e);
+                self.debugger = Some(d);
+            }
+        }
+        flow
+    }
+
+    /// A point where a debugger may pause: before a statement, and before each test of a
+    /// loop's condition but the first (which the loop statement's own point covers).
+    fn debug_point(&mut self, span: Span) -> R<()> {
+        let Some(d) = self.debugger.take() else { return Ok(()) };
+        if let Some(frame) = self.frames.last_mut() {
+            frame.at = span;
+        }
+        let resume = d.at_point(&mut Paused { m: self });
+        self.debugger = Some(d);
+        match resume {
+            Resume::Go => Ok(()),
+            Resume::Stop => err(K::Cancelled, span, "the debugger ended the run"),
+        }
+    }
+
+    /// [`Self::debug_point`] at a loop's header before a test of its condition after the first.
+    #[inline]
+    fn loop_test_point(&mut self, s: &Stmt, iterations: u32) -> R<()> {
+        if self.debugger.is_some() && iterations > 0 {
+            self.debug_point(s.span)?;
+        }
+        Ok(())
+    }
+
+    fn exec_plain(&mut self, s: &'p Stmt) -> R<Flow> {
         self.tick(s.span)?;
         if self.limits.record_coverage {
             self.covered.insert(s.span);
@@ -1051,7 +1136,10 @@ impl<'p> Machine<'p> {
             }
             StmtKind::While { cond, body } => {
                 let mut iterations = 0;
-                while self.eval(cond)?.truthy() {
+                while {
+                    self.loop_test_point(s, iterations)?;
+                    self.eval(cond)?.truthy()
+                } {
                     self.count_iteration(&mut iterations, s.span)?;
                     match self.exec(body)? {
                         Flow::Break => break,
@@ -1070,6 +1158,7 @@ impl<'p> Machine<'p> {
                         Flow::Return(v) => return Ok(Flow::Return(v)),
                         _ => {}
                     }
+                    self.loop_test_point(s, iterations)?;
                     if !self.eval(cond)?.truthy() {
                         break;
                     }
@@ -1082,6 +1171,7 @@ impl<'p> Machine<'p> {
                 }
                 let mut iterations = 0;
                 loop {
+                    self.loop_test_point(s, iterations)?;
                     if let Some(c) = cond
                         && !self.eval(c)?.truthy()
                     {

@@ -30,6 +30,7 @@
 //! be stored in memory like any scalar. Variables whose address is never taken live in frame
 //! slots. Every evaluated expression node and executed statement is one step.
 
+pub mod debug;
 mod format;
 mod machine;
 mod memory;
