@@ -33,6 +33,9 @@ enum Command {
         #[arg(long, hide = true)]
         stdio: bool,
     },
+    /// Run the debugger (Debug Adapter Protocol) on stdin/stdout: mend's interpreter runs the
+    /// program, the console has Wolverine2's `change`, `spec` and `repair` commands.
+    Dap,
     /// Check C files and print diagnostics, repairs and test results.
     ///
     /// Exit status: 0 whether or not problems were found; 1 if some file could not be read or
@@ -48,7 +51,9 @@ enum Command {
         /// mend on programs gcc rejects (errors reported, fixes that compile, latency);
         /// `mistakes` prints the table of students' compile fixes learned from such a course
         /// (src/ir/mistakes.tsv); `faults` injects single faults into each problem's reference
-        /// and measures their repair (Wolverine2's evaluation).
+        /// and measures their repair (Wolverine2's evaluation); `debug` the debugger's repair
+        /// with a simulated student who records the reference's states (default data:
+        /// courses/heap).
         dir: Option<PathBuf>,
         /// With `typed`, `reference` or `faults`: the dataset (default `../shared/data/introclass`); with
         /// `compile` or `mistakes`: a course with `syntax/` folders (default `../shared/data/cpack`).
@@ -57,10 +62,11 @@ enum Command {
         #[arg(long, default_value_t = 60)]
         budget: u64,
         /// With `reference`: at most this many submissions per problem (spread over its list);
-        /// with `faults`: this many injected faults per problem (default 10).
+        /// with `faults`: this many injected faults per problem (default 10); with `debug`: the
+        /// first this many submissions per problem.
         #[arg(long)]
         limit: Option<usize>,
-        /// With `reference` and `faults`: one line per submission; with `compile`: every file mend is
+        /// With `reference`, `faults` and `debug`: one line per submission; with `compile`: every file mend is
         /// silent on or does not fix.
         #[arg(long)]
         verbose: bool,
@@ -183,6 +189,7 @@ fn main() -> ExitCode {
             // SAFETY: `_exit` ends the process at once; nothing after it runs.
             unsafe { _exit(code) }
         }
+        Command::Dap => ExitCode::from(mend::dap::serve_stdio() as u8),
         Command::Check(args) => check(args),
         Command::Bench { dir, data, budget, limit, verbose, compare, flags } => {
             let mut out = std::io::stdout().lock();
@@ -213,6 +220,12 @@ fn main() -> ExitCode {
                     &introclass(data),
                     limit.unwrap_or(10),
                     Duration::from_secs(budget),
+                    verbose,
+                    &mut out,
+                ),
+                Some(dir) if dir.as_os_str() == "debug" => mend::cli::bench_debug::run(
+                    &data.unwrap_or_else(|| PathBuf::from("courses/heap")),
+                    limit,
                     verbose,
                     &mut out,
                 ),

@@ -11,6 +11,8 @@
 //! scratch, a patch size is the exact tree edit distance.
 
 mod common;
+#[path = "common/dap.rs"]
+mod dap;
 
 use std::collections::HashSet;
 use std::fmt::Write;
@@ -96,6 +98,7 @@ const SUITES: &[Suite] = &[
     Suite { name: "mutation", dirs: &["fixtures/mutation"], recursive: false, render: render_mutation },
     Suite { name: "verified", dirs: &["fixtures/verified"], recursive: false, render: render_verified },
     Suite { name: "check", dirs: &["fixtures/check", "examples"], recursive: true, render: render_check },
+    Suite { name: "dap", dirs: &["fixtures/dap"], recursive: false, render: render_dap },
 ];
 
 /// The fixtures of a folder: C files but references (`reference.c`, `*.ref.c`) and what is
@@ -142,6 +145,13 @@ fn main() {
         }
     }
     libtest_mimic::run(&args, trials).exit();
+}
+
+/// `dap`: a debugging session with the real `mend dap`, scripted by `NAME.session` (the
+/// commands are in `tests/common/dap.rs`), rendered as a transcript.
+fn render_dap(f: &Fixture) -> String {
+    let script = f.sibling(&format!("{}.session", f.path.file_stem().unwrap().to_string_lossy()));
+    dap::Adapter::spawn().run_script(&f.path, &script)
 }
 
 /// `syntax`: the syntax layer's diagnostics and insert-token repairs (positions in UTF-16, as

@@ -163,7 +163,35 @@ def main() -> None:
     srv.send({"method": "exit"})
     if srv.proc.wait(timeout=10) != 0:
         fail(f"mend exited with {srv.proc.returncode}")
-    print("helix smoke: ok (languages.toml parsed; mend beside clangd shows the repair, not the syntax error)")
+    debugger(c[0], binary)
+    print("helix smoke: ok (languages.toml parsed; mend beside clangd shows the repair, not the syntax error; the debugger starts)")
+
+
+def debugger(language: dict, binary: str) -> None:
+    """The `[language.debugger]` block: `mend dap` over stdio, started as Helix starts it,
+    answers `initialize`, and its template's arguments are the launch's."""
+    dbg = language.get("debugger") or fail("languages.toml has no [language.debugger] for C")
+    if dbg.get("transport") != "stdio" or dbg.get("args") != ["dap"]:
+        fail(f"the debugger must be `mend dap` over stdio: {dbg}")
+    template = (dbg.get("templates") or [{}])[0]
+    if template.get("request") != "launch" or set(template.get("args", {})) != {"program", "input"}:
+        fail(f"the debugger's template should launch with program and input: {template}")
+    proc = subprocess.Popen([binary, *dbg["args"]], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    body = json.dumps({"seq": 1, "type": "request", "command": "initialize", "arguments": {"adapterID": "mend", "clientID": "helix"}}).encode()
+    proc.stdin.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
+    proc.stdin.flush()
+    header = b""
+    while not header.endswith(b"\r\n\r\n"):
+        byte = proc.stdout.read(1)
+        if not byte:
+            fail("mend dap closed its output before answering initialize")
+        header += byte
+    reply = json.loads(proc.stdout.read(int(header.split(b":")[1].split(b"\r\n")[0])))
+    if reply.get("type") != "response" or reply.get("command") != "initialize" or not reply.get("success"):
+        fail(f"mend dap's answer to initialize: {reply}")
+    proc.stdin.close()
+    if proc.wait(timeout=10) != 0:
+        fail(f"mend dap exited with {proc.returncode} at the end of its input")
 
 
 if __name__ == "__main__":

@@ -22,6 +22,7 @@ use crate::syntax::{self, lower};
 mod anytime;
 mod assertions;
 pub mod counterexample;
+pub mod expected_states;
 mod gate;
 pub mod job;
 mod levels;

@@ -121,17 +121,44 @@ pub(super) fn load(dir: &Path, default_compare: Compare) -> Option<Problem> {
 
 /// Whether `program` passes every test in mend's interpreter.
 pub(super) fn passes_all(program: &Program, p: &Problem) -> bool {
-    p.tests.iter().zip(&p.ref_prompt).all(|((_, input, expected), prompt)| {
-        let run = interp::run(program, "main", input, &Limits::default(), &Cancel::new());
-        run.error.is_none()
-            && compare::output_matches(
-                p.compare,
-                expected,
-                Some(*prompt),
-                &String::from_utf8_lossy(&run.output),
-                Some(run.output_before_last_read),
-            )
-    })
+    p.first_failing(program).is_none()
+}
+
+impl Problem {
+    /// The input of the first test `program` fails in mend's interpreter.
+    pub(super) fn first_failing(&self, program: &Program) -> Option<&[u8]> {
+        let passed = self.results(program);
+        self.tests.iter().zip(passed).find(|(_, ok)| !ok).map(|((_, input, _), _)| input.as_slice())
+    }
+
+    /// Whether `program` passes each test, in mend's interpreter.
+    pub(super) fn results(&self, program: &Program) -> Vec<bool> {
+        self.results_of(program, &Cancel::new(), &vec![true; self.tests.len()])
+    }
+
+    /// [`Self::results`] for the tests `which` says, `true` for the others.
+    pub(super) fn results_of(&self, program: &Program, cancel: &Cancel, which: &[bool]) -> Vec<bool> {
+        (self.tests.iter().zip(&self.ref_prompt).zip(which))
+            .map(|(((_, input, expected), prompt), run_it)| {
+                if !run_it {
+                    return true;
+                }
+                let run = interp::run(program, "main", input, &Limits::default(), cancel);
+                run.error.is_none()
+                    && compare::output_matches(
+                        self.compare,
+                        expected,
+                        Some(*prompt),
+                        &String::from_utf8_lossy(&run.output),
+                        Some(run.output_before_last_read),
+                    )
+            })
+            .collect()
+    }
+
+    pub(super) fn submissions(&self) -> &[PathBuf] {
+        &self.submissions
+    }
 }
 
 /// A run of a gcc-compiled program: its output, or `None` when it crashed or timed out.

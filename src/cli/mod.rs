@@ -2,6 +2,7 @@
 
 pub mod bench;
 pub mod bench_compile;
+pub mod bench_debug;
 pub mod bench_faults;
 pub mod bench_reference;
 pub mod bench_server;
