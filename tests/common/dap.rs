@@ -23,7 +23,7 @@ use serde_json::{Value, json};
 
 const BIN: &str = env!("CARGO_BIN_EXE_mend");
 /// Far beyond what any scripted step takes; only a hung adapter reaches it.
-const TIMEOUT: Duration = Duration::from_secs(20);
+const TIMEOUT: Duration = Duration::from_secs(120);
 
 pub struct Adapter {
     child: Child,
