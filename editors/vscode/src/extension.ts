@@ -1,6 +1,8 @@
 // mend for VS Code: starts `mend lsp` for C files through vscode-languageclient, passes the
 // `mend.*` settings, tells mend whether the clangd extension is there (so a syntax error is
-// not shown twice), and shows analysis progress in the status bar.
+// not shown twice), and shows analysis progress in the status bar. The `mend` debug type
+// starts `mend dap` (the program runs in mend's interpreter); `mend.showHeap` draws the
+// paused program's heap in a panel, refreshed at every stop.
 import * as vscode from 'vscode';
 import {
   LanguageClient,
@@ -19,6 +21,69 @@ let status: vscode.StatusBarItem;
 let output: vscode.OutputChannel;
 /** Progress tokens the server has begun and not yet ended. */
 const running = new Set<string | number>();
+/** The heap panel, while it is open. */
+let heapPanel: vscode.WebviewPanel | undefined;
+
+function serverPath(): string {
+  return vscode.workspace.getConfiguration('mend').get<string>('server.path', 'mend') || 'mend';
+}
+
+/** The heap as mend draws it (the `mendHeap` answer's text) as the panel's page. */
+export function heapHtml(text: string): string {
+  const escaped = text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+  return (
+    '<!DOCTYPE html><html><head><meta charset="utf-8">' +
+    '<meta http-equiv="Content-Security-Policy" content="default-src \'none\'; style-src \'unsafe-inline\';">' +
+    '<style>pre { font-family: var(--vscode-editor-font-family); font-size: var(--vscode-editor-font-size); }</style>' +
+    `</head><body><pre>${escaped || '(no variables here)'}</pre></body></html>`
+  );
+}
+
+/** Shows (or refreshes) the heap of the active mend debugging session's innermost frame. */
+async function showHeap(quiet = false): Promise<void> {
+  const session = vscode.debug.activeDebugSession;
+  if (!session || session.type !== 'mend') {
+    if (!quiet) {
+      void vscode.window.showInformationMessage('mend: start debugging a C file with "mend: run this file" first.');
+    }
+    return;
+  }
+  let answer: { text?: string };
+  try {
+    answer = await session.customRequest('mendHeap', { frameId: 1 });
+  } catch (err) {
+    if (!quiet) {
+      void vscode.window.showInformationMessage(`mend: ${err instanceof Error ? err.message : String(err)}`);
+    }
+    return;
+  }
+  if (!heapPanel) {
+    heapPanel = vscode.window.createWebviewPanel('mend.heap', 'mend: heap', vscode.ViewColumn.Beside, {});
+    heapPanel.onDidDispose(() => {
+      heapPanel = undefined;
+    });
+  }
+  heapPanel.webview.html = heapHtml(answer.text ?? '');
+}
+
+/** `mend dap` for the `mend` debug type, and the heap panel kept up to date at each stop. */
+function registerDebugger(context: vscode.ExtensionContext): void {
+  context.subscriptions.push(
+    vscode.debug.registerDebugAdapterDescriptorFactory('mend', {
+      createDebugAdapterDescriptor: () => new vscode.DebugAdapterExecutable(serverPath(), ['dap']),
+    }),
+    vscode.debug.registerDebugAdapterTrackerFactory('mend', {
+      createDebugAdapterTracker: () => ({
+        onDidSendMessage: (m: { type?: string; event?: string }) => {
+          if (m.type === 'event' && m.event === 'stopped' && heapPanel) {
+            void showHeap(true);
+          }
+        },
+      }),
+    }),
+    vscode.commands.registerCommand('mend.showHeap', () => showHeap()),
+  );
+}
 
 /** Is the clangd extension installed and enabled (it then reports C syntax errors)? */
 function clangdPresent(): boolean {
@@ -62,7 +127,7 @@ function setStatus(state: 'starting' | 'idle' | 'checking' | 'stopped'): void {
 }
 
 async function startClient(context: vscode.ExtensionContext): Promise<void> {
-  const command = vscode.workspace.getConfiguration('mend').get<string>('server.path', 'mend') || 'mend';
+  const command = serverPath();
   const serverOptions: ServerOptions = {
     run: { command, args: ['lsp'], transport: TransportKind.stdio },
     debug: { command, args: ['lsp'], transport: TransportKind.stdio },
@@ -158,6 +223,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
       await client?.sendNotification('workspace/didChangeConfiguration', { settings: { mend: serverSettings() } });
     }),
   );
+
+  registerDebugger(context);
 
   try {
     await startClient(context);

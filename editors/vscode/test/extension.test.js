@@ -15,6 +15,9 @@ const commands = new Map();
 const statusItems = [];
 const clients = [];
 const disposable = { dispose() {} };
+const debugFactories = new Map();
+const debugTrackers = new Map();
+const panels = [];
 
 const vscode = {
   workspace: {
@@ -43,6 +46,22 @@ const vscode = {
     executeCommand: async (name, ...args) => commands.get(name)(...args),
   },
   StatusBarAlignment: { Left: 1, Right: 2 },
+  ViewColumn: { Beside: -2 },
+  DebugAdapterExecutable: class {
+    constructor(command, args) { Object.assign(this, { command, args }); }
+  },
+  debug: {
+    activeDebugSession: undefined,
+    registerDebugAdapterDescriptorFactory: (type, f) => { debugFactories.set(type, f); return disposable; },
+    registerDebugAdapterTrackerFactory: (type, f) => { debugTrackers.set(type, f); return disposable; },
+  },
+};
+const infos = [];
+vscode.window.showInformationMessage = async (message) => { infos.push(message); };
+vscode.window.createWebviewPanel = (id, title) => {
+  const panel = { id, title, webview: { html: '' }, onDidDispose(fn) { this.dispose = fn; return disposable; } };
+  panels.push(panel);
+  return panel;
 };
 
 class FakeLanguageClient {
@@ -159,4 +178,34 @@ test('check this file again asks mend to re-check the active file; restart repla
   assert.ok(clients.at(-1).started);
   await ext.deactivate();
   assert.ok(clients.at(-1).stopped);
+});
+
+test('the mend debug type starts `mend dap`; the heap panel shows mendHeap and refreshes at each stop', async () => {
+  config['server.path'] = '/opt/mend/bin/mend';
+  const exe = debugFactories.get('mend').createDebugAdapterDescriptor({ type: 'mend' });
+  assert.equal(exe.command, '/opt/mend/bin/mend');
+  assert.deepEqual(exe.args, ['dap']);
+  assert.ok(commands.has('mend.showHeap'));
+  await commands.get('mend.showHeap')();
+  assert.equal(panels.length, 0, 'no panel without a mend session');
+  assert.match(infos.at(-1), /start debugging/);
+  const asked = [];
+  let text = 'head → n1\nn1: data = 1 < 2, next = NULL\n';
+  vscode.debug.activeDebugSession = {
+    type: 'mend',
+    customRequest: async (command, args) => { asked.push([command, args]); return { text }; },
+  };
+  await commands.get('mend.showHeap')();
+  assert.deepEqual(asked, [['mendHeap', { frameId: 1 }]]);
+  assert.equal(panels.length, 1);
+  assert.match(panels[0].webview.html, /<pre>head → n1\nn1: data = 1 &lt; 2, next = NULL\n<\/pre>/);
+  // A stop refreshes the open panel.
+  text = 'head = NULL\n';
+  const tracker = debugTrackers.get('mend').createDebugAdapterTracker({ type: 'mend' });
+  tracker.onDidSendMessage({ type: 'event', event: 'stopped', body: { reason: 'step' } });
+  await new Promise((r) => setImmediate(r));
+  assert.equal(asked.length, 2);
+  assert.match(panels[0].webview.html, /<pre>head = NULL\n<\/pre>/);
+  vscode.debug.activeDebugSession = undefined;
+  delete config['server.path'];
 });
