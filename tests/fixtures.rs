@@ -98,7 +98,7 @@ const SUITES: &[Suite] = &[
     Suite { name: "mutation", dirs: &["fixtures/mutation"], recursive: false, render: render_mutation },
     Suite { name: "verified", dirs: &["fixtures/verified"], recursive: false, render: render_verified },
     Suite { name: "check", dirs: &["fixtures/check", "examples"], recursive: true, render: render_check },
-    Suite { name: "dap", dirs: &["fixtures/dap"], recursive: false, render: render_dap },
+    Suite { name: "dap", dirs: &["fixtures/dap"], recursive: true, render: render_dap },
 ];
 
 /// The fixtures of a folder: C files but references (`reference.c`, `*.ref.c`) and what is

@@ -65,7 +65,10 @@ fn heap(session: &mut Run, paused: &mut Paused<'_, '_>) -> String {
 }
 
 fn print(session: &mut Run, paused: &mut Paused<'_, '_>, what: &str) -> Result<String, String> {
-    Ok(format!("{} = {}", what.trim(), shown(session, paused, what)?))
+    let value = shown(session, paused, what)?;
+    // A pointer reads `p → n2 (…)`, anything else `x = 5`.
+    let joint = if value.starts_with('→') { " " } else { " = " };
+    Ok(format!("{}{joint}{value}", what.trim()))
 }
 
 /// A place's value as the console shows it: a pointer to a node by the node's name and what

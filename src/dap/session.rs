@@ -276,18 +276,12 @@ impl Adapter {
     }
 }
 
-/// The input the program reads: `input` (text), `inputFile` (a path), or `test` (a test of
-/// the file's mend.toml, by name: `3`, `blackbox/2`); none is an empty input.
+/// The input the program reads: `test` (a test of the file's mend.toml, by name: `3`,
+/// `blackbox/2`), else `inputFile` (a path), else `input` (text); none is an empty input.
 fn launch_input(args: &Value, program: &std::path::Path) -> Result<Vec<u8>, String> {
-    if let Some(text) = args.get("input").and_then(Value::as_str) {
-        return Ok(text.as_bytes().to_vec());
-    }
-    if let Some(file) = args.get("inputFile").and_then(Value::as_str) {
-        return std::fs::read(file).map_err(|e| format!("mend cannot read the input file `{file}`: {e}"));
-    }
-    if let Some(name) =
-        args.get("test").and_then(|t| t.as_str().map(str::to_string).or_else(|| t.as_u64().map(|n| n.to_string())))
-    {
+    let test =
+        args.get("test").and_then(|t| t.as_str().map(str::to_string).or_else(|| t.as_u64().map(|n| n.to_string())));
+    if let Some(name) = test.filter(|n| !n.is_empty()) {
         let config = crate::spec::config::discover(program)
             .map_err(|e| format!("{}: {}", e.file.display(), e.message))?
             .ok_or("`test` needs a mend.toml beside the program or above it")?;
@@ -296,7 +290,10 @@ fn launch_input(args: &Value, program: &std::path::Path) -> Result<Vec<u8>, Stri
         let case = case.ok_or_else(|| format!("there is no test `{name}` in `{}`", dir.display()))?;
         return std::fs::read(&case.input).map_err(|e| format!("mend cannot read `{}`: {e}", case.input.display()));
     }
-    Ok(Vec::new())
+    if let Some(file) = args.get("inputFile").and_then(Value::as_str).filter(|f| !f.is_empty()) {
+        return std::fs::read(file).map_err(|e| format!("mend cannot read the input file `{file}`: {e}"));
+    }
+    Ok(args.get("input").and_then(Value::as_str).unwrap_or("").as_bytes().to_vec())
 }
 
 /// The 1-based line of the first statement that starts on `line` or after it: where a
@@ -666,9 +663,14 @@ impl Debugger for Run {
             }
             self.replay = None;
             self.flushed = paused.output().len();
+            let back = match self.original_line(at) {
+                Some(l) if l != self.line(at) => {
+                    format!("line {l} of your file (line {} of the repaired program)", self.line(at))
+                }
+                _ => format!("line {}", self.line(at)),
+            };
             self.writer.console(&format!(
-                "The repair is applied: the program ran again from the start and is back at line {}.",
-                self.line(at)
+                "The repair is applied: the program ran again from the start and is back where you were, at {back}."
             ));
             return self.pause(paused, "step", Some("repair applied"));
         }

@@ -2,7 +2,8 @@
 //! script and renders what the adapter answered as a transcript (for the `dap` fixtures).
 //!
 //! A script has one command a line (`#` starts a comment):
-//! - `input TEXT` — the program's stdin (a newline is added; before `run`);
+//! - `input TEXT` — the program's stdin (a newline is added; before `run`); `test NAME` — the
+//!   input of a test of the program's mend.toml instead;
 //! - `stop-on-entry`, `break LINE…` — launch options and breakpoints;
 //! - `run` — `configurationDone`, then waits for the first stop or the end;
 //! - `continue`, `next`, `stepIn`, `stepOut` — and wait for the next stop or the end;
@@ -213,21 +214,26 @@ impl Adapter {
     pub fn run_script(mut self, program: &Path, script: &str) -> String {
         self.request("initialize", json!({ "adapterID": "mend", "linesStartAt1": true, "columnsStartAt1": true }));
         let mut input = String::new();
+        let mut test = None;
         let mut stop_on_entry = false;
         let mut launched = false;
         for line in script.lines().map(str::trim).filter(|l| !l.is_empty() && !l.starts_with('#')) {
             self.out += &format!("$ {line}\n");
             let (command, rest) = line.split_once(' ').unwrap_or((line, ""));
-            if !launched && !matches!(command, "input" | "stop-on-entry" | "raw" | "garbage") {
+            if !launched && !matches!(command, "input" | "test" | "stop-on-entry" | "raw" | "garbage") {
                 launched = true;
-                let r =
-                    self.request("launch", json!({ "program": program, "input": input, "stopOnEntry": stop_on_entry }));
+                let mut args = json!({ "program": program, "input": input, "stopOnEntry": stop_on_entry });
+                if let Some(name) = &test {
+                    args["test"] = json!(name);
+                }
+                let r = self.request("launch", args);
                 if self.fail_or(&r) {
                     continue;
                 }
             }
             match command {
                 "input" => input = format!("{rest}\n"),
+                "test" => test = Some(rest.to_string()),
                 "stop-on-entry" => stop_on_entry = true,
                 "break" => {
                     let lines: Vec<Value> =

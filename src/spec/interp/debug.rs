@@ -685,6 +685,8 @@ impl MemoryGraph {
 fn bound(cell: &Cell, name: &dyn Fn(usize) -> String) -> String {
     match cell {
         Cell::Node(_) | Cell::Freed => format!(" {}", bare(cell, name)),
+        // A pointer to a number is drawn `→ 3`.
+        Cell::Value(v) if v.starts_with('→') => format!(" {v}"),
         c => format!(" = {}", bare(c, name)),
     }
 }
