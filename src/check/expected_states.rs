@@ -98,7 +98,10 @@ fn search(
         }
     };
     let results = [TestResult { input: String::from_utf8_lossy(input).into_owned(), passed: false }];
-    let opts = Options { max_size: 2, ..Options::default() };
+    // Wolverine2's localisation orders the space: what runs between the last state met and
+    // the first that differs comes first.
+    let window = expectations::fault_window(program, "main", input, expected, &limits, cancel).unwrap_or_default();
+    let opts = Options { max_size: 2, window, ..Options::default() };
     let mut first = None;
     let report = against_tests::run(program, text, &opts, &results, &mut passes_all, &budget, &mut |r| {
         if first.is_none() {

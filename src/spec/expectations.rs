@@ -128,9 +128,39 @@ pub fn check(
     limits: &Limits,
     cancel: &Cancel,
 ) -> (Checked, RunResult) {
+    let (outcome, run, _) = check_recording(program, entry, input, expectations, limits, cancel, false);
+    (outcome, run)
+}
+
+/// Wolverine2's localisation: the statements a run of `program` executes after the last
+/// expected state it reaches as expected and before the first it does not (or before its
+/// end, when it never gets there). `None` when it meets every expectation.
+pub fn fault_window(
+    program: &Program,
+    entry: &str,
+    input: &[u8],
+    expectations: &[Expectation],
+    limits: &Limits,
+    cancel: &Cancel,
+) -> Option<Vec<Span>> {
+    match check_recording(program, entry, input, expectations, limits, cancel, true) {
+        (Checked::Met | Checked::Cancelled, _, _) => None,
+        (_, _, window) => Some(window),
+    }
+}
+
+fn check_recording(
+    program: &Program,
+    entry: &str,
+    input: &[u8],
+    expectations: &[Expectation],
+    limits: &Limits,
+    cancel: &Cancel,
+    record: bool,
+) -> (Checked, RunResult, Vec<Span>) {
     let targets: Vec<Option<Span>> = expectations.iter().map(|e| e.point.find(program)).collect();
     if let Some(index) = targets.iter().position(Option::is_none) {
-        return (Checked::NotReached { index }, RunResult::default());
+        return (Checked::NotReached { index }, RunResult::default(), Vec::new());
     }
     let mut checker = Checker {
         expectations,
@@ -138,6 +168,7 @@ pub fn check(
         hits: HitCounts::default(),
         met: vec![false; expectations.len()],
         outcome: None,
+        window: record.then(Default::default),
     };
     let run = run_debug(program, entry, input, limits, cancel, &mut checker);
     let outcome = match checker.outcome {
@@ -145,7 +176,9 @@ pub fn check(
         None if cancel.is_cancelled() => Checked::Cancelled,
         None => Checked::NotReached { index: checker.met.iter().position(|m| !m).unwrap_or(0) },
     };
-    (outcome, run)
+    let mut window: Vec<Span> = checker.window.unwrap_or_default().into_iter().collect();
+    window.sort_by_key(|s| (s.start, s.end));
+    (outcome, run, window)
 }
 
 /// The states `program` reaches at `points` on `input`: the first `per_point` arrivals at
@@ -227,11 +260,16 @@ struct Checker<'a> {
     hits: HitCounts,
     met: Vec<bool>,
     outcome: Option<Checked>,
+    /// With [`fault_window`]: the points run since the last state met.
+    window: Option<std::collections::HashSet<Span>>,
 }
 
 impl Debugger for Checker<'_> {
     fn at_point(&mut self, paused: &mut Paused<'_, '_>) -> Resume {
         let at = paused.at();
+        if let Some(window) = &mut self.window {
+            window.insert(at);
+        }
         if !self.targets.contains(&at) {
             return Resume::Go;
         }
@@ -247,6 +285,10 @@ impl Debugger for Checker<'_> {
                 return Resume::Stop;
             }
             self.met[i] = true;
+            if let Some(window) = &mut self.window {
+                window.clear();
+                window.insert(at);
+            }
         }
         if self.met.iter().all(|m| *m) {
             self.outcome = Some(Checked::Met);
@@ -308,5 +350,23 @@ mod tests {
         assert_eq!(run(&[at(1, 3)]), Checked::Met);
         assert_eq!(run(&[at(1, 4)]), Checked::Differs { index: 0, actual: state(3) });
         assert_eq!(run(&[at(2, 3)]), Checked::NotReached { index: 0 });
+    }
+
+    #[test]
+    fn the_fault_window_runs_from_the_last_state_met_to_the_first_that_differs() {
+        let p = lower_source(SUM).program;
+        let limits = Limits::default();
+        let text = |spans: Vec<Span>| {
+            spans.iter().map(|s| SUM[s.range()].lines().next().unwrap().to_string()).collect::<Vec<_>>()
+        };
+        let header = point_at(SUM, "for (i = 0;");
+        let ret = point_at(SUM, "return s;");
+        // The loop's header on its 3rd test (i = 2, s = 1) is as expected; `return` is not.
+        let met = Expectation { point: header, hit: 3, state: "i = 2\ns = 1\n".into() };
+        let wrong = Expectation { point: ret, hit: 1, state: "i = 3\ns = 4\n".into() };
+        let window = fault_window(&p, "main", b"", &[met.clone(), wrong], &limits, &Cancel::new()).unwrap();
+        assert_eq!(text(window), ["for (i = 0; i < 3; i++)", "s = s + i;", "return s;"]);
+        let only_met = fault_window(&p, "main", b"", &[met], &limits, &Cancel::new());
+        assert_eq!(only_met, None);
     }
 }

@@ -63,6 +63,7 @@ pub fn run(
     if let Some(reference) = &opts.reference {
         spectrum.focus_on_wrong_call(program, reference, &opts.entry, results, opts.compare, &budget.cancel);
     }
+    spectrum.window = opts.window.clone();
     let suspiciousness: Vec<f64> = loc_ids.iter().map(|id| spectrum.score(alternatives[id].0.span)).collect();
     let tests = results.len() as u32;
     let mut found = Vec::new();
@@ -161,6 +162,8 @@ pub struct Spectrum {
     /// The function a failing test's run goes wrong in ([`localize`]): its code ranks before
     /// the rest.
     focus: Option<Span>,
+    /// The statements of [`Options::window`], sorted: they rank before the rest.
+    window: Vec<Span>,
 }
 
 impl Spectrum {
@@ -172,7 +175,7 @@ impl Spectrum {
             .map(|t| (t.passed, interp::run(program, entry, t.input.as_bytes(), &limits, cancel).covered))
             .collect();
         let failing = runs.iter().filter(|(p, _)| !p).count() as f64;
-        Spectrum { statements: statement_spans(program), runs, failing, focus: None }
+        Spectrum { statements: statement_spans(program), runs, failing, focus: None, window: Vec::new() }
     }
 
     /// Ranks first the function where a failing test's run first leaves a state the
@@ -211,7 +214,8 @@ impl Spectrum {
         }
         let score = if ef > 0.0 { ef / (self.failing * (ef + ep)).sqrt() } else { 0.0 };
         let focused = self.focus.is_some_and(|f| f.start <= at.start && at.end <= f.end);
-        0.01 + score + if focused { 1.0 } else { 0.0 }
+        let in_window = self.window.binary_search_by_key(&(stmt.start, stmt.end), |s| (s.start, s.end)).is_ok();
+        0.01 + score + if focused { 1.0 } else { 0.0 } + if in_window { 2.0 } else { 0.0 }
     }
 }
 

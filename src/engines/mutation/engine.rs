@@ -50,6 +50,9 @@ pub struct Options {
     pub reference: Option<Program>,
     /// How outputs are compared with the reference's (the spec's compare mode).
     pub compare: Compare,
+    /// Statements a debugging session's localisation names (those run between the last state
+    /// the student accepted and the first they corrected): ranked first, none dropped.
+    pub window: Vec<Span>,
 }
 
 /// The SMT side's set-up. Both decide the same question; `mend bench` measures both.
@@ -74,6 +77,7 @@ impl Default for Options {
             solver_mode: SolverMode::Fresh,
             reference: None,
             compare: Compare::Exact,
+            window: Vec::new(),
         }
     }
 }
