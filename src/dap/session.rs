@@ -237,6 +237,10 @@ impl Adapter {
 
     /// Starts the run thread (after `configurationDone`).
     fn start(&mut self) {
+        if self.thread.is_some() {
+            // A second `configurationDone`: the program is already running.
+            return;
+        }
         let Some(launch) = &self.launch else {
             self.writer.console("mend has no program to run: the launch failed.");
             self.writer.event("terminated", json!({}));
