@@ -82,14 +82,16 @@ fn search(
     cancel: &Cancel,
 ) -> Outcome {
     let limits = Limits { max_steps: CANDIDATE_STEPS, ..Limits::default() };
-    let (as_written, _) = expectations::check(program, "main", input, expected, &limits, cancel);
+    // Wolverine2's localisation orders the space: what runs between the last state met and
+    // the first that differs comes first.
+    let (as_written, window) = expectations::localise(program, "main", input, expected, &limits, cancel);
     if as_written == Checked::Met {
         return Outcome { repair: None, why_not: Some("your program already reaches every one of them".into()) };
     }
     let found_cancel = cancel.child();
     let budget = Budget::new(REPAIR_BUDGET, found_cancel.clone());
     let mut passes_all = |candidate: &Program, budget: &Budget| -> Verdict {
-        match expectations::check(candidate, "main", input, expected, &limits, &budget.cancel).0 {
+        match expectations::check(candidate, "main", input, expected, &limits, &budget.cancel) {
             Checked::Met if keeps(candidate, &budget.cancel) => Verdict::Repaired,
             Checked::Met if budget.cancel.is_cancelled() => Verdict::Unknown("cancelled".into()),
             Checked::Met => Verdict::Fails,
@@ -98,12 +100,9 @@ fn search(
         }
     };
     let results = [TestResult { input: String::from_utf8_lossy(input).into_owned(), passed: false }];
-    // Wolverine2's localisation orders the space: what runs between the last state met and
-    // the first that differs comes first.
-    let window = expectations::fault_window(program, "main", input, expected, &limits, cancel).unwrap_or_default();
     let opts = Options { max_size: 2, window, ..Options::default() };
     let mut first = None;
-    let report = against_tests::run(program, text, &opts, &results, &mut passes_all, &budget, &mut |r| {
+    against_tests::run(program, text, &opts, &results, &mut passes_all, &budget, &mut |r| {
         if first.is_none() {
             first = Some(r.clone());
             // The first is the best ranked: the rest of the search is not needed.
@@ -116,7 +115,6 @@ fn search(
             Some(_) => Some(format!("mend stopped searching after {} s", REPAIR_BUDGET.as_secs())),
             None => None,
         };
-        let _ = report;
         return Outcome { repair: None, why_not };
     };
     let edits = found.edits();

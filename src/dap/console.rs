@@ -98,8 +98,7 @@ fn split_change(rest: &str) -> Option<(&str, &str)> {
 
 /// Wolverine2's `change`: sets a value, and remembers it for `spec`'s message.
 pub fn change(session: &mut Run, paused: &mut Paused<'_, '_>, place: &str, value: &str) -> Result<(), String> {
-    let graph = paused.graph(0);
-    session.name_nodes(&graph);
+    // `shown` names the nodes first, so `n3` in `value` means what `heap` shows.
     let before = shown(session, paused, place).unwrap_or_default();
     paused.change(place, value, &|n| session.node_address(n))?;
     session.changes_here.push(format!("`{}` was {before}", place.trim()));

@@ -69,6 +69,8 @@ struct Launch {
     stop_on_entry: bool,
     /// The tests of the file's mend.toml it passes: a repair keeps them.
     passing: PassingTests,
+    /// The lines (1-based) a statement starts on: where breakpoints can stop.
+    statement_lines: BTreeSet<u32>,
 }
 
 /// The adapter: the main thread's side of the session.
@@ -205,7 +207,9 @@ impl Adapter {
         }
         let stop_on_entry = args.get("stopOnEntry").and_then(Value::as_bool).unwrap_or(false);
         let passing = PassingTests::of(&path, &lowered.program);
-        self.launch = Some(Launch { path, text, program: lowered.program, input, stop_on_entry, passing });
+        let statement_lines = statement_lines(&lowered.program, &index);
+        self.launch =
+            Some(Launch { path, text, program: lowered.program, input, stop_on_entry, passing, statement_lines });
         Ok(())
     }
 
@@ -218,7 +222,8 @@ impl Adapter {
         let mut set = BTreeSet::new();
         let answers: Vec<Value> = requested
             .iter()
-            .map(|&line| match launch.and_then(|l| first_statement_line(&l.program, &l.text, line)) {
+            // A breakpoint on a blank line or a comment moves to the next statement.
+            .map(|&line| match launch.and_then(|l| l.statement_lines.range(line..).next().copied()) {
                 Some(at) => {
                     set.insert(at);
                     json!({ "verified": true, "line": at - 1 + self.lines_from })
@@ -300,10 +305,8 @@ fn launch_input(args: &Value, program: &std::path::Path) -> Result<Vec<u8>, Stri
     Ok(args.get("input").and_then(Value::as_str).unwrap_or("").as_bytes().to_vec())
 }
 
-/// The 1-based line of the first statement that starts on `line` or after it: where a
-/// breakpoint set on a blank line or a comment moves to.
-fn first_statement_line(program: &Program, text: &str, line: u32) -> Option<u32> {
-    let index = LineIndex::new(text);
+/// The lines (1-based) on which a statement of `program` starts.
+fn statement_lines(program: &Program, index: &LineIndex) -> BTreeSet<u32> {
     let mut lines = BTreeSet::new();
     for body in program.funcs.iter().filter_map(|f| f.body.as_ref()) {
         crate::ir::walk::for_each_stmt(body, &mut |s| {
@@ -312,7 +315,7 @@ fn first_statement_line(program: &Program, text: &str, line: u32) -> Option<u32>
             }
         });
     }
-    lines.range(line..).next().copied()
+    lines
 }
 
 /// One entry of the variables pane the client can open.
@@ -352,8 +355,9 @@ pub(super) struct Run {
     last_line: Option<(Option<u32>, usize)>,
     lines_from: u32,
     columns_from: u32,
-    /// Output already sent to the client.
+    /// Output already sent to the client, and already looked at for a line end.
     flushed: usize,
+    scanned: usize,
     /// How to go on, and the call depth and line it was asked at.
     step: Option<(Step, usize, u32)>,
     pub hits: HitCounts,
@@ -393,6 +397,7 @@ impl Run {
             lines_from: 1,
             columns_from: 1,
             flushed: 0,
+            scanned: 0,
             step: launch.stop_on_entry.then_some((Step::In, 0, 0)),
             hits: HitCounts::default(),
             replay: None,
@@ -423,6 +428,7 @@ impl Run {
             let cancel = self.cancel.clone();
             self.hits = HitCounts::default();
             self.flushed = 0;
+            self.scanned = 0;
             let result = run_debug(&program, "main", &input, &limits, &cancel, self);
             if let Some(patched) = self.restart.take() {
                 self.current_index = LineIndex::new(&patched.rewrite.text);
@@ -455,6 +461,7 @@ impl Run {
             let text = String::from_utf8_lossy(&output[self.flushed..]).into_owned();
             self.writer.event("output", json!({ "category": "stdout", "output": text }));
             self.flushed = output.len();
+            self.scanned = output.len();
         }
     }
 
@@ -667,6 +674,7 @@ impl Debugger for Run {
             }
             self.replay = None;
             self.flushed = paused.output().len();
+            self.scanned = self.flushed;
             let back = match self.original_line(at) {
                 Some(l) if l != self.line(at) => {
                     format!("line {l} of your file (line {} of the repaired program)", self.line(at))
@@ -678,9 +686,15 @@ impl Debugger for Run {
             ));
             return self.pause(paused, "step", Some("repair applied"));
         }
-        // Whole lines as they come (and the rest at a pause or the end).
-        if paused.output()[self.flushed.min(paused.output().len())..].contains(&b'\n') {
-            self.flush(paused.output());
+        // Whole lines as they come (and the rest at a pause or the end); each byte is looked
+        // at once, so a long line printed piece by piece costs no more than its length.
+        let output = paused.output();
+        if output.len() > self.scanned {
+            let new_line = output[self.scanned..].contains(&b'\n');
+            self.scanned = output.len();
+            if new_line {
+                self.flush(output);
+            }
         }
         let depth = paused.depth();
         let on_breakpoint = self.breakpoint_at(at, depth);
@@ -688,10 +702,9 @@ impl Debugger for Run {
             Some("pause")
         } else {
             // Steps go by lines, as the student reads the code: `int n, x, i;` is one step.
-            let line = self.line(at);
             match self.step {
-                Some((Step::In, d, l)) if depth != d || line != l => Some("step"),
-                Some((Step::Over, d, l)) if depth < d || (depth == d && line != l) => Some("step"),
+                Some((Step::In, d, l)) if depth != d || self.line(at) != l => Some("step"),
+                Some((Step::Over, d, l)) if depth < d || (depth == d && self.line(at) != l) => Some("step"),
                 Some((Step::Out, d, _)) if depth < d => Some("step"),
                 _ if on_breakpoint => Some("breakpoint"),
                 _ => None,

@@ -16,8 +16,8 @@ use crate::cancel::Cancel;
 use crate::ir::print::expr_to_c;
 use crate::ir::walk::for_each_stmt;
 use crate::ir::{FuncId, Program, Span, Stmt, StmtKind};
+use crate::spec::interp::Limits;
 use crate::spec::interp::debug::{Debugger, Paused, Resume, run_debug};
-use crate::spec::interp::{Limits, RunResult};
 
 /// A statement of a function, found again in another version of the program.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -127,25 +127,24 @@ pub fn check(
     expectations: &[Expectation],
     limits: &Limits,
     cancel: &Cancel,
-) -> (Checked, RunResult) {
-    let (outcome, run, _) = check_recording(program, entry, input, expectations, limits, cancel, false);
-    (outcome, run)
+) -> Checked {
+    check_recording(program, entry, input, expectations, limits, cancel, false).0
 }
 
-/// Wolverine2's localisation: the statements a run of `program` executes after the last
+/// [`check`], with Wolverine2's localisation: the statements the run executes after the last
 /// expected state it reaches as expected and before the first it does not (or before its
-/// end, when it never gets there). `None` when it meets every expectation.
-pub fn fault_window(
+/// end, when it never gets there); empty when it meets every expectation.
+pub fn localise(
     program: &Program,
     entry: &str,
     input: &[u8],
     expectations: &[Expectation],
     limits: &Limits,
     cancel: &Cancel,
-) -> Option<Vec<Span>> {
+) -> (Checked, Vec<Span>) {
     match check_recording(program, entry, input, expectations, limits, cancel, true) {
-        (Checked::Met | Checked::Cancelled, _, _) => None,
-        (_, _, window) => Some(window),
+        (outcome @ (Checked::Met | Checked::Cancelled), _) => (outcome, Vec::new()),
+        found => found,
     }
 }
 
@@ -157,10 +156,10 @@ fn check_recording(
     limits: &Limits,
     cancel: &Cancel,
     record: bool,
-) -> (Checked, RunResult, Vec<Span>) {
+) -> (Checked, Vec<Span>) {
     let targets: Vec<Option<Span>> = expectations.iter().map(|e| e.point.find(program)).collect();
     if let Some(index) = targets.iter().position(Option::is_none) {
-        return (Checked::NotReached { index }, RunResult::default(), Vec::new());
+        return (Checked::NotReached { index }, Vec::new());
     }
     let mut checker = Checker {
         expectations,
@@ -170,7 +169,7 @@ fn check_recording(
         outcome: None,
         window: record.then(Default::default),
     };
-    let run = run_debug(program, entry, input, limits, cancel, &mut checker);
+    run_debug(program, entry, input, limits, cancel, &mut checker);
     let outcome = match checker.outcome {
         Some(outcome) => outcome,
         None if cancel.is_cancelled() => Checked::Cancelled,
@@ -178,7 +177,7 @@ fn check_recording(
     };
     let mut window: Vec<Span> = checker.window.unwrap_or_default().into_iter().collect();
     window.sort_by_key(|s| (s.start, s.end));
-    (outcome, run, window)
+    (outcome, window)
 }
 
 /// The states `program` reaches at `points` on `input`: the first `per_point` arrivals at
@@ -260,7 +259,7 @@ struct Checker<'a> {
     hits: HitCounts,
     met: Vec<bool>,
     outcome: Option<Checked>,
-    /// With [`fault_window`]: the points run since the last state met.
+    /// With [`localise`]: the points run since the last state met.
     window: Option<std::collections::HashSet<Span>>,
 }
 
@@ -345,7 +344,7 @@ mod tests {
         let p = lower_source(SUM).program;
         let point = point_at(SUM, "return s;");
         let state = |s: i32| format!("i = 3\ns = {s}\n");
-        let run = |expected: &[Expectation]| check(&p, "main", b"", expected, &Limits::default(), &Cancel::new()).0;
+        let run = |expected: &[Expectation]| check(&p, "main", b"", expected, &Limits::default(), &Cancel::new());
         let at = |hit, s| Expectation { point: point.clone(), hit, state: state(s) };
         assert_eq!(run(&[at(1, 3)]), Checked::Met);
         assert_eq!(run(&[at(1, 4)]), Checked::Differs { index: 0, actual: state(3) });
@@ -364,9 +363,10 @@ mod tests {
         // The loop's header on its 3rd test (i = 2, s = 1) is as expected; `return` is not.
         let met = Expectation { point: header, hit: 3, state: "i = 2\ns = 1\n".into() };
         let wrong = Expectation { point: ret, hit: 1, state: "i = 3\ns = 4\n".into() };
-        let window = fault_window(&p, "main", b"", &[met.clone(), wrong], &limits, &Cancel::new()).unwrap();
+        let (outcome, window) = localise(&p, "main", b"", &[met.clone(), wrong], &limits, &Cancel::new());
+        assert_eq!(outcome, Checked::Differs { index: 1, actual: "i = 3\ns = 3\n".into() });
         assert_eq!(text(window), ["for (i = 0; i < 3; i++)", "s = s + i;", "return s;"]);
-        let only_met = fault_window(&p, "main", b"", &[met], &limits, &Cancel::new());
-        assert_eq!(only_met, None);
+        let only_met = localise(&p, "main", b"", &[met], &limits, &Cancel::new());
+        assert_eq!(only_met, (Checked::Met, Vec::new()));
     }
 }
