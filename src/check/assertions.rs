@@ -65,6 +65,9 @@ fn readable(program: &Program, entry: &str, cex: &Counterexample, cancel: &Cance
         ViolationKind::ReachError => K::ReachError,
         ViolationKind::DivisionByZero => K::DivisionByZero,
         ViolationKind::OutOfBounds => K::OutOfBounds,
+        ViolationKind::NullDereference => K::NullDereference,
+        ViolationKind::UseAfterFree => K::UseAfterFree,
+        ViolationKind::InvalidFree => K::InvalidFree,
         ViolationKind::OutputMismatch => return cex.clone(),
     };
     if cex.stdin.trim().is_empty() {

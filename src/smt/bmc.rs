@@ -217,11 +217,66 @@ fn verify_with(
             let uv = check_with_budget(&u, &[], budget);
             stats.unwind_time = t2.elapsed();
             // An unknown unwinding check leaves the result bounded: never upgraded.
-            BmcVerdict::Holds { complete: uv.is_unsat() }
+            let complete = uv.is_unsat();
+            match reference {
+                Some((r, compare)) if !complete => match outlasting_run(&enc, program, r, compare, entry, budget) {
+                    Some(cex) => BmcVerdict::Violated(Box::new(cex)),
+                    None => BmcVerdict::Holds { complete },
+                },
+                _ => BmcVerdict::Holds { complete },
+            }
         }
     };
     let uninit_reads = if matches!(verdict, BmcVerdict::Unknown(_)) { vec![] } else { reachable_uninit(&enc, budget) };
     BmcResult { verdict, uninit_reads, stats }
+}
+
+/// After a bounded proof against a reference: an input on which the reference's run ends
+/// within the bound while the student's is cut there, run in the interpreter. A student's
+/// run that then fails or prints something else is a counterexample: without this check a
+/// loop that never ends would be "equivalent" on every run within the bound, as no such run
+/// of it ends. A student's run that ends with the reference's output only needed more
+/// iterations, and the bounded proof stands.
+fn outlasting_run<'ctx>(
+    enc: &Encoding<'ctx>,
+    program: &Program,
+    reference: &Program,
+    compare: Compare,
+    entry: &str,
+    budget: &Budget,
+) -> Option<Counterexample> {
+    let outlasts = enc.outlasts.as_ref()?;
+    let s = solver::one_shot_solver(enc.ctx, enc.bit_vectors_only);
+    enc.assert_into(&s);
+    s.assert(outlasts);
+    if !check_with_budget(&s, &[], budget).is_sat() {
+        return None;
+    }
+    let model = s.get_model()?;
+    let (inputs, stdin) = model_inputs(enc, &model, &|b| is_true(&model, b));
+    let limits = Limits { max_steps: 5_000_000, ..Limits::default() };
+    let yours = interp::run(program, entry, stdin.as_bytes(), &limits, &budget.cancel);
+    let theirs = interp::run(reference, entry, stdin.as_bytes(), &limits, &budget.cancel);
+    let cancelled = |r: &interp::RunResult| r.error.as_ref().is_some_and(|e| e.kind == RuntimeErrorKind::Cancelled);
+    if theirs.error.is_some() || theirs.assume_failed || cancelled(&yours) {
+        return None;
+    }
+    let same = yours.error.is_none()
+        && crate::spec::compare::output_matches(
+            compare,
+            &String::from_utf8_lossy(&theirs.output),
+            Some(theirs.output_before_last_read),
+            &String::from_utf8_lossy(&yours.output),
+            Some(yours.output_before_last_read),
+        );
+    (!same).then(|| Counterexample {
+        kind: ViolationKind::OutputMismatch,
+        span: program.name_span_of(entry),
+        inputs,
+        stdin,
+        steps: vec![],
+        replay: Replay::Inconclusive("an output difference is judged against the reference, not replayed alone".into()),
+    })
 }
 
 /// Which recorded uninitialised reads are reachable (one incremental check per read site).
@@ -381,7 +436,8 @@ fn model_inputs<'ctx>(
                     continue;
                 }
                 let c = &enc.input_calls[call];
-                let vals: Vec<&str> = c.reads.iter().map(|&j| texts[j].as_deref().unwrap_or("0")).collect();
+                // A read that did not happen (the input ended there) ends the call's text.
+                let vals: Vec<&str> = c.reads.iter().map_while(|&j| texts[j].as_deref()).collect();
                 stdin.push_str(&scanf_text(&c.format, &vals));
             }
         }
@@ -410,10 +466,11 @@ fn scanf_text(format: &[u8], vals: &[&str]) -> String {
                 prev_directive = false;
             }
             Piece::Directive(_) => {
+                let Some(v) = next.next() else { break };
                 if prev_directive {
                     out.push(' ');
                 }
-                out.push_str(next.next().copied().unwrap_or("0"));
+                out.push_str(v);
                 prev_directive = true;
             }
         }
@@ -444,6 +501,9 @@ pub fn replay(program: &Program, entry: &str, cex: &Counterexample) -> Replay {
         ViolationKind::ReachError => RuntimeErrorKind::ReachError,
         ViolationKind::DivisionByZero => RuntimeErrorKind::DivisionByZero,
         ViolationKind::OutOfBounds => RuntimeErrorKind::OutOfBounds,
+        ViolationKind::NullDereference => RuntimeErrorKind::NullDereference,
+        ViolationKind::UseAfterFree => RuntimeErrorKind::UseAfterFree,
+        ViolationKind::InvalidFree => RuntimeErrorKind::InvalidFree,
         ViolationKind::OutputMismatch => unreachable!("returned above"),
     };
     if err.kind == expected && err.span == cex.span {

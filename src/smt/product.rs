@@ -47,8 +47,10 @@ pub fn encode_product<'ctx>(
     compare: Compare,
     opts: &EncodeOptions<'_>,
 ) -> Result<Encoding<'ctx>, Unsupported> {
-    let mut enc = encode::encode(ctx, student, entry, opts)?;
-    let ref_opts = EncodeOptions { bound: opts.bound, frozen: None, alternatives: None, namespace: "ref." };
+    // Both programs read one input: if one asks whether it ran out, both model its end.
+    let input_ends = opts.input_ends || encode::input_ends(student, entry) || encode::input_ends(reference, entry);
+    let mut enc = encode::encode(ctx, student, entry, &EncodeOptions { input_ends, ..*opts })?;
+    let ref_opts = EncodeOptions { namespace: "ref.", input_ends, ..EncodeOptions::new(opts.bound) };
     let r = encode::encode(ctx, reference, entry, &ref_opts).map_err(|u| Unsupported {
         func: u.func,
         what: format!("the reference uses {}", u.what),
@@ -58,7 +60,6 @@ pub fn encode_product<'ctx>(
     for i in enc.inputs.iter().chain(&r.inputs) {
         match &i.string {
             Some(_) if i.conv != 's' => return Err(unsupported("a line read compared with a reference")),
-            Some(w) if w.width_cut => return Err(unsupported("a `%s` word with a width compared with a reference")),
             _ => {}
         }
     }
@@ -105,6 +106,7 @@ pub fn encode_product<'ctx>(
     enc.hard.extend(r.violations.iter().map(|v| v.cond.not()));
     enc.violations.push(Violation { kind: ViolationKind::OutputMismatch, span: at, cond: mismatch });
     enc.unwinding.extend(r.unwinding);
+    enc.outlasts = Some(Bool::and(ctx, &[&r.completes, &enc.completes.not()]));
     enc.completes = Bool::and(ctx, &[&enc.completes, &r.completes]);
     Ok(enc)
 }

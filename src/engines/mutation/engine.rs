@@ -195,7 +195,7 @@ pub fn run(
         alternatives.get(&id).map(|(_, ms)| ms.iter().map(|m| m.expr.clone()).collect()).unwrap_or_default()
     };
     let enc_opts =
-        EncodeOptions { bound: opts.bound, frozen: Some(&frozen), alternatives: Some(&provider), namespace: "" };
+        EncodeOptions { frozen: Some(&frozen), alternatives: Some(&provider), ..EncodeOptions::new(opts.bound) };
     let encode_started = Instant::now();
     let encoded = match &opts.reference {
         None => encode::encode(&ctx, program, &opts.entry, &enc_opts),

@@ -60,3 +60,91 @@ int main(void){ int n = nondet_int(); return fib(n); }";
     let r = run(src, 4);
     assert_eq!(r.proved_for_all_runs(), Some(false));
 }
+
+/// The violated check of a program expected to fail, replayed in the interpreter.
+fn violation(src: &str, bound: u32) -> (ViolationKind, String) {
+    match run(src, bound).verdict {
+        BmcVerdict::Violated(c) => {
+            assert_eq!(c.replay, Replay::Confirmed, "{c:?}");
+            (c.kind, c.stdin)
+        }
+        v => panic!("expected a violation: {v:?}"),
+    }
+}
+
+const LIST: &str = "#include <stdio.h>\n#include <stdlib.h>\n#include <assert.h>
+struct node { int v; struct node *next; };
+struct node *push(struct node *head, int v) {
+    struct node *n = malloc(sizeof(struct node));
+    n->v = v;
+    n->next = head;
+    return n;
+}
+";
+
+#[test]
+fn a_list_built_with_malloc_is_tracked_node_by_node() {
+    let src = format!(
+        "{LIST}int main(void) {{ int n, i, x, c = 0; struct node *h = NULL, *p;
+    scanf(\"%d\", &n);
+    for (i = 0; i < n; i++) {{ scanf(\"%d\", &x); h = push(h, x); }}
+    for (p = h; p != NULL; p = p->next) c++;
+    assert(n < 0 || c == n);
+    while (h != NULL) {{ p = h; h = h->next; free(p); }}
+    return 0; }}"
+    );
+    assert!(matches!(run(&src, 4).verdict, BmcVerdict::Holds { complete: false }), "{:?}", run(&src, 4).verdict);
+    // The last node pushed is the head: a wrong claim about it is found, with its input.
+    let wrong = src.replace("assert(n < 0 || c == n);", "assert(h == NULL || h->v != 7);");
+    let (kind, stdin) = violation(&wrong, 4);
+    assert_eq!(kind, ViolationKind::Assertion);
+    assert!(stdin.contains('7'), "{stdin}");
+}
+
+#[test]
+fn heap_faults_are_the_interpreters_runtime_errors() {
+    let main = |body: &str| {
+        format!("{LIST}int main(void) {{ int n; struct node *h = NULL; scanf(\"%d\", &n); {body} return 0; }}")
+    };
+    // A null dereference: the list is empty when n is 0.
+    let (kind, _) = violation(&main("if (n > 0) h = push(h, n); printf(\"%d\\n\", h->v);"), 2);
+    assert_eq!(kind, ViolationKind::NullDereference);
+    // Use after free, and a double free.
+    let (kind, _) = violation(&main("h = push(h, n); free(h); if (n == 3) printf(\"%d\\n\", h->v);"), 2);
+    assert_eq!(kind, ViolationKind::UseAfterFree);
+    let (kind, _) = violation(&main("h = push(h, n); free(h); if (n == 3) free(h);"), 2);
+    assert_eq!(kind, ViolationKind::InvalidFree);
+    // Freeing what malloc did not return.
+    let (kind, _) = violation(&main("struct node s; if (n == 1) free(&s);"), 2);
+    assert_eq!(kind, ViolationKind::InvalidFree);
+    // An array from malloc of a size read from the input.
+    let (kind, stdin) =
+        violation(&main("int *a = malloc(n * sizeof(int)); if (n >= 0 && n < 4) a[n] = 1; free(a);"), 2);
+    assert_eq!(kind, ViolationKind::OutOfBounds, "{stdin}");
+}
+
+#[test]
+fn structs_in_variables_are_copied_field_by_field() {
+    let src = "#include <assert.h>
+struct pt { int x; int y; };
+int main(void) { struct pt a = {1, 2}, b; int n = nondet_int();
+    b = a; b.x = n; a.y = a.y + b.x;
+    assert(b.y == 2 && a.x == 1 && a.y == n + 2);
+    struct pt *p = &b; p->y = 5; assert(b.y == 5);
+    return 0; }";
+    assert!(matches!(run(src, 2).verdict, BmcVerdict::Holds { complete: true }), "{:?}", run(src, 2).verdict);
+}
+
+#[test]
+fn a_loop_reading_to_the_end_of_the_input_ends_there() {
+    // The sum of every number read: the end of the input ends the loop, so the loop is
+    // proved within the bound, and a wrong claim is refuted with an input that ends.
+    let src = "#include <stdio.h>\n#include <assert.h>
+int main(void) { int x, s = 0, c = 0; while (scanf(\"%d\", &x) == 1) { s += x; c++; } assert(c < 3 || s != 9); return 0; }";
+    let (kind, stdin) = violation(src, 4);
+    assert_eq!(kind, ViolationKind::Assertion);
+    assert!(stdin.split_whitespace().count() >= 3, "{stdin}");
+    // scanf returns EOF (-1), not 0, at the end: a `!= 0` loop never ends and is cut.
+    let never = src.replace("== 1", "!= 0").replace("assert(c < 3 || s != 9);", "assert(0);");
+    assert!(matches!(run(&never, 3).verdict, BmcVerdict::Holds { complete: false }), "{:?}", run(&never, 3).verdict);
+}

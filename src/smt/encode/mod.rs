@@ -58,7 +58,7 @@
 //!
 //! # Use by a mutation-repair engine (AllRepair §3.3–4)
 //! ```ignore
-//! let opts = EncodeOptions { bound, frozen: Some(&frozen), alternatives: Some(&mutations), namespace: "" };
+//! let opts = EncodeOptions { bound, frozen: Some(&frozen), alternatives: Some(&mutations), ..EncodeOptions::new(bound) };
 //! let enc = encode(&ctx, &program, "main", &opts)?;      // one context per job
 //! let s = z3::Solver::new(&ctx);
 //! enc.assert_into(&s);                                     // hard ∧ (sel → soft)
@@ -250,11 +250,15 @@ pub struct EncodeOptions<'a> {
     pub alternatives: Option<AltProvider<'a>>,
     /// Prefix of every constant's name, so two programs can share one context (a product).
     pub namespace: &'a str,
+    /// Model the end of the input: a `scanf` read succeeds only while tokens are left, and
+    /// `scanf` returns how many it read, or `EOF`. On for a program that asks `scanf` whether
+    /// it read (see [`input_ends`]); a product turns it on for both programs if one asks.
+    pub input_ends: bool,
 }
 
 impl<'a> EncodeOptions<'a> {
     pub fn new(bound: u32) -> Self {
-        EncodeOptions { bound, frozen: None, alternatives: None, namespace: "" }
+        EncodeOptions { bound, frozen: None, alternatives: None, namespace: "", input_ends: false }
     }
 }
 
@@ -283,6 +287,10 @@ pub enum ViolationKind {
     ReachError,
     DivisionByZero,
     OutOfBounds,
+    NullDereference,
+    UseAfterFree,
+    /// `free` of a pointer that is not the start of a live block from malloc.
+    InvalidFree,
     /// In a product program: the values printed differ from the reference's.
     OutputMismatch,
 }
@@ -294,6 +302,9 @@ impl ViolationKind {
             ViolationKind::ReachError => "`reach_error()` is reachable",
             ViolationKind::DivisionByZero => "division by zero",
             ViolationKind::OutOfBounds => "out-of-bounds array access",
+            ViolationKind::NullDereference => "a null pointer is dereferenced",
+            ViolationKind::UseAfterFree => "freed memory is used",
+            ViolationKind::InvalidFree => "`free` of a pointer that did not come from malloc, or freed twice",
             ViolationKind::OutputMismatch => "the output differs from the reference's",
         }
     }
@@ -369,9 +380,6 @@ pub struct InputRead<'ctx> {
 pub struct StringRead<'ctx> {
     pub len: BV<'ctx>,
     pub chars: Vec<BV<'ctx>>,
-    /// A `%Ns` word whose width, not its array, limits it: a longer word of the input would
-    /// be split by `scanf`, which `len <= N` leaves out.
-    pub width_cut: bool,
 }
 
 /// One `scanf` call executed under `guard`: its format and its reads (indices into
@@ -462,6 +470,10 @@ pub struct Encoding<'ctx> {
     /// Some run returns from the entry (or calls `exit`) within the bound with every
     /// assumption holding: false in every model means the program is vacuously correct.
     pub completes: Bool<'ctx>,
+    /// In a product program: the reference's run ends within the bound while the student's is
+    /// cut at the bound. A bounded proof says nothing of such runs, which a student's loop
+    /// that never ends makes every run: see [`crate::smt::bmc`].
+    pub outlasts: Option<Bool<'ctx>>,
     /// No floating point and no memory objects (arrays): the formula is pure bit-vectors, for
     /// which [`crate::smt::solver::one_shot_solver`] bit-blasts directly.
     pub bit_vectors_only: bool,
@@ -566,26 +578,31 @@ impl<'ctx> Encoding<'ctx> {
     }
 }
 
-/// Encodes the b-runs of `entry` (called without arguments).
-/// What both symbolic executors say of a program that uses the value `scanf` returns after
-/// reading tokens in a loop (or in a helper a loop may call, see
-/// [`crate::ir::walk::scanf_value_used`]): their reads always succeed (every number read is
-/// there), so such a loop would never see the input run out, and a proof about it would
-/// cover no input at all.
+/// What the verified engine's token model says of a program that asks `scanf` whether it
+/// read, in a loop: its reads always succeed, so such a loop would never see the input run
+/// out. (The bounded encoding models the end of the input instead: [`input_ends`].)
 pub const SCANF_VALUE_USED: &str =
     "the value `scanf` returns after reading numbers or words (whether the input ran out is not modelled for them)";
 
+/// Whether `program` asks `scanf` whether it read, in a loop (or in a helper a loop may call,
+/// see [`crate::ir::walk::scanf_value_used`]): reading to the end of the input. Its encoding
+/// models the end of the input ([`EncodeOptions::input_ends`]); without that, every read
+/// would succeed and such a loop would never end in the model.
+pub fn input_ends(program: &Program, entry: &str) -> bool {
+    program
+        .funcs
+        .iter()
+        .any(|f| f.body.as_ref().and_then(|b| crate::ir::walk::scanf_value_used(b, f.name != entry)).is_some())
+}
+
+/// Encodes the b-runs of `entry` (called without arguments).
 pub fn encode<'ctx>(
     ctx: &'ctx Context,
     program: &Program,
     entry: &str,
     opts: &EncodeOptions<'_>,
 ) -> Result<Encoding<'ctx>, Unsupported> {
-    for f in &program.funcs {
-        if let Some(span) = f.body.as_ref().and_then(|b| crate::ir::walk::scanf_value_used(b, f.name != entry)) {
-            return Err(Unsupported { func: Some(f.name.clone()), what: SCANF_VALUE_USED.into(), span });
-        }
-    }
+    let opts = &EncodeOptions { input_ends: opts.input_ends || input_ends(program, entry), ..*opts };
     let empty = HashSet::new();
     let frozen = opts.frozen.unwrap_or(&empty);
     let loc_of = if opts.alternatives.is_some() { location_map(program, frozen) } else { HashMap::new() };

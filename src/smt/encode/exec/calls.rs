@@ -65,6 +65,12 @@ impl<'a, 'ctx> Exec<'a, 'ctx> {
             key.push(*o as usize);
             key.push(a.get_z3_ast() as usize);
         }
+        key.push(usize::MAX);
+        for ((lane, cell), v) in &self.st.cells {
+            key.push(*lane as usize);
+            key.push(*cell as usize);
+            push(&mut key, v);
+        }
         key
     }
 
@@ -88,13 +94,15 @@ impl<'a, 'ctx> Exec<'a, 'ctx> {
         let saved = self.st.clone();
         let marks = self.marks();
         let (stmts, inlined, seq, assumes) = (self.stmts, self.enc.stats.inlined_calls, self.seq.get(), self.assumes);
+        let heap_objects = self.heap_objects;
         self.st.guard = self.tt();
         let value = self.inline_call(fid, vals.clone(), span)?;
         let after = self.marks();
         if (after.inputs, after.input_calls, after.output, after.exits)
             != (marks.inputs, marks.input_calls, marks.output, marks.exits)
+            || self.heap_objects != heap_objects
         {
-            // I/O or exit: undo the records and inline it at the real guard.
+            // I/O, exit or allocation: undo the records and inline it at the real guard.
             self.enc.violations.truncate(marks.violations);
             self.enc.unwinding.truncate(marks.unwinding);
             self.enc.uninit_reads.truncate(marks.uninit_reads);
@@ -119,6 +127,7 @@ impl<'a, 'ctx> Exec<'a, 'ctx> {
             dead: self.st.dead,
             globals: self.st.vars.iter().filter(|(k, _)| k.0 == 0).map(|(k, s)| (*k, s.clone())).collect(),
             mem: self.st.mem.clone(),
+            cells: self.st.cells.clone(),
             line: self.st.line,
             violations: self.enc.violations.split_off(marks.violations),
             unwinding: self.enc.unwinding.split_off(marks.unwinding),
@@ -155,6 +164,7 @@ impl<'a, 'ctx> Exec<'a, 'ctx> {
         self.st.vars.retain(|k, _| k.0 != 0);
         self.st.vars.extend(m.globals.iter().cloned());
         self.st.mem = m.mem.clone();
+        self.st.cells = m.cells.clone();
         self.st.line = m.line;
         if m.dead {
             self.kill();
@@ -172,6 +182,10 @@ impl<'a, 'ctx> Exec<'a, 'ctx> {
         let Some(body) = &f.body else {
             return self.unsupported(format!("a call to `{}`, which has no body", f.name), span);
         };
+        if matches!(f.ret, Type::Struct(_)) {
+            // Its value would be the address of a local that dies at the return.
+            return self.unsupported(format!("`{}` returns a struct by value", f.name), span);
+        }
         let depth = self.calls.iter().filter(|c| c.func == fid).count() as u32;
         if depth >= self.bound.max(1) {
             // Deeper recursion is cut like a loop beyond the bound.
@@ -225,7 +239,8 @@ impl<'a, 'ctx> Exec<'a, 'ctx> {
             value = if vals.len() > 1 { self.define(&format!("{}.ret", f.name), acc) } else { acc };
         }
         // The callee's locals are dead: drop them before the merge so states stay small.
-        let frame_objs: Vec<u32> = self.var_objs.iter().filter(|(k, _)| k.0 == frame).map(|(_, o)| *o).collect();
+        let frame_objs: Vec<u32> =
+            self.var_objs.iter().filter(|(k, _)| k.0 == frame).flat_map(|(_, o)| self.lane_ids(*o)).collect();
         let sts: Vec<State<'ctx>> = live
             .into_iter()
             .map(|(mut s, _)| {
@@ -352,9 +367,91 @@ impl<'a, 'ctx> Exec<'a, 'ctx> {
                 let (r, rt) = c_lib::int_function(self.ctx, b, &x, *t).expect("an integer function");
                 self.cast(SymVal::Int(r), &Type::Int(rt), &e.ty, e.span)
             }
+            Builtin::Free => {
+                let Some(a) = arg(0) else { return self.unsupported("free without an argument", e.span) };
+                let SymVal::Ptr(p) = self.eval(a)? else { return self.unsupported("free of a non-pointer", a.span) };
+                self.free(&p, e.span);
+                Ok(SymVal::Void)
+            }
+            Builtin::Malloc | Builtin::Calloc => self.unsupported(
+                format!("memory from `{}` that is not given a pointer type", format!("{b:?}").to_lowercase()),
+                e.span,
+            ),
             other => {
                 self.unsupported(format!("the library function `{}`", format!("{other:?}").to_lowercase()), e.span)
             }
+        }
+    }
+
+    /// `malloc(n)` or `calloc(n, size)` when `e` is the call (under its implicit conversion).
+    pub(super) fn allocation(e: &Expr) -> Option<(Builtin, &[Expr])> {
+        match &e.strip_implicit().kind {
+            ExprKind::Call(Callee::Builtin(b @ (Builtin::Malloc | Builtin::Calloc)), args) => Some((*b, args)),
+            _ => None,
+        }
+    }
+
+    /// `(T *) malloc(bytes)` (`cast` is the conversion): a new block of `bytes / sizeof(T)`
+    /// elements of `T`, or null where the interpreter's `malloc` fails (more than 2^31 bytes).
+    /// `calloc`'s block is zero.
+    pub(super) fn allocate(&mut self, b: Builtin, args: &[Expr], cast: &Expr) -> R<SymVal<'ctx>> {
+        let Some(to) = cast.ty.pointee() else { return self.unsupported("memory from malloc", cast.span) };
+        let elem = leaf(to).clone();
+        let size = self.p.size_of(&elem);
+        let (Some(per), true) = (leaf_count(self.p, &elem), size > 0) else {
+            return self
+                .unsupported(format!("memory from malloc given the type `{}`", self.p.type_name(to)), cast.span);
+        };
+        let want = if b == Builtin::Calloc { 2 } else { 1 };
+        if args.len() != want {
+            return self.unsupported("malloc or calloc with other arguments", cast.span);
+        }
+        // Arguments right to left, as gcc (and the interpreter) evaluate them.
+        let mut vals = Vec::new();
+        for a in args.iter().rev() {
+            let (SymVal::Int(v), Some(t)) = (self.eval(a)?, a.ty.as_int()) else {
+                return self.unsupported("a size that is not an integer", a.span);
+            };
+            vals.push(c_int::resize(&c_int::resize(&v, t.signed, 64), false, 128));
+        }
+        vals.reverse();
+        let bytes = if b == Builtin::Calloc { vals[0].bvmul(&vals[1]) } else { vals[0].clone() };
+        let ctx = self.ctx;
+        let fails = bytes.bvugt(&BV::from_u64(ctx, 1 << 31, 128));
+        let elems = bytes.bvudiv(&BV::from_u64(ctx, size, 128)).extract(OFF_BITS - 1, 0);
+        let cells = elems.bvmul(&BV::from_u64(ctx, per, OFF_BITS));
+        let o = self.new_heap_object(&elem, cells, b == Builtin::Calloc, cast.span)?;
+        let mut p = self.obj_ptr(o);
+        if fails.simplify().as_bool() != Some(false) {
+            p.obj = fails.ite(&BV::from_u64(ctx, 0, OBJ_BITS), &p.obj);
+        }
+        Ok(SymVal::Ptr(p))
+    }
+
+    /// `free(p)`: `p` is null or the start of a live block from malloc (else the interpreter's
+    /// invalid free); the block is dead from here on.
+    pub(super) fn free(&mut self, p: &SymPtr<'ctx>, span: Span) {
+        let ctx = self.ctx;
+        if p.targets.is_empty() {
+            return;
+        }
+        let zero_off = p.off._eq(&BV::from_u64(ctx, 0, OFF_BITS));
+        let mut ok = vec![p.obj._eq(&BV::from_u64(ctx, 0, OBJ_BITS))];
+        let mut heap = Vec::new();
+        for &o in &p.targets {
+            let Some((lane, live)) = self.liveness(o) else { continue };
+            let is = p.obj._eq(&BV::from_u64(ctx, o as u64, OBJ_BITS));
+            ok.push(Bool::and(ctx, &[&is, &zero_off, &live]));
+            heap.push((lane, is));
+        }
+        let refs: Vec<&Bool<'ctx>> = ok.iter().collect();
+        self.check(Bool::or(ctx, &refs), ViolationKind::InvalidFree, span);
+        let dead = SymVal::Int(BV::from_u64(ctx, 0, 8));
+        let at = BV::from_u64(ctx, 0, OFF_BITS);
+        let many = p.targets.len() > 1;
+        for (lane, is) in heap {
+            // Cannot fail: the lane exists (liveness found it).
+            let _ = self.write_lane(lane, &at, &dead, many.then_some(&is), span);
         }
     }
 
@@ -415,7 +512,10 @@ impl<'a, 'ctx> Exec<'a, 'ctx> {
         });
         let mut next = 1usize;
         let mut assigned = 0i64;
-        for piece in &pieces {
+        // With the end of the input modelled: the states where directive `j` found no token
+        // left (nothing more is read or stored), with what `scanf` returns there.
+        let mut ended: Vec<(State<'ctx>, i64)> = Vec::new();
+        for (j, piece) in pieces.iter().filter(|p| matches!(p, Piece::Directive(_))).enumerate() {
             let Piece::Directive(d) = piece else { continue };
             match d.conv {
                 '[' | 'n' | 'p' => {
@@ -432,6 +532,16 @@ impl<'a, 'ctx> Exec<'a, 'ctx> {
                 }
                 'c' if d.width != Count::None => return self.unsupported("scanf `%c` with a width", e.span),
                 _ => {}
+            }
+            if let Some((tokens, read)) = &self.input_ends {
+                let left = read.bvult(tokens);
+                if left.simplify().as_bool() != Some(true) {
+                    let mut out = self.st.clone();
+                    out.guard = self.and(&self.st.guard, &left.not());
+                    // EOF when the input ends before the first directive.
+                    ended.push((out, if j == 0 { -1 } else { assigned }));
+                    self.st.guard = self.and(&self.st.guard, &left);
+                }
             }
             if d.suppress {
                 let ty = if d.is_float() {
@@ -455,6 +565,7 @@ impl<'a, 'ctx> Exec<'a, 'ctx> {
                     string: None,
                 });
                 self.enc.input_calls[call].reads.push(idx);
+                self.token_read();
                 continue;
             }
             let Some(a) = args.get(next) else { return self.unsupported("scanf with too few arguments", e.span) };
@@ -464,6 +575,7 @@ impl<'a, 'ctx> Exec<'a, 'ctx> {
             next += 1;
             if d.conv == 's' {
                 self.scan_word(a, ptr, d.width, call)?;
+                self.token_read();
                 assigned += 1;
                 continue;
             }
@@ -488,10 +600,34 @@ impl<'a, 'ctx> Exec<'a, 'ctx> {
                 string: None,
             });
             self.enc.input_calls[call].reads.push(idx);
+            self.token_read();
             self.store(Place::Mem { ptr, ty }, v, a.span)?;
             assigned += 1;
         }
-        Ok(SymVal::Int(c_int::constant(self.ctx, IntType::INT, assigned)))
+        if ended.is_empty() {
+            return Ok(SymVal::Int(c_int::constant(self.ctx, IntType::INT, assigned)));
+        }
+        let mut value = c_int::constant(self.ctx, IntType::INT, assigned);
+        for (s, r) in ended.iter().rev() {
+            value = s.guard.ite(&c_int::constant(self.ctx, IntType::INT, *r), &value);
+        }
+        let mut states: Vec<State<'ctx>> = ended.into_iter().map(|(s, _)| s).collect();
+        states.push(std::mem::replace(&mut self.st, states[0].clone()));
+        self.st = self.merge(states, None);
+        Ok(self.define("scanf.ret", SymVal::Int(value)))
+    }
+
+    /// With the end of the input modelled, the read just recorded took a token.
+    fn token_read(&mut self) {
+        let g = self.st.guard.clone();
+        if let Some((_, read)) = &mut self.input_ends {
+            let one = BV::from_u64(self.ctx, 1, 32);
+            *read = match g.as_bool() {
+                Some(true) => read.bvadd(&one).simplify(),
+                Some(false) => read.clone(),
+                None => g.ite(&read.bvadd(&one), read),
+            };
+        }
     }
 
     /// `scanf("%s", a)`: a word of symbolic length written with its NUL.
@@ -501,15 +637,19 @@ impl<'a, 'ctx> Exec<'a, 'ctx> {
         let Some(off0) = ptr.off.simplify().as_u64() else {
             return self.unsupported("`%s` into a position the verifier cannot compute", a.span);
         };
+        // A block from malloc has a symbolic size: its words are limited by the width and the
+        // cap, and the bounds check below says whether they fit.
         let avail = n.saturating_sub(off0);
         let room = match width {
             Count::Fixed(w) => avail.min(w as u64),
             _ => avail,
         }
         .max(1);
-        // Words longer than the string cap are cut like loops beyond the bound.
+        // Words longer than the string cap are cut like loops beyond the bound; so are words
+        // longer than a `%Ns` width, which scanf would split into two reads (positions would
+        // no longer count words): the proof covers words of at most N characters.
         let max = room.min(self.str_cap());
-        if room > max {
+        if room > max || matches!(width, Count::Fixed(w) if (w as u64) < avail) {
             let cond = self.st.guard.clone();
             self.enc.unwinding.push(UnwindPoint { span: a.span, cond });
         }
@@ -538,15 +678,11 @@ impl<'a, 'ctx> Exec<'a, 'ctx> {
             span: a.span,
             source: InputSource::Scanf { call },
             conv: 's',
-            string: Some(StringRead {
-                len: len.clone(),
-                chars: chars.clone(),
-                width_cut: matches!(width, Count::Fixed(w) if (w as u64) < avail),
-            }),
+            string: Some(StringRead { len: len.clone(), chars: chars.clone() }),
         });
         self.enc.input_calls[call].reads.push(idx);
         // The NUL goes to off0 + len, which must be inside the array.
-        let ok = w(off0).bvadd(&len).bvult(&w(n));
+        let ok = w(off0).bvadd(&len).bvult(&self.len_bv(o));
         self.check(ok, ViolationKind::OutOfBounds, a.span);
         let mut arr = self.mem_array(o, a.span)?;
         let zero = BV::from_u64(ctx, 0, 8);
@@ -633,7 +769,7 @@ impl<'a, 'ctx> Exec<'a, 'ctx> {
             span: a.span,
             source: InputSource::Line,
             conv: 'l',
-            string: Some(StringRead { len: len.clone(), chars: chars.clone(), width_cut: false }),
+            string: Some(StringRead { len: len.clone(), chars: chars.clone() }),
         });
         // The last byte written (the NUL) is at off0 + len (+ 1 after fgets' '\n').
         let keep_nl = b == Builtin::Fgets;
@@ -676,12 +812,14 @@ impl<'a, 'ctx> Exec<'a, 'ctx> {
     /// "inside the object".
     pub(super) fn string_chars(&mut self, ptr: &SymPtr<'ctx>, span: Span) -> R<Vec<(BV<'ctx>, Bool<'ctx>)>> {
         let o = self.single_char_object(ptr, span)?;
+        self.check_live(ptr, span);
         let n = self.objects[o as usize].len;
+        let size = self.len_bv(o);
         let arr = self.mem_array(o, span)?;
         let mut out = Vec::new();
         for i in 0..=n.min(self.str_cap()) {
             let at = ptr.off.bvadd(&BV::from_u64(self.ctx, i, OFF_BITS));
-            let inside = at.bvult(&BV::from_u64(self.ctx, n, OFF_BITS));
+            let inside = at.bvult(&size);
             out.push((arr.select(&at).as_bv().expect("char array"), inside));
         }
         Ok(out)

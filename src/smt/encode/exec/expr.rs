@@ -213,7 +213,9 @@ impl<'a, 'ctx> Exec<'a, 'ctx> {
                         SymVal::Float(self.floats.arith(if inc { "add" } else { "sub" }, f, &one, *k))
                     }
                     (SymVal::Ptr(p), Type::Pointer(to)) => {
-                        let Some(scale) = leaf_count(to) else { return self.unsupported("pointer arithmetic", e.span) };
+                        let Some(scale) = leaf_count(self.p, to) else {
+                            return self.unsupported("pointer arithmetic", e.span);
+                        };
                         let d = BV::from_u64(self.ctx, scale, OFF_BITS);
                         let off = if inc { p.off.bvadd(&d) } else { p.off.bvsub(&d) };
                         SymVal::Ptr(SymPtr { off, ..p.clone() })
@@ -222,6 +224,10 @@ impl<'a, 'ctx> Exec<'a, 'ctx> {
                 };
                 self.store(pl, new.clone(), a.span)?;
                 Ok(if matches!(kind, IncDec::PreInc | IncDec::PreDec) { new } else { old })
+            }
+            ExprKind::Cast { expr, .. } if e.ty.is_pointer() && Self::allocation(expr).is_some() => {
+                let (b, args) = Self::allocation(expr).expect("checked");
+                self.allocate(b, args, e)
             }
             ExprKind::Cast { expr, .. } => {
                 let v = self.eval(expr)?;
@@ -281,7 +287,7 @@ impl<'a, 'ctx> Exec<'a, 'ctx> {
             | (SymVal::Int(n), SymVal::Ptr(p), Type::Pointer(to))
                 if matches!(op, BinOp::Add | BinOp::Sub) =>
             {
-                let Some(scale) = leaf_count(to) else { return self.unsupported("pointer arithmetic", span) };
+                let Some(scale) = leaf_count(self.p, to) else { return self.unsupported("pointer arithmetic", span) };
                 let nt = if aty.is_integer() { aty } else { bty };
                 let signed = nt.as_int().is_none_or(|t| t.signed);
                 let d = c_int::resize(&n, signed, OFF_BITS).bvmul(&BV::from_u64(self.ctx, scale, OFF_BITS));
@@ -289,7 +295,7 @@ impl<'a, 'ctx> Exec<'a, 'ctx> {
                 Ok(SymVal::Ptr(SymPtr { off, ..p }))
             }
             (SymVal::Ptr(p), SymVal::Ptr(q), Type::Int(t)) if op == BinOp::Sub => {
-                let Some(scale) = aty.pointee().and_then(leaf_count) else {
+                let Some(scale) = aty.pointee().and_then(|t| leaf_count(self.p, t)) else {
                     return self.unsupported("pointer arithmetic", span);
                 };
                 let d = p.off.bvsub(&q.off).bvsdiv(&BV::from_u64(self.ctx, scale, OFF_BITS));
@@ -369,7 +375,10 @@ impl<'a, 'ctx> Exec<'a, 'ctx> {
                 SymVal::Int(c_int::from_bool(&c_int::truthy(&p.obj), *t))
             }
             (SymVal::Ptr(p), Type::Pointer(a) | Type::Array(a, _), Type::Pointer(b)) => {
-                if leaf(a) != leaf(b) && !p.targets.is_empty() {
+                // Through `void *` (malloc's result, free's argument) a pointer keeps its
+                // objects; each access checks its type against them.
+                let via_void = matches!(**a, Type::Void) || matches!(**b, Type::Void);
+                if leaf(a) != leaf(b) && !p.targets.is_empty() && !via_void {
                     return self.unsupported("a cast between pointers to different types", span);
                 }
                 SymVal::Ptr(p)

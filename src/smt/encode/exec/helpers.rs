@@ -70,7 +70,7 @@ impl<'a, 'ctx> Exec<'a, 'ctx> {
         match ty {
             Type::Int(t) => Ok(Sort::bitvector(self.ctx, c_int::width(*t))),
             Type::Float(k) => Ok(self.floats.sort(*k)),
-            Type::Struct(_) => self.unsupported("structs", span),
+            Type::Pointer(_) => Ok(Sort::bitvector(self.ctx, PTR_BITS)),
             _ => self.unsupported(format!("memory holding values of type `{}`", self.p.type_name(ty)), span),
         }
     }
@@ -229,8 +229,27 @@ impl<'a, 'ctx> Exec<'a, 'ctx> {
             };
             mem.insert(o, arr);
         }
+        let mut keys: Vec<(u32, u64)> = live.iter().flat_map(|s| s.cells.keys().copied()).collect();
+        keys.sort();
+        keys.dedup();
+        let mut cells = BTreeMap::new();
+        for k in keys {
+            let entries: Vec<(&Bool<'ctx>, &SymVal<'ctx>)> =
+                live.iter().filter_map(|s| s.cells.get(&k).map(|v| (&s.guard, v))).collect();
+            let first = entries[0].1;
+            let v = if entries.iter().all(|(_, v)| v.same(first)) {
+                first.clone()
+            } else {
+                let mut acc = entries[entries.len() - 1].1.clone();
+                for (g, v) in entries[..entries.len() - 1].iter().rev() {
+                    acc = self.ite(g, v, &acc);
+                }
+                self.define("cell", acc)
+            };
+            cells.insert(k, v);
+        }
         let line = if live.iter().all(|s| s.line == LineState::Start) { LineState::Start } else { LineState::Mid };
-        State { guard, dead: false, vars, mem, line }
+        State { guard, dead: false, vars, mem, cells, line }
     }
 
     pub(super) fn selectors(&mut self, loc: LocationId, n: usize) -> Vec<Bool<'ctx>> {

@@ -62,11 +62,60 @@ impl<'ctx> SymVal<'ctx> {
 
 const OBJ_BITS: u32 = 32;
 const OFF_BITS: u32 = 64;
+/// A pointer stored in memory: its object id and offset, concatenated.
+const PTR_BITS: u32 = OBJ_BITS + OFF_BITS;
 
+/// One memory object is one or more *lanes*, consecutive ids in [`Exec::objects`]: a Z3 array
+/// per leaf type its cells hold (an `int` array has one lane; a `struct node { int v; struct
+/// node *next; }` has an `int` lane and a pointer lane). A cell is one scalar of the object
+/// (arrays and structs flattened, without padding); a pointer's offset counts cells, and an
+/// access of type `T` reads `T`'s lane at that offset. The first lane's id is the object's id:
+/// pointers name it. A heap object has one more lane after its typed ones: its liveness
+/// (one 8-bit cell, 1 while allocated, 0 after `free`).
 #[derive(Clone, Debug)]
-struct ObjInfo {
+struct ObjInfo<'ctx> {
+    /// Length in cells, for objects of a fixed size (variables, literals).
     len: u64,
+    /// Length in cells of a `malloc`'d block (symbolic); `len` is then unused.
+    size: Option<BV<'ctx>>,
+    /// This lane's leaf type.
     elem: Type,
+    /// The leaf types with a lane, in lane order (the same for every lane of an object).
+    lanes: Rc<Vec<Type>>,
+    /// The leaf types of one element's cells (one for a scalar array, a struct's fields).
+    cells: Rc<Vec<Type>>,
+    /// From `malloc`/`calloc`: freed by `free`, with a liveness lane.
+    heap: bool,
+    /// Kept cell by cell ([`State::cells`]) instead of in Z3 arrays: a block from malloc of a
+    /// few structs (a list or tree node). Its fields are read and written at constant cells,
+    /// so the solver sees plain values instead of array terms.
+    small: bool,
+    /// Its contents start as zero (`calloc`), else unknown.
+    zeroed: bool,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum ObjKind {
+    /// A variable or a literal.
+    Fixed,
+    /// A block from malloc, in Z3 arrays.
+    Heap,
+    /// A block from malloc, cell by cell ([`ObjInfo::small`]).
+    Small,
+}
+
+/// The most cells a [`ObjInfo::small`] object has.
+const SMALL_CELLS: u64 = 32;
+
+/// What the pointers stored in one pointer lane may be.
+#[derive(Clone, Debug, Default)]
+struct StoredPtrs {
+    /// Every object they may point to.
+    targets: Vec<u32>,
+    /// Some may point inside an object (an offset not known to be 0). Usually none do: a
+    /// list's `next` holds the start of a node or null, and a pointer loaded from there then
+    /// has the offset 0, which keeps its field accesses at constant cells.
+    inside: bool,
 }
 
 #[derive(Clone)]
@@ -83,6 +132,9 @@ struct State<'ctx> {
     dead: bool,
     vars: BTreeMap<Key, Slot<'ctx>>,
     mem: BTreeMap<u32, Array<'ctx>>,
+    /// The cells of small objects, by (lane, cell); a cell not there was not read or written
+    /// yet on this path.
+    cells: BTreeMap<(u32, u64), SymVal<'ctx>>,
     line: LineState,
 }
 
@@ -121,8 +173,15 @@ struct Exec<'a, 'ctx> {
     alt_cache: HashMap<LocationId, Rc<Vec<Expr>>>,
     enc: Encoding<'ctx>,
     st: State<'ctx>,
-    objects: Vec<ObjInfo>,
+    objects: Vec<ObjInfo<'ctx>>,
     var_objs: HashMap<Key, u32>,
+    /// For each pointer lane, what the pointers stored there so far may be: what a pointer
+    /// loaded from it may be. Flow-insensitive, so it over-approximates: a load can only read
+    /// what some earlier store wrote.
+    stored_ptrs: HashMap<u32, StoredPtrs>,
+    /// Heap objects created so far: a call that allocates is not memoised (two calls from one
+    /// entry state must return two blocks).
+    heap_objects: usize,
     literal_objs: HashMap<ExprId, u32>,
     calls: Vec<CallCtx<'ctx>>,
     jumps: Vec<Jump<'ctx>>,
@@ -148,6 +207,11 @@ struct Exec<'a, 'ctx> {
     no_memo: HashSet<FuncId>,
     /// `assume` statements encoded so far (they narrow the guard without a recorded check).
     assumes: u64,
+    /// With [`EncodeOptions::input_ends`]: the number of tokens in the input (one constant,
+    /// not namespaced, so a product's two programs read the same input), and the number of
+    /// tokens read before the next read (along any path: an `ite` chain over every read's
+    /// guard, in encoding order).
+    input_ends: Option<(BV<'ctx>, BV<'ctx>)>,
 }
 
 /// One call evaluated from some entry state with the entry guard `true`: its result and the
@@ -161,6 +225,7 @@ struct CallMemo<'ctx> {
     /// Globals and static locals after the call.
     globals: Vec<(Key, Slot<'ctx>)>,
     mem: BTreeMap<u32, Array<'ctx>>,
+    cells: BTreeMap<(u32, u64), SymVal<'ctx>>,
     line: LineState,
     violations: Vec<Violation<'ctx>>,
     unwinding: Vec<UnwindPoint<'ctx>>,
@@ -208,6 +273,7 @@ pub(super) fn run<'ctx>(
         return_value: None,
         exits: Vec::new(),
         completes: Bool::from_bool(ctx, false),
+        outlasts: None,
         bit_vectors_only: false,
         stats: EncodeStats::default(),
     };
@@ -224,10 +290,22 @@ pub(super) fn run<'ctx>(
             dead: false,
             vars: BTreeMap::new(),
             mem: BTreeMap::new(),
+            cells: BTreeMap::new(),
             line: LineState::Start,
         },
-        objects: vec![ObjInfo { len: 0, elem: Type::Void }],
+        objects: vec![ObjInfo {
+            len: 0,
+            size: None,
+            elem: Type::Void,
+            lanes: Rc::new(vec![]),
+            cells: Rc::new(vec![]),
+            heap: false,
+            small: false,
+            zeroed: false,
+        }],
         var_objs: HashMap::new(),
+        stored_ptrs: HashMap::new(),
+        heap_objects: 0,
         literal_objs: HashMap::new(),
         calls: Vec::new(),
         jumps: Vec::new(),
@@ -242,6 +320,7 @@ pub(super) fn run<'ctx>(
         memo: (!recursive(p)).then(HashMap::new),
         no_memo: HashSet::new(),
         assumes: 0,
+        input_ends: opts.input_ends.then(|| (BV::new_const(ctx, "input!tokens", 32), BV::from_u64(ctx, 0, 32))),
     };
     let fid = p.func_by_name(entry).ok_or_else(|| Unsupported {
         func: None,
@@ -276,12 +355,52 @@ fn leaf(ty: &Type) -> &Type {
     }
 }
 
-fn leaf_count(ty: &Type) -> Option<u64> {
+/// The number of cells (scalars) of a value of type `ty`: arrays and structs flattened.
+fn leaf_count(p: &Program, ty: &Type) -> Option<u64> {
     match ty {
-        Type::Array(e, Some(n)) => Some(n * leaf_count(e)?),
+        Type::Array(e, Some(n)) => Some(n * leaf_count(p, e)?),
         Type::Array(_, None) => None,
+        Type::Struct(id) => {
+            let def = p.struct_def(*id);
+            if !def.complete {
+                return None;
+            }
+            def.fields.iter().try_fold(0u64, |n, f| Some(n + leaf_count(p, &f.ty)?))
+        }
         _ => Some(1),
     }
+}
+
+/// The leaf type of each cell of a value of type `ty`, in order.
+fn cell_types(p: &Program, ty: &Type, out: &mut Vec<Type>) -> Option<()> {
+    match ty {
+        Type::Array(e, Some(n)) => {
+            let start = out.len();
+            cell_types(p, e, out)?;
+            let one: Vec<Type> = out[start..].to_vec();
+            for _ in 1..*n {
+                out.extend(one.iter().cloned());
+            }
+            Some(())
+        }
+        Type::Array(_, None) => None,
+        Type::Struct(id) => {
+            let def = p.struct_def(*id);
+            if !def.complete {
+                return None;
+            }
+            def.fields.iter().try_for_each(|f| cell_types(p, &f.ty, out))
+        }
+        t => {
+            out.push(t.clone());
+            Some(())
+        }
+    }
+}
+
+/// The cell offset of field `field` inside a struct.
+fn field_cells(p: &Program, id: crate::ir::StructId, field: usize) -> Option<u64> {
+    p.struct_def(id).fields.iter().take(field).try_fold(0u64, |n, f| Some(n + leaf_count(p, &f.ty)?))
 }
 
 fn is_pure(e: &Expr) -> bool {

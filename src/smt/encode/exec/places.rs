@@ -3,12 +3,209 @@
 use super::*;
 
 impl<'a, 'ctx> Exec<'a, 'ctx> {
+    /// A new object holding a value of type `ty` (a variable, a literal): its lanes, each
+    /// without contents yet.
     pub(super) fn new_object(&mut self, ty: &Type, span: Span) -> R<u32> {
-        let elem = leaf(ty).clone();
-        let Some(len) = leaf_count(ty) else { return self.unsupported("an array of unknown size", span) };
-        self.elem_sort(&elem, span)?;
-        self.objects.push(ObjInfo { len, elem });
-        Ok((self.objects.len() - 1) as u32)
+        let Some(len) = leaf_count(self.p, ty) else { return self.unsupported("an array of unknown size", span) };
+        self.new_lanes(leaf(ty), len, None, ObjKind::Fixed, span)
+    }
+
+    /// Pushes the lanes of an object whose elements have type `elem` (not an array).
+    fn new_lanes(&mut self, elem: &Type, len: u64, size: Option<BV<'ctx>>, kind: ObjKind, span: Span) -> R<u32> {
+        let mut cells = Vec::new();
+        if cell_types(self.p, elem, &mut cells).is_none() {
+            return self.unsupported(format!("a value of type `{}`", self.p.type_name(elem)), span);
+        }
+        let mut lanes: Vec<Type> = Vec::new();
+        for c in &cells {
+            if !lanes.contains(c) {
+                self.elem_sort(c, span)?;
+                lanes.push(c.clone());
+            }
+        }
+        let heap = kind != ObjKind::Fixed;
+        let (lanes, cells) = (Rc::new(lanes), Rc::new(cells));
+        let base = self.objects.len() as u32;
+        let mut kinds: Vec<Type> = lanes.iter().cloned().collect();
+        if heap {
+            kinds.push(Type::Int(IntType::UCHAR));
+        }
+        for elem in kinds {
+            self.objects.push(ObjInfo {
+                len,
+                size: size.clone(),
+                elem,
+                lanes: lanes.clone(),
+                cells: cells.clone(),
+                heap,
+                small: kind == ObjKind::Small,
+                zeroed: false,
+            });
+        }
+        Ok(base)
+    }
+
+    /// A block from `malloc`/`calloc` of `cells` cells of `elem`, its contents unknown (or zero).
+    pub(super) fn new_heap_object(&mut self, elem: &Type, cells: BV<'ctx>, zeroed: bool, span: Span) -> R<u32> {
+        let fixed = cells.simplify().as_u64();
+        let o = match fixed {
+            Some(n) if n <= SMALL_CELLS && matches!(elem, Type::Struct(_)) => {
+                self.new_lanes(elem, n, None, ObjKind::Small, span)?
+            }
+            _ => self.new_lanes(elem, u64::MAX, Some(cells), ObjKind::Heap, span)?,
+        };
+        self.heap_objects += 1;
+        let n = self.objects[o as usize].lanes.len() as u32;
+        for lane in o..=o + n {
+            self.objects[lane as usize].zeroed = zeroed;
+        }
+        if self.objects[o as usize].small {
+            self.st.cells.insert((o + n, 0), SymVal::Int(BV::from_u64(self.ctx, 1, 8)));
+            return Ok(o);
+        }
+        for lane in o..o + n {
+            let arr = self.fresh_lane(lane, zeroed, "heap", span)?;
+            self.st.mem.insert(lane, arr);
+        }
+        let alive = Array::const_array(self.ctx, &Sort::bitvector(self.ctx, OFF_BITS), &BV::from_u64(self.ctx, 1, 8));
+        self.st.mem.insert(o + n, alive);
+        Ok(o)
+    }
+
+    /// A lane's contents: zero, or unknown (a fresh array named after `base`).
+    pub(super) fn fresh_lane(&mut self, lane: u32, zeroed: bool, base: &str, span: Span) -> R<Array<'ctx>> {
+        let elem = self.objects[lane as usize].elem.clone();
+        let index = Sort::bitvector(self.ctx, OFF_BITS);
+        if zeroed {
+            let z = self.zero(&elem, span)?;
+            return Ok(Array::const_array(self.ctx, &index, &Self::to_dyn(&z)));
+        }
+        let sort = self.elem_sort(&elem, span)?;
+        let n = self.name(base);
+        Ok(Array::new_const(self.ctx, n, &index, &sort))
+    }
+
+    /// A heap block's liveness lane and "it is allocated", where the block exists on this
+    /// path (a pointer may name a block created on another path, which it cannot point to).
+    pub(super) fn liveness(&self, o: u32) -> Option<(u32, Bool<'ctx>)> {
+        let info = &self.objects[o as usize];
+        if !info.heap {
+            return None;
+        }
+        let lane = o + info.lanes.len() as u32;
+        let one = BV::from_u64(self.ctx, 1, 8);
+        if info.small {
+            let SymVal::Int(v) = self.st.cells.get(&(lane, 0))? else { return None };
+            return Some((lane, v._eq(&one)));
+        }
+        let arr = self.st.mem.get(&lane)?;
+        let at = BV::from_u64(self.ctx, 0, OFF_BITS);
+        Some((lane, arr.select(&at).as_bv().expect("liveness")._eq(&one)))
+    }
+
+    /// Cell `k` of a small object's lane: as last written, else its initial value.
+    fn cell(&mut self, lane: u32, k: u64, span: Span) -> R<SymVal<'ctx>> {
+        if let Some(v) = self.st.cells.get(&(lane, k)) {
+            return Ok(v.clone());
+        }
+        let elem = self.objects[lane as usize].elem.clone();
+        let v =
+            if self.objects[lane as usize].zeroed { self.zero(&elem, span)? } else { self.fresh("heap", &elem, span)? };
+        self.st.cells.insert((lane, k), v.clone());
+        Ok(v)
+    }
+
+    /// The cells of a small object's lane that hold its type (a struct's lanes share the cells).
+    fn lane_cells(&self, lane: u32) -> Vec<u64> {
+        let info = &self.objects[lane as usize];
+        let per = info.cells.len().max(1) as u64;
+        (0..info.len).filter(|k| info.cells[(k % per) as usize] == info.elem).collect()
+    }
+
+    /// The value at cell offset `off` of `lane`.
+    pub(super) fn read_lane(&mut self, lane: u32, off: &BV<'ctx>, span: Span) -> R<SymVal<'ctx>> {
+        if !self.objects[lane as usize].small {
+            let arr = self.mem_array(lane, span)?;
+            return Ok(self.value_of_cell(arr.select(off), lane));
+        }
+        if let Some(k) = off.simplify().as_u64() {
+            return self.cell(lane, k, span);
+        }
+        // A computed offset: the cell it selects (outside them all, the bounds check fails).
+        let ks = self.lane_cells(lane);
+        let Some((&last, rest)) = ks.split_last() else { return self.unsupported("an empty object", span) };
+        let mut acc = self.cell(lane, last, span)?;
+        for &k in rest.iter().rev() {
+            let v = self.cell(lane, k, span)?;
+            acc = self.ite(&off._eq(&BV::from_u64(self.ctx, k, OFF_BITS)), &v, &acc);
+        }
+        Ok(acc)
+    }
+
+    /// Writes `v` at cell offset `off` of `lane`, where `when` holds (else keeps the cell).
+    pub(super) fn write_lane(
+        &mut self,
+        lane: u32,
+        off: &BV<'ctx>,
+        v: &SymVal<'ctx>,
+        when: Option<&Bool<'ctx>>,
+        span: Span,
+    ) -> R<()> {
+        if !self.objects[lane as usize].small {
+            let arr = self.mem_array(lane, span)?;
+            let stored = arr.store(off, &Self::to_dyn(v));
+            let new = match when {
+                Some(c) => c.ite(&stored, &arr),
+                None => stored,
+            };
+            self.st.mem.insert(lane, new);
+            return Ok(());
+        }
+        let ks = match off.simplify().as_u64() {
+            Some(k) => vec![(k, None)],
+            None => self
+                .lane_cells(lane)
+                .into_iter()
+                .map(|k| (k, Some(off._eq(&BV::from_u64(self.ctx, k, OFF_BITS)))))
+                .collect(),
+        };
+        for (k, at) in ks {
+            let cond = match (when, at) {
+                (None, None) => None,
+                (Some(c), None) => Some(c.clone()),
+                (None, Some(a)) => Some(a),
+                (Some(c), Some(a)) => Some(Bool::and(self.ctx, &[c, &a])),
+            };
+            let new = match cond {
+                None => v.clone(),
+                Some(c) => {
+                    let old = self.cell(lane, k, span)?;
+                    self.ite(&c, v, &old)
+                }
+            };
+            self.st.cells.insert((lane, k), new);
+        }
+        Ok(())
+    }
+
+    /// The lanes of object `o` (its liveness lane not included).
+    pub(super) fn lane_ids(&self, o: u32) -> std::ops::Range<u32> {
+        o..o + self.objects[o as usize].lanes.len() as u32
+    }
+
+    /// The lane of object `o` that holds values of the scalar type `ty`.
+    pub(super) fn lane(&self, o: u32, ty: &Type) -> Option<u32> {
+        let info = &self.objects[o as usize];
+        info.lanes.iter().position(|t| t == leaf(ty)).map(|i| o + i as u32)
+    }
+
+    /// The object's length in cells.
+    pub(super) fn len_bv(&self, o: u32) -> BV<'ctx> {
+        let info = &self.objects[o as usize];
+        match &info.size {
+            Some(s) => s.clone(),
+            None => BV::from_u64(self.ctx, info.len, OFF_BITS),
+        }
     }
 
     pub(super) fn obj_ptr(&self, o: u32) -> SymPtr<'ctx> {
@@ -26,9 +223,11 @@ impl<'a, 'ctx> Exec<'a, 'ctx> {
         let ty = self.p.var(key.1).ty.clone();
         let o = self.new_object(&ty, span)?;
         self.var_objs.insert(key, o);
-        let sort = self.elem_sort(&self.objects[o as usize].elem.clone(), span)?;
-        let n = self.name(&self.p.var(key.1).name.clone());
-        self.st.mem.insert(o, Array::new_const(self.ctx, n, &Sort::bitvector(self.ctx, OFF_BITS), &sort));
+        let name = self.p.var(key.1).name.clone();
+        for lane in self.lane_ids(o) {
+            let arr = self.fresh_lane(lane, false, &name, span)?;
+            self.st.mem.insert(lane, arr);
+        }
         Ok(o)
     }
 
@@ -36,11 +235,19 @@ impl<'a, 'ctx> Exec<'a, 'ctx> {
         match v {
             SymVal::Int(b) => Dynamic::from_ast(b),
             SymVal::Float(f) => f.clone(),
-            _ => unreachable!("only scalars live in memory"),
+            SymVal::Ptr(p) => Dynamic::from_ast(&p.obj.concat(&p.off)),
+            SymVal::Void => unreachable!("only scalars live in memory"),
         }
     }
 
-    pub(super) fn from_dyn(d: Dynamic<'ctx>) -> SymVal<'ctx> {
+    /// A value read from `lane`: a pointer lane's value points to what was stored there.
+    pub(super) fn value_of_cell(&self, d: Dynamic<'ctx>, lane: u32) -> SymVal<'ctx> {
+        if matches!(self.objects[lane as usize].elem, Type::Pointer(_)) {
+            let b = d.as_bv().expect("a pointer cell");
+            let stored = self.stored_ptrs.get(&lane).cloned().unwrap_or_default();
+            let off = if stored.inside { b.extract(OFF_BITS - 1, 0) } else { BV::from_u64(self.ctx, 0, OFF_BITS) };
+            return SymVal::Ptr(SymPtr { obj: b.extract(PTR_BITS - 1, OFF_BITS), off, targets: stored.targets });
+        }
         if let Some(b) = d.as_bv() {
             SymVal::Int(b)
         } else if d.as_float().is_some() {
@@ -50,29 +257,55 @@ impl<'a, 'ctx> Exec<'a, 'ctx> {
         }
     }
 
-    pub(super) fn in_bounds(&mut self, ptr: &SymPtr<'ctx>, span: Span) -> R<Bool<'ctx>> {
-        if ptr.targets.is_empty() {
-            return self.unsupported("a dereference of a pointer the verifier cannot track (null or unknown)", span);
+    /// Records the checks of an access through `ptr`, in the interpreter's order: a null
+    /// pointer, then a freed block, then the bounds. A pointer the verifier knows no object
+    /// of is null (or never set, which the interpreter reports first).
+    pub(super) fn check_access(&mut self, ptr: &SymPtr<'ctx>, span: Span) {
+        if !self.check_live(ptr, span) {
+            return;
         }
         let ctx = self.ctx;
-        let within = |o: u32, objs: &Vec<ObjInfo>| ptr.off.bvult(&BV::from_u64(ctx, objs[o as usize].len, OFF_BITS));
-        if ptr.targets.len() == 1 {
+        let is = |o: u32| ptr.obj._eq(&BV::from_u64(ctx, o as u64, OBJ_BITS));
+        let within = |x: &Self, o: u32| ptr.off.bvult(&x.len_bv(o));
+        let ok = if ptr.targets.len() == 1 {
             let o = ptr.targets[0];
-            // A constant offset (a scalar object, `a[2]`) is decided here: no check is recorded.
-            if let Some(off) = ptr.off.as_u64() {
-                return Ok(Bool::from_bool(ctx, off < self.objects[o as usize].len));
+            // A constant offset into a fixed object (a scalar, `a[2]`) is decided here.
+            match (ptr.off.as_u64(), self.objects[o as usize].size.is_none()) {
+                (Some(off), true) => Bool::from_bool(ctx, off < self.objects[o as usize].len),
+                _ => within(self, o),
             }
-            return Ok(within(o, &self.objects));
+        } else {
+            let parts: Vec<Bool<'ctx>> =
+                ptr.targets.iter().map(|&o| Bool::and(ctx, &[&is(o), &within(self, o)])).collect();
+            let refs: Vec<&Bool<'ctx>> = parts.iter().collect();
+            Bool::or(ctx, &refs)
+        };
+        self.check(ok, ViolationKind::OutOfBounds, span);
+    }
+
+    /// The checks of [`Exec::check_access`] but the bounds: the pointer is not null and its
+    /// block not freed. False when the pointer is known to be null (the path ends here).
+    pub(super) fn check_live(&mut self, ptr: &SymPtr<'ctx>, span: Span) -> bool {
+        let ctx = self.ctx;
+        let is = |o: u32| ptr.obj._eq(&BV::from_u64(ctx, o as u64, OBJ_BITS));
+        if ptr.targets.is_empty() {
+            self.check(Bool::from_bool(ctx, false), ViolationKind::NullDereference, span);
+            return false;
         }
-        let parts: Vec<Bool<'ctx>> = ptr
-            .targets
-            .iter()
-            .map(|&o| {
-                Bool::and(ctx, &[&ptr.obj._eq(&BV::from_u64(ctx, o as u64, OBJ_BITS)), &within(o, &self.objects)])
-            })
-            .collect();
-        let refs: Vec<&Bool<'ctx>> = parts.iter().collect();
-        Ok(Bool::or(ctx, &refs))
+        if ptr.obj.simplify().as_u64().is_none_or(|o| o == 0) {
+            self.check(is(0).not(), ViolationKind::NullDereference, span);
+        }
+        let mut alive = Vec::new();
+        for &o in &ptr.targets {
+            if let Some((_, live)) = self.liveness(o) {
+                alive.push(if ptr.targets.len() == 1 { live } else { is(o).implies(&live) });
+            }
+        }
+        if !alive.is_empty() {
+            let refs: Vec<&Bool<'ctx>> = alive.iter().collect();
+            self.check(Bool::and(ctx, &refs), ViolationKind::UseAfterFree, span);
+        }
+        true
     }
 
     pub(super) fn mem_array(&mut self, o: u32, span: Span) -> R<Array<'ctx>> {
@@ -104,33 +337,49 @@ impl<'a, 'ctx> Exec<'a, 'ctx> {
                     Ok(v)
                 }
             }
-            Place::Mem { ptr, ty } => {
-                if matches!(ty, Type::Array(..)) {
-                    return Ok(SymVal::Ptr(ptr));
-                }
-                self.access_type_ok(&ptr, &ty, e.span)?;
-                let ok = self.in_bounds(&ptr, e.span)?;
-                self.check(ok, ViolationKind::OutOfBounds, e.span);
-                let mut acc: Option<SymVal<'ctx>> = None;
-                for &o in ptr.targets.iter().rev() {
-                    let arr = self.mem_array(o, e.span)?;
-                    let v = Self::from_dyn(arr.select(&ptr.off));
-                    acc = Some(match acc {
-                        None => v,
-                        Some(rest) => {
-                            let c = ptr.obj._eq(&BV::from_u64(self.ctx, o as u64, OBJ_BITS));
-                            self.ite(&c, &v, &rest)
-                        }
-                    });
-                }
-                Ok(acc.expect("targets is not empty"))
-            }
+            Place::Mem { ptr, ty } => self.load_mem(ptr, &ty, e.span),
         }
     }
 
+    /// Reads a value of type `ty` at `ptr`. An array or a struct is not read: its address
+    /// stands for it (an array decays; a struct is copied cell by cell where it is stored).
+    pub(super) fn load_mem(&mut self, ptr: SymPtr<'ctx>, ty: &Type, span: Span) -> R<SymVal<'ctx>> {
+        if matches!(ty, Type::Array(..) | Type::Struct(_)) {
+            return Ok(SymVal::Ptr(ptr));
+        }
+        self.access_type_ok(&ptr, ty, span)?;
+        self.check_access(&ptr, span);
+        let mut acc: Option<SymVal<'ctx>> = None;
+        for &o in ptr.targets.iter().rev() {
+            let lane = self.lane(o, ty).expect("checked by access_type_ok");
+            let v = self.read_lane(lane, &ptr.off, span)?;
+            acc = Some(match acc {
+                None => v,
+                Some(rest) => {
+                    let c = ptr.obj._eq(&BV::from_u64(self.ctx, o as u64, OBJ_BITS));
+                    self.ite(&c, &v, &rest)
+                }
+            });
+        }
+        match acc {
+            Some(v) => Ok(v),
+            // A null pointer: the path ended at the check above.
+            None => self.fresh("null", ty, span),
+        }
+    }
+
+    /// Every object `ptr` may point to holds values of type `ty` (where the offset is known,
+    /// at that very cell).
     pub(super) fn access_type_ok(&self, ptr: &SymPtr<'ctx>, ty: &Type, span: Span) -> R<()> {
         for &o in &ptr.targets {
-            if self.objects[o as usize].elem != *leaf(ty) {
+            if self.lane(o, ty).is_none() {
+                return self.unsupported("an access to memory through a pointer of another type", span);
+            }
+            let cells = &self.objects[o as usize].cells;
+            if let Some(off) = ptr.off.as_u64()
+                && cells.len() > 1
+                && cells[(off % cells.len() as u64) as usize] != *leaf(ty)
+            {
                 return self.unsupported("an access to memory through a pointer of another type", span);
             }
         }
@@ -143,34 +392,60 @@ impl<'a, 'ctx> Exec<'a, 'ctx> {
                 self.st.vars.insert(key, Slot { val: v, init: self.tt() });
                 Ok(())
             }
-            Place::Mem { ptr, ty } => {
-                if matches!(ty, Type::Array(..)) {
-                    return self.unsupported("assignment of a whole array", span);
-                }
-                if matches!(v, SymVal::Ptr(_)) {
-                    return self.unsupported("pointers stored in memory", span);
-                }
-                if ptr.targets.iter().any(|o| self.literal_objs.values().any(|l| l == o)) {
-                    return self.unsupported("a write through a pointer that may point into a string literal", span);
-                }
-                self.access_type_ok(&ptr, &ty, span)?;
-                let ok = self.in_bounds(&ptr, span)?;
-                self.check(ok, ViolationKind::OutOfBounds, span);
-                let d = Self::to_dyn(&v);
-                let many = ptr.targets.len() > 1;
-                for &o in &ptr.targets {
-                    let arr = self.mem_array(o, span)?;
-                    let stored = arr.store(&ptr.off, &d);
-                    let new = if many {
-                        ptr.obj._eq(&BV::from_u64(self.ctx, o as u64, OBJ_BITS)).ite(&stored, &arr)
-                    } else {
-                        stored
-                    };
-                    self.st.mem.insert(o, new);
-                }
-                Ok(())
-            }
+            Place::Mem { ptr, ty } => self.store_mem(ptr, &ty, v, span),
         }
+    }
+
+    pub(super) fn store_mem(&mut self, ptr: SymPtr<'ctx>, ty: &Type, v: SymVal<'ctx>, span: Span) -> R<()> {
+        if matches!(ty, Type::Array(..)) {
+            return self.unsupported("assignment of a whole array", span);
+        }
+        if let Type::Struct(_) = ty {
+            let SymVal::Ptr(src) = v else { return self.unsupported("a struct value the verifier cannot track", span) };
+            return self.copy_cells(ptr, src, ty, span);
+        }
+        if ptr.targets.iter().any(|o| self.literal_objs.values().any(|l| l == o)) {
+            return self.unsupported("a write through a pointer that may point into a string literal", span);
+        }
+        self.access_type_ok(&ptr, ty, span)?;
+        self.check_access(&ptr, span);
+        let many = ptr.targets.len() > 1;
+        for &o in &ptr.targets {
+            let lane = self.lane(o, ty).expect("checked by access_type_ok");
+            if let SymVal::Ptr(p) = &v {
+                let known = self.stored_ptrs.entry(lane).or_default();
+                for t in &p.targets {
+                    if !known.targets.contains(t) {
+                        known.targets.push(*t);
+                    }
+                }
+                known.targets.sort();
+                known.inside |= p.off.simplify().as_u64() != Some(0);
+            }
+            let is = ptr.obj._eq(&BV::from_u64(self.ctx, o as u64, OBJ_BITS));
+            self.write_lane(lane, &ptr.off, &v, many.then_some(&is), span)?;
+        }
+        Ok(())
+    }
+
+    /// `*dst = *src` for a struct type `ty`: every cell read, then every cell written.
+    pub(super) fn copy_cells(&mut self, dst: SymPtr<'ctx>, src: SymPtr<'ctx>, ty: &Type, span: Span) -> R<()> {
+        let mut cells = Vec::new();
+        if cell_types(self.p, ty, &mut cells).is_none() {
+            return self.unsupported("a copy of a struct of unknown size", span);
+        }
+        let at = |p: &SymPtr<'ctx>, i: usize| SymPtr {
+            off: p.off.bvadd(&BV::from_u64(self.ctx, i as u64, OFF_BITS)),
+            ..p.clone()
+        };
+        let mut vals = Vec::new();
+        for (i, c) in cells.iter().enumerate() {
+            vals.push(self.load_mem(at(&src, i), c, span)?);
+        }
+        for (i, (c, v)) in cells.iter().zip(vals).enumerate() {
+            self.store_mem(at(&dst, i), c, v, span)?;
+        }
+        Ok(())
     }
 
     pub(super) fn place(&mut self, e: &Expr) -> R<Place<'ctx>> {
@@ -191,7 +466,9 @@ impl<'a, 'ctx> Exec<'a, 'ctx> {
                 let (SymVal::Int(iv), Some(it)) = (idx, i.ty.as_int()) else {
                     return self.unsupported("a non-integer index", e.span);
                 };
-                let Some(scale) = leaf_count(&e.ty) else { return self.unsupported("arrays of unknown size", e.span) };
+                let Some(scale) = leaf_count(self.p, &e.ty) else {
+                    return self.unsupported("arrays of unknown size", e.span);
+                };
                 let iv = c_int::resize(&iv, it.signed, OFF_BITS);
                 let off = p.off.bvadd(&iv.bvmul(&BV::from_u64(self.ctx, scale, OFF_BITS)));
                 Ok(Place::Mem { ptr: SymPtr { off, ..p }, ty: e.ty.clone() })
@@ -227,7 +504,26 @@ impl<'a, 'ctx> Exec<'a, 'ctx> {
                 };
                 Ok(Place::Mem { ptr: self.obj_ptr(o), ty: e.ty.clone() })
             }
-            ExprKind::Member { .. } => self.unsupported("structs", e.span),
+            ExprKind::Member { base, field, arrow } => {
+                let ptr = if *arrow {
+                    let SymVal::Ptr(p) = self.eval(base)? else {
+                        return self.unsupported("`->` on a non-pointer", e.span);
+                    };
+                    p
+                } else {
+                    match self.place(base)? {
+                        Place::Mem { ptr, .. } => ptr,
+                        Place::Var(_) => return self.unsupported("a member of a struct held in no memory", e.span),
+                    }
+                };
+                let sty = if *arrow { base.ty.pointee() } else { Some(&base.ty) };
+                let Some(Type::Struct(id)) = sty else { return self.unsupported("a member of a non-struct", e.span) };
+                let Some(cells) = field_cells(self.p, *id, *field) else {
+                    return self.unsupported("a member of a struct of unknown size", e.span);
+                };
+                let off = ptr.off.bvadd(&BV::from_u64(self.ctx, cells, OFF_BITS));
+                Ok(Place::Mem { ptr: SymPtr { off, ..ptr }, ty: e.ty.clone() })
+            }
             _ => self.unsupported("this kind of lvalue", e.span),
         }
     }

@@ -24,35 +24,27 @@ impl<'a, 'ctx> Exec<'a, 'ctx> {
         let var = self.p.var(key.1);
         let ty = var.ty.clone();
         let span = var.span;
-        if matches!(ty, Type::Struct(_)) {
-            return self.unsupported("structs", span);
-        }
         if self.object_backed(key.1) {
             let o = self.var_obj(key, span)?;
-            let elem = self.objects[o as usize].elem.clone();
-            let sort = self.elem_sort(&elem, span)?;
-            let arr = if init.is_some() || zero_default {
-                let z = self.zero(&elem, span)?;
-                Array::const_array(self.ctx, &Sort::bitvector(self.ctx, OFF_BITS), &Self::to_dyn(&z))
-            } else {
-                let n = self.name(&var.name.clone());
-                Array::new_const(self.ctx, n, &Sort::bitvector(self.ctx, OFF_BITS), &sort)
-            };
-            self.st.mem.insert(o, arr);
+            let zeroed = init.is_some() || zero_default;
+            for lane in self.lane_ids(o) {
+                let arr = self.fresh_lane(lane, zeroed, &var.name.clone(), span)?;
+                self.st.mem.insert(lane, arr);
+            }
             if let Some(init) = init {
-                let mut elems = Vec::new();
-                self.flatten_init(&ty, init, 0, &mut elems)?;
-                for (off, item) in elems {
+                let mut cells = Vec::new();
+                self.flatten_init(&ty, init, 0, &mut cells)?;
+                for (off, cell_ty, item) in cells {
                     let v = match item {
                         InitItem::Expr(ex) => {
                             let v = self.eval_loc(ex)?;
                             let from = ex.ty.clone();
-                            self.cast(v, &from, &elem, ex.span)?
+                            if matches!(cell_ty, Type::Struct(_)) { v } else { self.cast(v, &from, &cell_ty, ex.span)? }
                         }
                         InitItem::Byte(b) => SymVal::Int(BV::from_u64(self.ctx, b as u64, 8)),
                     };
                     let ptr = SymPtr { off: BV::from_u64(self.ctx, off, OFF_BITS), ..self.obj_ptr(o) };
-                    self.store(Place::Mem { ptr, ty: elem.clone() }, v, span)?;
+                    self.store(Place::Mem { ptr, ty: cell_ty }, v, span)?;
                 }
             }
             return Ok(());
@@ -73,16 +65,18 @@ impl<'a, 'ctx> Exec<'a, 'ctx> {
         Ok(())
     }
 
+    /// The initialised cells of a value of type `ty` at cell `base`: (cell, type, value). A
+    /// struct-typed expression is one item (copied cell by cell when stored).
     pub(super) fn flatten_init<'e>(
         &self,
         ty: &Type,
         init: &'e Init,
         base: u64,
-        out: &mut Vec<(u64, InitItem<'e>)>,
+        out: &mut Vec<(u64, Type, InitItem<'e>)>,
     ) -> R<()> {
         match (ty, init) {
             (Type::Array(elem, n), Init::List(items, sp)) => {
-                let step = leaf_count(elem).unwrap_or(1);
+                let step = leaf_count(self.p, elem).unwrap_or(1);
                 if let Some(n) = n
                     && items.len() as u64 > *n
                 {
@@ -93,17 +87,30 @@ impl<'a, 'ctx> Exec<'a, 'ctx> {
                 }
                 Ok(())
             }
+            (Type::Struct(id), Init::List(items, sp)) => {
+                let fields = &self.p.struct_def(*id).fields;
+                if items.len() > fields.len() {
+                    return self.unsupported("an initialiser with too many elements", *sp);
+                }
+                for (i, it) in items.iter().enumerate() {
+                    let Some(at) = field_cells(self.p, *id, i) else {
+                        return self.unsupported("a struct of unknown size", *sp);
+                    };
+                    self.flatten_init(&fields[i].ty, it, base + at, out)?;
+                }
+                Ok(())
+            }
             (Type::Array(elem, _), Init::Expr(ex)) => match &ex.strip_implicit().kind {
                 ExprKind::Str(bytes) if matches!(**elem, Type::Int(t) if t.kind == IntKind::Char) => {
                     for (i, b) in bytes.iter().enumerate() {
-                        out.push((base + i as u64, InitItem::Byte(*b)));
+                        out.push((base + i as u64, (**elem).clone(), InitItem::Byte(*b)));
                     }
                     Ok(())
                 }
                 _ => self.unsupported("this array initialiser", ex.span),
             },
             (_, Init::Expr(ex)) => {
-                out.push((base, InitItem::Expr(ex)));
+                out.push((base, ty.clone(), InitItem::Expr(ex)));
                 Ok(())
             }
             (_, Init::List(items, sp)) => match items.first() {
