@@ -148,3 +148,25 @@ int main(void) { int x, s = 0, c = 0; while (scanf(\"%d\", &x) == 1) { s += x; c
     let never = src.replace("== 1", "!= 0").replace("assert(c < 3 || s != 9);", "assert(0);");
     assert!(matches!(run(&never, 3).verdict, BmcVerdict::Holds { complete: false }), "{:?}", run(&never, 3).verdict);
 }
+
+#[test]
+fn strcpy_and_strcat_write_the_words_they_copy() {
+    let src = "#include <stdio.h>\n#include <string.h>\n#include <stdlib.h>\n#include <assert.h>
+int main(void) { char a[8], b[8], both[16]; scanf(\"%7s %7s\", a, b);
+    strcpy(both, a); strcat(both, b);
+    assert(strlen(both) == strlen(a) + strlen(b));
+    char *copy = malloc(strlen(a) + 1); strcpy(copy, a); assert(strcmp(copy, a) == 0); free(copy);
+    return 0; }";
+    assert!(matches!(run(src, 3).verdict, BmcVerdict::Holds { .. }), "{:?}", run(src, 3).verdict);
+    // One byte short: the copy's NUL is written past the block.
+    let short = src.replace("malloc(strlen(a) + 1)", "malloc(strlen(a))");
+    let (kind, _) = violation(&short, 3);
+    assert_eq!(kind, ViolationKind::OutOfBounds);
+}
+
+#[test]
+fn a_string_chosen_by_a_condition_is_printed_as_either() {
+    let src = "#include <stdio.h>\n#include <assert.h>
+int main(void) { int n; scanf(\"%d\", &n); const char *s = n > 0 ? \"yes\" : \"no\"; printf(\"%s\\n\", s); assert(s[0] != 'n' || n <= 0); return 0; }";
+    assert!(matches!(run(src, 2).verdict, BmcVerdict::Holds { complete: true }), "{:?}", run(src, 2).verdict);
+}

@@ -248,6 +248,7 @@ impl<'a, 'ctx> Exec<'a, 'ctx> {
                 for o in &frame_objs {
                     s.mem.remove(o);
                 }
+                s.cells.retain(|(lane, _), _| !frame_objs.contains(lane));
                 s
             })
             .collect();
@@ -366,6 +367,12 @@ impl<'a, 'ctx> Exec<'a, 'ctx> {
                 };
                 let (r, rt) = c_lib::int_function(self.ctx, b, &x, *t).expect("an integer function");
                 self.cast(SymVal::Int(r), &Type::Int(rt), &e.ty, e.span)
+            }
+            Builtin::Strcpy | Builtin::Strcat => {
+                let (Some(a), Some(c)) = (arg(0), arg(1)) else {
+                    return self.unsupported("strcpy or strcat without two arguments", e.span);
+                };
+                self.strcpy(b == Builtin::Strcat, e, a, c)
             }
             Builtin::Free => {
                 let Some(a) = arg(0) else { return self.unsupported("free without an argument", e.span) };
@@ -621,7 +628,7 @@ impl<'a, 'ctx> Exec<'a, 'ctx> {
     fn token_read(&mut self) {
         let g = self.st.guard.clone();
         if let Some((_, read)) = &mut self.input_ends {
-            let one = BV::from_u64(self.ctx, 1, 32);
+            let one = BV::from_u64(self.ctx, 1, TOKEN_BITS);
             *read = match g.as_bool() {
                 Some(true) => read.bvadd(&one).simplify(),
                 Some(false) => read.clone(),
@@ -796,11 +803,17 @@ impl<'a, 'ctx> Exec<'a, 'ctx> {
         if ptr.targets.len() != 1 {
             return self.unsupported("a string pointer the verifier cannot track", span);
         }
-        let o = ptr.targets[0];
-        if !matches!(self.objects[o as usize].elem, Type::Int(t) if t.kind == IntKind::Char) {
+        self.char_object(ptr.targets[0], span)?;
+        Ok(ptr.targets[0])
+    }
+
+    /// Object `o` is an array of characters (a string function's argument).
+    pub(super) fn char_object(&self, o: u32, span: Span) -> R<()> {
+        let info = &self.objects[o as usize];
+        if info.small || !matches!(info.elem, Type::Int(t) if t.kind == IntKind::Char) || info.lanes.len() != 1 {
             return self.unsupported("a string function on a non-char array", span);
         }
-        Ok(o)
+        Ok(())
     }
 
     /// Strings are scanned up to this many characters; longer ones are cut (an unwinding point).
@@ -809,18 +822,45 @@ impl<'a, 'ctx> Exec<'a, 'ctx> {
     }
 
     /// The characters at `ptr + i` for `i` in `0..min(len(object), cap) + 1`, each with
-    /// "inside the object".
-    pub(super) fn string_chars(&mut self, ptr: &SymPtr<'ctx>, span: Span) -> R<Vec<(BV<'ctx>, Bool<'ctx>)>> {
-        let o = self.single_char_object(ptr, span)?;
-        self.check_live(ptr, span);
-        let n = self.objects[o as usize].len;
-        let size = self.len_bv(o);
-        let arr = self.mem_array(o, span)?;
+    /// "inside the object". A pointer that may point into several strings (`c ? "a" : "bc"`)
+    /// gives each character as the one of the string it points into. `fault` is where the
+    /// interpreter reports a null or freed pointer.
+    pub(super) fn string_chars(&mut self, ptr: &SymPtr<'ctx>, fault: Span) -> R<Vec<(BV<'ctx>, Bool<'ctx>)>> {
+        for &o in &ptr.targets {
+            self.char_object(o, fault)?;
+        }
+        let ctx = self.ctx;
+        if !self.check_live(ptr, fault) {
+            // A null pointer: the path ended at the check.
+            return Ok(vec![(BV::from_u64(ctx, 0, 8), Bool::from_bool(ctx, true))]);
+        }
+        let mut per: Vec<(u32, Vec<(BV<'ctx>, Bool<'ctx>)>)> = Vec::new();
+        for &o in &ptr.targets {
+            let n = self.objects[o as usize].len;
+            let size = self.len_bv(o);
+            let arr = self.mem_array(o, fault)?;
+            let chars = (0..=n.min(self.str_cap()))
+                .map(|i| {
+                    let at = ptr.off.bvadd(&BV::from_u64(ctx, i, OFF_BITS));
+                    (arr.select(&at).as_bv().expect("char array"), at.bvult(&size))
+                })
+                .collect();
+            per.push((o, chars));
+        }
+        let Some((_, last)) = per.pop() else { unreachable!("check_live ends a pointer without targets") };
+        let longest = per.iter().map(|(_, c)| c.len()).max().unwrap_or(0).max(last.len());
+        let (nul, outside) = (BV::from_u64(ctx, 0, 8), Bool::from_bool(ctx, false));
+        let at = |c: &[(BV<'ctx>, Bool<'ctx>)], i: usize| c.get(i).cloned().unwrap_or((nul.clone(), outside.clone()));
         let mut out = Vec::new();
-        for i in 0..=n.min(self.str_cap()) {
-            let at = ptr.off.bvadd(&BV::from_u64(self.ctx, i, OFF_BITS));
-            let inside = at.bvult(&size);
-            out.push((arr.select(&at).as_bv().expect("char array"), inside));
+        for i in 0..longest {
+            let (mut c, mut inside) = at(&last, i);
+            for (o, chars) in per.iter().rev() {
+                let is = ptr.obj._eq(&BV::from_u64(ctx, *o as u64, OBJ_BITS));
+                let (x, xi) = at(chars, i);
+                c = is.ite(&x, &c);
+                inside = is.ite(&xi, &inside);
+            }
+            out.push((c, inside));
         }
         Ok(out)
     }
@@ -838,7 +878,7 @@ impl<'a, 'ctx> Exec<'a, 'ctx> {
 
     /// A NUL-terminated string: its scanned characters, after the cut and the bounds check.
     pub(super) fn cstring(&mut self, ptr: &SymPtr<'ctx>, span: Span, fault: Span) -> R<Vec<(BV<'ctx>, Bool<'ctx>)>> {
-        let chars = self.string_chars(ptr, span)?;
+        let chars = self.string_chars(ptr, fault)?;
         let zero = BV::from_u64(self.ctx, 0, 8);
         let mut ok = Bool::from_bool(self.ctx, false);
         let mut cut = Bool::from_bool(self.ctx, true);
@@ -863,12 +903,51 @@ impl<'a, 'ctx> Exec<'a, 'ctx> {
         Ok(SymVal::Int(r))
     }
 
+    /// `strcpy(d, s)`, or `strcat(d, s)`: the characters of `s` and its NUL written from
+    /// `d` (from `d`'s NUL for strcat). Each write happens where the characters before it in
+    /// `s` are not NUL; the last one written must be inside `d`'s array.
+    pub(super) fn strcpy(&mut self, cat: bool, e: &Expr, a: &Expr, c: &Expr) -> R<SymVal<'ctx>> {
+        // The interpreter evaluates the destination, then the source.
+        let SymVal::Ptr(d) = self.eval(a)? else { return self.unsupported("strcpy into a non-pointer", a.span) };
+        let SymVal::Ptr(s) = self.eval(c)? else { return self.unsupported("strcpy of a non-pointer", c.span) };
+        let src = self.cstring(&s, e.span, deref_span(c))?;
+        let o = self.single_char_object(&d, a.span)?;
+        let ctx = self.ctx;
+        let nul = BV::from_u64(ctx, 0, 8);
+        let first_nul = |chars: &[(BV<'ctx>, Bool<'ctx>)]| {
+            let mut r = BV::from_u64(ctx, chars.len() as u64, OFF_BITS);
+            for (i, (ch, _)) in chars.iter().enumerate().rev() {
+                r = ch._eq(&nul).ite(&BV::from_u64(ctx, i as u64, OFF_BITS), &r);
+            }
+            r
+        };
+        let start = if cat {
+            let dst = self.cstring(&d, e.span, deref_span(a))?;
+            first_nul(&dst)
+        } else {
+            if !self.check_live(&d, deref_span(a)) {
+                return Ok(SymVal::Ptr(d));
+            }
+            BV::from_u64(ctx, 0, OFF_BITS)
+        };
+        let from = d.off.bvadd(&start);
+        let last = from.bvadd(&first_nul(&src));
+        self.check(last.bvult(&self.len_bv(o)), ViolationKind::OutOfBounds, a.span);
+        let mut before_nul = Bool::from_bool(ctx, true);
+        for (i, (ch, _)) in src.iter().enumerate() {
+            let at = from.bvadd(&BV::from_u64(ctx, i as u64, OFF_BITS));
+            self.write_lane(o, &at, &SymVal::Int(ch.clone()), Some(&before_nul), a.span)?;
+            before_nul = Bool::and(ctx, &[&before_nul, &ch._eq(&nul).not()]);
+        }
+        Ok(SymVal::Ptr(d))
+    }
+
     pub(super) fn strcmp(&mut self, e: &Expr, a: &Expr, b: &Expr) -> R<SymVal<'ctx>> {
         // Arguments right to left, as the interpreter evaluates them.
         let SymVal::Ptr(q) = self.eval(b)? else { return self.unsupported("strcmp of a non-pointer", b.span) };
         let SymVal::Ptr(p) = self.eval(a)? else { return self.unsupported("strcmp of a non-pointer", a.span) };
-        let xs = self.string_chars(&p, a.span)?;
-        let ys = self.string_chars(&q, b.span)?;
+        let xs = self.string_chars(&p, deref_span(a))?;
+        let ys = self.string_chars(&q, deref_span(b))?;
         let Type::Int(t) = e.ty else { return self.unsupported("strcmp of this type", e.span) };
         let m = xs.len().min(ys.len());
         let zero = BV::from_u64(self.ctx, 0, 8);
@@ -893,9 +972,6 @@ impl<'a, 'ctx> Exec<'a, 'ctx> {
             return Ok(OutValue::Text(b.clone()));
         }
         let SymVal::Ptr(p) = self.eval(a)? else { return self.unsupported("`%s` of a non-pointer", a.span) };
-        if p.targets.len() != 1 {
-            return self.unsupported("`%s` of a pointer the verifier cannot track", a.span);
-        }
         let chars = self.cstring(&p, a.span, deref_span(a))?;
         Ok(OutValue::Chars(chars.into_iter().map(|(c, _)| c).collect()))
     }

@@ -246,6 +246,10 @@ struct Marks {
     exits: usize,
 }
 
+/// Width of the input's token count: more than [`MAX_STMTS`] reads cannot happen, and a
+/// narrow counter keeps the solver's arithmetic on it small.
+const TOKEN_BITS: u32 = 16;
+
 /// The unwound, inlined program may have at most this many statement copies (e.g. a doubly
 /// recursive function at a large bound): beyond it the encoding gives up as unsupported.
 pub const MAX_STMTS: u64 = 50_000;
@@ -320,7 +324,9 @@ pub(super) fn run<'ctx>(
         memo: (!recursive(p)).then(HashMap::new),
         no_memo: HashSet::new(),
         assumes: 0,
-        input_ends: opts.input_ends.then(|| (BV::new_const(ctx, "input!tokens", 32), BV::from_u64(ctx, 0, 32))),
+        input_ends: opts
+            .input_ends
+            .then(|| (BV::new_const(ctx, "input!tokens", TOKEN_BITS), BV::from_u64(ctx, 0, TOKEN_BITS))),
     };
     let fid = p.func_by_name(entry).ok_or_else(|| Unsupported {
         func: None,
@@ -339,7 +345,8 @@ pub(super) fn run<'ctx>(
     let mut ends: Vec<&Bool<'ctx>> = x.enc.exits.iter().map(|(g, _)| g).collect();
     ends.push(&returned);
     x.enc.completes = Bool::or(ctx, &ends);
-    x.enc.bit_vectors_only = x.objects.len() == 1 && !uses_floats(p);
+    // Objects kept cell by cell are plain values: only Z3 arrays leave the bit-vector logic.
+    x.enc.bit_vectors_only = x.objects.iter().skip(1).all(|o| o.small) && !uses_floats(p);
     let mut enc = x.enc;
     enc.stats.hard = enc.hard.len();
     enc.stats.soft = enc.soft.len();

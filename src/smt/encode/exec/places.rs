@@ -10,6 +10,15 @@ impl<'a, 'ctx> Exec<'a, 'ctx> {
         self.new_lanes(leaf(ty), len, None, ObjKind::Fixed, span)
     }
 
+    /// Whether an object of `len` cells of `elem` is kept cell by cell ([`ObjInfo::small`]):
+    /// a few cells, none a character (string functions read char arrays as Z3 arrays).
+    fn keeps_cells(&self, elem: &Type, len: u64) -> bool {
+        let mut cells = Vec::new();
+        len <= SMALL_CELLS
+            && cell_types(self.p, elem, &mut cells).is_some()
+            && !cells.iter().any(|c| matches!(c, Type::Int(t) if t.kind == IntKind::Char))
+    }
+
     /// Pushes the lanes of an object whose elements have type `elem` (not an array).
     fn new_lanes(&mut self, elem: &Type, len: u64, size: Option<BV<'ctx>>, kind: ObjKind, span: Span) -> R<u32> {
         let mut cells = Vec::new();
@@ -24,6 +33,11 @@ impl<'a, 'ctx> Exec<'a, 'ctx> {
             }
         }
         let heap = kind != ObjKind::Fixed;
+        let small = match kind {
+            ObjKind::Fixed => self.keeps_cells(elem, len),
+            ObjKind::Heap => false,
+            ObjKind::Small => true,
+        };
         let (lanes, cells) = (Rc::new(lanes), Rc::new(cells));
         let base = self.objects.len() as u32;
         let mut kinds: Vec<Type> = lanes.iter().cloned().collect();
@@ -38,7 +52,7 @@ impl<'a, 'ctx> Exec<'a, 'ctx> {
                 lanes: lanes.clone(),
                 cells: cells.clone(),
                 heap,
-                small: kind == ObjKind::Small,
+                small,
                 zeroed: false,
             });
         }
@@ -49,7 +63,7 @@ impl<'a, 'ctx> Exec<'a, 'ctx> {
     pub(super) fn new_heap_object(&mut self, elem: &Type, cells: BV<'ctx>, zeroed: bool, span: Span) -> R<u32> {
         let fixed = cells.simplify().as_u64();
         let o = match fixed {
-            Some(n) if n <= SMALL_CELLS && matches!(elem, Type::Struct(_)) => {
+            Some(n) if matches!(elem, Type::Struct(_)) && self.keeps_cells(elem, n) => {
                 self.new_lanes(elem, n, None, ObjKind::Small, span)?
             }
             _ => self.new_lanes(elem, u64::MAX, Some(cells), ObjKind::Heap, span)?,
@@ -101,6 +115,24 @@ impl<'a, 'ctx> Exec<'a, 'ctx> {
         let arr = self.st.mem.get(&lane)?;
         let at = BV::from_u64(self.ctx, 0, OFF_BITS);
         Some((lane, arr.select(&at).as_bv().expect("liveness")._eq(&one)))
+    }
+
+    /// Sets every cell of a small object: zero, or unknown (each read until a write gives the
+    /// same fresh value).
+    pub(super) fn reset_cells(&mut self, o: u32, zeroed: bool, span: Span) -> R<()> {
+        for lane in self.lane_ids(o) {
+            let ks = self.lane_cells(lane);
+            for k in ks {
+                if zeroed {
+                    let z = self.zero(&self.objects[lane as usize].elem.clone(), span)?;
+                    self.st.cells.insert((lane, k), z);
+                } else {
+                    let v = self.fresh("uninit", &self.objects[lane as usize].elem.clone(), span)?;
+                    self.st.cells.insert((lane, k), v);
+                }
+            }
+        }
+        Ok(())
     }
 
     /// Cell `k` of a small object's lane: as last written, else its initial value.
@@ -224,9 +256,11 @@ impl<'a, 'ctx> Exec<'a, 'ctx> {
         let o = self.new_object(&ty, span)?;
         self.var_objs.insert(key, o);
         let name = self.p.var(key.1).name.clone();
-        for lane in self.lane_ids(o) {
-            let arr = self.fresh_lane(lane, false, &name, span)?;
-            self.st.mem.insert(lane, arr);
+        if !self.objects[o as usize].small {
+            for lane in self.lane_ids(o) {
+                let arr = self.fresh_lane(lane, false, &name, span)?;
+                self.st.mem.insert(lane, arr);
+            }
         }
         Ok(o)
     }

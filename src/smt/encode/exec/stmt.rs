@@ -27,9 +27,13 @@ impl<'a, 'ctx> Exec<'a, 'ctx> {
         if self.object_backed(key.1) {
             let o = self.var_obj(key, span)?;
             let zeroed = init.is_some() || zero_default;
-            for lane in self.lane_ids(o) {
-                let arr = self.fresh_lane(lane, zeroed, &var.name.clone(), span)?;
-                self.st.mem.insert(lane, arr);
+            if self.objects[o as usize].small {
+                self.reset_cells(o, zeroed, span)?;
+            } else {
+                for lane in self.lane_ids(o) {
+                    let arr = self.fresh_lane(lane, zeroed, &var.name.clone(), span)?;
+                    self.st.mem.insert(lane, arr);
+                }
             }
             if let Some(init) = init {
                 let mut cells = Vec::new();
