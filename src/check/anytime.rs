@@ -415,11 +415,11 @@ impl Job<'_> {
                         "withdrawn",
                         anchor,
                         format!(
-                            "mend withdrew the fix {}: it {}, but with it, for input `{}` your program would print `{}` where the reference prints `{}`",
+                            "mend withdrew the fix {}: it {}, but with it, for input `{}` {} where the reference prints `{}`",
                             proposal.quoted(),
                             Guarantee::Tested { tests: self.tests.len() as u32 }.label(),
                             m.input,
-                            m.yours,
+                            m.what_yours_does("your program would print"),
                             m.theirs
                         ),
                     ));

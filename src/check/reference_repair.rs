@@ -556,6 +556,8 @@ fn difference(
 pub(super) struct Mismatch {
     pub input: String,
     pub yours: String,
+    /// Your run ended with this error (after printing `yours`).
+    pub yours_error: Option<String>,
     pub theirs: String,
     /// The two programs, run in the interpreter, print differently on it (a solver's
     /// counterexample may not: its model of output is stricter than the compare mode).
@@ -564,7 +566,21 @@ pub(super) struct Mismatch {
 
 impl Mismatch {
     fn shown(&self) -> String {
-        format!("for input `{}` you print `{}`, the reference prints `{}`", self.input, self.yours, self.theirs)
+        format!(
+            "for input `{}` {}, the reference prints `{}`",
+            self.input,
+            self.what_yours_does("you print"),
+            self.theirs
+        )
+    }
+
+    /// What your program does on the input: `print` its output (after `verb`), or stop with
+    /// its error.
+    pub fn what_yours_does(&self, verb: &str) -> String {
+        match &self.yours_error {
+            Some(e) => format!("your program does not finish ({e})"),
+            None => format!("{verb} `{}`", self.yours),
+        }
     }
 }
 
@@ -580,17 +596,20 @@ pub(super) fn mismatch(
     // The solver's input, made readable: each number as simple as it can be while the two
     // programs still print different values on it (judged on short runs).
     let quick = Limits { max_steps: super::counterexample::CANDIDATE_STEPS, ..Limits::default() };
+    // A run of yours that stops with an error (a loop that never ends included) where the
+    // reference's ends is a difference too.
     let differ = |yours: &interp::RunResult, theirs: &interp::RunResult| {
-        yours.error.is_none()
-            && theirs.error.is_none()
+        theirs.error.is_none()
             && !theirs.assume_failed
-            && !compare::output_matches(
-                compare,
-                &String::from_utf8_lossy(&theirs.output),
-                Some(theirs.output_before_last_read),
-                &String::from_utf8_lossy(&yours.output),
-                Some(yours.output_before_last_read),
-            )
+            && yours.error.as_ref().is_none_or(|e| e.kind != interp::RuntimeErrorKind::Cancelled)
+            && (yours.error.is_some()
+                || !compare::output_matches(
+                    compare,
+                    &String::from_utf8_lossy(&theirs.output),
+                    Some(theirs.output_before_last_read),
+                    &String::from_utf8_lossy(&yours.output),
+                    Some(yours.output_before_last_read),
+                ))
     };
     let differs = |input: &str| {
         let yours = interp::run(program, entry, input.as_bytes(), &quick, cancel);
@@ -611,8 +630,9 @@ pub(super) fn mismatch(
             _ => out.into_owned(),
         }
     };
+    let yours_error = yours.error.as_ref().map(|e| e.message.clone());
     let (theirs, yours) = super::outputs_shown(&show(&theirs), &show(&yours));
-    Mismatch { input: super::input_shown(stdin), yours, theirs, confirmed }
+    Mismatch { input: super::input_shown(stdin), yours, yours_error, theirs, confirmed }
 }
 
 /// A verified repair as diagnostics (one per change, worded by the hint level) and, at level
