@@ -43,6 +43,9 @@ const ROUNDS: usize = 3;
 const SEARCH_SLICE: Duration = Duration::from_secs(10);
 /// The bounded check of a candidate gets at most this, and a quarter of the time left.
 const BOUNDED_SLICE: Duration = Duration::from_secs(5);
+/// The first bound a fix is proved at when the configured one is larger (see
+/// [`Job::prove_shown`]).
+const FIRST_BOUND: u32 = 2;
 /// The verified engine on the patched text gets at most this, and a third of the time left.
 const VERIFIED_SLICE: Duration = Duration::from_secs(15);
 /// The verified engine over the reals gets at most this, and a third of the time left.
@@ -373,45 +376,61 @@ impl Job<'_> {
         if lowered.diagnostics.iter().any(|d| d.severity == Severity::Error) {
             return Trial::Stands((edits, proposal.guarantee().clone()));
         }
-        // The bounded check first: it refutes with an input, or bounds the proof.
-        let budget = Budget::new((self.left() / 4).min(BOUNDED_SLICE), self.cancel.clone());
-        let bound = self.engine_opts.bound;
-        let t = Instant::now();
-        let verdict = bmc::verify_against(&lowered.program, self.reference, self.compare, entry, bound, &budget);
-        report.stats.phase("bounded proof of the fix", t);
-        match verdict.verdict {
-            BmcVerdict::Holds { complete: true } => proposal.set_guarantee(Guarantee::Verified),
-            BmcVerdict::Holds { complete: false } => proposal.set_guarantee(Guarantee::Bounded { bound }),
-            // A candidate for the inputs the precondition admits, refuted on one it does not:
-            // no refutation, and no bound (the proof below may show it under the precondition).
-            BmcVerdict::Violated(cex)
-                if proposal.assuming()
-                    && self.verified_opts.precondition.as_ref().is_some_and(|p| !p.admits(&cex.stdin)) => {}
-            BmcVerdict::Violated(cex) => {
-                let Some(test) = super::reference_repair::reference_outputs(
-                    self.reference,
-                    entry,
-                    std::slice::from_ref(&cex.stdin),
-                    self.cancel,
-                )
-                .pop() else {
-                    // The reference cannot run that input: not a counterexample of the
-                    // specification; the candidate stays as tested.
-                    return Trial::Stands((edits, proposal.guarantee().clone()));
-                };
-                let m = super::reference_repair::mismatch(
-                    &lowered.program,
-                    self.reference,
-                    self.compare,
-                    entry,
-                    &cex.stdin,
-                    self.cancel,
-                );
-                // The solver's output model is stricter than the compare mode: a difference
-                // that does not show when both run is no refutation, and the proof goes on.
-                if m.confirmed {
-                    report.repairs.retain(|r| r.edits != edits);
-                    report.diagnostics.push(Diagnostic::info(
+        // The bounded check first: it refutes with an input, or bounds the proof. Where the
+        // full bound is costly (programs that read commands or words until the input ends),
+        // a proof at a small bound comes first, so a fix gets a stated guarantee in time, then
+        // the full bound upgrades it.
+        let full = self.engine_opts.bound;
+        let bounds = if full > FIRST_BOUND { vec![FIRST_BOUND, full] } else { vec![full] };
+        for bound in bounds {
+            let budget = Budget::new((self.left() / 4).min(BOUNDED_SLICE), self.cancel.clone());
+            let t = Instant::now();
+            let verdict = bmc::verify_against(&lowered.program, self.reference, self.compare, entry, bound, &budget);
+            report.stats.phase("bounded proof of the fix", t);
+            match verdict.verdict {
+                BmcVerdict::Holds { complete: true } => {
+                    proposal.set_guarantee(Guarantee::Verified);
+                    break;
+                }
+                BmcVerdict::Holds { complete: false } => {
+                    proposal.set_guarantee(Guarantee::Bounded { bound });
+                    if bound < full {
+                        self.upgrade(report, &proposal, on_partial);
+                    }
+                }
+                // A candidate for the inputs the precondition admits, refuted on one it does not:
+                // no refutation, and no bound (the proof below may show it under the precondition).
+                BmcVerdict::Violated(cex)
+                    if proposal.assuming()
+                        && self.verified_opts.precondition.as_ref().is_some_and(|p| !p.admits(&cex.stdin)) =>
+                {
+                    break;
+                }
+                BmcVerdict::Violated(cex) => {
+                    let Some(test) = super::reference_repair::reference_outputs(
+                        self.reference,
+                        entry,
+                        std::slice::from_ref(&cex.stdin),
+                        self.cancel,
+                    )
+                    .pop() else {
+                        // The reference cannot run that input: not a counterexample of the
+                        // specification; the candidate stays as tested.
+                        return Trial::Stands((edits, proposal.guarantee().clone()));
+                    };
+                    let m = super::reference_repair::mismatch(
+                        &lowered.program,
+                        self.reference,
+                        self.compare,
+                        entry,
+                        &cex.stdin,
+                        self.cancel,
+                    );
+                    // The solver's output model is stricter than the compare mode: a difference
+                    // that does not show when both run is no refutation, and the proof goes on.
+                    if m.confirmed {
+                        report.repairs.retain(|r| r.edits != edits);
+                        report.diagnostics.push(Diagnostic::info(
                         "withdrawn",
                         anchor,
                         format!(
@@ -423,12 +442,14 @@ impl Job<'_> {
                             m.theirs
                         ),
                     ));
-                    out.counterexamples.push(test);
-                    on_partial(report);
-                    return Trial::Withdrawn;
+                        out.counterexamples.push(test);
+                        on_partial(report);
+                        return Trial::Withdrawn;
+                    }
+                    break;
                 }
+                BmcVerdict::Unknown(_) => break,
             }
-            BmcVerdict::Unknown(_) => {}
         }
         self.upgrade(report, &proposal, on_partial);
         if *proposal.guarantee() != Guarantee::Verified {
@@ -451,9 +472,10 @@ impl Job<'_> {
         Trial::Stands((edits, proposal.guarantee().clone()))
     }
 
-    /// The programs keep data the bounded check does not model (structs, pointers to them,
-    /// `char *` strings, the heap), so it cannot refute a candidate that fits the tests only.
-    /// Elsewhere a refuted candidate is withdrawn with the input that shows it.
+    /// The programs keep structs, pointers to them, `char *` strings or the heap: the bounded
+    /// check models them, but often runs out of its slice on them, so it cannot be counted on
+    /// to refute a candidate that fits the tests only. Elsewhere a refuted candidate is
+    /// withdrawn with the input that shows it.
     fn beyond_the_bounded_check(&self) -> bool {
         let unmodelled = |t: &crate::ir::Type| match t {
             crate::ir::Type::Struct(_) => true,
