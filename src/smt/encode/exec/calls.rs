@@ -894,13 +894,19 @@ impl<'a, 'ctx> Exec<'a, 'ctx> {
         let SymVal::Ptr(p) = self.eval(a)? else { return self.unsupported("strlen of a non-pointer", a.span) };
         let chars = self.cstring(&p, e.span, deref_span(a))?;
         let Type::Int(t) = e.ty else { return self.unsupported("strlen of this type", e.span) };
-        let zero = BV::from_u64(self.ctx, 0, 8);
-        // From the end: the index of the first NUL (one exists where the path continues).
-        let mut r = c_int::constant(self.ctx, t, chars.len() as i64);
+        Ok(SymVal::Int(self.first_nul(&chars, c_int::width(t))))
+    }
+
+    /// The index of the first NUL among a string's scanned characters, `bits` wide (one exists
+    /// where the path continues: [`Exec::cstring`] checked it).
+    pub(super) fn first_nul(&self, chars: &[(BV<'ctx>, Bool<'ctx>)], bits: u32) -> BV<'ctx> {
+        let nul = BV::from_u64(self.ctx, 0, 8);
+        // From the end, so the first NUL wins.
+        let mut r = BV::from_u64(self.ctx, chars.len() as u64, bits);
         for (i, (c, _)) in chars.iter().enumerate().rev() {
-            r = c._eq(&zero).ite(&c_int::constant(self.ctx, t, i as i64), &r);
+            r = c._eq(&nul).ite(&BV::from_u64(self.ctx, i as u64, bits), &r);
         }
-        Ok(SymVal::Int(r))
+        r
     }
 
     /// `strcpy(d, s)`, or `strcat(d, s)`: the characters of `s` and its NUL written from
@@ -914,16 +920,9 @@ impl<'a, 'ctx> Exec<'a, 'ctx> {
         let o = self.single_char_object(&d, a.span)?;
         let ctx = self.ctx;
         let nul = BV::from_u64(ctx, 0, 8);
-        let first_nul = |chars: &[(BV<'ctx>, Bool<'ctx>)]| {
-            let mut r = BV::from_u64(ctx, chars.len() as u64, OFF_BITS);
-            for (i, (ch, _)) in chars.iter().enumerate().rev() {
-                r = ch._eq(&nul).ite(&BV::from_u64(ctx, i as u64, OFF_BITS), &r);
-            }
-            r
-        };
         let start = if cat {
             let dst = self.cstring(&d, e.span, deref_span(a))?;
-            first_nul(&dst)
+            self.first_nul(&dst, OFF_BITS)
         } else {
             if !self.check_live(&d, deref_span(a)) {
                 return Ok(SymVal::Ptr(d));
@@ -931,7 +930,7 @@ impl<'a, 'ctx> Exec<'a, 'ctx> {
             BV::from_u64(ctx, 0, OFF_BITS)
         };
         let from = d.off.bvadd(&start);
-        let last = from.bvadd(&first_nul(&src));
+        let last = from.bvadd(&self.first_nul(&src, OFF_BITS));
         self.check(last.bvult(&self.len_bv(o)), ViolationKind::OutOfBounds, a.span);
         let mut before_nul = Bool::from_bool(ctx, true);
         for (i, (ch, _)) in src.iter().enumerate() {

@@ -177,13 +177,8 @@ impl<'a, 'ctx> Exec<'a, 'ctx> {
             let gs: Vec<&Bool<'ctx>> = live.iter().map(|s| &s.guard).collect();
             Bool::or(self.ctx, &gs)
         });
-        let mut keys: Vec<Key> = live.iter().flat_map(|s| s.vars.keys().copied()).collect();
-        keys.sort();
-        keys.dedup();
         let mut vars = BTreeMap::new();
-        for k in keys {
-            let entries: Vec<(&Bool<'ctx>, &Slot<'ctx>)> =
-                live.iter().filter_map(|s| s.vars.get(&k).map(|v| (&s.guard, v))).collect();
+        for (k, entries) in joined(&live, |s| &s.vars) {
             let first = entries[0].1;
             let slot = if entries.iter().all(|(_, s)| s.val.same(&first.val) && s.init == first.init) {
                 first.clone()
@@ -202,13 +197,8 @@ impl<'a, 'ctx> Exec<'a, 'ctx> {
             };
             vars.insert(k, slot);
         }
-        let mut objs: Vec<u32> = live.iter().flat_map(|s| s.mem.keys().copied()).collect();
-        objs.sort();
-        objs.dedup();
         let mut mem = BTreeMap::new();
-        for o in objs {
-            let entries: Vec<(&Bool<'ctx>, &Array<'ctx>)> =
-                live.iter().filter_map(|s| s.mem.get(&o).map(|a| (&s.guard, a))).collect();
+        for (o, entries) in joined(&live, |s| &s.mem) {
             let first = entries[0].1;
             let arr = if entries.iter().all(|(_, a)| *a == first) {
                 first.clone()
@@ -229,13 +219,8 @@ impl<'a, 'ctx> Exec<'a, 'ctx> {
             };
             mem.insert(o, arr);
         }
-        let mut keys: Vec<(u32, u64)> = live.iter().flat_map(|s| s.cells.keys().copied()).collect();
-        keys.sort();
-        keys.dedup();
         let mut cells = BTreeMap::new();
-        for k in keys {
-            let entries: Vec<(&Bool<'ctx>, &SymVal<'ctx>)> =
-                live.iter().filter_map(|s| s.cells.get(&k).map(|v| (&s.guard, v))).collect();
+        for (k, entries) in joined(&live, |s| &s.cells) {
             let first = entries[0].1;
             let v = if entries.iter().all(|(_, v)| v.same(first)) {
                 first.clone()
@@ -262,6 +247,18 @@ impl<'a, 'ctx> Exec<'a, 'ctx> {
         self.enc.selectors.insert(loc, sels.clone());
         sels
     }
+}
+
+/// For a join of `live` states: each key one of their maps (`vars`, `mem`, `cells`) has, in
+/// order, with the states that have it as (guard, value), in the states' order.
+fn joined<'s, 'ctx, K: Ord + Copy + 's, V: 's>(
+    live: &'s [State<'ctx>],
+    map: impl Fn(&'s State<'ctx>) -> &'s BTreeMap<K, V>,
+) -> Vec<(K, Vec<(&'s Bool<'ctx>, &'s V)>)> {
+    let mut keys: Vec<K> = live.iter().flat_map(|s| map(s).keys().copied()).collect();
+    keys.sort();
+    keys.dedup();
+    keys.into_iter().map(|k| (k, live.iter().filter_map(|s| map(s).get(&k).map(|v| (&s.guard, v))).collect())).collect()
 }
 
 /// The C type of an IEEE value, read off its sort.
