@@ -163,6 +163,8 @@ struct Features {
     switch: bool,
     /// The word is read with a width (`%19s`), not plain `%s`.
     width: bool,
+    /// `a`, `b`, `c` are read with `getchar` (the character model; no other reads then).
+    getchar: bool,
 }
 
 impl Features {
@@ -178,6 +180,17 @@ impl Features {
             string: coin(),
             switch: coin(),
             width: coin(),
+            getchar: false,
+        }
+        .with_getchar()
+    }
+
+    /// One case in nine reads characters: those with `char` and `width` both drawn.
+    fn with_getchar(self) -> Features {
+        if self.char && self.width {
+            Features { getchar: true, char: false, float: false, string: false, ..self }
+        } else {
+            self
         }
     }
 
@@ -192,6 +205,7 @@ impl Features {
             (self.string && !self.width, "string"),
             (self.string && self.width, "string%19s"),
             (self.switch, "switch"),
+            (self.getchar, "getchar"),
         ];
         let on: Vec<&str> = all.iter().filter(|(b, _)| *b).map(|(_, n)| *n).collect();
         if on.is_empty() { "int".into() } else { on.join("+") }
@@ -316,7 +330,11 @@ fn source(p: &Program) -> String {
     if f.string {
         s.push_str("    char s[20];\n");
     }
-    s.push_str("    scanf(\"%d %d %d\", &a, &b, &c);\n");
+    if f.getchar {
+        s.push_str("    a = getchar();\n    b = getchar();\n    c = getchar();\n");
+    } else {
+        s.push_str("    scanf(\"%d %d %d\", &a, &b, &c);\n");
+    }
     if f.float {
         s.push_str("    scanf(\"%lf\", &x);\n");
     }
@@ -503,6 +521,10 @@ fn vary(rng: &mut Rng, p: &Program) -> (Program, bool) {
 fn inputs(f: &Features) -> Vec<String> {
     let mut out = Vec::new();
     let ints = [(-3, 2, 0), (0, 0, 0), (1, -1, 5), (4, 3, -2), (7, 0, 1), (-5, -5, 9), (2, 6, 3)];
+    if f.getchar {
+        // Each holds a line (the line assumption); some end before three characters.
+        return ["ab\n", "\n", "z9Q\n", "a b\n", "~\n\n", "0\n1", "xyz\n"].map(String::from).to_vec();
+    }
     for (n, (a, b, c)) in ints.iter().enumerate() {
         let mut line = format!("{a} {b} {c}\n");
         if f.float {
@@ -655,6 +677,9 @@ fn the_interpreter_and_both_executors_agree_on_random_programs() {
 
     let written_out = pairs.iter().filter(|c| c.written_out).count();
     let mut report = format!("{written_out} of {cases} variations write out a library call\n");
+    let characters = pairs.iter().filter(|c| c.features.contains("getchar")).count();
+    writeln!(report, "{characters} of {cases} programs read characters").unwrap();
+    assert!(characters >= 2, "the character model is not exercised:\n{report}");
     let mut seen_gaps = vec![false; KNOWN_GAPS.len()];
     for (name, tally) in [("product", &product), ("verified", &verified_engine)] {
         writeln!(report, "{name}: {} of {cases} decided, {} proved equal", tally.decided, tally.proved_equal).unwrap();

@@ -394,7 +394,8 @@ fn model_inputs<'ctx>(
     let mut inputs = Vec::new();
     let mut texts: Vec<Option<String>> = Vec::new();
     for r in &enc.inputs {
-        if !truth(&r.guard) {
+        // Characters are given as the stdin text below.
+        if !truth(&r.guard) || matches!(r.source, InputSource::Chars) {
             texts.push(None);
             continue;
         }
@@ -440,6 +441,19 @@ fn model_inputs<'ctx>(
                 let vals: Vec<&str> = c.reads.iter().map_while(|&j| texts[j].as_deref()).collect();
                 stdin.push_str(&scanf_text(&c.format, &vals));
             }
+            InputSource::Chars => {}
+        }
+    }
+    if let Some(chars) = &enc.chars {
+        // The bytes a run within the bound can read.
+        let len = m.eval(&chars.len, true).and_then(|l| l.as_u64()).unwrap_or(0) as usize;
+        stdin = chars.bytes[..len.min(chars.bytes.len())]
+            .iter()
+            .map(|c| m.eval(c, true).and_then(|c| c.as_u64()).unwrap_or(b'a' as u64) as u8 as char)
+            .collect();
+        // Bytes beyond those hold the line's '\n' (the line assumption).
+        if len > chars.bytes.len() {
+            stdin.push('\n');
         }
     }
     (inputs, stdin)

@@ -34,7 +34,9 @@ use super::floats::{FloatModel, Floats};
 use super::output::{self, Printed, Printer, Token};
 
 use super::encode::exec::SymVal;
-use super::encode::{self, EncodeOptions, Encoding, OutValue, StringRead, Unsupported, Violation, ViolationKind};
+use super::encode::{
+    self, EncodeOptions, Encoding, InputSource, OutValue, StringRead, Unsupported, Violation, ViolationKind,
+};
 
 /// The product of `student` (encoded with `opts`, alternatives included) and `reference`:
 /// the student's encoding with the reference's constraints added, the inputs linked, and an
@@ -49,8 +51,15 @@ pub fn encode_product<'ctx>(
 ) -> Result<Encoding<'ctx>, Unsupported> {
     // Both programs read one input: if one asks whether it ran out, both model its end.
     let input_ends = opts.input_ends || encode::input_ends(student, entry) || encode::input_ends(reference, entry);
-    let mut enc = encode::encode(ctx, student, entry, &EncodeOptions { input_ends, ..*opts })?;
-    let ref_opts = EncodeOptions { namespace: "ref.", input_ends, ..EncodeOptions::new(opts.bound) };
+    // Characters are read from one byte sequence the two encodings share by name.
+    let reference_chars = encode::reads_chars(reference).map_err(|u| Unsupported {
+        what: format!("the reference uses {}", u.what),
+        span: Span::default(),
+        ..u
+    })?;
+    let chars = opts.chars || reference_chars || encode::reads_chars(student)?;
+    let mut enc = encode::encode(ctx, student, entry, &EncodeOptions { input_ends, chars, ..*opts })?;
+    let ref_opts = EncodeOptions { namespace: "ref.", input_ends, chars, ..EncodeOptions::new(opts.bound) };
     let r = encode::encode(ctx, reference, entry, &ref_opts).map_err(|u| Unsupported {
         func: u.func,
         what: format!("the reference uses {}", u.what),
@@ -70,6 +79,9 @@ pub fn encode_product<'ctx>(
     let mut links = Vec::new();
     for (i, a) in enc.inputs.iter().enumerate() {
         for (j, b) in r.inputs.iter().enumerate() {
+            if matches!(a.source, InputSource::Chars) || matches!(b.source, InputSource::Chars) {
+                continue;
+            }
             let at = Bool::and(ctx, &[&a.guard, &b.guard, &s_pos[i]._eq(&r_pos[j])]).simplify();
             // Reads that can never take the same token need no link (`scanf("%d")` then
             // `scanf("%lf")` in both programs: the integer never meets the float).

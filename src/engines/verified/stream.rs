@@ -62,38 +62,7 @@ use crate::spec::compare::Compare;
 
 use super::region::{Exec, Setup, Unsupported, World};
 
-/// How one input call reads.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Read {
-    /// `getchar()`, `fgets` (a line, character by character), or `scanf` whose format is
-    /// only `%c` directives (each one character).
-    Chars,
-    /// Any other `scanf`.
-    Tokens,
-}
-
-/// What a call reads, if it is `scanf` with a literal format, `getchar` or `fgets`.
-pub fn read_of(e: &Expr) -> Option<Read> {
-    match &e.strip_implicit().kind {
-        ExprKind::Call(Callee::Builtin(Builtin::Getchar | Builtin::Fgets), _) => Some(Read::Chars),
-        ExprKind::Call(Callee::Builtin(Builtin::Scanf), args) => {
-            let Some(ExprKind::Str(fmt)) = args.first().map(|a| &a.strip_implicit().kind) else { return None };
-            let pieces = cfmt::parse(fmt, true).ok()?;
-            Some(if char_format(&pieces) { Read::Chars } else { Read::Tokens })
-        }
-        _ => None,
-    }
-}
-
-/// A scanf format that reads single characters only: `%c` directives (width 1 at most), no
-/// literal text or whitespace (whitespace in a format skips input whitespace: a token read).
-pub fn char_format(pieces: &[Piece]) -> bool {
-    !pieces.is_empty()
-        && pieces.iter().all(|p| match p {
-            Piece::Directive(d) => d.conv == 'c' && matches!(d.width, cfmt::Count::None | cfmt::Count::Fixed(1)),
-            Piece::Literal(_) => false,
-        })
-}
+pub use crate::smt::encode::{Read, char_format, read_of};
 
 /// How a function reads its input.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

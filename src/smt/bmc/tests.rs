@@ -170,3 +170,85 @@ fn a_string_chosen_by_a_condition_is_printed_as_either() {
 int main(void) { int n; scanf(\"%d\", &n); const char *s = n > 0 ? \"yes\" : \"no\"; printf(\"%s\\n\", s); assert(s[0] != 'n' || n <= 0); return 0; }";
     assert!(matches!(run(src, 2).verdict, BmcVerdict::Holds { complete: true }), "{:?}", run(src, 2).verdict);
 }
+
+fn against(student: &str, reference: &str, bound: u32) -> BmcResult {
+    let (s, r) = (lower_source(student), lower_source(reference));
+    verify_against(&s.program, &r.program, Compare::Exact, "main", bound, &Budget::unlimited(Cancel::new()))
+}
+
+#[test]
+fn characters_are_read_one_by_one_up_to_the_end() {
+    // `getchar` gives each byte, then -1 once the input has ended.
+    let count = "#include <stdio.h>\n#include <assert.h>
+int main(void) { int c, n = 0, lines = 0; while ((c = getchar()) != EOF) { n++; if (c == '\\n') lines++; }
+    assert(lines <= n); assert(lines > 0); assert(n != 3 || lines != 2); return 0; }";
+    let (kind, stdin) = violation(count, 4);
+    assert_eq!(kind, ViolationKind::Assertion);
+    assert!(stdin.len() == 3 && stdin.matches('\n').count() == 2, "{stdin:?}");
+    // `scanf("%c")` stops at the end and returns EOF; what it read is in its variable.
+    let pairs = "#include <stdio.h>\n#include <assert.h>
+int main(void) { char a = 'x', b = 'y'; int r = scanf(\"%c%c\", &a, &b); assert(r != 1 || b == 'y'); assert(r != 2 || a != 'q'); return 0; }";
+    let (kind, stdin) = violation(pairs, 2);
+    assert_eq!(kind, ViolationKind::Assertion);
+    assert!(stdin.starts_with('q') && stdin.len() >= 2, "{stdin:?}");
+    // Characters and numbers in one program: positions would count different things.
+    let mixed = "#include <stdio.h>\nint main(void) { int n; scanf(\"%d\", &n); return getchar() + n; }";
+    assert!(
+        matches!(run(mixed, 2).verdict, BmcVerdict::Unknown(BmcUnknown::Unsupported(_))),
+        "{:?}",
+        run(mixed, 2).verdict
+    );
+}
+
+#[test]
+fn a_line_read_with_fgets_is_read_from_the_same_characters() {
+    let src = "#include <stdio.h>\n#include <string.h>\n#include <assert.h>
+int main(void) { char s[6]; int c;
+    if (fgets(s, 6, stdin) == NULL) return 0;
+    assert(strlen(s) >= 1 && strlen(s) <= 5);
+    c = getchar();
+    assert(s[strlen(s) - 1] == '\\n' || strlen(s) == 5 || c == EOF);
+    return 0; }";
+    assert!(matches!(run(src, 3).verdict, BmcVerdict::Holds { .. }), "{:?}", run(src, 3).verdict);
+    // The line keeps its '\n': a claim that it does not is refuted with a line.
+    let wrong = src.replace("c = getchar();", "c = getchar(); assert(s[0] != '\\n');");
+    let (kind, stdin) = violation(&wrong, 3);
+    assert_eq!(kind, ViolationKind::Assertion);
+    assert!(stdin.starts_with('\n'), "{stdin:?}");
+}
+
+#[test]
+fn programs_that_read_characters_are_compared_on_the_same_bytes() {
+    let reference = "#include <stdio.h>
+int main(void) { int c; while ((c = getchar()) != '\\n' && c != EOF) putchar(c >= 'a' && c <= 'z' ? c - 32 : c); putchar('\\n'); return 0; }";
+    // The same program written with scanf("%c") and a helper is proved equal.
+    let same = "#include <stdio.h>
+char up(char c) { if (c >= 'a' && c <= 'z') return c - 'a' + 'A'; return c; }
+int main(void) { char c; while (scanf(\"%c\", &c) == 1 && c != '\\n') printf(\"%c\", up(c)); printf(\"\\n\"); return 0; }";
+    let r = against(same, reference, 3);
+    assert!(matches!(r.verdict, BmcVerdict::Holds { .. }), "{:?}", r.verdict);
+    // `z` left out: refuted on an input with a `z`, replayed.
+    let wrong = same.replace("c <= 'z'", "c < 'z'");
+    match against(&wrong, reference, 3).verdict {
+        BmcVerdict::Violated(c) => {
+            // The interpreter prints two things on it.
+            assert!(c.stdin.contains('z'), "{:?}", c.stdin);
+            let out = |src: &str| {
+                let limits = crate::spec::interp::Limits::default();
+                crate::spec::interp::run(
+                    &lower_source(src).program,
+                    "main",
+                    c.stdin.as_bytes(),
+                    &limits,
+                    &Cancel::new(),
+                )
+                .output
+            };
+            assert_ne!(out(&wrong), out(reference));
+        }
+        v => panic!("{v:?}"),
+    }
+    // A student who reads numbers where the reference reads characters: not compared.
+    let numbers = "#include <stdio.h>\nint main(void) { int n; scanf(\"%d\", &n); printf(\"%d\\n\", n); return 0; }";
+    assert!(matches!(against(numbers, reference, 2).verdict, BmcVerdict::Unknown(BmcUnknown::Unsupported(_))));
+}

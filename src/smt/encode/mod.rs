@@ -51,9 +51,19 @@
 //!   line read); a line too long for `fgets` (it would be split) is cut as an unwinding point,
 //!   so `fgets` programs are at best `bounded`; `gets` of a line that fills the array overflows.
 //!
-//! Anything else (structs, heap, pointers stored in memory, pointer casts, `getchar`, `fgets`/
-//! `gets` after `scanf`, `pow`/`log`/`exp`, `%c` without a space before it, VLAs, writes that may hit a string
-//! literal, unwindings beyond [`exec::MAX_STMTS`] statement copies, ...) makes [`encode`] return
+//! * **Characters.** A program that reads with `getchar` or `scanf` of `%c` directives only
+//!   ([`reads_chars`]) reads a sequence of bytes instead of tokens ([`CharInput`]): an input
+//!   of symbolic length `input!len` whose bytes are text (printable characters and newlines);
+//!   the `k`-th read takes the byte at the number of bytes read before it, or finds the end
+//!   (`getchar` returns -1, `scanf` stops and returns `EOF` or what it assigned). `fgets` in
+//!   such a program reads from the same bytes, up to and with the '\n', and returns `NULL` at
+//!   the end. The bytes are not namespaced, so a product's two programs read the same input
+//!   with no link between them. Reading characters and values (`%d`) in one program is
+//!   unsupported, as in the verified engine's stream model.
+//!
+//! Anything else (pointer casts, `fgets`/`gets` after `scanf`, `gets` beside `getchar`,
+//! `pow`/`log`/`exp`, ` %c` mixed with `getchar`, VLAs, writes that may hit a string literal,
+//! unwindings beyond [`exec::MAX_STMTS`] statement copies, ...) makes [`encode`] return
 //! [`Unsupported`]: engines skip the function.
 //!
 //! # Use by a mutation-repair engine (AllRepair §3.3–4)
@@ -254,11 +264,14 @@ pub struct EncodeOptions<'a> {
     /// `scanf` returns how many it read, or `EOF`. On for a program that asks `scanf` whether
     /// it read (see [`input_ends`]); a product turns it on for both programs if one asks.
     pub input_ends: bool,
+    /// Read the input as characters ([`CharInput`]): on for a program that [`reads_chars`]; a
+    /// product turns it on for both programs if one does.
+    pub chars: bool,
 }
 
 impl<'a> EncodeOptions<'a> {
     pub fn new(bound: u32) -> Self {
-        EncodeOptions { bound, frozen: None, alternatives: None, namespace: "", input_ends: false }
+        EncodeOptions { bound, frozen: None, alternatives: None, namespace: "", input_ends: false, chars: false }
     }
 }
 
@@ -351,6 +364,9 @@ pub enum InputSource {
     Nondet,
     /// A whole line (`fgets`, `gets`); `string` holds it without its '\n'.
     Line,
+    /// Characters of [`Encoding::chars`] (`getchar`, `%c`, `fgets` in the character model):
+    /// the read's value is the byte, or -1 at the end; its stdin text is the bytes'.
+    Chars,
 }
 
 /// One value read from the input, in encoding order (which, along any one path, is execution
@@ -371,6 +387,16 @@ pub struct InputRead<'ctx> {
     pub conv: char,
     /// For `%s`: the word read (`value` is then `Void`).
     pub string: Option<StringRead<'ctx>>,
+}
+
+/// The input of a program that reads characters ([`reads_chars`]): `len` bytes of text
+/// (printable characters and newlines, as lines and words are), of which `bytes` are those a
+/// run within the bound can read (the `k`-th read of the encoding reads a position of at most
+/// `k`). Neither is namespaced: a product's two programs read the same bytes.
+#[derive(Clone, Debug)]
+pub struct CharInput<'ctx> {
+    pub len: BV<'ctx>,
+    pub bytes: Vec<BV<'ctx>>,
 }
 
 /// A word read by `scanf("%s")` (`len` ≥ 1 printable non-space characters) or a line read by
@@ -461,6 +487,8 @@ pub struct Encoding<'ctx> {
     pub branches: Vec<Branch<'ctx>>,
     pub inputs: Vec<InputRead<'ctx>>,
     pub input_calls: Vec<InputCall<'ctx>>,
+    /// The input as characters, for a program that [`reads_chars`].
+    pub chars: Option<CharInput<'ctx>>,
     pub output: Vec<OutputEntry<'ctx>>,
     pub uninit_reads: Vec<UninitRead<'ctx>>,
     /// The entry's returned value (merged over all returning paths), if it returns one.
@@ -595,6 +623,77 @@ pub fn input_ends(program: &Program, entry: &str) -> bool {
         .any(|f| f.body.as_ref().and_then(|b| crate::ir::walk::scanf_value_used(b, f.name != entry)).is_some())
 }
 
+/// How one input call reads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Read {
+    /// `getchar()`, `fgets` (a line, character by character), or `scanf` whose format is
+    /// only `%c` directives (each one character).
+    Chars,
+    /// Any other `scanf`.
+    Tokens,
+}
+
+/// What a call reads, if it is `scanf` with a literal format, `getchar` or `fgets`.
+pub fn read_of(e: &Expr) -> Option<Read> {
+    match &e.strip_implicit().kind {
+        ExprKind::Call(Callee::Builtin(Builtin::Getchar | Builtin::Fgets), _) => Some(Read::Chars),
+        ExprKind::Call(Callee::Builtin(Builtin::Scanf), args) => {
+            let Some(ExprKind::Str(fmt)) = args.first().map(|a| &a.strip_implicit().kind) else { return None };
+            let pieces = crate::ir::format::parse(fmt, true).ok()?;
+            Some(if char_format(&pieces) { Read::Chars } else { Read::Tokens })
+        }
+        _ => None,
+    }
+}
+
+/// A scanf format that reads single characters only: `%c` directives (width 1 at most), no
+/// literal text or whitespace (whitespace in a format skips input whitespace: a token read).
+pub fn char_format(pieces: &[crate::ir::format::Piece]) -> bool {
+    use crate::ir::format::{Count, Piece};
+    !pieces.is_empty()
+        && pieces.iter().all(|p| match p {
+            Piece::Directive(d) => d.conv == 'c' && matches!(d.width, Count::None | Count::Fixed(1)),
+            Piece::Literal(_) => false,
+        })
+}
+
+/// Whether `program` reads its input as characters ([`CharInput`]): `getchar`, `scanf` of
+/// `%c` only, `fgets` beside them or alone. `Err` when it reads characters and values
+/// (`scanf("%d")`, `nondet`): positions would count different things. `fgets` beside values,
+/// and `gets`, keep the line model (a line of printable text at the start of a line).
+pub fn reads_chars(program: &Program) -> Result<bool, Unsupported> {
+    let (mut chars, mut values, mut fgets, mut gets) = (None, None, false, false);
+    for f in &program.funcs {
+        let Some(body) = &f.body else { continue };
+        crate::ir::walk::walk_stmt(body, &mut |e| match &e.strip_implicit().kind {
+            ExprKind::Call(Callee::Builtin(Builtin::Fgets), _) => fgets = true,
+            ExprKind::Call(Callee::Builtin(Builtin::Gets), _) => gets = true,
+            ExprKind::Call(Callee::Builtin(Builtin::Nondet), _) => {
+                values.get_or_insert(e.span);
+            }
+            _ => match read_of(e) {
+                Some(Read::Chars) => {
+                    chars.get_or_insert(e.span);
+                }
+                Some(Read::Tokens) => {
+                    values.get_or_insert(e.span);
+                }
+                None => {}
+            },
+        });
+    }
+    match (chars, values) {
+        (Some(_), Some(span)) => Err(Unsupported {
+            func: None,
+            what: "reading characters (`getchar`, `%c`) and values (`%d`, ` %c`, `%s`, ...) in one program".into(),
+            span,
+        }),
+        (Some(_), None) => Ok(true),
+        (None, None) => Ok(fgets && !gets),
+        (None, Some(_)) => Ok(false),
+    }
+}
+
 /// Encodes the b-runs of `entry` (called without arguments).
 pub fn encode<'ctx>(
     ctx: &'ctx Context,
@@ -602,7 +701,8 @@ pub fn encode<'ctx>(
     entry: &str,
     opts: &EncodeOptions<'_>,
 ) -> Result<Encoding<'ctx>, Unsupported> {
-    let opts = &EncodeOptions { input_ends: opts.input_ends || input_ends(program, entry), ..*opts };
+    let chars = opts.chars || reads_chars(program)?;
+    let opts = &EncodeOptions { input_ends: opts.input_ends || input_ends(program, entry), chars, ..*opts };
     let empty = HashSet::new();
     let frozen = opts.frozen.unwrap_or(&empty);
     let loc_of = if opts.alternatives.is_some() { location_map(program, frozen) } else { HashMap::new() };

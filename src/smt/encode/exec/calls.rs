@@ -95,6 +95,7 @@ impl<'a, 'ctx> Exec<'a, 'ctx> {
         let marks = self.marks();
         let (stmts, inlined, seq, assumes) = (self.stmts, self.enc.stats.inlined_calls, self.seq.get(), self.assumes);
         let heap_objects = self.heap_objects;
+        let positions = (self.input_ends.clone(), self.char_pos.clone());
         self.st.guard = self.tt();
         let value = self.inline_call(fid, vals.clone(), span)?;
         let after = self.marks();
@@ -115,6 +116,8 @@ impl<'a, 'ctx> Exec<'a, 'ctx> {
             self.enc.stats.inlined_calls = inlined;
             self.seq.set(seq);
             self.assumes = assumes;
+            // The trial read at guard `true`: the counts of what was read go back too.
+            (self.input_ends, self.char_pos) = positions;
             self.st = saved;
             self.no_memo.insert(fid);
             return self.inline_call(fid, vals, span);
@@ -279,6 +282,9 @@ impl<'a, 'ctx> Exec<'a, 'ctx> {
                 Ok(SymVal::Void)
             }
             Builtin::Nondet => {
+                if self.char_pos.is_some() {
+                    return self.unsupported("a nondet value in a program that reads characters", e.span);
+                }
                 self.st.line = LineState::Mid;
                 let name = crate::ir::print::expr_to_c(self.p, e);
                 let v = self.input_value(&name, &e.ty, 'd', e.span)?;
@@ -296,6 +302,7 @@ impl<'a, 'ctx> Exec<'a, 'ctx> {
                 Ok(v)
             }
             Builtin::Scanf => self.scanf(e, args),
+            Builtin::Getchar => self.getchar(e),
             Builtin::Printf => self.printf(e, args),
             Builtin::Putchar => {
                 let Some(a) = arg(0) else { return self.unsupported("putchar without an argument", e.span) };
@@ -505,6 +512,15 @@ impl<'a, 'ctx> Exec<'a, 'ctx> {
             Ok(p) => p,
             Err(err) => return self.unsupported(format!("a malformed scanf format ({})", err.message), e.span),
         };
+        if self.char_pos.is_some() {
+            if !super::super::char_format(&pieces) {
+                return self.unsupported(
+                    "reading values (`%d`, ` %c`, `%s`, ...) in a program compared with one that reads characters (`getchar`, `%c`)",
+                    e.span,
+                );
+            }
+            return self.scan_chars(e, args, pieces.len());
+        }
         let mut ptrs = vec![SymVal::Void; args.len()];
         for i in (1..args.len()).rev() {
             ptrs[i] = self.eval(&args[i])?;
@@ -611,8 +627,14 @@ impl<'a, 'ctx> Exec<'a, 'ctx> {
             self.store(Place::Mem { ptr, ty }, v, a.span)?;
             assigned += 1;
         }
+        Ok(self.scanf_result(ended, assigned))
+    }
+
+    /// What `scanf` returns: `assigned` where every directive read, else what each state in
+    /// `ended` (the input ran out there) returns; the states join again.
+    fn scanf_result(&mut self, ended: Vec<(State<'ctx>, i64)>, assigned: i64) -> SymVal<'ctx> {
         if ended.is_empty() {
-            return Ok(SymVal::Int(c_int::constant(self.ctx, IntType::INT, assigned)));
+            return SymVal::Int(c_int::constant(self.ctx, IntType::INT, assigned));
         }
         let mut value = c_int::constant(self.ctx, IntType::INT, assigned);
         for (s, r) in ended.iter().rev() {
@@ -621,7 +643,106 @@ impl<'a, 'ctx> Exec<'a, 'ctx> {
         let mut states: Vec<State<'ctx>> = ended.into_iter().map(|(s, _)| s).collect();
         states.push(std::mem::replace(&mut self.st, states[0].clone()));
         self.st = self.merge(states, None);
-        Ok(self.define("scanf.ret", SymVal::Int(value)))
+        self.define("scanf.ret", SymVal::Int(value))
+    }
+
+    /// The character model: reads the next byte where the state's guard holds. Returns
+    /// whether there was one (else the input has ended and nothing moves) and the byte.
+    fn read_byte(&mut self) -> (Bool<'ctx>, BV<'ctx>) {
+        let ctx = self.ctx;
+        let pos = self.char_pos.clone().expect("the character model is on");
+        let chars = self.enc.chars.as_mut().expect("the character model is on");
+        let k = chars.bytes.len();
+        let b = BV::new_const(ctx, format!("input!chr!{k}"), 8);
+        let printable = Bool::and(ctx, &[&b.bvuge(&BV::from_u64(ctx, 32, 8)), &b.bvule(&BV::from_u64(ctx, 126, 8))]);
+        let text = Bool::or(ctx, &[&printable, &b._eq(&BV::from_u64(ctx, b'\n' as u64, 8))]);
+        chars.bytes.push(b);
+        let len = chars.len.clone();
+        let byte = match pos.simplify().as_u64() {
+            Some(at) => chars.bytes[at as usize].clone(),
+            // This is read number `k`: it reads a position of at most `k`.
+            None => (0..k).rev().fold(chars.bytes[k].clone(), |v, j| {
+                pos._eq(&BV::from_u64(ctx, j as u64, TOKEN_BITS)).ite(&chars.bytes[j], &v)
+            }),
+        };
+        self.enc.hard.push(text);
+        let ok = pos.bvult(&len);
+        let moved = self.and(&self.st.guard, &ok);
+        let one = BV::from_u64(ctx, 1, TOKEN_BITS);
+        self.char_pos = Some(match moved.simplify().as_bool() {
+            Some(true) => pos.bvadd(&one).simplify(),
+            Some(false) => pos,
+            None => moved.ite(&pos.bvadd(&one), &pos),
+        });
+        (ok, byte)
+    }
+
+    /// Records a read of the character model that happened under the current guard.
+    fn char_read(&mut self, name: String, value: SymVal<'ctx>, span: Span) {
+        self.st.line = LineState::Mid;
+        self.enc.inputs.push(InputRead {
+            seq: self.next_seq(),
+            name,
+            ty: Type::INT,
+            value,
+            guard: self.st.guard.clone(),
+            span,
+            source: InputSource::Chars,
+            conv: 'c',
+            string: None,
+        });
+    }
+
+    /// `getchar()`: the next byte, or -1 (`EOF`) once the input has ended.
+    pub(super) fn getchar(&mut self, e: &Expr) -> R<SymVal<'ctx>> {
+        if self.char_pos.is_none() {
+            return self.unsupported("`getchar` in a program that reads values", e.span);
+        }
+        let (ok, byte) = self.read_byte();
+        let int = c_int::width(IntType::INT);
+        let v = ok.ite(&byte.zero_ext(int - 8), &c_int::constant(self.ctx, IntType::INT, -1));
+        let v = self.define("getchar", SymVal::Int(v));
+        let at_guard = self.st.guard.clone();
+        self.st.guard = self.and(&at_guard, &ok);
+        self.char_read("getchar()".into(), v.clone(), e.span);
+        self.st.guard = at_guard;
+        Ok(v)
+    }
+
+    /// `scanf` of `%c` directives only, in the character model: each reads one byte into a
+    /// `char`; at the end of the input `scanf` stops and returns what it assigned, or `EOF`.
+    fn scan_chars(&mut self, e: &Expr, args: &[Expr], directives: usize) -> R<SymVal<'ctx>> {
+        let mut ptrs = vec![SymVal::Void; args.len()];
+        for i in (1..args.len()).rev() {
+            ptrs[i] = self.eval(&args[i])?;
+        }
+        let mut ended: Vec<(State<'ctx>, i64)> = Vec::new();
+        let mut assigned = 0i64;
+        for j in 0..directives {
+            let Some(a) = args.get(j + 1) else { return self.unsupported("scanf with too few arguments", e.span) };
+            let SymVal::Ptr(ptr) = ptrs[j + 1].clone() else {
+                return self.unsupported("a scanf argument that is not a pointer", a.span);
+            };
+            let ty = match a.ty.pointee() {
+                Some(t @ Type::Int(i)) if c_int::width(*i) == 8 => t.clone(),
+                _ => return self.unsupported("scanf `%c` into a variable that is not a `char`", a.span),
+            };
+            let (ok, byte) = self.read_byte();
+            if ok.simplify().as_bool() != Some(true) {
+                let mut out = self.st.clone();
+                out.guard = self.and(&self.st.guard, &ok.not());
+                ended.push((out, if j == 0 { -1 } else { assigned }));
+                self.st.guard = self.and(&self.st.guard, &ok);
+            }
+            let name = match &a.strip_implicit().kind {
+                ExprKind::AddrOf(x) => crate::ir::print::expr_to_c(self.p, x),
+                _ => format!("*{}", crate::ir::print::expr_to_c(self.p, a)),
+            };
+            self.char_read(name, SymVal::Int(byte.clone()), a.span);
+            self.store(Place::Mem { ptr, ty }, SymVal::Int(byte), a.span)?;
+            assigned += 1;
+        }
+        Ok(self.scanf_result(ended, assigned))
     }
 
     /// With the end of the input modelled, the read just recorded took a token.
@@ -730,6 +851,12 @@ impl<'a, 'ctx> Exec<'a, 'ctx> {
         } else {
             None
         };
+        if self.char_pos.is_some() {
+            return match size {
+                Some(size) => self.fgets_chars(a, ptr, size),
+                None => self.unsupported("`gets` in a program that reads characters", e.span),
+            };
+        }
         if self.st.line != LineState::Start {
             return self
                 .unsupported(format!("{what} after scanf or nondet (the rest of a line is not modelled)"), e.span);
@@ -797,6 +924,72 @@ impl<'a, 'ctx> Exec<'a, 'ctx> {
         self.st.mem.insert(o, arr);
         self.st.line = LineState::Start;
         Ok(SymVal::Ptr(ptr))
+    }
+
+    /// `fgets(buf, size, stdin)` in the character model: up to `size - 1` bytes, up to and with
+    /// the first '\n', then a NUL; at the end of the input before any byte it returns `NULL`
+    /// and leaves `buf` as it was. A line longer than the string cap is cut (an unwinding
+    /// point).
+    fn fgets_chars(&mut self, a: &Expr, ptr: SymPtr<'ctx>, size: u64) -> R<SymVal<'ctx>> {
+        let ctx = self.ctx;
+        let o = self.single_char_object(&ptr, a.span)?;
+        let n = self.objects[o as usize].len;
+        let Some(off0) = ptr.off.simplify().as_u64() else {
+            return self.unsupported("fgets into a position the verifier cannot compute", a.span);
+        };
+        let room = size - 1;
+        let max = room.min(self.str_cap());
+        let w = |v: u64| BV::from_u64(ctx, v, OFF_BITS);
+        let start = self.st.guard.clone();
+        // got[i]: byte i was read; a read goes on after a byte that is not '\n'.
+        let mut got: Vec<Bool<'ctx>> = Vec::new();
+        let mut bytes = Vec::new();
+        let mut reading = self.tt();
+        for _ in 0..max {
+            self.st.guard = self.and(&start, &reading);
+            let (ok, byte) = self.read_byte();
+            let g = Bool::and(ctx, &[&reading, &ok]).simplify();
+            reading = Bool::and(ctx, &[&g, &byte._eq(&BV::from_u64(ctx, b'\n' as u64, 8)).not()]).simplify();
+            got.push(g);
+            bytes.push(byte);
+        }
+        self.st.guard = start.clone();
+        if max < room {
+            let cond = self.and(&start, &reading);
+            self.enc.unwinding.push(UnwindPoint { span: a.span, cond });
+        }
+        let any = got.first().cloned().unwrap_or_else(|| Bool::from_bool(ctx, false));
+        // The NUL goes after the last byte read: it must be inside the array.
+        let count = got.iter().fold(w(0), |c, g| g.ite(&c.bvadd(&w(1)), &c));
+        let fits = w(off0).bvadd(&count).bvult(&w(n));
+        let checked = Bool::or(ctx, &[&any.not(), &fits]);
+        self.check(checked, ViolationKind::OutOfBounds, a.span);
+        let mut arr = self.mem_array(o, a.span)?;
+        let zero = BV::from_u64(ctx, 0, 8);
+        for i in 0..(max + 1).min(n.saturating_sub(off0)) {
+            let at = w(off0 + i);
+            let old = arr.select(&at).as_bv().expect("char array");
+            let nul_here = if i == 0 {
+                Bool::from_bool(ctx, false)
+            } else {
+                Bool::and(ctx, &[&got[i as usize - 1], &got.get(i as usize).map_or_else(|| self.tt(), |g| g.not())])
+            };
+            let tail = nul_here.ite(&zero, &old);
+            let v = match got.get(i as usize) {
+                Some(g) => g.ite(&bytes[i as usize], &tail),
+                None => tail,
+            };
+            arr = arr.store(&at, &v);
+        }
+        self.st.mem.insert(o, arr);
+        let at_guard = self.st.guard.clone();
+        self.st.guard = self.and(&at_guard, &any);
+        self.char_read(crate::ir::print::expr_to_c(self.p, a.strip_implicit()), SymVal::Void, a.span);
+        self.st.guard = at_guard;
+        let null = self.null();
+        let mut targets = ptr.targets.clone();
+        targets.extend(null.targets.iter().copied());
+        Ok(SymVal::Ptr(SymPtr { obj: any.ite(&ptr.obj, &null.obj), off: any.ite(&ptr.off, &null.off), targets }))
     }
 
     pub(super) fn single_char_object(&self, ptr: &SymPtr<'ctx>, span: Span) -> R<u32> {

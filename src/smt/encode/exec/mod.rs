@@ -212,6 +212,9 @@ struct Exec<'a, 'ctx> {
     /// tokens read before the next read (along any path: an `ite` chain over every read's
     /// guard, in encoding order).
     input_ends: Option<(BV<'ctx>, BV<'ctx>)>,
+    /// With [`EncodeOptions::chars`]: the number of characters read before the next read (an
+    /// `ite` chain over every read's guard, as `input_ends`' count of tokens).
+    char_pos: Option<BV<'ctx>>,
 }
 
 /// One call evaluated from some entry state with the entry guard `true`: its result and the
@@ -272,6 +275,7 @@ pub(super) fn run<'ctx>(
         branches: Vec::new(),
         inputs: Vec::new(),
         input_calls: Vec::new(),
+        chars: opts.chars.then(|| CharInput { len: BV::new_const(ctx, "input!len", TOKEN_BITS), bytes: Vec::new() }),
         output: Vec::new(),
         uninit_reads: Vec::new(),
         return_value: None,
@@ -327,6 +331,7 @@ pub(super) fn run<'ctx>(
         input_ends: opts
             .input_ends
             .then(|| (BV::new_const(ctx, "input!tokens", TOKEN_BITS), BV::from_u64(ctx, 0, TOKEN_BITS))),
+        char_pos: opts.chars.then(|| BV::from_u64(ctx, 0, TOKEN_BITS)),
     };
     let fid = p.func_by_name(entry).ok_or_else(|| Unsupported {
         func: None,
@@ -340,6 +345,19 @@ pub(super) fn run<'ctx>(
     let ret = x.inline_call(fid, args, p.func(fid).span)?;
     if !matches!(ret, SymVal::Void) {
         x.enc.return_value = Some(ret);
+    }
+    if let Some(chars) = &x.enc.chars {
+        // The line assumption, as the verified engine's stream model: the input holds a '\n'
+        // (the assignment promises a line; a run that reads past it is beyond the bound).
+        let n = chars.bytes.len() as u64;
+        let nl = BV::from_u64(ctx, b'\n' as u64, 8);
+        let mut somewhere = vec![chars.len.bvugt(&BV::from_u64(ctx, n, TOKEN_BITS))];
+        for (k, b) in chars.bytes.iter().enumerate() {
+            let inside = BV::from_u64(ctx, k as u64, TOKEN_BITS).bvult(&chars.len);
+            somewhere.push(Bool::and(ctx, &[&inside, &b._eq(&nl)]));
+        }
+        let refs: Vec<&Bool<'ctx>> = somewhere.iter().collect();
+        x.enc.hard.push(Bool::or(ctx, &refs));
     }
     let returned = if x.st.dead { Bool::from_bool(ctx, false) } else { x.st.guard.clone() };
     let mut ends: Vec<&Bool<'ctx>> = x.enc.exits.iter().map(|(g, _)| g).collect();
