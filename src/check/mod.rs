@@ -500,6 +500,16 @@ impl Behaviour<'_> {
             assertions::check_assertions(program, text, engine_opts, deadline, cancel, &mut report, on_partial);
             report.stats.phase("assertions", t);
         }
+        // An empty report must not read as "no problems": say what there was to check.
+        if spec.is_none_or(|s| s.reference.is_none() && s.tests.is_none()) && !assertions::has_assertions(program) {
+            // A hint, not a squiggle: an editor shows it faintly on `main` for as long as it holds.
+            report.diagnostics.push(Diagnostic::new(
+                crate::ir::Severity::Hint,
+                "nothing-checked",
+                anchor,
+                "mend has nothing to compare this program with (no reference or tests in a mend.toml, no `assert`): only its syntax and types were checked",
+            ));
+        }
         if let Some(key) = reuse
             && Instant::now() < deadline
             && !cancel.is_cancelled()
