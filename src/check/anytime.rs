@@ -30,7 +30,7 @@ use crate::engines::mutation::search::Outcome;
 use crate::engines::verified;
 use crate::ir::{Diagnostic, Guarantee, Program, Severity, TextEdit, apply_edits};
 use crate::smt::Budget;
-use crate::smt::bmc::{self, BmcVerdict};
+use crate::smt::bmc::{self, BmcUnknown, BmcVerdict};
 use crate::spec::compare::Compare;
 
 use super::assertions::push_repair;
@@ -65,6 +65,9 @@ pub(super) struct Anytime {
     /// passes the tests and the counterexamples: a later search of the same space against the
     /// reference cannot find one either (its repairs must pass the tests' inputs).
     pub exhausted: bool,
+    /// Why the bounded check of the candidate on screen stopped without a verdict ("ran out
+    /// of time", a construct it cannot reason about), for the message that says it is unproved.
+    pub bounded_stopped: Option<String>,
     /// A candidate of the verified engine shown as `tested`, to prove if the engine returns
     /// with no verdict.
     engine_candidate: Option<Proposal>,
@@ -448,7 +451,17 @@ impl Job<'_> {
                     }
                     break;
                 }
-                BmcVerdict::Unknown(_) => break,
+                BmcVerdict::Unknown(why) => {
+                    out.bounded_stopped = Some(match why {
+                        BmcUnknown::Unsupported(u) => {
+                            format!("its check on runs of up to {bound} loop iterations cannot reason about {}", u.what)
+                        }
+                        BmcUnknown::Solver(_) => {
+                            format!("its check on runs of up to {bound} loop iterations ran out of time")
+                        }
+                    });
+                    break;
+                }
             }
         }
         self.upgrade(report, &proposal, on_partial);

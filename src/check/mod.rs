@@ -1052,7 +1052,7 @@ fn run_tests(
         None => None,
     };
     let limits = Limits { max_steps: opts.max_steps, ..Limits::default() };
-    let mut runtime_errors: Vec<(Span, String, Vec<String>)> = Vec::new();
+    let mut runtime_errors: Vec<(Span, crate::spec::interp::RuntimeErrorKind, String, Vec<String>)> = Vec::new();
     let mut failures: Vec<FailedTest> = Vec::new();
     for (i, case) in cases.iter().enumerate() {
         if cancel.is_cancelled() {
@@ -1098,9 +1098,11 @@ fn run_tests(
         let actual_prompt = Some(run.output_before_last_read);
         let error = run.error.as_ref().map(|e| e.message.clone());
         if let Some(e) = &run.error {
-            match runtime_errors.iter_mut().find(|(span, msg, _)| *span == e.span && *msg == e.message) {
-                Some((_, _, tests)) => tests.push(case.name.clone()),
-                None => runtime_errors.push((e.span, e.message.clone(), vec![case.name.clone()])),
+            // One bug, one message: the same error at the same place on several tests (an index
+            // past a block whose size each input sets) is said once, with its first test.
+            match runtime_errors.iter_mut().find(|(span, kind, _, _)| *span == e.span && *kind == e.kind) {
+                Some((_, _, _, tests)) => tests.push(case.name.clone()),
+                None => runtime_errors.push((e.span, e.kind, e.message.clone(), vec![case.name.clone()])),
             }
         } else if !passed {
             let at = difference_site(&run, &expected, expected_prompt, anchor);
@@ -1130,7 +1132,7 @@ fn run_tests(
     {
         report.diagnostics.push(d);
     }
-    for (span, message, tests) in runtime_errors {
+    for (span, _, message, tests) in runtime_errors {
         let more = if tests.len() > 1 { format!(" (and {} more)", tests.len() - 1) } else { String::new() };
         let first = &tests[0];
         let input = report.tests.iter().find(|t| &t.name == first).map(|t| shorten(&t.input)).unwrap_or_default();

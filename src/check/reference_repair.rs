@@ -252,14 +252,25 @@ pub fn repair_against_reference(
                         shown_fix_words(guarantee)
                     ),
                 ),
-                // The fix on screen stands unproved: say so in one sentence.
+                // The fix on screen stands unproved: say so in one sentence, with each proof
+                // that stopped and why.
                 Some((_, guarantee)) => Diagnostic::info(
                     "proof-unfinished",
                     anchor,
                     format!(
-                        "the fix shown {}; mend could not prove a fix for every input: {}",
+                        "the fix shown {}; mend could not prove a fix for every input: {}{}",
                         shown_fix_words(guarantee),
-                        failure_words(&f)
+                        failure_words(&f),
+                        // Said once when both stopped at the same construct.
+                        match (&anytime.bounded_stopped, guarantee) {
+                            (Some(why), Guarantee::Tested { .. })
+                                if !(matches!(f, verified::Failure::Unsupported(_))
+                                    && why.contains("cannot reason")) =>
+                            {
+                                format!("; {why}")
+                            }
+                            _ => String::new(),
+                        }
                     ),
                 ),
                 None => {

@@ -1424,7 +1424,10 @@ impl<'p> Machine<'p> {
 
 fn describe(b: &memory::Block) -> String {
     match b.kind {
-        BlockKind::Heap => format!("{} ({} bytes)", b.name, b.data.len()),
+        BlockKind::Heap => match b.data.len() {
+            1 => format!("{} (1 byte)", b.name),
+            n => format!("{} ({n} bytes)", b.name),
+        },
         BlockKind::Literal => "a string literal".into(),
         BlockKind::Temp => "a temporary".into(),
         _ => format!("`{}`", b.name),
