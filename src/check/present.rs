@@ -43,10 +43,13 @@ pub fn student_view(report: &mut Report) {
         // "The proof did not finish" and "a fix was withdrawn" stand only while the best fix
         // is unproved: once a proof is shown, they are history.
         let proved = best.guarantee.is_proof();
+        // "Could not finish comparing" is said once: by the note on the unproved fix.
+        let unfinished = report.diagnostics.iter().any(|d| d.code == "proof-unfinished");
         report.diagnostics.retain(|d| {
             !SEARCH_NOTES.contains(&d.code)
                 && d.code != "no-repair"
                 && !(proved && matches!(d.code, "proof-unfinished" | "withdrawn"))
+                && !(unfinished && !proved && d.code == "unknown")
         });
     } else {
         if report.diagnostics.iter().any(|d| CONCLUSIONS.contains(&d.code)) {
@@ -149,5 +152,27 @@ mod tests {
         student_view(&mut report);
         let codes: Vec<&str> = report.diagnostics.iter().map(|d| d.code).collect();
         assert_eq!(codes, ["equivalent-bounded"]);
+    }
+
+    #[test]
+    fn an_unproved_fix_says_once_that_the_comparison_did_not_finish() {
+        let at = Span { start: 0, end: 0 };
+        let mut report = Report::default();
+        report.repairs.push(Repair {
+            title: "Fix (passes all 3 tests): `a` → `b`".into(),
+            engine: "mutation",
+            guarantee: crate::ir::Guarantee::Tested { tests: 3 },
+            edits: Vec::new(),
+            places: Vec::new(),
+            explanation: String::new(),
+            details: String::new(),
+            fixes: Vec::new(),
+            reached: Vec::new(),
+        });
+        report.diagnostics.push(Diagnostic::info("proof-unfinished", at, "the fix shown passes all 3 tests; ..."));
+        report.diagnostics.push(Diagnostic::info("unknown", at, "mend could not finish comparing ..."));
+        student_view(&mut report);
+        let codes: Vec<&str> = report.diagnostics.iter().map(|d| d.code).collect();
+        assert_eq!(codes, ["proof-unfinished"]);
     }
 }

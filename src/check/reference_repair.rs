@@ -182,6 +182,12 @@ pub fn repair_against_reference(
     report.stats.repair_ms += v.time.as_secs_f64() * 1000.0;
     // Where the verified engine could not match the reference, for a message that ends with
     // no fix: the student learns where to look.
+    // What the verified engine could not reason about, when it could not compare at all: the
+    // bounded comparison below is then the only one that ran, and says so itself.
+    let verified_unsupported = match &v.outcome {
+        verified::Outcome::Failed(verified::Failure::Unsupported(u)) => Some(u.what.clone()),
+        _ => None,
+    };
     let unmatched = match &v.outcome {
         verified::Outcome::Failed(verified::Failure::NoRepair(region)) => Some(region.clone()),
         _ => None,
@@ -356,14 +362,24 @@ pub fn repair_against_reference(
             u.span,
             format!("not compared with the reference: {}", super::unsupported_words(u)),
         )),
-        BmcVerdict::Unknown(BmcUnknown::Solver(reason)) => report.diagnostics.push(Diagnostic::info(
-            "unknown",
-            anchor,
-            format!(
-                "mend could not finish comparing your program with the reference ({}); it claims nothing about it",
-                super::undecided_words(reason)
-            ),
-        )),
+        BmcVerdict::Unknown(BmcUnknown::Solver(reason)) => {
+            let also = match &verified_unsupported {
+                Some(what) => {
+                    // "Not compared" would be wrong: it was, and did not finish.
+                    report.diagnostics.retain(|d| d.code != "no-verified-repair");
+                    format!(", and it cannot reason about {what} for every input yet")
+                }
+                None => String::new(),
+            };
+            report.diagnostics.push(Diagnostic::info(
+                "unknown",
+                anchor,
+                format!(
+                    "mend could not finish comparing your program with the reference on runs of up to {b} loop iterations ({}){also}; it claims nothing about it",
+                    super::undecided_words(reason)
+                ),
+            ))
+        }
         // A failing test already shows the difference, with an input the student chose.
         BmcVerdict::Violated(cex) if cex.kind == ViolationKind::OutputMismatch && !a_test_fails(report) => {
             let m = mismatch(program, reference, compare, entry, &cex.stdin, cancel);
