@@ -65,9 +65,9 @@ pub(super) struct Anytime {
     /// passes the tests and the counterexamples: a later search of the same space against the
     /// reference cannot find one either (its repairs must pass the tests' inputs).
     pub exhausted: bool,
-    /// Why the bounded check of the candidate on screen stopped without a verdict ("ran out
-    /// of time", a construct it cannot reason about), for the message that says it is unproved.
-    pub bounded_stopped: Option<String>,
+    /// The bound at which the bounded check of the candidate on screen stopped without a
+    /// verdict, and why, for the message that says it is unproved.
+    pub bounded_stopped: Option<(u32, BmcUnknown)>,
     /// A candidate of the verified engine shown as `tested`, to prove if the engine returns
     /// with no verdict.
     engine_candidate: Option<Proposal>,
@@ -452,14 +452,7 @@ impl Job<'_> {
                     break;
                 }
                 BmcVerdict::Unknown(why) => {
-                    out.bounded_stopped = Some(match why {
-                        BmcUnknown::Unsupported(u) => {
-                            format!("its check on runs of up to {bound} loop iterations cannot reason about {}", u.what)
-                        }
-                        BmcUnknown::Solver(_) => {
-                            format!("its check on runs of up to {bound} loop iterations ran out of time")
-                        }
-                    });
+                    out.bounded_stopped = Some((bound, why));
                     break;
                 }
             }

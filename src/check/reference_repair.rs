@@ -180,14 +180,14 @@ pub fn repair_against_reference(
         return anytime;
     }
     report.stats.repair_ms += v.time.as_secs_f64() * 1000.0;
-    // Where the verified engine could not match the reference, for a message that ends with
-    // no fix: the student learns where to look.
     // What the verified engine could not reason about, when it could not compare at all: the
     // bounded comparison below is then the only one that ran, and says so itself.
     let verified_unsupported = match &v.outcome {
         verified::Outcome::Failed(verified::Failure::Unsupported(u)) => Some(u.what.clone()),
         _ => None,
     };
+    // Where the verified engine could not match the reference, for a message that ends with
+    // no fix: the student learns where to look.
     let unmatched = match &v.outcome {
         verified::Outcome::Failed(verified::Failure::NoRepair(region)) => Some(region.clone()),
         _ => None,
@@ -267,14 +267,17 @@ pub fn repair_against_reference(
                         "the fix shown {}; mend could not prove a fix for every input: {}{}",
                         shown_fix_words(guarantee),
                         failure_words(&f),
-                        // Said once when both stopped at the same construct.
-                        match (&anytime.bounded_stopped, guarantee) {
-                            (Some(why), Guarantee::Tested { .. })
-                                if !(matches!(f, verified::Failure::Unsupported(_))
-                                    && why.contains("cannot reason")) =>
-                            {
-                                format!("; {why}")
+                        match (&anytime.bounded_stopped, guarantee, &f) {
+                            (Some((bound, BmcUnknown::Solver(_))), Guarantee::Tested { .. }, _) => {
+                                format!("; its check on runs of up to {bound} loop iterations ran out of time")
                             }
+                            // Said once when both stopped at a construct.
+                            (Some((bound, BmcUnknown::Unsupported(u))), Guarantee::Tested { .. }, f)
+                                if !matches!(f, verified::Failure::Unsupported(_)) =>
+                                format!(
+                                    "; its check on runs of up to {bound} loop iterations cannot reason about {}",
+                                    u.what
+                                ),
                             _ => String::new(),
                         }
                     ),

@@ -11,7 +11,7 @@
 use std::time::{Duration, Instant};
 
 use z3::Model;
-use z3::ast::{Ast, Bool};
+use z3::ast::{Ast, BV, Bool};
 
 use super::budget::Budget;
 use super::encode::{
@@ -402,10 +402,7 @@ fn model_inputs<'ctx>(
         let value = match &r.string {
             Some(w) => {
                 let len = m.eval(&w.len, true).and_then(|l| l.as_u64()).unwrap_or(0) as usize;
-                let word: String = w.chars[..len.min(w.chars.len())]
-                    .iter()
-                    .map(|c| m.eval(c, true).and_then(|c| c.as_u64()).unwrap_or(b'a' as u64) as u8 as char)
-                    .collect();
+                let word = model_text(m, &w.chars[..len.min(w.chars.len())]);
                 InputValue::Str(word)
             }
             None => model_value(m, &r.value, &r.ty).unwrap_or(InputValue::Int(0)),
@@ -447,16 +444,18 @@ fn model_inputs<'ctx>(
     if let Some(chars) = &enc.chars {
         // The bytes a run within the bound can read.
         let len = m.eval(&chars.len, true).and_then(|l| l.as_u64()).unwrap_or(0) as usize;
-        stdin = chars.bytes[..len.min(chars.bytes.len())]
-            .iter()
-            .map(|c| m.eval(c, true).and_then(|c| c.as_u64()).unwrap_or(b'a' as u64) as u8 as char)
-            .collect();
+        stdin = model_text(m, &chars.bytes[..len.min(chars.bytes.len())]);
         // Bytes beyond those hold the line's '\n' (the line assumption).
         if len > chars.bytes.len() {
             stdin.push('\n');
         }
     }
     (inputs, stdin)
+}
+
+/// The characters a model gives `bytes` (8-bit constants), as text.
+fn model_text<'ctx>(m: &Model<'ctx>, bytes: &[BV<'ctx>]) -> String {
+    bytes.iter().map(|c| m.eval(c, true).and_then(|c| c.as_u64()).unwrap_or(b'a' as u64) as u8 as char).collect()
 }
 
 /// The text one `scanf(format, ...)` call consumes to read `vals` (one per directive).
