@@ -876,7 +876,7 @@ fn char_literal_if_textual(v: i64) -> Option<String> {
 
 /// A string literal with C escapes; octal escapes are always three digits so a following digit
 /// cannot extend them.
-fn string_literal(bytes: &[u8]) -> String {
+pub fn string_literal(bytes: &[u8]) -> String {
     let mut s = String::from("\"");
     for &b in bytes {
         match b {

@@ -144,6 +144,14 @@ impl Repair {
     }
 }
 
+/// The line break `text` uses: an edit that inserts lines keeps a Windows file's `\r\n`.
+pub fn line_break(text: &str) -> &'static str {
+    match text.find('\n') {
+        Some(i) if text[..i].ends_with('\r') => "\r\n",
+        _ => "\n",
+    }
+}
+
 /// Applies non-overlapping edits to `text` (any order).
 pub fn apply_edits(text: &str, edits: &[TextEdit]) -> String {
     let mut sorted: Vec<&TextEdit> = edits.iter().collect();

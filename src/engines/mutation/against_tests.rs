@@ -238,7 +238,8 @@ fn first_statement_repair(
         if budget.stop_reason().is_some() {
             return None;
         }
-        let patched = apply_edits(src, std::slice::from_ref(&candidate.change.mutant.edit));
+        let edits: Vec<TextEdit> = candidate.changes.iter().map(|c| c.mutant.edit.clone()).collect();
+        let patched = apply_edits(src, &edits);
         let lowered = crate::syntax::lower::lower_source(&patched);
         if lowered.diagnostics.iter().any(|d| d.severity == Severity::Error) {
             continue;
@@ -246,7 +247,7 @@ fn first_statement_repair(
         *checked += 1;
         if matches!((passes_all)(&lowered.program, budget), Verdict::Repaired) {
             return Some(FoundRepair {
-                changes: vec![candidate.change],
+                changes: candidate.changes,
                 guarantee: Guarantee::Tested { tests: 0 },
                 found_after: Duration::ZERO,
             });

@@ -60,6 +60,8 @@ pub enum MutationKind {
     MoveStatement,
     DeleteStatement,
     InsertStatement,
+    /// A separator printed only between a loop's items ([`super::separators`]).
+    SeparatorBetween,
 }
 
 impl MutationKind {
@@ -83,6 +85,7 @@ impl MutationKind {
             MutationKind::MoveStatement => "move-statement",
             MutationKind::DeleteStatement => "delete-statement",
             MutationKind::InsertStatement => "insert-statement",
+            MutationKind::SeparatorBetween => "separator-between",
         }
     }
 }

@@ -38,7 +38,12 @@ pub fn single_faults(program: &Program, src: &str) -> Vec<Injected> {
     }
     let scope = FunctionScopes::new(program);
     for c in statements::candidates(program, src, &HashSet::new(), &scope, None, &|_| 0.0) {
-        let m = &c.change.mutant;
+        // A separator printed only between items is a fix, not a slip students make.
+        let [change] = c.changes.as_slice() else { continue };
+        let m = &change.mutant;
+        if m.kind == MutationKind::SeparatorBetween {
+            continue;
+        }
         out.push(Injected {
             kind: m.kind,
             description: m.description.clone(),

@@ -9,4 +9,5 @@ pub mod engine;
 pub mod inject;
 pub mod reference_space;
 pub mod search;
+pub mod separators;
 pub mod statements;

@@ -17,7 +17,9 @@
 //!     `depth++;`) before a statement or at the end of a block, where the student's names
 //!     make them valid;
 //!   - Wolverine2's pointer statements over the struct pointers in scope (`x = y;`,
-//!     `x = y->f;`, `x->f = y;`, `x->f = NULL;`), before a statement or at the end of a block.
+//!     `x = y->f;`, `x->f = y;`, `x->f = NULL;`), before a statement or at the end of a block;
+//! - `separator-between`: a separator a loop prints after (before) every item printed only
+//!   between items ([`separators`]), in one loop, or in every loop that has the slip at once.
 //!
 //! A candidate is a text edit in the student's layout; the caller applies it, lowers the text
 //! again and runs the tests, so what is checked is what the student would get. The order is
@@ -33,17 +35,20 @@ use crate::smt::encode::{Location, LocationId, LocationKind};
 
 use super::catalogue::{Mutant, MutationKind, Scope, deletion_span, struct_pointer};
 use super::engine::Change;
+use super::separators;
 
 /// General pointer-statement insertions considered at most (the targeted pools are small).
 pub const MAX_POINTER_INSERTIONS: usize = 4000;
 /// Insertions of the reference's statements considered at most.
 pub const MAX_REFERENCE_INSERTIONS: usize = 4000;
 
-/// One statement repair: the change as the search reports it, and its rank.
+/// One statement repair: its changes as the search reports them (one, but for the same
+/// separator fix in several loops), and its rank.
 #[derive(Clone, Debug)]
 pub struct Candidate {
-    pub change: Change,
-    /// 0: deletion or move; 1: targeted insertion; 2: a general pointer statement.
+    pub changes: Vec<Change>,
+    /// 0: deletion or move; 1: targeted insertion; 2: the same separator fix in every loop;
+    /// 3: a general pointer statement.
     pub tier: u8,
     /// The statement whose spectrum ranks the candidate.
     pub at: Span,
@@ -68,6 +73,7 @@ pub fn candidates(
         out: Vec::new(),
         pointer_insertions: 0,
         reference_insertions: 0,
+        separators: [Vec::new(), Vec::new()],
     };
     for (i, f) in program.funcs.iter().enumerate() {
         if frozen.contains(&f.name) {
@@ -77,9 +83,27 @@ pub fn candidates(
             cx.stmt(FuncId(i as u32), body);
         }
     }
+    // The same slip in several loops (`"%d "` in each): one candidate fixes them all, each
+    // statement by its first candidate of the same form.
+    for joint in &cx.separators {
+        let mut changes: Vec<Change> = Vec::new();
+        for (at, change) in joint {
+            if !changes.iter().any(|c| c.location.span == *at) {
+                changes.push(change.clone());
+            }
+        }
+        if changes.len() > 1 {
+            let at = changes[0].location.span;
+            cx.out.push(Candidate { changes, tier: 2, at });
+        }
+    }
     let mut out = cx.out;
     let mut seen = HashSet::new();
-    out.retain(|c| seen.insert((c.change.mutant.edit.span, c.change.mutant.edit.new_text.clone())));
+    out.retain(|c| {
+        let edits: Vec<(Span, String)> =
+            c.changes.iter().map(|x| (x.mutant.edit.span, x.mutant.edit.new_text.clone())).collect();
+        seen.insert(edits)
+    });
     // Stable: candidates of equal rank stay in source order.
     out.sort_by(|a, b| {
         a.tier
@@ -98,6 +122,9 @@ struct Collect<'a> {
     out: Vec<Candidate>,
     pointer_insertions: usize,
     reference_insertions: usize,
+    /// Each separator candidate's statement and change, by form (between items after each
+    /// but the last, before each but the first).
+    separators: [Vec<(Span, Change)>; 2],
 }
 
 impl Collect<'_> {
@@ -126,13 +153,18 @@ impl Collect<'_> {
             }
             StmtKind::While { cond, body } => {
                 self.loop_step(func, cond, body);
+                self.separators(func, s);
                 self.stmt(func, body);
             }
             StmtKind::For { cond: Some(cond), step: None, body, .. } => {
                 self.loop_step(func, cond, body);
                 self.stmt(func, body);
             }
-            StmtKind::For { body, .. } | StmtKind::DoWhile { body, .. } => self.stmt(func, body),
+            StmtKind::For { body, .. } => {
+                self.separators(func, s);
+                self.stmt(func, body);
+            }
+            StmtKind::DoWhile { body, .. } => self.stmt(func, body),
             StmtKind::Switch { arms, .. } => arms.iter().flat_map(|a| a.body.iter()).for_each(|x| self.stmt(func, x)),
             _ => {}
         }
@@ -152,6 +184,11 @@ impl Collect<'_> {
             if matches!(s.kind, StmtKind::While { .. } | StmtKind::For { .. } | StmtKind::DoWhile { .. }) {
                 self.terminator_after(func, s);
             }
+            if i == 0
+                && let Some(changes) = separators::across_loops(self.program, self.src, items)
+            {
+                self.push_joint(func, changes);
+            }
             self.reference_statements_at(func, &Insertion::Before(s), items);
             self.pointer_statements(func, &Insertion::Before(s));
         }
@@ -164,15 +201,11 @@ impl Collect<'_> {
     }
 
     fn push(&mut self, func: FuncId, at: &Stmt, kind: MutationKind, edit: TextEdit, description: String, tier: u8) {
-        let location = Location {
-            id: LocationId(u32::MAX),
-            func,
-            span: at.span,
-            expr: Expr::new(ExprKind::Int(0), Type::INT, at.span),
-            kind: LocationKind::Statement,
-        };
-        let mutant = Mutant { expr: location.expr.clone(), kind, edit, description };
-        self.out.push(Candidate { change: Change { location, mutant }, tier, at: at.span });
+        self.out.push(Candidate {
+            changes: vec![statement_change(func, at, kind, edit, description)],
+            tier,
+            at: at.span,
+        });
     }
 
     /// `a; b;` → `b; a;` for two expression statements (a declaration's scope would move).
@@ -263,6 +296,25 @@ impl Collect<'_> {
         }
     }
 
+    /// A separator printed only between the loop's items ([`separators`]).
+    fn separators(&mut self, func: FuncId, lp: &Stmt) {
+        for c in separators::candidates(self.program, self.src, lp) {
+            self.push(func, c.at, MutationKind::SeparatorBetween, c.edit, c.description, 1);
+            let pushed = self.out.last().expect("just pushed").changes[0].clone();
+            self.separators[usize::from(!c.after_each)].push((c.at.span, pushed));
+        }
+    }
+
+    /// One candidate of several separator changes.
+    fn push_joint(&mut self, func: FuncId, changes: Vec<separators::Separator<'_>>) {
+        let Some(at) = changes.first().map(|c| c.at.span) else { return };
+        let changes = changes
+            .into_iter()
+            .map(|c| statement_change(func, c.at, MutationKind::SeparatorBetween, c.edit, c.description))
+            .collect();
+        self.out.push(Candidate { changes, tier: 2, at });
+    }
+
     /// `s[i] = '\0';` after a loop whose body assigns `s[i]` for a `char` array or pointer `s`
     /// and an integer variable `i`.
     fn terminator_after(&mut self, func: FuncId, lp: &Stmt) {
@@ -286,7 +338,7 @@ impl Collect<'_> {
             let indent = self.indent(lp.span.start).to_string();
             let edit = TextEdit {
                 span: Span::new(lp.span.end as usize, lp.span.end as usize),
-                new_text: format!("\n{indent}{statement}"),
+                new_text: format!("{}{indent}{statement}", crate::ir::line_break(self.src)),
             };
             let description = format!("add `{statement}` after the loop");
             self.push(func, lp, MutationKind::InsertStatement, edit, description, 1);
@@ -315,13 +367,15 @@ impl Collect<'_> {
             Insertion::Before(s) => {
                 let indent = self.indent(s.span.start);
                 let at = Span::new(s.span.start as usize, s.span.start as usize);
-                let edit = TextEdit { span: at, new_text: format!("{statement}\n{indent}") };
+                let edit =
+                    TextEdit { span: at, new_text: format!("{statement}{}{indent}", crate::ir::line_break(self.src)) };
                 (s, edit, format!("add `{statement}` before `{}`", first_line(self.text(s.span))))
             }
             Insertion::After(s) => {
                 let indent = self.indent(s.span.start);
                 let at = Span::new(s.span.end as usize, s.span.end as usize);
-                let edit = TextEdit { span: at, new_text: format!("\n{indent}{statement}") };
+                let edit =
+                    TextEdit { span: at, new_text: format!("{}{indent}{statement}", crate::ir::line_break(self.src)) };
                 (s, edit, format!("add `{statement}` after `{}`", first_line(self.text(s.span))))
             }
         }
@@ -366,7 +420,7 @@ impl Collect<'_> {
             }
             self.pointer_insertions += 1;
             let (anchor, edit, description) = self.insertion(place, &statement);
-            self.push(func, anchor, MutationKind::InsertStatement, edit, description, 2);
+            self.push(func, anchor, MutationKind::InsertStatement, edit, description, 3);
         }
     }
 
@@ -379,7 +433,7 @@ impl Collect<'_> {
                 let indent = self.indent(last.span.start);
                 TextEdit {
                     span: Span::new(last.span.end as usize, last.span.end as usize),
-                    new_text: format!("\n{indent}{statement}"),
+                    new_text: format!("{}{indent}{statement}", crate::ir::line_break(self.src)),
                 }
             }
             StmtKind::Block(_) => {
@@ -396,6 +450,19 @@ impl Collect<'_> {
         let Some(Type::Struct(id)) = holder.pointee() else { return Vec::new() };
         self.program.struct_def(*id).fields.iter().filter(|f| &f.ty == field_ty).map(|f| f.name.clone()).collect()
     }
+}
+
+/// A statement repair as the search reports it: a location standing for the statement.
+fn statement_change(func: FuncId, at: &Stmt, kind: MutationKind, edit: TextEdit, description: String) -> Change {
+    let location = Location {
+        id: LocationId(u32::MAX),
+        func,
+        span: at.span,
+        expr: Expr::new(ExprKind::Int(0), Type::INT, at.span),
+        kind: LocationKind::Statement,
+    };
+    let mutant = Mutant { expr: location.expr.clone(), kind, edit, description };
+    Change { location, mutant }
 }
 
 enum Insertion<'a> {
