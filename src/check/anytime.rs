@@ -27,7 +27,7 @@ use std::time::{Duration, Instant};
 use crate::cancel::Cancel;
 use crate::engines::mutation::engine::{FoundRepair, Options};
 use crate::engines::mutation::search::Outcome;
-use crate::engines::verified;
+use crate::engines::verified::{self, precondition::RangeConjecture};
 use crate::ir::{Diagnostic, Guarantee, Program, Severity, TextEdit, apply_edits};
 use crate::smt::Budget;
 use crate::smt::bmc::{self, BmcUnknown, BmcVerdict};
@@ -52,6 +52,8 @@ const VERIFIED_SLICE: Duration = Duration::from_secs(15);
 const REALS_SLICE: Duration = Duration::from_secs(10);
 /// Inputs varied from the tests' that a repair found over the reals must also pass.
 const VARIATIONS: usize = 12;
+/// Counterexamples a fix's input ranges are narrowed for at most ([`Job::within_tested_ranges`]).
+const RANGE_ROUNDS: usize = 4;
 
 /// What the anytime phase leaves for the rest of the pipeline.
 #[derive(Default)]
@@ -363,6 +365,50 @@ impl Job<'_> {
         self.prove_shown(report, proposal, out, on_partial)
     }
 
+    /// A fix the bounded check refuted on `input`, proved again for the inputs whose numbers lie
+    /// in the tests' ranges as far as the counterexamples need ([`RangeConjecture`]): the
+    /// guarantee under that precondition, or `None` when a counterexample lies within the
+    /// tests' ranges (the refutation stands) or no proof comes within the rounds.
+    fn within_tested_ranges(&self, student: &Program, input: &str, report: &mut Report) -> Option<Guarantee> {
+        let entry = self.engine_opts.entry.as_str();
+        let inputs: Vec<String> = self.tests.iter().map(|t| t.input.clone()).collect();
+        let mut ranges = RangeConjecture::new(self.reference, entry, &inputs)?;
+        let mut input = input.to_string();
+        for _ in 0..RANGE_ROUNDS {
+            if !ranges.exclude(&input) {
+                return None;
+            }
+            let assumed = ranges.assumed(self.reference, entry)?;
+            let bound = self.engine_opts.bound;
+            let budget = Budget::new((self.left() / 4).min(BOUNDED_SLICE), self.cancel.clone());
+            let t = Instant::now();
+            let verdict = bmc::verify_against(student, &assumed, self.compare, entry, bound, &budget);
+            report.stats.phase("bounded proof of the fix", t);
+            match verdict.verdict {
+                BmcVerdict::Holds { complete } => {
+                    let assumption = ranges.description();
+                    return Some(Guarantee::VerifiedAssuming { assumption, bound: (!complete).then_some(bound) });
+                }
+                BmcVerdict::Violated(cex) => {
+                    let m = super::reference_repair::mismatch(
+                        student,
+                        self.reference,
+                        self.compare,
+                        entry,
+                        &cex.stdin,
+                        self.cancel,
+                    );
+                    if !m.confirmed {
+                        return None;
+                    }
+                    input = cex.stdin;
+                }
+                BmcVerdict::Unknown(_) => return None,
+            }
+        }
+        None
+    }
+
     /// Proves `proposal`, already shown, in place: see [`Job::try_proposal`].
     fn prove_shown(
         &self,
@@ -431,6 +477,13 @@ impl Job<'_> {
                     );
                     // The solver's output model is stricter than the compare mode: a difference
                     // that does not show when both run is no refutation, and the proof goes on.
+                    if m.confirmed
+                        && !proposal.assuming()
+                        && let Some(guarantee) = self.within_tested_ranges(&lowered.program, &cex.stdin, report)
+                    {
+                        proposal.set_guarantee(guarantee);
+                        break;
+                    }
                     if m.confirmed {
                         report.repairs.retain(|r| r.edits != edits);
                         report.diagnostics.push(Diagnostic::info(
@@ -467,9 +520,9 @@ impl Job<'_> {
                 verified::Outcome::Equivalent => proposal.set_guarantee(Guarantee::Verified),
                 verified::Outcome::EquivalentAssuming(assumption)
                     if proposal.guarantee().strength()
-                        < (Guarantee::VerifiedAssuming { assumption: String::new() }).strength() =>
+                        < (Guarantee::VerifiedAssuming { assumption: String::new(), bound: None }).strength() =>
                 {
-                    proposal.set_guarantee(Guarantee::VerifiedAssuming { assumption })
+                    proposal.set_guarantee(Guarantee::VerifiedAssuming { assumption, bound: None })
                 }
                 _ => {}
             }

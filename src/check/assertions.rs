@@ -226,7 +226,9 @@ pub fn push_repair(report: &mut Report, repair: &FoundRepair, anchor: Span, what
         match &repair.guarantee {
             Guarantee::Verified => " for every input (proved)".to_string(),
             Guarantee::Bounded { bound } => format!(" on every run with at most {bound} loop iterations (proved)"),
-            Guarantee::VerifiedAssuming { assumption } => format!(" for every input where {assumption} (proved)"),
+            Guarantee::VerifiedAssuming { .. } => {
+                format!(" for all {} (proved)", repair.guarantee.assumed_runs().unwrap_or_default())
+            }
             _ => String::new(),
         },
     );

@@ -116,7 +116,9 @@ fn best_effect(r: &Repair) -> String {
     match &r.guarantee {
         Guarantee::Verified => "fixes it (proved for every input)".into(),
         Guarantee::Bounded { bound } => format!("fixes it (proved for runs of up to {bound} loop iterations)"),
-        Guarantee::VerifiedAssuming { assumption } => format!("fixes it (proved for inputs where {assumption})"),
+        Guarantee::VerifiedAssuming { .. } => {
+            format!("fixes it (proved for {})", r.guarantee.assumed_runs().unwrap_or_default())
+        }
         Guarantee::OverReals { tests } => {
             format!("makes all {tests} tests pass and fixes it over the reals (rounding not checked)")
         }

@@ -435,7 +435,7 @@ pub fn repair_against_reference(
 fn shown_fix_words(guarantee: &Guarantee) -> String {
     match guarantee {
         Guarantee::Bounded { bound } => format!("is proved for runs of up to {bound} loop iterations"),
-        Guarantee::VerifiedAssuming { assumption } => format!("is proved for inputs where {assumption}"),
+        Guarantee::VerifiedAssuming { .. } => format!("is proved for {}", guarantee.assumed_runs().unwrap_or_default()),
         Guarantee::OverReals { tests } => {
             format!("passes all {tests} tests and is proved over the reals (rounding not checked)")
         }
@@ -698,7 +698,7 @@ pub(super) fn describe(c: &verified::Change) -> String {
 fn push_verified_fix(report: &mut Report, r: &verified::VerifiedRepair, ms: u128, compare: Compare) {
     let guarantee = match &r.assuming {
         None => Guarantee::Verified,
-        Some(a) => Guarantee::VerifiedAssuming { assumption: a.clone() },
+        Some(a) => Guarantee::VerifiedAssuming { assumption: a.clone(), bound: None },
     };
     push_verified_fix_at(report, r, &guarantee, ms, compare, "proved edge by edge");
 }
@@ -725,9 +725,11 @@ pub(super) fn push_verified_fix_at(
         Guarantee::Verified => {
             format!("{places} so that the program {} for all inputs (proved).", same_output(compare))
         }
-        Guarantee::VerifiedAssuming { assumption } => {
-            format!("{places} so that the program {} for all inputs where {assumption} (proved).", same_output(compare))
-        }
+        Guarantee::VerifiedAssuming { .. } => format!(
+            "{places} so that the program {} for all {} (proved).",
+            same_output(compare),
+            guarantee.assumed_runs().unwrap_or_default()
+        ),
         Guarantee::Bounded { bound } => format!(
             "{places} so that the program {} on every run with at most {bound} loop iterations (proved).",
             same_output(compare)

@@ -16,8 +16,14 @@ pub enum Guarantee {
     Bounded { bound: u32 },
     /// Proved for all inputs that satisfy `assumption`, an input precondition conjectured
     /// from the tests (e.g. "a > b > c, as in all 18 tests"); nothing is known of others.
+    /// With a `bound`, proved only for the runs of those inputs with at most `bound` loop
+    /// iterations.
     #[serde(rename = "verified-assuming")]
-    VerifiedAssuming { assumption: String },
+    VerifiedAssuming {
+        assumption: String,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        bound: Option<u32>,
+    },
     /// Proved equivalent with `float` and `double` read as real numbers (rounding not
     /// checked), and passes every given test (`tests` of them) and inputs varied from them.
     /// Not a proof about the C program: never labelled `verified`.
@@ -37,7 +43,12 @@ impl Guarantee {
         match self {
             Guarantee::Verified => "verified".into(),
             Guarantee::Bounded { bound } => format!("verified up to {bound} loop iterations"),
-            Guarantee::VerifiedAssuming { assumption } => format!("verified for inputs where {assumption}"),
+            Guarantee::VerifiedAssuming { assumption, bound: None } => {
+                format!("verified for inputs where {assumption}")
+            }
+            Guarantee::VerifiedAssuming { assumption, bound: Some(bound) } => {
+                format!("verified up to {bound} loop iterations for inputs where {assumption}")
+            }
             Guarantee::OverReals { tests } => {
                 format!("passes all {tests} tests; proved over the reals, rounding not checked")
             }
@@ -45,6 +56,18 @@ impl Guarantee {
             Guarantee::Tested { tests } => format!("passes all {tests} tests"),
             Guarantee::Syntax => "syntax".into(),
             Guarantee::WellTyped => "type-checks".into(),
+        }
+    }
+
+    /// "inputs where a > b, as in all 4 tests" or "runs of up to 5 loop iterations on inputs
+    /// where ...": what a proof under a precondition covers.
+    pub fn assumed_runs(&self) -> Option<String> {
+        match self {
+            Guarantee::VerifiedAssuming { assumption, bound: None } => Some(format!("inputs where {assumption}")),
+            Guarantee::VerifiedAssuming { assumption, bound: Some(bound) } => {
+                Some(format!("runs of up to {bound} loop iterations on inputs where {assumption}"))
+            }
+            _ => None,
         }
     }
 

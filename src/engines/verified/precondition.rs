@@ -14,7 +14,7 @@
 //! inputs where aval > bval > cval > dval, as in all 18 tests". The guarantee is a proof under
 //! that assumption, nothing about other inputs.
 
-use crate::ir::{ExprKind, FuncId, Program};
+use crate::ir::{Builtin, Callee, Expr, ExprKind, FuncId, LogicOp, Program, Stmt, StmtKind, Type, VarId};
 
 /// `left > right` (`>=` unless `strict`) between the numbers read at two token positions.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -223,6 +223,156 @@ fn token_reads(p: &Program, f: FuncId) -> Option<Vec<(char, String)>> {
     Some(out)
 }
 
+/// The second template: a range for each integer the reference reads, narrowed only as far as
+/// a counterexample needs. Assignments promise ranges ("N must be at least 2") that students
+/// check (`if (N < 2) return 1;`) and references often do not; a fix that passes every test is
+/// then refuted at `N = 1`, an input no test has. [`RangeConjecture::exclude`] answers such a
+/// counterexample with the weakest bound that rules it out, and only where the counterexample's
+/// number lies outside every test's (below their least, above their greatest): a bound never
+/// excludes a test, and a counterexample within the tests' ranges stands. A proof with the
+/// reference restricted to the bounds ([`RangeConjecture::assumed`]) says so in its label:
+/// "the number read is at least 2, as in all 3 tests".
+#[derive(Clone, Debug)]
+pub struct RangeConjecture {
+    /// Per token position of the reference's top-level reads: the `int` variable it reads, the
+    /// least and the greatest number the tests give there.
+    slots: Vec<Option<(VarId, i64, i64)>>,
+    /// The bounds so far, per position.
+    bounds: Vec<(Option<i64>, Option<i64>)>,
+    tests: usize,
+}
+
+impl RangeConjecture {
+    /// `None` when the reference's `entry` does not read only with top-level `scanf`
+    /// statements, reads no `int`, or there are too few tests.
+    pub fn new(reference: &Program, entry: &str, inputs: &[String]) -> Option<RangeConjecture> {
+        if inputs.len() < MIN_TESTS {
+            return None;
+        }
+        let f = reference.func_by_name(entry)?;
+        let targets = int_targets(reference, f)?;
+        let slots: Vec<Option<(VarId, i64, i64)>> = targets
+            .iter()
+            .enumerate()
+            .map(|(k, v)| {
+                let v = (*v)?;
+                let values: Option<Vec<i64>> = inputs
+                    .iter()
+                    .map(|text| text.split_ascii_whitespace().nth(k)?.parse::<i32>().ok().map(i64::from))
+                    .collect();
+                let values = values?;
+                Some((v, *values.iter().min()?, *values.iter().max()?))
+            })
+            .collect();
+        if slots.iter().all(Option::is_none) {
+            return None;
+        }
+        let bounds = vec![(None, None); slots.len()];
+        Some(RangeConjecture { slots, bounds, tests: inputs.len() })
+    }
+
+    /// Narrows the bounds so they rule out `input`; `false` when none can: every number it
+    /// has at a ranged position lies within the tests' range there.
+    pub fn exclude(&mut self, input: &str) -> bool {
+        let tokens: Vec<&str> = input.split_ascii_whitespace().collect();
+        let mut narrowed = false;
+        for (k, slot) in self.slots.iter().enumerate() {
+            let (Some((_, least, greatest)), Some(value)) =
+                (slot, tokens.get(k).and_then(|t| t.parse::<i32>().ok()).map(i64::from))
+            else {
+                continue;
+            };
+            let (low, high) = &mut self.bounds[k];
+            if value < *least && low.is_none_or(|l| l <= value) {
+                *low = Some(value + 1);
+                narrowed = true;
+            } else if value > *greatest && high.is_none_or(|h| h >= value) {
+                *high = Some(value - 1);
+                narrowed = true;
+            }
+        }
+        narrowed
+    }
+
+    /// `reference` whose `entry` stops (`__VERIFIER_assume`) after its last top-level read on
+    /// inputs outside the bounds: a product with it compares the other inputs only.
+    pub fn assumed(&self, reference: &Program, entry: &str) -> Option<Program> {
+        let mut out = reference.clone();
+        let f = out.func_by_name(entry)?;
+        let body = out.funcs.get_mut(f.0 as usize)?.body.as_mut()?;
+        let StmtKind::Block(stmts) = &mut body.kind else { return None };
+        let last = stmts.iter().rposition(|s| super::facts::contains_call(s, Builtin::Scanf))?;
+        let span = stmts[last].span;
+        let int = |v: i64| Expr::new(ExprKind::Int(v), Type::INT, span);
+        let mut conds: Vec<Expr> = Vec::new();
+        for (slot, (low, high)) in self.slots.iter().zip(&self.bounds) {
+            let Some((v, _, _)) = slot else { continue };
+            let var = || Expr::new(ExprKind::Var(*v), Type::INT, span);
+            let compare = |op, bound: i64| {
+                Expr::new(ExprKind::Binary(op, Box::new(var()), Box::new(int(bound))), Type::INT, span)
+            };
+            conds.extend(low.map(|l| compare(crate::ir::BinOp::Ge, l)));
+            conds.extend(high.map(|h| compare(crate::ir::BinOp::Le, h)));
+        }
+        let cond = conds
+            .into_iter()
+            .reduce(|a, b| Expr::new(ExprKind::Logical(LogicOp::And, Box::new(a), Box::new(b)), Type::INT, span))?;
+        let call = Expr::new(ExprKind::Call(Callee::Builtin(Builtin::Assume), vec![cond]), Type::Void, span);
+        stmts.insert(last + 1, Stmt { kind: StmtKind::Expr(call), span });
+        Some(out)
+    }
+
+    /// "the number read is at least 2, as in all 3 tests"; "the second number read is
+    /// between 1 and 99, ...".
+    pub fn description(&self) -> String {
+        let ranged = self.slots.iter().filter(|s| s.is_some()).count();
+        let mut parts = Vec::new();
+        for (k, (low, high)) in self.bounds.iter().enumerate() {
+            let which = if ranged == 1 && self.slots.len() == 1 {
+                "the number read".to_string()
+            } else {
+                format!("the {} number read", ordinal(k + 1))
+            };
+            match (low, high) {
+                (Some(l), Some(h)) => parts.push(format!("{which} is between {l} and {h}")),
+                (Some(l), None) => parts.push(format!("{which} is at least {l}")),
+                (None, Some(h)) => parts.push(format!("{which} is at most {h}")),
+                (None, None) => {}
+            }
+        }
+        format!("{}, as in all {} tests", parts.join(" and "), self.tests)
+    }
+}
+
+fn ordinal(n: usize) -> String {
+    match n {
+        1 => "first".into(),
+        2 => "second".into(),
+        3 => "third".into(),
+        4 => "fourth".into(),
+        5 => "fifth".into(),
+        _ => format!("{n}th"),
+    }
+}
+
+/// Per token position of `f`'s top-level `scanf` statements, the `int` variable a `%d` or
+/// `%i` reads there.
+fn int_targets(p: &Program, f: FuncId) -> Option<Vec<Option<VarId>>> {
+    let directives = super::top_level_scanf_directives(p, f)?;
+    Some(
+        directives
+            .iter()
+            .map(|d| match (d.conv, d.target.map(|t| &t.strip_implicit().kind)) {
+                ('d' | 'i', Some(ExprKind::AddrOf(v))) => match v.strip_implicit().kind {
+                    ExprKind::Var(v) if p.var(v).ty == Type::INT => Some(v),
+                    _ => None,
+                },
+                _ => None,
+            })
+            .collect(),
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -312,5 +462,49 @@ mod tests {
             "#include <stdio.h>\nint main(){ int x,y; scanf(\"%d\", &x); if (x) scanf(\"%d\", &y); return 0; }\n",
         );
         assert_eq!(infer(&inputs(&["1 2", "2 3", "5 6"]), &[], &p, "main"), None);
+    }
+
+    const SIZE_THEN_STEP: &str = "#include <stdio.h>\nint main(){ int n, k; double d; scanf(\"%d\", &n); scanf(\"%lf %d\", &d, &k); printf(\"%d\\n\", n * k); return 0; }\n";
+
+    #[test]
+    fn a_range_is_narrowed_only_as_far_as_a_counterexample_needs() {
+        let p = lower(SIZE_THEN_STEP);
+        let mut r = RangeConjecture::new(&p, "main", &inputs(&["3 1.5 10", "4 2 20", "8 0 30"])).expect("int reads");
+        // Within every test's range at each integer position: nothing honest excludes it.
+        assert!(!r.exclude("4 -7.5 10"));
+        // Only the double is out of range: not an integer position.
+        assert!(!r.exclude("4 100 10"));
+        assert!(r.exclude("-5 0 10"));
+        assert_eq!(r.description(), "the first number read is at least -4, as in all 3 tests");
+        // A later counterexample closer to the tests moves the bound; a farther one is already out.
+        assert!(r.exclude("1 0 10"));
+        assert!(!r.exclude("0 0 10"));
+        assert!(r.exclude("2 0 31"));
+        assert_eq!(
+            r.description(),
+            "the first number read is at least 3 and the third number read is at most 30, as in all 3 tests"
+        );
+        // The assumption stops the reference's runs outside the bounds, after its last read.
+        let assumed = r.assumed(&p, "main").expect("an assumption");
+        let run = |text: &str| {
+            let limits = crate::spec::interp::Limits::default();
+            crate::spec::interp::run(&assumed, "main", text.as_bytes(), &limits, &crate::cancel::Cancel::new())
+        };
+        assert!(run("2 1 10").assume_failed);
+        assert!(run("3 1 31").assume_failed);
+        let inside = run("3 1 30");
+        assert!(!inside.assume_failed && String::from_utf8_lossy(&inside.output) == "90\n");
+    }
+
+    #[test]
+    fn a_single_read_is_the_number_read() {
+        let p = lower("#include <stdio.h>\nint main(){ int n; scanf(\"%d\", &n); printf(\"%d\\n\", n); return 0; }\n");
+        let mut r = RangeConjecture::new(&p, "main", &inputs(&["3", "4", "8"])).expect("an int read");
+        assert!(r.exclude("1\n"));
+        assert_eq!(r.description(), "the number read is at least 2, as in all 3 tests");
+        // Too few tests, or reads that are not top-level statements: no conjecture.
+        assert!(RangeConjecture::new(&p, "main", &inputs(&["3", "4"])).is_none());
+        let nested = lower("#include <stdio.h>\nint main(){ int n; if (1) scanf(\"%d\", &n); return 0; }\n");
+        assert!(RangeConjecture::new(&nested, "main", &inputs(&["3", "4", "8"])).is_none());
     }
 }
