@@ -32,24 +32,35 @@ pub struct Separator<'a> {
     pub after_each: bool,
 }
 
-/// The separator candidates of loop statement `lp` (a `for` or a `while`).
-pub fn candidates<'a>(program: &Program, src: &str, lp: &'a Stmt) -> Vec<Separator<'a>> {
+/// The separator candidates of loop statement `lp` (a `for` or a `while`); `missing` are the
+/// separators to try where the loop prints items with none (the reference's).
+pub fn candidates<'a>(program: &Program, src: &str, lp: &'a Stmt, missing: &[Vec<u8>]) -> Vec<Separator<'a>> {
     let Some(shape) = LoopShape::of(program, src, lp) else { return Vec::new() };
     let prints: Vec<&Stmt> = match &shape.body.kind {
         StmtKind::Block(items) => items.iter().collect(),
         _ => vec![shape.body],
     };
     let braced = matches!(shape.body.kind, StmtKind::Block(_));
+    // A loop that prints no separator at all may have forgotten it.
+    let mut separated = false;
+    crate::ir::walk::walk_stmt(shape.body, &mut |e| {
+        separated |=
+            Print::of(e).is_some_and(|p| p.item.is_empty() || !p.sep_before.is_empty() || !p.sep_after.is_empty());
+    });
     let mut out = Vec::new();
     for s in prints {
         let wrap = |text: String| if braced { text } else { format!("{{ {text} }}") };
         let mut push = |new_text: String, sep: &[u8], after_each: bool| {
-            let description = format!(
-                "print `{}` only between items, not {}",
-                string_literal(sep),
-                if after_each { "after the last" } else { "before the first" }
-            );
-            let edit = TextEdit { span: s.span, new_text: wrap(new_text) };
+            let description = if separated {
+                format!(
+                    "print `{}` only between items, not {}",
+                    string_literal(sep),
+                    if after_each { "after the last" } else { "before the first" }
+                )
+            } else {
+                format!("print `{}` between items", string_literal(sep))
+            };
+            let edit = insertion_if_kept(src, s.span, wrap(new_text));
             out.push(Separator { at: s, edit, description, after_each });
         };
         let stmt_text = &src[s.span.range()];
@@ -64,12 +75,21 @@ pub fn candidates<'a>(program: &Program, src: &str, lp: &'a Stmt) -> Vec<Separat
             }
             continue;
         }
-        let indent = indent_of(src, s.span.start);
+        let (eol, indent) = (crate::ir::line_break(src), indent_of(src, s.span.start));
         let sequence = |first: &str, second: &str| {
-            if braced { format!("{first}\n{indent}{second}") } else { format!("{first} {second}") }
+            if braced { format!("{first}{eol}{indent}{second}") } else { format!("{first} {second}") }
         };
-        for leading in [false, true] {
-            let Some((sep, stripped)) = without_separator(src, s, leading) else { continue };
+        let rewrites: Vec<(Vec<u8>, String)> = if separated {
+            [false, true].into_iter().filter_map(|leading| without_separator(src, s, leading)).collect()
+        } else if ends(s, false).is_some_and(|calls| {
+            // An item printed on a line of its own has its separator.
+            calls.iter().all(|c| Print::of(c).is_some_and(|p| !p.item.is_empty() && !p.item.contains(&b'\n')))
+        }) {
+            missing.iter().map(|sep| (sep.clone(), stmt_text.to_string())).collect()
+        } else {
+            Vec::new()
+        };
+        for (sep, stripped) in rewrites {
             let sep_call = format!("printf({});", string_literal(&sep));
             push(sequence(&stripped, &format!("if ({}) {sep_call}", shape.next)), &sep, true);
             if let Some(later) = &shape.later {
@@ -79,6 +99,26 @@ pub fn candidates<'a>(program: &Program, src: &str, lp: &'a Stmt) -> Vec<Separat
     }
     out
 }
+
+/// The separators `reference` prints (`printf(" ")`, the `", "` of `printf("%d, ", x)`), each
+/// once, at most [`MAX_MISSING`]: those a loop that prints none may have forgotten.
+pub fn printed_separators(reference: &Program) -> Vec<Vec<u8>> {
+    let mut out: Vec<Vec<u8>> = Vec::new();
+    for body in reference.funcs.iter().filter_map(|f| f.body.as_ref()) {
+        crate::ir::walk::walk_stmt(body, &mut |e| {
+            let Some(p) = Print::of(e) else { return };
+            for sep in [p.sep_before, p.sep_after] {
+                if !sep.is_empty() && !out.contains(&sep) && out.len() < MAX_MISSING {
+                    out.push(sep);
+                }
+            }
+        });
+    }
+    out
+}
+
+/// Separators of the reference tried where a loop prints none.
+const MAX_MISSING: usize = 3;
 
 /// The items of one line printed by several loops of a block, one after the other, each with
 /// a separator after every item (`for (...) printf("%d ", j); for (...) printf("%d ", k);`):
@@ -231,6 +271,19 @@ fn start_of(s: &Stmt, var: VarId) -> Option<&Expr> {
         _ => return None,
     };
     matches!(value.strip_implicit().kind, ExprKind::Int(_) | ExprKind::Var(_)).then_some(value)
+}
+
+/// The edit that replaces `span` with `new_text`, as an insertion before or after it where
+/// `new_text` keeps its text whole.
+fn insertion_if_kept(src: &str, span: Span, new_text: String) -> TextEdit {
+    let old = &src[span.range()];
+    if let Some(after) = new_text.strip_prefix(old) {
+        TextEdit { span: Span::new(span.end as usize, span.end as usize), new_text: after.to_string() }
+    } else if let Some(before) = new_text.strip_suffix(old) {
+        TextEdit { span: Span::new(span.start as usize, span.start as usize), new_text: before.to_string() }
+    } else {
+        TextEdit { span, new_text }
+    }
 }
 
 fn text<'s>(src: &'s str, e: &Expr) -> &'s str {
@@ -425,6 +478,11 @@ mod tests {
 
     /// The new texts of every candidate of the first loop of `main`'s body.
     fn rewrites(body: &str) -> Vec<(String, String)> {
+        rewrites_missing(body, &[])
+    }
+
+    /// The same, with `missing` the reference's separators.
+    fn rewrites_missing(body: &str, missing: &[Vec<u8>]) -> Vec<(String, String)> {
         let src =
             format!("#include <stdio.h>\nint main(void) {{\n    int i, n = 3, k = 0;\n{body}\n    return 0;\n}}\n");
         let p = lower_source(&src).program;
@@ -432,7 +490,7 @@ mod tests {
         let StmtKind::Block(items) = &main.kind else { panic!("a block") };
         let lp =
             items.iter().find(|s| matches!(s.kind, StmtKind::For { .. } | StmtKind::While { .. })).expect("a loop");
-        candidates(&p, &src, lp).into_iter().map(|c| (c.edit.new_text, c.description)).collect()
+        candidates(&p, &src, lp, missing).into_iter().map(|c| (c.edit.new_text, c.description)).collect()
     }
 
     fn texts(body: &str) -> Vec<String> {
@@ -482,7 +540,7 @@ mod tests {
     fn what_counts_as_a_separator() {
         // A statement that prints only the separator is guarded.
         let alone = texts("    for (i = 0; i < n; i++) {\n        printf(\"%d\", i);\n        putchar('\\t');\n    }");
-        assert_eq!(alone, ["if (i < n - 1) putchar('\\t');", "if (i > 0) putchar('\\t');"]);
+        assert_eq!(alone, ["if (i < n - 1) ", "if (i > 0) "], "an insertion before the statement");
         // A line is not a separator, nor is a sign or a letter.
         assert!(texts("    for (i = 0; i < n; i++)\n        printf(\"%d\\n\", i);").is_empty());
         assert!(texts("    for (i = 0; i < n; i++)\n        printf(\"%d-\", i);").is_empty());
@@ -499,7 +557,8 @@ mod tests {
         let p = lower_source(src).program;
         let main = p.funcs.iter().find(|f| f.name == "main").and_then(|f| f.body.as_ref()).expect("main");
         let StmtKind::Block(items) = &main.kind else { panic!("a block") };
-        let StmtKind::For { body, .. } = &items.iter().find(|s| matches!(s.kind, StmtKind::For { .. })).expect("a loop").kind
+        let StmtKind::For { body, .. } =
+            &items.iter().find(|s| matches!(s.kind, StmtKind::For { .. })).expect("a loop").kind
         else {
             panic!("a for loop")
         };
@@ -510,6 +569,28 @@ mod tests {
         assert_eq!(texts, ["{ if (c > 1) printf(\" \"); printf(\"%d\", c); }", "printf(\" %d\", c);"]);
         // One loop alone is the single-loop candidates' business.
         assert!(across_loops(&p, src, &row[..2]).is_none());
+    }
+
+    #[test]
+    fn a_loop_that_prints_no_separator_gets_the_references() {
+        let space = [b" ".to_vec()];
+        let cross = "    for (i = 0; i < n; i++)\n        if (i == k)\n            putchar('*');\n        else\n            putchar('-');";
+        let fixed = rewrites_missing(cross, &space);
+        assert_eq!(fixed.len(), 2, "{fixed:?}");
+        // Unbraced: the body is rewritten in braces.
+        assert!(fixed[0].0.ends_with("if (i < n - 1) printf(\" \"); }"), "{fixed:?}");
+        assert!(fixed[1].0.starts_with("{ if (i > 0) printf(\" \"); if (i == k)"), "{fixed:?}");
+        // Braced: an insertion.
+        let braced = rewrites_missing("    for (i = 0; i < n; i++) {\n        printf(\"%d\", i);\n    }", &space);
+        assert_eq!(braced[0].0, "\n        if (i < n - 1) printf(\" \");");
+        assert_eq!(braced[1].0, "if (i > 0) printf(\" \");\n        ");
+        assert_eq!(fixed[0].1, "print `\" \"` between items");
+        // A loop that prints a separator already, or a line per item, gets none.
+        assert_eq!(rewrites_missing("    for (i = 0; i < n; i++)\n        printf(\"%d \", i);", &space).len(), 2);
+        assert!(rewrites_missing("    for (i = 0; i < n; i++)\n        printf(\"%d\\n\", i);", &space).is_empty());
+        // The reference's separators: the whole of a separator print, either side of an item.
+        let reference = lower_source("#include <stdio.h>\nint main(void) { int i; for (i = 0; i < 3; i++) { printf(\"%d, \", i); putchar('\\t'); printf(\"%d\", i); } return 0; }\n").program;
+        assert_eq!(printed_separators(&reference), [b", ".to_vec(), b"\t".to_vec()]);
     }
 
     #[test]

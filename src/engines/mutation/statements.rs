@@ -74,6 +74,7 @@ pub fn candidates(
         pointer_insertions: 0,
         reference_insertions: 0,
         separators: [Vec::new(), Vec::new()],
+        reference_separators: reference.map(separators::printed_separators).unwrap_or_default(),
     };
     for (i, f) in program.funcs.iter().enumerate() {
         if frozen.contains(&f.name) {
@@ -125,6 +126,8 @@ struct Collect<'a> {
     /// Each separator candidate's statement and change, by form (between items after each
     /// but the last, before each but the first).
     separators: [Vec<(Span, Change)>; 2],
+    /// The separators the reference prints, for loops that print none.
+    reference_separators: Vec<Vec<u8>>,
 }
 
 impl Collect<'_> {
@@ -298,7 +301,7 @@ impl Collect<'_> {
 
     /// A separator printed only between the loop's items ([`separators`]).
     fn separators(&mut self, func: FuncId, lp: &Stmt) {
-        for c in separators::candidates(self.program, self.src, lp) {
+        for c in separators::candidates(self.program, self.src, lp, &self.reference_separators) {
             self.push(func, c.at, MutationKind::SeparatorBetween, c.edit, c.description, 1);
             let pushed = self.out.last().expect("just pushed").changes[0].clone();
             self.separators[usize::from(!c.after_each)].push((c.at.span, pushed));
