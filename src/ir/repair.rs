@@ -175,6 +175,23 @@ pub fn line_break(text: &str) -> &'static str {
     }
 }
 
+/// `inserted` with its line breaks in `text`'s style (`\r\n` in a Windows file).
+pub fn in_line_breaks_of(text: &str, inserted: &str) -> String {
+    if line_break(text) == "\n" {
+        return inserted.to_string();
+    }
+    let mut out = String::with_capacity(inserted.len());
+    let mut previous = None;
+    for c in inserted.chars() {
+        if c == '\n' && previous != Some('\r') {
+            out.push('\r');
+        }
+        out.push(c);
+        previous = Some(c);
+    }
+    out
+}
+
 /// Applies non-overlapping edits to `text` (any order).
 pub fn apply_edits(text: &str, edits: &[TextEdit]) -> String {
     let mut sorted: Vec<&TextEdit> = edits.iter().collect();
@@ -188,4 +205,20 @@ pub fn apply_edits(text: &str, edits: &[TextEdit]) -> String {
     }
     out.push_str(&text[at..]);
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn inserted_lines_keep_the_files_line_breaks() {
+        let windows = "int main(void) {\r\n    return 0;\r\n}\r\n";
+        assert_eq!(line_break(windows), "\r\n");
+        assert_eq!(in_line_breaks_of(windows, "if (x)\n    y = 1;\r\nz = 2;"), "if (x)\r\n    y = 1;\r\nz = 2;");
+        let unix = "int main(void) {\n    return 0;\n}\n";
+        assert_eq!(line_break(unix), "\n");
+        assert_eq!(in_line_breaks_of(unix, "a\nb"), "a\nb");
+        assert_eq!(line_break("no line at all"), "\n");
+    }
 }

@@ -3,8 +3,14 @@
 use super::*;
 
 impl<'j, 'p: 'j, 'ctx: 'j> Job<'j, 'p, 'ctx> {
-    /// The text edit of one changed site.
+    /// The text edit of one changed site, its new lines in the file's line breaks.
     pub(super) fn edit(&self, node: Node, site: ExprId, alt: &Alt, text: &str) -> Option<(Change, TextEdit)> {
+        let (change, edit) = self.edit_in_lines(node, site, alt, text)?;
+        let new_text = crate::ir::in_line_breaks_of(text, &edit.new_text);
+        Some((change, TextEdit { new_text, ..edit }))
+    }
+
+    fn edit_in_lines(&self, node: Node, site: ExprId, alt: &Alt, text: &str) -> Option<(Change, TextEdit)> {
         let p = self.s.program;
         let region = node_name(p, self.s.func, &self.s.tree, node, text);
         if let Some((g, v)) = self.extension(node)
