@@ -475,8 +475,7 @@ impl Job<'_> {
                         &cex.stdin,
                         self.cancel,
                     );
-                    // The solver's output model is stricter than the compare mode: a difference
-                    // that does not show when both run is no refutation, and the proof goes on.
+                    // Refuted outside the numbers the tests read: proved for their ranges instead.
                     if m.confirmed
                         && !proposal.assuming()
                         && let Some(guarantee) = self.within_tested_ranges(&lowered.program, &cex.stdin, report)
@@ -484,6 +483,8 @@ impl Job<'_> {
                         proposal.set_guarantee(guarantee);
                         break;
                     }
+                    // The solver's output model is stricter than the compare mode: a difference
+                    // that does not show when both run is no refutation, and the proof goes on.
                     if m.confirmed {
                         report.repairs.retain(|r| r.edits != edits);
                         report.diagnostics.push(Diagnostic::info(

@@ -167,8 +167,16 @@ impl Repair {
     }
 }
 
+/// The whitespace that indents the line `at` is on, up to `at`: the indentation of the
+/// statement that starts there, for the lines an edit inserts beside it.
+pub fn indentation(text: &str, at: usize) -> &str {
+    let line_start = text[..at].rfind('\n').map_or(0, |i| i + 1);
+    let line = &text[line_start..at];
+    &line[..line.len() - line.trim_start().len()]
+}
+
 /// The line break `text` uses: an edit that inserts lines keeps a Windows file's `\r\n`.
-pub fn line_break(text: &str) -> &'static str {
+fn line_break(text: &str) -> &'static str {
     match text.find('\n') {
         Some(i) if text[..i].ends_with('\r') => "\r\n",
         _ => "\n",

@@ -274,6 +274,31 @@ pub fn calls_in_stmt(s: &Stmt, f: &mut impl FnMut(FuncId)) {
     });
 }
 
+/// Whether `e` reads or writes the variable `v` anywhere.
+pub fn mentions_var(e: &Expr, v: VarId) -> bool {
+    let mut found = false;
+    walk_expr(e, &mut |x| found |= matches!(x.kind, ExprKind::Var(w) if w == v));
+    found
+}
+
+/// Variables a statement assigns (`x = …`, `x op= …`, `x++`) or takes the address of
+/// (`scanf("…", &x)`).
+pub fn assigned_vars(s: &Stmt) -> std::collections::HashSet<VarId> {
+    let mut out = std::collections::HashSet::new();
+    walk_stmt(s, &mut |x| match &x.kind {
+        ExprKind::Assign(lhs, _)
+        | ExprKind::CompoundAssign { lhs, .. }
+        | ExprKind::IncDec(_, lhs)
+        | ExprKind::AddrOf(lhs) => {
+            if let ExprKind::Var(v) = lhs.strip_implicit().kind {
+                out.insert(v);
+            }
+        }
+        _ => {}
+    });
+    out
+}
+
 #[cfg(test)]
 mod tests {
     /// The `scanf` calls whose value a loop uses, or any use with `outside_loops`.

@@ -21,6 +21,7 @@
 //! the tests on its text; which of the two forms is right is theirs to say.
 
 use crate::ir::print::{expr_to_c, string_literal};
+use crate::ir::walk::{assigned_vars, mentions_var};
 use crate::ir::*;
 
 /// One separator candidate: the statement it rewrites, its edit and its description.
@@ -75,9 +76,9 @@ pub fn candidates<'a>(program: &Program, src: &str, lp: &'a Stmt, missing: &[Vec
             }
             continue;
         }
-        let (eol, indent) = (crate::ir::line_break(src), indent_of(src, s.span.start));
+        let indent = crate::ir::indentation(src, s.span.start as usize);
         let sequence = |first: &str, second: &str| {
-            if braced { format!("{first}{eol}{indent}{second}") } else { format!("{first} {second}") }
+            if braced { format!("{first}\n{indent}{second}") } else { format!("{first} {second}") }
         };
         let rewrites: Vec<(Vec<u8>, String)> = if separated {
             [false, true].into_iter().filter_map(|leading| without_separator(src, s, leading)).collect()
@@ -127,7 +128,7 @@ const MAX_MISSING: usize = 3;
 /// fewer than two loops of `items` print items with the same trailing separator.
 pub fn across_loops<'a>(program: &Program, src: &str, items: &'a [Stmt]) -> Option<Vec<Separator<'a>>> {
     // Each loop's one statement that prints an item and the separator after it.
-    let mut printing: Vec<(&Stmt, LoopShape<'a>, &'a Stmt, Vec<u8>)> = Vec::new();
+    let mut printing: Vec<(LoopShape<'a>, &'a Stmt, Vec<u8>)> = Vec::new();
     for lp in items.iter().filter(|s| matches!(s.kind, StmtKind::For { .. } | StmtKind::While { .. })) {
         let Some(shape) = LoopShape::of(program, src, lp) else { continue };
         let body: Vec<&'a Stmt> = match &shape.body.kind {
@@ -137,17 +138,16 @@ pub fn across_loops<'a>(program: &Program, src: &str, items: &'a [Stmt]) -> Opti
         let seps: Vec<(&'a Stmt, Vec<u8>)> =
             body.into_iter().filter_map(|s| Some((s, without_separator(src, s, false)?.0))).collect();
         if let [(s, sep)] = seps.as_slice() {
-            printing.push((lp, shape, s, sep.clone()));
+            printing.push((shape, s, sep.clone()));
         }
     }
-    let sep = printing.first()?.3.clone();
-    if printing.len() < 2 || printing.iter().any(|p| p.3 != sep) {
+    let sep = printing.first()?.2.clone();
+    if printing.len() < 2 || printing.iter().any(|p| p.2 != sep) {
         return None;
     }
-    let eol = crate::ir::line_break(src);
     let sep_text = string_literal(&sep);
     let mut out = Vec::new();
-    for (i, (_, shape, s, _)) in printing.iter().enumerate() {
+    for (i, (shape, s, _)) in printing.iter().enumerate() {
         let braced = matches!(shape.body.kind, StmtKind::Block(_));
         let wrap = |text: String| if braced { text } else { format!("{{ {text} }}") };
         let (new_text, description) = if i == 0 {
@@ -155,7 +155,7 @@ pub fn across_loops<'a>(program: &Program, src: &str, items: &'a [Stmt]) -> Opti
             let (_, stripped) = without_separator(src, s, false)?;
             let guard = format!("if ({later}) printf({sep_text});");
             let text = if braced {
-                format!("{guard}{eol}{}{stripped}", indent_of(src, s.span.start))
+                format!("{guard}\n{}{stripped}", crate::ir::indentation(src, s.span.start as usize))
             } else {
                 format!("{guard} {stripped}")
             };
@@ -193,10 +193,10 @@ impl<'a> LoopShape<'a> {
         };
         let (var, delta) = step_of(step)?;
         let changed_elsewhere = match &lp.kind {
-            StmtKind::For { .. } => assigns(body, var),
+            StmtKind::For { .. } => assigned_vars(body).contains(&var),
             // The `while` body's last statement is the step itself.
             _ => match &body.kind {
-                StmtKind::Block(items) => items[..items.len() - 1].iter().any(|s| assigns(s, var)),
+                StmtKind::Block(items) => items[..items.len() - 1].iter().any(|s| assigned_vars(s).contains(&var)),
                 _ => true,
             },
         };
@@ -245,21 +245,6 @@ fn step_of(step: &Expr) -> Option<(VarId, i64)> {
     (delta != 0).then_some((v, delta))
 }
 
-/// Whether `s` assigns `var` (or takes its address).
-fn assigns(s: &Stmt, var: VarId) -> bool {
-    let mut found = false;
-    crate::ir::walk::walk_stmt(s, &mut |x| match &x.kind {
-        ExprKind::Assign(lhs, _)
-        | ExprKind::CompoundAssign { lhs, .. }
-        | ExprKind::IncDec(_, lhs)
-        | ExprKind::AddrOf(lhs) => {
-            found |= matches!(lhs.strip_implicit().kind, ExprKind::Var(v) if v == var);
-        }
-        _ => {}
-    });
-    found
-}
-
 /// The constant a `for` initialiser gives `var` (`i = 0`, `int i = 1`).
 fn start_of(s: &Stmt, var: VarId) -> Option<&Expr> {
     let value = match &s.kind {
@@ -290,12 +275,6 @@ fn text<'s>(src: &'s str, e: &Expr) -> &'s str {
     src.get(e.span.range()).unwrap_or("")
 }
 
-fn indent_of(src: &str, at: u32) -> &str {
-    let start = src[..at as usize].rfind('\n').map_or(0, |i| i + 1);
-    let line = &src[start..];
-    &line[..line.len() - line.trim_start_matches([' ', '\t']).len()]
-}
-
 /// `cond` with `var` one step (`delta`) further, as the student would write it: a comparison
 /// of the variable with a bound moves the bound (`i <= n` → `i < n`, `i < n` → `i < n - 1`);
 /// anything else reads the variable as `(i + 1)`.
@@ -306,9 +285,9 @@ fn next_condition(program: &Program, src: &str, cond: &Expr, var: VarId, delta: 
         && op.is_comparison()
     {
         // `var OP bound`, the bound free of `var`.
-        let oriented = if is_var(a) && !mentions(b, var) {
+        let oriented = if is_var(a) && !mentions_var(b, var) {
             Some((*op, &**b))
-        } else if is_var(b) && !mentions(a, var) {
+        } else if is_var(b) && !mentions_var(a, var) {
             Some((flip(*op), &**a))
         } else {
             None
@@ -367,12 +346,6 @@ fn flip(op: BinOp) -> BinOp {
         BinOp::Ge => BinOp::Le,
         other => other,
     }
-}
-
-fn mentions(e: &Expr, var: VarId) -> bool {
-    let mut found = false;
-    crate::ir::walk::walk_expr(e, &mut |x| found |= matches!(x.kind, ExprKind::Var(v) if v == var));
-    found
 }
 
 fn substitute(e: &mut Expr, var: VarId, with: &dyn Fn(&Expr) -> Expr) {

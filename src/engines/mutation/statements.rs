@@ -88,8 +88,8 @@ pub fn candidates(
     // statement by its first candidate of the same form.
     for joint in &cx.separators {
         let mut changes: Vec<Change> = Vec::new();
-        for (at, change) in joint {
-            if !changes.iter().any(|c| c.location.span == *at) {
+        for change in joint {
+            if !changes.iter().any(|c| c.location.span == change.location.span) {
                 changes.push(change.clone());
             }
         }
@@ -123,9 +123,9 @@ struct Collect<'a> {
     out: Vec<Candidate>,
     pointer_insertions: usize,
     reference_insertions: usize,
-    /// Each separator candidate's statement and change, by form (between items after each
-    /// but the last, before each but the first).
-    separators: [Vec<(Span, Change)>; 2],
+    /// Each separator candidate's change, by form (between items after each but the last,
+    /// before each but the first).
+    separators: [Vec<Change>; 2],
     /// The separators the reference prints, for loops that print none.
     reference_separators: Vec<Vec<u8>>,
 }
@@ -133,13 +133,6 @@ struct Collect<'a> {
 impl Collect<'_> {
     fn text(&self, span: Span) -> &str {
         self.src.get(span.range()).unwrap_or("")
-    }
-
-    /// The leading whitespace of the line `at` is on.
-    fn indent(&self, at: u32) -> &str {
-        let start = self.src[..at as usize].rfind('\n').map_or(0, |i| i + 1);
-        let line = &self.src[start..];
-        &line[..line.len() - line.trim_start_matches([' ', '\t']).len()]
     }
 
     fn stmt(&mut self, func: FuncId, s: &Stmt) {
@@ -204,11 +197,23 @@ impl Collect<'_> {
     }
 
     fn push(&mut self, func: FuncId, at: &Stmt, kind: MutationKind, edit: TextEdit, description: String, tier: u8) {
-        self.out.push(Candidate {
-            changes: vec![statement_change(func, at, kind, edit, description)],
-            tier,
-            at: at.span,
-        });
+        let change = self.change(func, at, kind, edit, description);
+        self.out.push(Candidate { changes: vec![change], tier, at: at.span });
+    }
+
+    /// A statement repair as the search reports it: a location standing for the statement;
+    /// the lines its edit inserts end as the file's do.
+    fn change(&self, func: FuncId, at: &Stmt, kind: MutationKind, edit: TextEdit, description: String) -> Change {
+        let location = Location {
+            id: LocationId(u32::MAX),
+            func,
+            span: at.span,
+            expr: Expr::new(ExprKind::Int(0), Type::INT, at.span),
+            kind: LocationKind::Statement,
+        };
+        let edit = TextEdit { new_text: crate::ir::in_line_breaks_of(self.src, &edit.new_text), ..edit };
+        let mutant = Mutant { expr: location.expr.clone(), kind, edit, description };
+        Change { location, mutant }
     }
 
     /// `a; b;` → `b; a;` for two expression statements (a declaration's scope would move).
@@ -271,7 +276,7 @@ impl Collect<'_> {
 
     /// The missing step of a loop whose body never changes a variable its condition reads.
     fn loop_step(&mut self, func: FuncId, cond: &Expr, body: &Stmt) {
-        let written = assigned_vars(body);
+        let written = crate::ir::walk::assigned_vars(body);
         let mut read = Vec::new();
         walk_expr(cond, &mut |x| {
             if let ExprKind::Var(v) = x.kind
@@ -302,9 +307,9 @@ impl Collect<'_> {
     /// A separator printed only between the loop's items ([`separators`]).
     fn separators(&mut self, func: FuncId, lp: &Stmt) {
         for c in separators::candidates(self.program, self.src, lp, &self.reference_separators) {
-            self.push(func, c.at, MutationKind::SeparatorBetween, c.edit, c.description, 1);
-            let pushed = self.out.last().expect("just pushed").changes[0].clone();
-            self.separators[usize::from(!c.after_each)].push((c.at.span, pushed));
+            let change = self.change(func, c.at, MutationKind::SeparatorBetween, c.edit, c.description);
+            self.separators[usize::from(!c.after_each)].push(change.clone());
+            self.out.push(Candidate { changes: vec![change], tier: 1, at: c.at.span });
         }
     }
 
@@ -313,7 +318,7 @@ impl Collect<'_> {
         let Some(at) = changes.first().map(|c| c.at.span) else { return };
         let changes = changes
             .into_iter()
-            .map(|c| statement_change(func, c.at, MutationKind::SeparatorBetween, c.edit, c.description))
+            .map(|c| self.change(func, c.at, MutationKind::SeparatorBetween, c.edit, c.description))
             .collect();
         self.out.push(Candidate { changes, tier: 2, at });
     }
@@ -338,10 +343,10 @@ impl Collect<'_> {
                 continue;
             }
             let statement = format!("{}[{}] = '\\0';", array.name, index.name);
-            let indent = self.indent(lp.span.start).to_string();
+            let indent = crate::ir::indentation(self.src, lp.span.start as usize).to_string();
             let edit = TextEdit {
                 span: Span::new(lp.span.end as usize, lp.span.end as usize),
-                new_text: format!("{}{indent}{statement}", crate::ir::line_break(self.src)),
+                new_text: format!("\n{indent}{statement}"),
             };
             let description = format!("add `{statement}` after the loop");
             self.push(func, lp, MutationKind::InsertStatement, edit, description, 1);
@@ -368,17 +373,15 @@ impl Collect<'_> {
     fn insertion<'s>(&self, place: &Insertion<'s>, statement: &str) -> (&'s Stmt, TextEdit, String) {
         match place {
             Insertion::Before(s) => {
-                let indent = self.indent(s.span.start);
+                let indent = crate::ir::indentation(self.src, s.span.start as usize);
                 let at = Span::new(s.span.start as usize, s.span.start as usize);
-                let edit =
-                    TextEdit { span: at, new_text: format!("{statement}{}{indent}", crate::ir::line_break(self.src)) };
+                let edit = TextEdit { span: at, new_text: format!("{statement}\n{indent}") };
                 (s, edit, format!("add `{statement}` before `{}`", first_line(self.text(s.span))))
             }
             Insertion::After(s) => {
-                let indent = self.indent(s.span.start);
+                let indent = crate::ir::indentation(self.src, s.span.start as usize);
                 let at = Span::new(s.span.end as usize, s.span.end as usize);
-                let edit =
-                    TextEdit { span: at, new_text: format!("{}{indent}{statement}", crate::ir::line_break(self.src)) };
+                let edit = TextEdit { span: at, new_text: format!("\n{indent}{statement}") };
                 (s, edit, format!("add `{statement}` after `{}`", first_line(self.text(s.span))))
             }
         }
@@ -433,10 +436,10 @@ impl Collect<'_> {
         match &body.kind {
             StmtKind::Block(items) if !items.is_empty() => {
                 let last = items.last().expect("not empty");
-                let indent = self.indent(last.span.start);
+                let indent = crate::ir::indentation(self.src, last.span.start as usize);
                 TextEdit {
                     span: Span::new(last.span.end as usize, last.span.end as usize),
-                    new_text: format!("{}{indent}{statement}", crate::ir::line_break(self.src)),
+                    new_text: format!("\n{indent}{statement}"),
                 }
             }
             StmtKind::Block(_) => {
@@ -455,41 +458,9 @@ impl Collect<'_> {
     }
 }
 
-/// A statement repair as the search reports it: a location standing for the statement.
-fn statement_change(func: FuncId, at: &Stmt, kind: MutationKind, edit: TextEdit, description: String) -> Change {
-    let location = Location {
-        id: LocationId(u32::MAX),
-        func,
-        span: at.span,
-        expr: Expr::new(ExprKind::Int(0), Type::INT, at.span),
-        kind: LocationKind::Statement,
-    };
-    let mutant = Mutant { expr: location.expr.clone(), kind, edit, description };
-    Change { location, mutant }
-}
-
 enum Insertion<'a> {
     Before(&'a Stmt),
     After(&'a Stmt),
-}
-
-/// Variables a statement assigns (`x = …`, `x op= …`, `x++`, `scanf("…", &x)`).
-fn assigned_vars(s: &Stmt) -> HashSet<VarId> {
-    let mut out = HashSet::new();
-    crate::ir::walk::walk_stmt(s, &mut |x| match &x.kind {
-        ExprKind::Assign(lhs, _) | ExprKind::CompoundAssign { lhs, .. } | ExprKind::IncDec(_, lhs) => {
-            if let ExprKind::Var(v) = lhs.strip_implicit().kind {
-                out.insert(v);
-            }
-        }
-        ExprKind::AddrOf(inner) => {
-            if let ExprKind::Var(v) = inner.strip_implicit().kind {
-                out.insert(v);
-            }
-        }
-        _ => {}
-    });
-    out
 }
 
 /// A value of type `from` can be stored in a variable of type `to` as a student means it: the

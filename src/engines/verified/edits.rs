@@ -55,7 +55,7 @@ impl<'j, 'p: 'j, 'ctx: 'j> Job<'j, 'p, 'ctx> {
             let at = t.guard.span.start as usize;
             if t.before {
                 // Just before the loop statement, on its own line with the loop's indentation.
-                let indent = line_indentation(text, at);
+                let indent = crate::ir::indentation(text, at);
                 let insert = Span::new(at, at);
                 let new_text = format!("{stmt}\n{indent}");
                 return Some((
@@ -93,7 +93,7 @@ impl<'j, 'p: 'j, 'ctx: 'j> Job<'j, 'p, 'ctx> {
                 _ => return None,
             };
             let at = end.before.span.start as usize;
-            let indent = line_indentation(text, at);
+            let indent = crate::ir::indentation(text, at);
             let insert = Span::new(at, at);
             let new_text = format!("{}\n{indent}", stmt.replace(") printf", &format!(")\n{indent}    printf")));
             return Some((
@@ -189,7 +189,7 @@ impl<'j, 'p: 'j, 'ctx: 'j> Job<'j, 'p, 'ctx> {
             Some(Alt::Keep) => ";".into(),
             _ => old.clone(),
         };
-        let indent = line_indentation(text, stmt.span.start as usize);
+        let indent = crate::ir::indentation(text, stmt.span.start as usize);
         let new_text = format!("if ({guard})\n{indent}    {print}\n{indent}else\n{indent}    {otherwise}");
         let new = format!("if ({guard}) {print} else {otherwise}");
         Some((Change { span: stmt.span, old, new, region }, TextEdit { span: stmt.span, new_text }))
@@ -207,11 +207,6 @@ pub(super) fn needs_statement(text: &str, at: usize) -> bool {
 }
 
 /// The indentation of the line that `at` is on.
-pub(super) fn line_indentation(text: &str, at: usize) -> String {
-    let line_start = text[..at].rfind('\n').map_or(0, |i| i + 1);
-    text[line_start..at].chars().take_while(|c| c.is_whitespace()).collect()
-}
-
 pub(super) fn indentation_after(text: &str, at: usize) -> String {
     let rest = &text[at.min(text.len())..];
     rest.lines()

@@ -204,23 +204,25 @@ fn describe(facts: &[InputFact], names: &[&str]) -> String {
 /// conversion and the variable's name for a number read, `('*', "")` for anything else. `None`
 /// when a read is not a top-level `scanf(...);` statement (then positions depend on the path).
 fn token_reads(p: &Program, f: FuncId) -> Option<Vec<(char, String)>> {
-    let mut out = Vec::new();
-    for d in super::top_level_scanf_directives(p, f)? {
-        let name = match d.target.map(|t| &t.strip_implicit().kind) {
-            Some(ExprKind::AddrOf(v)) => match &v.strip_implicit().kind {
-                ExprKind::Var(v) => Some(p.var(*v).name.clone()),
-                _ => None,
-            },
-            _ => None,
-        };
-        match (d.suppress, name) {
-            (false, Some(name)) if matches!(d.conv, 'd' | 'i' | 'u' | 'f' | 'e' | 'g' | 'F' | 'E' | 'G') => {
-                out.push((d.conv, name))
-            }
-            _ => out.push(('*', String::new())),
+    let directives = super::top_level_scanf_directives(p, f)?;
+    let reads = directives.iter().map(|d| match read_var(d) {
+        Some(v) if matches!(d.conv, 'd' | 'i' | 'u' | 'f' | 'e' | 'g' | 'F' | 'E' | 'G') => {
+            (d.conv, p.var(v).name.clone())
         }
+        _ => ('*', String::new()),
+    });
+    Some(reads.collect())
+}
+
+/// The variable `x` a directive reads into with `&x`.
+fn read_var(d: &super::ScanfDirective<'_>) -> Option<VarId> {
+    match &d.target?.strip_implicit().kind {
+        ExprKind::AddrOf(v) => match v.strip_implicit().kind {
+            ExprKind::Var(v) => Some(v),
+            _ => None,
+        },
+        _ => None,
     }
-    Some(out)
 }
 
 /// The second template: a range for each integer the reference reads, narrowed only as far as
@@ -359,18 +361,9 @@ fn ordinal(n: usize) -> String {
 /// `%i` reads there.
 fn int_targets(p: &Program, f: FuncId) -> Option<Vec<Option<VarId>>> {
     let directives = super::top_level_scanf_directives(p, f)?;
-    Some(
-        directives
-            .iter()
-            .map(|d| match (d.conv, d.target.map(|t| &t.strip_implicit().kind)) {
-                ('d' | 'i', Some(ExprKind::AddrOf(v))) => match v.strip_implicit().kind {
-                    ExprKind::Var(v) if p.var(v).ty == Type::INT => Some(v),
-                    _ => None,
-                },
-                _ => None,
-            })
-            .collect(),
-    )
+    let targets =
+        directives.iter().map(|d| read_var(d).filter(|v| matches!(d.conv, 'd' | 'i') && p.var(*v).ty == Type::INT));
+    Some(targets.collect())
 }
 
 #[cfg(test)]

@@ -92,7 +92,8 @@ impl<'s, 'p, 'w, 'a, 'ctx> Exec<'s, 'p, 'w, 'a, 'ctx> {
             _ => None,
         };
         // `a[i++] = e`: well defined when `e` neither reads nor writes `i`.
-        let stepped = index_step(idx).is_some_and(|i| right.is_none_or(|r| !has_effects(r) && !mentions(r, i)));
+        let stepped = index_step(idx)
+            .is_some_and(|i| right.is_none_or(|r| !has_effects(r) && !crate::ir::walk::mentions_var(r, i)));
         // The right side first (gcc's order for a plain assignment; the index has no effects,
         // or only a step of a variable the right side does not touch).
         let rhs = right.map(|r| self.eval(r, st, g)).transpose()?;
@@ -145,13 +146,6 @@ fn index_step(idx: &Expr) -> Option<VarId> {
         },
         _ => None,
     }
-}
-
-/// Whether `e` mentions the variable `v`.
-fn mentions(e: &Expr, v: VarId) -> bool {
-    let mut found = false;
-    crate::ir::walk::walk_expr(e, &mut |x| found |= matches!(x.kind, ExprKind::Var(w) if w == v));
-    found
 }
 
 /// An assignment, `op=` or `++`/`--` whose target is an array element.
