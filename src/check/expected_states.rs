@@ -102,7 +102,7 @@ fn search(
     let results = [TestResult { input: String::from_utf8_lossy(input).into_owned(), passed: false }];
     let opts = Options { max_size: 2, window, ..Options::default() };
     let mut first = None;
-    against_tests::run(program, text, &opts, &results, &mut passes_all, &budget, &mut |r| {
+    against_tests::run(program, text, &opts, &results, &mut passes_all, None, &budget, &mut |r| {
         if first.is_none() {
             first = Some(r.clone());
             // The first is the best ranked: the rest of the search is not needed.

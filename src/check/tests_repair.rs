@@ -4,12 +4,13 @@
 use std::time::Instant;
 
 use crate::cancel::Cancel;
-use crate::engines::mutation::against_tests::{self, TestResult};
-use crate::engines::mutation::engine::{FoundRepair, Options};
+use crate::engines::mutation::against_tests::{self, Guidance, TestResult};
+use crate::engines::mutation::engine::{Change, FoundRepair, Options};
 use crate::engines::mutation::search::Verdict;
+use crate::engines::output_text;
 use crate::ir::{Diagnostic, Guarantee, Program};
 use crate::smt::Budget;
-use crate::spec::compare::Compare;
+use crate::spec::compare::{Compare, output_distance};
 use crate::spec::interp::{Limits, RuntimeErrorKind};
 
 use super::assertions::{no_fix_message, push_repair, stream};
@@ -118,7 +119,40 @@ pub(super) fn search(
         }
         Verdict::Repaired
     };
+    // The sum over the tests of how far each output is from the expected one; a run that
+    // stops with an error is at least one edit further than its output.
+    let mut closeness = |candidate: &Program, budget: &Budget| -> Option<u64> {
+        let mut sum = 0;
+        for t in &order {
+            let (_, run) = run_test(candidate, entry, t, compare, &limits_for(t, &limits), &budget.cancel);
+            if budget.stop_reason().is_some()
+                || run.error.as_ref().is_some_and(|e| e.kind == RuntimeErrorKind::Cancelled)
+            {
+                return None;
+            }
+            let actual = String::from_utf8_lossy(&run.output);
+            let d =
+                output_distance(compare, &t.expected, t.expected_prompt, &actual, Some(run.output_before_last_read));
+            sum += d + u64::from(run.error.is_some());
+        }
+        Some(sum)
+    };
+    let printed_tests: Vec<output_text::Test> = tests
+        .iter()
+        .map(|t| output_text::Test { input: &t.input, expected: &t.expected, expected_prompt: t.expected_prompt })
+        .collect();
+    let mut text_fix = |candidate: &Program, src: &str, budget: &Budget| -> Option<Vec<Change>> {
+        let fix = output_text::repair(candidate, src, entry, &printed_tests, compare, &limits, &budget.cancel)?;
+        Some(
+            fix.edits
+                .into_iter()
+                .zip(fix.places)
+                .map(|(edit, place)| Change::of_text(candidate, edit, place))
+                .collect(),
+        )
+    };
     let results: Vec<TestResult> =
         tests.iter().map(|t| TestResult { input: t.input.clone(), passed: t.passed }).collect();
-    against_tests::run(program, text, engine_opts, &results, &mut passes_all, budget, on_repair)
+    let guidance = Guidance { closeness: &mut closeness, text_fix: &mut text_fix };
+    against_tests::run(program, text, engine_opts, &results, &mut passes_all, Some(guidance), budget, on_repair)
 }

@@ -686,11 +686,12 @@ pub fn run(
         for o in &results {
             writeln!(
                 out,
-                "  {} {} [{}] {:.0} ms {}",
+                "  {} {} [{}] {:.0} ms (whole analysis {:.0} ms) {}",
                 o.file,
                 o.level,
                 o.reference,
                 o.first_ms.unwrap_or(o.total_ms),
+                o.total_ms,
                 o.title
             )?;
         }

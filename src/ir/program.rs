@@ -263,6 +263,11 @@ impl Builtin {
         use Builtin::*;
         matches!(self, Printf | Scanf | Getchar | Putchar | Puts | Gets | Fgets)
     }
+
+    /// Writes the output (and nothing else).
+    pub fn writes_output(self) -> bool {
+        matches!(self, Builtin::Printf | Builtin::Putchar | Builtin::Puts)
+    }
 }
 
 #[derive(Clone, Debug)]

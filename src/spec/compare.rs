@@ -120,6 +120,60 @@ pub fn outputs_match_values(
     e.len() == a.len() && e.iter().zip(&a).all(|(x, y)| x.same_value(y))
 }
 
+/// How far `actual` is from matching `expected` under `mode`: the edit distance of what the
+/// mode compares (bytes for `Exact`, bytes after collapsing whitespace for `Whitespace`, value
+/// tokens for `Values`); 0 exactly when [`output_matches`] holds. It ranks candidate programs
+/// that pass no more tests than each other by how close their outputs come.
+pub fn output_distance(
+    mode: Compare,
+    expected: &str,
+    expected_prompt: Option<usize>,
+    actual: &str,
+    actual_prompt: Option<usize>,
+) -> u64 {
+    if output_matches(mode, expected, expected_prompt, actual, actual_prompt) {
+        return 0;
+    }
+    // A differing output is at least 1 away, whatever its parts' distance.
+    let d = match mode {
+        Compare::Exact => edit_distance(expected.as_bytes(), actual.as_bytes(), |a, b| a == b),
+        Compare::Whitespace => {
+            edit_distance(collapse_ws(expected).as_bytes(), collapse_ws(actual).as_bytes(), |a, b| a == b)
+        }
+        Compare::Values => {
+            let (e, a, _) = value_tails(expected, expected_prompt, actual, actual_prompt);
+            edit_distance(&e, &a, |x, y| x.same_value(y))
+        }
+    };
+    d.max(1)
+}
+
+/// Levenshtein distance of `a` and `b` after their common prefix and suffix; when what is left
+/// is too large for the quadratic table, the longer remainder's length (an upper bound).
+fn edit_distance<T>(a: &[T], b: &[T], same: impl Fn(&T, &T) -> bool) -> u64 {
+    let prefix = a.iter().zip(b).take_while(|(x, y)| same(x, y)).count();
+    let (a, b) = (&a[prefix..], &b[prefix..]);
+    let suffix = a.iter().rev().zip(b.iter().rev()).take_while(|(x, y)| same(x, y)).count();
+    let (a, b) = (&a[..a.len() - suffix], &b[..b.len() - suffix]);
+    if a.is_empty() || b.is_empty() || a.len().saturating_mul(b.len()) > MAX_DISTANCE_CELLS {
+        return a.len().max(b.len()) as u64;
+    }
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, x) in a.iter().enumerate() {
+        let mut diagonal = row[0];
+        row[0] = i + 1;
+        for (j, y) in b.iter().enumerate() {
+            let substituted = diagonal + usize::from(!same(x, y));
+            diagonal = row[j + 1];
+            row[j + 1] = substituted.min(row[j] + 1).min(diagonal + 1);
+        }
+    }
+    row[b.len()] as u64
+}
+
+/// Cells of the edit-distance table computed at most (a few milliseconds).
+const MAX_DISTANCE_CELLS: usize = 1 << 20;
+
 /// The value tokens compared by [`outputs_match_values`]: expected tail, actual tail (after
 /// prompt text), and how many leading actual tokens were dropped as prompt text.
 fn value_tails<'a>(
@@ -336,6 +390,21 @@ fn floor(s: &str, mut i: usize) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn distance_counts_what_the_mode_compares() {
+        let exact = |e: &str, a: &str| output_distance(Compare::Exact, e, None, a, None);
+        assert_eq!(exact("1 2 3\n", "1 2 3\n"), 0);
+        assert_eq!(exact("1 2 3\n", "1 2 3 \n"), 1);
+        assert_eq!(exact("1 2 3\n", "1 2 3 \n\n"), 2);
+        assert_eq!(exact("kitten", "sitting"), 3);
+        assert_eq!(exact("", "abc"), 3);
+        assert_eq!(output_distance(Compare::Whitespace, "1 2\n", None, "1   2", None), 0);
+        assert_eq!(output_distance(Compare::Whitespace, "1 2\n", None, "1 3", None), 1);
+        // Values: the prompt is not compared, a wrong number is one token.
+        assert_eq!(output_distance(Compare::Values, "Sum: 12\n", None, "Sum: 13\n", None), 1);
+        assert_eq!(output_distance(Compare::Values, "12 5\n", None, "12\n", None), 1);
+    }
 
     #[test]
     fn modes_parse() {

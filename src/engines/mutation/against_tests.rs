@@ -17,7 +17,7 @@ use crate::smt::Budget;
 use crate::spec::interp::{self, Limits};
 
 use super::concrete;
-use super::engine::{Alternatives, FoundRepair, FunctionScopes, Options, mutation_unit, selection_changes};
+use super::engine::{Alternatives, Change, FoundRepair, FunctionScopes, Options, mutation_unit, selection_changes};
 use super::search::{self, Oracle, Outcome, SearchOptions, Selection, Verdict};
 use super::statements;
 
@@ -38,15 +38,31 @@ pub struct TestsReport {
     pub total_time: std::time::Duration,
 }
 
+/// A change of the literal text a program (written as the given source) prints that makes it
+/// pass every test, as changes of that source.
+pub type TextFix<'a> = &'a mut dyn FnMut(&Program, &str, &Budget) -> Option<Vec<Change>>;
+
+/// What tests say beyond pass or fail, which a repair of two changes needs.
+pub struct Guidance<'a> {
+    /// How far a program's outputs are from the tests' expected ones (0: it passes them all;
+    /// `None`: not known, e.g. cancelled); see [`crate::spec::compare::output_distance`].
+    pub closeness: &'a mut dyn FnMut(&Program, &Budget) -> Option<u64>,
+    pub text_fix: TextFix<'a>,
+}
+
 /// Searches every minimal mutation repair that makes `passes_all` accept the program.
 /// `passes_all` runs the tests on a candidate program (the check layer owns comparison
-/// modes and step limits); `results` are the original program's test results.
+/// modes and step limits); `results` are the original program's test results; `guidance`,
+/// where the spec gives it, lets a statement repair that brings the outputs closer take one
+/// more change.
+#[allow(clippy::too_many_arguments)]
 pub fn run(
     program: &Program,
     src: &str,
     opts: &Options,
     results: &[TestResult],
     passes_all: &mut dyn FnMut(&Program, &Budget) -> Verdict,
+    guidance: Option<Guidance<'_>>,
     budget: &Budget,
     on_repair: &mut dyn FnMut(&FoundRepair),
 ) -> TestsReport {
@@ -81,10 +97,18 @@ pub fn run(
         found.push(repair);
     };
     // Wolverine2's priority: a changed expression, then a moved, deleted or inserted statement,
-    // then two changed expressions.
+    // then a statement and one more change, then two changed expressions.
     let (mut outcome, found_one) = units.search(1, passes_all, budget, &mut checked, &mut on_found);
     if !found_one && budget.stop_reason().is_none() {
-        if let Some(repair) = first_statement_repair(program, src, opts, &spectrum, passes_all, budget, &mut checked) {
+        let statements = StatementSearch { program, src, opts, spectrum: &spectrum, results };
+        let mut found = statements.first_repair(passes_all, budget, &mut checked);
+        if found.is_none()
+            && opts.max_size > 1
+            && let Some(guidance) = guidance
+        {
+            found = statements.first_with_one_more(passes_all, guidance, budget, &mut checked);
+        }
+        if let Some(repair) = found {
             on_found(repair);
             // The larger expression repairs were not searched: nothing is exhausted.
             outcome = Outcome::Incomplete { reason: "stopped at a statement repair".into(), size_reached: 1 };
@@ -222,38 +246,178 @@ impl Spectrum {
 /// Failing tests tried for the function a run goes wrong in.
 const FOCUS_TESTS: usize = 3;
 
-/// The first statement repair ([`statements`]) whose text, lowered again, passes `passes_all`.
-fn first_statement_repair(
-    program: &Program,
-    src: &str,
-    opts: &Options,
-    spectrum: &Spectrum,
-    passes_all: &mut dyn FnMut(&Program, &Budget) -> Verdict,
-    budget: &Budget,
-    checked: &mut usize,
-) -> Option<FoundRepair> {
-    let scope = FunctionScopes::new(program);
-    let score = |at: Span| spectrum.score(at);
-    for candidate in statements::candidates(program, src, &opts.frozen, &scope, opts.reference.as_ref(), &score) {
-        if budget.stop_reason().is_some() {
+/// The statement repairs ([`statements`]) of one program, checked on its tests.
+struct StatementSearch<'a> {
+    program: &'a Program,
+    src: &'a str,
+    opts: &'a Options,
+    spectrum: &'a Spectrum,
+    results: &'a [TestResult],
+}
+
+/// A statement repair applied: its text and that text lowered.
+struct Patched {
+    candidate: statements::Candidate,
+    text: String,
+    program: Program,
+}
+
+impl StatementSearch<'_> {
+    /// Every statement repair whose text lowers without errors, best first.
+    fn patched(&self, budget: &Budget) -> impl Iterator<Item = Patched> + '_ {
+        let scope = FunctionScopes::new(self.program);
+        let score = |at: Span| self.spectrum.score(at);
+        let candidates = statements::candidates(
+            self.program,
+            self.src,
+            &self.opts.frozen,
+            &scope,
+            self.opts.reference.as_ref(),
+            &score,
+        );
+        let cancel = budget.clone();
+        candidates.into_iter().take_while(move |_| cancel.stop_reason().is_none()).filter_map(|candidate| {
+            let edits: Vec<TextEdit> = candidate.changes.iter().map(|c| c.mutant.edit.clone()).collect();
+            let text = apply_edits(self.src, &edits);
+            let lowered = crate::syntax::lower::lower_source(&text);
+            if lowered.diagnostics.iter().any(|d| d.severity == Severity::Error) {
+                return None;
+            }
+            Some(Patched { candidate, text, program: lowered.program })
+        })
+    }
+
+    /// The first statement repair that passes `passes_all`.
+    fn first_repair(
+        &self,
+        passes_all: &mut dyn FnMut(&Program, &Budget) -> Verdict,
+        budget: &Budget,
+        checked: &mut usize,
+    ) -> Option<FoundRepair> {
+        for p in self.patched(budget) {
+            *checked += 1;
+            if matches!((passes_all)(&p.program, budget), Verdict::Repaired) {
+                return Some(found(p.candidate.changes));
+            }
+        }
+        None
+    }
+
+    /// Two changes, one a statement repair: the statement repairs that bring the outputs
+    /// closest to the expected ones (a separator printed only between items, where a stray
+    /// line break is also printed), each with one more change on its text (a fix of the
+    /// printed text, an expression mutation or another statement repair), until one passes
+    /// `passes_all`. The closeness decides which statement repairs are worth a second change:
+    /// without it the pair space is the square of the statement space.
+    fn first_with_one_more(
+        &self,
+        passes_all: &mut dyn FnMut(&Program, &Budget) -> Verdict,
+        guidance: Guidance<'_>,
+        budget: &Budget,
+        checked: &mut usize,
+    ) -> Option<FoundRepair> {
+        let Guidance { closeness, text_fix } = guidance;
+        let before = closeness(self.program, budget)?;
+        let mut closer: Vec<(u64, Patched)> = Vec::new();
+        for p in self.patched(budget).take(MAX_FIRST_STATEMENTS) {
+            *checked += 1;
+            if let Some(d) = closeness(&p.program, budget).filter(|d| *d < before) {
+                closer.push((d, p));
+            }
+        }
+        // Stable: of equally close ones, the better ranked first.
+        closer.sort_by_key(|(d, _)| *d);
+        for (_, first) in closer.into_iter().take(MAX_CLOSER) {
+            let spectrum = Spectrum::of(&first.program, &self.opts.entry, self.results, &budget.cancel);
+            let second = StatementSearch { program: &first.program, src: &first.text, spectrum: &spectrum, ..*self };
+            let mut seconds: Vec<Vec<Change>> = text_fix(&first.program, &first.text, budget).into_iter().collect();
+            if seconds.is_empty() {
+                seconds = second.expression_repairs(passes_all, budget, checked);
+            }
+            if seconds.is_empty() {
+                seconds.extend(second.first_repair(passes_all, budget, checked).map(|r| r.changes));
+            }
+            for changes in seconds {
+                if let Some(both) = self.combined(&first, changes) {
+                    return Some(found(both));
+                }
+            }
+            if budget.stop_reason().is_some() {
+                return None;
+            }
+        }
+        None
+    }
+
+    /// The one-expression repairs of this program that pass `passes_all`.
+    fn expression_repairs(
+        &self,
+        passes_all: &mut dyn FnMut(&Program, &Budget) -> Verdict,
+        budget: &Budget,
+        checked: &mut usize,
+    ) -> Vec<Vec<Change>> {
+        let (_, alternatives) = mutation_unit(self.program, self.src, self.opts);
+        let loc_ids: Vec<_> = alternatives.keys().copied().collect();
+        let counts: Vec<usize> = loc_ids.iter().map(|id| alternatives[id].1.len() + 1).collect();
+        let suspiciousness: Vec<f64> = loc_ids.iter().map(|id| self.spectrum.score(alternatives[id].0.span)).collect();
+        let units = Units {
+            program: self.program,
+            loc_ids: &loc_ids,
+            alternatives: &alternatives,
+            counts: &counts,
+            suspiciousness: &suspiciousness,
+        };
+        let mut out = Vec::new();
+        units.search(1, passes_all, budget, checked, &mut |r| out.push(r.changes));
+        out
+    }
+
+    /// `first`'s changes and `second`'s (made on `first`'s text) as changes of this program's
+    /// text; `None` when `second` touches what `first` wrote, or the two together do not give
+    /// the text they give one after the other.
+    fn combined(&self, first: &Patched, second: Vec<Change>) -> Option<Vec<Change>> {
+        let first_edits: Vec<TextEdit> = first.candidate.changes.iter().map(|c| c.mutant.edit.clone()).collect();
+        let second_edits: Vec<TextEdit> = second.iter().map(|c| c.mutant.edit.clone()).collect();
+        let mut both = first.candidate.changes.clone();
+        for mut change in second {
+            change.mutant.edit.span = span_before(change.mutant.edit.span, &first_edits)?;
+            change.location.span = span_before(change.location.span, &first_edits)?;
+            both.push(change);
+        }
+        let edits: Vec<TextEdit> = both.iter().map(|c| c.mutant.edit.clone()).collect();
+        (apply_edits(self.src, &edits) == apply_edits(&first.text, &second_edits)).then_some(both)
+    }
+}
+
+fn found(changes: Vec<Change>) -> FoundRepair {
+    FoundRepair { changes, guarantee: Guarantee::Tested { tests: 0 }, found_after: Duration::ZERO }
+}
+
+/// Statement repairs whose closeness is measured for a second change.
+const MAX_FIRST_STATEMENTS: usize = 400;
+/// The closest statement repairs that get a second change.
+const MAX_CLOSER: usize = 3;
+
+/// A span of the text after `edits` as a span of the text before them; `None` when it
+/// overlaps what an edit wrote.
+fn span_before(span: Span, edits: &[TextEdit]) -> Option<Span> {
+    let mut sorted: Vec<&TextEdit> = edits.iter().collect();
+    sorted.sort_by_key(|e| (e.span.start, e.span.end));
+    let mut shift: i64 = 0;
+    for e in sorted {
+        let written_start = e.span.start as i64 + shift;
+        let written_end = written_start + e.new_text.len() as i64;
+        if (span.end as i64) <= written_start {
+            break;
+        }
+        if (span.start as i64) < written_end {
             return None;
         }
-        let edits: Vec<TextEdit> = candidate.changes.iter().map(|c| c.mutant.edit.clone()).collect();
-        let patched = apply_edits(src, &edits);
-        let lowered = crate::syntax::lower::lower_source(&patched);
-        if lowered.diagnostics.iter().any(|d| d.severity == Severity::Error) {
-            continue;
-        }
-        *checked += 1;
-        if matches!((passes_all)(&lowered.program, budget), Verdict::Repaired) {
-            return Some(FoundRepair {
-                changes: candidate.changes,
-                guarantee: Guarantee::Tested { tests: 0 },
-                found_after: Duration::ZERO,
-            });
-        }
+        shift += e.new_text.len() as i64 - (e.span.end - e.span.start) as i64;
     }
-    None
+    let start = span.start as i64 - shift;
+    let end = span.end as i64 - shift;
+    (start >= 0).then(|| Span::new(start as usize, end as usize))
 }
 
 /// The spans of every statement that is not a block (blocks contain everything).
@@ -267,4 +431,33 @@ fn statement_spans(program: &Program) -> Vec<Span> {
         });
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn edit(start: usize, end: usize, text: &str) -> TextEdit {
+        TextEdit { span: Span::new(start, end), new_text: text.into() }
+    }
+
+    #[test]
+    fn a_second_change_maps_back_around_the_first() {
+        let original = "a = 1; b = 2; c = 3;";
+        // The first change writes `bb = 22;` over `b = 2;`.
+        let first = [edit(7, 13, "bb = 22;")];
+        let patched = apply_edits(original, &first);
+        assert_eq!(patched, "a = 1; bb = 22; c = 3;");
+        // Before it: unmoved; after it: two bytes back; inside or touching what it wrote: none.
+        assert_eq!(span_before(Span::new(4, 5), &first), Some(Span::new(4, 5)));
+        assert_eq!(span_before(Span::new(20, 21), &first), Some(Span::new(18, 19)));
+        assert_eq!(span_before(Span::new(12, 14), &first), None);
+        assert_eq!(span_before(Span::new(7, 7), &first), Some(Span::new(7, 7)));
+        assert_eq!(span_before(Span::new(15, 15), &first), Some(Span::new(13, 13)));
+        // Applied together to the original, the mapped change gives what it gave on the patch.
+        let second = edit(20, 21, "4");
+        let mapped = TextEdit { span: span_before(second.span, &first).unwrap(), ..second.clone() };
+        let both = [first[0].clone(), mapped];
+        assert_eq!(apply_edits(original, &both), apply_edits(&patched, &[second]));
+    }
 }

@@ -60,6 +60,11 @@ pub enum MutationKind {
     MoveStatement,
     DeleteStatement,
     InsertStatement,
+    /// A print that should not be there (a prompt under a course that compares whole outputs,
+    /// a debugging print, an extra line break) goes.
+    DeleteOutput,
+    /// The literal text a print prints ([`crate::engines::output_text`]).
+    PrintedText,
     /// A separator printed only between a loop's items ([`super::separators`]).
     SeparatorBetween,
 }
@@ -85,6 +90,8 @@ impl MutationKind {
             MutationKind::MoveStatement => "move-statement",
             MutationKind::DeleteStatement => "delete-statement",
             MutationKind::InsertStatement => "insert-statement",
+            MutationKind::DeleteOutput => "delete-output",
+            MutationKind::PrintedText => "printed-text",
             MutationKind::SeparatorBetween => "separator-between",
         }
     }

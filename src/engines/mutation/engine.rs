@@ -89,6 +89,25 @@ pub struct Change {
     pub mutant: Mutant,
 }
 
+impl Change {
+    /// A change of the literal text `program` prints ([`crate::engines::output_text`]): a
+    /// format's text, or a print of literal text deleted with its statement.
+    pub fn of_text(program: &Program, edit: TextEdit, place: Place) -> Change {
+        let func = program.funcs.iter().position(|f| f.span.start <= place.span.start && place.span.end <= f.span.end);
+        let kind = if edit.new_text.is_empty() { LocationKind::Statement } else { LocationKind::Arg };
+        let expr = Expr::new(ExprKind::Int(0), Type::INT, place.span);
+        let location =
+            Location { id: LocationId(u32::MAX), func: FuncId(func.unwrap_or(0) as u32), span: place.span, expr, kind };
+        let mutant = Mutant {
+            expr: location.expr.clone(),
+            kind: super::catalogue::MutationKind::PrintedText,
+            edit,
+            description: place.change,
+        };
+        Change { location, mutant }
+    }
+}
+
 #[derive(Clone, Debug)]
 pub struct FoundRepair {
     pub changes: Vec<Change>,

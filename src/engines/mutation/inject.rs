@@ -38,10 +38,11 @@ pub fn single_faults(program: &Program, src: &str) -> Vec<Injected> {
     }
     let scope = FunctionScopes::new(program);
     for c in statements::candidates(program, src, &HashSet::new(), &scope, None, &|_| 0.0) {
-        // A separator printed only between items is a fix, not a slip students make.
+        // A separator printed only between items is a fix, not a slip students make; a deleted
+        // print is the slip of a missing one, whose inverse only a reference could supply.
         let [change] = c.changes.as_slice() else { continue };
         let m = &change.mutant;
-        if m.kind == MutationKind::SeparatorBetween {
+        if matches!(m.kind, MutationKind::SeparatorBetween | MutationKind::DeleteOutput) {
             continue;
         }
         out.push(Injected {

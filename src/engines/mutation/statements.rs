@@ -7,6 +7,8 @@
 //!   `prev = head;`, `free(p);` before `p = p->next;`);
 //! - `delete-statement`: an assignment or update that should not be there goes (never a
 //!   `free`: deleting it would trade the bug for a leak);
+//! - `delete-output`: a statement that only prints goes (a prompt where the whole output is
+//!   compared, a debugging print, an extra line break);
 //! - `insert-statement`, from three pools:
 //!   - the step of a `while` loop (or a `for` without one) whose body never changes a variable
 //!     its condition reads: `p = p->next;` for a pointer, `i++;` / `i--;` for an integer;
@@ -232,18 +234,23 @@ impl Collect<'_> {
         self.push(func, b, MutationKind::MoveStatement, edit, description, 0);
     }
 
-    /// Deletes an assignment or update statement (`x = e;`, `x += e;`, `x++;`).
+    /// Deletes an assignment or update statement (`x = e;`, `x += e;`, `x++;`), or a
+    /// statement that only prints.
     fn delete(&mut self, func: FuncId, s: &Stmt, e: &Expr) {
-        if !matches!(e.kind, ExprKind::Assign(..) | ExprKind::CompoundAssign { .. } | ExprKind::IncDec(..)) {
-            return;
-        }
+        let kind = match &e.kind {
+            ExprKind::Assign(..) | ExprKind::CompoundAssign { .. } | ExprKind::IncDec(..) => {
+                MutationKind::DeleteStatement
+            }
+            ExprKind::Call(Callee::Builtin(b), _) if b.writes_output() => MutationKind::DeleteOutput,
+            _ => return,
+        };
         let text = self.text(s.span);
         if text.is_empty() {
             return;
         }
         let edit = TextEdit { span: deletion_span(self.src, s.span), new_text: String::new() };
         let description = format!("delete `{text}`");
-        self.push(func, s, MutationKind::DeleteStatement, edit, description, 0);
+        self.push(func, s, kind, edit, description, 0);
     }
 
     /// `f(x, …);` whose value is thrown away → `x = f(x, …);` for each variable argument of

@@ -145,7 +145,7 @@ pub fn reading_range(p: &Program, f: FuncId) -> Option<Span> {
 }
 
 fn is_print(e: &Expr) -> bool {
-    matches!(&e.kind, ExprKind::Call(Callee::Builtin(Builtin::Printf | Builtin::Putchar | Builtin::Puts), _))
+    matches!(&e.kind, ExprKind::Call(Callee::Builtin(b), _) if b.writes_output())
 }
 
 /// `values` mode, character programs: the prints before the first statement that reads are
