@@ -366,6 +366,27 @@ fn partners(student: &Program, sf: FuncId, reference: &Program, rf: FuncId) -> B
         list.extend(closest(&locals, |s| score(r, s)));
         out.insert(r, partner_list(list));
     }
+    // Arrays (the lists of an array course) by element type: a namesake, then the student's
+    // arrays of that element type in the order they are declared.
+    let arrays = |p: &Program, f: FuncId| -> Vec<VarId> {
+        (0..p.vars.len() as u32)
+            .map(VarId)
+            .filter(|v| p.var(*v).func == Some(f) && matches!(p.var(*v).ty, Type::Array(..)))
+            .collect()
+    };
+    let element = |t: &Type| match t {
+        Type::Array(e, _) => Some((**e).clone()),
+        _ => None,
+    };
+    let student_arrays = arrays(student, sf);
+    for r in arrays(reference, rf) {
+        let x = reference.var(r);
+        let same: Vec<VarId> =
+            student_arrays.iter().copied().filter(|s| element(&student.var(*s).ty) == element(&x.ty)).collect();
+        let mut list: Vec<VarId> = same.iter().copied().filter(|s| student.var(*s).name == x.name).collect();
+        list.extend(same);
+        out.insert(r, partner_list(list));
+    }
     for (i, x) in reference.vars.iter().enumerate() {
         if x.func.is_none()
             && (x.ty.is_arithmetic() || matches!(x.ty, Type::Pointer(_)))
@@ -488,8 +509,9 @@ fn scanned(f: &Function) -> Vec<VarId> {
 /// closest to the best one: every variable at its best partner, then one at its second or
 /// third, then two at their second; only those mapping distinct variables to distinct ones,
 /// at most [`MAX_RENAMINGS`]. Nothing when `e` has side effects, reads a variable without a
-/// partner, calls a function the student lacks, or uses arrays, pointers other than through
-/// a struct field (`p->next`, `l.first`: the node reads of list code), or strings. (A program
+/// partner, calls a function the student lacks, or uses pointers other than through a struct
+/// field (`p->next`, `l.first`: the node reads of list code) or an array element (`v[i]`), or
+/// strings. (A program
 /// with structs is beyond the bounded encoding anyway: only the search on the tests runs
 /// these.)
 fn renamings(student: &Program, reference: &Program, e: &Expr, partners: &BTreeMap<VarId, Vec<VarId>>) -> Vec<Expr> {
@@ -509,9 +531,11 @@ fn renamings(student: &Program, reference: &Program, e: &Expr, partners: &BTreeM
         | ExprKind::Str(_)
         | ExprKind::SizeOf { .. }
         | ExprKind::AddrOf(_)
-        | ExprKind::Deref(_)
-        | ExprKind::Index(..)
-        | ExprKind::Decay(_) => ok = false,
+        | ExprKind::Deref(_) => ok = false,
+        // An element of an array or pointer variable (with a partner, as every variable),
+        // `v[i]`, or the array passed on.
+        ExprKind::Index(base, _) => ok &= matches!(base.strip_implicit().kind, ExprKind::Var(_)),
+        ExprKind::Decay(array) => ok &= matches!(array.kind, ExprKind::Var(_)),
         _ => {}
     });
     let lists: Option<Vec<&Vec<VarId>>> = vars.iter().map(|v| partners.get(v).filter(|l| !l.is_empty())).collect();
@@ -652,5 +676,25 @@ mod tests {
             let at = encode::locations(&q, &frozen).into_iter().nth(wrong.id.0 as usize).unwrap();
             assert_eq!(expr_to_c(&q, &at.expr), expr_to_c(&s, &m.expr));
         }
+    }
+
+    #[test]
+    fn array_elements_renamed_into_the_students_array() {
+        let reference = "#include <stdio.h>\nint main(void) {\n    int n, i, j, v[100];\n    scanf(\"%d\", &n);\n    for (i = 0; i < n; ++i) scanf(\"%d\", &v[i]);\n    for (i = 0; i < n; ++i) {\n        for (j = 0; j < v[i]; ++j) putchar('*');\n        putchar('\\n');\n    }\n    return 0;\n}\n";
+        let student = "#include <stdio.h>\nint main(void) {\n    int n, i, j, max = 0, vetor[100];\n    scanf(\"%d\", &n);\n    for (i = 0; i < n; i++) scanf(\"%d\", &vetor[i]);\n    for (i = 0; i < n; i++) {\n        for (j = 0; j < max; j++) putchar('*');\n        putchar('\\n');\n    }\n    return 0;\n}\n";
+        let (s, r) = (lower_source(student).program, lower_source(reference).program);
+        let frozen = HashSet::new();
+        let space = ReferenceSpace::new(&s, student, &r, &frozen);
+        let locs = encode::locations(&s, &frozen);
+        let wrong = locs.iter().find(|l| &student[l.span.range()] == "j < max").unwrap();
+        let shown: Vec<String> = space
+            .picks(wrong, &[])
+            .iter()
+            .filter_map(|p| match p {
+                Pick::New(m) => Some(m.description.clone()),
+                Pick::Catalogue(_) => None,
+            })
+            .collect();
+        assert!(shown.iter().any(|d| d == "`j < max` → `j < vetor[i]` (as in the reference)"), "{shown:?}");
     }
 }
