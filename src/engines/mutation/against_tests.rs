@@ -67,29 +67,19 @@ pub fn run(
     on_repair: &mut dyn FnMut(&FoundRepair),
 ) -> TestsReport {
     let started = Instant::now();
-    let (_, alternatives) = mutation_unit(program, src, opts);
-    let mut report = TestsReport {
-        locations: alternatives.len(),
-        alternatives: alternatives.values().map(|(_, m)| m.len()).sum(),
-        ..Default::default()
-    };
-    let loc_ids: Vec<_> = alternatives.keys().copied().collect();
-    let counts: Vec<usize> = loc_ids.iter().map(|id| alternatives[id].1.len() + 1).collect();
     let mut spectrum = Spectrum::of(program, &opts.entry, results, &budget.cancel);
     if let Some(reference) = &opts.reference {
         spectrum.focus_on_wrong_call(program, reference, &opts.entry, results, opts.compare, &budget.cancel);
     }
     spectrum.window = opts.window.clone();
-    let suspiciousness: Vec<f64> = loc_ids.iter().map(|id| spectrum.score(alternatives[id].0.span)).collect();
+    let units = Units::new(program, src, opts, &spectrum);
+    let mut report = TestsReport {
+        locations: units.alternatives.len(),
+        alternatives: units.alternatives.values().map(|(_, m)| m.len()).sum(),
+        ..Default::default()
+    };
     let tests = results.len() as u32;
     let mut found = Vec::new();
-    let units = Units {
-        program,
-        loc_ids: &loc_ids,
-        alternatives: &alternatives,
-        counts: &counts,
-        suspiciousness: &suspiciousness,
-    };
     let mut checked = 0;
     let mut on_found = |repair: FoundRepair| {
         let repair = FoundRepair { guarantee: Guarantee::Tested { tests }, found_after: started.elapsed(), ..repair };
@@ -126,13 +116,22 @@ pub fn run(
 /// The expression repair space: the mutated locations and their alternatives.
 struct Units<'a> {
     program: &'a Program,
-    loc_ids: &'a [crate::smt::encode::LocationId],
-    alternatives: &'a Alternatives,
-    counts: &'a [usize],
-    suspiciousness: &'a [f64],
+    loc_ids: Vec<crate::smt::encode::LocationId>,
+    alternatives: Alternatives,
+    counts: Vec<usize>,
+    suspiciousness: Vec<f64>,
 }
 
-impl Units<'_> {
+impl<'a> Units<'a> {
+    /// The space of `program` (written as `src`), its locations ranked by `spectrum`.
+    fn new(program: &'a Program, src: &str, opts: &Options, spectrum: &Spectrum) -> Units<'a> {
+        let (_, alternatives) = mutation_unit(program, src, opts);
+        let loc_ids: Vec<_> = alternatives.keys().copied().collect();
+        let counts = loc_ids.iter().map(|id| alternatives[id].1.len() + 1).collect();
+        let suspiciousness = loc_ids.iter().map(|id| spectrum.score(alternatives[id].0.span)).collect();
+        Units { program, loc_ids, alternatives, counts, suspiciousness }
+    }
+
     /// AllRepair's search up to `max_size` changed expressions; whether it found a repair.
     fn search(
         &self,
@@ -143,12 +142,14 @@ impl Units<'_> {
         on_found: &mut dyn FnMut(FoundRepair),
     ) -> (Outcome, bool) {
         let mut oracle =
-            TestsOracle { program: self.program, loc_ids: self.loc_ids, alternatives: self.alternatives, passes_all };
+            TestsOracle { program: self.program, loc_ids: &self.loc_ids, alternatives: &self.alternatives, passes_all };
         let opts = SearchOptions { max_size, suspiciousness: Some(self.suspiciousness.to_vec()), first_pass_cap: None };
         let mut any = false;
-        let (outcome, stats) = search::all_repairs(self.counts, &mut oracle, &opts, budget, &mut |selection| {
-            let changes =
-                selection_changes(self.loc_ids, selection, self.alternatives).into_iter().map(|(_, _, c)| c).collect();
+        let (outcome, stats) = search::all_repairs(&self.counts, &mut oracle, &opts, budget, &mut |selection| {
+            let changes = selection_changes(&self.loc_ids, selection, &self.alternatives)
+                .into_iter()
+                .map(|(_, _, c)| c)
+                .collect();
             any = true;
             on_found(FoundRepair { changes, guarantee: Guarantee::Tested { tests: 0 }, found_after: Duration::ZERO });
         });
@@ -356,17 +357,7 @@ impl StatementSearch<'_> {
         budget: &Budget,
         checked: &mut usize,
     ) -> Vec<Vec<Change>> {
-        let (_, alternatives) = mutation_unit(self.program, self.src, self.opts);
-        let loc_ids: Vec<_> = alternatives.keys().copied().collect();
-        let counts: Vec<usize> = loc_ids.iter().map(|id| alternatives[id].1.len() + 1).collect();
-        let suspiciousness: Vec<f64> = loc_ids.iter().map(|id| self.spectrum.score(alternatives[id].0.span)).collect();
-        let units = Units {
-            program: self.program,
-            loc_ids: &loc_ids,
-            alternatives: &alternatives,
-            counts: &counts,
-            suspiciousness: &suspiciousness,
-        };
+        let units = Units::new(self.program, self.src, self.opts, self.spectrum);
         let mut out = Vec::new();
         units.search(1, passes_all, budget, checked, &mut |r| out.push(r.changes));
         out
