@@ -94,7 +94,10 @@ impl Change {
     /// format's text, or a print of literal text deleted with its statement.
     pub fn of_text(program: &Program, edit: TextEdit, place: Place) -> Change {
         let func = program.funcs.iter().position(|f| f.span.start <= place.span.start && place.span.end <= f.span.end);
-        let kind = if edit.new_text.is_empty() { LocationKind::Statement } else { LocationKind::Arg };
+        // A print deleted with its statement, or a format's text (an argument of the print).
+        let deleted =
+            edit.new_text.is_empty() && edit.span.start <= place.span.start && place.span.end <= edit.span.end;
+        let kind = if deleted { LocationKind::Statement } else { LocationKind::Arg };
         let expr = Expr::new(ExprKind::Int(0), Type::INT, place.span);
         let location =
             Location { id: LocationId(u32::MAX), func: FuncId(func.unwrap_or(0) as u32), span: place.span, expr, kind };
@@ -736,5 +739,32 @@ impl Scope for FunctionScopes<'_> {
         vars.retain(|v| seen.insert(self.program.var(*v).name.clone()));
         vars.reverse();
         vars
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_text_change_is_a_statement_only_when_the_print_goes() {
+        let src = "int main(void) {\n    printf(\"a \\n\");\n    return 0;\n}\n";
+        let program = crate::syntax::lower::lower_source(src).program;
+        let call = Span::new(src.find("printf").unwrap(), src.find(";").unwrap());
+        let literal = Span::new(src.find('"').unwrap(), src.find(");").unwrap());
+        let space = literal.start as usize + 2;
+        let in_format = Change::of_text(
+            &program,
+            TextEdit { span: Span::new(space, space + 1), new_text: String::new() },
+            Place { span: literal, change: "`\"a \\n\"` → `\"a\\n\"`".into() },
+        );
+        assert_eq!(in_format.location.kind, LocationKind::Arg);
+        let deleted = Change::of_text(
+            &program,
+            TextEdit { span: Span::new(call.start as usize - 4, call.end as usize + 2), new_text: String::new() },
+            Place { span: call, change: "delete `printf(\"a \\n\")`".into() },
+        );
+        assert_eq!(deleted.location.kind, LocationKind::Statement);
+        assert_eq!(deleted.mutant.kind, super::super::catalogue::MutationKind::PrintedText);
     }
 }
