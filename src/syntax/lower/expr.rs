@@ -1127,6 +1127,38 @@ impl<'a> Lowerer<'a> {
         );
     }
 
+    /// A format with `surplus` arguments too many and exactly that many directives written with
+    /// a key next to `%` or the `&` of the arguments (`scanf("&d", &n)`, `"$d"`, `"#d"`): the
+    /// fix writes `%` for each.
+    fn lookalike_directive_fix(&mut self, at: Span, fmt_span: Span, bytes: &[u8], surplus: usize) {
+        let bytes = bytes.strip_suffix(&[0]).unwrap_or(bytes);
+        let conversion = |b: u8| b"dicsfeguxol".contains(&b);
+        let lookalikes: Vec<usize> = (0..bytes.len().saturating_sub(1))
+            .filter(|&i| b"&$#@^".contains(&bytes[i]) && conversion(bytes[i + 1]) && (i == 0 || bytes[i - 1] != b'%'))
+            .collect();
+        if lookalikes.len() != surplus {
+            return;
+        }
+        let mut edits = Vec::new();
+        for &i in &lookalikes {
+            let span = self.format_span(fmt_span, bytes, i, i + 1);
+            if span.len() != 1 {
+                return; // escapes before it: no exact place in the source
+            }
+            edits.push(TextEdit { span, new_text: "%".into() });
+        }
+        let written = String::from_utf8_lossy(&bytes[lookalikes[0]..lookalikes[0] + 2]).into_owned();
+        let meant = format!("%{}", bytes[lookalikes[0] + 1] as char);
+        let title = match edits.len() {
+            1 => format!("Replace `{written}` with `{meant}`"),
+            n => format!("Replace `{written}` with `{meant}` (and {} more)", n - 1),
+        };
+        self.fix(at, title, edits.remove(0), "A directive starts with `%`.");
+        if let Some(fix) = self.fixes.last_mut() {
+            fix.edits.extend(edits);
+        }
+    }
+
     /// printf/scanf: the format literal gives the expected argument types.
     fn check_format_call(&mut self, name: &str, fspan: Span, span: Span, args: Vec<Expr>, scanf: bool) -> Vec<Expr> {
         let mut args = args.into_iter();
@@ -1211,6 +1243,7 @@ impl<'a> Lowerer<'a> {
                 extra.span,
                 format!("this argument has no matching `%` directive in the format of `{name}`, so it is ignored"),
             );
+            self.lookalike_directive_fix(extra.span, fmt_span, &bytes, rest.len() - expected.len());
         }
         for (arg, (ty, desc, s, e)) in rest.iter().zip(&expected) {
             if arg.ty.is_error() {
