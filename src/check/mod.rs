@@ -428,14 +428,7 @@ impl Behaviour<'_> {
             && tests.iter().any(|t| !t.passed)
             && !cancel.is_cancelled()
         {
-            let engine_tests: Vec<output_text::Test> = tests
-                .iter()
-                .map(|t| output_text::Test {
-                    input: &t.input,
-                    expected: &t.expected,
-                    expected_prompt: t.expected_prompt,
-                })
-                .collect();
+            let engine_tests: Vec<output_text::Test> = tests.iter().map(PreparedTest::for_output_text).collect();
             let limits = Limits { max_steps: opts.max_steps, ..Limits::default() };
             let t = Instant::now();
             if let Some(fix) = output_text::repair(program, text, &entry, &engine_tests, spec.compare, &limits, cancel)
@@ -959,6 +952,13 @@ pub(crate) struct PreparedTest {
     /// candidate repair that needs far more has failed the test.
     pub reference_steps: Option<u64>,
     pub passed: bool,
+}
+
+impl PreparedTest {
+    /// The test as the printed-text repair takes it.
+    pub(crate) fn for_output_text(&self) -> output_text::Test<'_> {
+        output_text::Test { input: &self.input, expected: &self.expected, expected_prompt: self.expected_prompt }
+    }
 }
 
 /// Runs one test: whether `program`'s output on `input` matches, and the run.

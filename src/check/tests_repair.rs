@@ -137,10 +137,7 @@ pub(super) fn search(
         }
         Some(sum)
     };
-    let printed_tests: Vec<output_text::Test> = tests
-        .iter()
-        .map(|t| output_text::Test { input: &t.input, expected: &t.expected, expected_prompt: t.expected_prompt })
-        .collect();
+    let printed_tests: Vec<output_text::Test> = tests.iter().map(PreparedTest::for_output_text).collect();
     let mut text_fix = |candidate: &Program, src: &str, budget: &Budget| -> Option<Vec<Change>> {
         let fix = output_text::repair(candidate, src, entry, &printed_tests, compare, &limits, &budget.cancel)?;
         Some(

@@ -151,7 +151,7 @@ impl<'a> Units<'a> {
                 .map(|(_, _, c)| c)
                 .collect();
             any = true;
-            on_found(FoundRepair { changes, guarantee: Guarantee::Tested { tests: 0 }, found_after: Duration::ZERO });
+            on_found(found(changes));
         });
         *checked += stats.candidates_checked;
         (outcome, any)
@@ -319,16 +319,19 @@ impl StatementSearch<'_> {
     ) -> Option<FoundRepair> {
         let Guidance { closeness, text_fix } = guidance;
         let before = closeness(self.program, budget)?;
+        // The closest, kept sorted as they come: of equally close ones, the better ranked first.
         let mut closer: Vec<(u64, Patched)> = Vec::new();
         for p in self.patched(budget).take(MAX_FIRST_STATEMENTS) {
             *checked += 1;
             if let Some(d) = closeness(&p.program, budget).filter(|d| *d < before) {
-                closer.push((d, p));
+                let at = closer.partition_point(|(e, _)| *e <= d);
+                if at < MAX_CLOSER {
+                    closer.insert(at, (d, p));
+                    closer.truncate(MAX_CLOSER);
+                }
             }
         }
-        // Stable: of equally close ones, the better ranked first.
-        closer.sort_by_key(|(d, _)| *d);
-        for (_, first) in closer.into_iter().take(MAX_CLOSER) {
+        for (_, first) in closer {
             let spectrum = Spectrum::of(&first.program, &self.opts.entry, self.results, &budget.cancel);
             let second = StatementSearch { program: &first.program, src: &first.text, spectrum: &spectrum, ..*self };
             let mut seconds: Vec<Vec<Change>> = text_fix(&first.program, &first.text, budget).into_iter().collect();
@@ -439,7 +442,8 @@ mod tests {
         let first = [edit(7, 13, "bb = 22;")];
         let patched = apply_edits(original, &first);
         assert_eq!(patched, "a = 1; bb = 22; c = 3;");
-        // Before it: unmoved; after it: two bytes back; inside or touching what it wrote: none.
+        // Before it (or ending where it starts): unmoved; after it (or starting where it ends):
+        // two bytes back; overlapping what it wrote: none.
         assert_eq!(span_before(Span::new(4, 5), &first), Some(Span::new(4, 5)));
         assert_eq!(span_before(Span::new(20, 21), &first), Some(Span::new(18, 19)));
         assert_eq!(span_before(Span::new(12, 14), &first), None);

@@ -292,12 +292,7 @@ fn parenthesized(text: &str) -> bool {
 /// (see the module's "Variable mapping"). Globals map to globals of the same name and type.
 fn partners(student: &Program, sf: FuncId, reference: &Program, rf: FuncId) -> BTreeMap<VarId, Vec<VarId>> {
     let (s_fn, r_fn) = (student.func(sf), reference.func(rf));
-    let scalars = |p: &Program, f: FuncId| -> Vec<VarId> {
-        (0..p.vars.len() as u32)
-            .map(VarId)
-            .filter(|v| p.var(*v).func == Some(f) && p.var(*v).ty.is_arithmetic())
-            .collect()
-    };
+    let scalars = |p: &Program, f: FuncId| variables_of(p, f, Type::is_arithmetic);
     let (rv, sv) = (scalars(reference, rf), scalars(student, sf));
     let (ru, su) = (usage(r_fn), usage(s_fn));
     let (rt, st) =
@@ -344,12 +339,7 @@ fn partners(student: &Program, sf: FuncId, reference: &Program, rf: FuncId) -> B
     }
     // Pointer variables (list and string code) are matched by type: the parameter at the same
     // position, a namesake, then the locals closest in usage.
-    let pointers = |p: &Program, f: FuncId| -> Vec<VarId> {
-        (0..p.vars.len() as u32)
-            .map(VarId)
-            .filter(|v| p.var(*v).func == Some(f) && matches!(p.var(*v).ty, Type::Pointer(_)))
-            .collect()
-    };
+    let pointers = |p: &Program, f: FuncId| variables_of(p, f, |t| matches!(t, Type::Pointer(_)));
     let student_pointers = pointers(student, sf);
     for r in pointers(reference, rf) {
         let x = reference.var(r);
@@ -368,12 +358,7 @@ fn partners(student: &Program, sf: FuncId, reference: &Program, rf: FuncId) -> B
     }
     // Arrays (the lists of an array course) by element type: a namesake, then the student's
     // arrays of that element type in the order they are declared.
-    let arrays = |p: &Program, f: FuncId| -> Vec<VarId> {
-        (0..p.vars.len() as u32)
-            .map(VarId)
-            .filter(|v| p.var(*v).func == Some(f) && matches!(p.var(*v).ty, Type::Array(..)))
-            .collect()
-    };
+    let arrays = |p: &Program, f: FuncId| variables_of(p, f, |t| matches!(t, Type::Array(..)));
     let element = |t: &Type| match t {
         Type::Array(e, _) => Some((**e).clone()),
         _ => None,
@@ -396,6 +381,11 @@ fn partners(student: &Program, sf: FuncId, reference: &Program, rf: FuncId) -> B
         }
     }
     out
+}
+
+/// The variables of function `f` (parameters and locals) whose type is `kind`, by id.
+fn variables_of(p: &Program, f: FuncId, kind: impl Fn(&Type) -> bool) -> Vec<VarId> {
+    (0..p.vars.len() as u32).map(VarId).filter(|v| p.var(*v).func == Some(f) && kind(&p.var(*v).ty)).collect()
 }
 
 /// The candidates whose score is within [`MARGIN`] of the best, best first (ties by id).
