@@ -70,6 +70,9 @@ pub(super) struct Anytime {
     /// The bound at which the bounded check of the candidate on screen stopped without a
     /// verdict, and why, for the message that says it is unproved.
     pub bounded_stopped: Option<(u32, BmcUnknown)>,
+    /// The program as written proved to print what the reference prints: the guarantee
+    /// (set by [`super::reference_repair::repair_against_reference`], not by the search).
+    pub as_written: Option<Guarantee>,
     /// A candidate of the verified engine shown as `tested`, to prove if the engine returns
     /// with no verdict.
     engine_candidate: Option<Proposal>,
@@ -484,7 +487,23 @@ impl Job<'_> {
                         break;
                     }
                     // The solver's output model is stricter than the compare mode: a difference
-                    // that does not show when both run is no refutation, and the proof goes on.
+                    // that does not show when both run is no refutation. Where it is two printed
+                    // NaNs, the proof on the inputs where the reference prints none holds.
+                    if !m.confirmed
+                        && !proposal.assuming()
+                        && let Some(guarantee) = super::reference_repair::proved_where_no_nan(
+                            &lowered.program,
+                            self.reference,
+                            self.compare,
+                            entry,
+                            bound,
+                            self.verified_opts.precondition.as_ref(),
+                            &budget,
+                        )
+                    {
+                        proposal.set_guarantee(guarantee);
+                        break;
+                    }
                     if m.confirmed {
                         report.repairs.retain(|r| r.edits != edits);
                         report.diagnostics.push(Diagnostic::info(

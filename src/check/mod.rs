@@ -539,6 +539,11 @@ impl Behaviour<'_> {
                     "prints {} for every input on runs of up to {bound} loop iterations (proved)",
                     reference_words(compare_mode)
                 ),
+                Guarantee::VerifiedAssuming { assumption, bound } => format!(
+                    "prints {} for every input where {assumption}{} (proved)",
+                    reference_words(compare_mode),
+                    bound.map_or(String::new(), |b| format!(", on runs of up to {b} loop iterations"))
+                ),
                 _ => format!("passes all {tests} tests"),
             };
             Repair {
@@ -566,7 +571,7 @@ impl Behaviour<'_> {
             return;
         }
         let mut proof = Report::default();
-        reference_repair::repair_against_reference(
+        let proved = reference_repair::repair_against_reference(
             &fixed.program,
             &rewrite.text,
             reference,
@@ -585,11 +590,8 @@ impl Behaviour<'_> {
         // The verified engine's verdict is the one on the fixed program.
         report.stats.reference = proof.stats.reference;
         report.stats.reference_failure = proof.stats.reference_failure.clone();
-        let concluded = |code: &str| proof.diagnostics.iter().any(|d| d.code == code);
-        if concluded("equivalent") {
-            report.repairs[at] = labelled(Guarantee::Verified);
-        } else if concluded("equivalent-bounded") {
-            report.repairs[at] = labelled(Guarantee::Bounded { bound: engine_opts.bound });
+        if let Some(guarantee) = proved.as_written {
+            report.repairs[at] = labelled(guarantee);
         }
         // A logic repair on top of the text fix: one patch of both.
         let also = "It also fixes the text your program prints.";

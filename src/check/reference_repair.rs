@@ -196,6 +196,7 @@ pub fn repair_against_reference(
         verified::Outcome::Equivalent => {
             report.stats.reference = Some("equivalent");
             report.diagnostics.push(equivalent(anchor, compare));
+            anytime.as_written = Some(Guarantee::Verified);
             return anytime;
         }
         verified::Outcome::EquivalentAssuming(assumption) => {
@@ -208,6 +209,7 @@ pub fn repair_against_reference(
                     same_output(compare)
                 ),
             ));
+            anytime.as_written = Some(Guarantee::VerifiedAssuming { assumption, bound: None });
             return anytime;
         }
         verified::Outcome::Repaired(r) => {
@@ -222,6 +224,7 @@ pub fn repair_against_reference(
                 Difference::NoneProved => {
                     report.stats.reference = Some("equivalent");
                     report.diagnostics.push(equivalent(anchor, compare));
+                    anytime.as_written = Some(Guarantee::Verified);
                     return anytime;
                 }
                 Difference::NotShown => {
@@ -321,7 +324,40 @@ pub fn repair_against_reference(
     // The reference's outputs on the tests' inputs: run once, when the first bounded repair comes.
     let mut oracle: Option<Vec<PreparedTest>> = None;
     let t = Instant::now();
-    let result = engine::run(program, text, &opts, &budget, &mut |r| {
+    let original = crate::smt::bmc::verify_against(program, reference, compare, entry, opts.bound, &budget);
+    // A difference no run shows, of two printed NaNs: proved on the inputs where the reference
+    // prints none, there is nothing to repair.
+    if let BmcVerdict::Violated(cex) = &original.verdict
+        && cex.kind == ViolationKind::OutputMismatch
+        && !a_test_fails(report)
+        && !mismatch(program, reference, compare, entry, &cex.stdin, cancel).confirmed
+        && let Some(guarantee) = proved_where_no_nan(
+            program,
+            reference,
+            compare,
+            entry,
+            opts.bound,
+            verified_opts.precondition.as_ref(),
+            // A slice: the search below still gets its time when this does not finish.
+            &Budget::new(budget.remaining() / 4, cancel.clone()),
+        )
+    {
+        report.stats.phase("bounded product search", t);
+        if let Guarantee::VerifiedAssuming { assumption, bound } = &guarantee {
+            let runs = bound.map_or("for every input".to_string(), |b| {
+                format!("on every run with at most {b} loop iterations (longer runs were not checked)")
+            });
+            report.diagnostics.push(Diagnostic::info(
+                "equivalent-assuming",
+                anchor,
+                format!("your program {} {runs} where {assumption}", same_output(compare)),
+            ));
+        }
+        report.stats.reference = Some("equivalent under the precondition");
+        anytime.as_written = Some(guarantee);
+        return anytime;
+    }
+    let result = engine::run_from(program, text, &opts, &budget, original, t, &mut |r| {
         if matches!(r.guarantee, Guarantee::Bounded { .. })
             && differs_on_a_test_input(
                 &apply_edits(text, &r.edits()),
@@ -343,6 +379,7 @@ pub fn repair_against_reference(
         stream(&so_far, &found, anchor, &format!("it {}", same_output(compare)), on_partial);
     });
     report.stats.phase("bounded product search", t);
+    tracing::debug!(verdict = ?result.original.verdict, "the program as written against the reference");
     report.stats.repair_ms += result.total_time.as_secs_f64() * 1000.0;
     if report.stats.first_repair_ms.is_none() {
         report.stats.first_repair_ms = found.first().map(|r| r.found_after.as_secs_f64() * 1000.0);
@@ -351,8 +388,10 @@ pub fn repair_against_reference(
     match &result.original.verdict {
         BmcVerdict::Holds { complete: true } => {
             report.diagnostics.push(equivalent(anchor, compare));
+            anytime.as_written = Some(Guarantee::Verified);
         }
         BmcVerdict::Holds { complete: false } => {
+            anytime.as_written = Some(Guarantee::Bounded { bound: b });
             let how = format!("on every run with at most {b} loop iterations; longer runs were not checked");
             report.diagnostics.push(Diagnostic::info(
                 "equivalent-bounded",
@@ -441,6 +480,31 @@ fn shown_fix_words(guarantee: &Guarantee) -> String {
         }
         // "passes all 4 tests"
         _ => guarantee.label(),
+    }
+}
+
+/// `program`, whose bounded product with the reference showed a difference that no run
+/// shows, proved on the inputs where the reference prints no `nan` (when the tests promise
+/// that, `precondition`): two printed NaNs are never known to print alike
+/// ([`crate::smt::encode::EncodeOptions::reference_prints_no_nan`]). The guarantee names the
+/// promise and the bound.
+pub(super) fn proved_where_no_nan(
+    program: &Program,
+    reference: &Program,
+    compare: Compare,
+    entry: &str,
+    bound: u32,
+    precondition: Option<&verified::precondition::Precondition>,
+    budget: &Budget,
+) -> Option<Guarantee> {
+    let assumption = precondition?.no_nan_words()?;
+    let r = crate::smt::bmc::verify_against_where_no_nan(program, reference, compare, entry, bound, budget);
+    tracing::debug!(verdict = ?r.verdict, "the bounded product where the reference prints no NaN");
+    match r.verdict {
+        BmcVerdict::Holds { complete } => {
+            Some(Guarantee::VerifiedAssuming { assumption, bound: (!complete).then_some(bound) })
+        }
+        _ => None,
     }
 }
 

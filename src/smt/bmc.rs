@@ -147,7 +147,7 @@ pub struct BmcStats {
 /// Verifies `entry` of `program` for runs within `bound` loop iterations / active copies of a
 /// function, and replays any counterexample in the interpreter.
 pub fn verify(program: &Program, entry: &str, bound: u32, budget: &Budget) -> BmcResult {
-    verify_with(program, None, entry, bound, budget)
+    verify_with(program, None, entry, bound, false, budget)
 }
 
 /// Bounded verification of the product of `program` and `reference` (see
@@ -161,23 +161,66 @@ pub fn verify_against(
     bound: u32,
     budget: &Budget,
 ) -> BmcResult {
-    verify_with(program, Some((reference, compare)), entry, bound, budget)
+    verify_with(program, Some((reference, compare)), entry, bound, false, budget)
 }
+
+/// [`verify_against`] over the inputs on which the reference prints no NaN
+/// ([`EncodeOptions::reference_prints_no_nan`]): a proof of it holds under that assumption.
+pub fn verify_against_where_no_nan(
+    program: &Program,
+    reference: &Program,
+    compare: Compare,
+    entry: &str,
+    bound: u32,
+    budget: &Budget,
+) -> BmcResult {
+    verify_with(program, Some((reference, compare)), entry, bound, true, budget)
+}
+
+/// The part of a budget the opaque float model gets first, at most.
+const OPAQUE_SLICE: Duration = Duration::from_secs(3);
 
 fn verify_with(
     program: &Program,
     reference: Option<(&Program, Compare)>,
     entry: &str,
     bound: u32,
+    no_nan: bool,
+    budget: &Budget,
+) -> BmcResult {
+    // A product with floating point: first in the opaque model (`smt::floats`), where two
+    // programs that compute a value alike share its term and no IEEE circuit is bit-blasted.
+    // Its proof is a proof in IEEE; any other answer of it is not trusted, and the IEEE check
+    // decides.
+    if let Some((r, _)) = reference
+        && (super::encode::uses_floats(program) || super::encode::uses_floats(r))
+    {
+        let slice = Budget::new((budget.remaining() / 3).min(OPAQUE_SLICE), budget.cancel.clone());
+        let opaque = verify_in(program, reference, entry, bound, no_nan, FloatModel::Opaque, &slice);
+        if matches!(opaque.verdict, BmcVerdict::Holds { .. }) {
+            return opaque;
+        }
+    }
+    verify_in(program, reference, entry, bound, no_nan, FloatModel::Ieee, budget)
+}
+
+fn verify_in(
+    program: &Program,
+    reference: Option<(&Program, Compare)>,
+    entry: &str,
+    bound: u32,
+    no_nan: bool,
+    floats: FloatModel,
     budget: &Budget,
 ) -> BmcResult {
     let mut stats = BmcStats { bound, ..Default::default() };
     let t0 = Instant::now();
     let ctx = solver::new_context();
     let encoded = match reference {
-        None => encode(&ctx, program, entry, &EncodeOptions::new(bound)),
+        None => encode(&ctx, program, entry, &EncodeOptions { floats, ..EncodeOptions::new(bound) }),
         Some((r, compare)) => {
-            crate::smt::product::encode_product(&ctx, program, r, entry, compare, &EncodeOptions::new(bound))
+            let opts = EncodeOptions { reference_prints_no_nan: no_nan, floats, ..EncodeOptions::new(bound) };
+            crate::smt::product::encode_product(&ctx, program, r, entry, compare, &opts)
         }
     };
     let enc = match encoded {
@@ -202,6 +245,10 @@ fn verify_with(
     let v = check_with_budget(&s, &[], budget);
     stats.solve_time = t1.elapsed();
     let verdict = match v {
+        // A model of the opaque floats may not be a run.
+        Verdict::Sat if floats == FloatModel::Opaque => {
+            BmcVerdict::Unknown(BmcUnknown::Solver(UnknownReason::SolverUnknown("opaque floats".into())))
+        }
         Verdict::Sat => {
             let model = s.get_model().expect("a model after sat");
             let mut cex = counterexample(&enc, &model);
@@ -318,7 +365,10 @@ pub fn model_value<'ctx>(m: &Model<'ctx>, v: &SymVal<'ctx>, ty: &Type) -> Option
             Some(InputValue::Int(t.wrap(u as i64)))
         }
         (SymVal::Float(f), Type::Float(k)) => {
-            let bits = Floats::new(f.get_ctx(), FloatModel::Ieee).ieee_bits(f, *k)?;
+            let bits = match f.as_bv() {
+                Some(opaque) => opaque,
+                None => Floats::new(f.get_ctx(), FloatModel::Ieee).ieee_bits(f, *k)?,
+            };
             let u = m.eval(&bits, true)?.as_u64()?;
             Some(InputValue::Float(floats::from_bits(u, *k)))
         }

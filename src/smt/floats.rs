@@ -9,6 +9,16 @@
 //!   found there is a candidate: run on the tests, then proved in the IEEE model
 //!   (`check::anytime`).
 //!
+//! * [`FloatModel::Opaque`]: the IEEE-754 bits of each value, with every rounding operation
+//!   (`+ - * /`, conversions, comparisons, the math library) an uninterpreted function of its
+//!   operands' bits; negation, `fabs` and the NaN and infinity tests are the exact bit
+//!   operations. IEEE arithmetic is one interpretation of those functions, so a formula
+//!   unsatisfiable here is unsatisfiable in IEEE: a proof in this model is a proof about the C
+//!   program. A model (a counterexample) may not be one. Two programs that compute a value by
+//!   the same operations from the same inputs get the same term, which is what an equivalence
+//!   proof of a repaired program mostly needs, without one bit-blasted IEEE circuit. The same
+//!   bits print the same text, `nan` and `-nan` included.
+//!
 //! In the real model: a literal is the rational its decimal text denotes (`0.1` is 1/10); the
 //! conversion to an integer truncates toward zero; `floor`, `ceil` and `round` are exact;
 //! `sqrt` is an uninterpreted function (the same value for the same argument); a
@@ -30,6 +40,7 @@ pub enum FloatModel {
     #[default]
     Ieee,
     Real,
+    Opaque,
 }
 
 /// The operations on floating-point values in one model. A value is a [`Dynamic`] of the
@@ -61,6 +72,7 @@ impl<'ctx> Floats<'ctx> {
         match self.model {
             FloatModel::Ieee => ieee::sort(self.ctx, k),
             FloatModel::Real => Sort::real(self.ctx),
+            FloatModel::Opaque => Sort::bitvector(self.ctx, width(k)),
         }
     }
 
@@ -72,6 +84,7 @@ impl<'ctx> Floats<'ctx> {
                 Dynamic::from_ast(&Float::new_const(self.ctx, name, e, s))
             }
             FloatModel::Real => Dynamic::from_ast(&Real::new_const(self.ctx, name)),
+            FloatModel::Opaque => Dynamic::from_ast(&BV::new_const(self.ctx, name, width(k))),
         }
     }
 
@@ -81,7 +94,64 @@ impl<'ctx> Floats<'ctx> {
         match self.model {
             FloatModel::Ieee => Dynamic::from_ast(&self.fp.literal(v, k)),
             FloatModel::Real => Dynamic::from_ast(&decimal(self.ctx, v)),
+            FloatModel::Opaque => {
+                let bits = match k {
+                    FloatKind::Float => (v as f32).to_bits() as u64,
+                    FloatKind::Double => v.to_bits(),
+                };
+                Dynamic::from_ast(&BV::from_u64(self.ctx, bits, width(k)))
+            }
         }
+    }
+
+    /// The kind of a value of this model (by its sort).
+    pub fn kind_of(a: &Dynamic<'ctx>) -> FloatKind {
+        let single = a.get_sort().float_exponent_size() == Some(8) || a.as_bv().is_some_and(|b| b.get_size() == 32);
+        if single { FloatKind::Float } else { FloatKind::Double }
+    }
+
+    /// The uninterpreted function `name` of the opaque model, from `args` to `range`.
+    fn function(&self, name: &str, args: &[&Dynamic<'ctx>], range: &Sort<'ctx>) -> Dynamic<'ctx> {
+        let domain: Vec<Sort<'ctx>> = args.iter().map(|a| a.get_sort()).collect();
+        let domain: Vec<&Sort<'ctx>> = domain.iter().collect();
+        let args: Vec<&dyn Ast<'ctx>> = args.iter().map(|a| *a as &dyn Ast<'ctx>).collect();
+        FuncDecl::new(self.ctx, format!("float.{name}"), &domain, range).apply(&args)
+    }
+
+    /// In the opaque model, `(T) n <= c`, `c <= (T) n` or `(T) n == c` for an integer `n` and a
+    /// constant `c` that is a whole number of magnitude below 2^24 (`float`) or 2^53
+    /// (`double`) within `n`'s type: exactly `n <= c`, `c <= n`, `n == c`. The conversion is
+    /// monotone and exact around `c`, so the float comparison is the integer one (a `float`
+    /// loop counter against an `int` bound counts like an `int`).
+    fn integer_comparison(&self, cmp: Cmp, a: &Dynamic<'ctx>, b: &Dynamic<'ctx>) -> Option<Bool<'ctx>> {
+        let k = Self::kind_of(a);
+        let (n, signed, c, int_left) = match (converted_int(a), converted_int(b)) {
+            (Some((n, signed)), None) => (n, signed, numeral(b, k)?, true),
+            (None, Some((n, signed))) => (n, signed, numeral(a, k)?, false),
+            _ => return None,
+        };
+        let limit = match k {
+            FloatKind::Float => (1u64 << 24) as f64,
+            FloatKind::Double => (1u64 << 53) as f64,
+        };
+        let w = n.get_size();
+        let (low, high): (i128, i128) =
+            if signed { (-(1i128 << (w - 1)), (1i128 << (w - 1)) - 1) } else { (0, (1i128 << w) - 1) };
+        if c.fract() != 0.0 || c.abs() >= limit || (c as i128) < low || (c as i128) > high {
+            return None;
+        }
+        let c = BV::from_i64(self.ctx, c as i64, w);
+        let (at_most, at_least) = if signed { (n.bvsle(&c), n.bvsge(&c)) } else { (n.bvule(&c), n.bvuge(&c)) };
+        Some(match (cmp, int_left) {
+            (Cmp::Eq, _) => n._eq(&c),
+            (Cmp::Le, true) => at_most,
+            (Cmp::Le, false) => at_least,
+        })
+    }
+
+    /// The sign bit of a value of the opaque model, as a mask.
+    fn sign_mask(&self, k: FloatKind) -> BV<'ctx> {
+        BV::from_u64(self.ctx, 1u64 << (width(k) - 1), width(k))
     }
 
     /// `+ - * /` (`op` is `add`, `sub`, `mul` or `div`).
@@ -98,6 +168,20 @@ impl<'ctx> Floats<'ctx> {
                 };
                 Dynamic::from_ast(&r)
             }
+            FloatModel::Opaque => {
+                // Two constants: the machine's operation, computed here (Rust's float
+                // arithmetic is IEEE's, rounding to nearest even); a NaN's bits are left to it.
+                if let (Some(x), Some(y)) = (numeral(a, k), numeral(b, k)) {
+                    let r = match k {
+                        FloatKind::Float => ieee_op(op, x as f32, y as f32) as f64,
+                        FloatKind::Double => ieee_op(op, x, y),
+                    };
+                    if !r.is_nan() {
+                        return self.literal(r, k);
+                    }
+                }
+                self.function(&format!("{op}.{k:?}"), &[a, b], &self.sort(k))
+            }
         }
     }
 
@@ -105,6 +189,7 @@ impl<'ctx> Floats<'ctx> {
         match self.model {
             FloatModel::Ieee => Dynamic::from_ast(&self.fp.neg(&ieee(a), k)),
             FloatModel::Real => Dynamic::from_ast(&real(a).unary_minus()),
+            FloatModel::Opaque => Dynamic::from_ast(&bits(a).bvxor(&self.sign_mask(k))),
         }
     }
 
@@ -115,6 +200,7 @@ impl<'ctx> Floats<'ctx> {
                 let x = real(a);
                 Dynamic::from_ast(&x.ge(&zero(self.ctx)).ite(&x, &x.unary_minus()))
             }
+            FloatModel::Opaque => Dynamic::from_ast(&bits(a).bvand(&self.sign_mask(k).bvnot())),
         }
     }
 
@@ -125,6 +211,17 @@ impl<'ctx> Floats<'ctx> {
             (FloatModel::Ieee, Cmp::Eq) => self.fp.compare("fp.eq", &ieee(a), &ieee(b)),
             (FloatModel::Real, Cmp::Le) => real(a).le(&real(b)),
             (FloatModel::Real, Cmp::Eq) => real(a)._eq(&real(b)),
+            (FloatModel::Opaque, cmp) => {
+                let k = Self::kind_of(a);
+                if let (Some(x), Some(y)) = (numeral(a, k), numeral(b, k)) {
+                    return Bool::from_bool(self.ctx, if cmp == Cmp::Le { x <= y } else { x == y });
+                }
+                if let Some(exact) = self.integer_comparison(cmp, a, b) {
+                    return exact;
+                }
+                let name = if cmp == Cmp::Le { "le" } else { "eq" };
+                self.function(name, &[a, b], &Sort::bool(self.ctx)).as_bool().expect("a predicate")
+            }
         }
     }
 
@@ -165,6 +262,7 @@ impl<'ctx> Floats<'ctx> {
         match self.model {
             FloatModel::Ieee => Some(self.fp.ieee_bits(&ieee(a), k)),
             FloatModel::Real => None,
+            FloatModel::Opaque => Some(bits(a)),
         }
     }
 
@@ -172,6 +270,12 @@ impl<'ctx> Floats<'ctx> {
         match self.model {
             FloatModel::Ieee => self.fp.is_nan(&ieee(a)),
             FloatModel::Real => Bool::from_bool(self.ctx, false),
+            // An integer converted is a number.
+            FloatModel::Opaque if converted_int(a).is_some() => Bool::from_bool(self.ctx, false),
+            FloatModel::Opaque => {
+                let (exponent, mantissa) = self.parts(a);
+                Bool::and(self.ctx, &[&exponent, &mantissa.not()])
+            }
         }
     }
 
@@ -179,7 +283,24 @@ impl<'ctx> Floats<'ctx> {
         match self.model {
             FloatModel::Ieee => self.fp.is_finite(&ieee(a)),
             FloatModel::Real => Bool::from_bool(self.ctx, true),
+            FloatModel::Opaque if converted_int(a).is_some() => Bool::from_bool(self.ctx, true),
+            FloatModel::Opaque => self.parts(a).0.not(),
         }
+    }
+
+    /// Of a value of the opaque model: its exponent is all ones (NaN or infinity), and its
+    /// mantissa is zero.
+    fn parts(&self, a: &Dynamic<'ctx>) -> (Bool<'ctx>, Bool<'ctx>) {
+        let x = bits(a);
+        let mantissa_bits = match Self::kind_of(a) {
+            FloatKind::Float => 23,
+            FloatKind::Double => 52,
+        };
+        let top = x.get_size() - 2;
+        let exponent = x.extract(top, mantissa_bits);
+        let ones = BV::from_i64(self.ctx, -1, top - mantissa_bits + 1);
+        let mantissa = x.extract(mantissa_bits - 1, 0);
+        (exponent._eq(&ones), mantissa._eq(&BV::from_u64(self.ctx, 0, mantissa_bits)))
     }
 
     /// `floor`, `ceil`, `round` (half away from zero), `sqrt`.
@@ -206,6 +327,10 @@ impl<'ctx> Floats<'ctx> {
                 };
                 Some(Dynamic::from_ast(&r))
             }
+            FloatModel::Opaque => match f {
+                "floor" | "ceil" | "round" | "sqrt" => Some(self.function(&format!("{f}.{k:?}"), &[a], &self.sort(k))),
+                _ => None,
+            },
         }
     }
 
@@ -214,6 +339,11 @@ impl<'ctx> Floats<'ctx> {
         match self.model {
             FloatModel::Ieee => Dynamic::from_ast(&self.fp.convert(&ieee(a), to)),
             FloatModel::Real => a.clone(),
+            FloatModel::Opaque if Self::kind_of(a) == to => a.clone(),
+            FloatModel::Opaque => match numeral(a, Self::kind_of(a)).filter(|x| !x.is_nan()) {
+                Some(x) => self.literal(x, to),
+                None => self.function(&format!("to.{to:?}"), &[a], &self.sort(to)),
+            },
         }
     }
 
@@ -222,6 +352,15 @@ impl<'ctx> Floats<'ctx> {
         match self.model {
             FloatModel::Ieee => Dynamic::from_ast(&self.fp.int_to_float(a, signed, to)),
             FloatModel::Real => Dynamic::from_ast(&a.to_int(signed).to_real()),
+            FloatModel::Opaque => {
+                // A constant converts as the machine converts it (Rust's `as` rounds to
+                // nearest, ties to even, like the hardware): `x / 2` and `x / 2.0` agree.
+                if let Some(v) = exact_constant(a, signed) {
+                    return self.literal(v, to);
+                }
+                let name = format!("from.{}.{to:?}", if signed { "signed" } else { "unsigned" });
+                self.function(&name, &[&Dynamic::from_ast(a)], &self.sort(to))
+            }
         }
     }
 
@@ -232,6 +371,10 @@ impl<'ctx> Floats<'ctx> {
             FloatModel::Real => {
                 let x = real(a);
                 BV::from_int(&x.ge(&zero(self.ctx)).ite(&floor(&x), &ceil(&x)), bits)
+            }
+            FloatModel::Opaque => {
+                let name = format!("to.{}{bits}", if signed { "signed" } else { "unsigned" });
+                self.function(&name, &[a], &Sort::bitvector(self.ctx, bits)).as_bv().expect("a bit-vector")
             }
         }
     }
@@ -253,6 +396,70 @@ fn ceil<'ctx>(x: &Real<'ctx>) -> Int<'ctx> {
 
 fn ieee<'ctx>(a: &Dynamic<'ctx>) -> Float<'ctx> {
     a.as_float().expect("an IEEE value in the IEEE model")
+}
+
+/// The value of a constant integer of at most 64 bits, when a double holds it exactly (so
+/// that converting it on to a `float` rounds once, as the machine does).
+fn exact_constant(a: &BV<'_>, signed: bool) -> Option<f64> {
+    let width = a.get_size();
+    let raw = a.simplify().as_u64().filter(|_| width <= 64)?;
+    let value = if signed && width < 64 && raw >> (width - 1) & 1 == 1 {
+        raw as i64 - (1i64 << width)
+    } else if signed {
+        raw as i64
+    } else {
+        i64::try_from(raw).ok()?
+    };
+    (value.unsigned_abs() <= 1u64 << 53).then_some(value as f64)
+}
+
+/// The number a constant of the opaque model holds, read as kind `k`.
+fn numeral(a: &Dynamic<'_>, k: FloatKind) -> Option<f64> {
+    let raw = a.as_bv()?.simplify().as_u64()?;
+    match (k, a.as_bv()?.get_size()) {
+        (FloatKind::Float, 32) => Some(f32::from_bits(raw as u32) as f64),
+        (FloatKind::Double, 64) => Some(f64::from_bits(raw)),
+        _ => None,
+    }
+}
+
+/// The integer (and its signedness) a value of the opaque model was converted from.
+fn converted_int<'ctx>(a: &Dynamic<'ctx>) -> Option<(BV<'ctx>, bool)> {
+    let name = a.safe_decl().ok()?.name();
+    let signed = match name.strip_prefix("float.from.")?.split('.').next()? {
+        "signed" => true,
+        "unsigned" => false,
+        _ => return None,
+    };
+    Some((a.nth_child(0)?.as_bv()?, signed))
+}
+
+/// One of `+ - * /` on IEEE numbers.
+fn ieee_op<
+    T: std::ops::Add<Output = T> + std::ops::Sub<Output = T> + std::ops::Mul<Output = T> + std::ops::Div<Output = T>,
+>(
+    op: &str,
+    x: T,
+    y: T,
+) -> T {
+    match op {
+        "add" => x + y,
+        "sub" => x - y,
+        "mul" => x * y,
+        _ => x / y,
+    }
+}
+
+fn bits<'ctx>(a: &Dynamic<'ctx>) -> BV<'ctx> {
+    a.as_bv().expect("IEEE bits in the opaque model")
+}
+
+/// The bits of a value of kind `k` in the opaque model.
+fn width(k: FloatKind) -> u32 {
+    match k {
+        FloatKind::Float => 32,
+        FloatKind::Double => 64,
+    }
 }
 
 fn real<'ctx>(a: &Dynamic<'ctx>) -> Real<'ctx> {
@@ -319,6 +526,71 @@ mod tests {
         );
         let point3 = ieee.literal(0.3, FloatKind::Double);
         assert!(holds(&ctx, &ieee.compare(Cmp::Eq, &sum, &point3).not()));
+    }
+
+    /// The opaque model proves what holds for every interpretation of the rounding operations:
+    /// the same operations on the same values, and the exact bit operations; never a law of
+    /// arithmetic that rounding breaks, nor one it keeps (IEEE would prove `a + b == b + a`
+    /// for numbers; the opaque model proves less, never more).
+    fn same<'ctx>(x: &Dynamic<'ctx>, y: &Dynamic<'ctx>) -> Bool<'ctx> {
+        x._eq(y)
+    }
+
+    #[test]
+    fn the_opaque_model_proves_only_what_ieee_does() {
+        let ctx = Context::new(&z3::Config::new());
+        let mut f = Floats::new(&ctx, FloatModel::Opaque);
+        let d = FloatKind::Double;
+        let (a, b) = (f.constant("a", d), f.constant("b", d));
+        let sum = f.arith("add", &a, &b, d);
+        assert!(holds(&ctx, &same(&sum, &f.arith("add", &a, &b, d))));
+        assert!(!holds(&ctx, &same(&sum, &f.arith("add", &b, &a, d))));
+        let (tenth, fifth) = (f.literal(0.1, d), f.literal(0.2, d));
+        let tenths = f.arith("add", &tenth, &fifth, d);
+        assert!(!holds(&ctx, &f.compare(Cmp::Eq, &tenths, &f.literal(0.3, d))));
+        // Negation and `fabs` are the sign bit; NaN and infinity are read off the bits.
+        let minus = f.neg(&a, d);
+        let back = f.neg(&minus, d);
+        assert!(holds(&ctx, &same(&back, &a)));
+        let minus = f.literal(-2.5, d);
+        let abs = f.abs(&minus, d);
+        assert!(holds(&ctx, &same(&abs, &f.literal(2.5, d))));
+        assert!(holds(&ctx, &f.is_nan(&f.literal(f64::NAN, d))));
+        assert!(holds(&ctx, &f.is_nan(&f.literal(1.0, d)).not()));
+        assert!(holds(&ctx, &f.is_finite(&f.literal(f64::INFINITY, d)).not()));
+        assert!(holds(&ctx, &f.is_finite(&f.literal(-0.0, FloatKind::Float))));
+        // An integer converted is the same value for the same integer only.
+        let (i, j) = (BV::new_const(&ctx, "i", 32), BV::new_const(&ctx, "j", 32));
+        let (x, y) = (f.from_int(&i, true, d), f.from_int(&j, true, d));
+        assert!(holds(&ctx, &i._eq(&j).implies(&same(&x, &y))));
+        assert!(!holds(&ctx, &same(&x, &y)));
+        // A constant converts exactly: `x / 2` is `x / 2.0`, `-1` is `-1.0`.
+        for (v, bits) in [(2i64, 32u32), (-1, 32), (-7, 8), (1 << 40, 64)] {
+            let c = f.from_int(&BV::from_i64(&ctx, v, bits), true, d);
+            assert!(holds(&ctx, &same(&c, &f.literal(v as f64, d))), "{v}");
+        }
+        let big = f.from_int(&BV::from_u64(&ctx, u32::MAX as u64, 32), false, FloatKind::Float);
+        assert!(holds(&ctx, &same(&big, &f.literal(4294967296.0, FloatKind::Float))));
+        // Constants compute as the machine computes: a `float` counter counts 0, 1, 2, ...
+        let s = FloatKind::Float;
+        let (zero, one) = (f.literal(0.0, s), f.literal(1.0, s));
+        let mut counter = zero;
+        for _ in 0..3 {
+            counter = f.arith("add", &counter, &one, s);
+        }
+        assert!(holds(&ctx, &same(&counter, &f.literal(3.0, s))));
+        let (tenth, fifth) = (f.literal(0.1, s), f.literal(0.2, s));
+        let sum = f.arith("add", &tenth, &fifth, s);
+        assert!(holds(&ctx, &same(&sum, &f.literal((0.1f32 + 0.2f32) as f64, s))));
+        // ... and compares with a converted `int` as the integers do: `i < n` is `3 < n`.
+        let n = BV::new_const(&ctx, "n", 32);
+        let bound = f.from_int(&n, true, s);
+        let below = f.c_compare(BinOp::Lt, &counter, &bound);
+        assert!(holds(&ctx, &below._eq(&n.bvsgt(&BV::from_i64(&ctx, 3, 32)))));
+        // A fraction is not a whole number: no integer comparison, and nothing is proved.
+        let half = f.literal(2.5, s);
+        let below_half = f.c_compare(BinOp::Lt, &half, &bound);
+        assert!(!holds(&ctx, &below_half._eq(&n.bvsgt(&BV::from_i64(&ctx, 2, 32)))));
     }
 
     #[test]

@@ -141,7 +141,14 @@ impl<'ctx> Printed<'ctx> {
         } else {
             floats.convert(x, crate::ir::FloatKind::Double)
         };
-        Printed::Double { finite: floats.is_finite(&x), nan: floats.is_nan(&x), value: x }
+        // Opaque floats are the machine's bits: a NaN's sign is among them, so two equal
+        // values print alike, NaN or not.
+        let nan = if floats.model() == super::floats::FloatModel::Opaque {
+            z3::ast::Bool::from_bool(x.get_ctx(), false)
+        } else {
+            floats.is_nan(&x)
+        };
+        Printed::Double { finite: floats.is_finite(&x), nan, value: x }
     }
 }
 

@@ -189,6 +189,20 @@ pub fn run(
         None => bmc::verify(program, &opts.entry, opts.bound, budget),
         Some(r) => bmc::verify_against(program, r, opts.compare, &opts.entry, opts.bound, budget),
     };
+    run_from(program, src, opts, budget, original, started, on_repair)
+}
+
+/// [`run`] with the verdict on the program as written already known (`original`, from the
+/// same bounded check, begun at `started`).
+pub fn run_from(
+    program: &Program,
+    src: &str,
+    opts: &Options,
+    budget: &Budget,
+    original: BmcResult,
+    started: Instant,
+    on_repair: &mut dyn FnMut(&FoundRepair),
+) -> EngineReport {
     let mut report = EngineReport {
         original,
         repairs: Vec::new(),

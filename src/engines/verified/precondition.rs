@@ -39,6 +39,8 @@ pub struct Precondition {
     pub convs: Vec<char>,
     /// "aval > bval > cval > dval, as in all 18 tests".
     pub description: String,
+    /// How many tests the facts were read from.
+    pub tests: usize,
 }
 
 /// Fewer tests than this are too few to conjecture anything from.
@@ -71,7 +73,7 @@ pub fn infer(inputs: &[String], outputs: &[String], reference: &Program, entry: 
         parts.push("the reference prints no `nan` (not a number)".to_string());
     }
     let description = format!("{}, as in all {} tests", parts.join(" and "), inputs.len());
-    Some(Precondition { facts, no_nan, convs: reads.iter().map(|r| r.0).collect(), description })
+    Some(Precondition { facts, no_nan, convs: reads.iter().map(|r| r.0).collect(), description, tests: inputs.len() })
 }
 
 /// Whether some `printf` of the program prints a floating-point conversion.
@@ -138,6 +140,12 @@ fn orderings(inputs: &[String], reads: &[(char, String)]) -> Vec<InputFact> {
 }
 
 impl Precondition {
+    /// The promise that the reference prints no `nan` alone, in words, when it is made: the
+    /// assumption of a proof that relies on nothing else.
+    pub fn no_nan_words(&self) -> Option<String> {
+        self.no_nan.then(|| format!("the reference prints no `nan` (not a number), as in all {} tests", self.tests))
+    }
+
     /// Whether the input `text` satisfies every fact: the numbers at both positions are there,
     /// an integer's fits in an `int`, and they are in the stated order. (Whether the reference
     /// prints a `nan` on it is not a property of the text; such an input is admitted, so a

@@ -93,8 +93,10 @@ use z3::ast::{Ast, BV, Bool, Dynamic};
 
 use crate::ir::ExprId;
 use crate::ir::{Builtin, Callee, Expr, ExprKind, FuncId, Init, IntType, Program, Span, Stmt, StmtKind, Type};
+use crate::smt::floats::FloatModel;
 
 pub use exec::SymVal;
+pub(crate) use exec::uses_floats;
 
 /// One original expression occurrence subject to repair.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -267,11 +269,27 @@ pub struct EncodeOptions<'a> {
     /// Read the input as characters ([`CharInput`]): on for a program that [`reads_chars`]; a
     /// product turns it on for both programs if one does.
     pub chars: bool,
+    /// A product compares only the inputs on which the reference prints no NaN: the solver's
+    /// floats have one NaN with no sign, so two printed NaNs are never known to print alike
+    /// (`nan` or `-nan`). The guarantee of such a proof names the assumption.
+    pub reference_prints_no_nan: bool,
+    /// The model of `float` and `double` ([`FloatModel`]): IEEE, or IEEE's bits with the
+    /// rounding operations uninterpreted (a proof only: a model of it may not be a run).
+    pub floats: FloatModel,
 }
 
 impl<'a> EncodeOptions<'a> {
     pub fn new(bound: u32) -> Self {
-        EncodeOptions { bound, frozen: None, alternatives: None, namespace: "", input_ends: false, chars: false }
+        EncodeOptions {
+            bound,
+            frozen: None,
+            alternatives: None,
+            namespace: "",
+            input_ends: false,
+            chars: false,
+            reference_prints_no_nan: false,
+            floats: FloatModel::Ieee,
+        }
     }
 }
 

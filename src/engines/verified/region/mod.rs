@@ -346,6 +346,7 @@ impl<'a, 'ctx> World<'a, 'ctx> {
                 let name = match floats.model() {
                     FloatModel::Ieee => "in.dbl",
                     FloatModel::Real => "in.real",
+                    FloatModel::Opaque => "in.bits",
                 };
                 let raw = self.input(name, pos, &floats.sort(FloatKind::Double));
                 let finite = floats.is_finite(&raw);

@@ -261,7 +261,7 @@ fn joined<'s, 'ctx, K: Ord + Copy + 's, V: 's>(
     keys.into_iter().map(|k| (k, live.iter().filter_map(|s| map(s).get(&k).map(|v| (&s.guard, v))).collect())).collect()
 }
 
-/// The C type of an IEEE value, read off its sort.
+/// The C type of a floating-point value, read off its sort.
 pub(super) fn float_kind(f: &Dynamic<'_>) -> FloatKind {
-    if f.get_sort().float_exponent_size() == Some(8) { FloatKind::Float } else { FloatKind::Double }
+    crate::smt::floats::Floats::kind_of(f)
 }

@@ -11,7 +11,7 @@ use super::*;
 use crate::ir::ExprId;
 use crate::ir::format::{self as cfmt, Count, Piece};
 use crate::ir::{BinOp, FloatKind, IncDec, IntKind, LogicOp, UnOp, VarId, VarKind};
-use crate::smt::floats::{FloatModel, Floats};
+use crate::smt::floats::Floats;
 use crate::smt::{c_int, c_lib};
 
 mod calls;
@@ -321,7 +321,7 @@ pub(super) fn run<'ctx>(
         names: 0,
         namespace: opts.namespace.to_string(),
         seq: std::cell::Cell::new(0),
-        floats: Floats::new(ctx, FloatModel::Ieee),
+        floats: Floats::new(ctx, opts.floats),
         exact_ints: HashMap::new(),
         stmts: 0,
         addr_taken: address_taken(p),
@@ -443,9 +443,8 @@ fn is_pure(e: &Expr) -> bool {
     pure
 }
 
-/// The span the interpreter reports for a fault reading through pointer argument `a`.
 /// Whether some variable or expression of the program has a floating-point type.
-fn uses_floats(p: &Program) -> bool {
+pub(crate) fn uses_floats(p: &Program) -> bool {
     if p.vars.iter().any(|v| matches!(leaf(&v.ty), Type::Float(_))) {
         return true;
     }

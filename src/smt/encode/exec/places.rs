@@ -282,10 +282,11 @@ impl<'a, 'ctx> Exec<'a, 'ctx> {
             let off = if stored.inside { b.extract(OFF_BITS - 1, 0) } else { BV::from_u64(self.ctx, 0, OFF_BITS) };
             return SymVal::Ptr(SymPtr { obj: b.extract(PTR_BITS - 1, OFF_BITS), off, targets: stored.targets });
         }
-        if let Some(b) = d.as_bv() {
-            SymVal::Int(b)
-        } else if d.as_float().is_some() {
+        // In the opaque float model a float is its bits: the lane's type tells them apart.
+        if d.as_float().is_some() || matches!(super::leaf(&self.objects[lane as usize].elem), Type::Float(_)) {
             SymVal::Float(d)
+        } else if let Some(b) = d.as_bv() {
+            SymVal::Int(b)
         } else {
             unreachable!("memory holds bit-vectors and floats")
         }
