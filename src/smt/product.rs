@@ -79,6 +79,8 @@ pub fn encode_product<'ctx>(
     let s_pos = output::positions(ctx, enc.inputs.iter().map(|i| &i.guard));
     let r_pos = output::positions(ctx, r.inputs.iter().map(|i| &i.guard));
     let mut links = Vec::new();
+    // Where an integer read and a floating-point read of the two programs take the same token.
+    let mut unlinkable = Vec::new();
     for (i, a) in enc.inputs.iter().enumerate() {
         for (j, b) in r.inputs.iter().enumerate() {
             if matches!(a.source, InputSource::Chars) || matches!(b.source, InputSource::Chars) {
@@ -94,19 +96,20 @@ pub fn encode_product<'ctx>(
                 (Some(x), Some(y)) => same_word(ctx, x, y),
                 _ => match same_value(ctx, &a.value, &a.ty, &b.value, &b.ty) {
                     Some(same) => same,
-                    // An integer read and a floating-point one that never take the same token
-                    // (`%d` then `%f` in a loop in both programs, counted differently) need no
-                    // link; where they might, the two values are unrelated in the model.
-                    None if never_meet(ctx, &at, enc.bit_vectors_only && r.bit_vectors_only) => continue,
                     None => {
-                        return Err(unsupported(
-                            "an input read as a number of another kind than the reference reads it",
-                        ));
+                        unlinkable.push(at);
+                        continue;
                     }
                 },
             };
             links.push(at.implies(&same));
         }
+    }
+    // Reads of two kinds that never take the same token (`%d` then `%f` in a loop in both
+    // programs, counted differently) need no link; where they might, the two values are
+    // unrelated in the model. One check for all such pairs.
+    if !unlinkable.is_empty() && !never_meet(ctx, &unlinkable, enc.bit_vectors_only && r.bit_vectors_only) {
+        return Err(unsupported("an input read as a number of another kind than the reference reads it"));
     }
 
     // Outputs: the tokens printed (after the last read, in the `values` mode), in order. Where
@@ -137,17 +140,17 @@ pub fn encode_product<'ctx>(
     Ok(enc)
 }
 
-/// The condition that two reads take the same token is unsatisfiable: decided by the solver
-/// (the positions are sums over loop guards that the simplifier does not fold), within a
-/// short slice; no answer counts as "they may meet".
-fn never_meet<'ctx>(ctx: &'ctx Context, at: &Bool<'ctx>, bit_vectors_only: bool) -> bool {
+/// None of the conditions that two reads take the same token (`meets`) is satisfiable:
+/// decided by the solver (the positions are sums over loop guards that the simplifier does
+/// not fold), within a short slice; no answer counts as "they may meet".
+fn never_meet<'ctx>(ctx: &'ctx Context, meets: &[Bool<'ctx>], bit_vectors_only: bool) -> bool {
     let solver = super::solver::one_shot_solver(ctx, bit_vectors_only);
-    solver.assert(at);
+    solver.assert(&Bool::or(ctx, &meets.iter().collect::<Vec<_>>()));
     let budget = super::Budget::new(MEET_SLICE, crate::cancel::Cancel::new());
     super::solver::check_with_budget(&solver, &[], &budget).is_unsat()
 }
 
-/// How long [`never_meet`] may take for one pair of reads.
+/// How long [`never_meet`] may take.
 const MEET_SLICE: std::time::Duration = std::time::Duration::from_millis(200);
 
 /// The tokens a program prints (in the `values` mode: after its last input read), each with
