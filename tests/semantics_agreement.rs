@@ -626,6 +626,7 @@ fn verified_tally(cases: &[Case]) -> Tally {
         precondition: None,
         floats: verified::FloatModel::Ieee,
         candidates: None,
+        line_in_input: true,
     };
     for (i, c) in cases.iter().enumerate() {
         let (pp, pq) = (lower_source(&c.sp).program, lower_source(&c.sq).program);
@@ -742,6 +743,7 @@ fn each_library_function_is_what_c_computes_in_both_executors() {
         precondition: None,
         floats: verified::FloatModel::Ieee,
         candidates: None,
+        line_in_input: true,
     };
     for (g, arg, directive, equal) in calls {
         let x = Ex::Var(arg);

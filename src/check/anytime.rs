@@ -385,7 +385,8 @@ impl Job<'_> {
             let bound = self.engine_opts.bound;
             let budget = Budget::new((self.left() / 4).min(BOUNDED_SLICE), self.cancel.clone());
             let t = Instant::now();
-            let verdict = bmc::verify_against(student, &assumed, self.compare, entry, bound, &budget);
+            let assume = self.engine_opts.assumptions();
+            let verdict = bmc::verify_against_assuming(student, &assumed, self.compare, entry, bound, assume, &budget);
             report.stats.phase("bounded proof of the fix", t);
             match verdict.verdict {
                 BmcVerdict::Holds { complete } => {
@@ -437,7 +438,16 @@ impl Job<'_> {
         for bound in bounds {
             let budget = Budget::new((self.left() / 4).min(BOUNDED_SLICE), self.cancel.clone());
             let t = Instant::now();
-            let verdict = bmc::verify_against(&lowered.program, self.reference, self.compare, entry, bound, &budget);
+            let assume = self.engine_opts.assumptions();
+            let verdict = bmc::verify_against_assuming(
+                &lowered.program,
+                self.reference,
+                self.compare,
+                entry,
+                bound,
+                assume,
+                &budget,
+            );
             report.stats.phase("bounded proof of the fix", t);
             match verdict.verdict {
                 BmcVerdict::Holds { complete: true } => {
@@ -497,6 +507,7 @@ impl Job<'_> {
                             self.compare,
                             entry,
                             bound,
+                            self.engine_opts.assumptions(),
                             self.verified_opts.precondition.as_ref(),
                             &budget,
                         )

@@ -239,6 +239,7 @@ fn analyse(
         level: opts.mutation_level,
         max_size: opts.max_repair_size,
         frozen: frozen.into_iter().collect(),
+        line_in_input: spec.as_ref().is_none_or(line_in_every_input),
         ..Default::default()
     };
     // Every report published, partial or final, records when its repairs reached their guarantees.
@@ -279,6 +280,14 @@ fn analyse(
     // A report published only now (the front end's, when no behaviour analysis ran).
     levels.stamp(&mut report);
     report
+}
+
+/// Whether every test's input holds a line break: then the assignment promises a line and a
+/// proof about a program that reads characters may assume one (the line assumption); an input
+/// that ends without one shows that a loop waiting for the '\n' must also stop at the end.
+fn line_in_every_input(spec: &Spec) -> bool {
+    let Some(dir) = &spec.tests else { return true };
+    spec_tests::discover(dir).iter().all(|t| std::fs::read(&t.input).map_or(true, |input| input.contains(&b'\n')))
 }
 
 /// The text with every type error replaced by its best fix, when each error has one, their
@@ -1378,7 +1387,17 @@ pub(crate) fn outputs_shown(expected: &str, actual: &str) -> (String, String) {
 /// A one-line rendering of program text for messages.
 pub(crate) fn shorten(s: &str) -> String {
     let trimmed = s.trim_end_matches(['\n', '\r']);
-    let escaped: String = trimmed.chars().flat_map(|c| if c == '\n' { vec!['\\', 'n'] } else { vec![c] }).collect();
+    // A byte the editor would not show (`'\0'`, another control character) is written as C
+    // writes it: `X\0Y` and `X Y` must not look alike.
+    let escaped: String = trimmed
+        .chars()
+        .flat_map(|c| match c {
+            '\n' => vec!['\\', 'n'],
+            '\0' => vec!['\\', '0'],
+            c if c.is_control() && c != '\t' => format!("\\x{:02x}", c as u32).chars().collect(),
+            c => vec![c],
+        })
+        .collect();
     if escaped.chars().count() > 80 {
         let cut: String = escaped.chars().take(77).collect();
         format!("{cut}...")

@@ -102,6 +102,7 @@ pub fn repair_against_reference(
         precondition,
         floats: verified::FloatModel::Ieee,
         candidates: None,
+        line_in_input: engine_opts.line_in_input,
     };
     // Both at once, one a core: the search for a fix that passes the tests, proved in place
     // (`check::anytime`), and the verified engine. The first fix shown is whichever comes
@@ -217,7 +218,7 @@ pub fn repair_against_reference(
             if report.stats.first_repair_ms.is_none() {
                 report.stats.first_repair_ms = Some(v.found_after.unwrap_or(v.time).as_secs_f64() * 1000.0);
             }
-            match difference(program, reference, compare, entry, engine_opts.bound, deadline, cancel, report) {
+            match difference(program, reference, compare, entry, engine_opts, deadline, cancel, report) {
                 Difference::Input(m) if hint >= HintLevel::Input => {
                     report.diagnostics.push(Diagnostic::warning("reference-mismatch", anchor, m.shown()))
                 }
@@ -324,7 +325,15 @@ pub fn repair_against_reference(
     // The reference's outputs on the tests' inputs: run once, when the first bounded repair comes.
     let mut oracle: Option<Vec<PreparedTest>> = None;
     let t = Instant::now();
-    let original = crate::smt::bmc::verify_against(program, reference, compare, entry, opts.bound, &budget);
+    let original = crate::smt::bmc::verify_against_assuming(
+        program,
+        reference,
+        compare,
+        entry,
+        opts.bound,
+        opts.assumptions(),
+        &budget,
+    );
     // A difference no run shows, of two printed NaNs: proved on the inputs where the reference
     // prints none, there is nothing to repair.
     if let BmcVerdict::Violated(cex) = &original.verdict
@@ -337,6 +346,7 @@ pub fn repair_against_reference(
             compare,
             entry,
             opts.bound,
+            opts.assumptions(),
             verified_opts.precondition.as_ref(),
             // A slice: the search below still gets its time when this does not finish.
             &Budget::new(budget.remaining() / 4, cancel.clone()),
@@ -488,17 +498,20 @@ fn shown_fix_words(guarantee: &Guarantee) -> String {
 /// that, `precondition`): two printed NaNs are never known to print alike
 /// ([`crate::smt::encode::EncodeOptions::reference_prints_no_nan`]). The guarantee names the
 /// promise and the bound.
+#[allow(clippy::too_many_arguments)]
 pub(super) fn proved_where_no_nan(
     program: &Program,
     reference: &Program,
     compare: Compare,
     entry: &str,
     bound: u32,
+    assume: crate::smt::bmc::Assumptions,
     precondition: Option<&verified::precondition::Precondition>,
     budget: &Budget,
 ) -> Option<Guarantee> {
     let assumption = precondition?.no_nan_words()?;
-    let r = crate::smt::bmc::verify_against_where_no_nan(program, reference, compare, entry, bound, budget);
+    let assume = crate::smt::bmc::Assumptions { reference_prints_no_nan: true, ..assume };
+    let r = crate::smt::bmc::verify_against_assuming(program, reference, compare, entry, bound, assume, budget);
     tracing::debug!(verdict = ?r.verdict, "the bounded product where the reference prints no NaN");
     match r.verdict {
         BmcVerdict::Holds { complete } => {
@@ -625,7 +638,7 @@ fn difference(
     reference: &Program,
     compare: Compare,
     entry: &str,
-    bound: u32,
+    opts: &Options,
     deadline: Instant,
     cancel: &Cancel,
     report: &Report,
@@ -635,7 +648,15 @@ fn difference(
     }
     let left = deadline.saturating_duration_since(Instant::now());
     let budget = Budget::new(left.min(std::time::Duration::from_secs(3)), cancel.clone());
-    let r = crate::smt::bmc::verify_against(program, reference, compare, entry, bound, &budget);
+    let r = crate::smt::bmc::verify_against_assuming(
+        program,
+        reference,
+        compare,
+        entry,
+        opts.bound,
+        opts.assumptions(),
+        &budget,
+    );
     match r.verdict {
         BmcVerdict::Violated(cex) if cex.kind == ViolationKind::OutputMismatch => {
             let m = mismatch(program, reference, compare, entry, &cex.stdin, cancel);

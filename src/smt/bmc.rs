@@ -147,7 +147,23 @@ pub struct BmcStats {
 /// Verifies `entry` of `program` for runs within `bound` loop iterations / active copies of a
 /// function, and replays any counterexample in the interpreter.
 pub fn verify(program: &Program, entry: &str, bound: u32, budget: &Budget) -> BmcResult {
-    verify_with(program, None, entry, bound, false, budget)
+    verify_with(program, None, entry, bound, Assumptions::default(), budget)
+}
+
+/// What a product proof assumes about the input beyond its types.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Assumptions {
+    /// Only inputs on which the reference prints no NaN ([`EncodeOptions::reference_prints_no_nan`]):
+    /// a proof holds under that assumption, named in its guarantee.
+    pub reference_prints_no_nan: bool,
+    /// [`EncodeOptions::line_in_input`].
+    pub line_in_input: bool,
+}
+
+impl Default for Assumptions {
+    fn default() -> Self {
+        Assumptions { reference_prints_no_nan: false, line_in_input: true }
+    }
 }
 
 /// Bounded verification of the product of `program` and `reference` (see
@@ -161,20 +177,20 @@ pub fn verify_against(
     bound: u32,
     budget: &Budget,
 ) -> BmcResult {
-    verify_with(program, Some((reference, compare)), entry, bound, false, budget)
+    verify_against_assuming(program, reference, compare, entry, bound, Assumptions::default(), budget)
 }
 
-/// [`verify_against`] over the inputs on which the reference prints no NaN
-/// ([`EncodeOptions::reference_prints_no_nan`]): a proof of it holds under that assumption.
-pub fn verify_against_where_no_nan(
+/// [`verify_against`] under `assume`.
+pub fn verify_against_assuming(
     program: &Program,
     reference: &Program,
     compare: Compare,
     entry: &str,
     bound: u32,
+    assume: Assumptions,
     budget: &Budget,
 ) -> BmcResult {
-    verify_with(program, Some((reference, compare)), entry, bound, true, budget)
+    verify_with(program, Some((reference, compare)), entry, bound, assume, budget)
 }
 
 /// The part of a budget the opaque float model gets first, at most.
@@ -185,7 +201,7 @@ fn verify_with(
     reference: Option<(&Program, Compare)>,
     entry: &str,
     bound: u32,
-    no_nan: bool,
+    assume: Assumptions,
     budget: &Budget,
 ) -> BmcResult {
     // A product with floating point: first in the opaque model (`smt::floats`), where two
@@ -196,12 +212,12 @@ fn verify_with(
         && (super::encode::uses_floats(program) || super::encode::uses_floats(r))
     {
         let slice = Budget::new((budget.remaining() / 3).min(OPAQUE_SLICE), budget.cancel.clone());
-        let opaque = verify_in(program, reference, entry, bound, no_nan, FloatModel::Opaque, &slice);
+        let opaque = verify_in(program, reference, entry, bound, assume, FloatModel::Opaque, &slice);
         if matches!(opaque.verdict, BmcVerdict::Holds { .. }) {
             return opaque;
         }
     }
-    verify_in(program, reference, entry, bound, no_nan, FloatModel::Ieee, budget)
+    verify_in(program, reference, entry, bound, assume, FloatModel::Ieee, budget)
 }
 
 fn verify_in(
@@ -209,7 +225,7 @@ fn verify_in(
     reference: Option<(&Program, Compare)>,
     entry: &str,
     bound: u32,
-    no_nan: bool,
+    assume: Assumptions,
     floats: FloatModel,
     budget: &Budget,
 ) -> BmcResult {
@@ -217,9 +233,19 @@ fn verify_in(
     let t0 = Instant::now();
     let ctx = solver::new_context();
     let encoded = match reference {
-        None => encode(&ctx, program, entry, &EncodeOptions { floats, ..EncodeOptions::new(bound) }),
+        None => encode(
+            &ctx,
+            program,
+            entry,
+            &EncodeOptions { floats, line_in_input: assume.line_in_input, ..EncodeOptions::new(bound) },
+        ),
         Some((r, compare)) => {
-            let opts = EncodeOptions { reference_prints_no_nan: no_nan, floats, ..EncodeOptions::new(bound) };
+            let opts = EncodeOptions {
+                reference_prints_no_nan: assume.reference_prints_no_nan,
+                line_in_input: assume.line_in_input,
+                floats,
+                ..EncodeOptions::new(bound)
+            };
             crate::smt::product::encode_product(&ctx, program, r, entry, compare, &opts)
         }
     };

@@ -59,8 +59,14 @@ pub fn encode_product<'ctx>(
     })?;
     let chars = opts.chars || reference_chars || encode::reads_chars(student)?;
     let mut enc = encode::encode(ctx, student, entry, &EncodeOptions { input_ends, chars, ..*opts })?;
-    let ref_opts =
-        EncodeOptions { namespace: "ref.", input_ends, chars, floats: opts.floats, ..EncodeOptions::new(opts.bound) };
+    let ref_opts = EncodeOptions {
+        namespace: "ref.",
+        input_ends,
+        chars,
+        floats: opts.floats,
+        line_in_input: opts.line_in_input,
+        ..EncodeOptions::new(opts.bound)
+    };
     let no_nan = opts.reference_prints_no_nan;
     let r = encode::encode(ctx, reference, entry, &ref_opts).map_err(|u| Unsupported {
         func: u.func,
@@ -408,14 +414,15 @@ mod tests {
     /// neither: two operations, two terms.)
     #[test]
     fn a_nan_is_left_out_only_when_the_reference_promises_none() {
-        use crate::smt::bmc::verify_against_where_no_nan;
+        use crate::smt::bmc::{Assumptions, verify_against_assuming};
         let reference = "#include <stdio.h>\nint main(void) { float a; scanf(\"%f\", &a); printf(\"%f\\n\", a * a - a * a); return 0; }";
         let student = "#include <stdio.h>\nint main(void) { float a; scanf(\"%f\", &a); printf(\"%f\\n\", (a * a - a * a) * 1); return 0; }";
         let everywhere = verdict_against(reference, student, Compare::Exact);
         assert!(matches!(everywhere, BmcVerdict::Violated(_)), "{everywhere:?}");
         let (s, r) = (lower_source(student).program, lower_source(reference).program);
         let budget = Budget::new(std::time::Duration::from_secs(30), Cancel::new());
-        let where_no_nan = verify_against_where_no_nan(&s, &r, Compare::Exact, "main", 3, &budget).verdict;
+        let assume = Assumptions { reference_prints_no_nan: true, ..Assumptions::default() };
+        let where_no_nan = verify_against_assuming(&s, &r, Compare::Exact, "main", 3, assume, &budget).verdict;
         assert!(matches!(where_no_nan, BmcVerdict::Holds { complete: true }), "{where_no_nan:?}");
     }
 

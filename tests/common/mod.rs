@@ -207,6 +207,7 @@ pub fn verified_repair(
         precondition,
         floats: verified::FloatModel::Ieee,
         candidates: None,
+        line_in_input: true,
     };
     verified::repair(
         &s,

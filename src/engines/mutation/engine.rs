@@ -53,6 +53,16 @@ pub struct Options {
     /// Statements a debugging session's localisation names (those run between the last state
     /// the student accepted and the first they corrected): ranked first, none dropped.
     pub window: Vec<Span>,
+    /// [`crate::smt::encode::EncodeOptions::line_in_input`]: false where a test's input ends
+    /// without a line break.
+    pub line_in_input: bool,
+}
+
+impl Options {
+    /// What a proof against the reference assumes of the input.
+    pub fn assumptions(&self) -> bmc::Assumptions {
+        bmc::Assumptions { line_in_input: self.line_in_input, ..bmc::Assumptions::default() }
+    }
 }
 
 /// The SMT side's set-up. Both decide the same question; `mend bench` measures both.
@@ -78,6 +88,7 @@ impl Default for Options {
             reference: None,
             compare: Compare::Exact,
             window: Vec::new(),
+            line_in_input: true,
         }
     }
 }
@@ -187,7 +198,9 @@ pub fn run(
     let started = Instant::now();
     let original = match &opts.reference {
         None => bmc::verify(program, &opts.entry, opts.bound, budget),
-        Some(r) => bmc::verify_against(program, r, opts.compare, &opts.entry, opts.bound, budget),
+        Some(r) => {
+            bmc::verify_against_assuming(program, r, opts.compare, &opts.entry, opts.bound, opts.assumptions(), budget)
+        }
     };
     run_from(program, src, opts, budget, original, started, on_repair)
 }
@@ -230,8 +243,12 @@ pub fn run_from(
     let provider = |id: LocationId, _: &Expr| -> Vec<Expr> {
         alternatives.get(&id).map(|(_, ms)| ms.iter().map(|m| m.expr.clone()).collect()).unwrap_or_default()
     };
-    let enc_opts =
-        EncodeOptions { frozen: Some(&frozen), alternatives: Some(&provider), ..EncodeOptions::new(opts.bound) };
+    let enc_opts = EncodeOptions {
+        frozen: Some(&frozen),
+        alternatives: Some(&provider),
+        line_in_input: opts.line_in_input,
+        ..EncodeOptions::new(opts.bound)
+    };
     let encode_started = Instant::now();
     let encoded = match &opts.reference {
         None => encode::encode(&ctx, program, &opts.entry, &enc_opts),

@@ -39,8 +39,8 @@ impl<'j, 'p: 'j, 'ctx: 'j> Job<'j, 'p, 'ctx> {
         arena: &'j Arena,
         ws: Option<(BTreeSet<Node>, BTreeSet<Node>)>,
     ) -> Result<Self, Failure> {
-        let r_setup = r.setup(opts.compare, opts.floats, budget);
-        let s_setup = s.setup(opts.compare, opts.floats, budget);
+        let r_setup = r.setup(opts, budget);
+        let s_setup = s.setup(opts, budget);
         let mut job = Job {
             ctx,
             r,

@@ -105,6 +105,9 @@ pub struct Options {
     pub floats: FloatModel,
     /// Where each whole-program candidate of the CEGIS loop goes while its proof runs.
     pub candidates: Option<Candidates>,
+    /// Character programs: assume the input holds a '\n' ([`stream`]'s line assumption).
+    /// False where a test's input ends without one.
+    pub line_in_input: bool,
 }
 
 /// The engine's candidates as they come, for the tests to try while the proofs run
@@ -461,8 +464,10 @@ struct Side<'p> {
 }
 
 impl<'p> Side<'p> {
-    fn setup(&'p self, compare: Compare, floats: FloatModel, budget: &Budget) -> Setup<'p> {
+    fn setup(&'p self, opts: &Options, budget: &Budget) -> Setup<'p> {
+        let (compare, floats) = (opts.compare, opts.floats);
         Setup {
+            line_in_input: opts.line_in_input,
             floats,
             budget: budget.clone(),
             program: self.program,

@@ -250,6 +250,9 @@ fn can_break<'ctx>(
 /// sound, the checks prove it as part of each node's verification; this one holds at the loop
 /// that reads up to the newline, which is what stops a `while (c != '\n')` loop.
 pub fn line_invariant(ctx: &Context, setup: &Setup<'_>) -> Result<BTreeSet<Node>, Unsupported> {
+    if !setup.line_in_input {
+        return Ok(BTreeSet::new());
+    }
     let nodes: Vec<Node> = setup.tree.nodes().into_iter().filter(|n| *n != Node::FuncExit).collect();
     let mut inv = loop_nodes(setup);
     let world = World::new(ctx);

@@ -27,6 +27,7 @@ fn parts_of(student: &str, reference: &str, entry: &str) -> Vec<Vec<Node>> {
         precondition: None,
         floats: FloatModel::Ieee,
         candidates: None,
+        line_in_input: true,
     };
     let budget = Budget::new(Duration::from_secs(60), Cancel::new());
     let task = PairTask {
@@ -235,6 +236,7 @@ fn agree(name: &str, student: &str, reference: &str) {
         precondition: None,
         floats: FloatModel::Ieee,
         candidates: None,
+        line_in_input: true,
     };
     let solve = |parallel: bool| {
         node_cache::clear();
@@ -278,6 +280,7 @@ fn parallel_and_sequential_repairs_agree() {
             precondition: None,
             floats: FloatModel::Ieee,
             candidates: Some(Candidates::new(to, TWO_LOOPS_TWO_BUGS)),
+            line_in_input: true,
         };
         run_with(
             &s,
@@ -351,6 +354,7 @@ fn candidates_of_a_retyped_copy_are_edits_of_the_students_text() {
         precondition: None,
         floats: FloatModel::Ieee,
         candidates: Some(Candidates::new(to, student)),
+        line_in_input: true,
     };
     let report = repair(
         &lower(student),

@@ -191,13 +191,59 @@ int main(void) { char a = 'x', b = 'y'; int r = scanf(\"%c%c\", &a, &b); assert(
     let (kind, stdin) = violation(pairs, 2);
     assert_eq!(kind, ViolationKind::Assertion);
     assert!(stdin.starts_with('q') && stdin.len() >= 2, "{stdin:?}");
-    // Characters and numbers in one program: positions would count different things.
-    let mixed = "#include <stdio.h>\nint main(void) { int n; scanf(\"%d\", &n); return getchar() + n; }";
+}
+
+#[test]
+fn numbers_and_words_beside_characters_are_read_from_the_characters() {
+    // `%d` stops at the first byte that is no digit; `getchar` reads that byte.
+    let after = "#include <stdio.h>\n#include <assert.h>
+int main(void) { int n, c, r = scanf(\"%d\", &n); c = getchar(); assert(r != 1 || c != 'x'); return 0; }";
+    let (kind, stdin) = violation(after, 2);
+    assert_eq!(kind, ViolationKind::Assertion);
+    let number = stdin.trim_start().trim_start_matches(['+', '-']);
     assert!(
-        matches!(run(mixed, 2).verdict, BmcVerdict::Unknown(BmcUnknown::Unsupported(_))),
-        "{:?}",
-        run(mixed, 2).verdict
+        number.starts_with(|c: char| c.is_ascii_digit())
+            && number.trim_start_matches(|c: char| c.is_ascii_digit()).starts_with('x'),
+        "{stdin:?}"
     );
+    // So a digit never follows a number read: holds (cut where spaces or digits run long).
+    let digits = "#include <stdio.h>\n#include <assert.h>
+int main(void) { int n, c; if (scanf(\"%d\", &n) == 1 && n == 42) { c = getchar(); assert(c < '0' || c > '9'); } return 0; }";
+    assert!(matches!(run(digits, 2).verdict, BmcVerdict::Holds { .. }), "{:?}", run(digits, 2).verdict);
+    // A word ends before a space, the end of the input or a line break, and has its NUL.
+    let word = "#include <stdio.h>\n#include <string.h>\n#include <assert.h>
+int main(void) { char w[8]; int c; if (scanf(\"%s\", w) == 1) { c = getchar(); assert(c == EOF || c == ' ' || c == '\\n'); assert(strlen(w) < 3); } return 0; }";
+    let (kind, stdin) = violation(word, 2);
+    assert_eq!(kind, ViolationKind::Assertion);
+    assert!(stdin.split_whitespace().next().is_some_and(|w| w.len() >= 3), "{stdin:?}");
+    // Numbers read beside `nondet` values are not input text.
+    let nondet = "#include <stdio.h>\nint main(void) { int n = __VERIFIER_nondet_int(); return getchar() + n; }";
+    assert!(
+        matches!(run(nondet, 2).verdict, BmcVerdict::Unknown(BmcUnknown::Unsupported(_))),
+        "{:?}",
+        run(nondet, 2).verdict
+    );
+}
+
+#[test]
+fn a_word_read_with_scanf_is_compared_with_one_read_with_getchar() {
+    let reference = "#include <stdio.h>
+int main(void) { char s[10]; if (scanf(\"%s\", s) != 1) return 0; printf(\"%s\\n\", s); return 0; }";
+    let same = "#include <stdio.h>
+int main(void) { char s[10]; int c, i = 0;
+    while ((c = getchar()) == ' ' || c == '\\n') ;
+    while (c != EOF && c != ' ' && c != '\\n' && i < 9) { s[i++] = c; c = getchar(); }
+    s[i] = '\\0';
+    if (i > 0) printf(\"%s\\n\", s);
+    return 0; }";
+    let r = against(same, reference, 3);
+    assert!(matches!(r.verdict, BmcVerdict::Holds { .. }), "{:?}", r.verdict);
+    // A student who stops only at the line break prints the words after a space too.
+    let wrong = same.replace("c != EOF && c != ' ' && c != '\\n'", "c != EOF && c != '\\n'");
+    match against(&wrong, reference, 3).verdict {
+        BmcVerdict::Violated(c) => assert!(c.stdin.trim().contains(' '), "{:?}", c.stdin),
+        v => panic!("{v:?}"),
+    }
 }
 
 #[test]
@@ -248,7 +294,12 @@ int main(void) { char c; while (scanf(\"%c\", &c) == 1 && c != '\\n') printf(\"%
         }
         v => panic!("{v:?}"),
     }
-    // A student who reads numbers where the reference reads characters: not compared.
+    // A student who reads a number where the reference reads characters is compared on the
+    // same bytes (the number is read from them): refuted on a line that is not `n\n`.
     let numbers = "#include <stdio.h>\nint main(void) { int n; scanf(\"%d\", &n); printf(\"%d\\n\", n); return 0; }";
-    assert!(matches!(against(numbers, reference, 2).verdict, BmcVerdict::Unknown(BmcUnknown::Unsupported(_))));
+    assert!(
+        matches!(against(numbers, reference, 2).verdict, BmcVerdict::Violated(_)),
+        "{:?}",
+        against(numbers, reference, 2).verdict
+    );
 }

@@ -58,8 +58,11 @@
 //!   (`getchar` returns -1, `scanf` stops and returns `EOF` or what it assigned). `fgets` in
 //!   such a program reads from the same bytes, up to and with the '\n', and returns `NULL` at
 //!   the end. The bytes are not namespaced, so a product's two programs read the same input
-//!   with no link between them. Reading characters and values (`%d`) in one program is
-//!   unsupported, as in the verified engine's stream model.
+//!   with no link between them. A program that reads characters and values, and both
+//!   programs of a product where either reads characters, read the values from the same
+//!   bytes as glibc's `scanf` does (`%d`, `%u`, `%s`, `%c`, spaces and literal text; more
+//!   than a few spaces in a row, a number of more than 10 digits or a word longer than the
+//!   string cap are cut like loops), where the verified engine's stream model refuses them.
 //!
 //! Anything else (pointer casts, `fgets`/`gets` after `scanf`, `gets` beside `getchar`,
 //! `pow`/`log`/`exp`, ` %c` mixed with `getchar`, VLAs, writes that may hit a string literal,
@@ -276,6 +279,10 @@ pub struct EncodeOptions<'a> {
     /// The model of `float` and `double` ([`FloatModel`]): IEEE, or IEEE's bits with the
     /// rounding operations uninterpreted (a proof only: a model of it may not be a run).
     pub floats: FloatModel,
+    /// A program that reads characters gets an input that holds a '\n' (the line
+    /// assumption): on when the assignment promises a line, as every test's input shows; off
+    /// when some test's input ends without one, where a loop waiting for the '\n' never ends.
+    pub line_in_input: bool,
 }
 
 impl<'a> EncodeOptions<'a> {
@@ -289,6 +296,7 @@ impl<'a> EncodeOptions<'a> {
             chars: false,
             reference_prints_no_nan: false,
             floats: FloatModel::Ieee,
+            line_in_input: true,
         }
     }
 }
@@ -676,39 +684,37 @@ pub fn char_format(pieces: &[crate::ir::format::Piece]) -> bool {
 }
 
 /// Whether `program` reads its input as characters ([`CharInput`]): `getchar`, `scanf` of
-/// `%c` only, `fgets` beside them or alone. `Err` when it reads characters and values
-/// (`scanf("%d")`, `nondet`): positions would count different things. `fgets` beside values,
-/// and `gets`, keep the line model (a line of printable text at the start of a line).
+/// `%c` only, `fgets` beside them or alone. A program that reads characters and values
+/// (`scanf("%d")`, `%s`) reads them all from the characters, as `scanf` does. `Err` when it
+/// reads characters and `nondet` values (not input text). `fgets` beside values, and `gets`,
+/// keep the line model (a line of printable text at the start of a line).
 pub fn reads_chars(program: &Program) -> Result<bool, Unsupported> {
-    let (mut chars, mut values, mut fgets, mut gets) = (None, None, false, false);
+    let (mut chars, mut values, mut nondet, mut fgets, mut gets) = (None, false, None, false, false);
     for f in &program.funcs {
         let Some(body) = &f.body else { continue };
         crate::ir::walk::walk_stmt(body, &mut |e| match &e.strip_implicit().kind {
             ExprKind::Call(Callee::Builtin(Builtin::Fgets), _) => fgets = true,
             ExprKind::Call(Callee::Builtin(Builtin::Gets), _) => gets = true,
             ExprKind::Call(Callee::Builtin(Builtin::Nondet), _) => {
-                values.get_or_insert(e.span);
+                nondet.get_or_insert(e.span);
             }
             _ => match read_of(e) {
                 Some(Read::Chars) => {
                     chars.get_or_insert(e.span);
                 }
-                Some(Read::Tokens) => {
-                    values.get_or_insert(e.span);
-                }
+                Some(Read::Tokens) => values = true,
                 None => {}
             },
         });
     }
-    match (chars, values) {
+    match (chars, nondet) {
         (Some(_), Some(span)) => Err(Unsupported {
             func: None,
-            what: "reading characters (`getchar`, `%c`) and values (`%d`, ` %c`, `%s`, ...) in one program".into(),
+            what: "reading characters (`getchar`, `%c`) beside `nondet` values in one program".into(),
             span,
         }),
         (Some(_), None) => Ok(true),
-        (None, None) => Ok(fgets && !gets),
-        (None, Some(_)) => Ok(false),
+        (None, _) => Ok(fgets && !gets && !values && nondet.is_none()),
     }
 }
 

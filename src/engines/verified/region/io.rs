@@ -144,7 +144,8 @@ impl<'s, 'p, 'w, 'a, 'ctx> Exec<'s, 'p, 'w, 'a, 'ctx> {
         self.assume_line();
         // Before the newline there is a character: the read succeeds (no `ite` with the old
         // value, whose variable would then look live).
-        let below_nl = self.below_nl.as_ref().is_some_and(|p| *p == st.in_pos) || st.in_pos.as_u64() == Some(0);
+        let below_nl = self.setup.line_in_input
+            && (self.below_nl.as_ref().is_some_and(|p| *p == st.in_pos) || st.in_pos.as_u64() == Some(0));
         let there =
             if below_nl { Bool::from_bool(self.ctx, true) } else { st.in_pos.bvult(&self.world.len()).simplify() };
         let ok = Bool::and(self.ctx, &[wanted, &there]).simplify();
@@ -155,7 +156,7 @@ impl<'s, 'p, 'w, 'a, 'ctx> Exec<'s, 'p, 'w, 'a, 'ctx> {
 
     /// Assumes, once per region, that the character stream holds a newline.
     pub(super) fn assume_line(&mut self) {
-        if !self.line_assumed {
+        if self.setup.line_in_input && !self.line_assumed {
             self.line_assumed = true;
             self.region.assumed.push(self.world.line_assumption());
         }

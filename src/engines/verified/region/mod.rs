@@ -430,6 +430,9 @@ pub struct Setup<'p> {
     pub budget: crate::smt::Budget,
     /// What a `float` or `double` is: IEEE (every proof), or a real (a search's abstraction).
     pub floats: FloatModel,
+    /// Character input: the input holds a '\n' (the line assumption), so a read before it
+    /// finds a character.
+    pub line_in_input: bool,
 }
 
 /// The result of executing one node's region.

@@ -47,6 +47,7 @@ fn setup<'p>(
         reading: reading_range(p, func),
         budget: crate::smt::Budget::unlimited(crate::cancel::Cancel::new()),
         floats: crate::smt::floats::FloatModel::Ieee,
+        line_in_input: true,
     }
 }
 

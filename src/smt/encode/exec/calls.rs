@@ -513,13 +513,7 @@ impl<'a, 'ctx> Exec<'a, 'ctx> {
             Err(err) => return self.unsupported(format!("a malformed scanf format ({})", err.message), e.span),
         };
         if self.char_pos.is_some() {
-            if !super::super::char_format(&pieces) {
-                return self.unsupported(
-                    "reading values (`%d`, ` %c`, `%s`, ...) in a program compared with one that reads characters (`getchar`, `%c`)",
-                    e.span,
-                );
-            }
-            return self.scan_chars(e, args, pieces.len());
+            return self.scan_chars(e, args, &pieces);
         }
         let mut ptrs = vec![SymVal::Void; args.len()];
         for i in (1..args.len()).rev() {
@@ -649,6 +643,14 @@ impl<'a, 'ctx> Exec<'a, 'ctx> {
     /// The character model: reads the next byte where the state's guard holds. Returns
     /// whether there was one (else the input has ended and nothing moves) and the byte.
     fn read_byte(&mut self) -> (Bool<'ctx>, BV<'ctx>) {
+        let (ok, byte) = self.peek_byte();
+        self.advance_if(&ok);
+        (ok, byte)
+    }
+
+    /// The byte at the read position, and whether the input has one there; nothing moves.
+    /// Read site number `k` adds byte `k` of the input: its position is at most `k`.
+    fn peek_byte(&mut self) -> (Bool<'ctx>, BV<'ctx>) {
         let ctx = self.ctx;
         let pos = self.char_pos.clone().expect("the character model is on");
         let chars = self.enc.chars.as_mut().expect("the character model is on");
@@ -660,21 +662,24 @@ impl<'a, 'ctx> Exec<'a, 'ctx> {
         let len = chars.len.clone();
         let byte = match pos.simplify().as_u64() {
             Some(at) => chars.bytes[at as usize].clone(),
-            // This is read number `k`: it reads a position of at most `k`.
             None => (0..k).rev().fold(chars.bytes[k].clone(), |v, j| {
                 pos._eq(&BV::from_u64(ctx, j as u64, TOKEN_BITS)).ite(&chars.bytes[j], &v)
             }),
         };
         self.enc.hard.push(text);
-        let ok = pos.bvult(&len);
-        let moved = self.and(&self.st.guard, &ok);
-        let one = BV::from_u64(ctx, 1, TOKEN_BITS);
+        (pos.bvult(&len), byte)
+    }
+
+    /// Moves the read position on by one byte where `cond` and the state's guard hold.
+    fn advance_if(&mut self, cond: &Bool<'ctx>) {
+        let pos = self.char_pos.clone().expect("the character model is on");
+        let moved = self.and(&self.st.guard, cond);
+        let one = BV::from_u64(self.ctx, 1, TOKEN_BITS);
         self.char_pos = Some(match moved.simplify().as_bool() {
             Some(true) => pos.bvadd(&one).simplify(),
             Some(false) => pos,
             None => moved.ite(&pos.bvadd(&one), &pos),
         });
-        (ok, byte)
     }
 
     /// Records a read of the character model that happened under the current guard.
@@ -709,40 +714,243 @@ impl<'a, 'ctx> Exec<'a, 'ctx> {
         Ok(v)
     }
 
-    /// `scanf` of `%c` directives only, in the character model: each reads one byte into a
-    /// `char`; at the end of the input `scanf` stops and returns what it assigned, or `EOF`.
-    fn scan_chars(&mut self, e: &Expr, args: &[Expr], directives: usize) -> R<SymVal<'ctx>> {
+    /// `scanf` in the character model, as the interpreter (glibc) reads: a space in the
+    /// format skips spaces; other literal text must match the next byte; `%c` takes one byte,
+    /// `%s` a word after spaces (up to the width, the array or the string cap), `%d`/`%u`
+    /// (any length) an optional sign and up to [`MAX_DIGITS`] digits after spaces. At the end
+    /// of the input `scanf` stops and returns what it assigned, or `EOF` when that is nothing;
+    /// at a byte that does not match, what it assigned. Spaces beyond [`MAX_SPACES`] in a row,
+    /// a longer number or a word longer than the cap are cut like loops beyond the bound.
+    fn scan_chars(&mut self, e: &Expr, args: &[Expr], pieces: &[Piece]) -> R<SymVal<'ctx>> {
         let mut ptrs = vec![SymVal::Void; args.len()];
         for i in (1..args.len()).rev() {
             ptrs[i] = self.eval(&args[i])?;
         }
         let mut ended: Vec<(State<'ctx>, i64)> = Vec::new();
         let mut assigned = 0i64;
-        for j in 0..directives {
-            let Some(a) = args.get(j + 1) else { return self.unsupported("scanf with too few arguments", e.span) };
-            let SymVal::Ptr(ptr) = ptrs[j + 1].clone() else {
-                return self.unsupported("a scanf argument that is not a pointer", a.span);
+        let mut next = 1usize;
+        for piece in pieces {
+            let d = match piece {
+                Piece::Literal(bytes) => {
+                    for &b in bytes {
+                        if b.is_ascii_whitespace() {
+                            self.skip_spaces(e.span);
+                            continue;
+                        }
+                        let (ok, byte) = self.peek_byte();
+                        self.stop_where(&ok.not(), if assigned == 0 { -1 } else { assigned }, &mut ended);
+                        let same = byte._eq(&BV::from_u64(self.ctx, b as u64, 8));
+                        self.stop_where(&same.not(), assigned, &mut ended);
+                        self.advance_if(&self.tt());
+                    }
+                    continue;
+                }
+                Piece::Directive(d) => d,
             };
-            let ty = match a.ty.pointee() {
-                Some(t @ Type::Int(i)) if c_int::width(*i) == 8 => t.clone(),
-                _ => return self.unsupported("scanf `%c` into a variable that is not a `char`", a.span),
-            };
-            let (ok, byte) = self.read_byte();
-            if ok.simplify().as_bool() != Some(true) {
-                let mut out = self.st.clone();
-                out.guard = self.and(&self.st.guard, &ok.not());
-                ended.push((out, if j == 0 { -1 } else { assigned }));
-                self.st.guard = self.and(&self.st.guard, &ok);
+            if !matches!(d.conv, 'c') {
+                self.skip_spaces(e.span);
             }
-            let name = match &a.strip_implicit().kind {
-                ExprKind::AddrOf(x) => crate::ir::print::expr_to_c(self.p, x),
-                _ => format!("*{}", crate::ir::print::expr_to_c(self.p, a)),
+            // A conversion first needs a byte: at the end of the input it fails.
+            let (ok, _) = self.peek_byte();
+            self.stop_where(&ok.not(), if assigned == 0 { -1 } else { assigned }, &mut ended);
+            let target = if d.suppress {
+                None
+            } else {
+                let Some(a) = args.get(next) else { return self.unsupported("scanf with too few arguments", e.span) };
+                let SymVal::Ptr(ptr) = ptrs[next].clone() else {
+                    return self.unsupported("a scanf argument that is not a pointer", a.span);
+                };
+                next += 1;
+                Some((a, ptr))
             };
-            self.char_read(name, SymVal::Int(byte.clone()), a.span);
-            self.store(Place::Mem { ptr, ty }, SymVal::Int(byte), a.span)?;
-            assigned += 1;
+            match d.conv {
+                'c' => {
+                    if !matches!(d.width, Count::None | Count::Fixed(1)) {
+                        return self.unsupported("scanf `%c` with a width", e.span);
+                    }
+                    let (_, byte) = self.read_byte();
+                    if let Some((a, ptr)) = target {
+                        let ty = match a.ty.pointee() {
+                            Some(t @ Type::Int(i)) if c_int::width(*i) == 8 => t.clone(),
+                            _ => return self.unsupported("scanf `%c` into a variable that is not a `char`", a.span),
+                        };
+                        self.char_read(scanned_name(self.p, a), SymVal::Int(byte.clone()), a.span);
+                        self.store(Place::Mem { ptr, ty }, SymVal::Int(byte), a.span)?;
+                    }
+                }
+                's' => self.scan_word_chars(e, d, target)?,
+                'd' | 'u' => {
+                    let (digits, value) = self.scan_number_chars(e.span);
+                    // No digit: a matching failure, scanf stops with what it assigned.
+                    self.stop_where(&digits.not(), assigned, &mut ended);
+                    if let Some((a, ptr)) = target {
+                        let ty = match a.ty.pointee() {
+                            Some(t @ Type::Int(i)) if c_int::width(*i) == length_bits(&d.length) => t.clone(),
+                            _ => return self.unsupported("a scanf number into a variable of another size", a.span),
+                        };
+                        let bits = c_int::width(ty.as_int().expect("an integer"));
+                        let v = SymVal::Int(value.extract(bits - 1, 0));
+                        let v = self.define("scanf.chars", v);
+                        self.char_read(scanned_name(self.p, a), v.clone(), a.span);
+                        self.store(Place::Mem { ptr, ty }, v, a.span)?;
+                    }
+                }
+                c => {
+                    return self.unsupported(format!("scanf `%{c}` in a program that reads characters"), e.span);
+                }
+            }
+            if !d.suppress {
+                assigned += 1;
+            }
         }
         Ok(self.scanf_result(ended, assigned))
+    }
+
+    /// Where `cond` holds under the state's guard, `scanf` stops here and returns `ret`.
+    fn stop_where(&mut self, cond: &Bool<'ctx>, ret: i64, ended: &mut Vec<(State<'ctx>, i64)>) {
+        let here = self.and(&self.st.guard, cond);
+        if here.simplify().as_bool() == Some(false) {
+            return;
+        }
+        let mut out = self.st.clone();
+        out.guard = here;
+        ended.push((out, ret));
+        self.st.guard = self.and(&self.st.guard, &cond.not());
+    }
+
+    /// Spaces (`' '`, `'\n'`: the text's whitespace) skipped, up to [`MAX_SPACES`] in a row.
+    fn skip_spaces(&mut self, span: Span) {
+        for _ in 0..MAX_SPACES {
+            let (ok, byte) = self.peek_byte();
+            let space = Bool::and(self.ctx, &[&ok, &self.is_space(&byte)]);
+            self.advance_if(&space);
+        }
+        let (ok, byte) = self.peek_byte();
+        let more = Bool::and(self.ctx, &[&ok, &self.is_space(&byte)]);
+        self.cut_where(&more, span);
+    }
+
+    /// Runs where `cond` holds go beyond what the model reads at once: cut like a loop beyond
+    /// the bound (an unwinding point, and the path ends there).
+    fn cut_where(&mut self, cond: &Bool<'ctx>, span: Span) {
+        let here = self.and(&self.st.guard, cond);
+        if here.simplify().as_bool() == Some(false) {
+            return;
+        }
+        self.enc.unwinding.push(UnwindPoint { span, cond: here });
+        self.st.guard = self.and(&self.st.guard, &cond.not());
+    }
+
+    fn is_space(&self, byte: &BV<'ctx>) -> Bool<'ctx> {
+        let ctx = self.ctx;
+        Bool::or(ctx, &[&byte._eq(&BV::from_u64(ctx, b' ' as u64, 8)), &byte._eq(&BV::from_u64(ctx, b'\n' as u64, 8))])
+    }
+
+    /// An optional sign and up to [`MAX_DIGITS`] decimal digits: whether there was a digit,
+    /// and the value (64 bits; the interpreter's `strtol` cannot overflow on so few digits).
+    fn scan_number_chars(&mut self, span: Span) -> (Bool<'ctx>, BV<'ctx>) {
+        let ctx = self.ctx;
+        let byte_is = |b: &BV<'ctx>, c: u8| b._eq(&BV::from_u64(ctx, c as u64, 8));
+        let (ok, first) = self.peek_byte();
+        let plus = Bool::and(ctx, &[&ok, &byte_is(&first, b'+')]);
+        let minus = Bool::and(ctx, &[&ok, &byte_is(&first, b'-')]);
+        self.advance_if(&Bool::or(ctx, &[&plus, &minus]));
+        let mut value = BV::from_u64(ctx, 0, 64);
+        let mut reading = self.tt();
+        let mut any = Bool::from_bool(ctx, false);
+        for _ in 0..MAX_DIGITS {
+            let (ok, b) = self.peek_byte();
+            let digit = Bool::and(
+                ctx,
+                &[
+                    &reading,
+                    &ok,
+                    &b.bvuge(&BV::from_u64(ctx, b'0' as u64, 8)),
+                    &b.bvule(&BV::from_u64(ctx, b'9' as u64, 8)),
+                ],
+            )
+            .simplify();
+            let d = b.bvsub(&BV::from_u64(ctx, b'0' as u64, 8)).zero_ext(56);
+            value = digit.ite(&value.bvmul(&BV::from_u64(ctx, 10, 64)).bvadd(&d), &value);
+            self.advance_if(&digit);
+            any = Bool::or(ctx, &[&any, &digit]).simplify();
+            reading = digit;
+        }
+        let (ok, b) = self.peek_byte();
+        let more = Bool::and(
+            ctx,
+            &[
+                &reading,
+                &ok,
+                &b.bvuge(&BV::from_u64(ctx, b'0' as u64, 8)),
+                &b.bvule(&BV::from_u64(ctx, b'9' as u64, 8)),
+            ],
+        );
+        self.cut_where(&more, span);
+        (any, minus.ite(&value.bvneg(), &value))
+    }
+
+    /// `%s` in the character model: the word's bytes stored with their NUL (the word is
+    /// already known to start: a byte that is not a space is next).
+    fn scan_word_chars(
+        &mut self,
+        e: &Expr,
+        d: &crate::ir::format::Directive,
+        target: Option<(&Expr, SymPtr<'ctx>)>,
+    ) -> R<()> {
+        let ctx = self.ctx;
+        let w = |v: u64| BV::from_u64(ctx, v, OFF_BITS);
+        let (dest, avail) = match &target {
+            Some((a, ptr)) => {
+                let o = self.single_char_object(ptr, a.span)?;
+                let Some(off0) = ptr.off.simplify().as_u64() else {
+                    return self.unsupported("`%s` into a position the verifier cannot compute", a.span);
+                };
+                (Some((o, off0)), self.objects[o as usize].len.saturating_sub(off0))
+            }
+            None => (None, u64::MAX),
+        };
+        let width = match d.width {
+            Count::Fixed(n) => n as u64,
+            _ => u64::MAX,
+        };
+        // A word that fills the array leaves no room for its NUL: the bounds check says so.
+        let max = width.min(avail).min(self.str_cap()).max(1);
+        let mut got: Vec<Bool<'ctx>> = Vec::new();
+        let mut bytes = Vec::new();
+        let mut reading = self.tt();
+        for _ in 0..max {
+            let (ok, b) = self.peek_byte();
+            let g = Bool::and(ctx, &[&reading, &ok, &self.is_space(&b).not()]).simplify();
+            self.advance_if(&g);
+            got.push(g.clone());
+            bytes.push(b);
+            reading = g;
+        }
+        if max < width.min(avail) {
+            let (ok, b) = self.peek_byte();
+            let cond = Bool::and(ctx, &[&reading, &ok, &self.is_space(&b).not()]);
+            self.cut_where(&cond, e.span);
+        }
+        let Some((a, _)) = target else { return Ok(()) };
+        let (o, off0) = dest.expect("a target");
+        let count = got.iter().fold(w(0), |c, g| g.ite(&c.bvadd(&w(1)), &c));
+        self.check(w(off0).bvadd(&count).bvult(&self.len_bv(o)), ViolationKind::OutOfBounds, a.span);
+        let mut arr = self.mem_array(o, a.span)?;
+        let zero = BV::from_u64(ctx, 0, 8);
+        for i in 0..(max + 1).min(self.objects[o as usize].len.saturating_sub(off0)) {
+            let at = w(off0 + i);
+            let old = arr.select(&at).as_bv().expect("char array");
+            let nul_here = count._eq(&w(i));
+            let v = match got.get(i as usize) {
+                Some(g) => g.ite(&bytes[i as usize], &nul_here.ite(&zero, &old)),
+                None => nul_here.ite(&zero, &old),
+            };
+            arr = arr.store(&at, &v);
+        }
+        self.st.mem.insert(o, arr);
+        self.char_read(scanned_name(self.p, a), SymVal::Void, a.span);
+        Ok(())
     }
 
     /// With the end of the input modelled, the read just recorded took a token.
@@ -1217,5 +1425,31 @@ impl<'a, 'ctx> Exec<'a, 'ctx> {
         });
         let n = self.name("printf.ret");
         Ok(SymVal::Int(BV::new_const(self.ctx, n, 32)))
+    }
+}
+
+/// Spaces in a row that `scanf` skips in the character model before the rest is cut.
+const MAX_SPACES: usize = 4;
+
+/// Digits of a number `scanf` reads in the character model before the rest is cut: every
+/// `int` fits, and the 64-bit value cannot overflow.
+const MAX_DIGITS: usize = 10;
+
+/// The bits a scanf length modifier stores (`%hhd`, `%hd`, `%d`, `%ld`).
+fn length_bits(l: &crate::ir::format::Length) -> u32 {
+    use crate::ir::format::Length;
+    match l {
+        Length::Char => 8,
+        Length::Short => 16,
+        Length::None => 32,
+        _ => 64,
+    }
+}
+
+/// What a scanf argument names, as the counterexample shows it: `x` for `&x`, `s` for an array.
+fn scanned_name(p: &Program, a: &Expr) -> String {
+    match &a.strip_implicit().kind {
+        ExprKind::AddrOf(x) | ExprKind::Decay(x) => crate::ir::print::expr_to_c(p, x),
+        _ => format!("*{}", crate::ir::print::expr_to_c(p, a)),
     }
 }

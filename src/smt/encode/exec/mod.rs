@@ -346,7 +346,7 @@ pub(super) fn run<'ctx>(
     if !matches!(ret, SymVal::Void) {
         x.enc.return_value = Some(ret);
     }
-    if let Some(chars) = &x.enc.chars {
+    if let Some(chars) = x.enc.chars.as_ref().filter(|_| opts.line_in_input) {
         // The line assumption, as the verified engine's stream model: the input holds a '\n'
         // (the assignment promises a line; a run that reads past it is beyond the bound).
         let n = chars.bytes.len() as u64;
