@@ -12,6 +12,10 @@
 //! its statement. The patched program is accepted only if it passes every test in the
 //! interpreter: a `tested` repair, which the check layer then tries to prove against the
 //! reference.
+//!
+//! When no format's text can take the difference because every failing test misses the same
+//! ending (a line break after characters printed with `putchar`), the repair is a new `printf`
+//! of that ending at the end of the entry function ([`missing_ending`]).
 
 use std::collections::{BTreeMap, HashMap};
 
@@ -66,6 +70,20 @@ enum Origin {
 /// The repair that makes every test pass by changing only literal text of formats, if the
 /// failing tests agree on one.
 pub fn repair(
+    program: &Program,
+    src: &str,
+    entry: &str,
+    tests: &[Test<'_>],
+    mode: Compare,
+    limits: &Limits,
+    cancel: &Cancel,
+) -> Option<OutputTextRepair> {
+    literal_text(program, src, entry, tests, mode, limits, cancel)
+        .or_else(|| missing_ending(program, src, entry, tests, mode, limits, cancel))
+}
+
+/// The repair of the literal text of formats (see the module's doc).
+fn literal_text(
     program: &Program,
     src: &str,
     entry: &str,
@@ -140,6 +158,76 @@ pub fn repair(
             && compare::output_matches(mode, t.expected, t.expected_prompt, &actual, Some(run.output_before_last_read))
     });
     (all_pass && !cancel.is_cancelled()).then_some(repair)
+}
+
+/// Every failing test's output is the expected one without the same ending (a line break
+/// after output that no format's text can take: `putchar` in a loop, a line printed in a
+/// helper): a new `printf` of that ending before the entry function's last `return`, or at
+/// the end of its body. Only an ending of whitespace and punctuation: a missing word or value
+/// is no slip of the text.
+fn missing_ending(
+    program: &Program,
+    src: &str,
+    entry: &str,
+    tests: &[Test<'_>],
+    mode: Compare,
+    limits: &Limits,
+    cancel: &Cancel,
+) -> Option<OutputTextRepair> {
+    if mode == Compare::Values {
+        return None;
+    }
+    let passes = |p: &Program, t: &Test<'_>| {
+        let run = interp::run(p, entry, t.input.as_bytes(), limits, cancel);
+        let actual = String::from_utf8_lossy(&run.output).into_owned();
+        let ok = run.error.is_none()
+            && compare::output_matches(mode, t.expected, t.expected_prompt, &actual, Some(run.output_before_last_read));
+        (ok, run.error.is_none().then_some(actual))
+    };
+    let mut ending: Option<&str> = None;
+    for t in tests {
+        match passes(program, t) {
+            (true, _) => {}
+            (false, Some(actual)) => {
+                let rest = t.expected.strip_prefix(actual.as_str())?;
+                if rest.is_empty() || ending.is_some_and(|e| e != rest) {
+                    return None;
+                }
+                ending = Some(rest);
+            }
+            (false, None) => return None,
+        }
+    }
+    let ending = ending?;
+    if ending.chars().any(|c| c.is_alphanumeric() || c.is_control() && !c.is_whitespace()) {
+        return None;
+    }
+    let body = program.func(program.func_by_name(entry)?).body.as_ref()?;
+    let StmtKind::Block(items) = &body.kind else { return None };
+    let call = format!("printf(\"{}\");", String::from_utf8(escape(ending.as_bytes())).ok()?);
+    let edit = match items.last() {
+        Some(last) if matches!(last.kind, StmtKind::Return(_)) => {
+            let at = last.span.start as usize;
+            let indent = crate::ir::indentation(src, at);
+            TextEdit {
+                span: Span::new(at, at),
+                new_text: crate::ir::in_line_breaks_of(src, &format!("{call}\n{indent}")),
+            }
+        }
+        last => {
+            // Before the closing brace, indented as the body's statements.
+            let close = (body.span.end as usize).checked_sub(1).filter(|&i| src.as_bytes().get(i) == Some(&b'}'))?;
+            let indent = last.map_or("    ", |l| crate::ir::indentation(src, l.span.start as usize));
+            let line_start = src[..close].rfind('\n').map_or(0, |i| i + 1);
+            let at = if src[line_start..close].trim().is_empty() { line_start } else { close };
+            let text = if at == line_start { format!("{indent}{call}\n") } else { format!("\n{indent}{call}\n") };
+            TextEdit { span: Span::new(at, at), new_text: crate::ir::in_line_breaks_of(src, &text) }
+        }
+    };
+    let place = Place { span: edit.span, change: format!("add `{call}` at the end of `{entry}`") };
+    let patched = lower_patched(src, std::slice::from_ref(&edit))?;
+    let all_pass = tests.iter().all(|t| passes(&patched, t).0);
+    (all_pass && !cancel.is_cancelled()).then(|| OutputTextRepair { edits: vec![edit], places: vec![place] })
 }
 
 fn lower_patched(src: &str, edits: &[TextEdit]) -> Option<Program> {
@@ -387,6 +475,22 @@ mod tests {
         let src = "#include <stdio.h>\nint main(void) {\n    int a;\n    scanf(\"%d\", &a);\n    if (a > 0)\n        printf(\"positive: \");\n    printf(\"%d\\n\", a);\n    return 0;\n}\n";
         let fixed = fix(src, &[("3", "3\n"), ("-1", "-1\n")]).expect("a repair");
         assert!(fixed.contains("if (a > 0)\n        ;\n"), "{fixed}");
+    }
+
+    #[test]
+    fn an_ending_no_format_can_print_is_a_new_print() {
+        // The characters come from `putchar` in a loop: no format's text can take the `\n`.
+        let src = "#include <stdio.h>\nint main(void) {\n    int c;\n    while ((c = getchar()) != EOF && c != '\\n')\n        putchar(c);\n    return 0;\n}\n";
+        let fixed = fix(src, &[("ab\n", "ab\n"), ("x", "x\n")]).expect("a repair");
+        assert!(fixed.contains("        putchar(c);\n    printf(\"\\n\");\n    return 0;\n"), "{fixed}");
+        // Falling off the end of `main`.
+        let src = "#include <stdio.h>\nint main(void) {\n    putchar('a');\n}\n";
+        assert!(fix(src, &[("", "a\n")]).expect("a repair").contains("    putchar('a');\n    printf(\"\\n\");\n}"));
+        // A missing word is not text the program forgot.
+        assert_eq!(fix(src, &[("", "a yes")]), None);
+        // Two tests that want different endings.
+        let src = "#include <stdio.h>\nint main(void) {\n    int c = getchar();\n    putchar(c);\n    return 0;\n}\n";
+        assert_eq!(fix(src, &[("a", "a\n"), ("b", "b.")]), None);
     }
 
     #[test]

@@ -382,6 +382,30 @@ impl Printer<'_> {
         self.expr(e, min)
     }
 
+    /// `c >= 97 && c <= 122`, a range of letters or digits tested on one value, reads as the
+    /// characters it means whatever `c`'s type (an `int` from `getchar`):
+    /// `c >= 'a' && c <= 'z'`.
+    fn character_range(&self, a: &Expr, b: &Expr) -> Option<(String, String)> {
+        let bound = |e: &Expr| match &e.strip_implicit().kind {
+            ExprKind::Binary(op, x, k) if op.is_comparison() => match k.strip_implicit().kind {
+                ExprKind::Int(v) => Some((*op, self.expr(x, binop_prec(*op)), v)),
+                _ => None,
+            },
+            _ => None,
+        };
+        let ((op1, x1, k1), (op2, x2, k2)) = (bound(a)?, bound(b)?);
+        let class = |v: i64| {
+            [b'a'..=b'z', b'A'..=b'Z', b'0'..=b'9'].iter().position(|r| u8::try_from(v).is_ok_and(|v| r.contains(&v)))
+        };
+        if x1 != x2 || class(k1)? != class(k2)? {
+            return None;
+        }
+        Some((
+            format!("{x1} {} {}", op1.c_token(), char_literal(k1)),
+            format!("{x2} {} {}", op2.c_token(), char_literal(k2)),
+        ))
+    }
+
     fn render(&self, e: &Expr) -> (String, u8) {
         match &e.kind {
             ExprKind::Int(v) => int_literal(*v, &e.ty),
@@ -417,6 +441,9 @@ impl Printer<'_> {
                     LogicOp::And => ("&&", LAND),
                     LogicOp::Or => ("||", LOR),
                 };
+                if let Some((l, r)) = self.character_range(a, b).filter(|_| *op == LogicOp::And) {
+                    return (format!("{l} {tok} {r}"), prec);
+                }
                 (format!("{} {tok} {}", self.expr(a, prec), self.expr(b, prec + 1)), prec)
             }
             ExprKind::Assign(lhs, rhs) => {

@@ -17,6 +17,14 @@
 //!   its operator, `<` → `>=`; anything else gets `!( )`);
 //! - `swap-operands` (level 1): `a - b` → `b - a`, `a / b` → `b / a`;
 //! - `delete-assignment` (level 1): `x = e` becomes `x = x` (the statement is deleted);
+//! - `delimiter` (level 1): a character compared with `EOF`, `'\n'`, `'\0'` or `' '` is
+//!   compared with another of them (`(c = getchar()) != '\n'` → `… != EOF`: a loop that reads
+//!   to a line break where the input ends without one);
+//! - `also-delimiter` (level 1): such a test takes one more of them (`c != '\n'` →
+//!   `c != '\n' && c != EOF`, `s[i] == '\n'` → `(s[i] == '\n' || s[i] == ' ')`);
+//! - `assignment-grouping` (level 1): a condition that assigns a read with the comparison
+//!   meant to test it, `c = getchar() != EOF`, gets the parentheses C's precedence needs:
+//!   `(c = getchar()) != EOF`;
 //! - `replace-variable` (level 2): a variable read becomes another variable of the same type in
 //!   scope at that point (at level 1 too for conditions when repairing against a reference:
 //!   [`variable_replacements`]);
@@ -60,11 +68,23 @@ pub enum MutationKind {
     MoveStatement,
     DeleteStatement,
     InsertStatement,
+    /// A statement that should run only sometimes gets a guard: `s[i] = s[i] - 32;` →
+    /// `if (s[i] >= 'a' && s[i] <= 'z') s[i] = s[i] - 32;`.
+    InsertGuard,
     /// A print that should not be there (a prompt under a course that compares whole outputs,
     /// a debugging print, an extra line break) goes.
     DeleteOutput,
     /// The literal text a print prints ([`crate::engines::output_text`]).
     PrintedText,
+    /// A read assigned with the comparison that should test it, `c = getchar() != EOF`
+    /// (`c` gets 0 or 1) → `(c = getchar()) != EOF`.
+    AssignmentGrouping,
+    /// A character compared with one delimiter where another ends the text: `c != '\n'` →
+    /// `c != EOF` (`'\0'`, `' '`).
+    Delimiter,
+    /// A character compared with one delimiter where another ends the text too:
+    /// `c != '\n'` → `c != '\n' && c != EOF`.
+    AlsoDelimiter,
     /// A separator printed only between a loop's items ([`super::separators`]).
     SeparatorBetween,
 }
@@ -90,8 +110,12 @@ impl MutationKind {
             MutationKind::MoveStatement => "move-statement",
             MutationKind::DeleteStatement => "delete-statement",
             MutationKind::InsertStatement => "insert-statement",
+            MutationKind::InsertGuard => "insert-guard",
             MutationKind::DeleteOutput => "delete-output",
             MutationKind::PrintedText => "printed-text",
+            MutationKind::AssignmentGrouping => "assignment-grouping",
+            MutationKind::Delimiter => "delimiter",
+            MutationKind::AlsoDelimiter => "also-delimiter",
             MutationKind::SeparatorBetween => "separator-between",
         }
     }
@@ -139,6 +163,11 @@ pub fn mutants(program: &Program, src: &str, expr: &Expr, role: Role, level: u8,
     if role == Role::Condition
         && level >= 1
         && let Some(m) = ctx.negate_condition(expr)
+    {
+        out.push(m);
+    }
+    if role == Role::Condition
+        && let Some(m) = ctx.assignment_grouping(expr)
     {
         out.push(m);
     }
@@ -407,6 +436,9 @@ impl Ctx<'_> {
     }
 
     fn binary(&self, e: &Expr, op: BinOp, a: &Expr, b: &Expr, path: &[usize], out: &mut Vec<Mutant>) {
+        if matches!(op, BinOp::Eq | BinOp::Ne) {
+            self.delimiters(e, op, a, b, path, out);
+        }
         let operands_integer = a.ty.is_integer() && b.ty.is_integer();
         let pointer_arith = a.ty.is_pointer() || b.ty.is_pointer();
         let mut group: Vec<BinOp> = Vec::new();
@@ -459,6 +491,109 @@ impl Ctx<'_> {
                     out.push(self.mutant(path, node, MutationKind::SwapOperands, whole, format!("{tb}{gap}{ta}")));
                 }
             }
+        }
+    }
+
+    /// `delimiter` and `also-delimiter`: in `x == K` or `x != K`, with `K` a character
+    /// constant or `EOF`, `K` becomes another of [`DELIMITERS`] (a loop that reads up to
+    /// `'\n'` where the input ends without one), or the test takes one more delimiter
+    /// (`x != K && x != D`, `(x == K || x == D)`). `x` is read again in the new test, so it
+    /// must have no effects, or be an assignment (`(c = getchar()) != '\n' && c != EOF`).
+    fn delimiters(&self, e: &Expr, op: BinOp, a: &Expr, b: &Expr, path: &[usize], out: &mut Vec<Mutant>) {
+        let constant = |x: &Expr| match x.strip_implicit().kind {
+            ExprKind::Int(v) => {
+                let text = self.text(x.strip_implicit().span);
+                (text == "EOF" || text.starts_with('\'')).then_some(v)
+            }
+            _ => None,
+        };
+        let (value, side, k) = match (constant(a), constant(b)) {
+            (None, Some(k)) => (a, 1, k),
+            (Some(k), None) => (b, 0, k),
+            _ => return,
+        };
+        let written = if side == 1 { b } else { a };
+        let k_core = written.strip_implicit();
+        let (Some(to_k), whole) = (path_to(written, k_core), self.text(e.span)) else { return };
+        if whole.is_empty() {
+            return;
+        }
+        // `EOF` is stdio.h's: a program that reads characters includes it.
+        let usable: Vec<(i64, &str)> =
+            DELIMITERS.into_iter().filter(|(d, _)| *d != k && (*d != -1 || self.src.contains("<stdio.h>"))).collect();
+        let mut k_path = path.to_vec();
+        k_path.push(side);
+        k_path.extend(&to_k);
+        for &(d, text) in &usable {
+            let node = Expr { kind: ExprKind::Int(d), ..k_core.clone() };
+            let mut m = self.mutant(&k_path, node, MutationKind::Delimiter, k_core.span, text.into());
+            m.description = self.in_context(e.span, k_core.span, text);
+            out.push(m);
+        }
+        let core = value.strip_implicit();
+        let (again, again_text) = match &core.kind {
+            ExprKind::Assign(target, _) if !crate::ir::walk::has_effects(target) => {
+                let Some(to_core) = path_to(value, core) else { return };
+                (replace_at(value, &to_core, (**target).clone()), self.text(target.span))
+            }
+            _ if !crate::ir::walk::has_effects(value) => (value.clone(), self.text(core.span)),
+            _ => return,
+        };
+        if again_text.is_empty() {
+            return;
+        }
+        let (logic, joint) = if op == BinOp::Ne { (LogicOp::And, "&&") } else { (LogicOp::Or, "||") };
+        // Inside anything but `&&`/`||` (or as the whole value) the new test is parenthesized;
+        // so is every `||` (it binds looser than a `&&` around it).
+        let parent = path.len().checked_sub(1).map(|n| {
+            let mut at = self.root;
+            for &i in &path[..n] {
+                at = children(at).into_iter().nth(i).expect("path from visit");
+            }
+            at
+        });
+        let bare = logic == LogicOp::And
+            && parent.is_none_or(|p| {
+                matches!(p.kind, ExprKind::Logical(..)) || self.is_whole_value(&path[..path.len() - 1])
+            });
+        for &(d, text) in &usable {
+            if self.text(self.root.span).contains(text) {
+                continue; // the test already has that delimiter
+            }
+            let d_node = replace_at(written, &to_k, Expr { kind: ExprKind::Int(d), ..k_core.clone() });
+            let test = Expr::new(ExprKind::Binary(op, Box::new(again.clone()), Box::new(d_node)), e.ty.clone(), e.span);
+            let joined = Expr::new(ExprKind::Logical(logic, Box::new(e.clone()), Box::new(test)), e.ty.clone(), e.span);
+            let extra = format!(" {joint} {again_text} {} {text}", op.c_token());
+            // A condition's span holds the statement's parentheses: the test goes inside them.
+            let inner = if crate::ir::print::is_parenthesised(whole) { &whole[1..whole.len() - 1] } else { whole };
+            let (edit, new_whole) = if bare {
+                let at = (e.span.start as usize) + (inner.as_ptr() as usize - whole.as_ptr() as usize) + inner.len();
+                (TextEdit { span: Span::new(at, at), new_text: extra.clone() }, format!("{inner}{extra}"))
+            } else {
+                let t = format!("({inner}{extra})");
+                let span = if inner.len() == whole.len() {
+                    e.span
+                } else {
+                    Span::new(e.span.start as usize + 1, e.span.end as usize - 1)
+                };
+                (TextEdit { span, new_text: t.clone() }, t)
+            };
+            // `a && x != K` with `&& x != D` appended reads `(a && x != K) && x != D`.
+            let expr = match parent {
+                Some(p) if bare && matches!(p.kind, ExprKind::Logical(LogicOp::And, ..)) && path.last() == Some(&1) => {
+                    let ExprKind::Logical(_, _, test) = joined.kind else { unreachable!("built above") };
+                    let outer =
+                        Expr::new(ExprKind::Logical(LogicOp::And, Box::new(p.clone()), test), p.ty.clone(), p.span);
+                    replace_at(self.root, &path[..path.len() - 1], outer)
+                }
+                _ => replace_at(self.root, path, joined),
+            };
+            out.push(Mutant {
+                expr,
+                kind: MutationKind::AlsoDelimiter,
+                edit,
+                description: format!("`{inner}` → `{new_whole}`"),
+            });
         }
     }
 
@@ -655,6 +790,57 @@ impl Ctx<'_> {
         Some(m)
     }
 
+    /// `assignment-grouping`: a condition `x = f() op b` (or `x = f() op b && c`), with `f()`
+    /// a call with effects (a read), becomes `(x = f()) op b` (`… && c`): C's precedence
+    /// gave `x` the truth value. The regrouped test keeps the condition's type (a truth value
+    /// of 0 or 1 converts to any scalar unchanged).
+    fn assignment_grouping(&self, cond: &Expr) -> Option<Mutant> {
+        let core = cond.strip_implicit();
+        let ExprKind::Assign(lhs, rhs) = &core.kind else { return None };
+        let inner = rhs.strip_implicit();
+        let (test, rest) = match &inner.kind {
+            ExprKind::Binary(op, _, _) if op.is_comparison() => (inner, None),
+            ExprKind::Logical(l, a, b) if matches!(a.strip_implicit().kind, ExprKind::Binary(op, ..) if op.is_comparison()) => {
+                (a.strip_implicit(), Some((*l, b)))
+            }
+            _ => return None,
+        };
+        let ExprKind::Binary(op, a, b) = &test.kind else { return None };
+        let read = a.strip_implicit();
+        if !matches!(read.kind, ExprKind::Call(..)) || !crate::ir::walk::has_effects(read) {
+            return None;
+        }
+        let (target, call) = (self.text(lhs.span), self.text(read.span));
+        if target.is_empty() || call.is_empty() || lhs.span.end > read.span.start {
+            return None;
+        }
+        let conv = |e: Expr, ty: &Type| {
+            if &e.ty == ty {
+                e
+            } else {
+                let span = e.span;
+                Expr::new(ExprKind::Cast { expr: Box::new(e), implicit: true }, ty.clone(), span)
+            }
+        };
+        let assign =
+            Expr::new(ExprKind::Assign(lhs.clone(), Box::new(conv(read.clone(), &lhs.ty))), lhs.ty.clone(), core.span);
+        let compared =
+            Expr::new(ExprKind::Binary(*op, Box::new(conv(assign, &a.ty)), b.clone()), test.ty.clone(), core.span);
+        let grouped = match rest {
+            None => compared,
+            Some((l, c)) => Expr::new(ExprKind::Logical(l, Box::new(compared), c.clone()), inner.ty.clone(), core.span),
+        };
+        let path = path_to(cond, core)?;
+        let node = conv(grouped, &core.ty);
+        let edit_span = Span::new(lhs.span.start as usize, read.span.end as usize);
+        let written = self.text(edit_span).to_string();
+        let mut m = self.mutant(&path, node, MutationKind::AssignmentGrouping, edit_span, format!("({written})"));
+        let whole = Span::new(lhs.span.start as usize, inner.span.end as usize);
+        let after = self.src.get(read.span.end as usize..inner.span.end as usize)?;
+        m.description = format!("`{}` → `({written}){after}`", self.text(whole));
+        Some(m)
+    }
+
     fn delete_assignment(&self, e: &Expr, lhs: &Expr, rhs: &Expr) -> Option<Mutant> {
         let target = self.text(lhs.span);
         if target.is_empty() || self.text(rhs.span).is_empty() {
@@ -756,6 +942,10 @@ fn path_to(root: &Expr, target: &Expr) -> Option<Path> {
     }
     None
 }
+
+/// The characters that end what students read or scan: the end of the input, a line break, a
+/// string's NUL, a space; with the text each is written as.
+const DELIMITERS: [(i64, &str); 4] = [(-1, "EOF"), (b'\n' as i64, "'\\n'"), (0, "'\\0'"), (b' ' as i64, "' '")];
 
 fn int_text(v: i64, as_char: bool) -> String {
     if as_char && (0x20..0x7f).contains(&v) && v != '\'' as i64 && v != '\\' as i64 {
@@ -872,9 +1062,58 @@ mod tests {
     /// the edit and the IR change agree, at both levels.
     const BITS: &str = "int main(void) {\n    unsigned x = nondet_uint(), y = 3u;\n    char c = 'a';\n    double d = 2.5;\n    int k = (x & y | x ^ 1) << 2 >> 1;\n    if (c == 'b' || (d > 1.5 ? x : y) != 0)\n        k = k % 3 - -1;\n    return k + (int)(d * 2.0);\n}\n";
 
+    /// Characters read up to a delimiter, tested through an assignment, an array element and
+    /// a plain variable, inside `&&`, `||` and `?:`.
+    const CHARS: &str = "#include <stdio.h>\nint main(void) {\n    char s[8];\n    int c, i = 0;\n    while ((c = getchar()) != '\\n')\n        s[i++] = c;\n    s[i] = '\\0';\n    if (s[0] == ' ' || i > 2)\n        i = s[1] != EOF ? 1 : 2;\n    while ((c = getchar() != EOF && c != '\\n'))\n        i++;\n    return i;\n}\n";
+
+    #[test]
+    fn delimiters_of_character_tests() {
+        let (_, ms) = all_mutants(CHARS, 1);
+        let lines: Vec<String> = ms
+            .iter()
+            .filter(|(_, m)| {
+                matches!(
+                    m.kind,
+                    MutationKind::Delimiter | MutationKind::AlsoDelimiter | MutationKind::AssignmentGrouping
+                )
+            })
+            .map(|(_, m)| format!("{} [{}]", m.description, m.kind.name()))
+            .collect();
+        expect_test::expect![[r#"
+            `((c = getchar()) != '\n')` → `((c = getchar()) != EOF)` [delimiter]
+            `((c = getchar()) != '\n')` → `((c = getchar()) != '\0')` [delimiter]
+            `((c = getchar()) != '\n')` → `((c = getchar()) != ' ')` [delimiter]
+            `(c = getchar()) != '\n'` → `(c = getchar()) != '\n' && c != EOF` [also-delimiter]
+            `(c = getchar()) != '\n'` → `(c = getchar()) != '\n' && c != '\0'` [also-delimiter]
+            `(c = getchar()) != '\n'` → `(c = getchar()) != '\n' && c != ' '` [also-delimiter]
+            `s[0] == ' '` → `s[0] == EOF` [delimiter]
+            `s[0] == ' '` → `s[0] == '\n'` [delimiter]
+            `s[0] == ' '` → `s[0] == '\0'` [delimiter]
+            `s[0] == ' '` → `(s[0] == ' ' || s[0] == EOF)` [also-delimiter]
+            `s[0] == ' '` → `(s[0] == ' ' || s[0] == '\n')` [also-delimiter]
+            `s[0] == ' '` → `(s[0] == ' ' || s[0] == '\0')` [also-delimiter]
+            `s[1] != EOF` → `s[1] != '\n'` [delimiter]
+            `s[1] != EOF` → `s[1] != '\0'` [delimiter]
+            `s[1] != EOF` → `s[1] != ' '` [delimiter]
+            `s[1] != EOF` → `(s[1] != EOF && s[1] != '\n')` [also-delimiter]
+            `s[1] != EOF` → `(s[1] != EOF && s[1] != '\0')` [also-delimiter]
+            `s[1] != EOF` → `(s[1] != EOF && s[1] != ' ')` [also-delimiter]
+            `c = getchar() != EOF && c != '\n'` → `(c = getchar()) != EOF && c != '\n'` [assignment-grouping]
+            `getchar() != EOF` → `getchar() != '\n'` [delimiter]
+            `getchar() != EOF` → `getchar() != '\0'` [delimiter]
+            `getchar() != EOF` → `getchar() != ' '` [delimiter]
+            `c != '\n'` → `c != EOF` [delimiter]
+            `c != '\n'` → `c != '\0'` [delimiter]
+            `c != '\n'` → `c != ' '` [delimiter]
+            `c != '\n'` → `c != '\n' && c != '\0'` [also-delimiter]
+            `c != '\n'` → `c != '\n' && c != ' '` [also-delimiter]
+        "#]]
+        .assert_eq(&(lines.join("\n") + "\n"));
+    }
+
     #[test]
     fn edits_agree_with_mutated_expressions() {
-        for (level, src) in [(1, SUM), (2, SUM), (1, BITS), (2, BITS)] {
+        for (level, src) in [(1, SUM), (2, SUM), (1, BITS), (2, BITS), (1, CHARS)] {
             let (_, ms) = all_mutants(src, level);
             assert!(ms.len() > 10);
             for (orig, m) in &ms {

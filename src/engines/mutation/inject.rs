@@ -28,7 +28,9 @@ pub fn single_faults(program: &Program, src: &str) -> Vec<Injected> {
     let mut out = Vec::new();
     let (_, alternatives) = mutation_unit(program, src, &Options::default());
     for (_, mutants) in alternatives.values() {
-        for m in mutants {
+        // A test that takes one more delimiter is a fix; its inverse, a test that lacks one,
+        // is the slip, and dropping a conjunct is no change of the vocabulary.
+        for m in mutants.iter().filter(|m| m.kind != MutationKind::AlsoDelimiter) {
             out.push(Injected {
                 kind: m.kind,
                 description: m.description.clone(),
@@ -42,7 +44,8 @@ pub fn single_faults(program: &Program, src: &str) -> Vec<Injected> {
         // print is the slip of a missing one, whose inverse only a reference could supply.
         let [change] = c.changes.as_slice() else { continue };
         let m = &change.mutant;
-        if matches!(m.kind, MutationKind::SeparatorBetween | MutationKind::DeleteOutput) {
+        // A guard added is a fix too: its inverse, a guard left out, is the slip.
+        if matches!(m.kind, MutationKind::SeparatorBetween | MutationKind::DeleteOutput | MutationKind::InsertGuard) {
             continue;
         }
         out.push(Injected {

@@ -159,6 +159,12 @@ impl<'a> ReferenceSpace<'a> {
         ReferenceSpace { student, src, frozen, pools, compound: compound_rhs(student) }
     }
 
+    /// The reference's conditions (and the operands of their `&&`/`||`), renamed into the
+    /// student function `func`'s variables, in the reference's order.
+    pub fn conditions(&self, func: FuncId) -> &[String] {
+        self.pools.get(&func).map_or(&[], |p| p.conds.as_slice())
+    }
+
     /// The reference's alternatives for `loc`, best first, at most [`MAX_PER_LOCATION`];
     /// `catalogue` is the location's catalogue mutants (an expression they already give is
     /// returned as [`Pick::Catalogue`]).

@@ -20,6 +20,10 @@
 //!     make them valid;
 //!   - Wolverine2's pointer statements over the struct pointers in scope (`x = y;`,
 //!     `x = y->f;`, `x->f = y;`, `x->f = NULL;`), before a statement or at the end of a block;
+//! - `insert-guard`: Wolverine2's guard insertion, an expression statement that should run
+//!   only sometimes wrapped in `if (g)`, with `g` one of the reference's conditions renamed
+//!   into the student's variables (against a reference) or of the function's own conditions
+//!   (`s[i] = s[i] - 32;` → `if (s[i] >= 'a' && s[i] <= 'z') s[i] = s[i] - 32;`);
 //! - `separator-between`: a separator a loop prints after (before) every item printed only
 //!   between items ([`separators`]), in one loop, or in every loop that has the slip at once.
 //!
@@ -29,7 +33,7 @@
 //! targeted insertions before the general pointer statements), then the spectrum of the
 //! statement the change touches (`suspiciousness`, highest first).
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 use crate::ir::walk::walk_expr;
 use crate::ir::*;
@@ -43,14 +47,16 @@ use super::separators;
 pub const MAX_POINTER_INSERTIONS: usize = 4000;
 /// Insertions of the reference's statements considered at most.
 pub const MAX_REFERENCE_INSERTIONS: usize = 4000;
+/// Guards added to statements considered at most.
+pub const MAX_GUARD_INSERTIONS: usize = 2000;
 
 /// One statement repair: its changes as the search reports them (one, but for the same
 /// separator fix in several loops), and its rank.
 #[derive(Clone, Debug)]
 pub struct Candidate {
     pub changes: Vec<Change>,
-    /// 0: deletion or move; 1: targeted insertion; 2: the same separator fix in every loop;
-    /// 3: a general pointer statement.
+    /// 0: deletion or move; 1: targeted insertion; 2: the same separator fix in every loop,
+    /// or a guard; 3: a general pointer statement.
     pub tier: u8,
     /// The statement whose spectrum ranks the candidate.
     pub at: Span,
@@ -67,14 +73,17 @@ pub fn candidates(
     suspiciousness: &dyn Fn(Span) -> f64,
 ) -> Vec<Candidate> {
     let from_reference = reference.map(reference_statements).unwrap_or_default();
+    let guards = guards(program, src, frozen, reference);
     let mut cx = Collect {
         program,
         src,
         scope,
         from_reference,
+        guards,
         out: Vec::new(),
         pointer_insertions: 0,
         reference_insertions: 0,
+        guard_insertions: 0,
         separators: [Vec::new(), Vec::new()],
         reference_separators: reference.map(separators::printed_separators).unwrap_or_default(),
     };
@@ -122,9 +131,12 @@ struct Collect<'a> {
     scope: &'a dyn Scope,
     /// The reference's expression statements, printed.
     from_reference: Vec<String>,
+    /// The conditions a statement of each function may be guarded with.
+    guards: HashMap<FuncId, Vec<String>>,
     out: Vec<Candidate>,
     pointer_insertions: usize,
     reference_insertions: usize,
+    guard_insertions: usize,
     /// Each separator candidate's change, by form (between items after each but the last,
     /// before each but the first).
     separators: [Vec<Change>; 2],
@@ -138,6 +150,11 @@ impl Collect<'_> {
     }
 
     fn stmt(&mut self, func: FuncId, s: &Stmt) {
+        // A statement directly in a block is guarded by `block`; one that is the whole body
+        // of a branch or loop here.
+        for body in sole_bodies(s) {
+            self.guard(func, body);
+        }
         match &s.kind {
             StmtKind::Block(items) => {
                 self.block(func, items);
@@ -178,6 +195,7 @@ impl Collect<'_> {
             if let StmtKind::Expr(e) = &s.kind {
                 self.delete(func, s, e);
                 self.keep_result(func, s, e);
+                self.guard(func, s);
             }
             if matches!(s.kind, StmtKind::While { .. } | StmtKind::For { .. } | StmtKind::DoWhile { .. }) {
                 self.terminator_after(func, s);
@@ -216,6 +234,32 @@ impl Collect<'_> {
         let edit = TextEdit { new_text: crate::ir::in_line_breaks_of(self.src, &edit.new_text), ..edit };
         let mutant = Mutant { expr: location.expr.clone(), kind, edit, description };
         Change { location, mutant }
+    }
+
+    /// `s` (an expression statement that changes something or prints) wrapped in `if (g)`
+    /// for each guard of its function.
+    fn guard(&mut self, func: FuncId, s: &Stmt) {
+        let StmtKind::Expr(e) = &s.kind else { return };
+        if !crate::ir::walk::has_effects(e) {
+            return;
+        }
+        let text = self.text(s.span).to_string();
+        if text.is_empty() || !text.ends_with(';') || text.contains('\n') {
+            return;
+        }
+        let guards = self.guards.get(&func).cloned().unwrap_or_default();
+        for g in guards {
+            if self.guard_insertions >= MAX_GUARD_INSERTIONS {
+                return;
+            }
+            self.guard_insertions += 1;
+            let edit = TextEdit {
+                span: Span::new(s.span.start as usize, s.span.start as usize),
+                new_text: format!("if ({g}) "),
+            };
+            let description = format!("do `{text}` only if `{g}`");
+            self.push(func, s, MutationKind::InsertGuard, edit, description, 2);
+        }
     }
 
     /// `a; b;` → `b; a;` for two expression statements (a declaration's scope would move).
@@ -488,6 +532,48 @@ fn reference_statements(reference: &Program) -> Vec<String> {
                 }
             }
         });
+    }
+    out
+}
+
+/// The statements that are the whole body of `s` (a branch or loop without braces).
+fn sole_bodies(s: &Stmt) -> Vec<&Stmt> {
+    let bodies: Vec<&Stmt> = match &s.kind {
+        StmtKind::If { then, els, .. } => std::iter::once(&**then).chain(els.as_deref()).collect(),
+        StmtKind::While { body, .. } | StmtKind::For { body, .. } | StmtKind::DoWhile { body, .. } => vec![&**body],
+        _ => Vec::new(),
+    };
+    bodies.into_iter().filter(|b| matches!(b.kind, StmtKind::Expr(_))).collect()
+}
+
+/// The conditions each function's statements may be guarded with: the reference's, renamed
+/// into the student's variables, then the function's own (each once, as written).
+fn guards(
+    program: &Program,
+    src: &str,
+    frozen: &HashSet<String>,
+    reference: Option<&Program>,
+) -> HashMap<FuncId, Vec<String>> {
+    let space = reference.map(|r| super::reference_space::ReferenceSpace::new(program, src, r, frozen));
+    let mut out = HashMap::new();
+    for (i, f) in program.funcs.iter().enumerate() {
+        let Some(body) = &f.body else { continue };
+        let func = FuncId(i as u32);
+        let mut list: Vec<String> = space.as_ref().map(|s| s.conditions(func).to_vec()).unwrap_or_default();
+        crate::ir::walk::for_each_stmt(body, &mut |s| {
+            let cond = match &s.kind {
+                StmtKind::If { cond, .. } | StmtKind::While { cond, .. } | StmtKind::DoWhile { cond, .. } => Some(cond),
+                StmtKind::For { cond: Some(cond), .. } => Some(cond),
+                _ => None,
+            };
+            if let Some(c) = cond.filter(|c| !crate::ir::walk::has_effects(c)) {
+                let text = crate::ir::print::expr_to_c(program, c);
+                if !list.contains(&text) {
+                    list.push(text);
+                }
+            }
+        });
+        out.insert(func, list);
     }
     out
 }
