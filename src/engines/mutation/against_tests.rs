@@ -8,6 +8,7 @@
 //! Localization uses the tests' spectrum (Ochiai, as in the survey seed): a location executed
 //! by failing tests and rarely by passing ones ranks first. It orders, never filters.
 
+use std::collections::HashSet;
 use std::time::{Duration, Instant};
 
 use crate::cancel::Cancel;
@@ -92,9 +93,10 @@ pub fn run(
     if !found_one && budget.stop_reason().is_none() {
         let statements = StatementSearch { program, src, opts, spectrum: &spectrum, results };
         let mut found = statements.first_repair(passes_all, budget, &mut checked);
+        let mut guidance = guidance;
         if found.is_none()
             && opts.max_size > 1
-            && let Some(guidance) = guidance
+            && let Some(guidance) = guidance.as_mut()
         {
             found = statements.first_with_one_more(passes_all, guidance, budget, &mut checked);
         }
@@ -103,7 +105,19 @@ pub fn run(
             // The larger expression repairs were not searched: nothing is exhausted.
             outcome = Outcome::Incomplete { reason: "stopped at a statement repair".into(), size_reached: 1 };
         } else if opts.max_size > 1 && budget.stop_reason().is_none() {
-            outcome = units.search(opts.max_size, passes_all, budget, &mut checked, &mut on_found).0;
+            let (exhausted, any) = units.search(opts.max_size, passes_all, budget, &mut checked, &mut on_found);
+            outcome = exhausted;
+            if !any
+                && budget.stop_reason().is_none()
+                && let Some(guidance) = guidance.as_mut()
+                && let Some(repair) = statements.first_of_several(passes_all, guidance, budget, &mut checked)
+            {
+                on_found(repair);
+                outcome = Outcome::Incomplete {
+                    reason: "stopped at a repair of several changes".into(),
+                    size_reached: opts.max_size,
+                };
+            }
         }
     }
     report.repairs = found;
@@ -313,7 +327,7 @@ impl StatementSearch<'_> {
     fn first_with_one_more(
         &self,
         passes_all: &mut dyn FnMut(&Program, &Budget) -> Verdict,
-        guidance: Guidance<'_>,
+        guidance: &mut Guidance<'_>,
         budget: &Budget,
         checked: &mut usize,
     ) -> Option<FoundRepair> {
@@ -353,6 +367,133 @@ impl StatementSearch<'_> {
         None
     }
 
+    /// Several slips, each a change of the vocabulary: GenProg's fitness (the survey seed:
+    /// how far the tests' outputs are from the expected ones) guides a beam search. From the
+    /// program, every single change (an expression mutant, a statement repair, a fix of the
+    /// printed text) is run on the tests; the [`BEAM`] closest that come closer than their
+    /// parent go on, up to [`MAX_SEVERAL`] changes, until one passes `passes_all`. The repair
+    /// is then minimised as the seed's delta debugging does: a change the others pass
+    /// without is dropped.
+    fn first_of_several(
+        &self,
+        passes_all: &mut dyn FnMut(&Program, &Budget) -> Verdict,
+        guidance: &mut Guidance<'_>,
+        budget: &Budget,
+        checked: &mut usize,
+    ) -> Option<FoundRepair> {
+        let start = Node { text: self.src.to_string(), program: self.program.clone(), changes: Vec::new() };
+        let mut beam = vec![((guidance.closeness)(self.program, budget)?, start)];
+        let mut seen: HashSet<String> = HashSet::from([self.src.to_string()]);
+        for _ in 0..MAX_SEVERAL {
+            let mut next: Vec<(u64, Node)> = Vec::new();
+            for (parent_distance, node) in std::mem::take(&mut beam) {
+                for (changes, program, text) in self.single_changes(&node, guidance, budget) {
+                    if budget.stop_reason().is_some() {
+                        return None;
+                    }
+                    if !seen.insert(text.clone()) {
+                        continue;
+                    }
+                    *checked += 1;
+                    let Some(d) = (guidance.closeness)(&program, budget) else { continue };
+                    let Some(changes) = self.chained(&node, changes, &text) else { continue };
+                    let child = Node { text, program, changes };
+                    if d == 0 && matches!(passes_all(&child.program, budget), Verdict::Repaired) {
+                        return Some(found(self.minimised(child.changes, passes_all, budget)));
+                    }
+                    if d < parent_distance {
+                        let at = next.partition_point(|(e, _)| *e <= d);
+                        if at < BEAM {
+                            // An expression mutant's program keeps the spans of the text
+                            // before it: the next step needs the text lowered anew.
+                            let lowered = crate::syntax::lower::lower_source(&child.text);
+                            if lowered.diagnostics.iter().any(|d| d.severity == Severity::Error) {
+                                continue;
+                            }
+                            next.insert(at, (d, Node { program: lowered.program, ..child }));
+                            next.truncate(BEAM);
+                        }
+                    }
+                }
+            }
+            if next.is_empty() {
+                return None;
+            }
+            beam = next;
+        }
+        None
+    }
+
+    /// Every single change of `node`'s program with what it gives: the changes (in the
+    /// node's text), the program and its text. Expression mutants first (applied to the IR),
+    /// then statement repairs, then the printed-text fix.
+    fn single_changes(
+        &self,
+        node: &Node,
+        guidance: &mut Guidance<'_>,
+        budget: &Budget,
+    ) -> Vec<(Vec<Change>, Program, String)> {
+        let mut out = Vec::new();
+        let spectrum = Spectrum::of(&node.program, &self.opts.entry, self.results, &budget.cancel);
+        let units = Units::new(&node.program, &node.text, self.opts, &spectrum);
+        for id in &units.loc_ids {
+            let (loc, mutants) = &units.alternatives[id];
+            for m in mutants {
+                let Some(program) = concrete::apply(&node.program, &[(loc.span, &m.expr)]) else { continue };
+                let text = apply_edits(&node.text, std::slice::from_ref(&m.edit));
+                out.push((vec![Change { location: loc.clone(), mutant: m.clone() }], program, text));
+            }
+        }
+        let here = StatementSearch { program: &node.program, src: &node.text, spectrum: &spectrum, ..*self };
+        out.extend(here.patched(budget).take(MAX_FIRST_STATEMENTS).map(|p| (p.candidate.changes, p.program, p.text)));
+        if let Some(changes) = (guidance.text_fix)(&node.program, &node.text, budget) {
+            let edits: Vec<TextEdit> = changes.iter().map(|c| c.mutant.edit.clone()).collect();
+            let text = apply_edits(&node.text, &edits);
+            let lowered = crate::syntax::lower::lower_source(&text);
+            if !lowered.diagnostics.iter().any(|d| d.severity == Severity::Error) {
+                out.push((changes, lowered.program, text));
+            }
+        }
+        out
+    }
+
+    /// `node`'s changes and `more` (made on `node`'s text, giving `text`) as changes of this
+    /// program's text; `None` when `more` touches what an earlier change wrote.
+    fn chained(&self, node: &Node, more: Vec<Change>, text: &str) -> Option<Vec<Change>> {
+        let earlier: Vec<TextEdit> = node.changes.iter().map(|c| c.mutant.edit.clone()).collect();
+        let mut all = node.changes.clone();
+        for mut change in more {
+            change.mutant.edit.span = span_before(change.mutant.edit.span, &earlier)?;
+            change.location.span = span_before(change.location.span, &earlier)?;
+            all.push(change);
+        }
+        let edits: Vec<TextEdit> = all.iter().map(|c| c.mutant.edit.clone()).collect();
+        (apply_edits(self.src, &edits) == text).then_some(all)
+    }
+
+    /// `changes` without every change the others pass the tests without, last first.
+    fn minimised(
+        &self,
+        mut changes: Vec<Change>,
+        passes_all: &mut dyn FnMut(&Program, &Budget) -> Verdict,
+        budget: &Budget,
+    ) -> Vec<Change> {
+        for i in (0..changes.len()).rev() {
+            if changes.len() == 1 {
+                break;
+            }
+            let rest: Vec<TextEdit> =
+                changes.iter().enumerate().filter(|(j, _)| *j != i).map(|(_, c)| c.mutant.edit.clone()).collect();
+            let lowered = crate::syntax::lower::lower_source(&apply_edits(self.src, &rest));
+            if !lowered.diagnostics.iter().any(|d| d.severity == Severity::Error)
+                && matches!(passes_all(&lowered.program, budget), Verdict::Repaired)
+            {
+                changes.remove(i);
+            }
+        }
+        changes
+    }
+
     /// The one-expression repairs of this program that pass `passes_all`.
     fn expression_repairs(
         &self,
@@ -389,6 +530,18 @@ fn found(changes: Vec<Change>) -> FoundRepair {
 
 /// Statement repairs whose closeness is measured for a second change.
 const MAX_FIRST_STATEMENTS: usize = 400;
+/// Changes of a repair found by [`StatementSearch::first_of_several`].
+const MAX_SEVERAL: usize = 3;
+/// The programs that go on at each step of [`StatementSearch::first_of_several`].
+const BEAM: usize = 3;
+
+/// A program on the way of [`StatementSearch::first_of_several`]: its text, lowered, and the
+/// changes of the original text that give it.
+struct Node {
+    text: String,
+    program: Program,
+    changes: Vec<Change>,
+}
 /// The closest statement repairs that get a second change.
 const MAX_CLOSER: usize = 3;
 
