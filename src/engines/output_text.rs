@@ -151,13 +151,24 @@ fn literal_text(
     let repair = edits(src, &sites, &wanted)?;
     // Accepted only when every test passes with the new text.
     let patched = lower_patched(src, &repair.edits)?;
-    let all_pass = tests.iter().all(|t| {
-        let run = interp::run(&patched, entry, t.input.as_bytes(), limits, cancel);
-        let actual = String::from_utf8_lossy(&run.output);
-        run.error.is_none()
-            && compare::output_matches(mode, t.expected, t.expected_prompt, &actual, Some(run.output_before_last_read))
-    });
+    let all_pass = tests.iter().all(|t| run_test(&patched, entry, t, mode, limits, cancel).0);
     (all_pass && !cancel.is_cancelled()).then_some(repair)
+}
+
+/// Whether `program` passes `t`, and its output when the run ended without an error.
+fn run_test(
+    program: &Program,
+    entry: &str,
+    t: &Test<'_>,
+    mode: Compare,
+    limits: &Limits,
+    cancel: &Cancel,
+) -> (bool, Option<String>) {
+    let run = interp::run(program, entry, t.input.as_bytes(), limits, cancel);
+    let actual = String::from_utf8_lossy(&run.output).into_owned();
+    let ok = run.error.is_none()
+        && compare::output_matches(mode, t.expected, t.expected_prompt, &actual, Some(run.output_before_last_read));
+    (ok, run.error.is_none().then_some(actual))
 }
 
 /// Every failing test's output is the expected one without the same ending (a line break
@@ -177,13 +188,7 @@ fn missing_ending(
     if mode == Compare::Values {
         return None;
     }
-    let passes = |p: &Program, t: &Test<'_>| {
-        let run = interp::run(p, entry, t.input.as_bytes(), limits, cancel);
-        let actual = String::from_utf8_lossy(&run.output).into_owned();
-        let ok = run.error.is_none()
-            && compare::output_matches(mode, t.expected, t.expected_prompt, &actual, Some(run.output_before_last_read));
-        (ok, run.error.is_none().then_some(actual))
-    };
+    let passes = |p: &Program, t: &Test<'_>| run_test(p, entry, t, mode, limits, cancel);
     let mut ending: Option<&str> = None;
     for t in tests {
         match passes(program, t) {

@@ -338,11 +338,7 @@ impl StatementSearch<'_> {
         for p in self.patched(budget).take(MAX_FIRST_STATEMENTS) {
             *checked += 1;
             if let Some(d) = closeness(&p.program, budget).filter(|d| *d < before) {
-                let at = closer.partition_point(|(e, _)| *e <= d);
-                if at < MAX_CLOSER {
-                    closer.insert(at, (d, p));
-                    closer.truncate(MAX_CLOSER);
-                }
+                keep_closest(&mut closer, d, p, MAX_CLOSER);
             }
         }
         for (_, first) in closer {
@@ -401,17 +397,12 @@ impl StatementSearch<'_> {
                     if d == 0 && matches!(passes_all(&child.program, budget), Verdict::Repaired) {
                         return Some(found(self.minimised(child.changes, passes_all, budget)));
                     }
-                    if d < parent_distance {
-                        let at = next.partition_point(|(e, _)| *e <= d);
-                        if at < BEAM {
-                            // An expression mutant's program keeps the spans of the text
-                            // before it: the next step needs the text lowered anew.
-                            let lowered = crate::syntax::lower::lower_source(&child.text);
-                            if lowered.diagnostics.iter().any(|d| d.severity == Severity::Error) {
-                                continue;
-                            }
-                            next.insert(at, (d, Node { program: lowered.program, ..child }));
-                            next.truncate(BEAM);
+                    if d < parent_distance && next.partition_point(|(e, _)| *e <= d) < BEAM {
+                        // An expression mutant's program keeps the spans of the text before
+                        // it: the next step needs the text lowered anew.
+                        let lowered = crate::syntax::lower::lower_source(&child.text);
+                        if !lowered.diagnostics.iter().any(|d| d.severity == Severity::Error) {
+                            keep_closest(&mut next, d, Node { program: lowered.program, ..child }, BEAM);
                         }
                     }
                 }
@@ -544,6 +535,16 @@ struct Node {
 }
 /// The closest statement repairs that get a second change.
 const MAX_CLOSER: usize = 3;
+
+/// `item` at distance `d` among the `max` closest of `list`, kept sorted as they come: of
+/// equally close ones, the earlier (better ranked) first.
+fn keep_closest<T>(list: &mut Vec<(u64, T)>, d: u64, item: T, max: usize) {
+    let at = list.partition_point(|(e, _)| *e <= d);
+    if at < max {
+        list.insert(at, (d, item));
+        list.truncate(max);
+    }
+}
 
 /// A span of the text after `edits` as a span of the text before them; `None` when it
 /// overlaps what an edit wrote.

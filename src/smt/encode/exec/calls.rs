@@ -851,6 +851,12 @@ impl<'a, 'ctx> Exec<'a, 'ctx> {
     fn scan_number_chars(&mut self, span: Span) -> (Bool<'ctx>, BV<'ctx>) {
         let ctx = self.ctx;
         let byte_is = |b: &BV<'ctx>, c: u8| b._eq(&BV::from_u64(ctx, c as u64, 8));
+        let is_digit = |b: &BV<'ctx>| {
+            Bool::and(
+                ctx,
+                &[&b.bvuge(&BV::from_u64(ctx, b'0' as u64, 8)), &b.bvule(&BV::from_u64(ctx, b'9' as u64, 8))],
+            )
+        };
         let (ok, first) = self.peek_byte();
         let plus = Bool::and(ctx, &[&ok, &byte_is(&first, b'+')]);
         let minus = Bool::and(ctx, &[&ok, &byte_is(&first, b'-')]);
@@ -860,16 +866,7 @@ impl<'a, 'ctx> Exec<'a, 'ctx> {
         let mut any = Bool::from_bool(ctx, false);
         for _ in 0..MAX_DIGITS {
             let (ok, b) = self.peek_byte();
-            let digit = Bool::and(
-                ctx,
-                &[
-                    &reading,
-                    &ok,
-                    &b.bvuge(&BV::from_u64(ctx, b'0' as u64, 8)),
-                    &b.bvule(&BV::from_u64(ctx, b'9' as u64, 8)),
-                ],
-            )
-            .simplify();
+            let digit = Bool::and(ctx, &[&reading, &ok, &is_digit(&b)]).simplify();
             let d = b.bvsub(&BV::from_u64(ctx, b'0' as u64, 8)).zero_ext(56);
             value = digit.ite(&value.bvmul(&BV::from_u64(ctx, 10, 64)).bvadd(&d), &value);
             self.advance_if(&digit);
@@ -877,15 +874,7 @@ impl<'a, 'ctx> Exec<'a, 'ctx> {
             reading = digit;
         }
         let (ok, b) = self.peek_byte();
-        let more = Bool::and(
-            ctx,
-            &[
-                &reading,
-                &ok,
-                &b.bvuge(&BV::from_u64(ctx, b'0' as u64, 8)),
-                &b.bvule(&BV::from_u64(ctx, b'9' as u64, 8)),
-            ],
-        );
+        let more = Bool::and(ctx, &[&reading, &ok, &is_digit(&b)]);
         self.cut_where(&more, span);
         (any, minus.ite(&value.bvneg(), &value))
     }
