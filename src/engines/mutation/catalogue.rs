@@ -68,6 +68,9 @@ pub enum MutationKind {
     MoveStatement,
     DeleteStatement,
     InsertStatement,
+    /// A word read where the assignment reads a line: `scanf("%s", s)` →
+    /// `scanf("%[^\n]", s)`.
+    ReadLine,
     /// A statement that should run only sometimes gets a guard: `s[i] = s[i] - 32;` →
     /// `if (s[i] >= 'a' && s[i] <= 'z') s[i] = s[i] - 32;`.
     InsertGuard,
@@ -111,6 +114,7 @@ impl MutationKind {
             MutationKind::DeleteStatement => "delete-statement",
             MutationKind::InsertStatement => "insert-statement",
             MutationKind::InsertGuard => "insert-guard",
+            MutationKind::ReadLine => "read-line",
             MutationKind::DeleteOutput => "delete-output",
             MutationKind::PrintedText => "printed-text",
             MutationKind::AssignmentGrouping => "assignment-grouping",

@@ -20,6 +20,8 @@
 //!     make them valid;
 //!   - Wolverine2's pointer statements over the struct pointers in scope (`x = y;`,
 //!     `x = y->f;`, `x->f = y;`, `x->f = NULL;`), before a statement or at the end of a block;
+//! - `read-line`: a word read where the assignment reads a line, `scanf("%s", s)` →
+//!   `scanf("%[^\n]", s)` (a name with spaces, a sentence);
 //! - `insert-guard`: Wolverine2's guard insertion, an expression statement that should run
 //!   only sometimes wrapped in `if (g)`, with `g` one of the reference's conditions renamed
 //!   into the student's variables (against a reference) or of the function's own conditions
@@ -155,6 +157,14 @@ impl Collect<'_> {
         for body in sole_bodies(s) {
             self.guard(func, body);
         }
+        let cond = match &s.kind {
+            StmtKind::If { cond, .. } | StmtKind::While { cond, .. } | StmtKind::DoWhile { cond, .. } => Some(cond),
+            StmtKind::For { cond, .. } => cond.as_ref(),
+            _ => None,
+        };
+        if let Some(cond) = cond {
+            self.read_line(func, s, cond);
+        }
         match &s.kind {
             StmtKind::Block(items) => {
                 self.block(func, items);
@@ -196,6 +206,7 @@ impl Collect<'_> {
                 self.delete(func, s, e);
                 self.keep_result(func, s, e);
                 self.guard(func, s);
+                self.read_line(func, s, e);
             }
             if matches!(s.kind, StmtKind::While { .. } | StmtKind::For { .. } | StmtKind::DoWhile { .. }) {
                 self.terminator_after(func, s);
@@ -259,6 +270,35 @@ impl Collect<'_> {
             };
             let description = format!("do `{text}` only if `{g}`");
             self.push(func, s, MutationKind::InsertGuard, edit, description, 2);
+        }
+    }
+
+    /// Every `scanf` in `e` (of statement `s`) that reads a word with `%s` reads the line
+    /// instead: `%[^\n]`, the width kept.
+    fn read_line(&mut self, func: FuncId, s: &Stmt, e: &Expr) {
+        let mut edits = Vec::new();
+        walk_expr(e, &mut |x| {
+            let ExprKind::Call(Callee::Builtin(Builtin::Scanf), args) = &x.kind else { return };
+            let Some(fmt) = args.first().map(Expr::strip_implicit) else { return };
+            let ExprKind::Str(bytes) = &fmt.kind else { return };
+            let written = self.text(fmt.span);
+            let Ok(pieces) = crate::ir::format::parse(bytes.strip_suffix(&[0]).unwrap_or(bytes), true) else { return };
+            for p in pieces {
+                let crate::ir::format::Piece::Directive(d) = p else { continue };
+                if d.conv != 's' || d.suppress {
+                    continue;
+                }
+                // The directive as written, found once in the literal's text.
+                let directive = String::from_utf8_lossy(&bytes[d.start..d.end]).into_owned();
+                let (Some(at), 1) = (written.find(&directive), written.matches(&directive).count()) else { continue };
+                let end = fmt.span.start as usize + at + directive.len();
+                let edit = TextEdit { span: Span::new(end - 1, end), new_text: "[^\\n]".into() };
+                let new = format!("{}[^\\n]", &directive[..directive.len() - 1]);
+                edits.push((edit, format!("read the whole line: `{directive}` → `{new}`")));
+            }
+        });
+        for (edit, description) in edits {
+            self.push(func, s, MutationKind::ReadLine, edit, description, 1);
         }
     }
 

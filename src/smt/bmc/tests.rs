@@ -216,6 +216,12 @@ int main(void) { char w[8]; int c; if (scanf(\"%s\", w) == 1) { c = getchar(); a
     let (kind, stdin) = violation(word, 2);
     assert_eq!(kind, ViolationKind::Assertion);
     assert!(stdin.split_whitespace().next().is_some_and(|w| w.len() >= 3), "{stdin:?}");
+    // A scan set takes the bytes up to the first one outside it: a line, spaces and all.
+    let line = "#include <stdio.h>\n#include <string.h>\n#include <assert.h>
+int main(void) { char w[8]; int c; if (scanf(\"%7[^\\n]\", w) == 1) { c = getchar(); assert(c == EOF || c == '\\n' || strlen(w) == 7); assert(w[0] != ' ' && w[1] != ' '); } return 0; }";
+    let (kind, stdin) = violation(line, 2);
+    assert_eq!(kind, ViolationKind::Assertion);
+    assert!(stdin.lines().next().is_some_and(|l| l.contains(' ')), "{stdin:?}");
     // Numbers read beside `nondet` values are not input text.
     let nondet = "#include <stdio.h>\nint main(void) { int n = __VERIFIER_nondet_int(); return getchar() + n; }";
     assert!(

@@ -60,7 +60,7 @@
 //!   the end. The bytes are not namespaced, so a product's two programs read the same input
 //!   with no link between them. A program that reads characters and values, and both
 //!   programs of a product where either reads characters, read the values from the same
-//!   bytes as glibc's `scanf` does (`%d`, `%u`, `%s`, `%c`, spaces and literal text; more
+//!   bytes as glibc's `scanf` does (`%d`, `%u`, `%s`, `%[...]`, `%c`, spaces and literal text; more
 //!   than a few spaces in a row, a number of more than 10 digits or a word longer than the
 //!   string cap are cut like loops), where the verified engine's stream model refuses them.
 //!

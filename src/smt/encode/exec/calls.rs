@@ -747,12 +747,18 @@ impl<'a, 'ctx> Exec<'a, 'ctx> {
                 }
                 Piece::Directive(d) => d,
             };
-            if !matches!(d.conv, 'c') {
+            if !matches!(d.conv, 'c' | '[') {
                 self.skip_spaces(e.span);
             }
             // A conversion first needs a byte: at the end of the input it fails.
-            let (ok, _) = self.peek_byte();
+            let (ok, first) = self.peek_byte();
             self.stop_where(&ok.not(), if assigned == 0 { -1 } else { assigned }, &mut ended);
+            let accept = if d.conv == '[' { Accept::of_set(&d.scanset) } else { Accept::NotSpace };
+            if d.conv == '[' {
+                // A first byte outside the set is a matching failure.
+                let outside = self.accepts(&accept, &first).not();
+                self.stop_where(&outside, assigned, &mut ended);
+            }
             let target = if d.suppress {
                 None
             } else {
@@ -778,7 +784,7 @@ impl<'a, 'ctx> Exec<'a, 'ctx> {
                         self.store(Place::Mem { ptr, ty }, SymVal::Int(byte), a.span)?;
                     }
                 }
-                's' => self.scan_word_chars(e, d, target)?,
+                's' | '[' => self.scan_word_chars(e, d, &accept, target)?,
                 'd' | 'u' => {
                     let (digits, value) = self.scan_number_chars(e.span);
                     // No digit: a matching failure, scanf stops with what it assigned.
@@ -841,6 +847,20 @@ impl<'a, 'ctx> Exec<'a, 'ctx> {
         self.st.guard = self.and(&self.st.guard, &cond.not());
     }
 
+    /// Whether a `%s` (a byte that is no space) or `%[...]` (a byte of the set) takes `byte`.
+    fn accepts(&self, accept: &Accept, byte: &BV<'ctx>) -> Bool<'ctx> {
+        match accept {
+            Accept::NotSpace => self.is_space(byte).not(),
+            Accept::Set { negated, members } => {
+                let any: Vec<Bool<'ctx>> =
+                    members.iter().map(|&m| byte._eq(&BV::from_u64(self.ctx, m as u64, 8))).collect();
+                let refs: Vec<&Bool<'ctx>> = any.iter().collect();
+                let inside = Bool::or(self.ctx, &refs);
+                if *negated { inside.not() } else { inside }
+            }
+        }
+    }
+
     fn is_space(&self, byte: &BV<'ctx>) -> Bool<'ctx> {
         let ctx = self.ctx;
         Bool::or(ctx, &[&byte._eq(&BV::from_u64(ctx, b' ' as u64, 8)), &byte._eq(&BV::from_u64(ctx, b'\n' as u64, 8))])
@@ -885,6 +905,7 @@ impl<'a, 'ctx> Exec<'a, 'ctx> {
         &mut self,
         e: &Expr,
         d: &crate::ir::format::Directive,
+        accept: &Accept,
         target: Option<(&Expr, SymPtr<'ctx>)>,
     ) -> R<()> {
         let ctx = self.ctx;
@@ -910,7 +931,7 @@ impl<'a, 'ctx> Exec<'a, 'ctx> {
         let mut reading = self.tt();
         for _ in 0..max {
             let (ok, b) = self.peek_byte();
-            let g = Bool::and(ctx, &[&reading, &ok, &self.is_space(&b).not()]).simplify();
+            let g = Bool::and(ctx, &[&reading, &ok, &self.accepts(accept, &b)]).simplify();
             self.advance_if(&g);
             got.push(g.clone());
             bytes.push(b);
@@ -918,7 +939,7 @@ impl<'a, 'ctx> Exec<'a, 'ctx> {
         }
         if max < width.min(avail) {
             let (ok, b) = self.peek_byte();
-            let cond = Bool::and(ctx, &[&reading, &ok, &self.is_space(&b).not()]);
+            let cond = Bool::and(ctx, &[&reading, &ok, &self.accepts(accept, &b)]);
             self.cut_where(&cond, e.span);
         }
         let Some((a, _)) = target else { return Ok(()) };
@@ -1440,5 +1461,36 @@ fn scanned_name(p: &Program, a: &Expr) -> String {
     match &a.strip_implicit().kind {
         ExprKind::AddrOf(x) | ExprKind::Decay(x) => crate::ir::print::expr_to_c(p, x),
         _ => format!("*{}", crate::ir::print::expr_to_c(p, a)),
+    }
+}
+
+/// The bytes a `%s` or `%[...]` directive takes.
+enum Accept {
+    NotSpace,
+    Set { negated: bool, members: Vec<u8> },
+}
+
+impl Accept {
+    /// A scan set as glibc reads it (the interpreter's `scanf`): `^` first negates it, a `]`
+    /// right after the opening is a member, `a-z` is a range.
+    fn of_set(set: &str) -> Accept {
+        let bytes = set.as_bytes();
+        let (negated, mut i) = if bytes.first() == Some(&b'^') { (true, 1) } else { (false, 0) };
+        let mut members: Vec<u8> = Vec::new();
+        if bytes.get(i) == Some(&b']') {
+            members.push(b']');
+            i += 1;
+        }
+        while i < bytes.len() {
+            if bytes[i] == b'-' && !members.is_empty() && i + 1 < bytes.len() {
+                let lo = *members.last().expect("not empty");
+                members.extend(lo..=bytes[i + 1]);
+                i += 2;
+            } else {
+                members.push(bytes[i]);
+                i += 1;
+            }
+        }
+        Accept::Set { negated, members }
     }
 }
