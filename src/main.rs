@@ -211,6 +211,7 @@ fn main() -> ExitCode {
                         Duration::from_secs(budget),
                         limit,
                         compare.into(),
+                        mend::cli::bench_reference::AtOnce::PerPairOfCores,
                         verbose,
                         &mut out,
                     );

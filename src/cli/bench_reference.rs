@@ -456,14 +456,25 @@ pub struct Findings {
     pub proved_repairs: usize,
 }
 
+/// How many analyses run at once: one per pair of cores (at most two), as the editor runs
+/// one per student; the soundness test asks for two on any machine, because it judges the
+/// repairs found and not how fast they came.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum AtOnce {
+    #[default]
+    PerPairOfCores,
+    Two,
+}
+
 /// Runs the benchmark: `budget` per submission, at most `limit` submissions per problem
-/// (spread evenly over its list), one analysis per pair of cores (at most two at once);
-/// problems without a `mend.toml` are judged by `default_compare`.
+/// (spread evenly over its list), `at_once` analyses side by side; problems without a
+/// `mend.toml` are judged by `default_compare`.
 pub fn run(
     data: &Path,
     budget: Duration,
     limit: Option<usize>,
     default_compare: Compare,
+    at_once: AtOnce,
     verbose: bool,
     out: &mut impl Write,
 ) -> std::io::Result<Findings> {
@@ -490,7 +501,10 @@ pub fn run(
     let results = Mutex::new(Vec::new());
     // Each analysis uses two cores (the search on the tests beside the verified engine), as it
     // does for a student in the editor: one submission per pair of cores.
-    let workers = (std::thread::available_parallelism().map_or(1, |n| n.get()) / 2).clamp(1, 2);
+    let workers = match at_once {
+        AtOnce::PerPairOfCores => (std::thread::available_parallelism().map_or(1, |n| n.get()) / 2).clamp(1, 2),
+        AtOnce::Two => 2,
+    };
     std::thread::scope(|s| {
         for w in 0..workers {
             let (queue, results, problems) = (&queue, &results, &problems);
