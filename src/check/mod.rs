@@ -1387,14 +1387,16 @@ pub(crate) fn outputs_shown(expected: &str, actual: &str) -> (String, String) {
 /// A one-line rendering of program text for messages.
 pub(crate) fn shorten(s: &str) -> String {
     let trimmed = s.trim_end_matches(['\n', '\r']);
-    // A byte the editor would not show (`'\0'`, another control character) is written as C
-    // writes it: `X\0Y` and `X Y` must not look alike.
+    // A byte the editor would not show (`'\0'`, a tab, another control character) is written
+    // as C writes it: `X\0Y`, `X\tY` and `X Y` must not look alike.
     let escaped: String = trimmed
         .chars()
         .flat_map(|c| match c {
             '\n' => vec!['\\', 'n'],
+            '\t' => vec!['\\', 't'],
+            '\r' => vec!['\\', 'r'],
             '\0' => vec!['\\', '0'],
-            c if c.is_control() && c != '\t' => format!("\\x{:02x}", c as u32).chars().collect(),
+            c if c.is_control() => format!("\\x{:02x}", c as u32).chars().collect(),
             c => vec![c],
         })
         .collect();

@@ -277,6 +277,7 @@ fn verify_in(
         }
         Verdict::Sat => {
             let model = s.get_model().expect("a model after sat");
+            let model = readable_model(&ctx, &enc, &model, budget).unwrap_or(model);
             let mut cex = counterexample(&enc, &model);
             cex.replay = replay(program, entry, &cex);
             BmcVerdict::Violated(Box::new(cex))
@@ -302,6 +303,27 @@ fn verify_in(
     };
     let uninit_reads = if matches!(verdict, BmcVerdict::Unknown(_)) { vec![] } else { reachable_uninit(&enc, budget) };
     BmcResult { verdict, uninit_reads, stats }
+}
+
+/// When the input text of `found` holds a byte other than printable characters and line
+/// breaks: a counterexample whose text has none, if the solver finds one within a few
+/// seconds, to be shown to a student instead.
+fn readable_model<'ctx>(
+    ctx: &'ctx z3::Context,
+    enc: &Encoding<'ctx>,
+    found: &Model<'ctx>,
+    budget: &Budget,
+) -> Option<Model<'ctx>> {
+    let readable = enc.readable_input()?;
+    if is_true(found, &readable) {
+        return None;
+    }
+    let s = solver::one_shot_solver(ctx, enc.bit_vectors_only);
+    enc.assert_into(&s);
+    s.assert(&enc.any_violation());
+    s.assert(&readable);
+    let short = Budget::new(budget.remaining().min(std::time::Duration::from_secs(3)), budget.cancel.clone());
+    check_with_budget(&s, &[], &short).is_sat().then(|| s.get_model()).flatten()
 }
 
 /// After a bounded proof against a reference: an input on which the reference's run ends

@@ -210,9 +210,9 @@ int main(void) { int n, c, r = scanf(\"%d\", &n); c = getchar(); assert(r != 1 |
     let digits = "#include <stdio.h>\n#include <assert.h>
 int main(void) { int n, c; if (scanf(\"%d\", &n) == 1 && n == 42) { c = getchar(); assert(c < '0' || c > '9'); } return 0; }";
     assert!(matches!(run(digits, 2).verdict, BmcVerdict::Holds { .. }), "{:?}", run(digits, 2).verdict);
-    // A word ends before a space, the end of the input or a line break, and has its NUL.
+    // A word ends before white space or the end of the input, and has its NUL.
     let word = "#include <stdio.h>\n#include <string.h>\n#include <assert.h>
-int main(void) { char w[8]; int c; if (scanf(\"%s\", w) == 1) { c = getchar(); assert(c == EOF || c == ' ' || c == '\\n'); assert(strlen(w) < 3); } return 0; }";
+int main(void) { char w[8]; int c; if (scanf(\"%7s\", w) == 1) { c = getchar(); assert(c == EOF || c == ' ' || c == '\\n' || c == '\\t' || c == '\\v' || c == '\\f' || c == '\\r'); assert(strlen(w) < 3); } return 0; }";
     let (kind, stdin) = violation(word, 2);
     assert_eq!(kind, ViolationKind::Assertion);
     assert!(stdin.split_whitespace().next().is_some_and(|w| w.len() >= 3), "{stdin:?}");
@@ -222,6 +222,12 @@ int main(void) { char w[8]; int c; if (scanf(\"%7[^\\n]\", w) == 1) { c = getcha
     let (kind, stdin) = violation(line, 2);
     assert_eq!(kind, ViolationKind::Assertion);
     assert!(stdin.lines().next().is_some_and(|l| l.contains(' ')), "{stdin:?}");
+    // A tab is white space, as glibc's `isspace` says: it ends a word, and input may hold it.
+    let tab = "#include <stdio.h>\n#include <assert.h>
+int main(void) { char w[8]; if (scanf(\"%7s\", w) == 1) assert(getchar() != '\\t'); return 0; }";
+    let (kind, stdin) = violation(tab, 2);
+    assert_eq!(kind, ViolationKind::Assertion);
+    assert!(stdin.contains('\t'), "{stdin:?}");
     // Numbers read beside `nondet` values are not input text.
     let nondet = "#include <stdio.h>\nint main(void) { int n = __VERIFIER_nondet_int(); return getchar() + n; }";
     assert!(
@@ -235,19 +241,33 @@ int main(void) { char w[8]; int c; if (scanf(\"%7[^\\n]\", w) == 1) { c = getcha
 fn a_word_read_with_scanf_is_compared_with_one_read_with_getchar() {
     let reference = "#include <stdio.h>
 int main(void) { char s[10]; if (scanf(\"%s\", s) != 1) return 0; printf(\"%s\\n\", s); return 0; }";
-    let same = "#include <stdio.h>
+    let same = "#include <stdio.h>\n#include <ctype.h>
 int main(void) { char s[10]; int c, i = 0;
-    while ((c = getchar()) == ' ' || c == '\\n') ;
-    while (c != EOF && c != ' ' && c != '\\n' && i < 9) { s[i++] = c; c = getchar(); }
+    while (isspace(c = getchar())) ;
+    while (c != EOF && !isspace(c) && i < 9) { s[i++] = c; c = getchar(); }
     s[i] = '\\0';
     if (i > 0) printf(\"%s\\n\", s);
     return 0; }";
     let r = against(same, reference, 3);
     assert!(matches!(r.verdict, BmcVerdict::Holds { .. }), "{:?}", r.verdict);
     // A student who stops only at the line break prints the words after a space too.
-    let wrong = same.replace("c != EOF && c != ' ' && c != '\\n'", "c != EOF && c != '\\n'");
+    let wrong = same.replace("!isspace(c)", "c != '\\n'");
     match against(&wrong, reference, 3).verdict {
-        BmcVerdict::Violated(c) => assert!(c.stdin.trim().contains(' '), "{:?}", c.stdin),
+        BmcVerdict::Violated(c) => {
+            let line = c.stdin.trim_start().split('\n').next().unwrap_or("").to_string();
+            assert!(line.bytes().any(|b| matches!(b, b' ' | b'\t' | 0x0b | 0x0c | b'\r')), "{:?}", c.stdin)
+        }
+        v => panic!("{v:?}"),
+    }
+    // One who knows only the space and the line break reads a tab (or `\\v`, `\\f`, `\\r`)
+    // into the word, where scanf ends it.
+    let narrow = same
+        .replace("isspace(c = getchar())", "(c = getchar()) == ' ' || c == '\\n'")
+        .replace("!isspace(c)", "c != ' ' && c != '\\n'");
+    match against(&narrow, reference, 3).verdict {
+        BmcVerdict::Violated(c) => {
+            assert!(c.stdin.bytes().any(|b| matches!(b, b'\t' | 0x0b | 0x0c | b'\r')), "{:?}", c.stdin)
+        }
         v => panic!("{v:?}"),
     }
 }

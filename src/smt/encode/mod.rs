@@ -46,14 +46,15 @@
 //! * An uninitialised scalar local holds a fresh arbitrary value; each reachable read of a
 //!   possibly uninitialised scalar is recorded in [`Encoding::uninit_reads`].
 //!
-//! * `fgets(buf, n, stdin)` and `gets(buf)` read a whole line of printable characters (space
-//!   included) when the stream is at the start of a line (nothing read yet, or after another
+//! * `fgets(buf, n, stdin)` and `gets(buf)` read a whole line of text (printable characters
+//!   and white space but the line break) when the stream is at the start of a line (nothing read yet, or after another
 //!   line read); a line too long for `fgets` (it would be split) is cut as an unwinding point,
 //!   so `fgets` programs are at best `bounded`; `gets` of a line that fills the array overflows.
 //!
 //! * **Characters.** A program that reads with `getchar` or `scanf` of `%c` directives only
 //!   ([`reads_chars`]) reads a sequence of bytes instead of tokens ([`CharInput`]): an input
-//!   of symbolic length `input!len` whose bytes are text (printable characters and newlines);
+//!   of symbolic length `input!len` whose bytes are ASCII text (printable characters and C's
+//!   white space: space, `\t`, `\n`, `\v`, `\f`, `\r`; no other byte is modelled);
 //!   the `k`-th read takes the byte at the number of bytes read before it, or finds the end
 //!   (`getchar` returns -1, `scanf` stops and returns `EOF` or what it assigned). `fgets` in
 //!   such a program reads from the same bytes, up to and with the '\n', and returns `NULL` at
@@ -415,8 +416,8 @@ pub struct InputRead<'ctx> {
     pub string: Option<StringRead<'ctx>>,
 }
 
-/// The input of a program that reads characters ([`reads_chars`]): `len` bytes of text
-/// (printable characters and newlines, as lines and words are), of which `bytes` are those a
+/// The input of a program that reads characters ([`reads_chars`]): `len` bytes of ASCII text
+/// (printable characters and C's white space), of which `bytes` are those a
 /// run within the bound can read (the `k`-th read of the encoding reads a position of at most
 /// `k`). Neither is namespaced: a product's two programs read the same bytes.
 #[derive(Clone, Debug)]
@@ -426,7 +427,7 @@ pub struct CharInput<'ctx> {
 }
 
 /// A word read by `scanf("%s")` (`len` ≥ 1 printable non-space characters) or a line read by
-/// `fgets`/`gets` (`len` ≥ 0 printable characters, space included): the first `len` (64-bit)
+/// `fgets`/`gets` (`len` ≥ 0 bytes of text but the line break): the first `len` (64-bit)
 /// of `chars`.
 #[derive(Clone, Debug)]
 pub struct StringRead<'ctx> {
@@ -539,6 +540,27 @@ impl<'ctx> Encoding<'ctx> {
     pub fn any_violation(&self) -> Bool<'ctx> {
         let v: Vec<&Bool<'ctx>> = self.violations.iter().map(|v| &v.cond).collect();
         Bool::or(self.ctx, &v)
+    }
+    /// Every byte of text the input holds is printable or a line break: the input a student
+    /// can read, asked for first when a counterexample is shown (a tab or `\v` only where
+    /// the difference needs one). `None` when the program reads no text.
+    pub fn readable_input(&self) -> Option<Bool<'ctx>> {
+        let ctx = self.ctx;
+        let lines = self.inputs.iter().filter(|r| r.conv == 'l').filter_map(|r| r.string.as_ref());
+        let bytes: Vec<&BV<'ctx>> =
+            self.chars.iter().flat_map(|c| c.bytes.iter()).chain(lines.flat_map(|l| l.chars.iter())).collect();
+        if bytes.is_empty() {
+            return None;
+        }
+        let readable: Vec<Bool<'ctx>> = bytes
+            .iter()
+            .map(|b| {
+                let printable =
+                    Bool::and(ctx, &[&b.bvuge(&BV::from_u64(ctx, 32, 8)), &b.bvule(&BV::from_u64(ctx, 126, 8))]);
+                Bool::or(ctx, &[&printable, &b._eq(&BV::from_u64(ctx, b'\n' as u64, 8))])
+            })
+            .collect();
+        Some(Bool::and(ctx, &readable.iter().collect::<Vec<_>>()))
     }
     /// Some run goes beyond the bound.
     pub fn any_unwinding(&self) -> Bool<'ctx> {

@@ -713,7 +713,7 @@ impl<'p> Machine<'p> {
         let mut input_failure = false;
         'outer: while i < fmt.len() {
             let c = fmt[i];
-            if c.is_ascii_whitespace() {
+            if is_c_space(c) {
                 i += 1;
                 self.skip_ws();
                 continue;
@@ -874,7 +874,7 @@ impl<'p> Machine<'p> {
                     while self.pos < self.input.len() && self.pos - st < width {
                         let ch = self.input[self.pos];
                         let ok = match &set {
-                            None => !ch.is_ascii_whitespace(),
+                            None => !is_c_space(ch),
                             Some((neg, s)) => s.contains(&ch) != *neg,
                         };
                         if !ok {

@@ -656,8 +656,7 @@ impl<'a, 'ctx> Exec<'a, 'ctx> {
         let chars = self.enc.chars.as_mut().expect("the character model is on");
         let k = chars.bytes.len();
         let b = BV::new_const(ctx, format!("input!chr!{k}"), 8);
-        let printable = Bool::and(ctx, &[&b.bvuge(&BV::from_u64(ctx, 32, 8)), &b.bvule(&BV::from_u64(ctx, 126, 8))]);
-        let text = Bool::or(ctx, &[&printable, &b._eq(&BV::from_u64(ctx, b'\n' as u64, 8))]);
+        let text = Bool::or(ctx, &[&printable(ctx, &b), &c_space(ctx, &b)]);
         chars.bytes.push(b);
         let len = chars.len.clone();
         let byte = match pos.simplify().as_u64() {
@@ -862,8 +861,7 @@ impl<'a, 'ctx> Exec<'a, 'ctx> {
     }
 
     fn is_space(&self, byte: &BV<'ctx>) -> Bool<'ctx> {
-        let ctx = self.ctx;
-        Bool::or(ctx, &[&byte._eq(&BV::from_u64(ctx, b' ' as u64, 8)), &byte._eq(&BV::from_u64(ctx, b'\n' as u64, 8))])
+        c_space(self.ctx, byte)
     }
 
     /// An optional sign and up to [`MAX_DIGITS`] decimal digits: whether there was a digit,
@@ -1107,8 +1105,11 @@ impl<'a, 'ctx> Exec<'a, 'ctx> {
         let mut chars = Vec::new();
         for i in 0..max {
             let c = BV::new_const(ctx, self.name(&format!("in:{name}[{i}]")), 8);
-            let (lo, hi) = (BV::from_u64(ctx, 32, 8), BV::from_u64(ctx, 126, 8));
-            self.enc.hard.push(Bool::and(ctx, &[&c.bvuge(&lo), &c.bvule(&hi)]));
+            // A line's text: any byte of text but its end.
+            let newline = c._eq(&BV::from_u64(ctx, b'\n' as u64, 8));
+            self.enc
+                .hard
+                .push(Bool::and(ctx, &[&Bool::or(ctx, &[&printable(ctx, &c), &c_space(ctx, &c)]), &newline.not()]));
             chars.push(c);
         }
 
@@ -1462,6 +1463,20 @@ fn scanned_name(p: &Program, a: &Expr) -> String {
         ExprKind::AddrOf(x) | ExprKind::Decay(x) => crate::ir::print::expr_to_c(p, x),
         _ => format!("*{}", crate::ir::print::expr_to_c(p, a)),
     }
+}
+
+/// A printable ASCII character, the space among them.
+fn printable<'ctx>(ctx: &'ctx Context, b: &BV<'ctx>) -> Bool<'ctx> {
+    Bool::and(ctx, &[&b.bvuge(&BV::from_u64(ctx, 32, 8)), &b.bvule(&BV::from_u64(ctx, 126, 8))])
+}
+
+/// C's `isspace` in the "C" locale, which `scanf` skips and ends words at: space, `\t`,
+/// `\n`, `\v`, `\f`, `\r`. With the printable characters, the text the models read.
+fn c_space<'ctx>(ctx: &'ctx Context, b: &BV<'ctx>) -> Bool<'ctx> {
+    let any: Vec<Bool<'ctx>> =
+        [b' ', b'\t', b'\n', 0x0b, 0x0c, b'\r'].iter().map(|&c| b._eq(&BV::from_u64(ctx, c as u64, 8))).collect();
+    let refs: Vec<&Bool<'ctx>> = any.iter().collect();
+    Bool::or(ctx, &refs)
 }
 
 /// The bytes a `%s` or `%[...]` directive takes.
