@@ -580,6 +580,11 @@ impl Behaviour<'_> {
             return;
         }
         let mut proof = Report::default();
+        // Half the time left: when the fixed program cannot be proved (or repaired) in it, the
+        // other half is the reference's repair of the program as written, which may prove a
+        // fix of another kind.
+        let now = Instant::now();
+        let proof_deadline = now + self.deadline.saturating_duration_since(now) / 2;
         let proved = reference_repair::repair_against_reference(
             &fixed.program,
             &rewrite.text,
@@ -591,7 +596,7 @@ impl Behaviour<'_> {
             opts.hint_level,
             engine_opts,
             opts.max_steps,
-            self.deadline,
+            proof_deadline,
             self.cancel,
             &mut proof,
             &|_| {},
