@@ -554,11 +554,7 @@ impl<'ctx> Encoding<'ctx> {
         }
         let readable: Vec<Bool<'ctx>> = bytes
             .iter()
-            .map(|b| {
-                let printable =
-                    Bool::and(ctx, &[&b.bvuge(&BV::from_u64(ctx, 32, 8)), &b.bvule(&BV::from_u64(ctx, 126, 8))]);
-                Bool::or(ctx, &[&printable, &b._eq(&BV::from_u64(ctx, b'\n' as u64, 8))])
-            })
+            .map(|b| Bool::or(ctx, &[&printable(ctx, b), &b._eq(&BV::from_u64(ctx, b'\n' as u64, 8))]))
             .collect();
         Some(Bool::and(ctx, &readable.iter().collect::<Vec<_>>()))
     }
@@ -753,6 +749,20 @@ pub fn encode<'ctx>(
     let frozen = opts.frozen.unwrap_or(&empty);
     let loc_of = if opts.alternatives.is_some() { location_map(program, frozen) } else { HashMap::new() };
     exec::run(ctx, program, entry, opts, loc_of)
+}
+
+/// A printable ASCII character, the space among them.
+fn printable<'ctx>(ctx: &'ctx Context, b: &BV<'ctx>) -> Bool<'ctx> {
+    Bool::and(ctx, &[&b.bvuge(&BV::from_u64(ctx, 32, 8)), &b.bvule(&BV::from_u64(ctx, 126, 8))])
+}
+
+/// C's `isspace` in the "C" locale, which `scanf` skips and ends words at: space, `\t`,
+/// `\n`, `\v`, `\f`, `\r`. With the printable characters, the text the models read.
+fn c_space<'ctx>(ctx: &'ctx Context, b: &BV<'ctx>) -> Bool<'ctx> {
+    let any: Vec<Bool<'ctx>> =
+        [b' ', b'\t', b'\n', 0x0b, 0x0c, b'\r'].iter().map(|&c| b._eq(&BV::from_u64(ctx, c as u64, 8))).collect();
+    let refs: Vec<&Bool<'ctx>> = any.iter().collect();
+    Bool::or(ctx, &refs)
 }
 
 #[cfg(test)]

@@ -1465,20 +1465,6 @@ fn scanned_name(p: &Program, a: &Expr) -> String {
     }
 }
 
-/// A printable ASCII character, the space among them.
-fn printable<'ctx>(ctx: &'ctx Context, b: &BV<'ctx>) -> Bool<'ctx> {
-    Bool::and(ctx, &[&b.bvuge(&BV::from_u64(ctx, 32, 8)), &b.bvule(&BV::from_u64(ctx, 126, 8))])
-}
-
-/// C's `isspace` in the "C" locale, which `scanf` skips and ends words at: space, `\t`,
-/// `\n`, `\v`, `\f`, `\r`. With the printable characters, the text the models read.
-fn c_space<'ctx>(ctx: &'ctx Context, b: &BV<'ctx>) -> Bool<'ctx> {
-    let any: Vec<Bool<'ctx>> =
-        [b' ', b'\t', b'\n', 0x0b, 0x0c, b'\r'].iter().map(|&c| b._eq(&BV::from_u64(ctx, c as u64, 8))).collect();
-    let refs: Vec<&Bool<'ctx>> = any.iter().collect();
-    Bool::or(ctx, &refs)
-}
-
 /// The bytes a `%s` or `%[...]` directive takes.
 enum Accept {
     NotSpace,
