@@ -344,7 +344,8 @@ fn render_mutation(f: &Fixture) -> String {
         opts.compare = Compare::parse(v).expect("a compare mode");
     }
     let program = lower_source(src).program;
-    let report = engine::run(&program, src, &opts, &Budget::new(Duration::from_secs(120), Cancel::new()), &mut |_| {});
+    let report =
+        engine::run(&program, src, &opts, &Budget::new(Duration::from_secs(120), Cancel::new()), &mut |_| true);
     let mut out = String::new();
     match &report.original.verdict {
         BmcVerdict::Violated(cex) => {
@@ -384,7 +385,7 @@ fn render_mutation(f: &Fixture) -> String {
         // Both solver set-ups decide the same question: same repairs, same order.
         let inc = Options { solver_mode: SolverMode::Incremental, ..opts.clone() };
         let again =
-            engine::run(&program, src, &inc, &Budget::new(Duration::from_secs(120), Cancel::new()), &mut |_| {});
+            engine::run(&program, src, &inc, &Budget::new(Duration::from_secs(120), Cancel::new()), &mut |_| true);
         let titles = |r: &engine::EngineReport| r.repairs.iter().map(|x| x.title()).collect::<Vec<_>>();
         assert_eq!(titles(&report), titles(&again), "{}: the incremental solver disagrees", f.path.display());
         assert_eq!(report.outcome, again.outcome, "{}", f.path.display());

@@ -239,7 +239,9 @@ fn check_case(
     stats.tried_double += usize::from(n == 2);
     let program = lower_source(mutated).program;
     let report =
-        engine::run(&program, mutated, &opts(bound, level, n), &Budget::new(ENGINE_BUDGET, Cancel::new()), &mut |_| {});
+        engine::run(&program, mutated, &opts(bound, level, n), &Budget::new(ENGINE_BUDGET, Cancel::new()), &mut |_| {
+            true
+        });
     eprintln!(
         "{case}: {} repair(s) in {:.0} ms, {} candidates, {:?}",
         report.repairs.len(),
@@ -341,7 +343,9 @@ fn tcas_v1_repairs_reverify() {
     let src = std::fs::read_to_string(path).unwrap();
     let program = lower_source(&src).program;
     let report =
-        engine::run(&program, &src, &opts(2, 1, 1), &Budget::new(Duration::from_secs(60), Cancel::new()), &mut |_| {});
+        engine::run(&program, &src, &opts(2, 1, 1), &Budget::new(Duration::from_secs(60), Cancel::new()), &mut |_| {
+            true
+        });
     assert!(!report.repairs.is_empty());
     let wrong: Vec<String> = report
         .repairs

@@ -132,6 +132,7 @@ pub fn check_assertions(
     let result = engine::run(program, text, engine_opts, &budget, &mut |r| {
         found.push(r.clone());
         stream(&so_far, &found, anchor, WHAT, on_partial);
+        true
     });
     let b = engine_opts.bound;
     report.stats.repair_ms = result.total_time.as_secs_f64() * 1000.0;

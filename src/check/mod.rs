@@ -239,7 +239,8 @@ fn analyse(
         level: opts.mutation_level,
         max_size: opts.max_repair_size,
         frozen: frozen.into_iter().collect(),
-        line_in_input: spec.as_ref().is_none_or(line_in_every_input),
+        line_in_input: spec.as_ref().is_some_and(line_in_every_input),
+        smallest_only: true,
         ..Default::default()
     };
     // Every report published, partial or final, records when its repairs reached their guarantees.
@@ -282,12 +283,14 @@ fn analyse(
     report
 }
 
-/// Whether every test's input holds a line break: then the assignment promises a line and a
-/// proof about a program that reads characters may assume one (the line assumption); an input
-/// that ends without one shows that a loop waiting for the '\n' must also stop at the end.
+/// Whether the spec has tests and every one's input holds a line break: then the assignment
+/// promises a line and a proof about a program that reads characters may assume one (the
+/// line assumption); an input that ends without one shows that a loop waiting for the '\n'
+/// must also stop at the end, and with no tests there is no evidence either way.
 fn line_in_every_input(spec: &Spec) -> bool {
-    let Some(dir) = &spec.tests else { return true };
-    spec_tests::discover(dir).iter().all(|t| std::fs::read(&t.input).map_or(true, |input| input.contains(&b'\n')))
+    let Some(dir) = &spec.tests else { return false };
+    let tests = spec_tests::discover(dir);
+    !tests.is_empty() && tests.iter().all(|t| std::fs::read(&t.input).is_ok_and(|input| input.contains(&b'\n')))
 }
 
 /// The text with every type error replaced by its best fix, when each error has one, their

@@ -302,6 +302,15 @@ pub fn repair_against_reference(
     if cancel.is_cancelled() {
         return anytime;
     }
+    // The fix on screen is proved on runs as long as the bounded search below checks, and the
+    // verified engine could not prove it for all inputs: that search would look in the same
+    // space for a fix of the same strength. (A proof the anytime phase had to shorten, on a
+    // busy machine, is not: the search may prove a fix at the full bound.)
+    if let Some((_, Guarantee::Bounded { bound })) = &anytime.candidate
+        && *bound >= engine_opts.bound
+    {
+        return anytime;
+    }
     // The search on the tests explored the whole space in vain: every repair of the bounded
     // search below would have to pass the tests' inputs too, so it cannot find one.
     if anytime.exhausted {
@@ -383,10 +392,11 @@ pub fn repair_against_reference(
             )
         {
             refuted += 1;
-            return;
+            return false;
         }
         found.push(r.clone());
         stream(&so_far, &found, anchor, &format!("it {}", same_output(compare)), on_partial);
+        true
     });
     report.stats.phase("bounded product search", t);
     tracing::debug!(verdict = ?result.original.verdict, "the program as written against the reference");

@@ -113,6 +113,7 @@ fn mutation_run(src: &str, opts: &MutationOptions, budget_s: u64) -> (EngineRepo
     let started = Instant::now();
     let report = mutation::engine::run(&program, src, opts, &budget, &mut |_| {
         first.get_or_insert(started.elapsed().as_secs_f64() * 1000.0);
+        true
     });
     (report, first)
 }
@@ -127,6 +128,7 @@ fn mutation_row(
     let outcome = match &report.outcome {
         Some(mutation::search::Outcome::Exhausted { .. }) => "exhausted",
         Some(mutation::search::Outcome::Complete) => "complete",
+        Some(mutation::search::Outcome::Smallest { .. }) => "smallest",
         Some(mutation::search::Outcome::Incomplete { .. }) => "INCOMPLETE",
         None => "no search",
     };

@@ -134,6 +134,7 @@ struct Units<'a> {
     alternatives: Alternatives,
     counts: Vec<usize>,
     suspiciousness: Vec<f64>,
+    smallest_only: bool,
 }
 
 impl<'a> Units<'a> {
@@ -143,7 +144,7 @@ impl<'a> Units<'a> {
         let loc_ids: Vec<_> = alternatives.keys().copied().collect();
         let counts = loc_ids.iter().map(|id| alternatives[id].1.len() + 1).collect();
         let suspiciousness = loc_ids.iter().map(|id| spectrum.score(alternatives[id].0.span)).collect();
-        Units { program, loc_ids, alternatives, counts, suspiciousness }
+        Units { program, loc_ids, alternatives, counts, suspiciousness, smallest_only: opts.smallest_only }
     }
 
     /// AllRepair's search up to `max_size` changed expressions; whether it found a repair.
@@ -157,7 +158,12 @@ impl<'a> Units<'a> {
     ) -> (Outcome, bool) {
         let mut oracle =
             TestsOracle { program: self.program, loc_ids: &self.loc_ids, alternatives: &self.alternatives, passes_all };
-        let opts = SearchOptions { max_size, suspiciousness: Some(self.suspiciousness.to_vec()), first_pass_cap: None };
+        let opts = SearchOptions {
+            max_size,
+            suspiciousness: Some(self.suspiciousness.to_vec()),
+            first_pass_cap: None,
+            smallest_only: self.smallest_only,
+        };
         let mut any = false;
         let (outcome, stats) = search::all_repairs(&self.counts, &mut oracle, &opts, budget, &mut |selection| {
             let changes = selection_changes(&self.loc_ids, selection, &self.alternatives)
@@ -166,6 +172,7 @@ impl<'a> Units<'a> {
                 .collect();
             any = true;
             on_found(found(changes));
+            true
         });
         *checked += stats.candidates_checked;
         (outcome, any)

@@ -56,6 +56,10 @@ pub struct Options {
     /// [`crate::smt::encode::EncodeOptions::line_in_input`]: false where a test's input ends
     /// without a line break.
     pub line_in_input: bool,
+    /// [`search::SearchOptions::smallest_only`]: the analysis of a student's file looks no
+    /// further than the smallest repairs; the paper's benchmark (`mend bench mutation`) and
+    /// the engine's own tests search every size.
+    pub smallest_only: bool,
 }
 
 impl Options {
@@ -89,6 +93,7 @@ impl Default for Options {
             compare: Compare::Exact,
             window: Vec::new(),
             line_in_input: true,
+            smallest_only: false,
         }
     }
 }
@@ -187,13 +192,14 @@ pub struct Profile {
 }
 
 /// Verifies the program and, when a specification can be violated, searches for every
-/// minimal mutation repair up to `opts.max_size`, calling `on_repair` as each is found.
+/// minimal mutation repair up to `opts.max_size`, calling `on_repair` as each is found; it
+/// answers whether the caller keeps the repair (see [`Options::smallest_only`]).
 pub fn run(
     program: &Program,
     src: &str,
     opts: &Options,
     budget: &Budget,
-    on_repair: &mut dyn FnMut(&FoundRepair),
+    on_repair: &mut dyn FnMut(&FoundRepair) -> bool,
 ) -> EngineReport {
     let started = Instant::now();
     let original = match &opts.reference {
@@ -214,7 +220,7 @@ pub fn run_from(
     budget: &Budget,
     original: BmcResult,
     started: Instant,
-    on_repair: &mut dyn FnMut(&FoundRepair),
+    on_repair: &mut dyn FnMut(&FoundRepair) -> bool,
 ) -> EngineReport {
     let mut report = EngineReport {
         original,
@@ -320,6 +326,7 @@ pub fn run_from(
         max_size: opts.max_size,
         suspiciousness: Some(suspiciousness),
         first_pass_cap: Some(first_pass_cap),
+        smallest_only: opts.smallest_only,
     };
     let mut found: Vec<FoundRepair> = Vec::new();
     let formula_before = FORMULA_TIME.with(|f| f.get());
@@ -338,8 +345,9 @@ pub fn run_from(
             let changes =
                 selection_changes(&loc_ids, selection, &alternatives).into_iter().map(|(_, _, c)| c).collect();
             let repair = FoundRepair { changes, guarantee, found_after: started.elapsed() };
-            on_repair(&repair);
+            let kept = on_repair(&repair);
             found.push(repair);
+            kept
         });
     report.repairs = found;
     report.outcome = Some(outcome);

@@ -65,6 +65,10 @@ pub struct SearchOptions {
     /// Time one candidate may take on the first pass before it is deferred to the end of its
     /// size; `None`: no cap (every check may use the whole budget).
     pub first_pass_cap: Option<Duration>,
+    /// Stop once a size with a kept repair is explored: a student is shown the smallest
+    /// repairs, and the time a larger one would take goes to their proofs. `false` is the
+    /// paper's search (every minimal repair up to `max_size`).
+    pub smallest_only: bool,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -76,6 +80,9 @@ pub enum Outcome {
     Complete,
     /// Stopped early: time budget, cancellation or undecided candidates.
     Incomplete { reason: String, size_reached: usize },
+    /// [`SearchOptions::smallest_only`]: every selection up to `size` was explored and
+    /// repairs of that size were found (and kept); larger sizes were not looked at.
+    Smallest { size: usize },
 }
 
 #[derive(Clone, Debug, Default)]
@@ -91,13 +98,15 @@ pub struct SearchStats {
 }
 
 /// Runs AllRepair over locations with `alternatives[i]` choices each (the original included,
-/// at index 0). Each minimal repair is passed to `on_repair` as soon as it is found.
+/// at index 0). Each minimal repair is passed to `on_repair` as soon as it is found; it
+/// answers whether the caller keeps it (a caller's own check may refute one), which only
+/// [`SearchOptions::smallest_only`] looks at: a refuted repair still blocks its supersets.
 pub fn all_repairs(
     alternatives: &[usize],
     oracle: &mut dyn Oracle,
     opts: &SearchOptions,
     budget: &Budget,
-    on_repair: &mut dyn FnMut(&Selection),
+    on_repair: &mut dyn FnMut(&Selection) -> bool,
 ) -> (Outcome, SearchStats) {
     let mut stats = SearchStats::default();
     let n = alternatives.len();
@@ -162,6 +171,8 @@ pub fn all_repairs(
         let mut candidates = SizeEnumerator::new(&items, n, k);
         let mut deferred: Vec<Selection> = Vec::new();
         let mut any = false;
+        // Repairs of this size the caller kept.
+        let mut kept = 0usize;
         loop {
             if let Some(reason) = budget.stop_reason() {
                 return (Outcome::Incomplete { reason: format!("{reason:?}"), size_reached: k }, stats);
@@ -183,7 +194,7 @@ pub fn all_repairs(
             }
             match verdict {
                 Verdict::Repaired => {
-                    on_repair(&selection);
+                    kept += usize::from(on_repair(&selection));
                     repairs.push(mutated(&selection));
                 }
                 Verdict::Fails => {}
@@ -203,13 +214,22 @@ pub fn all_repairs(
         // Size k is explored but for the deferred candidates: decide them now, with the whole
         // remaining budget, before any larger candidate is looked at. (A deferred candidate is
         // never a superset of a repair of its own size, so none of them is blocked by now.)
+        // Once the smallest repairs are in hand, a deferred one could only add another of the
+        // same size: it gets a few first passes' time, not the whole budget.
         for selection in deferred {
+            if let Some(reason) = budget.stop_reason() {
+                return (Outcome::Incomplete { reason: format!("{reason:?}"), size_reached: k }, stats);
+            }
+            let settled = match opts.first_pass_cap {
+                Some(cap) if opts.smallest_only && kept > 0 => budget.sub(cap * SETTLED_RETRY_PASSES),
+                _ => budget.clone(),
+            };
             let t = Instant::now();
-            let verdict = oracle.check(&selection, budget);
+            let verdict = oracle.check(&selection, &settled);
             stats.oracle_time += t.elapsed();
             match verdict {
                 Verdict::Repaired => {
-                    on_repair(&selection);
+                    kept += usize::from(on_repair(&selection));
                     repairs.push(mutated(&selection));
                 }
                 Verdict::Fails => {}
@@ -222,6 +242,9 @@ pub fn all_repairs(
         if !any {
             // Every selection of size k contains a repair, so every larger one does too.
             return (finish(Outcome::Complete, undecided, k), stats);
+        }
+        if opts.smallest_only && kept > 0 {
+            return (finish(Outcome::Smallest { size: k }, undecided, k), stats);
         }
         // The next size looks first at the locations of this size's near misses (a partial
         // fix: it passed every known input, and failed only on a new one), each group in
@@ -239,6 +262,10 @@ pub fn all_repairs(
         k += 1;
     }
 }
+
+/// With [`SearchOptions::smallest_only`], once a repair of the size is kept, a deferred
+/// candidate's retry gets this many first passes' time.
+const SETTLED_RETRY_PASSES: u32 = 3;
 
 /// How many index tuples the end-of-search look-ahead may visit before it gives up deciding
 /// whether the search space is exhausted entirely (it then reports `Exhausted`, which is true
@@ -394,9 +421,12 @@ mod tests {
         let (outcome, _) = all_repairs(
             alts,
             &mut oracle,
-            &SearchOptions { max_size: max, suspiciousness: susp, first_pass_cap: None },
+            &SearchOptions { max_size: max, suspiciousness: susp, first_pass_cap: None, smallest_only: false },
             &budget,
-            &mut |s| found.push(s.clone()),
+            &mut |s| {
+                found.push(s.clone());
+                true
+            },
         );
         (found, outcome, oracle)
     }
@@ -451,8 +481,16 @@ mod tests {
         let mut oracle = SlowOracle { inner: SetOracle { fixes, checked: Vec::new() }, slow: vec![1, 0, 0] };
         let mut found = Vec::new();
         let budget = Budget::new(Duration::from_secs(30), Cancel::new());
-        let opts = SearchOptions { max_size: 2, suspiciousness: None, first_pass_cap: Some(Duration::from_millis(10)) };
-        let (outcome, stats) = all_repairs(&[2, 2, 2], &mut oracle, &opts, &budget, &mut |s| found.push(s.clone()));
+        let opts = SearchOptions {
+            max_size: 2,
+            suspiciousness: None,
+            first_pass_cap: Some(Duration::from_millis(10)),
+            smallest_only: false,
+        };
+        let (outcome, stats) = all_repairs(&[2, 2, 2], &mut oracle, &opts, &budget, &mut |s| {
+            found.push(s.clone());
+            true
+        });
         assert_eq!(found, vec![vec![0, 0, 1], vec![1, 0, 0]]);
         assert_eq!(stats.deferred, 1);
         // Every size-2 selection contains a repair: nothing is left.
@@ -460,6 +498,81 @@ mod tests {
         let sizes: Vec<usize> = oracle.inner.checked.iter().map(|s| s.iter().filter(|&&a| a != 0).count()).collect();
         assert!(sizes.windows(2).all(|w| w[0] <= w[1]), "sizes in order: {sizes:?}");
         assert!(!oracle.inner.checked.contains(&vec![1, 1, 0]), "a superset of a repair is never checked");
+    }
+
+    /// The smallest-only search over `alts`, `keep` deciding which repairs the caller keeps.
+    fn smallest(
+        oracle: &mut dyn Oracle,
+        alts: &[usize],
+        cap: Option<Duration>,
+        keep: &dyn Fn(&Selection) -> bool,
+    ) -> (Vec<Selection>, Outcome) {
+        let mut found = Vec::new();
+        let budget = Budget::new(Duration::from_secs(30), Cancel::new());
+        let opts = SearchOptions { max_size: 3, suspiciousness: None, first_pass_cap: cap, smallest_only: true };
+        let (outcome, _) = all_repairs(alts, oracle, &opts, &budget, &mut |s| {
+            found.push(s.clone());
+            keep(s)
+        });
+        (found, outcome)
+    }
+
+    #[test]
+    fn the_smallest_only_search_stops_after_the_first_size_with_a_kept_repair() {
+        // One repair of size 1, one of size 2 disjoint from it: only the first is looked for.
+        let fixes = vec![vec![(0, 1)], vec![(1, 1), (2, 1)]];
+        let mut oracle = SetOracle { fixes: fixes.clone(), checked: Vec::new() };
+        let (found, outcome) = smallest(&mut oracle, &[2, 2, 2], None, &|_| true);
+        assert_eq!(found, vec![vec![1, 0, 0]]);
+        assert_eq!(outcome, Outcome::Smallest { size: 1 });
+        assert!(oracle.checked.iter().all(|s| s.iter().filter(|&&a| a != 0).count() <= 1));
+        // The caller refutes the size-1 repair: the search goes on to size 2 (its supersets
+        // stay blocked), and stops there.
+        let mut oracle = SetOracle { fixes, checked: Vec::new() };
+        let (found, outcome) = smallest(&mut oracle, &[2, 2, 2], None, &|s| s != &vec![1, 0, 0]);
+        assert_eq!(found, vec![vec![1, 0, 0], vec![0, 1, 1]]);
+        assert_eq!(outcome, Outcome::Smallest { size: 2 });
+    }
+
+    /// Undecided on every budget: a candidate no time is enough for.
+    struct NeverDecides {
+        inner: SetOracle,
+        slow: Selection,
+        budgets: Vec<Duration>,
+    }
+
+    impl Oracle for NeverDecides {
+        fn check(&mut self, s: &Selection, budget: &Budget) -> Verdict {
+            if *s == self.slow {
+                self.budgets.push(budget.remaining());
+                return Verdict::Unknown("timeout".into());
+            }
+            self.inner.check(s, budget)
+        }
+    }
+
+    #[test]
+    fn a_deferred_candidate_gets_a_few_first_passes_once_a_repair_of_its_size_is_kept() {
+        let cap = Duration::from_millis(10);
+        let mut oracle = NeverDecides {
+            inner: SetOracle { fixes: vec![vec![(2, 1)]], checked: Vec::new() },
+            slow: vec![1, 0, 0],
+            budgets: Vec::new(),
+        };
+        let (found, outcome) = smallest(&mut oracle, &[2, 2, 2], Some(cap), &|_| true);
+        assert_eq!(found, vec![vec![0, 0, 1]]);
+        // Its retry had a capped budget, not the 30 s left, and it stays undecided: said.
+        assert_eq!(oracle.budgets.len(), 2);
+        assert!(oracle.budgets[1] <= cap * SETTLED_RETRY_PASSES, "{:?}", oracle.budgets);
+        assert!(matches!(outcome, Outcome::Incomplete { .. }), "{outcome:?}");
+        // With nothing kept yet, the retry has the whole budget.
+        let mut oracle = NeverDecides {
+            inner: SetOracle { fixes: vec![vec![(1, 1), (2, 1)]], checked: Vec::new() },
+            slow: vec![1, 0, 0],
+            budgets: Vec::new(),
+        };
+        smallest(&mut oracle, &[2, 2, 2], Some(cap), &|_| true);
+        assert!(oracle.budgets[1] > Duration::from_secs(20), "{:?}", oracle.budgets);
     }
 
     #[test]
