@@ -90,6 +90,9 @@ pub enum MutationKind {
     AlsoDelimiter,
     /// A separator printed only between a loop's items ([`super::separators`]).
     SeparatorBetween,
+    /// A `for` loop that counts the other way: `i = 0; i < n; i++` → `i = n - 1; i >= 0; i--`
+    /// (or, shifted by one, `i = n; i > 0; i--`).
+    ReverseLoop,
 }
 
 impl MutationKind {
@@ -121,6 +124,7 @@ impl MutationKind {
             MutationKind::Delimiter => "delimiter",
             MutationKind::AlsoDelimiter => "also-delimiter",
             MutationKind::SeparatorBetween => "separator-between",
+            MutationKind::ReverseLoop => "reverse-loop",
         }
     }
 }

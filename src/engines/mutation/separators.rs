@@ -288,7 +288,7 @@ fn next_condition(program: &Program, src: &str, cond: &Expr, var: VarId, delta: 
         let oriented = if is_var(a) && !mentions_var(b, var) {
             Some((*op, &**b))
         } else if is_var(b) && !mentions_var(a, var) {
-            Some((flip(*op), &**a))
+            Some((op.flipped(), &**a))
         } else {
             None
         };
@@ -326,7 +326,7 @@ fn next_condition(program: &Program, src: &str, cond: &Expr, var: VarId, delta: 
 }
 
 /// A bound that `- 1` would bind into (`a ? b : c`, `x = y`) gets parentheses.
-fn parenthesised(e: &Expr, text: &str) -> String {
+pub(super) fn parenthesised(e: &Expr, text: &str) -> String {
     match &e.strip_implicit().kind {
         ExprKind::Int(_)
         | ExprKind::Var(_)
@@ -335,16 +335,6 @@ fn parenthesised(e: &Expr, text: &str) -> String {
         | ExprKind::Member { .. }
         | ExprKind::Binary(BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::Div | BinOp::Rem, ..) => text.to_string(),
         _ => format!("({text})"),
-    }
-}
-
-fn flip(op: BinOp) -> BinOp {
-    match op {
-        BinOp::Lt => BinOp::Gt,
-        BinOp::Gt => BinOp::Lt,
-        BinOp::Le => BinOp::Ge,
-        BinOp::Ge => BinOp::Le,
-        other => other,
     }
 }
 

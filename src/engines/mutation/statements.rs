@@ -27,7 +27,10 @@
 //!   into the student's variables (against a reference) or of the function's own conditions
 //!   (`s[i] = s[i] - 32;` → `if (s[i] >= 'a' && s[i] <= 'z') s[i] = s[i] - 32;`);
 //! - `separator-between`: a separator a loop prints after (before) every item printed only
-//!   between items ([`separators`]), in one loop, or in every loop that has the slip at once.
+//!   between items ([`separators`]), in one loop, or in every loop that has the slip at once;
+//! - `reverse-loop`: a counting `for` loop that runs the other way over the same range
+//!   (`i = 0; i < n; i++` → `i = n - 1; i >= 0; i--`), or over the range shifted by one
+//!   (`i = n; i > 0; i--`, the rows of a histogram from the top, a vector printed backwards).
 //!
 //! A candidate is a text edit in the student's layout; the caller applies it, lowers the text
 //! again and runs the tests, so what is checked is what the student would get. The order is
@@ -187,6 +190,7 @@ impl Collect<'_> {
             }
             StmtKind::For { body, .. } => {
                 self.separators(func, s);
+                self.reverse_loop(func, s);
                 self.stmt(func, body);
             }
             StmtKind::DoWhile { body, .. } => self.stmt(func, body),
@@ -401,6 +405,78 @@ impl Collect<'_> {
             let change = self.change(func, c.at, MutationKind::SeparatorBetween, c.edit, c.description);
             self.separators[usize::from(!c.after_each)].push(change.clone());
             self.out.push(Candidate { changes: vec![change], tier: 1, at: c.at.span });
+        }
+    }
+
+    /// The loop's header counting the other way: over the same range and over the range
+    /// shifted by one towards where the loop starts (`[a, b)` becomes `b - 1 … a` and `b … a + 1`).
+    fn reverse_loop(&mut self, func: FuncId, lp: &Stmt) {
+        let StmtKind::For { init, cond: Some(cond), step: Some(step), .. } = &lp.kind else { return };
+        let [init] = init.as_slice() else { return };
+        let (v, start) = match &init.kind {
+            StmtKind::Expr(Expr { kind: ExprKind::Assign(lhs, rhs), .. }) => match lhs.strip_implicit().kind {
+                ExprKind::Var(v) => (v, rhs.strip_implicit()),
+                _ => return,
+            },
+            StmtKind::Decl { var, init: Some(Init::Expr(e)) } => (*var, e.strip_implicit()),
+            _ => return,
+        };
+        if !self.program.var(v).ty.is_integer() {
+            return;
+        }
+        let is_v = |e: &Expr| matches!(e.strip_implicit().kind, ExprKind::Var(x) if x == v);
+        let one = |e: &Expr| matches!(e.strip_implicit().kind, ExprKind::Int(1));
+        let up = match &step.kind {
+            ExprKind::IncDec(IncDec::PreInc | IncDec::PostInc, x) if is_v(x) => true,
+            ExprKind::IncDec(IncDec::PreDec | IncDec::PostDec, x) if is_v(x) => false,
+            ExprKind::CompoundAssign { op: BinOp::Add, lhs, rhs, .. } if is_v(lhs) && one(rhs) => true,
+            ExprKind::CompoundAssign { op: BinOp::Sub, lhs, rhs, .. } if is_v(lhs) && one(rhs) => false,
+            _ => return,
+        };
+        let ExprKind::Binary(op, l, r) = &cond.kind else { return };
+        let (op, bound) = if is_v(l) {
+            (*op, r.strip_implicit())
+        } else if is_v(r) {
+            (op.flipped(), l.strip_implicit())
+        } else {
+            return;
+        };
+        let name = &self.program.var(v).name;
+        let (a, b) = ((start, self.text(start.span)), (bound, self.text(bound.span)));
+        if a.1.is_empty() || b.1.is_empty() || start.span.end > step.span.end {
+            return;
+        }
+        let at = |(e, t): (&Expr, &str), k: i64| offset(e, t, k);
+        let headers = match (up, op) {
+            // [a, b) and [a + 1, b]
+            (true, BinOp::Lt) => {
+                [format!("{}; {name} >= {}; {name}--", at(b, -1), a.1), format!("{}; {name} > {}; {name}--", b.1, a.1)]
+            }
+            // [a, b] and [a + 1, b + 1]
+            (true, BinOp::Le) => {
+                [format!("{}; {name} >= {}; {name}--", b.1, a.1), format!("{}; {name} > {}; {name}--", at(b, 1), a.1)]
+            }
+            // [b + 1, a] and [b, a - 1]
+            (false, BinOp::Gt) => {
+                [format!("{}; {name} <= {}; {name}++", at(b, 1), a.1), format!("{}; {name} < {}; {name}++", b.1, a.1)]
+            }
+            // [b, a] and [b - 1, a - 1]
+            (false, BinOp::Ge) => {
+                [format!("{}; {name} <= {}; {name}++", b.1, a.1), format!("{}; {name} < {}; {name}++", at(b, -1), a.1)]
+            }
+            _ => return,
+        };
+        let span = Span::new(start.span.start as usize, step.span.end as usize);
+        // `for (i = ` as written, its white space runs made one space.
+        let written = self.text(Span::new(lp.span.start as usize, start.span.start as usize));
+        let mut head = written.split_whitespace().collect::<Vec<_>>().join(" ");
+        if written.ends_with(char::is_whitespace) {
+            head.push(' ');
+        }
+        for header in headers {
+            let description = format!("count the other way: `{head}{header})`");
+            let edit = TextEdit { span, new_text: header };
+            self.push(func, lp, MutationKind::ReverseLoop, edit, description, 1);
         }
     }
 
@@ -619,6 +695,25 @@ fn guards(
 }
 
 /// A statement's text without its spaces, to compare statements as written.
+/// `text` (the source of `e`) plus `k`, as a student would write it: a constant folded,
+/// `n - 1` + 1 back to `n`, anything that binds looser than `+` in parentheses.
+fn offset(e: &Expr, text: &str, k: i64) -> String {
+    if let ExprKind::Int(n) = e.kind
+        && text.bytes().all(|b| b.is_ascii_digit())
+    {
+        return (n + k).to_string();
+    }
+    if let ExprKind::Binary(op @ (BinOp::Add | BinOp::Sub), _, r) = &e.kind
+        && let ExprKind::Int(1) = r.strip_implicit().kind
+        && (*op == BinOp::Sub) == (k == 1)
+        && let Some((rest, _)) = text.rsplit_once(if k == 1 { '-' } else { '+' })
+    {
+        return rest.trim_end().to_string();
+    }
+    let text = separators::parenthesised(e, text);
+    if k < 0 { format!("{text} - {}", -k) } else { format!("{text} + {k}") }
+}
+
 fn squeeze(text: &str) -> String {
     text.chars().filter(|c| !c.is_whitespace()).collect()
 }
