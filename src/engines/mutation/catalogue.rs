@@ -443,6 +443,21 @@ impl Ctx<'_> {
         }
     }
 
+    /// `a & b` → `a && b`, `a | b` → `a || b`: the single character of a logical operator.
+    /// Only where the operation is a whole condition or value (`if (x > 0 & y > 0)`), so that
+    /// the looser operator cannot regroup what surrounds it.
+    fn bitwise_for_logical(&self, e: &Expr, op: BinOp, a: &Expr, b: &Expr, path: &[usize], out: &mut Vec<Mutant>) {
+        if !self.is_whole_value(path) {
+            return;
+        }
+        let (token, to) = if op == BinOp::BitAnd { ("&&", LogicOp::And) } else { ("||", LogicOp::Or) };
+        let Some(span) = self.operator_span(a, b, op.c_token()) else { return };
+        let node = Expr { kind: ExprKind::Logical(to, Box::new(a.clone()), Box::new(b.clone())), ..e.clone() };
+        let mut m = self.mutant(path, node, MutationKind::LogicalOperator, span, token.into());
+        m.description = self.in_context(e.span, span, token);
+        out.push(m);
+    }
+
     fn binary(&self, e: &Expr, op: BinOp, a: &Expr, b: &Expr, path: &[usize], out: &mut Vec<Mutant>) {
         if matches!(op, BinOp::Eq | BinOp::Ne) {
             self.delimiters(e, op, a, b, path, out);
@@ -455,6 +470,14 @@ impl Ctx<'_> {
         } else if !pointer_arith {
             group.extend(arithmetic_group(op, self.level).iter().filter(|o| **o != BinOp::Rem || operands_integer));
             group.extend(bitwise_group(op));
+            // A bitwise operator in a beginner's program is usually a slip for its keyboard or
+            // look-alike neighbour: `n & 10` for `n % 10` (the logical ones below).
+            if op == BinOp::BitAnd && operands_integer {
+                group.push(BinOp::Rem);
+            }
+        }
+        if matches!(op, BinOp::BitAnd | BinOp::BitOr) && operands_integer {
+            self.bitwise_for_logical(e, op, a, b, path, out);
         }
         if let Some(span) = self.operator_span(a, b, op.c_token()) {
             for &to in &group {
@@ -469,7 +492,8 @@ impl Ctx<'_> {
                     MutationKind::ArithmeticOperator
                 };
                 let node = Expr { kind: ExprKind::Binary(to, Box::new(a.clone()), Box::new(b.clone())), ..e.clone() };
-                if precedence(to) == precedence(op) {
+                // A tighter operator between two plain operands keeps the grouping in place.
+                if precedence(to) == precedence(op) || (precedence(to) > precedence(op) && atomic(a) && atomic(b)) {
                     let mut m = self.mutant(path, node, kind, span, to.c_token().into());
                     m.description = self.in_context(e.span, span, to.c_token());
                     out.push(m);
@@ -906,6 +930,19 @@ fn precedence(op: BinOp) -> u8 {
     }
 }
 
+/// A variable, constant, call, element or field: an operand no operator can regroup.
+fn atomic(e: &Expr) -> bool {
+    matches!(
+        e.strip_implicit().kind,
+        ExprKind::Var(_)
+            | ExprKind::Int(_)
+            | ExprKind::Float(_)
+            | ExprKind::Call(..)
+            | ExprKind::Index(..)
+            | ExprKind::Member { .. }
+    )
+}
+
 /// An operand's text, parenthesized when it is a compound expression that would bind
 /// differently on the other side of the operator.
 fn parenthesize(e: &Expr, text: &str) -> String {
@@ -1119,9 +1156,39 @@ mod tests {
         .assert_eq(&(lines.join("\n") + "\n"));
     }
 
+    /// `&` and `|` where a beginner means `%`, `&&` or `||`.
+    const LOOKALIKES: &str = "int main(void) {\n    int n = nondet_int(), m = nondet_int(), d;\n    d = n & 10;\n    if (n > 0 | m > 0)\n        d = d + (n & m) * 2;\n    return d;\n}\n";
+
+    #[test]
+    fn bitwise_operators_get_their_lookalikes() {
+        let (_, ms) = all_mutants(LOOKALIKES, 1);
+        let lines: Vec<String> = ms
+            .iter()
+            .filter(|(e, m)| {
+                matches!(e.kind, ExprKind::Binary(BinOp::BitAnd | BinOp::BitOr, ..))
+                    || m.description.contains('%')
+                    || m.kind == MutationKind::LogicalOperator
+            })
+            .map(|(_, m)| format!("{} [{}]", m.description, m.kind.name()))
+            .collect();
+        // `n & m` inside `* 2` is no whole condition: no `&&` there, and `%` in place.
+        expect_test::expect![[r#"
+            `n & 10` → `n % 10` [arithmetic-operator]
+            `(n > 0 | m > 0)` → `(!(n > 0 | m > 0))` (negated condition) [negate-condition]
+            `(n > 0 | m > 0)` → `(n > 0 || m > 0)` [logical-operator]
+            `n > 0 | m > 0` → `((n > 0) & (m > 0))` [bitwise-operator]
+            `n > 0 | m > 0` → `((n > 0) ^ (m > 0))` [bitwise-operator]
+            `n > 0` → `n >= 0` [relational-operator]
+            `m > 0` → `m >= 0` [relational-operator]
+            `(n & m) * 2` → `(n & m) % 2` [arithmetic-operator]
+            `(n & m)` → `(n % m)` [arithmetic-operator]
+        "#]]
+        .assert_eq(&(lines.join("\n") + "\n"));
+    }
+
     #[test]
     fn edits_agree_with_mutated_expressions() {
-        for (level, src) in [(1, SUM), (2, SUM), (1, BITS), (2, BITS), (1, CHARS)] {
+        for (level, src) in [(1, SUM), (2, SUM), (1, BITS), (2, BITS), (1, CHARS), (1, LOOKALIKES)] {
             let (_, ms) = all_mutants(src, level);
             assert!(ms.len() > 10);
             for (orig, m) in &ms {

@@ -13,6 +13,9 @@
 //!   - the step of a `while` loop (or a `for` without one) whose body never changes a variable
 //!     its condition reads: `p = p->next;` for a pointer, `i++;` / `i--;` for an integer;
 //!   - the `'\0'` after a loop that fills a `char` array through an index (`s[i] = '\0';`);
+//!   - the priming read repeated: the statement with a call that last set a variable the
+//!     loop's condition reads and nothing in the loop changes (`c = getchar();`), again at
+//!     the end of the loop's body;
 //!   - the result of a call the program throws away, kept in the argument it was computed from
 //!     (`reverse(head);` → `head = reverse(head);`, `toupper(c);` → `c = toupper(c);`);
 //!   - against a reference, the reference's expression statements (`n->prev = l->last;`,
@@ -214,6 +217,7 @@ impl Collect<'_> {
             }
             if matches!(s.kind, StmtKind::While { .. } | StmtKind::For { .. } | StmtKind::DoWhile { .. }) {
                 self.terminator_after(func, s);
+                self.repeated_read(func, s, &items[..i]);
             }
             if i == 0
                 && let Some(changes) = separators::across_loops(self.program, self.src, items)
@@ -396,6 +400,69 @@ impl Collect<'_> {
                 let edit = self.append_to(body, &step);
                 self.push(func, body, MutationKind::InsertStatement, edit, description, 1);
             }
+        }
+    }
+
+    /// The priming read repeated: a loop whose condition reads a variable that nothing in the
+    /// loop reads again (no call in its body or step sets it: `c = c - 32` may), last set
+    /// before the loop by a statement with a call (`c = getchar();`, `scanf("%d", &x);`),
+    /// gets that statement again at the end of its body, where the next value is read.
+    fn repeated_read(&mut self, func: FuncId, lp: &Stmt, before: &[Stmt]) {
+        let (cond, step, body) = match &lp.kind {
+            StmtKind::While { cond, body } => (cond, None, body),
+            StmtKind::For { cond: Some(cond), step, body, .. } => (cond, step.as_ref(), body),
+            _ => return,
+        };
+        // The variables a call in the loop sets: assigned its result, or passed by address.
+        let mut read_again = HashSet::new();
+        let mut note = |x: &Expr| match &x.kind {
+            ExprKind::Assign(lhs, rhs) if has_call(rhs) => {
+                if let ExprKind::Var(v) = lhs.strip_implicit().kind {
+                    read_again.insert(v);
+                }
+            }
+            ExprKind::Call(_, args) => {
+                for a in args {
+                    if let ExprKind::AddrOf(inner) = &a.strip_implicit().kind
+                        && let ExprKind::Var(v) = inner.strip_implicit().kind
+                    {
+                        read_again.insert(v);
+                    }
+                }
+            }
+            _ => {}
+        };
+        crate::ir::walk::walk_stmt(body, &mut note);
+        if let Some(step) = step {
+            walk_expr(step, &mut note);
+        }
+        walk_expr(cond, &mut note);
+        let mut read = Vec::new();
+        walk_expr(cond, &mut |x| {
+            if let ExprKind::Var(v) = x.kind
+                && !read.contains(&v)
+                && !read_again.contains(&v)
+            {
+                read.push(v);
+            }
+        });
+        for v in read {
+            let Some(last) = before.iter().rev().find(|s| crate::ir::walk::assigned_vars(s).contains(&v)) else {
+                continue;
+            };
+            let statement = match &last.kind {
+                StmtKind::Expr(e) if has_call(e) => self.text(last.span).to_string(),
+                StmtKind::Decl { var, init: Some(Init::Expr(e)) } if *var == v && has_call(e) => {
+                    format!("{} = {};", self.program.var(v).name, self.text(e.span))
+                }
+                _ => continue,
+            };
+            if statement.is_empty() || !statement.ends_with(';') || statement.contains('\n') {
+                continue;
+            }
+            let description = format!("read again at the end of the loop: add `{statement}`");
+            let edit = self.append_to(body, &statement);
+            self.push(func, body, MutationKind::InsertStatement, edit, description, 1);
         }
     }
 
@@ -695,6 +762,12 @@ fn guards(
 }
 
 /// A statement's text without its spaces, to compare statements as written.
+fn has_call(e: &Expr) -> bool {
+    let mut any = false;
+    walk_expr(e, &mut |x| any |= matches!(x.kind, ExprKind::Call(..)));
+    any
+}
+
 /// `text` (the source of `e`) plus `k`, as a student would write it: a constant folded,
 /// `n - 1` + 1 back to `n`, anything that binds looser than `+` in parentheses.
 fn offset(e: &Expr, text: &str, k: i64) -> String {
