@@ -435,8 +435,13 @@ impl Job<'_> {
         // the full bound upgrades it.
         let full = self.engine_opts.bound;
         let bounds = if full > FIRST_BOUND { vec![FIRST_BOUND, full] } else { vec![full] };
+        let upgrading = bounds.len() > 1;
         for bound in bounds {
-            let budget = Budget::new((self.left() / 4).min(BOUNDED_SLICE), self.cancel.clone());
+            // The upgrade of a fix already shown at the small bound may take half the time
+            // left: the bounded search that would run instead (`reference_repair`) checks the
+            // same bound, for every candidate.
+            let slice = if upgrading && bound == full { self.left() / 2 } else { (self.left() / 4).min(BOUNDED_SLICE) };
+            let budget = Budget::new(slice, self.cancel.clone());
             let t = Instant::now();
             let assume = self.engine_opts.assumptions();
             let verdict = bmc::verify_against_assuming(

@@ -95,7 +95,10 @@ fn one_reason(report: &mut Report) {
 fn show_changed_places(report: &mut Report, best: &Repair) {
     let mut shown: Vec<Diagnostic> = Vec::new();
     for place in &best.places {
-        let explained = report.diagnostics.iter().any(|d| d.code == "verified-repair" && d.span.touches(place.span));
+        let explained = report.diagnostics.iter().any(|d| {
+            d.code == "verified-repair"
+                && (d.span.touches(place.span) || d.related.iter().any(|r| r.span.touches(place.span)))
+        });
         if explained {
             continue;
         }

@@ -237,7 +237,7 @@ pub fn repair_against_reference(
                 }
                 _ => {}
             }
-            push_verified(report, &r, hint, v.found_after.unwrap_or(v.time).as_millis(), compare);
+            push_verified(report, text, &r, hint, v.found_after.unwrap_or(v.time).as_millis(), compare);
             // A smaller patch that relies on the assignment's promise about the input, offered
             // after the one for all inputs.
             if let Some(small) = &v.smaller_assuming
@@ -765,14 +765,47 @@ pub(super) fn mismatch(
 /// the repair in `mend check`'s JSON) gives Verifix's relative patch size: the exact tree edit
 /// distance between the student's and the repaired program over the student's AST size
 /// (`ir::ted`).
-fn push_verified(report: &mut Report, r: &verified::VerifiedRepair, hint: HintLevel, ms: u128, compare: Compare) {
+/// One warning per line the repair changes (a loop's header is one slip, not three), at its
+/// first change; the line's other changes are its related information. An added statement
+/// is a slip of its own.
+fn push_verified(
+    report: &mut Report,
+    text: &str,
+    r: &verified::VerifiedRepair,
+    hint: HintLevel,
+    ms: u128,
+    compare: Compare,
+) {
+    let line = |c: &verified::Change| text.get(..c.span.start as usize).map_or(0, |t| t.matches('\n').count());
+    let mut lines: Vec<Vec<&verified::Change>> = Vec::new();
     for c in &r.changes {
+        match lines.iter_mut().find(|group| !c.old.is_empty() && !group[0].old.is_empty() && line(group[0]) == line(c))
+        {
+            Some(group) => group.push(c),
+            None => lines.push(vec![c]),
+        }
+    }
+    for group in lines {
+        let c = group[0];
+        let same_region = group.iter().all(|x| x.region == c.region);
         let message = match hint {
-            HintLevel::Fix => format!("differs from the reference {}: {}", c.region, describe(c)),
+            HintLevel::Fix if same_region => format!(
+                "differs from the reference {}: {}",
+                c.region,
+                group.iter().map(|x| describe(x)).collect::<Vec<_>>().join("; ")
+            ),
+            HintLevel::Fix => format!(
+                "differs from the reference on this line: {}",
+                group.iter().map(|x| describe(x)).collect::<Vec<_>>().join("; ")
+            ),
             _ if c.old.is_empty() => format!("something is missing here: the reference does more {}", c.region),
             _ => format!("this differs from what the reference computes {}", c.region),
         };
-        report.diagnostics.push(Diagnostic::warning("verified-repair", c.span, message));
+        let mut d = Diagnostic::warning("verified-repair", c.span, message);
+        for x in &group[1..] {
+            d = d.with_related(x.span, format!("also this part of the line, {}", x.region));
+        }
+        report.diagnostics.push(d);
     }
     if hint >= HintLevel::Fix {
         push_verified_fix(report, r, ms, compare);
