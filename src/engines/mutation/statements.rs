@@ -376,16 +376,7 @@ impl Collect<'_> {
     /// The missing step of a loop whose body never changes a variable its condition reads.
     fn loop_step(&mut self, func: FuncId, cond: &Expr, body: &Stmt) {
         let written = crate::ir::walk::assigned_vars(body);
-        let mut read = Vec::new();
-        walk_expr(cond, &mut |x| {
-            if let ExprKind::Var(v) = x.kind
-                && !read.contains(&v)
-                && !written.contains(&v)
-            {
-                read.push(v);
-            }
-        });
-        for v in read {
+        for v in vars_read_but(cond, &written) {
             let var = self.program.var(v);
             let name = var.name.clone();
             let steps: Vec<String> = if struct_pointer(&var.ty) {
@@ -437,16 +428,7 @@ impl Collect<'_> {
             walk_expr(step, &mut note);
         }
         walk_expr(cond, &mut note);
-        let mut read = Vec::new();
-        walk_expr(cond, &mut |x| {
-            if let ExprKind::Var(v) = x.kind
-                && !read.contains(&v)
-                && !read_again.contains(&v)
-            {
-                read.push(v);
-            }
-        });
-        for v in read {
+        for v in vars_read_but(cond, &read_again) {
             let Some(last) = before.iter().rev().find(|s| crate::ir::walk::assigned_vars(s).contains(&v)) else {
                 continue;
             };
@@ -762,6 +744,20 @@ fn guards(
 }
 
 /// A statement's text without its spaces, to compare statements as written.
+/// The variables `cond` reads, in order, each once, but those in `except`.
+fn vars_read_but(cond: &Expr, except: &HashSet<VarId>) -> Vec<VarId> {
+    let mut read = Vec::new();
+    walk_expr(cond, &mut |x| {
+        if let ExprKind::Var(v) = x.kind
+            && !read.contains(&v)
+            && !except.contains(&v)
+        {
+            read.push(v);
+        }
+    });
+    read
+}
+
 fn has_call(e: &Expr) -> bool {
     let mut any = false;
     walk_expr(e, &mut |x| any |= matches!(x.kind, ExprKind::Call(..)));
