@@ -776,26 +776,22 @@ fn push_verified(
     ms: u128,
     compare: Compare,
 ) {
-    let line = |c: &verified::Change| text.get(..c.span.start as usize).map_or(0, |t| t.matches('\n').count());
-    let mut lines: Vec<Vec<&verified::Change>> = Vec::new();
+    // Changes grouped by (line, `None` for an added statement: never grouped).
+    let mut lines: Vec<(Option<usize>, Vec<&verified::Change>)> = Vec::new();
     for c in &r.changes {
-        match lines.iter_mut().find(|group| !c.old.is_empty() && !group[0].old.is_empty() && line(group[0]) == line(c))
-        {
-            Some(group) => group.push(c),
-            None => lines.push(vec![c]),
+        let line =
+            (!c.old.is_empty()).then(|| text.get(..c.span.start as usize).map_or(0, |t| t.matches('\n').count()));
+        match lines.iter_mut().find(|(l, _)| line.is_some() && *l == line) {
+            Some((_, group)) => group.push(c),
+            None => lines.push((line, vec![c])),
         }
     }
-    for group in lines {
+    for (_, group) in lines {
         let c = group[0];
-        let same_region = group.iter().all(|x| x.region == c.region);
+        let where_ = if group.iter().all(|x| x.region == c.region) { c.region.as_str() } else { "on this line" };
         let message = match hint {
-            HintLevel::Fix if same_region => format!(
-                "differs from the reference {}: {}",
-                c.region,
-                group.iter().map(|x| describe(x)).collect::<Vec<_>>().join("; ")
-            ),
             HintLevel::Fix => format!(
-                "differs from the reference on this line: {}",
+                "differs from the reference {where_}: {}",
                 group.iter().map(|x| describe(x)).collect::<Vec<_>>().join("; ")
             ),
             _ if c.old.is_empty() => format!("something is missing here: the reference does more {}", c.region),

@@ -743,7 +743,6 @@ fn guards(
     out
 }
 
-/// A statement's text without its spaces, to compare statements as written.
 /// The variables `cond` reads, in order, each once, but those in `except`.
 fn vars_read_but(cond: &Expr, except: &HashSet<VarId>) -> Vec<VarId> {
     let mut read = Vec::new();
@@ -783,6 +782,7 @@ fn offset(e: &Expr, text: &str, k: i64) -> String {
     if k < 0 { format!("{text} - {}", -k) } else { format!("{text} + {k}") }
 }
 
+/// A statement's text without its spaces, to compare statements as written.
 fn squeeze(text: &str) -> String {
     text.chars().filter(|c| !c.is_whitespace()).collect()
 }
