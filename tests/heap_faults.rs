@@ -5,13 +5,14 @@
 //! on a fixed sample, with a budget far above what each needs (well under a second).
 
 use std::path::Path;
+use std::sync::Mutex;
 use std::time::Duration;
 
 use mend::cancel::Cancel;
-use mend::check::{CheckOptions, check_parsed};
+use mend::check::{CheckOptions, check_streaming};
 use mend::engines::mutation::catalogue::MutationKind;
 use mend::engines::mutation::inject::single_faults;
-use mend::ir::Guarantee;
+use mend::ir::{Guarantee, Repair};
 use mend::spec::interp::{self, Limits};
 use mend::syntax::lower::lower_source;
 
@@ -61,12 +62,26 @@ fn an_injected_fault_is_repaired_by_its_inverse_or_a_change_no_larger() {
                     typed_repairs: 0,
                     ..CheckOptions::default()
                 };
+                // The first repair that passes the tests, as the editor shows it; the search
+                // stops there (what follows only upgrades its guarantee).
                 let tree = mend::syntax::parse(&fault.text, None);
-                let report = check_parsed(Some(&dir.join("injected.c")), &fault.text, &tree, &opts, &Cancel::new());
-                let repair = report
-                    .repairs
-                    .iter()
-                    .find(|r| r.guarantee.strength() >= Guarantee::Tested { tests: 0 }.strength())
+                let cancel = Cancel::new();
+                let first = Mutex::new(None);
+                let passes = |r: &&Repair| r.guarantee.strength() >= Guarantee::Tested { tests: 0 }.strength();
+                let report =
+                    check_streaming(Some(&dir.join("injected.c")), &fault.text, &tree, &opts, &cancel, &|partial| {
+                        let mut first = first.lock().unwrap();
+                        if first.is_none() {
+                            *first = partial.repairs.iter().find(passes).cloned();
+                        }
+                        if first.is_some() {
+                            cancel.cancel();
+                        }
+                    });
+                let repair = first
+                    .into_inner()
+                    .unwrap()
+                    .or_else(|| report.repairs.iter().find(passes).cloned())
                     .unwrap_or_else(|| panic!("{problem}: no repair of the injected fault {}", fault.description));
                 let repaired = mend::ir::apply_edits(&fault.text, &repair.edits);
                 let inverse = repaired.split_whitespace().eq(reference.split_whitespace());
