@@ -74,6 +74,9 @@ pub enum MutationKind {
     /// A statement that should run only sometimes gets a guard: `s[i] = s[i] - 32;` →
     /// `if (s[i] >= 'a' && s[i] <= 'z') s[i] = s[i] - 32;`.
     InsertGuard,
+    /// A loop that reads its next item only before the loop reads it again at the end of its
+    /// body: `scanf("%d", &x); while (x != 0) { … }` → `… scanf("%d", &x); }`.
+    RepeatRead,
     /// A print that should not be there (a prompt under a course that compares whole outputs,
     /// a debugging print, an extra line break) goes.
     DeleteOutput,
@@ -118,6 +121,7 @@ impl MutationKind {
             MutationKind::InsertStatement => "insert-statement",
             MutationKind::InsertGuard => "insert-guard",
             MutationKind::ReadLine => "read-line",
+            MutationKind::RepeatRead => "repeat-read",
             MutationKind::DeleteOutput => "delete-output",
             MutationKind::PrintedText => "printed-text",
             MutationKind::AssignmentGrouping => "assignment-grouping",

@@ -44,13 +44,14 @@ pub fn single_faults(program: &Program, src: &str) -> Vec<Injected> {
         // print is the slip of a missing one, whose inverse only a reference could supply.
         let [change] = c.changes.as_slice() else { continue };
         let m = &change.mutant;
-        // A guard added, a line read, are fixes too: their inverses are the slips.
+        // A guard added, a line read, a read repeated are fixes too: their inverses are the slips.
         if matches!(
             m.kind,
             MutationKind::SeparatorBetween
                 | MutationKind::DeleteOutput
                 | MutationKind::InsertGuard
                 | MutationKind::ReadLine
+                | MutationKind::RepeatRead
         ) {
             continue;
         }

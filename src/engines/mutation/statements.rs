@@ -389,7 +389,7 @@ impl Collect<'_> {
             for step in steps {
                 let description = format!("add `{step}` at the end of the loop");
                 let edit = self.append_to(body, &step);
-                self.push(func, body, MutationKind::InsertStatement, edit, description, 1);
+                self.push(func, body, MutationKind::RepeatRead, edit, description, 1);
             }
         }
     }
@@ -444,7 +444,7 @@ impl Collect<'_> {
             }
             let description = format!("read again at the end of the loop: add `{statement}`");
             let edit = self.append_to(body, &statement);
-            self.push(func, body, MutationKind::InsertStatement, edit, description, 1);
+            self.push(func, body, MutationKind::RepeatRead, edit, description, 1);
         }
     }
 
@@ -496,22 +496,24 @@ impl Collect<'_> {
             return;
         }
         let at = |(e, t): (&Expr, &str), k: i64| offset(e, t, k);
+        // The old start becomes a comparison's operand: `i = n & 1` must not read `i >= n & 1`.
+        let lo = separators::parenthesised(start, a.1);
         let headers = match (up, op) {
             // [a, b) and [a + 1, b]
             (true, BinOp::Lt) => {
-                [format!("{}; {name} >= {}; {name}--", at(b, -1), a.1), format!("{}; {name} > {}; {name}--", b.1, a.1)]
+                [format!("{}; {name} >= {lo}; {name}--", at(b, -1)), format!("{}; {name} > {lo}; {name}--", b.1)]
             }
             // [a, b] and [a + 1, b + 1]
             (true, BinOp::Le) => {
-                [format!("{}; {name} >= {}; {name}--", b.1, a.1), format!("{}; {name} > {}; {name}--", at(b, 1), a.1)]
+                [format!("{}; {name} >= {lo}; {name}--", b.1), format!("{}; {name} > {lo}; {name}--", at(b, 1))]
             }
             // [b + 1, a] and [b, a - 1]
             (false, BinOp::Gt) => {
-                [format!("{}; {name} <= {}; {name}++", at(b, 1), a.1), format!("{}; {name} < {}; {name}++", b.1, a.1)]
+                [format!("{}; {name} <= {lo}; {name}++", at(b, 1)), format!("{}; {name} < {lo}; {name}++", b.1)]
             }
             // [b, a] and [b - 1, a - 1]
             (false, BinOp::Ge) => {
-                [format!("{}; {name} <= {}; {name}++", b.1, a.1), format!("{}; {name} < {}; {name}++", at(b, -1), a.1)]
+                [format!("{}; {name} <= {lo}; {name}++", b.1), format!("{}; {name} < {lo}; {name}++", at(b, -1))]
             }
             _ => return,
         };
