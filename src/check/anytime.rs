@@ -391,7 +391,11 @@ impl Job<'_> {
             match verdict.verdict {
                 BmcVerdict::Holds { complete } => {
                     let assumption = ranges.description();
-                    return Some(Guarantee::VerifiedAssuming { assumption, bound: (!complete).then_some(bound) });
+                    let line = verdict.line_assumed.then_some(crate::smt::encode::LINE_ASSUMPTION);
+                    return Some(
+                        Guarantee::VerifiedAssuming { assumption, bound: (!complete).then_some(bound) }
+                            .assuming_also(line),
+                    );
                 }
                 BmcVerdict::Violated(cex) => {
                     let m = super::reference_repair::mismatch(
@@ -455,12 +459,12 @@ impl Job<'_> {
             );
             report.stats.phase("bounded proof of the fix", t);
             match verdict.verdict {
-                BmcVerdict::Holds { complete: true } => {
-                    proposal.set_guarantee(Guarantee::Verified);
-                    break;
-                }
-                BmcVerdict::Holds { complete: false } => {
-                    proposal.set_guarantee(Guarantee::Bounded { bound });
+                BmcVerdict::Holds { complete } => {
+                    // Verified or bounded, for the inputs with a line break where it assumed one.
+                    proposal.set_guarantee(verdict.guarantee(bound).expect("a proof"));
+                    if complete {
+                        break;
+                    }
                     if bound < full {
                         self.upgrade(report, &proposal, on_partial);
                     }
@@ -554,9 +558,12 @@ impl Job<'_> {
             report.stats.phase("verified proof of the fix", t);
             match verdict.outcome {
                 verified::Outcome::Equivalent => proposal.set_guarantee(Guarantee::Verified),
+                // Stronger than what the bounded proof gave, or the same assumption without
+                // its bound.
                 verified::Outcome::EquivalentAssuming(assumption)
                     if proposal.guarantee().strength()
-                        < (Guarantee::VerifiedAssuming { assumption: String::new(), bound: None }).strength() =>
+                        < (Guarantee::VerifiedAssuming { assumption: String::new(), bound: None }).strength()
+                        || matches!(proposal.guarantee(), Guarantee::VerifiedAssuming { bound: Some(_), .. }) =>
                 {
                     proposal.set_guarantee(Guarantee::VerifiedAssuming { assumption, bound: None })
                 }

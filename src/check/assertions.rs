@@ -144,18 +144,30 @@ pub fn check_assertions(
         BmcVerdict::Unknown(BmcUnknown::Unsupported(_)) => "unsupported",
         BmcVerdict::Unknown(BmcUnknown::Solver(_)) => "unknown",
     });
+    // The inputs a proof covers: all, or those with a line break where it assumed one.
+    let inputs = match result.original.line_assumed {
+        true => format!("inputs where {}", crate::smt::encode::LINE_ASSUMPTION),
+        false => "inputs".to_string(),
+    };
     match &result.original.verdict {
         BmcVerdict::Holds { complete: true } => {
             report.diagnostics.push(Diagnostic::info(
                 "verified",
                 anchor,
-                "every assertion holds for all inputs (verified)",
+                format!("every assertion holds for all {inputs} (verified)"),
             ));
         }
         BmcVerdict::Holds { complete: false } => report.diagnostics.push(Diagnostic::info(
             "bounded",
             anchor,
-            format!("every assertion holds on runs with at most {b} loop iterations; longer runs were not checked"),
+            match result.original.line_assumed {
+                true => format!(
+                    "every assertion holds on runs with at most {b} loop iterations of {inputs}; longer runs were not checked"
+                ),
+                false => format!(
+                    "every assertion holds on runs with at most {b} loop iterations; longer runs were not checked"
+                ),
+            },
         )),
         BmcVerdict::Unknown(BmcUnknown::Unsupported(u)) => {
             report.diagnostics.push(Diagnostic::info(

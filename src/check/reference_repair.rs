@@ -206,7 +206,7 @@ pub fn repair_against_reference(
                 "equivalent-assuming",
                 anchor,
                 format!(
-                    "your program {} for every input where {assumption} (verified), but not for all inputs",
+                    "your program {} for every input where {assumption} (verified); mend proved nothing about other inputs",
                     same_output(compare)
                 ),
             ));
@@ -222,10 +222,10 @@ pub fn repair_against_reference(
                 Difference::Input(m) if hint >= HintLevel::Input => {
                     report.diagnostics.push(Diagnostic::warning("reference-mismatch", anchor, m.shown()))
                 }
-                Difference::NoneProved => {
+                Difference::NoneProved(proved) => {
                     report.stats.reference = Some("equivalent");
-                    report.diagnostics.push(equivalent(anchor, compare));
-                    anytime.as_written = Some(Guarantee::Verified);
+                    report.diagnostics.push(proved_equal(anchor, compare, &proved));
+                    anytime.as_written = Some(proved);
                     return anytime;
                 }
                 Difference::NotShown => {
@@ -406,18 +406,10 @@ pub fn repair_against_reference(
     }
     let b = opts.bound;
     match &result.original.verdict {
-        BmcVerdict::Holds { complete: true } => {
-            report.diagnostics.push(equivalent(anchor, compare));
-            anytime.as_written = Some(Guarantee::Verified);
-        }
-        BmcVerdict::Holds { complete: false } => {
-            anytime.as_written = Some(Guarantee::Bounded { bound: b });
-            let how = format!("on every run with at most {b} loop iterations; longer runs were not checked");
-            report.diagnostics.push(Diagnostic::info(
-                "equivalent-bounded",
-                anchor,
-                format!("your program {} {how}", same_output(compare)),
-            ));
+        BmcVerdict::Holds { .. } => {
+            let guarantee = result.original.guarantee(b).expect("a proof");
+            report.diagnostics.push(proved_equal(anchor, compare, &guarantee));
+            anytime.as_written = Some(guarantee);
         }
         BmcVerdict::Unknown(BmcUnknown::Unsupported(u)) => report.diagnostics.push(Diagnostic::info(
             "not-compared",
@@ -523,11 +515,35 @@ pub(super) fn proved_where_no_nan(
     let assume = crate::smt::bmc::Assumptions { reference_prints_no_nan: true, ..assume };
     let r = crate::smt::bmc::verify_against_assuming(program, reference, compare, entry, bound, assume, budget);
     tracing::debug!(verdict = ?r.verdict, "the bounded product where the reference prints no NaN");
-    match r.verdict {
-        BmcVerdict::Holds { complete } => {
-            Some(Guarantee::VerifiedAssuming { assumption, bound: (!complete).then_some(bound) })
-        }
-        _ => None,
+    let complete = r.proved_for_all_runs()?;
+    Some(
+        Guarantee::VerifiedAssuming { assumption, bound: (!complete).then_some(bound) }
+            .assuming_also(r.line_assumed.then_some(crate::smt::encode::LINE_ASSUMPTION)),
+    )
+}
+
+/// The program as written proved to print what the reference prints, in the words of what
+/// was proved: for every input, on runs up to the bound, or for the inputs an assumption
+/// admits.
+fn proved_equal(anchor: Span, compare: Compare, proved: &Guarantee) -> Diagnostic {
+    let same = same_output(compare);
+    match proved {
+        Guarantee::Bounded { bound } => Diagnostic::info(
+            "equivalent-bounded",
+            anchor,
+            format!(
+                "your program {same} on every run with at most {bound} loop iterations; longer runs were not checked"
+            ),
+        ),
+        Guarantee::VerifiedAssuming { .. } => Diagnostic::info(
+            "equivalent-assuming",
+            anchor,
+            format!(
+                "your program {same} on all {} (proved); mend proved nothing about other inputs",
+                proved.assumed_runs().unwrap_or_default()
+            ),
+        ),
+        _ => equivalent(anchor, compare),
     }
 }
 
@@ -634,8 +650,9 @@ enum Difference {
     Test,
     /// The bounded product found an input, and both programs run on it print differently.
     Input(Mismatch),
-    /// The bounded product proved them equal for every input (every loop fully unwound).
-    NoneProved,
+    /// The bounded product proved them equal for every input (every loop fully unwound), or
+    /// every input with a line break where it assumed one: the guarantee says which.
+    NoneProved(Guarantee),
     /// The bounded product's only difference did not show when both programs ran.
     NotShown,
     /// Not known (the bounded check ran out of time, or cannot compare these programs).
@@ -672,7 +689,7 @@ fn difference(
             let m = mismatch(program, reference, compare, entry, &cex.stdin, cancel);
             if m.confirmed { Difference::Input(m) } else { Difference::NotShown }
         }
-        BmcVerdict::Holds { complete: true } => Difference::NoneProved,
+        BmcVerdict::Holds { complete: true } => Difference::NoneProved(r.guarantee(opts.bound).expect("a proof")),
         _ => Difference::Unknown,
     }
 }

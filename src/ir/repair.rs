@@ -59,6 +59,20 @@ impl Guarantee {
         }
     }
 
+    /// The guarantee of a proof that also assumed `assumption` about the input (the line
+    /// assumption, say): a proof for all inputs becomes one for the inputs it admits.
+    pub fn assuming_also(self, assumption: Option<&str>) -> Guarantee {
+        let Some(also) = assumption else { return self };
+        match self {
+            Guarantee::Verified => Guarantee::VerifiedAssuming { assumption: also.into(), bound: None },
+            Guarantee::Bounded { bound } => Guarantee::VerifiedAssuming { assumption: also.into(), bound: Some(bound) },
+            Guarantee::VerifiedAssuming { assumption, bound } if !assumption.contains(also) => {
+                Guarantee::VerifiedAssuming { assumption: format!("{assumption}, and {also}"), bound }
+            }
+            other => other,
+        }
+    }
+
     /// "inputs where a > b, as in all 4 tests" or "runs of up to 5 loop iterations on inputs
     /// where ...": what a proof under a precondition covers.
     pub fn assumed_runs(&self) -> Option<String> {
@@ -218,6 +232,27 @@ pub fn apply_edits(text: &str, edits: &[TextEdit]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_assumption_is_named_in_the_label() {
+        let line = Some("there is a line break (as in every test)");
+        let labels: Vec<String> = [
+            Guarantee::Verified,
+            Guarantee::Bounded { bound: 5 },
+            Guarantee::VerifiedAssuming { assumption: "n > 0, as in all 4 tests".into(), bound: Some(3) },
+            Guarantee::Tested { tests: 4 },
+        ]
+        .into_iter()
+        .map(|g| g.assuming_also(line).assuming_also(line).label())
+        .collect();
+        expect_test::expect![[r#"
+            verified for inputs where there is a line break (as in every test)
+            verified up to 5 loop iterations for inputs where there is a line break (as in every test)
+            verified up to 3 loop iterations for inputs where n > 0, as in all 4 tests, and there is a line break (as in every test)
+            passes all 4 tests"#]]
+        .assert_eq(&labels.join("\n"));
+        assert_eq!(Guarantee::Verified.assuming_also(None), Guarantee::Verified);
+    }
 
     #[test]
     fn inserted_lines_keep_the_files_line_breaks() {

@@ -32,6 +32,8 @@ pub struct BmcResult {
     /// the variable never assigned (span of the read, variable name), in source order. Only
     /// computed when the verdict is not `Unknown`.
     pub uninit_reads: Vec<(Span, String)>,
+    /// The proof assumed a line break in the input ([`crate::smt::encode::LINE_ASSUMPTION`]).
+    pub line_assumed: bool,
     pub stats: BmcStats,
 }
 
@@ -59,6 +61,14 @@ impl BmcResult {
             BmcVerdict::Holds { complete } => Some(complete),
             _ => None,
         }
+    }
+
+    /// What a `Holds` verdict proves at `bound`, its assumptions named: `verified`,
+    /// `bounded`, or either for the inputs with a line break.
+    pub fn guarantee(&self, bound: u32) -> Option<crate::ir::Guarantee> {
+        use crate::ir::Guarantee;
+        let proved = if self.proved_for_all_runs()? { Guarantee::Verified } else { Guarantee::Bounded { bound } };
+        Some(proved.assuming_also(self.line_assumed.then_some(crate::smt::encode::LINE_ASSUMPTION)))
     }
 }
 
@@ -252,7 +262,12 @@ fn verify_in(
     let enc = match encoded {
         Ok(e) => e,
         Err(u) => {
-            return BmcResult { verdict: BmcVerdict::Unknown(BmcUnknown::Unsupported(u)), uninit_reads: vec![], stats };
+            return BmcResult {
+                verdict: BmcVerdict::Unknown(BmcUnknown::Unsupported(u)),
+                uninit_reads: vec![],
+                line_assumed: false,
+                stats,
+            };
         }
     };
     stats.encode_time = t0.elapsed();
@@ -302,7 +317,7 @@ fn verify_in(
         }
     };
     let uninit_reads = if matches!(verdict, BmcVerdict::Unknown(_)) { vec![] } else { reachable_uninit(&enc, budget) };
-    BmcResult { verdict, uninit_reads, stats }
+    BmcResult { verdict, uninit_reads, line_assumed: enc.line_assumed, stats }
 }
 
 /// When the input text of `found` holds a byte other than printable characters and line

@@ -133,6 +133,7 @@ pub fn encode_product<'ctx>(
 
     enc.bit_vectors_only &= r.bit_vectors_only;
     enc.hard.extend(r.hard);
+    enc.line_assumed |= r.line_assumed;
     enc.hard.extend(links);
     // The reference's own runtime errors: outside the specification.
     enc.hard.extend(r.violations.iter().map(|v| v.cond.not()));

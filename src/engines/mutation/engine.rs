@@ -340,7 +340,8 @@ pub fn run_from(
                 Guarantee::Verified
             } else {
                 Guarantee::Bounded { bound: opts.bound }
-            };
+            }
+            .assuming_also(enc.line_assumed.then_some(crate::smt::encode::LINE_ASSUMPTION));
             guarantee_time += t.elapsed();
             let changes =
                 selection_changes(&loc_ids, selection, &alternatives).into_iter().map(|(_, _, c)| c).collect();

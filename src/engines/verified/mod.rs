@@ -422,7 +422,38 @@ pub fn repair(student: &Program, text: &str, reference: &Program, opts: &Options
         Ok(Err(f)) => Outcome::Failed(f),
         Err(_) => Outcome::Failed(Failure::Internal),
     };
-    Report { outcome, smaller_assuming: smaller, found_after, time: start.elapsed(), checks }
+    // A proof that assumed the input holds a line break covers only such inputs: the
+    // guarantee says so, as it says a precondition.
+    let (outcome, smaller_assuming) = match makes_line_assumption(student, reference, opts) {
+        false => (outcome, smaller),
+        true => {
+            let with_line = |a: Option<&str>| match a {
+                Some(a) if !a.contains(LINE_ASSUMPTION) => format!("{a}, and {LINE_ASSUMPTION}"),
+                Some(a) => a.to_string(),
+                None => LINE_ASSUMPTION.to_string(),
+            };
+            let assuming = |r: VerifiedRepair| VerifiedRepair { assuming: Some(with_line(r.assuming.as_deref())), ..r };
+            let outcome = match outcome {
+                Outcome::Equivalent => Outcome::EquivalentAssuming(with_line(None)),
+                Outcome::EquivalentAssuming(a) => Outcome::EquivalentAssuming(with_line(Some(&a))),
+                Outcome::Repaired(r) => Outcome::Repaired(assuming(r)),
+                failed => failed,
+            };
+            (outcome, smaller.map(assuming))
+        }
+    };
+    Report { outcome, smaller_assuming, found_after, time: start.elapsed(), checks }
+}
+
+pub use crate::smt::encode::LINE_ASSUMPTION;
+
+/// Whether the proofs about `student` and `reference` assume a line break in the input:
+/// [`Options::line_in_input`] and either reads characters ([`stream`]'s line assumption).
+fn makes_line_assumption(student: &Program, reference: &Program, opts: &Options) -> bool {
+    opts.line_in_input
+        && [student, reference].iter().any(|p| {
+            (0..p.funcs.len()).any(|i| stream::input_kind(p, FuncId(i as u32)).is_ok_and(|k| k == stream::Input::Chars))
+        })
 }
 
 /// The engine, and when it finds no repair because the student keeps fewer variables than

@@ -416,6 +416,10 @@ pub struct InputRead<'ctx> {
     pub string: Option<StringRead<'ctx>>,
 }
 
+/// The line assumption ([`EncodeOptions::line_in_input`], the verified engine's too) in the
+/// words of a guarantee: "verified for inputs where there is a line break (as in every test)".
+pub const LINE_ASSUMPTION: &str = "there is a line break (as in every test)";
+
 /// The input of a program that reads characters ([`reads_chars`]): `len` bytes of ASCII text
 /// (printable characters and C's white space), of which `bytes` are those a
 /// run within the bound can read (the `k`-th read of the encoding reads a position of at most
@@ -516,6 +520,9 @@ pub struct Encoding<'ctx> {
     pub input_calls: Vec<InputCall<'ctx>>,
     /// The input as characters, for a program that [`reads_chars`].
     pub chars: Option<CharInput<'ctx>>,
+    /// The line assumption ([`LINE_ASSUMPTION`]) is among `hard`: a proof covers only the
+    /// inputs that hold a line break, and its guarantee says so.
+    pub line_assumed: bool,
     pub output: Vec<OutputEntry<'ctx>>,
     pub uninit_reads: Vec<UninitRead<'ctx>>,
     /// The entry's returned value (merged over all returning paths), if it returns one.

@@ -276,6 +276,7 @@ pub(super) fn run<'ctx>(
         inputs: Vec::new(),
         input_calls: Vec::new(),
         chars: opts.chars.then(|| CharInput { len: BV::new_const(ctx, "input!len", TOKEN_BITS), bytes: Vec::new() }),
+        line_assumed: false,
         output: Vec::new(),
         uninit_reads: Vec::new(),
         return_value: None,
@@ -358,6 +359,7 @@ pub(super) fn run<'ctx>(
         }
         let refs: Vec<&Bool<'ctx>> = somewhere.iter().collect();
         x.enc.hard.push(Bool::or(ctx, &refs));
+        x.enc.line_assumed = true;
     }
     let returned = if x.st.dead { Bool::from_bool(ctx, false) } else { x.st.guard.clone() };
     let mut ends: Vec<&Bool<'ctx>> = x.enc.exits.iter().map(|(g, _)| g).collect();
