@@ -391,10 +391,9 @@ impl Job<'_> {
             match verdict.verdict {
                 BmcVerdict::Holds { complete } => {
                     let assumption = ranges.description();
-                    let line = verdict.line_assumed.then_some(crate::smt::encode::LINE_ASSUMPTION);
                     return Some(
                         Guarantee::VerifiedAssuming { assumption, bound: (!complete).then_some(bound) }
-                            .assuming_also(line),
+                            .assuming_also(verdict.assumption()),
                     );
                 }
                 BmcVerdict::Violated(cex) => {

@@ -145,10 +145,9 @@ pub fn check_assertions(
         BmcVerdict::Unknown(BmcUnknown::Solver(_)) => "unknown",
     });
     // The inputs a proof covers: all, or those with a line break where it assumed one.
-    let inputs = match result.original.line_assumed {
-        true => format!("inputs where {}", crate::smt::encode::LINE_ASSUMPTION),
-        false => "inputs".to_string(),
-    };
+    let assumed = result.original.assumption().map(|a| format!(" where {a}"));
+    let inputs = format!("inputs{}", assumed.as_deref().unwrap_or(""));
+    let of_inputs = assumed.map(|where_| format!(" of inputs{where_}")).unwrap_or_default();
     match &result.original.verdict {
         BmcVerdict::Holds { complete: true } => {
             report.diagnostics.push(Diagnostic::info(
@@ -160,14 +159,7 @@ pub fn check_assertions(
         BmcVerdict::Holds { complete: false } => report.diagnostics.push(Diagnostic::info(
             "bounded",
             anchor,
-            match result.original.line_assumed {
-                true => format!(
-                    "every assertion holds on runs with at most {b} loop iterations of {inputs}; longer runs were not checked"
-                ),
-                false => format!(
-                    "every assertion holds on runs with at most {b} loop iterations; longer runs were not checked"
-                ),
-            },
+            format!("every assertion holds on runs with at most {b} loop iterations{of_inputs}; longer runs were not checked"),
         )),
         BmcVerdict::Unknown(BmcUnknown::Unsupported(u)) => {
             report.diagnostics.push(Diagnostic::info(

@@ -516,10 +516,7 @@ pub(super) fn proved_where_no_nan(
     let r = crate::smt::bmc::verify_against_assuming(program, reference, compare, entry, bound, assume, budget);
     tracing::debug!(verdict = ?r.verdict, "the bounded product where the reference prints no NaN");
     let complete = r.proved_for_all_runs()?;
-    Some(
-        Guarantee::VerifiedAssuming { assumption, bound: (!complete).then_some(bound) }
-            .assuming_also(r.line_assumed.then_some(crate::smt::encode::LINE_ASSUMPTION)),
-    )
+    Some(Guarantee::VerifiedAssuming { assumption, bound: (!complete).then_some(bound) }.assuming_also(r.assumption()))
 }
 
 /// The program as written proved to print what the reference prints, in the words of what

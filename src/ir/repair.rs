@@ -38,6 +38,16 @@ pub enum Guarantee {
     WellTyped,
 }
 
+/// `also` added to the assumption a proof already made (once: "a > b, and there is a line
+/// break").
+pub fn joined_assumption(assumption: Option<&str>, also: &str) -> String {
+    match assumption {
+        Some(a) if !a.contains(also) => format!("{a}, and {also}"),
+        Some(a) => a.to_string(),
+        None => also.to_string(),
+    }
+}
+
 impl Guarantee {
     pub fn label(&self) -> String {
         match self {
@@ -66,8 +76,8 @@ impl Guarantee {
         match self {
             Guarantee::Verified => Guarantee::VerifiedAssuming { assumption: also.into(), bound: None },
             Guarantee::Bounded { bound } => Guarantee::VerifiedAssuming { assumption: also.into(), bound: Some(bound) },
-            Guarantee::VerifiedAssuming { assumption, bound } if !assumption.contains(also) => {
-                Guarantee::VerifiedAssuming { assumption: format!("{assumption}, and {also}"), bound }
+            Guarantee::VerifiedAssuming { assumption, bound } => {
+                Guarantee::VerifiedAssuming { assumption: joined_assumption(Some(&assumption), also), bound }
             }
             other => other,
         }

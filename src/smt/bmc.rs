@@ -63,12 +63,17 @@ impl BmcResult {
         }
     }
 
+    /// What the proof assumed about the input ([`Encoding::assumption`]).
+    pub fn assumption(&self) -> Option<&'static str> {
+        self.line_assumed.then_some(crate::smt::encode::LINE_ASSUMPTION)
+    }
+
     /// What a `Holds` verdict proves at `bound`, its assumptions named: `verified`,
     /// `bounded`, or either for the inputs with a line break.
     pub fn guarantee(&self, bound: u32) -> Option<crate::ir::Guarantee> {
         use crate::ir::Guarantee;
         let proved = if self.proved_for_all_runs()? { Guarantee::Verified } else { Guarantee::Bounded { bound } };
-        Some(proved.assuming_also(self.line_assumed.then_some(crate::smt::encode::LINE_ASSUMPTION)))
+        Some(proved.assuming_also(self.assumption()))
     }
 }
 

@@ -341,7 +341,7 @@ pub fn run_from(
             } else {
                 Guarantee::Bounded { bound: opts.bound }
             }
-            .assuming_also(enc.line_assumed.then_some(crate::smt::encode::LINE_ASSUMPTION));
+            .assuming_also(enc.assumption());
             guarantee_time += t.elapsed();
             let changes =
                 selection_changes(&loc_ids, selection, &alternatives).into_iter().map(|(_, _, c)| c).collect();

@@ -85,7 +85,7 @@ use z3::{Context, Model, Solver};
 use crate::ir::ExprId;
 use crate::ir::cfa::{LoopTree, Node};
 use crate::ir::print::expr_to_c;
-use crate::ir::repair::TextEdit;
+use crate::ir::repair::{TextEdit, joined_assumption};
 use crate::ir::{BinOp, Builtin, Callee, Expr, ExprKind, FuncId, IncDec, Program, Span, Stmt, StmtKind, Type, VarId};
 use crate::smt::Budget;
 pub use crate::smt::floats::FloatModel;
@@ -427,11 +427,7 @@ pub fn repair(student: &Program, text: &str, reference: &Program, opts: &Options
     let (outcome, smaller_assuming) = match makes_line_assumption(student, reference, opts) {
         false => (outcome, smaller),
         true => {
-            let with_line = |a: Option<&str>| match a {
-                Some(a) if !a.contains(LINE_ASSUMPTION) => format!("{a}, and {LINE_ASSUMPTION}"),
-                Some(a) => a.to_string(),
-                None => LINE_ASSUMPTION.to_string(),
-            };
+            let with_line = |a: Option<&str>| joined_assumption(a, LINE_ASSUMPTION);
             let assuming = |r: VerifiedRepair| VerifiedRepair { assuming: Some(with_line(r.assuming.as_deref())), ..r };
             let outcome = match outcome {
                 Outcome::Equivalent => Outcome::EquivalentAssuming(with_line(None)),

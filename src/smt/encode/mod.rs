@@ -543,6 +543,12 @@ pub struct Encoding<'ctx> {
 }
 
 impl<'ctx> Encoding<'ctx> {
+    /// What a proof over this encoding assumed about the input, beyond the program's own
+    /// assumptions: [`LINE_ASSUMPTION`] or nothing.
+    pub fn assumption(&self) -> Option<&'static str> {
+        self.line_assumed.then_some(LINE_ASSUMPTION)
+    }
+
     /// Some specification is violated.
     pub fn any_violation(&self) -> Bool<'ctx> {
         let v: Vec<&Bool<'ctx>> = self.violations.iter().map(|v| &v.cond).collect();
