@@ -484,6 +484,9 @@ pub struct Program {
     pub globals: Vec<(VarId, Option<Init>)>,
     /// Object-like `#define NAME value` constants, by name, with their definition's span.
     pub macros: Vec<(String, String, Span)>,
+    /// Where the source writes an integer constant as a character (`'9'`): a rewritten
+    /// expression keeps the constant's span and prints it as written, `c <= '9'` not `c <= 57`.
+    pub char_constants: std::collections::BTreeSet<Span>,
 }
 
 impl Program {

@@ -210,6 +210,7 @@ impl<'a> Lowerer<'a> {
                 }
                 // A char constant has type int; `'\xff'` is -1 with gcc's signed char.
                 let v = bytes.last().copied().unwrap_or(0) as i8 as i64;
+                self.program.char_constants.insert(span);
                 int_expr(v, Type::INT, span)
             }
             "string_literal" | "concatenated_string" => {
