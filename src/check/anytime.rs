@@ -27,7 +27,10 @@ use std::time::{Duration, Instant};
 use crate::cancel::Cancel;
 use crate::engines::mutation::engine::{FoundRepair, Options};
 use crate::engines::mutation::search::Outcome;
-use crate::engines::verified::{self, precondition::RangeConjecture};
+use crate::engines::verified::{
+    self,
+    precondition::{RangeConjecture, TextConjecture},
+};
 use crate::ir::{Diagnostic, Guarantee, Program, Severity, TextEdit, apply_edits};
 use crate::smt::Budget;
 use crate::smt::bmc::{self, BmcUnknown, BmcVerdict};
@@ -52,7 +55,7 @@ const VERIFIED_SLICE: Duration = Duration::from_secs(15);
 const REALS_SLICE: Duration = Duration::from_secs(10);
 /// Inputs varied from the tests' that a repair found over the reals must also pass.
 const VARIATIONS: usize = 12;
-/// Counterexamples a fix's input ranges are narrowed for at most ([`Job::within_tested_ranges`]).
+/// Counterexamples a conjecture about the input is narrowed for at most ([`Job::within`]).
 const RANGE_ROUNDS: usize = 4;
 
 /// What the anytime phase leaves for the rest of the pipeline.
@@ -368,29 +371,49 @@ impl Job<'_> {
         self.prove_shown(report, proposal, out, on_partial)
     }
 
-    /// A fix the bounded check refuted on `input`, proved again for the inputs whose numbers lie
-    /// in the tests' ranges as far as the counterexamples need ([`RangeConjecture`]): the
-    /// guarantee under that precondition, or `None` when a counterexample lies within the
-    /// tests' ranges (the refutation stands) or no proof comes within the rounds.
-    fn within_tested_ranges(&self, student: &Program, input: &str, report: &mut Report) -> Option<Guarantee> {
+    /// A fix the bounded check refuted on `input`, proved again for the inputs like the tests'
+    /// as far as the counterexamples need: first those whose numbers lie in the tests' ranges
+    /// ([`RangeConjecture`]), then those that hold only the kinds of character the tests hold
+    /// ([`TextConjecture`]). The guarantee under the first that holds, or `None` when a
+    /// counterexample is like the tests in both respects (the refutation stands) or no proof
+    /// comes within the rounds.
+    fn within_tested_inputs(&self, student: &Program, input: &str, report: &mut Report) -> Option<Guarantee> {
         let entry = self.engine_opts.entry.as_str();
         let inputs: Vec<String> = self.tests.iter().map(|t| t.input.clone()).collect();
-        let mut ranges = RangeConjecture::new(self.reference, entry, &inputs)?;
+        // The kinds of character only where the proof reads the input as characters (every
+        // byte then bears the assumption; a proof over tokens would spend its rounds on it).
+        let reads_chars = |p: &Program| crate::smt::encode::reads_chars(p).unwrap_or(false);
+        let text = reads_chars(self.reference) || reads_chars(student);
+        let conjectures = [
+            RangeConjecture::new(self.reference, entry, &inputs).map(Conjecture::Ranges),
+            TextConjecture::new(&inputs).filter(|_| text).map(Conjecture::Text),
+        ];
+        conjectures.into_iter().flatten().find_map(|c| self.within(c, student, input, report))
+    }
+
+    /// [`Job::within_tested_inputs`] under one conjecture, narrowed by each counterexample.
+    fn within(
+        &self,
+        mut conjecture: Conjecture,
+        student: &Program,
+        input: &str,
+        report: &mut Report,
+    ) -> Option<Guarantee> {
+        let entry = self.engine_opts.entry.as_str();
         let mut input = input.to_string();
         for _ in 0..RANGE_ROUNDS {
-            if !ranges.exclude(&input) {
+            if !conjecture.exclude(&input) {
                 return None;
             }
-            let assumed = ranges.assumed(self.reference, entry)?;
+            let (assumed, assume) = conjecture.restrict(self.reference, entry, self.engine_opts.assumptions())?;
             let bound = self.engine_opts.bound;
             let budget = Budget::new((self.left() / 4).min(BOUNDED_SLICE), self.cancel.clone());
             let t = Instant::now();
-            let assume = self.engine_opts.assumptions();
             let verdict = bmc::verify_against_assuming(student, &assumed, self.compare, entry, bound, assume, &budget);
             report.stats.phase("bounded proof of the fix", t);
             match verdict.verdict {
                 BmcVerdict::Holds { complete } => {
-                    let assumption = ranges.description();
+                    let assumption = conjecture.description();
                     return Some(
                         Guarantee::VerifiedAssuming { assumption, bound: (!complete).then_some(bound) }
                             .assuming_also(verdict.assumption()),
@@ -499,7 +522,7 @@ impl Job<'_> {
                     // Refuted outside the numbers the tests read: proved for their ranges instead.
                     if m.confirmed
                         && !proposal.assuming()
-                        && let Some(guarantee) = self.within_tested_ranges(&lowered.program, &cex.stdin, report)
+                        && let Some(guarantee) = self.within_tested_inputs(&lowered.program, &cex.stdin, report)
                     {
                         proposal.set_guarantee(guarantee);
                         break;
@@ -702,6 +725,46 @@ impl Job<'_> {
         self.push(&mut upgraded, proposal);
         report.repairs[at] = upgraded.repairs.remove(0);
         on_partial(report);
+    }
+}
+
+/// What the tests' inputs suggest the assignment promises, narrowed by counterexamples
+/// ([`Job::within_tested_inputs`]).
+enum Conjecture {
+    Ranges(RangeConjecture),
+    Text(TextConjecture),
+}
+
+impl Conjecture {
+    fn exclude(&mut self, input: &str) -> bool {
+        match self {
+            Conjecture::Ranges(r) => r.exclude(input),
+            Conjecture::Text(t) => t.exclude(input),
+        }
+    }
+
+    fn description(&self) -> String {
+        match self {
+            Conjecture::Ranges(r) => r.description(),
+            Conjecture::Text(t) => t.description(),
+        }
+    }
+
+    /// The reference and the assumptions a proof under the conjecture runs with: the
+    /// reference stopped outside the ranges, or the input's bytes kept from the kinds ruled out.
+    fn restrict<'p>(
+        &self,
+        reference: &'p Program,
+        entry: &str,
+        assume: bmc::Assumptions,
+    ) -> Option<(std::borrow::Cow<'p, Program>, bmc::Assumptions)> {
+        match self {
+            Conjecture::Ranges(r) => Some((std::borrow::Cow::Owned(r.assumed(reference, entry)?), assume)),
+            Conjecture::Text(t) => Some((
+                std::borrow::Cow::Borrowed(reference),
+                bmc::Assumptions { absent_chars: t.absent_bytes(), ..assume },
+            )),
+        }
     }
 }
 

@@ -173,11 +173,13 @@ pub struct Assumptions {
     pub reference_prints_no_nan: bool,
     /// [`EncodeOptions::line_in_input`].
     pub line_in_input: bool,
+    /// [`EncodeOptions::absent_chars`].
+    pub absent_chars: u128,
 }
 
 impl Default for Assumptions {
     fn default() -> Self {
-        Assumptions { reference_prints_no_nan: false, line_in_input: true }
+        Assumptions { reference_prints_no_nan: false, line_in_input: true, absent_chars: 0 }
     }
 }
 
@@ -252,12 +254,18 @@ fn verify_in(
             &ctx,
             program,
             entry,
-            &EncodeOptions { floats, line_in_input: assume.line_in_input, ..EncodeOptions::new(bound) },
+            &EncodeOptions {
+                floats,
+                line_in_input: assume.line_in_input,
+                absent_chars: assume.absent_chars,
+                ..EncodeOptions::new(bound)
+            },
         ),
         Some((r, compare)) => {
             let opts = EncodeOptions {
                 reference_prints_no_nan: assume.reference_prints_no_nan,
                 line_in_input: assume.line_in_input,
+                absent_chars: assume.absent_chars,
                 floats,
                 ..EncodeOptions::new(bound)
             };

@@ -65,6 +65,7 @@ pub fn encode_product<'ctx>(
         chars,
         floats: opts.floats,
         line_in_input: opts.line_in_input,
+        absent_chars: opts.absent_chars,
         ..EncodeOptions::new(opts.bound)
     };
     let no_nan = opts.reference_prints_no_nan;

@@ -354,6 +354,98 @@ impl RangeConjecture {
     }
 }
 
+/// The third template: the kinds of character the input holds, narrowed only as far as a
+/// counterexample needs. Assignments promise the text ("a word", "a line of lowercase
+/// letters") and students rely on it (`getchar` up to the end of the input where the
+/// reference reads a word with `scanf("%s")`); a fix that passes every test is then refuted
+/// on an input with a space or a capital letter, which no test has.
+/// [`TextConjecture::exclude`] answers such a counterexample by ruling out the kinds of
+/// character it holds that no test holds (never one a test holds: a counterexample made of
+/// the tests' kinds stands). A proof whose input bytes avoid them
+/// ([`TextConjecture::absent_bytes`]) says so in its label: "there is no space or capital
+/// letter, as in all 5 tests".
+#[derive(Clone, Debug)]
+pub struct TextConjecture {
+    /// Per kind of [`CHARACTER_KINDS`]: some test's input holds one.
+    present: Vec<bool>,
+    /// Per kind: ruled out so far.
+    excluded: Vec<bool>,
+    tests: usize,
+}
+
+/// The first kinds of [`CHARACTER_KINDS`], which together are white space (C's `isspace`, and
+/// the other control characters).
+const WHITE_SPACE_KINDS: usize = 4;
+
+/// Whether a byte is of a kind of [`CHARACTER_KINDS`].
+type IsOfKind = fn(u8) -> bool;
+
+/// The kinds of ASCII character a [`TextConjecture`] speaks of, in the words of its label.
+const CHARACTER_KINDS: [(&str, IsOfKind); 8] = [
+    ("line break", |b| b == b'\n'),
+    ("space", |b| b == b' '),
+    ("tab", |b| b == b'\t'),
+    ("control character", |b| b.is_ascii_control() && b != b'\n' && b != b'\t'),
+    ("digit", |b| b.is_ascii_digit()),
+    ("capital letter", |b| b.is_ascii_uppercase()),
+    ("lowercase letter", |b| b.is_ascii_lowercase()),
+    ("punctuation mark", |b| b.is_ascii_punctuation()),
+];
+
+impl TextConjecture {
+    /// `None` with too few tests, or when no test's input holds a character.
+    pub fn new(inputs: &[String]) -> Option<TextConjecture> {
+        if inputs.len() < MIN_TESTS || inputs.iter().all(|i| i.is_empty()) {
+            return None;
+        }
+        let present = CHARACTER_KINDS.iter().map(|(_, is)| inputs.iter().any(|i| i.bytes().any(is))).collect();
+        Some(TextConjecture { present, excluded: vec![false; CHARACTER_KINDS.len()], tests: inputs.len() })
+    }
+
+    /// Rules out the kinds of character `input` holds that no test holds; `false` when there
+    /// is none left to rule out (every kind it holds is a test's, or already ruled out, or it
+    /// holds a byte outside ASCII, which the models of the input never read).
+    pub fn exclude(&mut self, input: &str) -> bool {
+        let mut narrowed = false;
+        for (k, (_, is)) in CHARACTER_KINDS.iter().enumerate() {
+            if !self.present[k] && !self.excluded[k] && input.bytes().any(is) {
+                self.excluded[k] = true;
+                narrowed = true;
+            }
+        }
+        narrowed
+    }
+
+    /// The bytes of the kinds ruled out, as a mask (bit `b` for byte `b`).
+    pub fn absent_bytes(&self) -> u128 {
+        (0..128u8)
+            .filter(|&b| CHARACTER_KINDS.iter().zip(&self.excluded).any(|((_, is), &out)| out && is(b)))
+            .fold(0, |mask, b| mask | 1 << b)
+    }
+
+    /// Whether `text` holds none of the kinds ruled out.
+    pub fn admits(&self, text: &str) -> bool {
+        let mask = self.absent_bytes();
+        text.bytes().all(|b| b >= 128 || mask & (1 << b) == 0)
+    }
+
+    /// "there is no space or capital letter, as in all 5 tests".
+    pub fn description(&self) -> String {
+        let mut kinds: Vec<&str> =
+            CHARACTER_KINDS.iter().zip(&self.excluded).filter(|(_, out)| **out).map(|((name, _), _)| *name).collect();
+        // All four kinds of white space, in a word.
+        if self.excluded[..WHITE_SPACE_KINDS].iter().all(|&out| out) {
+            kinds.splice(..WHITE_SPACE_KINDS, ["white space"]);
+        }
+        let listed = match kinds.split_last() {
+            Some((last, [])) => last.to_string(),
+            Some((last, rest)) => format!("{} or {last}", rest.join(", ")),
+            None => String::new(),
+        };
+        format!("there is no {listed}, as in all {} tests", self.tests)
+    }
+}
+
 fn ordinal(n: usize) -> String {
     match n {
         1 => "first".into(),
@@ -507,5 +599,26 @@ mod tests {
         assert!(RangeConjecture::new(&p, "main", &inputs(&["3", "4"])).is_none());
         let nested = lower("#include <stdio.h>\nint main(){ int n; if (1) scanf(\"%d\", &n); return 0; }\n");
         assert!(RangeConjecture::new(&nested, "main", &inputs(&["3", "4", "8"])).is_none());
+    }
+
+    #[test]
+    fn a_text_conjecture_rules_out_only_what_no_test_holds() {
+        let tests = inputs(&["adeus", "abccba", "was-saw", ""]);
+        let mut t = TextConjecture::new(&tests).expect("text in the tests");
+        // Letters and a dash are the tests': no narrowing, the counterexample stands.
+        assert!(!t.exclude("abc-d"));
+        assert!(t.exclude(" @#HI0!BC$$D"));
+        assert_eq!(t.description(), "there is no space, digit or capital letter, as in all 4 tests");
+        assert!(!t.exclude("A 1"), "nothing new to rule out");
+        assert!(t.exclude("ab\ncd"));
+        assert_eq!(t.description(), "there is no line break, space, digit or capital letter, as in all 4 tests");
+        assert!(t.exclude("a\tb\rc"));
+        assert_eq!(t.description(), "there is no white space, digit or capital letter, as in all 4 tests");
+        assert!(tests.iter().all(|i| t.admits(i)));
+        assert!(!t.admits("Abc") && !t.admits("a b") && t.admits("a-b!"));
+        let mask = t.absent_bytes();
+        assert!(mask & (1 << b' ') != 0 && mask & (1 << b'Z') != 0 && mask & (1 << b'a') == 0);
+        assert!(TextConjecture::new(&inputs(&["", "", ""])).is_none());
+        assert!(TextConjecture::new(&inputs(&["a", "b"])).is_none());
     }
 }

@@ -284,6 +284,10 @@ pub struct EncodeOptions<'a> {
     /// assumption): on when the assignment promises a line, as every test's input shows; off
     /// when some test's input ends without one, where a loop waiting for the '\n' never ends.
     pub line_in_input: bool,
+    /// Bytes the input text holds none of (bit `b` for byte `b`): a proof under a
+    /// conjecture about the kinds of character the input holds
+    /// ([`crate::engines::verified::precondition::TextConjecture`]), named in its label.
+    pub absent_chars: u128,
 }
 
 impl<'a> EncodeOptions<'a> {
@@ -298,6 +302,7 @@ impl<'a> EncodeOptions<'a> {
             reference_prints_no_nan: false,
             floats: FloatModel::Ieee,
             line_in_input: true,
+            absent_chars: 0,
         }
     }
 }
@@ -762,6 +767,14 @@ pub fn encode<'ctx>(
     let frozen = opts.frozen.unwrap_or(&empty);
     let loc_of = if opts.alternatives.is_some() { location_map(program, frozen) } else { HashMap::new() };
     exec::run(ctx, program, entry, opts, loc_of)
+}
+
+/// `b` is none of the bytes of `absent` (bit `b` for byte `b`,
+/// [`EncodeOptions::absent_chars`]).
+fn admitted<'ctx>(ctx: &'ctx Context, b: &BV<'ctx>, absent: u128) -> Bool<'ctx> {
+    let out: Vec<Bool<'ctx>> =
+        (0..128u64).filter(|&c| absent & (1 << c) != 0).map(|c| b._eq(&BV::from_u64(ctx, c, 8)).not()).collect();
+    Bool::and(ctx, &out.iter().collect::<Vec<_>>())
 }
 
 /// A printable ASCII character, the space among them.

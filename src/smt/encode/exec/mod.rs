@@ -205,6 +205,8 @@ struct Exec<'a, 'ctx> {
     memo: Option<HashMap<Vec<usize>, Rc<CallMemo<'ctx>>>>,
     /// Functions whose calls read input, print or exit: never memoised.
     no_memo: HashSet<FuncId>,
+    /// [`EncodeOptions::absent_chars`].
+    absent_chars: u128,
     /// `assume` statements encoded so far (they narrow the guard without a recorded check).
     assumes: u64,
     /// With [`EncodeOptions::input_ends`]: the number of tokens in the input (one constant,
@@ -333,6 +335,7 @@ pub(super) fn run<'ctx>(
             .input_ends
             .then(|| (BV::new_const(ctx, "input!tokens", TOKEN_BITS), BV::from_u64(ctx, 0, TOKEN_BITS))),
         char_pos: opts.chars.then(|| BV::from_u64(ctx, 0, TOKEN_BITS)),
+        absent_chars: opts.absent_chars,
     };
     let fid = p.func_by_name(entry).ok_or_else(|| Unsupported {
         func: None,
