@@ -408,9 +408,9 @@ impl Printer<'_> {
 
     fn render(&self, e: &Expr) -> (String, u8) {
         match &e.kind {
-            ExprKind::Int(v) => match self.p.char_constants.contains(&e.span).then(|| char_literal_if_textual(*v)) {
-                Some(Some(lit)) => (lit, PRIMARY),
-                _ => int_literal(*v, &e.ty),
+            ExprKind::Int(v) => match char_literal_if_textual(*v).filter(|_| self.p.char_constants.contains(&e.span)) {
+                Some(lit) => (lit, PRIMARY),
+                None => int_literal(*v, &e.ty),
             },
             ExprKind::Float(v) => float_literal(*v, &e.ty),
             ExprKind::Str(bytes) => (string_literal(bytes), PRIMARY),

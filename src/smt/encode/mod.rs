@@ -769,12 +769,22 @@ pub fn encode<'ctx>(
     exec::run(ctx, program, entry, opts, loc_of)
 }
 
+/// A byte of the input's text: printable or C's white space, and none of the bytes of
+/// `absent` ([`EncodeOptions::absent_chars`]).
+fn text_byte<'ctx>(ctx: &'ctx Context, b: &BV<'ctx>, absent: u128) -> Bool<'ctx> {
+    let text = Bool::or(ctx, &[&printable(ctx, b), &c_space(ctx, b)]);
+    match admitted(ctx, b, absent) {
+        Some(admitted) => Bool::and(ctx, &[&text, &admitted]),
+        None => text,
+    }
+}
+
 /// `b` is none of the bytes of `absent` (bit `b` for byte `b`,
-/// [`EncodeOptions::absent_chars`]).
-fn admitted<'ctx>(ctx: &'ctx Context, b: &BV<'ctx>, absent: u128) -> Bool<'ctx> {
+/// [`EncodeOptions::absent_chars`]); `None` when there are none, as without a conjecture.
+fn admitted<'ctx>(ctx: &'ctx Context, b: &BV<'ctx>, absent: u128) -> Option<Bool<'ctx>> {
     let out: Vec<Bool<'ctx>> =
         (0..128u64).filter(|&c| absent & (1 << c) != 0).map(|c| b._eq(&BV::from_u64(ctx, c, 8)).not()).collect();
-    Bool::and(ctx, &out.iter().collect::<Vec<_>>())
+    (!out.is_empty()).then(|| Bool::and(ctx, &out.iter().collect::<Vec<_>>()))
 }
 
 /// A printable ASCII character, the space among them.

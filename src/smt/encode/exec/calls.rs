@@ -656,10 +656,7 @@ impl<'a, 'ctx> Exec<'a, 'ctx> {
         let chars = self.enc.chars.as_mut().expect("the character model is on");
         let k = chars.bytes.len();
         let b = BV::new_const(ctx, format!("input!chr!{k}"), 8);
-        let text = Bool::and(
-            ctx,
-            &[&Bool::or(ctx, &[&printable(ctx, &b), &c_space(ctx, &b)]), &admitted(ctx, &b, self.absent_chars)],
-        );
+        let text = text_byte(ctx, &b, self.absent_chars);
         chars.bytes.push(b);
         let len = chars.len.clone();
         let byte = match pos.simplify().as_u64() {
@@ -1012,7 +1009,9 @@ impl<'a, 'ctx> Exec<'a, 'ctx> {
         for i in 0..max {
             let c = BV::new_const(ctx, self.name(&format!("in:{name}[{i}]")), 8);
             let (lo, hi) = (BV::from_u64(ctx, 33, 8), BV::from_u64(ctx, 126, 8));
-            self.enc.hard.push(Bool::and(ctx, &[&c.bvuge(&lo), &c.bvule(&hi), &admitted(ctx, &c, self.absent_chars)]));
+            let mut word_byte = vec![c.bvuge(&lo), c.bvule(&hi)];
+            word_byte.extend(admitted(ctx, &c, self.absent_chars));
+            self.enc.hard.push(Bool::and(ctx, &word_byte.iter().collect::<Vec<_>>()));
             chars.push(c);
         }
         let idx = self.enc.inputs.len();
@@ -1110,14 +1109,7 @@ impl<'a, 'ctx> Exec<'a, 'ctx> {
             let c = BV::new_const(ctx, self.name(&format!("in:{name}[{i}]")), 8);
             // A line's text: any byte of text but its end.
             let newline = c._eq(&BV::from_u64(ctx, b'\n' as u64, 8));
-            self.enc.hard.push(Bool::and(
-                ctx,
-                &[
-                    &Bool::or(ctx, &[&printable(ctx, &c), &c_space(ctx, &c)]),
-                    &newline.not(),
-                    &admitted(ctx, &c, self.absent_chars),
-                ],
-            ));
+            self.enc.hard.push(Bool::and(ctx, &[&text_byte(ctx, &c, self.absent_chars), &newline.not()]));
             chars.push(c);
         }
 
