@@ -246,7 +246,14 @@ fn main() -> ExitCode {
 
 fn init_logging() {
     use tracing_subscriber::EnvFilter;
-    let filter = EnvFilter::try_from_env("MEND_LOG").unwrap_or_else(|_| EnvFilter::new("warn"));
+    let spec = std::env::var("MEND_LOG").ok().filter(|s| !s.trim().is_empty()).unwrap_or_else(|| "warn".into());
+    let mut filter = EnvFilter::try_new(&spec).unwrap_or_else(|_| EnvFilter::new("warn"));
+    // The z3 crate logs every assertion at debug level, printed as a tree: for a shared term
+    // that is exponential, and `MEND_LOG=debug` ran for minutes past the budget. It logs only
+    // when asked for by name (`MEND_LOG=debug,z3=debug`).
+    if !spec.contains("z3") {
+        filter = filter.add_directive("z3=warn".parse().expect("a valid directive"));
+    }
     let _ = tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).with_ansi(false).try_init();
 }
 

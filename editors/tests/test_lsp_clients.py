@@ -130,8 +130,12 @@ async def test_session(client: LanguageClient, tmp_path: pathlib.Path):
     assert text[offset(text, repair.range.start, encoding) :].startswith("i < n"), (encoding, repair.range)
     # The analysis reported work-done progress (the client said it supports it).
     if caps.window and caps.window.work_done_progress:
-        kinds = [type(v).__name__ for values in client.progress_reports.values() for v in values]
-        assert "WorkDoneProgressBegin" in kinds and "WorkDoneProgressEnd" in kinds, kinds
+        # LSP does not order the progress end after the diagnostics: wait for it.
+        def kinds():
+            return [type(v).__name__ for values in client.progress_reports.values() for v in values]
+
+        await wait_until(client, "the end of the analysis' progress", lambda: "WorkDoneProgressEnd" in kinds(), 10.0)
+        assert "WorkDoneProgressBegin" in kinds(), kinds()
 
     # Code action: the repair, preferred, as an edit in the shape the client asked for.
     actions = await client.text_document_code_action_async(
