@@ -90,14 +90,16 @@ struct Suite {
     render: fn(&Fixture) -> String,
 }
 
+// The slowest suite first (whole analyses, some to their budget): the trials run in this
+// order, and on two cores the quick ones then fill the other core beside its tail.
 const SUITES: &[Suite] = &[
+    Suite { name: "check", dirs: &["fixtures/check", "examples"], recursive: true, render: render_check },
     Suite { name: "syntax", dirs: &["fixtures/syntax"], recursive: false, render: render_syntax },
     Suite { name: "frontend", dirs: &["fixtures/frontend"], recursive: false, render: render_frontend },
     Suite { name: "typed", dirs: &["fixtures/typed"], recursive: false, render: render_typed },
     Suite { name: "bmc", dirs: &["fixtures/bmc"], recursive: false, render: render_bmc },
     Suite { name: "mutation", dirs: &["fixtures/mutation"], recursive: false, render: render_mutation },
     Suite { name: "verified", dirs: &["fixtures/verified"], recursive: false, render: render_verified },
-    Suite { name: "check", dirs: &["fixtures/check", "examples"], recursive: true, render: render_check },
     Suite { name: "dap", dirs: &["fixtures/dap"], recursive: true, render: render_dap },
 ];
 

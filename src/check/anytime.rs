@@ -382,8 +382,7 @@ impl Job<'_> {
         let inputs: Vec<String> = self.tests.iter().map(|t| t.input.clone()).collect();
         // The kinds of character only where the proof reads the input as characters (every
         // byte then bears the assumption; a proof over tokens would spend its rounds on it).
-        let reads_chars = |p: &Program| crate::smt::encode::reads_chars(p).unwrap_or(false);
-        let text = reads_chars(self.reference) || reads_chars(student);
+        let text = crate::smt::product::reads_chars(student, self.reference).unwrap_or(false);
         let conjectures = [
             RangeConjecture::new(self.reference, entry, &inputs).map(Conjecture::Ranges),
             TextConjecture::new(&inputs).filter(|_| text).map(Conjecture::Text),

@@ -38,6 +38,17 @@ use super::encode::{
     self, EncodeOptions, Encoding, InputSource, OutValue, StringRead, Unsupported, Violation, ViolationKind,
 };
 
+/// Whether the product reads its input as characters: one of the two programs does, and the
+/// two encodings then share one byte sequence by name.
+pub fn reads_chars(student: &Program, reference: &Program) -> Result<bool, Unsupported> {
+    let reference_chars = encode::reads_chars(reference).map_err(|u| Unsupported {
+        what: format!("the reference uses {}", u.what),
+        span: Span::default(),
+        ..u
+    })?;
+    Ok(reference_chars || encode::reads_chars(student)?)
+}
+
 /// The product of `student` (encoded with `opts`, alternatives included) and `reference`:
 /// the student's encoding with the reference's constraints added, the inputs linked, and an
 /// [`ViolationKind::OutputMismatch`] violation.
@@ -51,13 +62,7 @@ pub fn encode_product<'ctx>(
 ) -> Result<Encoding<'ctx>, Unsupported> {
     // Both programs read one input: if one asks whether it ran out, both model its end.
     let input_ends = opts.input_ends || encode::input_ends(student, entry) || encode::input_ends(reference, entry);
-    // Characters are read from one byte sequence the two encodings share by name.
-    let reference_chars = encode::reads_chars(reference).map_err(|u| Unsupported {
-        what: format!("the reference uses {}", u.what),
-        span: Span::default(),
-        ..u
-    })?;
-    let chars = opts.chars || reference_chars || encode::reads_chars(student)?;
+    let chars = opts.chars || reads_chars(student, reference)?;
     let mut enc = encode::encode(ctx, student, entry, &EncodeOptions { input_ends, chars, ..*opts })?;
     let ref_opts = EncodeOptions {
         namespace: "ref.",
