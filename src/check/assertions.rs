@@ -186,7 +186,7 @@ pub fn check_assertions(
                 format!("{} {when}", cex.kind.describe()).trim_end().replace("  ", " "),
             );
             if !cex.stdin.is_empty() {
-                d.message.push_str(&format!(" (input `{}`)", cex.stdin.trim_end().replace('\n', " ")));
+                d.message.push_str(&format!(" (input `{}`)", super::input_shown(&cex.stdin)));
             }
             for step in cex.steps.iter().take(8) {
                 let what = if step.taken { "this branch is taken" } else { "this branch is not taken" };

@@ -1154,7 +1154,7 @@ fn run_tests(
     for (span, _, message, tests) in runtime_errors {
         let more = if tests.len() > 1 { format!(" (and {} more)", tests.len() - 1) } else { String::new() };
         let first = &tests[0];
-        let input = report.tests.iter().find(|t| &t.name == first).map(|t| shorten(&t.input)).unwrap_or_default();
+        let input = report.tests.iter().find(|t| &t.name == first).map(|t| input_shown(&t.input)).unwrap_or_default();
         report.diagnostics.push(Diagnostic::error(
             "runtime-error",
             span,
@@ -1367,9 +1367,17 @@ pub(crate) fn undecided_words(reason: &crate::smt::solver::UnknownReason) -> &'s
     }
 }
 
-/// A program input as one line: newlines become spaces.
+/// A program input as one line: its lines joined by spaces, as the tokens a test gives read;
+/// where that would hide what the input is (an empty line, a line that begins or ends with a
+/// space or a tab), every line break but the last is written out (`\n 0P`).
 pub(crate) fn input_shown(input: &str) -> String {
-    shorten(&input.trim_end().replace(['\n', '\r'], " "))
+    let body = input.trim_end_matches(['\n', '\r']);
+    let lines: Vec<&str> = body.split('\n').map(|l| l.strip_suffix('\r').unwrap_or(l)).collect();
+    let blank = |l: &&str| l.is_empty() || l.starts_with([' ', '\t']) || l.ends_with([' ', '\t']);
+    if lines.len() > 1 && lines.iter().any(blank) {
+        return shorten(body);
+    }
+    shorten(lines.join(" ").trim_end())
 }
 
 /// Two outputs that differ, one line each for a message: [`shorten`]ed, unless that hides
@@ -1439,5 +1447,22 @@ mod fix_tests {
                 r.title
             );
         }
+    }
+}
+
+#[cfg(test)]
+mod shown_tests {
+    use super::input_shown;
+
+    /// Lines of tokens read as one line; an input whose line breaks matter to what it is (an
+    /// empty line, a line that starts with a space) keeps them visible.
+    #[test]
+    fn an_input_is_one_line_unless_its_line_breaks_would_hide() {
+        assert_eq!(input_shown("3\n4 5\n"), "3 4 5");
+        assert_eq!(input_shown("hello world\n"), "hello world");
+        assert_eq!(input_shown("\n 0P@0"), "\\n 0P@0");
+        assert_eq!(input_shown("a\n\nb\n"), "a\\n\\nb");
+        assert_eq!(input_shown("a \nb"), "a \\nb");
+        assert_eq!(input_shown("a\tb\n"), "a\\tb");
     }
 }

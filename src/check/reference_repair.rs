@@ -405,6 +405,17 @@ pub fn repair_against_reference(
         report.stats.first_repair_ms = found.first().map(|r| r.found_after.as_secs_f64() * 1000.0);
     }
     let b = opts.bound;
+    // The bounded search compared the programs where the verified engine could not: its
+    // "not compared" note would be wrong, and its reason joins the bounded search's.
+    let compared_anyway = |report: &mut Report| match &verified_unsupported {
+        Some(what) => {
+            report.diagnostics.retain(|d| d.code != "no-verified-repair");
+            format!(", and it cannot reason about {what} for every input yet")
+        }
+        None => String::new(),
+    };
+    // A difference the solver found that does not show when both programs run is no bug to fix.
+    let mut unconfirmed = false;
     match &result.original.verdict {
         BmcVerdict::Holds { .. } => {
             let guarantee = result.original.guarantee(b).expect("a proof");
@@ -417,14 +428,7 @@ pub fn repair_against_reference(
             format!("not compared with the reference: {}", super::unsupported_words(u)),
         )),
         BmcVerdict::Unknown(BmcUnknown::Solver(reason)) => {
-            let also = match &verified_unsupported {
-                Some(what) => {
-                    // "Not compared" would be wrong: it was, and did not finish.
-                    report.diagnostics.retain(|d| d.code != "no-verified-repair");
-                    format!(", and it cannot reason about {what} for every input yet")
-                }
-                None => String::new(),
-            };
+            let also = compared_anyway(report);
             report.diagnostics.push(Diagnostic::info(
                 "unknown",
                 anchor,
@@ -437,13 +441,16 @@ pub fn repair_against_reference(
         // A failing test already shows the difference, with an input the student chose.
         BmcVerdict::Violated(cex) if cex.kind == ViolationKind::OutputMismatch && !a_test_fails(report) => {
             let m = mismatch(program, reference, compare, entry, &cex.stdin, cancel);
-            report.diagnostics.push(if m.confirmed {
+            unconfirmed = !m.confirmed;
+            let shown = if m.confirmed {
                 Diagnostic::warning("reference-mismatch", anchor, m.shown())
             } else {
                 // The solver's model of output is stricter than the compare mode (`smt::output`):
                 // its difference did not show when both programs ran.
-                Diagnostic::info("unknown", anchor, no_difference_found(compare))
-            });
+                let also = compared_anyway(report);
+                Diagnostic::info("unknown", anchor, format!("{}{also}", no_difference_found(compare)))
+            };
+            report.diagnostics.push(shown);
         }
         // The student's own runtime errors are reported by the tests or the assertion check.
         BmcVerdict::Violated(_) => {}
@@ -454,7 +461,7 @@ pub fn repair_against_reference(
             "bounded repairs dropped: they agree with the reference within the bound, not on a test's input"
         );
     }
-    if found.is_empty() && matches!(result.original.verdict, BmcVerdict::Violated(_)) {
+    if found.is_empty() && matches!(result.original.verdict, BmcVerdict::Violated(_)) && !unconfirmed {
         let why = no_fix_message(
             result.outcome.as_ref(),
             opts.max_size,
