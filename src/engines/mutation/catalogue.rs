@@ -77,6 +77,9 @@ pub enum MutationKind {
     /// A loop that reads its next item only before the loop reads it again at the end of its
     /// body: `scanf("%d", &x); while (x != 0) { … }` → `… scanf("%d", &x); }`.
     RepeatRead,
+    /// A local declared without a value gets one: `int sum;` → `int sum = 0;`,
+    /// `int count[26];` → `int count[26] = {0};`.
+    Initialise,
     /// A print that should not be there (a prompt under a course that compares whole outputs,
     /// a debugging print, an extra line break) goes.
     DeleteOutput,
@@ -122,6 +125,7 @@ impl MutationKind {
             MutationKind::InsertGuard => "insert-guard",
             MutationKind::ReadLine => "read-line",
             MutationKind::RepeatRead => "repeat-read",
+            MutationKind::Initialise => "initialise",
             MutationKind::DeleteOutput => "delete-output",
             MutationKind::PrintedText => "printed-text",
             MutationKind::AssignmentGrouping => "assignment-grouping",

@@ -44,7 +44,8 @@ pub fn single_faults(program: &Program, src: &str) -> Vec<Injected> {
         // print is the slip of a missing one, whose inverse only a reference could supply.
         let [change] = c.changes.as_slice() else { continue };
         let m = &change.mutant;
-        // A guard added, a line read, a read repeated are fixes too: their inverses are the slips.
+        // A guard added, a line read, a read repeated, a value given are fixes too: their
+        // inverses are the slips.
         if matches!(
             m.kind,
             MutationKind::SeparatorBetween
@@ -52,6 +53,7 @@ pub fn single_faults(program: &Program, src: &str) -> Vec<Injected> {
                 | MutationKind::InsertGuard
                 | MutationKind::ReadLine
                 | MutationKind::RepeatRead
+                | MutationKind::Initialise
         ) {
             continue;
         }
@@ -61,6 +63,34 @@ pub fn single_faults(program: &Program, src: &str) -> Vec<Injected> {
             text: apply_edits(src, std::slice::from_ref(&m.edit)),
         });
     }
+    // A value forgotten where a local is declared (`int sum = 0;` → `int sum;`): the slip
+    // whose inverse is the `initialise` repair, for the values it offers.
+    for f in &program.funcs {
+        let Some(body) = &f.body else { continue };
+        // A `for`'s own declarations are not offered a value (`for (int i; …)` is no slip).
+        let mut loop_inits: HashSet<Span> = HashSet::new();
+        crate::ir::walk::for_each_stmt(body, &mut |s| {
+            if let StmtKind::For { init, .. } = &s.kind {
+                loop_inits.extend(init.iter().map(|d| d.span));
+            }
+            let StmtKind::Decl { var, init: Some(init) } = &s.kind else { return };
+            if loop_inits.contains(&s.span) {
+                return;
+            }
+            let v = program.var(*var);
+            let (Some(end), Some(init_end)) = (statements::declarator_end(src, v), init_end(init)) else { return };
+            let Some(written) = src.get(end..init_end) else { return };
+            let value = written.trim_start().strip_prefix('=').map(str::trim).unwrap_or_default();
+            if !statements::initial_values(v).contains(&value) {
+                return;
+            }
+            out.push(Injected {
+                kind: MutationKind::Initialise,
+                description: format!("`{}` declared without its value `{value}`", v.name),
+                text: format!("{}{}", &src[..end], &src[init_end..]),
+            });
+        });
+    }
     let mut seen = HashSet::new();
     out.retain(|f| {
         seen.insert(f.text.clone())
@@ -68,4 +98,12 @@ pub fn single_faults(program: &Program, src: &str) -> Vec<Injected> {
             && !crate::syntax::lower::lower_source(&f.text).diagnostics.iter().any(|d| d.severity == Severity::Error)
     });
     out
+}
+
+/// Where an initialiser ends in the text.
+fn init_end(init: &Init) -> Option<usize> {
+    match init {
+        Init::Expr(e) => Some(e.span.end as usize),
+        Init::List(_, span) => Some(span.end as usize),
+    }
 }

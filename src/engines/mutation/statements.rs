@@ -23,6 +23,8 @@
 //!     make them valid;
 //!   - Wolverine2's pointer statements over the struct pointers in scope (`x = y;`,
 //!     `x = y->f;`, `x->f = y;`, `x->f = NULL;`), before a statement or at the end of a block;
+//! - `initialise`: a local declared without a value gets `0` or `1` (`{0}` for an array) where
+//!   it is declared, the accumulator or counter a student forgot to start;
 //! - `read-line`: a word read where the assignment reads a line, `scanf("%s", s)` →
 //!   `scanf("%[^\n]", s)` (a name with spaces, a sentence);
 //! - `insert-guard`: Wolverine2's guard insertion, an expression statement that should run
@@ -198,6 +200,7 @@ impl Collect<'_> {
             }
             StmtKind::DoWhile { body, .. } => self.stmt(func, body),
             StmtKind::Switch { arms, .. } => arms.iter().flat_map(|a| a.body.iter()).for_each(|x| self.stmt(func, x)),
+            StmtKind::Decl { var, init: None } => self.initialise(func, s, *var),
             _ => {}
         }
     }
@@ -282,7 +285,9 @@ impl Collect<'_> {
     }
 
     /// Every `scanf` in `e` (of statement `s`) that reads a word with `%s` reads the line
-    /// instead: `%[^\n]`, the width kept.
+    /// instead: `%[^\n]`, the width kept. Into an array of `n` bytes, a `%s` or `%[` without
+    /// a width also reads at most what fits, `n - 1` bytes and the `'\0'` (a longer line or
+    /// word runs past the array's end): `%19[^\n]`, `%19s`.
     fn read_line(&mut self, func: FuncId, s: &Stmt, e: &Expr) {
         let mut edits = Vec::new();
         walk_expr(e, &mut |x| {
@@ -291,18 +296,42 @@ impl Collect<'_> {
             let ExprKind::Str(bytes) = &fmt.kind else { return };
             let written = self.text(fmt.span);
             let Ok(pieces) = crate::ir::format::parse(bytes.strip_suffix(&[0]).unwrap_or(bytes), true) else { return };
+            let mut arg = 0;
             for p in pieces {
                 let crate::ir::format::Piece::Directive(d) = p else { continue };
-                if d.conv != 's' || d.suppress {
+                if d.suppress || d.conv == '%' {
+                    continue;
+                }
+                arg += 1;
+                if d.conv != 's' && d.conv != '[' {
                     continue;
                 }
                 // The directive as written, found once in the literal's text.
                 let directive = String::from_utf8_lossy(&bytes[d.start..d.end]).into_owned();
                 let (Some(at), 1) = (written.find(&directive), written.matches(&directive).count()) else { continue };
-                let end = fmt.span.start as usize + at + directive.len();
-                let edit = TextEdit { span: Span::new(end - 1, end), new_text: "[^\\n]".into() };
-                let new = format!("{}[^\\n]", &directive[..directive.len() - 1]);
-                edits.push((edit, format!("read the whole line: `{directive}` → `{new}`")));
+                let start = fmt.span.start as usize + at;
+                let span = Span::new(start, start + directive.len());
+                let array = args.get(arg).and_then(|a| match a.strip_implicit().kind {
+                    ExprKind::Var(v) => Some(&self.program.var(v).ty),
+                    _ => None,
+                });
+                let fits = match (&d.width, array) {
+                    (crate::ir::format::Count::None, Some(Type::Array(_, Some(n)))) if *n > 1 => Some(n - 1),
+                    _ => None,
+                };
+                let mut offer = |new: String, what: &str| {
+                    let edit = TextEdit { span, new_text: new.clone() };
+                    edits.push((edit, format!("{what}: `{directive}` → `{new}`")));
+                };
+                if d.conv == 's' {
+                    offer(format!("{}[^\\n]", &directive[..directive.len() - 1]), "read the whole line");
+                    if let Some(n) = fits {
+                        offer(format!("%{n}[^\\n]"), "read the whole line, as much as the array holds");
+                        offer(format!("%{n}s"), "read at most what the array holds");
+                    }
+                } else if let Some(n) = fits {
+                    offer(format!("%{n}{}", &directive[1..]), "read at most what the array holds");
+                }
             }
         });
         for (edit, description) in edits {
@@ -539,6 +568,20 @@ impl Collect<'_> {
             .map(|c| self.change(func, c.at, MutationKind::SeparatorBetween, c.edit, c.description))
             .collect();
         self.out.push(Candidate { changes, tier: 2, at });
+    }
+
+    /// A local declared without a value starts with one: `int sum;` → `int sum = 0;` (or
+    /// `= 1`, a product or a flag), `int count[26];` → `int count[26] = {0};`. A local that
+    /// is read before it is set holds whatever the memory held; the interpreter stops there.
+    fn initialise(&mut self, func: FuncId, decl: &Stmt, var: VarId) {
+        let v = self.program.var(var);
+        let Some(end) = declarator_end(self.src, v) else { return };
+        for value in initial_values(v) {
+            let edit = TextEdit { span: Span::new(end, end), new_text: format!(" = {value}") };
+            let declarator = format!("{} = {value}", &self.src[v.span.start as usize..end]);
+            let description = format!("give `{}` a value where it is declared: `{declarator}`", v.name);
+            self.push(func, decl, MutationKind::Initialise, edit, description, 1);
+        }
     }
 
     /// `s[i] = '\0';` after a loop whose body assigns `s[i]` for a `char` array or pointer `s`
@@ -791,4 +834,30 @@ fn squeeze(text: &str) -> String {
 
 fn first_line(text: &str) -> &str {
     text.lines().next().unwrap_or("").trim_end_matches('{').trim()
+}
+
+/// The values a local declared without one may be given ([`Collect::initialise`]): `0` and
+/// `1` for a number, `{0}` for an array of numbers of known size; none for a parameter, a
+/// global or a `static` (they start at zero), a pointer or a struct.
+pub(super) fn initial_values(v: &Var) -> &'static [&'static str] {
+    if v.kind != VarKind::Local {
+        return &[];
+    }
+    match &v.ty {
+        Type::Array(elem, Some(_)) if elem.is_arithmetic() || elem.pointee().is_some_and(Type::is_arithmetic) => &["{0}"],
+        t if t.is_arithmetic() => &["0", "1"],
+        _ => &[],
+    }
+}
+
+/// Where `v`'s declarator ends in `src`: after its name and its array dimensions (`count[26]`),
+/// where ` = value` goes.
+pub(super) fn declarator_end(src: &str, v: &Var) -> Option<usize> {
+    let mut end = v.span.end as usize;
+    while let Some(rest) = src.get(end..)
+        && rest.trim_start().starts_with('[')
+    {
+        end += rest.find(']')? + 1;
+    }
+    Some(end)
 }
