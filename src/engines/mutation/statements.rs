@@ -844,7 +844,9 @@ pub(super) fn initial_values(v: &Var) -> &'static [&'static str] {
         return &[];
     }
     match &v.ty {
-        Type::Array(elem, Some(_)) if elem.is_arithmetic() || elem.pointee().is_some_and(Type::is_arithmetic) => &["{0}"],
+        Type::Array(elem, Some(_)) if elem.is_arithmetic() || elem.pointee().is_some_and(Type::is_arithmetic) => {
+            &["{0}"]
+        }
         t if t.is_arithmetic() => &["0", "1"],
         _ => &[],
     }
