@@ -15,6 +15,7 @@ pub mod floats;
 pub mod fold;
 pub mod output;
 pub mod product;
+pub mod scan;
 pub mod solver;
 
 pub use budget::Budget;

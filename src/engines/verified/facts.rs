@@ -95,10 +95,10 @@ pub(super) fn top_level_scanf_directives(p: &Program, f: FuncId) -> Option<Vec<S
 /// what is printed after the last read, which is exactly the other prints when every read is
 /// a statement of the function body's top level that comes before every compared print; any
 /// other shape is reported unsupported. Other modes compare everything.
-pub(super) fn prompts(p: &Program, f: FuncId, values: bool) -> Result<HashSet<ExprId>, Failure> {
+pub(super) fn prompts(p: &Program, f: FuncId, values: bool, input: stream::Input) -> Result<HashSet<ExprId>, Failure> {
     let mut out = HashSet::new();
     // Reading characters has its own rule (see `stream`).
-    if stream::input_kind(p, f).map_err(Failure::from_region)? == stream::Input::Chars {
+    if input == stream::Input::Chars {
         return if values { stream::char_prompts(p, f).map_err(Failure::from_region) } else { Ok(out) };
     }
     if !values {

@@ -116,7 +116,8 @@ impl<'j, 'p: 'j, 'ctx: 'j> Job<'j, 'p, 'ctx> {
         }
         let ref_errors: Vec<&Bool<'ctx>> = rr.errors.iter().map(|(c, _, _)| c).collect();
         let no_ref_error = Bool::or(ctx, &ref_errors).not();
-        let mut facts: Vec<&Bool<'ctx>> = rr.assumed.iter().chain(&sreg.assumed).collect();
+        let skips = super::stream::cross_skip_facts(ctx, world, &rr, &sreg);
+        let mut facts: Vec<&Bool<'ctx>> = rr.assumed.iter().chain(&sreg.assumed).chain(&skips).collect();
         facts.extend([&entry, &no_ref_error, &tr, &ts]);
         Ok(Some(Bool::and(ctx, &facts)))
     }

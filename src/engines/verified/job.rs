@@ -324,6 +324,8 @@ impl<'j, 'p: 'j, 'ctx: 'j> Job<'j, 'p, 'ctx> {
         let mut assumed: Vec<&Bool<'ctx>> = rr.assumed.iter().chain(&sr.assumed).collect();
         let no_ref_error = Bool::or(ctx, &ref_errors).not();
         assumed.push(&no_ref_error);
+        let skips = stream::cross_skip_facts(ctx, world, &rr, &sr);
+        assumed.extend(&skips);
         let facts: Vec<Bool<'ctx>> = self.precondition.map_or_else(Vec::new, |p| {
             let at = |k: usize| (p.convs[k], k as u32);
             p.facts.iter().filter_map(|f| world.token_order(at(f.left), at(f.right), f.strict)).collect()

@@ -488,6 +488,7 @@ struct Side<'p> {
     tree: LoopTree<'p>,
     callee_names: HashMap<FuncId, String>,
     prompts: HashSet<ExprId>,
+    input: stream::Input,
 }
 
 impl<'p> Side<'p> {
@@ -504,7 +505,8 @@ impl<'p> Side<'p> {
             prompts: &self.prompts,
             compare,
             line: BTreeSet::new(),
-            reading: stream::reading_range(self.program, self.func),
+            reading: stream::reading_range(self.program, self.func, self.input),
+            input: self.input,
         }
     }
     fn vars(&self) -> Vec<VarId> {
@@ -741,19 +743,23 @@ impl<'a> PairTask<'a> {
             LoopTree::of(self.reference.func(self.r)).expect("defined"),
         );
         let values = self.opts.compare == Compare::Values && self.reference.func(self.r).name == self.opts.entry;
+        let (ri, si) =
+            stream::pair_inputs(self.reference, self.r, self.student, self.s).map_err(Failure::from_region)?;
         let rs = Side {
             program: self.reference,
             func: self.r,
             tree: tr,
             callee_names: self.ref_names.clone(),
-            prompts: prompts(self.reference, self.r, values)?,
+            prompts: prompts(self.reference, self.r, values, ri)?,
+            input: ri,
         };
         let ss = Side {
             program: self.student,
             func: self.s,
             tree: ts,
             callee_names: self.stu_names.clone(),
-            prompts: prompts(self.student, self.s, values)?,
+            prompts: prompts(self.student, self.s, values, si)?,
+            input: si,
         };
         Ok((rs, ss))
     }

@@ -60,7 +60,7 @@ use crate::ir::format::{self as cfmt, Piece};
 use crate::ir::{Builtin, Callee, Expr, ExprKind, FuncId, Program, Span, Stmt, StmtKind};
 use crate::spec::compare::Compare;
 
-use super::region::{Exec, Setup, Unsupported, World};
+use super::region::{Exec, Region, Setup, Unsupported, World};
 
 pub use crate::smt::encode::{Read, char_format, read_of};
 
@@ -72,36 +72,92 @@ pub enum Input {
     Chars,
 }
 
-fn reads_in(s: &Stmt) -> Vec<(Read, Span)> {
+/// What one read takes, finer than [`Read`]: a `scanf` of text only (`%s` words, `%[...]`
+/// sets, `%c` after white space or beside them) can be read from either model.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum ReadKind {
+    /// `getchar`, `fgets`, a format of `%c` directives only.
+    Chars,
+    /// Text directives; `set`: one is a `%[...]`, which only the character model reads.
+    Text { set: bool },
+    /// Numbers (and anything else).
+    Tokens,
+}
+
+fn read_kind(e: &Expr) -> Option<ReadKind> {
+    match read_of(e)? {
+        Read::Chars => Some(ReadKind::Chars),
+        Read::Tokens => {
+            let ExprKind::Call(_, args) = &e.strip_implicit().kind else { return Some(ReadKind::Tokens) };
+            let Some(ExprKind::Str(fmt)) = args.first().map(|a| &a.strip_implicit().kind) else {
+                return Some(ReadKind::Tokens);
+            };
+            let pieces = cfmt::parse(fmt, true).unwrap_or_default();
+            let directives = || pieces.iter().filter_map(|p| if let Piece::Directive(d) = p { Some(d) } else { None });
+            Some(if directives().all(|d| matches!(d.conv, 'c' | 's' | '[')) {
+                ReadKind::Text { set: directives().any(|d| d.conv == '[') }
+            } else {
+                ReadKind::Tokens
+            })
+        }
+    }
+}
+
+fn reads_in(s: &Stmt) -> Vec<(ReadKind, Span)> {
     let mut out = Vec::new();
     crate::ir::walk::walk_stmt(s, &mut |e| {
-        if let Some(r) = read_of(e) {
+        if let Some(r) = read_kind(e) {
             out.push((r, e.span));
         }
     });
     out
 }
 
-/// The input model of function `f`; both kinds of read in one function is unsupported.
+/// The input model of function `f`; characters and numbers in one function is unsupported.
+/// Text reads (`%s`, ` %c`) are tokens unless the function also reads characters or a
+/// `%[...]` set (the token model has no place for the bytes a set leaves unread), or the
+/// function it is compared with reads characters ([`pair_inputs`]).
 pub fn input_kind(p: &Program, f: FuncId) -> Result<Input, Unsupported> {
     let Some(body) = &p.func(f).body else { return Ok(Input::None) };
     let reads = reads_in(body);
-    let chars = reads.iter().find(|(r, _)| *r == Read::Chars);
-    let tokens = reads.iter().find(|(r, _)| *r == Read::Tokens);
+    let chars = reads.iter().find(|(r, _)| *r == ReadKind::Chars);
+    let tokens = reads.iter().find(|(r, _)| *r == ReadKind::Tokens);
+    let set = reads.iter().any(|(r, _)| *r == ReadKind::Text { set: true });
     match (chars, tokens) {
         (Some(c), Some(t)) => Err(Unsupported {
-            what: "reading characters (`%c`, `getchar`, `fgets`) and tokens (`%d`, ` %c`, `%s`, ...) in one program"
-                .into(),
+            what: "reading characters (`%c`, `getchar`, `fgets`) and numbers (`%d`, `%f`, ...) in one program".into(),
             span: if c.1.start > t.1.start { c.1 } else { t.1 },
         }),
         (Some(_), None) => Ok(Input::Chars),
+        (None, None) if set => Ok(Input::Chars),
         // See `SCANF_VALUE_USED`.
-        (None, Some(_)) => match crate::ir::walk::scanf_value_used(body, p.func(f).name != "main") {
+        (None, _) if !reads.is_empty() => match crate::ir::walk::scanf_value_used(body, p.func(f).name != "main") {
             Some(span) => Err(Unsupported { what: crate::smt::encode::SCANF_VALUE_USED.into(), span }),
             None => Ok(Input::Tokens),
         },
-        (None, None) => Ok(Input::None),
+        (None, _) => Ok(Input::None),
     }
+}
+
+/// The input models of a reference function and the student's function compared with it:
+/// each its own ([`input_kind`]), except that a function reading only text (`%s` words)
+/// beside one that reads characters reads characters too, so that both positions count
+/// bytes (a student's `scanf("%s", s)` for the reference's `fgets`).
+pub fn pair_inputs(
+    reference: &Program,
+    rf: FuncId,
+    student: &Program,
+    sf: FuncId,
+) -> Result<(Input, Input), Unsupported> {
+    let (rk, sk) = (input_kind(reference, rf)?, input_kind(student, sf)?);
+    let text_only = |p: &Program, f: FuncId| {
+        p.func(f).body.as_ref().is_some_and(|b| reads_in(b).iter().all(|(r, _)| matches!(r, ReadKind::Text { .. })))
+    };
+    Ok(match (rk, sk) {
+        (Input::Chars, Input::Tokens) if text_only(student, sf) => (Input::Chars, Input::Chars),
+        (Input::Tokens, Input::Chars) if text_only(reference, rf) => (Input::Chars, Input::Chars),
+        other => other,
+    })
 }
 
 /// The first `scanf` of `f` with a `%s` directive.
@@ -135,8 +191,8 @@ fn read_bounds(stmts: &[Stmt]) -> Option<(usize, usize)> {
 /// The source range from the first to the end of the last top-level statement that reads
 /// characters: output printed there may precede a successful read, so nothing compared may be
 /// printed (or added) there.
-pub fn reading_range(p: &Program, f: FuncId) -> Option<Span> {
-    if input_kind(p, f).ok()? != Input::Chars {
+pub fn reading_range(p: &Program, f: FuncId, input: Input) -> Option<Span> {
+    if input != Input::Chars {
         return None;
     }
     let stmts = top_level(p, f);
@@ -179,26 +235,24 @@ pub fn char_prompts(p: &Program, f: FuncId) -> Result<HashSet<ExprId>, Unsupport
 /// each program's line invariant (stored in its setup), and in `values` mode the proof that the
 /// reference reads a character before it returns (so the prompts are cut off).
 pub fn prepare(ctx: &Context, r: &mut Setup<'_>, s: &mut Setup<'_>) -> Result<(), Unsupported> {
-    let rk = input_kind(r.program, r.func)?;
-    let sk = input_kind(s.program, s.func)?;
+    let (rk, sk) = (r.input, s.input);
     let first_read = |setup: &Setup<'_>| {
         setup.program.func(setup.func).body.as_ref().and_then(|b| reads_in(b).first().map(|(_, sp)| *sp))
     };
     match (rk, sk) {
         (Input::Chars, Input::Tokens) => {
             if let Some(span) = word_read(s.program, s.func) {
-                // The most common case: `scanf("%s", buf)` for the reference's `fgets`. A word
-                // stops at whitespace, a line does not: no repair of expressions makes them agree.
-                return Err(Unsupported { what: "reading a word with `scanf(\"%s\")` where the reference reads characters (`fgets`, `getchar`, `%c`)".into(), span });
+                // Words beside numbers: the numbers would have to be read from the characters.
+                return Err(Unsupported { what: "reading words and numbers with `scanf` where the reference reads characters (`fgets`, `getchar`, `%c`)".into(), span });
             }
             return Err(Unsupported {
-                what: "reading tokens where the reference reads characters (`fgets`, `getchar`, `%c`)".into(),
+                what: "reading numbers where the reference reads characters (`fgets`, `getchar`, `%c`)".into(),
                 span: first_read(s).unwrap_or_default(),
             });
         }
         (Input::Tokens, Input::Chars) => {
             return Err(Unsupported {
-                what: "reading single characters where the reference reads tokens".into(),
+                what: "reading single characters where the reference reads numbers".into(),
                 span: first_read(s).unwrap_or_default(),
             });
         }
@@ -216,6 +270,45 @@ pub fn prepare(ctx: &Context, r: &mut Setup<'_>, s: &mut Setup<'_>) -> Result<()
         });
     }
     Ok(())
+}
+
+/// The facts that make the white space skips of a region exact on the bytes it reads: a
+/// byte read at a position from where a skip starts up to where it ends is white space.
+/// Every other byte of the input is free, so a space there is consistent with every skip:
+/// with these facts a model of the region is a real input's (no quantifier needed).
+pub fn skip_facts<'ctx>(ctx: &'ctx Context, world: &World<'_, 'ctx>, r: &Region<'_, 'ctx>) -> Vec<Bool<'ctx>> {
+    skips_over(ctx, world, &r.skips, &r.chars_read)
+}
+
+/// [`skip_facts`] across two regions compared: each one's skips over the other's bytes.
+pub fn cross_skip_facts<'ctx>(
+    ctx: &'ctx Context,
+    world: &World<'_, 'ctx>,
+    a: &Region<'_, 'ctx>,
+    b: &Region<'_, 'ctx>,
+) -> Vec<Bool<'ctx>> {
+    let mut out = skips_over(ctx, world, &a.skips, &b.chars_read);
+    out.extend(skips_over(ctx, world, &b.skips, &a.chars_read));
+    out
+}
+
+fn skips_over<'ctx>(
+    ctx: &'ctx Context,
+    world: &World<'_, 'ctx>,
+    skips: &[(BV<'ctx>, BV<'ctx>)],
+    read: &[BV<'ctx>],
+) -> Vec<Bool<'ctx>> {
+    let mut out = Vec::new();
+    for (from, to) in skips {
+        for at in read {
+            let between = Bool::and(ctx, &[&from.bvule(at), &at.bvult(to)]);
+            let fact = between.implies(&crate::smt::scan::c_space(ctx, &world.char_at(at))).simplify();
+            if fact.as_bool() != Some(true) {
+                out.push(fact);
+            }
+        }
+    }
+    out
 }
 
 fn zero<'ctx>(ctx: &'ctx Context) -> BV<'ctx> {

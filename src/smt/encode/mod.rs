@@ -572,7 +572,9 @@ impl<'ctx> Encoding<'ctx> {
         }
         let readable: Vec<Bool<'ctx>> = bytes
             .iter()
-            .map(|b| Bool::or(ctx, &[&printable(ctx, b), &b._eq(&BV::from_u64(ctx, b'\n' as u64, 8))]))
+            .map(|b| {
+                Bool::or(ctx, &[&crate::smt::scan::printable(ctx, b), &b._eq(&BV::from_u64(ctx, b'\n' as u64, 8))])
+            })
             .collect();
         Some(Bool::and(ctx, &readable.iter().collect::<Vec<_>>()))
     }
@@ -772,7 +774,7 @@ pub fn encode<'ctx>(
 /// A byte of the input's text: printable or C's white space, and none of the bytes of
 /// `absent` ([`EncodeOptions::absent_chars`]).
 fn text_byte<'ctx>(ctx: &'ctx Context, b: &BV<'ctx>, absent: u128) -> Bool<'ctx> {
-    let text = Bool::or(ctx, &[&printable(ctx, b), &c_space(ctx, b)]);
+    let text = crate::smt::scan::text_byte(ctx, b);
     match admitted(ctx, b, absent) {
         Some(admitted) => Bool::and(ctx, &[&text, &admitted]),
         None => text,
@@ -785,20 +787,6 @@ fn admitted<'ctx>(ctx: &'ctx Context, b: &BV<'ctx>, absent: u128) -> Option<Bool
     let out: Vec<Bool<'ctx>> =
         (0..128u64).filter(|&c| absent & (1 << c) != 0).map(|c| b._eq(&BV::from_u64(ctx, c, 8)).not()).collect();
     (!out.is_empty()).then(|| Bool::and(ctx, &out.iter().collect::<Vec<_>>()))
-}
-
-/// A printable ASCII character, the space among them.
-fn printable<'ctx>(ctx: &'ctx Context, b: &BV<'ctx>) -> Bool<'ctx> {
-    Bool::and(ctx, &[&b.bvuge(&BV::from_u64(ctx, 32, 8)), &b.bvule(&BV::from_u64(ctx, 126, 8))])
-}
-
-/// C's `isspace` in the "C" locale, which `scanf` skips and ends words at: space, `\t`,
-/// `\n`, `\v`, `\f`, `\r`. With the printable characters, the text the models read.
-fn c_space<'ctx>(ctx: &'ctx Context, b: &BV<'ctx>) -> Bool<'ctx> {
-    let any: Vec<Bool<'ctx>> =
-        [b' ', b'\t', b'\n', 0x0b, 0x0c, b'\r'].iter().map(|&c| b._eq(&BV::from_u64(ctx, c as u64, 8))).collect();
-    let refs: Vec<&Bool<'ctx>> = any.iter().collect();
-    Bool::or(ctx, &refs)
 }
 
 #[cfg(test)]

@@ -10,7 +10,7 @@ impl<'s, 'p, 'w, 'a, 'ctx> Exec<'s, 'p, 'w, 'a, 'ctx> {
         };
         let pieces = cfmt::parse(fmt, true)
             .map_err(|_| Unsupported { what: "a malformed scanf format".into(), span: e.span })?;
-        if stream::char_format(&pieces) {
+        if self.setup.input == stream::Input::Chars {
             return self.scanf_chars(e, &pieces, args, st);
         }
         let mut rest = args[1..].iter();
@@ -138,20 +138,64 @@ impl<'s, 'p, 'w, 'a, 'ctx> Exec<'s, 'p, 'w, 'a, 'ctx> {
         self.read_char_if(st, &yes)
     }
 
+    /// Whether there is a character at the position (`pos < in.len`): before the newline
+    /// there is (no `ite` with the old value, whose variable would then look live).
+    fn char_there(&mut self, st: &State<'ctx>) -> Bool<'ctx> {
+        self.assume_line();
+        let below_nl = self.setup.line_in_input
+            && (self.below_nl.as_ref().is_some_and(|p| *p == st.in_pos) || st.in_pos.as_u64() == Some(0));
+        if below_nl { Bool::from_bool(self.ctx, true) } else { st.in_pos.bvult(&self.world.len()).simplify() }
+    }
+
     /// Reads one character when `wanted` holds (`fgets` stops after a newline): whether a
     /// character was read, and the byte at the position.
     pub(super) fn read_char_if(&mut self, st: &mut State<'ctx>, wanted: &Bool<'ctx>) -> (Bool<'ctx>, BV<'ctx>) {
-        self.assume_line();
-        // Before the newline there is a character: the read succeeds (no `ite` with the old
-        // value, whose variable would then look live).
-        let below_nl = self.setup.line_in_input
-            && (self.below_nl.as_ref().is_some_and(|p| *p == st.in_pos) || st.in_pos.as_u64() == Some(0));
-        let there =
-            if below_nl { Bool::from_bool(self.ctx, true) } else { st.in_pos.bvult(&self.world.len()).simplify() };
+        let there = self.char_there(st);
         let ok = Bool::and(self.ctx, &[wanted, &there]).simplify();
-        let byte = self.world.input("in.chr", &st.in_pos, &Sort::bitvector(self.ctx, 8)).as_bv().expect("char input");
+        let byte = self.byte_read(&st.in_pos);
         st.in_pos = ok.ite(&st.in_pos.bvadd(&BV::from_u64(self.ctx, 1, 32)), &st.in_pos).simplify();
         (ok, byte)
+    }
+
+    /// The byte at `pos`, a byte the region reads ([`Region::chars_read`]): a byte of text
+    /// ([`crate::smt::scan::text_byte`]), the domain of both character models (docs/smt.md:
+    /// what C promises a text stream carries).
+    fn byte_read(&mut self, pos: &BV<'ctx>) -> BV<'ctx> {
+        let byte = self.world.char_at(pos);
+        self.region.chars_read.push(pos.clone());
+        // In a counterexample's instance the byte is the model's (its completion where the
+        // query did not read it): a fact about it would only make the instance vacuous.
+        if self.world.model.is_none() {
+            self.region.assumed.push(crate::smt::scan::text_byte(self.ctx, &byte));
+        }
+        byte
+    }
+
+    /// White space skipped (where `going` holds), as a space in a `scanf` format or before
+    /// `%s` does: the position moves to `in.skip(pos)`, the first position at or after it
+    /// whose byte is no white space, or the end. What pins it down is true of the input at
+    /// every position: it lies between the position and the end, its byte (if any) is no
+    /// white space, and every byte before it from the position is
+    /// ([`super::super::stream::skip_facts`], for each byte the regions compared read; any
+    /// other byte can be a space, so every model is an input's).
+    fn skip_spaces(&mut self, st: &mut State<'ctx>, going: &Bool<'ctx>) {
+        let ctx = self.ctx;
+        self.assume_line();
+        let pos = st.in_pos.clone();
+        if let Some(q) = self.skipped_in_model(&pos) {
+            st.in_pos = going.ite(&q, &pos).simplify();
+            return;
+        }
+        let q = self.world.input("in.skip", &pos, &Sort::bitvector(ctx, 32)).as_bv().expect("a position");
+        let len = self.world.len();
+        let at_q = self.byte_read(&q);
+        let fact = Bool::and(
+            ctx,
+            &[&pos.bvule(&q), &q.bvule(&len), &q.bvult(&len).implies(&crate::smt::scan::c_space(ctx, &at_q).not())],
+        );
+        self.region.assumed.push(fact.simplify());
+        self.region.skips.push((pos.clone(), q.clone()));
+        st.in_pos = going.ite(&q, &pos).simplify();
     }
 
     /// Assumes, once per region, that the character stream holds a newline.
@@ -260,9 +304,32 @@ impl<'s, 'p, 'w, 'a, 'ctx> Exec<'s, 'p, 'w, 'a, 'ctx> {
         self.int_val(c, IntType::INT, Deps::new())
     }
 
-    /// `scanf` with only `%c` directives on the character stream, as glibc: each directive
-    /// takes one character; at the end of input scanf stops, the variables left unchanged;
-    /// it returns `EOF` when it stopped before assigning anything, else how many it assigned.
+    /// In a counterexample's instance, where the skip is taken on the model's bytes (its
+    /// `in.skip` is pinned only where the query skipped): the first position from `pos` whose
+    /// byte is no white space, or the end; `None` outside a model or past a long run.
+    fn skipped_in_model(&self, pos: &BV<'ctx>) -> Option<BV<'ctx>> {
+        let m = self.world.model?;
+        let at = m.eval(pos, false)?.simplify().as_u64()?;
+        let len = m.eval(&self.world.len(), true)?.simplify().as_u64()?;
+        let mut q = at;
+        while q < len && q - at < 1 << 16 {
+            let byte = self.world.char_at(&BV::from_u64(self.ctx, q, 32)).simplify().as_u64()?;
+            if !matches!(byte as u8, b' ' | b'\t' | b'\n' | 0x0b | 0x0c | b'\r') {
+                break;
+            }
+            q += 1;
+        }
+        (q - at < 1 << 16).then(|| BV::from_u64(self.ctx, q, 32))
+    }
+
+    /// `scanf` on the character stream, as glibc (and the interpreter) reads: white space in
+    /// the format skips input white space ([`Self::skip_spaces`]), other literal text must be
+    /// the next byte; `%c` takes one byte, `%s` a word after white space, `%[...]` the bytes of
+    /// its set ([`Self::scan_chars_word`]). At the end of the input `scanf` stops (an input
+    /// failure), at a byte that does not match too (a matching failure), the variables after
+    /// it left unchanged; it returns `EOF` when it stopped at the end of the input before
+    /// assigning anything, else how many it assigned. A `%c` stores one byte into its variable
+    /// (into an `int` only the low byte changes, as gcc lays it out).
     pub(super) fn scanf_chars(
         &mut self,
         e: &'p Expr,
@@ -273,51 +340,170 @@ impl<'s, 'p, 'w, 'a, 'ctx> Exec<'s, 'p, 'w, 'a, 'ctx> {
         let ctx = self.ctx;
         let mut rest = args[1..].iter();
         let mut done = c_int::constant(ctx, IntType::INT, 0);
-        let mut failed = Bool::from_bool(ctx, false);
+        // No failure yet; an input failure (the end of the input) on the way.
+        let mut going = Bool::from_bool(ctx, true);
+        let mut ended = Bool::from_bool(ctx, false);
         let one = c_int::constant(ctx, IntType::INT, 1);
         for p in pieces {
-            let Piece::Directive(d) = p else { unreachable!("a character format") };
-            // After a failure the position is at the end, so every later read fails too.
-            let (ok, byte) = self.read_char(st);
-            failed = Bool::or(ctx, &[&failed, &ok.not()]).simplify();
-            if d.suppress {
+            let d = match p {
+                Piece::Literal(bytes) => {
+                    for &b in bytes {
+                        if b.is_ascii_whitespace() {
+                            self.skip_spaces(st, &going);
+                        } else {
+                            going = self.match_byte(b, st, &going, &mut ended);
+                        }
+                    }
+                    continue;
+                }
+                Piece::Directive(d) => d,
+            };
+            if d.conv == '%' {
+                self.skip_spaces(st, &going);
+                going = self.match_byte(b'%', st, &going, &mut ended);
                 continue;
             }
-            let Some(arg) = rest.next() else { return unsupported("scanf with too few arguments", e.span) };
-            let ExprKind::AddrOf(target) = &arg.strip_implicit().kind else {
-                return unsupported("scanf into something other than `&variable`", arg.span);
+            if d.conv == 's' {
+                self.skip_spaces(st, &going);
+            }
+            let there = self.char_there(st);
+            ended = Bool::or(ctx, &[&ended, &Bool::and(ctx, &[&going, &there.not()])]).simplify();
+            let target = match d.suppress {
+                true => None,
+                false => match rest.next() {
+                    Some(arg) => Some(arg),
+                    None => return unsupported("scanf with too few arguments", e.span),
+                },
             };
-            let v = self.lvalue_var(target)?;
-            let old = st.vars[&v].clone();
-            // `%c` stores one byte at the variable's address (little-endian: its low byte).
-            let stored = match (&old.term, &self.setup.program.var(v).ty) {
-                (Term::Int(x, t), Type::Int(_)) if t.kind != crate::ir::IntKind::Bool => {
-                    let w = x.get_size();
-                    if w == 8 { byte.clone() } else { x.extract(w - 1, 8).concat(&byte) }
+            let ok = match d.conv {
+                'c' if matches!(d.width, cfmt::Count::None | cfmt::Count::Fixed(1)) => {
+                    let (ok, byte) = self.read_char_if(st, &going);
+                    if let Some(arg) = target {
+                        self.store_scanned_char(arg, &ok, byte, st)?;
+                    }
+                    ok
                 }
-                (_, ty) => {
-                    return unsupported(
-                        format!("`%c` into a variable of type `{}`", self.setup.program.type_name(ty)),
-                        arg.span,
-                    );
-                }
+                's' | '[' => self.scan_chars_word(e, d, target, st, &going)?,
+                'c' => return unsupported("`%c` with a width", e.span),
+                other => return unsupported(format!("reading `%{other}` in a program that reads characters"), e.span),
             };
-            let Term::Int(x, t) = &old.term else { unreachable!() };
-            let whole = stored.get_size() == 8;
-            let new = match ok.as_bool() {
-                Some(true) => {
-                    Val { term: Term::Int(stored, *t), deps: if whole { Deps::new() } else { old.deps.clone() } }
-                }
-                _ => Val { term: Term::Int(ok.ite(&stored, x).simplify(), *t), deps: old.deps.clone() },
-            };
-            self.use_var(v, Usage::Scanned);
-            st.vars.insert(v, new);
-            done = ok.ite(&c_int::add(&done, &one), &done).simplify();
+            going = ok;
+            if !d.suppress {
+                done = going.ite(&c_int::add(&done, &one), &done).simplify();
+            }
         }
         let zero = c_int::constant(ctx, IntType::INT, 0);
-        let eof = Bool::and(ctx, &[&failed, &done._eq(&zero)]);
+        let eof = Bool::and(ctx, &[&ended, &done._eq(&zero)]);
         let ret = eof.ite(&c_int::constant(ctx, IntType::INT, -1), &done).simplify();
         Ok(self.int_val(ret, IntType::INT, Deps::new()))
+    }
+
+    /// A literal byte of a `scanf` format, where `going`: taken when it is the next byte;
+    /// whether it was (else `scanf` stops; at the end of the input, `ended`).
+    fn match_byte(&mut self, b: u8, st: &mut State<'ctx>, going: &Bool<'ctx>, ended: &mut Bool<'ctx>) -> Bool<'ctx> {
+        let ctx = self.ctx;
+        let there = self.char_there(st);
+        *ended = Bool::or(ctx, &[&*ended, &Bool::and(ctx, &[going, &there.not()])]).simplify();
+        let same = self.world.char_at(&st.in_pos)._eq(&BV::from_u64(ctx, b as u64, 8));
+        self.read_char_if(st, &Bool::and(ctx, &[going, &same]).simplify()).0
+    }
+
+    /// `%c` into `&variable`: where `ok`, the byte stored at the variable's address
+    /// (little-endian: its low byte).
+    fn store_scanned_char(&mut self, arg: &'p Expr, ok: &Bool<'ctx>, byte: BV<'ctx>, st: &mut State<'ctx>) -> R<()> {
+        let ExprKind::AddrOf(target) = &arg.strip_implicit().kind else {
+            return unsupported("scanf into something other than `&variable`", arg.span);
+        };
+        let v = self.lvalue_var(target)?;
+        let old = st.vars[&v].clone();
+        let stored = match (&old.term, &self.setup.program.var(v).ty) {
+            (Term::Int(x, t), Type::Int(_)) if t.kind != crate::ir::IntKind::Bool => {
+                let w = x.get_size();
+                if w == 8 { byte } else { x.extract(w - 1, 8).concat(&byte) }
+            }
+            (_, ty) => {
+                return unsupported(
+                    format!("`%c` into a variable of type `{}`", self.setup.program.type_name(ty)),
+                    arg.span,
+                );
+            }
+        };
+        let Term::Int(x, t) = &old.term else { unreachable!() };
+        let whole = stored.get_size() == 8;
+        let new = match ok.as_bool() {
+            Some(true) => Val { term: Term::Int(stored, *t), deps: if whole { Deps::new() } else { old.deps.clone() } },
+            _ => Val { term: Term::Int(ok.ite(&stored, x).simplify(), *t), deps: old.deps.clone() },
+        };
+        self.use_var(v, Usage::Scanned);
+        st.vars.insert(v, new);
+        Ok(())
+    }
+
+    /// `%s` (after its white space is skipped) or `%[...]` on the character stream, where
+    /// `going`: the bytes the directive takes, at most its width and, into the local `char`
+    /// array `target`, stored there with a `'\0'` after them. A word that reaches the array's
+    /// end leaves no room for its `'\0'`: a runtime error (scanf writes past the array), so
+    /// the bytes read are at most the array's length. Whether it took a byte (else `scanf`
+    /// stops there). A suppressed `%*s` needs a width: its word has no array to bound it.
+    fn scan_chars_word(
+        &mut self,
+        e: &'p Expr,
+        d: &cfmt::Directive,
+        target: Option<&'p Expr>,
+        st: &mut State<'ctx>,
+        going: &Bool<'ctx>,
+    ) -> R<Bool<'ctx>> {
+        let ctx = self.ctx;
+        let accept = crate::smt::scan::Accept::of(d);
+        let width = match d.width {
+            cfmt::Count::Fixed(w) => Some(w as u64),
+            _ => None,
+        };
+        let dest = match target {
+            Some(arg) => {
+                let dest = self.array_of(arg, st)?;
+                if c_int::width(dest.2) != 8 {
+                    return unsupported(format!("`%{}` into an array of wider elements than `char`", d.conv), arg.span);
+                }
+                Some((arg, dest))
+            }
+            None => None,
+        };
+        let size = dest.as_ref().map(|(_, (_, _, _, n, _))| *n);
+        let Some(limit) = [width, size].into_iter().flatten().min() else {
+            return unsupported(format!("`%*{}` without a width", d.conv), e.span);
+        };
+        let at = |k: u64| BV::from_u64(ctx, k, 32);
+        let mut reading = going.clone();
+        let mut count = at(0);
+        let mut bytes = Vec::new();
+        let mut first = None;
+        for k in 0..limit {
+            self.in_budget(e.span)?;
+            let next = self.world.char_at(&st.in_pos);
+            let wanted = Bool::and(ctx, &[&reading, &accept.takes(ctx, &next)]).simplify();
+            if wanted.as_bool() == Some(false) {
+                break;
+            }
+            let (ok, byte) = self.read_char_if(st, &wanted);
+            count = ok.ite(&at(k + 1), &count).simplify();
+            first.get_or_insert(ok.clone());
+            bytes.push((ok.clone(), byte));
+            reading = ok;
+        }
+        let got = first.unwrap_or_else(|| Bool::from_bool(ctx, false));
+        let Some((arg, (v, mut a, t, size, deps))) = dest else { return Ok(got) };
+        if width.is_none_or(|w| w >= size) {
+            let g = st.guard.clone();
+            self.error(Bool::and(ctx, &[&g, &got, &count._eq(&at(size))]), deps.clone(), arg.span);
+        }
+        for (k, (ok, byte)) in bytes.into_iter().enumerate() {
+            a = ok.ite(&a.store(&at(k as u64), &byte), &a);
+        }
+        a = got.ite(&a.store(&count, &BV::from_u64(ctx, 0, 8)), &a);
+        self.use_var(v, Usage::Scanned);
+        st.vars.insert(v, Val { term: Term::Array(a, t, size), deps });
+        Ok(got)
     }
 
     /// A `printf` statement as a site: the original, another print (a reference's, renamed),

@@ -390,6 +390,11 @@ impl<'a, 'ctx> World<'a, 'ctx> {
         self.constant("in.nl")
     }
 
+    /// Character input: the byte at index `pos`, `in.chr(pos)`.
+    pub fn char_at(&self, pos: &BV<'ctx>) -> BV<'ctx> {
+        self.input("in.chr", pos, &Sort::bitvector(self.ctx, 8)).as_bv().expect("char input")
+    }
+
     /// The line assumption: `in.nl < in.len` and the character there is `'\n'`.
     pub fn line_assumption(&self) -> Bool<'ctx> {
         let nl = self.nl();
@@ -419,6 +424,8 @@ pub struct Setup<'p> {
     /// `printf` calls whose output is not compared (prompts printed before a read).
     pub prompts: &'p HashSet<ExprId>,
     pub compare: Compare,
+    /// How the function reads its input ([`super::stream::pair_inputs`]).
+    pub input: super::stream::Input,
     /// Character input: the nodes where `pos <= in.nl` is part of the pre-state and must be
     /// re-established by every edge into them ([`super::stream::line_invariant`]).
     pub line: BTreeSet<Node>,
@@ -448,6 +455,11 @@ pub struct Region<'p, 'ctx> {
     /// What the input model assumes: a number read is finite; the character stream holds a
     /// newline (once a character is read); the line invariant at the region's node.
     pub assumed: Vec<Bool<'ctx>>,
+    /// Character input: the positions whose byte the region reads (each `in.chr(pos)`).
+    pub chars_read: Vec<BV<'ctx>>,
+    /// Character input: each white space skip, from the position to `in.skip(pos)`
+    /// ([`super::stream::skip_facts`]).
+    pub skips: Vec<(BV<'ctx>, BV<'ctx>)>,
     /// Conditions under which the region breaks an invariant of the input model at the node
     /// it reaches (the line invariant): each is a failure of the check.
     pub obligations: Vec<Bool<'ctx>>,
@@ -552,6 +564,8 @@ impl<'s, 'p, 'w, 'a, 'ctx> Exec<'s, 'p, 'w, 'a, 'ctx> {
                 errors: Vec::new(),
                 glue: Vec::new(),
                 assumed: Vec::new(),
+                chars_read: Vec::new(),
+                skips: Vec::new(),
                 obligations: Vec::new(),
                 sites: Vec::new(),
                 usage: Vec::new(),
@@ -636,7 +650,16 @@ impl<'s, 'p, 'w, 'a, 'ctx> Exec<'s, 'p, 'w, 'a, 'ctx> {
     }
 
     /// Executes the region of `node` from `pre`.
-    pub fn run(mut self, node: Node, mut pre: State<'ctx>) -> R<Region<'p, 'ctx>> {
+    pub fn run(self, node: Node, pre: State<'ctx>) -> R<Region<'p, 'ctx>> {
+        let ctx = self.ctx;
+        let world = self.world;
+        let mut region = self.run_region(node, pre)?;
+        let facts = super::stream::skip_facts(ctx, world, &region);
+        region.assumed.extend(facts);
+        Ok(region)
+    }
+
+    fn run_region(mut self, node: Node, mut pre: State<'ctx>) -> R<Region<'p, 'ctx>> {
         let tree = self.setup.tree;
         if self.setup.reading.is_some() {
             // A property of the input, whatever the region reads: were it assumed only where a

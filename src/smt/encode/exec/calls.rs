@@ -1,6 +1,7 @@
 //! Calls: inlining user functions, the library builtins, `scanf`/`printf` and the input and output streams.
 
 use super::*;
+use crate::smt::scan::{Accept, c_space};
 
 impl<'a, 'ctx> Exec<'a, 'ctx> {
     pub(super) fn call(&mut self, e: &Expr, callee: &Callee, args: &[Expr]) -> R<SymVal<'ctx>> {
@@ -752,7 +753,7 @@ impl<'a, 'ctx> Exec<'a, 'ctx> {
             // A conversion first needs a byte: at the end of the input it fails.
             let (ok, first) = self.peek_byte();
             self.stop_where(&ok.not(), if assigned == 0 { -1 } else { assigned }, &mut ended);
-            let accept = if d.conv == '[' { Accept::of_set(&d.scanset) } else { Accept::NotSpace };
+            let accept = Accept::of(d);
             if d.conv == '[' {
                 // A first byte outside the set is a matching failure.
                 let outside = self.accepts(&accept, &first).not();
@@ -846,18 +847,8 @@ impl<'a, 'ctx> Exec<'a, 'ctx> {
         self.st.guard = self.and(&self.st.guard, &cond.not());
     }
 
-    /// Whether a `%s` (a byte that is no space) or `%[...]` (a byte of the set) takes `byte`.
     fn accepts(&self, accept: &Accept, byte: &BV<'ctx>) -> Bool<'ctx> {
-        match accept {
-            Accept::NotSpace => self.is_space(byte).not(),
-            Accept::Set { negated, members } => {
-                let any: Vec<Bool<'ctx>> =
-                    members.iter().map(|&m| byte._eq(&BV::from_u64(self.ctx, m as u64, 8))).collect();
-                let refs: Vec<&Bool<'ctx>> = any.iter().collect();
-                let inside = Bool::or(self.ctx, &refs);
-                if *negated { inside.not() } else { inside }
-            }
-        }
+        accept.takes(self.ctx, byte)
     }
 
     fn is_space(&self, byte: &BV<'ctx>) -> Bool<'ctx> {
@@ -1462,36 +1453,5 @@ fn scanned_name(p: &Program, a: &Expr) -> String {
     match &a.strip_implicit().kind {
         ExprKind::AddrOf(x) | ExprKind::Decay(x) => crate::ir::print::expr_to_c(p, x),
         _ => format!("*{}", crate::ir::print::expr_to_c(p, a)),
-    }
-}
-
-/// The bytes a `%s` or `%[...]` directive takes.
-enum Accept {
-    NotSpace,
-    Set { negated: bool, members: Vec<u8> },
-}
-
-impl Accept {
-    /// A scan set as glibc reads it (the interpreter's `scanf`): `^` first negates it, a `]`
-    /// right after the opening is a member, `a-z` is a range.
-    fn of_set(set: &str) -> Accept {
-        let bytes = set.as_bytes();
-        let (negated, mut i) = if bytes.first() == Some(&b'^') { (true, 1) } else { (false, 0) };
-        let mut members: Vec<u8> = Vec::new();
-        if bytes.get(i) == Some(&b']') {
-            members.push(b']');
-            i += 1;
-        }
-        while i < bytes.len() {
-            if bytes[i] == b'-' && !members.is_empty() && i + 1 < bytes.len() {
-                let lo = *members.last().expect("not empty");
-                members.extend(lo..=bytes[i + 1]);
-                i += 2;
-            } else {
-                members.push(bytes[i]);
-                i += 1;
-            }
-        }
-        Accept::Set { negated, members }
     }
 }
