@@ -6,10 +6,10 @@ use z3::Context;
 use z3::ast::{Ast, BV, Bool};
 
 /// C's `isspace` in the "C" locale, which `scanf` skips and ends words at: space, `\t`,
-/// `\n`, `\v`, `\f`, `\r`.
+/// `\n`, `\v`, `\f`, `\r` (the interpreter's set, [`crate::spec::interp::C_SPACE`]).
 pub fn c_space<'ctx>(ctx: &'ctx Context, b: &BV<'ctx>) -> Bool<'ctx> {
     let any: Vec<Bool<'ctx>> =
-        [b' ', b'\t', b'\n', 0x0b, 0x0c, b'\r'].iter().map(|&c| b._eq(&BV::from_u64(ctx, c as u64, 8))).collect();
+        crate::spec::interp::C_SPACE.iter().map(|&c| b._eq(&BV::from_u64(ctx, c as u64, 8))).collect();
     let refs: Vec<&Bool<'ctx>> = any.iter().collect();
     Bool::or(ctx, &refs)
 }

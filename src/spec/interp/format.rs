@@ -1188,8 +1188,12 @@ enum Scanned {
     Float(f64),
 }
 
-fn is_c_space(c: u8) -> bool {
-    matches!(c, b' ' | b'\t' | b'\n' | 0x0b | 0x0c | b'\r')
+/// C's `isspace` in the "C" locale: what `scanf` skips and ends a `%s` word at (the symbolic
+/// models' `smt::scan::c_space` is the same set).
+pub const C_SPACE: [u8; 6] = [b' ', b'\t', b'\n', 0x0b, 0x0c, b'\r'];
+
+pub fn is_c_space(c: u8) -> bool {
+    C_SPACE.contains(&c)
 }
 
 /// `*a`, for messages about the memory a pointer argument points to.

@@ -32,6 +32,7 @@
 
 pub mod debug;
 mod format;
+pub use format::{C_SPACE, is_c_space};
 mod machine;
 mod memory;
 mod shape;

@@ -311,15 +311,17 @@ impl<'s, 'p, 'w, 'a, 'ctx> Exec<'s, 'p, 'w, 'a, 'ctx> {
         let m = self.world.model?;
         let at = m.eval(pos, false)?.simplify().as_u64()?;
         let len = m.eval(&self.world.len(), true)?.simplify().as_u64()?;
+        // A longer run of white space than any test's is left to the model's `in.skip`.
+        const LONGEST_RUN: u64 = 1 << 16;
         let mut q = at;
-        while q < len && q - at < 1 << 16 {
+        while q < len && q - at < LONGEST_RUN {
             let byte = self.world.char_at(&BV::from_u64(self.ctx, q, 32)).simplify().as_u64()?;
-            if !matches!(byte as u8, b' ' | b'\t' | b'\n' | 0x0b | 0x0c | b'\r') {
+            if !crate::spec::interp::is_c_space(byte as u8) {
                 break;
             }
             q += 1;
         }
-        (q - at < 1 << 16).then(|| BV::from_u64(self.ctx, q, 32))
+        (q - at < LONGEST_RUN).then(|| BV::from_u64(self.ctx, q, 32))
     }
 
     /// `scanf` on the character stream, as glibc (and the interpreter) reads: white space in
@@ -366,8 +368,7 @@ impl<'s, 'p, 'w, 'a, 'ctx> Exec<'s, 'p, 'w, 'a, 'ctx> {
             if d.conv == 's' {
                 self.skip_spaces(st, &going);
             }
-            let there = self.char_there(st);
-            ended = Bool::or(ctx, &[&ended, &Bool::and(ctx, &[&going, &there.not()])]).simplify();
+            self.note_end(st, &going, &mut ended);
             let target = match d.suppress {
                 true => None,
                 false => match rest.next() {
@@ -398,12 +399,17 @@ impl<'s, 'p, 'w, 'a, 'ctx> Exec<'s, 'p, 'w, 'a, 'ctx> {
         Ok(self.int_val(ret, IntType::INT, Deps::new()))
     }
 
+    /// Where `going` and the input is at its end here, `scanf` meets an input failure: `ended`.
+    fn note_end(&mut self, st: &State<'ctx>, going: &Bool<'ctx>, ended: &mut Bool<'ctx>) {
+        let there = self.char_there(st);
+        *ended = Bool::or(self.ctx, &[&*ended, &Bool::and(self.ctx, &[going, &there.not()])]).simplify();
+    }
+
     /// A literal byte of a `scanf` format, where `going`: taken when it is the next byte;
     /// whether it was (else `scanf` stops; at the end of the input, `ended`).
     fn match_byte(&mut self, b: u8, st: &mut State<'ctx>, going: &Bool<'ctx>, ended: &mut Bool<'ctx>) -> Bool<'ctx> {
         let ctx = self.ctx;
-        let there = self.char_there(st);
-        *ended = Bool::or(ctx, &[&*ended, &Bool::and(ctx, &[going, &there.not()])]).simplify();
+        self.note_end(st, going, ended);
         let same = self.world.char_at(&st.in_pos)._eq(&BV::from_u64(ctx, b as u64, 8));
         self.read_char_if(st, &Bool::and(ctx, &[going, &same]).simplify()).0
     }
