@@ -29,11 +29,12 @@ use crate::engines::mutation::engine::{FoundRepair, Options};
 use crate::engines::mutation::search::Outcome;
 use crate::engines::verified::{
     self,
-    precondition::{RangeConjecture, TextConjecture},
+    precondition::{RangeConjecture, SignedZeroConjecture, TextConjecture},
 };
 use crate::ir::{Diagnostic, Guarantee, Program, Severity, TextEdit, apply_edits};
 use crate::smt::Budget;
 use crate::smt::bmc::{self, BmcUnknown, BmcVerdict};
+use crate::smt::solver::UnknownReason;
 use crate::spec::compare::Compare;
 
 use super::assertions::push_repair;
@@ -55,8 +56,9 @@ const VERIFIED_SLICE: Duration = Duration::from_secs(15);
 const REALS_SLICE: Duration = Duration::from_secs(10);
 /// Inputs varied from the tests' that a repair found over the reals must also pass.
 const VARIATIONS: usize = 12;
-/// Counterexamples a conjecture about the input is narrowed for at most ([`Job::within`]).
-const RANGE_ROUNDS: usize = 4;
+/// Proofs under the conjectures about the input at most, each after a counterexample
+/// narrowed them ([`Job::within`]).
+const RANGE_ROUNDS: usize = 5;
 
 /// What the anytime phase leaves for the rest of the pipeline.
 #[derive(Default)]
@@ -185,6 +187,13 @@ impl Job<'_> {
                 let t = Instant::now();
                 let found = self.first_passing(&out.counterexamples, &varied);
                 report.stats.phase("first tested fix", t);
+                tracing::debug!(
+                    outcome = ?found.outcome,
+                    found = ?found.repair.as_ref().map(|r| r.edits()),
+                    ms = t.elapsed().as_millis() as u64,
+                    tests = self.tests.len() + out.counterexamples.len() + varied.len(),
+                    "the search on the tests"
+                );
                 out.exhausted = matches!(found.outcome, Some(Outcome::Exhausted { .. } | Outcome::Complete));
                 proposal = found.repair.map(Proposal::Mutation);
             }
@@ -372,51 +381,64 @@ impl Job<'_> {
     }
 
     /// A fix the bounded check refuted on `input`, proved again for the inputs like the tests'
-    /// as far as the counterexamples need: first those whose numbers lie in the tests' ranges
-    /// ([`RangeConjecture`]), then those that hold only the kinds of character the tests hold
-    /// ([`TextConjecture`]). The guarantee under the first that holds, or `None` when a
-    /// counterexample is like the tests in both respects (the refutation stands) or no proof
-    /// comes within the rounds.
+    /// as far as the counterexamples need: inputs whose numbers lie in the tests' ranges
+    /// ([`RangeConjecture`]), that hold only the kinds of character the tests hold
+    /// ([`TextConjecture`]), with no `-0` where no test has one ([`SignedZeroConjecture`]),
+    /// each narrowed by the counterexamples that fall outside it. The guarantee under the
+    /// conjectures so narrowed, or `None` when a counterexample is like the tests in every
+    /// respect (the refutation stands) or no proof comes within the rounds.
     fn within_tested_inputs(&self, student: &Program, input: &str, report: &mut Report) -> Option<Guarantee> {
         let entry = self.engine_opts.entry.as_str();
         let inputs: Vec<String> = self.tests.iter().map(|t| t.input.clone()).collect();
         // The kinds of character only where the proof reads the input as characters (every
         // byte then bears the assumption; a proof over tokens would spend its rounds on it).
         let text = crate::smt::product::reads_chars(student, self.reference).unwrap_or(false);
-        let conjectures = [
-            RangeConjecture::new(self.reference, entry, &inputs).map(Conjecture::Ranges),
-            TextConjecture::new(&inputs).filter(|_| text).map(Conjecture::Text),
-        ];
-        conjectures.into_iter().flatten().find_map(|c| self.within(c, student, input, report))
+        let conjectures = Conjectures {
+            ranges: RangeConjecture::new(self.reference, entry, &inputs),
+            text: TextConjecture::new(&inputs).filter(|_| text),
+            zero: SignedZeroConjecture::new(&inputs).filter(|_| self.uses_floats()),
+            tests: inputs.len(),
+        };
+        self.within(conjectures, student, input, report)
     }
 
-    /// [`Job::within_tested_inputs`] under one conjecture, narrowed by each counterexample.
+    /// [`Job::within_tested_inputs`] under the conjectures, narrowed by each counterexample.
     fn within(
         &self,
-        mut conjecture: Conjecture,
+        mut conjecture: Conjectures,
         student: &Program,
         input: &str,
         report: &mut Report,
     ) -> Option<Guarantee> {
         let entry = self.engine_opts.entry.as_str();
         let mut input = input.to_string();
+        // As the fix's own proof: the rounds at a small bound (a counterexample or a proof
+        // in time), then the proof at the full bound; if that one does not finish, the
+        // small bound's stands (and if it refutes, the narrowing goes on at the full bound).
+        let full = self.engine_opts.bound;
+        let mut bound = full.min(FIRST_BOUND);
+        let mut narrowed = conjecture.exclude(&input);
+        let mut proved_short: Option<Guarantee> = None;
         for _ in 0..RANGE_ROUNDS {
-            if !conjecture.exclude(&input) {
+            if !narrowed {
                 return None;
             }
             let (assumed, assume) = conjecture.restrict(self.reference, entry, self.engine_opts.assumptions())?;
-            let bound = self.engine_opts.bound;
             let budget = Budget::new((self.left() / 4).min(BOUNDED_SLICE), self.cancel.clone());
             let t = Instant::now();
             let verdict = bmc::verify_against_assuming(student, &assumed, self.compare, entry, bound, assume, &budget);
             report.stats.phase("bounded proof of the fix", t);
+            tracing::debug!(bound, conjecture = %conjecture.description(), verdict = ?verdict.verdict, "the fix for inputs like the tests'");
             match verdict.verdict {
                 BmcVerdict::Holds { complete } => {
                     let assumption = conjecture.description();
-                    return Some(
-                        Guarantee::VerifiedAssuming { assumption, bound: (!complete).then_some(bound) }
-                            .assuming_also(verdict.assumption()),
-                    );
+                    let proved = Guarantee::VerifiedAssuming { assumption, bound: (!complete).then_some(bound) }
+                        .assuming_also(verdict.assumption());
+                    if complete || bound == full {
+                        return Some(proved);
+                    }
+                    proved_short = Some(proved);
+                    bound = full;
                 }
                 BmcVerdict::Violated(cex) => {
                     let m = super::reference_repair::mismatch(
@@ -431,11 +453,22 @@ impl Job<'_> {
                         return None;
                     }
                     input = cex.stdin;
+                    narrowed = conjecture.exclude(&input);
+                    // Refuted on a longer run: what the small bound proved was of conjectures
+                    // that do not hold.
+                    if bound == full {
+                        proved_short = None;
+                    }
                 }
-                BmcVerdict::Unknown(_) => return None,
+                // No run is that short under the conjectures (a count of at least 3 beyond 2
+                // iterations): only the full bound can say something.
+                BmcVerdict::Unknown(BmcUnknown::Solver(UnknownReason::NoRunWithinBound)) if bound < full => {
+                    bound = full;
+                }
+                BmcVerdict::Unknown(_) => return proved_short,
             }
         }
-        None
+        proved_short
     }
 
     /// Proves `proposal`, already shown, in place: see [`Job::try_proposal`].
@@ -518,6 +551,7 @@ impl Job<'_> {
                         &cex.stdin,
                         self.cancel,
                     );
+                    tracing::debug!(bound, input = ?cex.stdin, confirmed = m.confirmed, "the bounded check refutes the fix shown");
                     // Refuted outside the numbers the tests read: proved for their ranges instead.
                     if m.confirmed
                         && !proposal.assuming()
@@ -727,43 +761,60 @@ impl Job<'_> {
     }
 }
 
-/// What the tests' inputs suggest the assignment promises, narrowed by counterexamples
-/// ([`Job::within_tested_inputs`]).
-enum Conjecture {
-    Ranges(RangeConjecture),
-    Text(TextConjecture),
+/// What the tests' inputs suggest the assignment promises, each part narrowed only where a
+/// counterexample needs it ([`Job::within_tested_inputs`]): the ranges of the numbers read,
+/// the kinds of character the input holds, no `-0`.
+struct Conjectures {
+    ranges: Option<RangeConjecture>,
+    text: Option<TextConjecture>,
+    zero: Option<SignedZeroConjecture>,
+    tests: usize,
 }
 
-impl Conjecture {
+impl Conjectures {
+    /// The first part that can rules out what it can of `input`, the rarest feature first
+    /// (a `-0`, then a number out of the tests' range, then a kind of character): one at a
+    /// time, so that a counterexample that is unlike the tests in two respects, only one of
+    /// which the fix needs, does not cost the proof the other. `false` when none can: the
+    /// counterexample is like the tests in every respect.
     fn exclude(&mut self, input: &str) -> bool {
-        match self {
-            Conjecture::Ranges(r) => r.exclude(input),
-            Conjecture::Text(t) => t.exclude(input),
-        }
+        self.zero.as_mut().is_some_and(|z| z.exclude(input))
+            || self.ranges.as_mut().is_some_and(|r| r.exclude(input))
+            || self.text.as_mut().is_some_and(|t| t.exclude(input))
     }
 
+    /// "the number read is at least 1 and no number is `-0` (minus zero), as in all 4 tests".
     fn description(&self) -> String {
-        match self {
-            Conjecture::Ranges(r) => r.description(),
-            Conjecture::Text(t) => t.description(),
-        }
+        let parts: Vec<String> = [
+            self.ranges.as_ref().and_then(RangeConjecture::conditions),
+            self.text.as_ref().and_then(TextConjecture::conditions),
+            self.zero.as_ref().and_then(SignedZeroConjecture::conditions),
+        ]
+        .into_iter()
+        .flatten()
+        .collect();
+        format!("{}, as in all {} tests", parts.join(" and "), self.tests)
     }
 
-    /// The reference and the assumptions a proof under the conjecture runs with: the
-    /// reference stopped outside the ranges, or the input's bytes kept from the kinds ruled out.
+    /// The reference and the assumptions a proof under the conjectures runs with: the
+    /// reference stopped outside the ranges, the input's bytes kept from the kinds ruled out,
+    /// its floating-point numbers from `-0`.
     fn restrict<'p>(
         &self,
         reference: &'p Program,
         entry: &str,
         assume: bmc::Assumptions,
     ) -> Option<(std::borrow::Cow<'p, Program>, bmc::Assumptions)> {
-        match self {
-            Conjecture::Ranges(r) => Some((std::borrow::Cow::Owned(r.assumed(reference, entry)?), assume)),
-            Conjecture::Text(t) => Some((
-                std::borrow::Cow::Borrowed(reference),
-                bmc::Assumptions { absent_chars: t.absent_bytes(), ..assume },
-            )),
-        }
+        let reference = match self.ranges.as_ref().filter(|r| r.conditions().is_some()) {
+            Some(r) => std::borrow::Cow::Owned(r.assumed(reference, entry)?),
+            None => std::borrow::Cow::Borrowed(reference),
+        };
+        let assume = bmc::Assumptions {
+            absent_chars: assume.absent_chars | self.text.as_ref().map_or(0, TextConjecture::absent_bytes),
+            no_negative_zero: assume.no_negative_zero || self.zero.as_ref().is_some_and(SignedZeroConjecture::excluded),
+            ..assume
+        };
+        Some((reference, assume))
     }
 }
 

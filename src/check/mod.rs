@@ -1364,6 +1364,7 @@ pub(crate) fn undecided_words(reason: &crate::smt::solver::UnknownReason) -> &'s
         UnknownReason::Timeout => "it ran out of time",
         UnknownReason::Cancelled => "it was stopped",
         UnknownReason::SolverUnknown(_) => "the question was too hard for it",
+        UnknownReason::NoRunWithinBound => "no run of both programs is that short",
     }
 }
 

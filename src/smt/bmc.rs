@@ -175,11 +175,13 @@ pub struct Assumptions {
     pub line_in_input: bool,
     /// [`EncodeOptions::absent_chars`].
     pub absent_chars: u128,
+    /// [`EncodeOptions::no_negative_zero`].
+    pub no_negative_zero: bool,
 }
 
 impl Default for Assumptions {
     fn default() -> Self {
-        Assumptions { reference_prints_no_nan: false, line_in_input: true, absent_chars: 0 }
+        Assumptions { reference_prints_no_nan: false, line_in_input: true, absent_chars: 0, no_negative_zero: false }
     }
 }
 
@@ -258,6 +260,7 @@ fn verify_in(
                 floats,
                 line_in_input: assume.line_in_input,
                 absent_chars: assume.absent_chars,
+                no_negative_zero: assume.no_negative_zero,
                 ..EncodeOptions::new(bound)
             },
         ),
@@ -266,6 +269,7 @@ fn verify_in(
                 reference_prints_no_nan: assume.reference_prints_no_nan,
                 line_in_input: assume.line_in_input,
                 absent_chars: assume.absent_chars,
+                no_negative_zero: assume.no_negative_zero,
                 floats,
                 ..EncodeOptions::new(bound)
             };
@@ -323,6 +327,9 @@ fn verify_in(
             match reference {
                 Some((r, compare)) if !complete => match outlasting_run(&enc, program, r, compare, entry, budget) {
                     Some(cex) => BmcVerdict::Violated(Box::new(cex)),
+                    None if no_run_within_bound(&enc, budget) => {
+                        BmcVerdict::Unknown(BmcUnknown::Solver(UnknownReason::NoRunWithinBound))
+                    }
                     None => BmcVerdict::Holds { complete },
                 },
                 _ => BmcVerdict::Holds { complete },
@@ -360,6 +367,21 @@ fn readable_model<'ctx>(
 /// loop that never ends would be "equivalent" on every run within the bound, as no such run
 /// of it ends. A student's run that ends with the reference's output only needed more
 /// iterations, and the bounded proof stands.
+/// No run of both programs of a product ends within the bound (decided within a slice; no
+/// answer counts as "some run may"): a bounded proof compares only such runs, so it would
+/// hold vacuously (a range assumed of the input, say that `n` is at least 3, beyond a bound
+/// of 2 iterations).
+fn no_run_within_bound(enc: &Encoding<'_>, budget: &Budget) -> bool {
+    let s = solver::one_shot_solver(enc.ctx, enc.bit_vectors_only);
+    enc.assert_into(&s);
+    s.assert(&enc.completes);
+    let slice = Budget::new(budget.remaining().min(VACUITY_SLICE), budget.cancel.clone());
+    check_with_budget(&s, &[], &slice).is_unsat()
+}
+
+/// How long [`no_run_within_bound`] may take.
+const VACUITY_SLICE: Duration = Duration::from_secs(1);
+
 fn outlasting_run<'ctx>(
     enc: &Encoding<'ctx>,
     program: &Program,

@@ -288,6 +288,20 @@ impl<'ctx> Floats<'ctx> {
         }
     }
 
+    /// `-0`: equal to `0` in every comparison, but it prints as `-0.000000` and picks the other
+    /// side of a `<` between equal values.
+    pub fn is_negative_zero(&mut self, a: &Dynamic<'ctx>) -> Bool<'ctx> {
+        match self.model {
+            FloatModel::Ieee => self.fp.is_negative_zero(&ieee(a)),
+            FloatModel::Real => Bool::from_bool(self.ctx, false),
+            FloatModel::Opaque if converted_int(a).is_some() => Bool::from_bool(self.ctx, false),
+            FloatModel::Opaque => {
+                let x = bits(a);
+                x._eq(&BV::from_u64(self.ctx, 1, 1).concat(&BV::from_u64(self.ctx, 0, x.get_size() - 1)))
+            }
+        }
+    }
+
     /// Of a value of the opaque model: its exponent is all ones (NaN or infinity), and its
     /// mantissa is zero.
     fn parts(&self, a: &Dynamic<'ctx>) -> (Bool<'ctx>, Bool<'ctx>) {

@@ -71,6 +71,7 @@ pub fn encode_product<'ctx>(
         floats: opts.floats,
         line_in_input: opts.line_in_input,
         absent_chars: opts.absent_chars,
+        no_negative_zero: opts.no_negative_zero,
         ..EncodeOptions::new(opts.bound)
     };
     let no_nan = opts.reference_prints_no_nan;

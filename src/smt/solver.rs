@@ -21,6 +21,10 @@ pub enum UnknownReason {
     Cancelled,
     /// Z3 itself gave up (incompleteness, resource limit, ...), with its reason.
     SolverUnknown(String),
+    /// A bounded comparison with the reference found no difference because no run of the
+    /// two programs ends within the bound (every input makes one loop run longer): it would
+    /// prove nothing.
+    NoRunWithinBound,
 }
 
 /// The outcome of one check. `Unknown` is never to be read as either answer.

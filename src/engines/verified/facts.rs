@@ -70,21 +70,58 @@ pub(super) fn top_level_scanf_directives(p: &Program, f: FuncId) -> Option<Vec<S
     let mut out = Vec::new();
     for s in stmts {
         match &s.kind {
-            StmtKind::Expr(e) if is_call(e, Builtin::Scanf) => {
-                let ExprKind::Call(_, args) = &e.strip_implicit().kind else { return None };
-                let ExprKind::Str(fmt) = &args.first()?.strip_implicit().kind else { return None };
-                let mut rest = args[1..].iter();
-                for piece in crate::ir::format::parse(fmt, true).ok()? {
-                    if let crate::ir::format::Piece::Directive(d) = piece
-                        && d.conv != '%'
-                    {
-                        let target = if d.suppress { None } else { rest.next() };
-                        out.push(ScanfDirective { conv: d.conv, suppress: d.suppress, target, call: e.span });
-                    }
-                }
-            }
+            StmtKind::Expr(e) if is_call(e, Builtin::Scanf) => out.extend(scanf_directives(e)?),
             _ if contains_call(s, Builtin::Scanf) => return None,
             _ => {}
+        }
+    }
+    Some(out)
+}
+
+/// The conversions of the `scanf(...);` statements the function's reads begin with, in input
+/// order, and the index of the last of them in the body: the top-level ones before the first
+/// other statement that may read (a loop or an `if` that reads, a `getchar`, a call of one of
+/// the program's functions). On every path that reads their tokens, those are the input's
+/// first, in this order (`scanf("%d", &n);` then a loop that reads `n` numbers).
+pub(super) fn leading_scanf_directives(p: &Program, f: FuncId) -> Option<(Vec<ScanfDirective<'_>>, usize)> {
+    let StmtKind::Block(stmts) = &p.func(f).body.as_ref()?.kind else { return None };
+    let mut out = Vec::new();
+    let mut last = None;
+    for (i, s) in stmts.iter().enumerate() {
+        match &s.kind {
+            StmtKind::Expr(e) if is_call(e, Builtin::Scanf) => {
+                out.extend(scanf_directives(e)?);
+                last = Some(i);
+            }
+            _ if may_read(s) => break,
+            _ => {}
+        }
+    }
+    Some((out, last?))
+}
+
+/// `s` reads input, or calls a function of the program (which may).
+fn may_read(s: &Stmt) -> bool {
+    let mut found = false;
+    crate::ir::walk::walk_stmt(s, &mut |e| {
+        found |= [Builtin::Scanf, Builtin::Getchar, Builtin::Gets, Builtin::Fgets].iter().any(|b| is_call(e, *b))
+            || matches!(&e.kind, ExprKind::Call(crate::ir::Callee::Func(_), _));
+    });
+    found
+}
+
+/// The directives of the `scanf` call `e`, each with the argument it stores to.
+fn scanf_directives(e: &Expr) -> Option<Vec<ScanfDirective<'_>>> {
+    let ExprKind::Call(_, args) = &e.strip_implicit().kind else { return None };
+    let ExprKind::Str(fmt) = &args.first()?.strip_implicit().kind else { return None };
+    let mut rest = args[1..].iter();
+    let mut out = Vec::new();
+    for piece in crate::ir::format::parse(fmt, true).ok()? {
+        if let crate::ir::format::Piece::Directive(d) = piece
+            && d.conv != '%'
+        {
+            let target = if d.suppress { None } else { rest.next() };
+            out.push(ScanfDirective { conv: d.conv, suppress: d.suppress, target, call: e.span });
         }
     }
     Some(out)

@@ -253,8 +253,8 @@ pub struct RangeConjecture {
 }
 
 impl RangeConjecture {
-    /// `None` when the reference's `entry` does not read only with top-level `scanf`
-    /// statements, reads no `int`, or there are too few tests.
+    /// `None` when the reference's `entry` does not begin its reads with top-level `scanf`
+    /// statements that read an `int`, or there are too few tests.
     pub fn new(reference: &Program, entry: &str, inputs: &[String]) -> Option<RangeConjecture> {
         if inputs.len() < MIN_TESTS {
             return None;
@@ -292,26 +292,29 @@ impl RangeConjecture {
             else {
                 continue;
             };
+            // The first counterexample on a side gets the weakest bound that rules it out; a
+            // second one the tests' own extreme (the solver would walk the bound a step at a
+            // time towards it, one proof per step).
             let (low, high) = &mut self.bounds[k];
             if value < *least && low.is_none_or(|l| l <= value) {
-                *low = Some(value + 1);
+                *low = Some(if low.is_some() { *least } else { value + 1 });
                 narrowed = true;
             } else if value > *greatest && high.is_none_or(|h| h >= value) {
-                *high = Some(value - 1);
+                *high = Some(if high.is_some() { *greatest } else { value - 1 });
                 narrowed = true;
             }
         }
         narrowed
     }
 
-    /// `reference` whose `entry` stops (`__VERIFIER_assume`) after its last top-level read on
-    /// inputs outside the bounds: a product with it compares the other inputs only.
+    /// `reference` whose `entry` stops (`__VERIFIER_assume`) after the reads its bounds speak
+    /// of, on inputs outside the bounds: a product with it compares the other inputs only.
     pub fn assumed(&self, reference: &Program, entry: &str) -> Option<Program> {
+        let f = reference.func_by_name(entry)?;
+        let (_, last) = super::facts::leading_scanf_directives(reference, f)?;
         let mut out = reference.clone();
-        let f = out.func_by_name(entry)?;
         let body = out.funcs.get_mut(f.0 as usize)?.body.as_mut()?;
         let StmtKind::Block(stmts) = &mut body.kind else { return None };
-        let last = stmts.iter().rposition(|s| super::facts::contains_call(s, Builtin::Scanf))?;
         let span = stmts[last].span;
         let int = |v: i64| Expr::new(ExprKind::Int(v), Type::INT, span);
         let mut conds: Vec<Expr> = Vec::new();
@@ -335,6 +338,11 @@ impl RangeConjecture {
     /// "the number read is at least 2, as in all 3 tests"; "the second number read is
     /// between 1 and 99, ...".
     pub fn description(&self) -> String {
+        format!("{}, as in all {} tests", self.conditions().unwrap_or_default(), self.tests)
+    }
+
+    /// "the number read is at least 2": the bounds so far, `None` before any.
+    pub fn conditions(&self) -> Option<String> {
         let ranged = self.slots.iter().filter(|s| s.is_some()).count();
         let mut parts = Vec::new();
         for (k, (low, high)) in self.bounds.iter().enumerate() {
@@ -350,7 +358,7 @@ impl RangeConjecture {
                 (None, None) => {}
             }
         }
-        format!("{}, as in all {} tests", parts.join(" and "), self.tests)
+        (!parts.is_empty()).then(|| parts.join(" and "))
     }
 }
 
@@ -425,6 +433,11 @@ impl TextConjecture {
 
     /// "there is no space or capital letter, as in all 5 tests".
     pub fn description(&self) -> String {
+        format!("{}, as in all {} tests", self.conditions().unwrap_or_default(), self.tests)
+    }
+
+    /// "there is no space or capital letter": the kinds ruled out so far, `None` before any.
+    pub fn conditions(&self) -> Option<String> {
         let mut kinds: Vec<&str> =
             CHARACTER_KINDS.iter().zip(&self.excluded).filter(|(_, out)| **out).map(|((name, _), _)| *name).collect();
         // All four kinds of white space, in a word.
@@ -434,10 +447,61 @@ impl TextConjecture {
         let listed = match kinds.split_last() {
             Some((last, [])) => last.to_string(),
             Some((last, rest)) => format!("{} or {last}", rest.join(", ")),
-            None => String::new(),
+            None => return None,
         };
-        format!("there is no {listed}, as in all {} tests", self.tests)
+        Some(format!("there is no {listed}"))
     }
+}
+
+/// The fourth template: no number the input holds is `-0`. IEEE's negative zero equals `0` in
+/// every comparison, yet it prints as `-0.000000`, and of two equal zeros `x < m ? x : m`
+/// keeps the second: a minimum kept with `if (x < min) min = x` and one kept with the
+/// reference's `min = x < min ? x : min` agree on every number but this one, so a fix that
+/// passes every test is refuted on an input with a `-0`, which no test has. Proved again with
+/// the floating-point numbers read kept from `-0` ([`crate::smt::encode::EncodeOptions::no_negative_zero`]),
+/// the fix says so in its label: "no number is `-0` (minus zero), as in all 3 tests".
+#[derive(Clone, Debug)]
+pub struct SignedZeroConjecture {
+    /// A counterexample with a `-0` was answered: a proof now assumes there is none.
+    excluded: bool,
+    tests: usize,
+}
+
+impl SignedZeroConjecture {
+    /// `None` with too few tests, or when some test's input holds a `-0`.
+    pub fn new(inputs: &[String]) -> Option<SignedZeroConjecture> {
+        if inputs.len() < MIN_TESTS || inputs.iter().any(|i| holds_negative_zero(i)) {
+            return None;
+        }
+        Some(SignedZeroConjecture { excluded: false, tests: inputs.len() })
+    }
+
+    /// Rules out `-0` when `input` holds one; `false` when it holds none or it is already
+    /// ruled out (the counterexample then stands).
+    pub fn exclude(&mut self, input: &str) -> bool {
+        let narrowed = !self.excluded && holds_negative_zero(input);
+        self.excluded |= narrowed;
+        narrowed
+    }
+
+    pub fn description(&self) -> String {
+        format!("{}, as in all {} tests", self.conditions().unwrap_or_default(), self.tests)
+    }
+
+    /// "no number is `-0` (minus zero)" once ruled out, `None` before.
+    pub fn conditions(&self) -> Option<String> {
+        self.excluded.then(|| "no number is `-0` (minus zero)".to_string())
+    }
+
+    /// `-0` is ruled out.
+    pub fn excluded(&self) -> bool {
+        self.excluded
+    }
+}
+
+/// A token of `input` that scanf's `%f` reads as a negative zero (`-0`, `-0.0`, `-0e3`).
+fn holds_negative_zero(input: &str) -> bool {
+    input.split_ascii_whitespace().any(|t| t.starts_with('-') && t.parse::<f64>().is_ok_and(|v| v == 0.0))
 }
 
 fn ordinal(n: usize) -> String {
@@ -451,10 +515,10 @@ fn ordinal(n: usize) -> String {
     }
 }
 
-/// Per token position of `f`'s top-level `scanf` statements, the `int` variable a `%d` or
-/// `%i` reads there.
+/// Per token position of the `scanf` statements `f`'s reads begin with
+/// ([`super::facts::leading_scanf_directives`]), the `int` variable a `%d` or `%i` reads there.
 fn int_targets(p: &Program, f: FuncId) -> Option<Vec<Option<VarId>>> {
-    let directives = super::top_level_scanf_directives(p, f)?;
+    let (directives, _) = super::facts::leading_scanf_directives(p, f)?;
     let targets =
         directives.iter().map(|d| read_var(d).filter(|v| matches!(d.conv, 'd' | 'i') && p.var(*v).ty == Type::INT));
     Some(targets.collect())
@@ -596,6 +660,31 @@ mod tests {
     }
 
     #[test]
+    fn the_count_read_before_a_loop_that_reads_is_ranged() {
+        let p = lower(
+            "#include <stdio.h>\nint main(){ int n, i; float x, s = 0; scanf(\"%d\", &n);\n for (i = 0; i < n; i++) { scanf(\"%f\", &x); s += x; }\n printf(\"%.2f\\n\", s); return 0; }\n",
+        );
+        let mut r = RangeConjecture::new(&p, "main", &inputs(&["3 1 2 3", "1 5", "2 0.5 0.25"])).expect("n");
+        // The numbers the loop reads are not ranged (their positions depend on `n`).
+        assert!(!r.exclude("2 -7 9"));
+        assert!(r.exclude("-3"));
+        assert!(r.exclude("0"));
+        // The second narrowing on a side goes to the tests' own least.
+        assert_eq!(r.description(), "the number read is at least 1, as in all 3 tests");
+        let assumed = r.assumed(&p, "main").expect("an assumption");
+        let run = |text: &str| {
+            let limits = crate::spec::interp::Limits::default();
+            crate::spec::interp::run(&assumed, "main", text.as_bytes(), &limits, &crate::cancel::Cancel::new())
+        };
+        assert!(run("0").assume_failed);
+        let inside = run("2 1.5 2");
+        assert!(!inside.assume_failed && String::from_utf8_lossy(&inside.output) == "3.50\n");
+        // A read that comes first inside a loop: nothing is known to come first.
+        let looped = lower("#include <stdio.h>\nint main(){ int n = 1; while (n > 0) scanf(\"%d\", &n); return 0; }\n");
+        assert!(RangeConjecture::new(&looped, "main", &inputs(&["3 0", "1 0", "2 0"])).is_none());
+    }
+
+    #[test]
     fn a_text_conjecture_rules_out_only_what_no_test_holds() {
         let tests = inputs(&["adeus", "abccba", "was-saw", ""]);
         let mut t = TextConjecture::new(&tests).expect("text in the tests");
@@ -615,5 +704,19 @@ mod tests {
         assert!(mask & (1 << b' ') != 0 && mask & (1 << b'Z') != 0 && mask & (1 << b'a') == 0);
         assert!(TextConjecture::new(&inputs(&["", "", ""])).is_none());
         assert!(TextConjecture::new(&inputs(&["a", "b"])).is_none());
+    }
+
+    #[test]
+    fn a_negative_zero_is_ruled_out_once_and_only_where_no_test_has_one() {
+        let tests: Vec<String> = ["3 1.5 2 0", "2 -1 0.0", "1 7"].map(String::from).to_vec();
+        let mut z = SignedZeroConjecture::new(&tests).expect("three tests with no -0");
+        assert!(!z.exclude("2 0.0 1"));
+        assert!(z.exclude("2\n0.0\n-0.0\n"));
+        // Already ruled out: a counterexample with a `-0` now stands.
+        assert!(!z.exclude("1 -0"));
+        assert_eq!(z.description(), "no number is `-0` (minus zero), as in all 3 tests");
+        let with_zero: Vec<String> = ["1 -0e2", "2", "3"].map(String::from).to_vec();
+        assert!(SignedZeroConjecture::new(&with_zero).is_none());
+        assert!(SignedZeroConjecture::new(&tests[..2]).is_none());
     }
 }

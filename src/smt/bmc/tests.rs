@@ -329,3 +329,43 @@ int main(void) { char c; while (scanf(\"%c\", &c) == 1 && c != '\\n') printf(\"%
         against(numbers, reference, 2).verdict
     );
 }
+
+#[test]
+fn a_negative_zero_read_is_ruled_out_only_where_assumed() {
+    // `x + 0.0f` is `x` for every number but `-0`, which it turns into `0` (`-0.000000` and
+    // `0.000000` printed): the programs differ on `-0` alone.
+    let student = "#include <stdio.h>\nint main(void) { float x; scanf(\"%f\", &x); printf(\"%f\\n\", x); return 0; }";
+    let reference = student.replace("printf(\"%f\\n\", x)", "printf(\"%f\\n\", x + 0.0f)");
+    let (s, r) = (lower_source(student), lower_source(&reference));
+    let check = |no_negative_zero| {
+        let assume = Assumptions { no_negative_zero, ..Assumptions::default() };
+        verify_against_assuming(
+            &s.program,
+            &r.program,
+            Compare::Exact,
+            "main",
+            1,
+            assume,
+            &Budget::unlimited(Cancel::new()),
+        )
+    };
+    match check(false).verdict {
+        BmcVerdict::Violated(c) => {
+            assert!(c.stdin.trim().starts_with("-0"), "{:?}", c.stdin);
+        }
+        v => panic!("{v:?}"),
+    }
+    assert!(matches!(check(true).verdict, BmcVerdict::Holds { complete: true }), "{:?}", check(true).verdict);
+}
+
+#[test]
+fn a_bound_no_run_ends_within_proves_nothing() {
+    // The reference admits only `n >= 3`, and each program loops `n` times: at a bound of
+    // 2 iterations no run of both ends, so "no difference within the bound" says nothing.
+    let student = "#include <stdio.h>\nint main(void) { int n, i; scanf(\"%d\", &n); for (i = 0; i < n; i++) printf(\"%d\\n\", i); return 0; }";
+    let reference = student.replace("scanf(\"%d\", &n);", "scanf(\"%d\", &n); __VERIFIER_assume(n >= 3);");
+    let vacuous = against(student, &reference, 2).verdict;
+    assert!(matches!(vacuous, BmcVerdict::Unknown(BmcUnknown::Solver(UnknownReason::NoRunWithinBound))), "{vacuous:?}");
+    let proved = against(student, &reference, 3).verdict;
+    assert!(matches!(proved, BmcVerdict::Holds { complete: false }), "{proved:?}");
+}

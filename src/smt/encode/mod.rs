@@ -288,6 +288,10 @@ pub struct EncodeOptions<'a> {
     /// conjecture about the kinds of character the input holds
     /// ([`crate::engines::verified::precondition::TextConjecture`]), named in its label.
     pub absent_chars: u128,
+    /// No floating-point number read is `-0`: a proof under a conjecture that the input holds
+    /// none, as no test does ([`crate::engines::verified::precondition::SignedZeroConjecture`]),
+    /// named in its label.
+    pub no_negative_zero: bool,
 }
 
 impl<'a> EncodeOptions<'a> {
@@ -303,6 +307,7 @@ impl<'a> EncodeOptions<'a> {
             floats: FloatModel::Ieee,
             line_in_input: true,
             absent_chars: 0,
+            no_negative_zero: false,
         }
     }
 }

@@ -99,6 +99,9 @@ impl<'ctx> FpOps<'ctx> {
     pub fn is_finite(&mut self, a: &Float<'ctx>) -> Bool<'ctx> {
         self.pred("(not (or (fp.isNaN a0) (fp.isInfinite a0)))", &[a])
     }
+    pub fn is_negative_zero(&mut self, a: &Float<'ctx>) -> Bool<'ctx> {
+        self.pred("(and (fp.isZero a0) (fp.isNegative a0))", &[a])
+    }
     /// `floor`, `ceil`, `round` (half away from zero), `sqrt` (correctly rounded).
     pub fn math(&mut self, f: &str, a: &Float<'ctx>, k: FloatKind) -> Option<Float<'ctx>> {
         let t = match f {

@@ -492,6 +492,10 @@ impl<'a, 'ctx> Exec<'a, 'ctx> {
             (SymVal::Float(f), _) => {
                 let c = self.floats.is_finite(f);
                 self.enc.hard.push(c);
+                if self.no_negative_zero {
+                    let zero = self.floats.is_negative_zero(f);
+                    self.enc.hard.push(zero.not());
+                }
             }
             (SymVal::Ptr(_), _) | (SymVal::Void, _) => return self.unsupported("reading a value of this type", span),
             _ => {}

@@ -207,6 +207,8 @@ struct Exec<'a, 'ctx> {
     no_memo: HashSet<FuncId>,
     /// [`EncodeOptions::absent_chars`].
     absent_chars: u128,
+    /// [`EncodeOptions::no_negative_zero`].
+    no_negative_zero: bool,
     /// `assume` statements encoded so far (they narrow the guard without a recorded check).
     assumes: u64,
     /// With [`EncodeOptions::input_ends`]: the number of tokens in the input (one constant,
@@ -336,6 +338,7 @@ pub(super) fn run<'ctx>(
             .then(|| (BV::new_const(ctx, "input!tokens", TOKEN_BITS), BV::from_u64(ctx, 0, TOKEN_BITS))),
         char_pos: opts.chars.then(|| BV::from_u64(ctx, 0, TOKEN_BITS)),
         absent_chars: opts.absent_chars,
+        no_negative_zero: opts.no_negative_zero,
     };
     let fid = p.func_by_name(entry).ok_or_else(|| Unsupported {
         func: None,
