@@ -224,13 +224,7 @@ fn token_reads(p: &Program, f: FuncId) -> Option<Vec<(char, String)>> {
 
 /// The variable `x` a directive reads into with `&x`.
 fn read_var(d: &super::ScanfDirective<'_>) -> Option<VarId> {
-    match &d.target?.strip_implicit().kind {
-        ExprKind::AddrOf(v) => match v.strip_implicit().kind {
-            ExprKind::Var(v) => Some(v),
-            _ => None,
-        },
-        _ => None,
-    }
+    d.target.and_then(super::facts::address_of_var)
 }
 
 /// The second template: a range for each integer the reference reads, narrowed only as far as
