@@ -29,7 +29,7 @@ use crate::engines::mutation::engine::{FoundRepair, Options};
 use crate::engines::mutation::search::Outcome;
 use crate::engines::verified::{
     self,
-    precondition::{RangeConjecture, SignedZeroConjecture, TextConjecture},
+    precondition::{RangeConjecture, SignedZeroConjecture, TextConjecture, as_in_all_tests},
 };
 use crate::ir::{Diagnostic, Guarantee, Program, Severity, TextEdit, apply_edits};
 use crate::smt::Budget;
@@ -793,7 +793,7 @@ impl Conjectures {
         .into_iter()
         .flatten()
         .collect();
-        format!("{}, as in all {} tests", parts.join(" and "), self.tests)
+        as_in_all_tests(&parts, self.tests)
     }
 
     /// The reference and the assumptions a proof under the conjectures runs with: the

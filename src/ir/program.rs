@@ -195,6 +195,12 @@ pub enum Builtin {
 }
 
 impl Builtin {
+    /// The functions that read the standard input: a call of one consumes input, so it
+    /// cannot be moved, repeated or dropped without changing what the program reads.
+    pub fn reads_input(self) -> bool {
+        matches!(self, Builtin::Scanf | Builtin::Getchar | Builtin::Gets | Builtin::Fgets)
+    }
+
     /// A character class of `ctype.h` in the C locale: the byte ranges it holds, and what
     /// glibc's function returns for a member (its table bit; 0 for anything else, `EOF` and
     /// bytes above 127 included). The interpreter and the symbolic executors both read it.

@@ -104,7 +104,7 @@ pub(super) fn leading_scanf_directives(p: &Program, f: FuncId) -> Option<(Vec<Sc
 fn may_read(s: &Stmt) -> bool {
     let mut found = false;
     crate::ir::walk::walk_stmt(s, &mut |e| {
-        found |= [Builtin::Scanf, Builtin::Getchar, Builtin::Gets, Builtin::Fgets].iter().any(|b| is_call(e, *b))
+        found |= matches!(&e.kind, ExprKind::Call(crate::ir::Callee::Builtin(b), _) if b.reads_input())
             || matches!(&e.kind, ExprKind::Call(crate::ir::Callee::Func(_), _));
     });
     found

@@ -46,6 +46,13 @@ pub struct Precondition {
 /// Fewer tests than this are too few to conjecture anything from.
 const MIN_TESTS: usize = 3;
 
+/// A conjecture in words: its conditions and where they come from, "the number read is at
+/// least 2 and no number is `-0` (minus zero), as in all 3 tests". Every label that assumes
+/// something of the input ends this way.
+pub fn as_in_all_tests(conditions: &[String], tests: usize) -> String {
+    format!("{}, as in all {tests} tests", conditions.join(" and "))
+}
+
 /// The orderings between the numbers the reference's `entry` reads that every test input
 /// satisfies, transitively reduced (none when the reference does not read only numbers with
 /// top-level `scanf` statements), and whether the reference prints no `nan` where it prints
@@ -72,7 +79,7 @@ pub fn infer(inputs: &[String], outputs: &[String], reference: &Program, entry: 
     if no_nan {
         parts.push("the reference prints no `nan` (not a number)".to_string());
     }
-    let description = format!("{}, as in all {} tests", parts.join(" and "), inputs.len());
+    let description = as_in_all_tests(&parts, inputs.len());
     Some(Precondition { facts, no_nan, convs: reads.iter().map(|r| r.0).collect(), description, tests: inputs.len() })
 }
 
@@ -143,7 +150,7 @@ impl Precondition {
     /// The promise that the reference prints no `nan` alone, in words, when it is made: the
     /// assumption of a proof that relies on nothing else.
     pub fn no_nan_words(&self) -> Option<String> {
-        self.no_nan.then(|| format!("the reference prints no `nan` (not a number), as in all {} tests", self.tests))
+        self.no_nan.then(|| as_in_all_tests(&["the reference prints no `nan` (not a number)".to_string()], self.tests))
     }
 
     /// Whether the input `text` satisfies every fact: the numbers at both positions are there,
@@ -332,7 +339,7 @@ impl RangeConjecture {
     /// "the number read is at least 2, as in all 3 tests"; "the second number read is
     /// between 1 and 99, ...".
     pub fn description(&self) -> String {
-        format!("{}, as in all {} tests", self.conditions().unwrap_or_default(), self.tests)
+        as_in_all_tests(&Vec::from_iter(self.conditions()), self.tests)
     }
 
     /// "the number read is at least 2": the bounds so far, `None` before any.
@@ -427,7 +434,7 @@ impl TextConjecture {
 
     /// "there is no space or capital letter, as in all 5 tests".
     pub fn description(&self) -> String {
-        format!("{}, as in all {} tests", self.conditions().unwrap_or_default(), self.tests)
+        as_in_all_tests(&Vec::from_iter(self.conditions()), self.tests)
     }
 
     /// "there is no space or capital letter": the kinds ruled out so far, `None` before any.
@@ -479,7 +486,7 @@ impl SignedZeroConjecture {
     }
 
     pub fn description(&self) -> String {
-        format!("{}, as in all {} tests", self.conditions().unwrap_or_default(), self.tests)
+        as_in_all_tests(&Vec::from_iter(self.conditions()), self.tests)
     }
 
     /// "no number is `-0` (minus zero)" once ruled out, `None` before.

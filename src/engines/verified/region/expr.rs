@@ -427,10 +427,7 @@ pub(super) fn written_by(rhs: &Expr) -> Usage {
 pub(super) fn reads(e: &Expr) -> bool {
     let mut found = false;
     crate::ir::walk::walk_expr(e, &mut |x| {
-        found |= matches!(
-            &x.kind,
-            ExprKind::Call(Callee::Builtin(Builtin::Scanf | Builtin::Getchar | Builtin::Gets | Builtin::Fgets), _)
-        )
+        found |= matches!(&x.kind, ExprKind::Call(Callee::Builtin(b), _) if b.reads_input())
     });
     found
 }
