@@ -369,3 +369,50 @@ fn a_bound_no_run_ends_within_proves_nothing() {
     let proved = against(student, &reference, 3).verdict;
     assert!(matches!(proved, BmcVerdict::Holds { complete: false }), "{proved:?}");
 }
+
+#[test]
+fn a_loop_over_a_known_count_runs_to_its_end_past_the_bound() {
+    // 100 iterations whatever the input, at a bound of 3: cut at 3, no run would reach the
+    // assertion, and a wrong one would "hold".
+    let sum = |claim: &str| {
+        format!(
+            "#include <assert.h>\nint main(void) {{ int a[100], i, s = 0; for (i = 0; i < 100; i++) a[i] = i; for (i = 0; i < 100; i++) s += a[i]; assert({claim}); return 0; }}"
+        )
+    };
+    assert!(
+        matches!(run(&sum("s == 4950"), 3).verdict, BmcVerdict::Holds { complete: true }),
+        "{:?}",
+        run(&sum("s == 4950"), 3).verdict
+    );
+    match run(&sum("s != 4950"), 3).verdict {
+        BmcVerdict::Violated(c) => assert_eq!(c.replay, Replay::Confirmed, "{c:?}"),
+        v => panic!("{v:?}"),
+    }
+    // A count read from the input is still cut at the bound.
+    let read = "#include <stdio.h>\n#include <assert.h>\nint main(void) { int n, i, s = 0; scanf(\"%d\", &n); for (i = 0; i < n; i++) s++; assert(s == n || n < 0); return 0; }";
+    assert!(matches!(run(read, 3).verdict, BmcVerdict::Holds { complete: false }), "{:?}", run(read, 3).verdict);
+    // `while (1)` ends by a `break` that depends on the input: not a known count.
+    let forever = "#include <stdio.h>\n#include <assert.h>\nint main(void) { int x, k = 0; while (1) { if (scanf(\"%d\", &x) != 1 || x == 0) break; k++; } assert(k < 10); return 0; }";
+    assert!(matches!(run(forever, 3).verdict, BmcVerdict::Holds { complete: false }), "{:?}", run(forever, 3).verdict);
+}
+
+#[test]
+fn a_fixed_size_array_initialised_in_a_function_is_compared_to_its_end() {
+    // The student clears all 100 cells first (a known count) and prints `* *` where the
+    // reference prints `**`: at a bound of 3 the cleared array used to leave no run that
+    // ends, and the difference unseen.
+    let student = "#include <stdio.h>
+void clear(int v[], int size) { int i; for (i = 0; i < size; i++) v[i] = 0; }
+int main(void) { int v[100], n, i, j; clear(v, 100); scanf(\"%d\", &n); for (i = 0; i < n; i++) scanf(\"%d\", &v[i]);
+    for (i = 0; i < n; i++) { for (j = 0; j < v[i]; j++) { putchar('*'); if (j < v[i] - 1) putchar(' '); } putchar('\\n'); } return 0; }";
+    let reference = "#include <stdio.h>
+int main(void) { int v[100], n, i, j; scanf(\"%d\", &n); for (i = 0; i < n; i++) scanf(\"%d\", &v[i]);
+    for (i = 0; i < n; i++) { for (j = 0; j < v[i]; j++) putchar('*'); putchar('\\n'); } return 0; }";
+    match against(student, reference, 3).verdict {
+        BmcVerdict::Violated(c) => assert!(!c.stdin.is_empty(), "{c:?}"),
+        v => panic!("{v:?}"),
+    }
+    let fixed = student.replace("j < v[i] - 1", "j < 1 - v[i]");
+    let verdict = against(&fixed, reference, 3).verdict;
+    assert!(matches!(verdict, BmcVerdict::Holds { .. }), "{verdict:?}");
+}

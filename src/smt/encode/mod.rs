@@ -9,6 +9,8 @@
 //! * **Unwinding.** Loops are unwound `bound` times; at the innermost copy the loop condition
 //!   becomes an *unwinding assumption* (runs longer than the bound are cut, not bugs) and its
 //!   reachability is recorded in [`Encoding::unwinding`] for the separate unwinding check.
+//!   A loop whose condition is decided by the values alone (a count known without the input)
+//!   runs past the bound to its end, up to [`exec::MAX_ITERATIONS_PAST_BOUND`] iterations.
 //!   Calls are inlined; at most `bound` copies of one function may be active at once (deeper
 //!   calls are cut the same way).
 //! * **SSA.** Each assignment defines a fresh constant; at joins, Φ-assignments

@@ -215,6 +215,7 @@ impl<'a, 'ctx> Exec<'a, 'ctx> {
                 };
                 let x = Array::new_const(self.ctx, n, &Sort::bitvector(self.ctx, OFF_BITS), &range);
                 self.enc.hard.push(x._eq(&acc));
+                self.mem_defs.insert(x.clone(), acc);
                 x
             };
             mem.insert(o, arr);

@@ -195,6 +195,9 @@ struct Exec<'a, 'ctx> {
     /// `floor`/`ceil`/`round` of those (the identity). Converting them back to an integer
     /// is then plain bit-vector conversion, without floating point in the formula.
     exact_ints: HashMap<Dynamic<'ctx>, (BV<'ctx>, IntType)>,
+    /// The array each merge of memory defined (its `ite` of the states' arrays): a read at a
+    /// known offset looks through it ([`Exec::select_known`]).
+    mem_defs: HashMap<Array<'ctx>, Array<'ctx>>,
     /// Statements encoded so far (unwound and inlined copies counted), against [`MAX_STMTS`].
     stmts: u64,
     /// Globals whose address is taken somewhere (`&g`): only these scalar globals live in
@@ -260,6 +263,10 @@ const TOKEN_BITS: u32 = 16;
 /// The unwound, inlined program may have at most this many statement copies (e.g. a doubly
 /// recursive function at a large bound): beyond it the encoding gives up as unsupported.
 pub const MAX_STMTS: u64 = 50_000;
+
+/// Iterations a loop whose condition is decided (a count known without the input) may run
+/// past the bound: enough for the fixed-size arrays of CS1 (`#define MAX 1000`).
+pub const MAX_ITERATIONS_PAST_BOUND: u32 = 1024;
 
 pub(super) fn run<'ctx>(
     ctx: &'ctx Context,
@@ -328,6 +335,7 @@ pub(super) fn run<'ctx>(
         seq: std::cell::Cell::new(0),
         floats: Floats::new(ctx, opts.floats),
         exact_ints: HashMap::new(),
+        mem_defs: HashMap::new(),
         stmts: 0,
         addr_taken: address_taken(p),
         memo: (!recursive(p)).then(HashMap::new),

@@ -158,7 +158,11 @@ impl<'a, 'ctx> Exec<'a, 'ctx> {
     pub(super) fn read_lane(&mut self, lane: u32, off: &BV<'ctx>, span: Span) -> R<SymVal<'ctx>> {
         if !self.objects[lane as usize].small {
             let arr = self.mem_array(lane, span)?;
-            return Ok(self.value_of_cell(arr.select(off), lane));
+            let cell = match off.as_u64() {
+                Some(k) => self.select_known(&arr, k),
+                None => arr.select(off),
+            };
+            return Ok(self.value_of_cell(cell, lane));
         }
         if let Some(k) = off.simplify().as_u64() {
             return self.cell(lane, k, span);
@@ -172,6 +176,55 @@ impl<'a, 'ctx> Exec<'a, 'ctx> {
             acc = self.ite(&off._eq(&BV::from_u64(self.ctx, k, OFF_BITS)), &v, &acc);
         }
         Ok(acc)
+    }
+
+    /// The cell `k` of the array `arr`, read through its stores at known offsets, its merges
+    /// (an `ite`, or the array a merge defined: [`Exec::mem_defs`]) and constant arrays: what
+    /// the solver would derive with an array axiom per store, here a value. A loop over a
+    /// fixed-size array writes it a hundred times at known offsets, and a formula that left
+    /// each read to the solver ran for 15 s where this one takes milliseconds.
+    fn select_known(&self, arr: &Array<'ctx>, k: u64) -> Dynamic<'ctx> {
+        let mut memo: HashMap<Array<'ctx>, Dynamic<'ctx>> = HashMap::new();
+        self.select_known_in(arr, k, &mut memo)
+    }
+
+    fn select_known_in(
+        &self,
+        arr: &Array<'ctx>,
+        k: u64,
+        memo: &mut HashMap<Array<'ctx>, Dynamic<'ctx>>,
+    ) -> Dynamic<'ctx> {
+        if let Some(done) = memo.get(arr) {
+            return done.clone();
+        }
+        let mut at = arr.clone();
+        let out = loop {
+            if let Some(def) = self.mem_defs.get(&at) {
+                at = def.clone();
+                continue;
+            }
+            if at.kind() != z3::AstKind::App {
+                break at.select(&BV::from_u64(self.ctx, k, OFF_BITS));
+            }
+            let kids = at.children();
+            match at.decl().kind() {
+                z3::DeclKind::STORE if kids.len() == 3 => match kids[1].as_bv().and_then(|i| i.as_u64()) {
+                    Some(i) if i == k => break kids[2].clone(),
+                    Some(_) => at = kids[0].as_array().expect("a store's array"),
+                    None => break at.select(&BV::from_u64(self.ctx, k, OFF_BITS)),
+                },
+                z3::DeclKind::ITE if kids.len() == 3 => {
+                    let (c, a, b) = (kids[0].as_bool().expect("a condition"), &kids[1], &kids[2]);
+                    let a = self.select_known_in(&a.as_array().expect("an array"), k, memo);
+                    let b = self.select_known_in(&b.as_array().expect("an array"), k, memo);
+                    break if a == b { a } else { c.ite(&a, &b) };
+                }
+                z3::DeclKind::CONST_ARRAY if kids.len() == 1 => break kids[0].clone(),
+                _ => break at.select(&BV::from_u64(self.ctx, k, OFF_BITS)),
+            }
+        };
+        memo.insert(arr.clone(), out.clone());
+        out
     }
 
     /// Writes `v` at cell offset `off` of `lane`, where `when` holds (else keeps the cell).
@@ -506,6 +559,13 @@ impl<'a, 'ctx> Exec<'a, 'ctx> {
                 };
                 let iv = c_int::resize(&iv, it.signed, OFF_BITS);
                 let off = p.off.bvadd(&iv.bvmul(&BV::from_u64(self.ctx, scale, OFF_BITS)));
+                // A known offset (`a[i]` with `i` counted from 0) as a numeral: the bounds check
+                // is then decided here and the array is written at a constant index, which a
+                // loop over a fixed-size array does a hundred times.
+                let off = match off.simplify() {
+                    known if known.as_u64().is_some() => known,
+                    _ => off,
+                };
                 Ok(Place::Mem { ptr: SymPtr { off, ..p }, ty: e.ty.clone() })
             }
             ExprKind::Deref(q) => {

@@ -246,9 +246,21 @@ impl<'a, 'ctx> Exec<'a, 'ctx> {
     ) -> R<()> {
         self.jumps.push(Jump { is_loop: true, breaks: vec![], continues: vec![] });
         let mut exits = Vec::new();
-        for k in 0..self.bound {
+        let counted = cond.is_some_and(|c| self.may_decide(c));
+        let mut past_bound = 0;
+        for k in 0.. {
             if self.st.dead {
                 break;
+            }
+            // Past the bound a loop goes on only while its condition is decided true, as in
+            // `for (i = 0; i < 100; i++)` with `i` known: such a loop always runs to its end,
+            // and cutting it would leave a bounded proof that no run reaches.
+            if k >= self.bound {
+                let Some(c) = cond.filter(|_| counted) else { break };
+                if past_bound >= MAX_ITERATIONS_PAST_BOUND || self.stmts > MAX_STMTS / 2 || !self.decided_true(c)? {
+                    break;
+                }
+                past_bound += 1;
             }
             if !(do_while && k == 0)
                 && let Some(c) = cond
@@ -265,10 +277,22 @@ impl<'a, 'ctx> Exec<'a, 'ctx> {
                         taken: cv.clone(),
                         what: BranchKind::Loop,
                     });
-                    let mut ex = self.st.clone();
-                    ex.guard = self.and(&g, &cv.not());
-                    exits.push(ex);
-                    self.st.guard = self.and(&g, &cv);
+                    // A decided condition has one side only: no exit guarded by `false` to
+                    // grow the merge, no iteration no run takes.
+                    match counted.then(|| cv.simplify().as_bool()).flatten() {
+                        Some(true) => {}
+                        Some(false) => {
+                            exits.push(self.st.clone());
+                            self.kill();
+                            break;
+                        }
+                        None => {
+                            let mut ex = self.st.clone();
+                            ex.guard = self.and(&g, &cv.not());
+                            exits.push(ex);
+                            self.st.guard = self.and(&g, &cv);
+                        }
+                    }
                 }
             }
             self.stmt(body)?;
@@ -302,6 +326,27 @@ impl<'a, 'ctx> Exec<'a, 'ctx> {
         exits.extend(j.breaks);
         self.st = self.merge(exits, None);
         Ok(())
+    }
+
+    /// A loop condition that may be decided by the values alone: it reads a variable, and
+    /// evaluating it again changes nothing (no effects, no location with alternatives).
+    fn may_decide(&self, c: &Expr) -> bool {
+        let mut reads_var = false;
+        let mut location = false;
+        crate::ir::walk::walk_expr(c, &mut |x| {
+            reads_var |= matches!(x.kind, ExprKind::Var(_));
+            location |= self.loc_of.contains_key(&x.id);
+        });
+        reads_var && !location && !crate::ir::walk::has_effects(c)
+    }
+
+    /// Whether the condition `c` (one [`Self::may_decide`] admits) is true in the current
+    /// state whatever the input: its value simplifies to `true`.
+    fn decided_true(&mut self, c: &Expr) -> R<bool> {
+        let before = self.st.clone();
+        let cv = self.eval_cond(c)?;
+        self.st = before;
+        Ok(cv.simplify().as_bool() == Some(true))
     }
 
     pub(super) fn switch(&mut self, cond: &Expr, arms: &[crate::ir::SwitchArm]) -> R<()> {
