@@ -449,7 +449,9 @@ impl Job<'_> {
                         &cex.stdin,
                         self.cancel,
                     );
-                    if !m.confirmed {
+                    // Unconfirmed because the reference cannot run the input either (it runs
+                    // past the interpreter's limits) is an input unlike the tests' too.
+                    if !m.confirmed && !self.reference_cannot_run(&cex.stdin) {
                         return None;
                     }
                     input = cex.stdin;
@@ -469,6 +471,12 @@ impl Job<'_> {
             }
         }
         proved_short
+    }
+
+    /// The reference's run on `input` does not end within the interpreter's limits, or fails.
+    fn reference_cannot_run(&self, input: &str) -> bool {
+        let entry = self.engine_opts.entry.as_str();
+        super::reference_repair::reference_outputs(self.reference, entry, &[input.to_string()], self.cancel).is_empty()
     }
 
     /// Proves `proposal`, already shown, in place: see [`Job::try_proposal`].
@@ -512,6 +520,7 @@ impl Job<'_> {
                 &budget,
             );
             report.stats.phase("bounded proof of the fix", t);
+            tracing::debug!(bound, verdict = ?verdict.verdict, ms = t.elapsed().as_millis() as u64, "the bounded proof of the fix shown");
             match verdict.verdict {
                 BmcVerdict::Holds { complete } => {
                     // Verified or bounded, for the inputs with a line break where it assumed one.
@@ -539,8 +548,16 @@ impl Job<'_> {
                         self.cancel,
                     )
                     .pop() else {
-                        // The reference cannot run that input: not a counterexample of the
-                        // specification; the candidate stays as tested.
+                        // The reference cannot run that input (a count near 2^31 runs past
+                        // the interpreter's limits): not a counterexample of the specification,
+                        // yet the proof failed. Inputs like the tests' are far from it, and a
+                        // proof for them may hold; else the candidate stays as tested.
+                        if !proposal.assuming()
+                            && let Some(guarantee) = self.within_tested_inputs(&lowered.program, &cex.stdin, report)
+                        {
+                            proposal.set_guarantee(guarantee);
+                            break;
+                        }
                         return Trial::Stands((edits, proposal.guarantee().clone()));
                     };
                     let m = super::reference_repair::mismatch(

@@ -16,7 +16,9 @@
 //!   that may run into a printed value) counts as a difference.
 //! * **What is compared.** Runs on which both programs complete within the bound; the
 //!   reference's own runtime errors are assumed away (an input that crashes the reference is
-//!   outside the specification). The student's runtime errors stay violations.
+//!   outside the specification), and so are the inputs its `assume`s reject (the ranges a
+//!   proof for inputs like the tests' assumes). The student's runtime errors on every other
+//!   input stay violations.
 //!
 //! Unsupported (the product is then not built): lines read (`fgets`, `gets`) and `%Ns` words
 //! cut by their width (positions would no longer count tokens), strings of characters printed
@@ -142,8 +144,10 @@ pub fn encode_product<'ctx>(
     enc.hard.extend(r.hard);
     enc.line_assumed |= r.line_assumed;
     enc.hard.extend(links);
-    // The reference's own runtime errors: outside the specification.
+    // The reference's own runtime errors, and the inputs its `assume`s reject: outside the
+    // specification, so no violation of the student's counts there either.
     enc.hard.extend(r.violations.iter().map(|v| v.cond.not()));
+    enc.hard.extend(r.rejects.iter().map(|b| b.not()));
     if no_nan {
         enc.hard.extend(r_out.nans.iter().map(Bool::not));
     }

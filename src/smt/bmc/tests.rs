@@ -416,3 +416,21 @@ int main(void) { int v[100], n, i, j; scanf(\"%d\", &n); for (i = 0; i < n; i++)
     let verdict = against(&fixed, reference, 3).verdict;
     assert!(matches!(verdict, BmcVerdict::Holds { .. }), "{verdict:?}");
 }
+
+#[test]
+fn an_input_the_reference_assumes_away_is_no_counterexample_of_the_student() {
+    // The student's `malloc` fails (null) for a count near 2^31, the reference has no array:
+    // a null dereference, unless the reference rejects such counts (as a proof for inputs
+    // like the tests' does with the range it assumes).
+    let student = "#include <stdio.h>\n#include <stdlib.h>
+int main(void) { int n, i, *a; scanf(\"%d\", &n); a = malloc(n * sizeof(int)); for (i = 0; i < n; i++) { a[i] = i; printf(\"%d\\n\", a[i]); } free(a); return 0; }";
+    let reference = "#include <stdio.h>
+int main(void) { int n, i; scanf(\"%d\", &n); for (i = 0; i < n; i++) printf(\"%d\\n\", i); return 0; }";
+    match against(student, reference, 2).verdict {
+        BmcVerdict::Violated(c) => assert_eq!(c.kind, ViolationKind::NullDereference, "{c:?}"),
+        v => panic!("{v:?}"),
+    }
+    let ranged = reference.replace("scanf(\"%d\", &n);", "scanf(\"%d\", &n); __VERIFIER_assume(n <= 8);");
+    let verdict = against(student, &ranged, 2).verdict;
+    assert!(matches!(verdict, BmcVerdict::Holds { complete: false }), "{verdict:?}");
+}

@@ -537,6 +537,10 @@ pub struct Encoding<'ctx> {
     pub line_assumed: bool,
     pub output: Vec<OutputEntry<'ctx>>,
     pub uninit_reads: Vec<UninitRead<'ctx>>,
+    /// Where the program's `assume`s reject the run: each one's guard and its condition false.
+    /// A reference that rejects an input (a range conjectured of the tests' inputs) puts it
+    /// outside the specification, for the student's runtime errors too ([`crate::smt::product`]).
+    pub rejects: Vec<Bool<'ctx>>,
     /// The entry's returned value (merged over all returning paths), if it returns one.
     pub return_value: Option<SymVal<'ctx>>,
     /// `exit(code)` calls: (guard, code).

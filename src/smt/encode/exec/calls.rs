@@ -272,6 +272,8 @@ impl<'a, 'ctx> Exec<'a, 'ctx> {
             Builtin::Assume => {
                 let Some(a) = arg(0) else { return self.unsupported("assume without an argument", e.span) };
                 let c = self.eval_cond_plain(a)?;
+                let rejected = self.and(&self.st.guard, &c.not());
+                self.enc.rejects.push(rejected);
                 self.st.guard = self.and(&self.st.guard, &c);
                 self.assumes += 1;
                 Ok(SymVal::Void)

@@ -290,6 +290,7 @@ pub(super) fn run<'ctx>(
         line_assumed: false,
         output: Vec::new(),
         uninit_reads: Vec::new(),
+        rejects: Vec::new(),
         return_value: None,
         exits: Vec::new(),
         completes: Bool::from_bool(ctx, false),
