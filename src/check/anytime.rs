@@ -451,7 +451,7 @@ impl Job<'_> {
                     );
                     // Unconfirmed because the reference cannot run the input either (it runs
                     // past the interpreter's limits) is an input unlike the tests' too.
-                    if !m.confirmed && !self.reference_cannot_run(&cex.stdin) {
+                    if !m.confirmed && m.reference_ran {
                         return None;
                     }
                     input = cex.stdin;
@@ -471,12 +471,6 @@ impl Job<'_> {
             }
         }
         proved_short
-    }
-
-    /// The reference's run on `input` does not end within the interpreter's limits, or fails.
-    fn reference_cannot_run(&self, input: &str) -> bool {
-        let entry = self.engine_opts.entry.as_str();
-        super::reference_repair::reference_outputs(self.reference, entry, &[input.to_string()], self.cancel).is_empty()
     }
 
     /// Proves `proposal`, already shown, in place: see [`Job::try_proposal`].

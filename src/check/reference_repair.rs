@@ -708,6 +708,10 @@ pub(super) struct Mismatch {
     /// The two programs, run in the interpreter, print differently on it (a solver's
     /// counterexample may not: its model of output is stricter than the compare mode).
     pub confirmed: bool,
+    /// The reference's run ended without an error or a failed assumption (one that runs past
+    /// the interpreter's limits did not): where it did not, the input is outside the
+    /// specification rather than a difference.
+    pub reference_ran: bool,
 }
 
 impl Mismatch {
@@ -777,8 +781,9 @@ pub(super) fn mismatch(
         }
     };
     let yours_error = yours.error.as_ref().map(|e| e.message.clone());
+    let reference_ran = theirs.error.is_none() && !theirs.assume_failed;
     let (theirs, yours) = super::outputs_shown(&show(&theirs), &show(&yours));
-    Mismatch { input: super::input_shown(stdin), yours, yours_error, theirs, confirmed }
+    Mismatch { input: super::input_shown(stdin), yours, yours_error, theirs, confirmed, reference_ran }
 }
 
 /// A verified repair as diagnostics (one per change, worded by the hint level) and, at level
