@@ -189,8 +189,11 @@ fn printed_tokens<'ctx>(
     let mut at_ws = Bool::from_bool(ctx, true);
     for entry in &enc.output {
         let compared = if compare == Compare::Values {
-            let later_reads: Vec<&Bool<'ctx>> =
-                enc.inputs.iter().filter(|r| r.seq > entry.seq).map(|r| &r.guard).collect();
+            let later_reads: Vec<&Bool<'ctx>> = (enc.inputs.iter().map(|r| (r.seq, &r.guard)))
+                .chain(enc.scanf_reads.iter().map(|(seq, g)| (*seq, g)))
+                .filter(|(seq, _)| *seq > entry.seq)
+                .map(|(_, g)| g)
+                .collect();
             Bool::or(ctx, &later_reads).not().simplify()
         } else {
             Bool::from_bool(ctx, true)
@@ -376,6 +379,17 @@ mod tests {
         let verdict = |s: &str| verdict_against(reference, s, Compare::Values);
         assert!(matches!(verdict(student), BmcVerdict::Violated(_)), "`is prime` vs `is not prime` must differ");
         assert!(matches!(verdict(fixed), BmcVerdict::Holds { complete: true }), "{:?}", verdict(fixed));
+    }
+
+    /// A `scanf` that matches nothing (`%[^\n]` on an empty line) is still the read its prompt
+    /// asked for, as in the interpreter: the prompt before it is not compared, so a line read
+    /// with `%18[^\n]` into a zeroed array is the reference's `fgets` without its line break.
+    #[test]
+    fn a_prompt_before_a_read_that_matches_nothing_is_not_compared() {
+        let reference = "#include <stdio.h>\nint main(void) { char g[40]; printf(\"Line > \"); fgets(g, 20, stdin); printf(\"%d\\n\", g[0] == '\\n'); return 0; }";
+        let student = "#include <stdio.h>\nint main(void) { char s[21] = {0}; printf(\"Line > \"); scanf(\"%18[^\\n]\", s); printf(\"%d\\n\", s[0] == 0); return 0; }";
+        let verdict = verdict_against(reference, student, Compare::Values);
+        assert!(matches!(verdict, BmcVerdict::Holds { .. }), "{verdict:?}");
     }
 
     /// A `%s` word is one token for both programs, and a printed `char` array a token per

@@ -530,6 +530,11 @@ pub struct Encoding<'ctx> {
     pub branches: Vec<Branch<'ctx>>,
     pub inputs: Vec<InputRead<'ctx>>,
     pub input_calls: Vec<InputCall<'ctx>>,
+    /// Each `scanf` call's place in the order of inputs and outputs, with the condition that
+    /// it counts as a read: it happens and does not return `EOF` (a matching failure does
+    /// count, as in the interpreter). In the `values` mode the compared output starts after
+    /// the last read, so a prompt before a `scanf` that read nothing is not compared either.
+    pub scanf_reads: Vec<(u64, Bool<'ctx>)>,
     /// The input as characters, for a program that [`reads_chars`].
     pub chars: Option<CharInput<'ctx>>,
     /// The line assumption ([`LINE_ASSUMPTION`]) is among `hard`: a proof covers only the

@@ -908,7 +908,9 @@ impl<'p> Machine<'p> {
                 }
             }
         }
-        if done > 0 {
+        // A read unless it returns EOF: a matching failure (an empty line for `%[^\n]`) was
+        // still the read the prompt before it asked for.
+        if done > 0 || !input_failure {
             self.out_before_last_read = self.out.len();
         }
         if input_failure && done == 0 {

@@ -392,6 +392,10 @@ fn io_bookkeeping() {
     assert_eq!(r.output_before_last_read, "Enter a: Enter b: ".len());
     assert_eq!(r.exit_code, Some(3));
     assert_eq!(r.value_output(), b"7");
+    // A scanf that matches nothing is a read; one that meets the end of the input is not.
+    let src = "#include <stdio.h>\nint main(void) { char s[8] = {0}; int n; printf(\"Line: \"); scanf(\"%7[^\\n]\", s);\n printf(\"Number: \"); scanf(\"%d\", &n); printf(\"[%s]\\n\", s); return 0; }";
+    assert_eq!(c_run(src, "\nx").output_before_last_read, "Line: Number: ".len());
+    assert_eq!(c_run(src, "\n").output_before_last_read, "Line: ".len());
     let kinds: Vec<_> = r.chunks.iter().map(|c| (String::from_utf8_lossy(&c.text).into_owned(), c.kind)).collect();
     assert_eq!(kinds[2], ("sum ".to_string(), ChunkKind::Literal));
     assert_eq!(kinds[3], ("7".to_string(), ChunkKind::Value));

@@ -634,7 +634,12 @@ impl<'a, 'ctx> Exec<'a, 'ctx> {
     /// What `scanf` returns: `assigned` where every directive read, else what each state in
     /// `ended` (the input ran out there) returns; the states join again.
     fn scanf_result(&mut self, ended: Vec<(State<'ctx>, i64)>, assigned: i64) -> SymVal<'ctx> {
+        let at_end: Vec<&Bool<'ctx>> = ended.iter().filter(|(_, r)| *r == -1).map(|(s, _)| &s.guard).collect();
+        let counted = Bool::or(self.ctx, &at_end).not();
+        let seq = self.next_seq();
         if ended.is_empty() {
+            let counted = self.and(&self.st.guard, &counted);
+            self.enc.scanf_reads.push((seq, counted));
             return SymVal::Int(c_int::constant(self.ctx, IntType::INT, assigned));
         }
         let mut value = c_int::constant(self.ctx, IntType::INT, assigned);
@@ -644,6 +649,8 @@ impl<'a, 'ctx> Exec<'a, 'ctx> {
         let mut states: Vec<State<'ctx>> = ended.into_iter().map(|(s, _)| s).collect();
         states.push(std::mem::replace(&mut self.st, states[0].clone()));
         self.st = self.merge(states, None);
+        let counted = self.and(&self.st.guard, &counted);
+        self.enc.scanf_reads.push((seq, counted));
         self.define("scanf.ret", SymVal::Int(value))
     }
 

@@ -286,6 +286,7 @@ pub(super) fn run<'ctx>(
         branches: Vec::new(),
         inputs: Vec::new(),
         input_calls: Vec::new(),
+        scanf_reads: Vec::new(),
         chars: opts.chars.then(|| CharInput { len: BV::new_const(ctx, "input!len", TOKEN_BITS), bytes: Vec::new() }),
         line_assumed: false,
         output: Vec::new(),
