@@ -3,8 +3,9 @@
 //! # The `values` rule
 //! Students print their own prompts, so `values` compares only the part of each output that
 //! the program prints **after its last input read** (the caller knows it: the interpreter counts
-//! the bytes printed before the last `scanf`/`getchar`/`fgets`; without that count the whole
-//! output is used), and compares those tails as **sequences of value tokens**:
+//! the bytes printed before the last `scanf`/`getchar`/`fgets` that did not return `EOF`, a
+//! `scanf` that matched nothing included; without that count the whole output is used), and
+//! compares those tails as **sequences of value tokens**:
 //! - a token is a number (`[+-]?digits[.digits]`, or `.digits`), a word (a run of letters), or
 //!   one punctuation character; whitespace only separates tokens;
 //! - punctuation glued to a word or number is decoration and dropped (`is 0.` = `is 0`,
