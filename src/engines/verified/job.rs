@@ -136,9 +136,17 @@ impl<'j, 'p: 'j, 'ctx: 'j> Job<'j, 'p, 'ctx> {
             }
         }
         for (node, reg) in &job.plain_r {
-            // Compared prints only: a prompt split in two prints is no missing print.
+            // Compared messages only: a prompt split in two prints is no missing print, and
+            // neither is a line break printed apart (`printf("\n");` after the branches).
             let prints = |g: &Region<'_, '_>, side: &Side<'_>| {
-                g.sites.iter().filter(|x| x.kind == SiteKind::PrintCall && !side.prompts.contains(&x.expr.id)).count()
+                g.sites
+                    .iter()
+                    .filter(|x| {
+                        x.kind == SiteKind::PrintCall
+                            && !side.prompts.contains(&x.expr.id)
+                            && !prints_only_space(x.expr)
+                    })
+                    .count()
             };
             let student = &job.plain_s[node];
             if prints(reg, r) <= prints(student, s) {
@@ -712,5 +720,17 @@ pub(super) fn liveness(regions: &Regions<'_, '_>) -> BTreeMap<Node, BTreeSet<Var
         if !changed {
             return live;
         }
+    }
+}
+
+/// A `printf` of a literal with no conversion and nothing but white space in it.
+fn prints_only_space(call: &Expr) -> bool {
+    let ExprKind::Call(_, args) = &call.strip_implicit().kind else { return false };
+    match args.first().map(|a| &a.strip_implicit().kind) {
+        Some(ExprKind::Str(bytes)) => {
+            let text = bytes.strip_suffix(&[0]).unwrap_or(bytes);
+            args.len() == 1 && text.iter().all(|b| b.is_ascii_whitespace())
+        }
+        _ => false,
     }
 }
