@@ -96,6 +96,7 @@ pub fn candidates(
         guard_insertions: 0,
         separators: [Vec::new(), Vec::new()],
         reference_separators: reference.map(separators::printed_separators).unwrap_or_default(),
+        reference_line_widths: reference.map(line_widths).unwrap_or_default(),
     };
     for (i, f) in program.funcs.iter().enumerate() {
         if frozen.contains(&f.name) {
@@ -152,6 +153,8 @@ struct Collect<'a> {
     separators: [Vec<Change>; 2],
     /// The separators the reference prints, for loops that print none.
     reference_separators: Vec<Vec<u8>>,
+    /// How many characters of a line the reference keeps (see [`line_widths`]).
+    reference_line_widths: Vec<u64>,
 }
 
 impl Collect<'_> {
@@ -328,6 +331,11 @@ impl Collect<'_> {
                     if let Some(n) = fits {
                         offer(format!("%{n}[^\\n]"), "read the whole line, as much as the array holds");
                         offer(format!("%{n}s"), "read at most what the array holds");
+                        // A reference that keeps at most `w` characters of a line answers
+                        // for those only: the line read as far as it reads it.
+                        for &w in self.reference_line_widths.iter().filter(|&&w| w < n) {
+                            offer(format!("%{w}[^\\n]"), "read the line as far as the reference reads it");
+                        }
                     }
                 } else if let Some(n) = fits {
                     offer(format!("%{n}{}", &directive[1..]), "read at most what the array holds");
@@ -728,6 +736,41 @@ enum Insertion<'a> {
 /// same type, or both arithmetic (`c = toupper(c)` with `char c`).
 fn assignable_from(to: &Type, from: &Type) -> bool {
     to == from || (to.is_arithmetic() && from.is_arithmetic())
+}
+
+/// How many characters of a line `reference` keeps, where a constant says so: the width of
+/// a `%Ns` or `%N[` it scans, and for `fgets(buf, n, stdin)` the `n - 1` characters it
+/// stores, or `n - 2` when the line break is dropped after it (a line of `n - 1` or more
+/// characters then loses its last one). Largest first, each once.
+fn line_widths(reference: &Program) -> Vec<u64> {
+    let mut out = Vec::new();
+    for body in reference.funcs.iter().filter_map(|f| f.body.as_ref()) {
+        crate::ir::walk::walk_stmt(body, &mut |x| {
+            let ExprKind::Call(Callee::Builtin(b), args) = &x.kind else { return };
+            match b {
+                Builtin::Fgets => {
+                    if let Some(ExprKind::Int(n)) = args.get(1).map(|a| &a.strip_implicit().kind) {
+                        out.extend([*n - 1, *n - 2].into_iter().filter(|&w| w >= 1).map(|w| w as u64));
+                    }
+                }
+                Builtin::Scanf => {
+                    let Some(ExprKind::Str(bytes)) = args.first().map(|a| &a.strip_implicit().kind) else { return };
+                    let Ok(pieces) = crate::ir::format::parse(bytes, true) else { return };
+                    for p in pieces {
+                        if let crate::ir::format::Piece::Directive(d) = p
+                            && let (crate::ir::format::Count::Fixed(w), 's' | '[') = (d.width, d.conv)
+                        {
+                            out.push(w as u64);
+                        }
+                    }
+                }
+                _ => {}
+            }
+        });
+    }
+    out.sort_unstable_by(|a, b| b.cmp(a));
+    out.dedup();
+    out
 }
 
 /// The expression statements of `reference`'s functions, printed as C, each once.
