@@ -882,8 +882,7 @@ impl Proposal {
     fn quoted(&self) -> String {
         match self {
             Proposal::Mutation(r) => {
-                let what: Vec<&str> = r.changes.iter().map(|c| c.mutant.description.as_str()).collect();
-                what.join("; ")
+                crate::ir::changes_in_words(r.changes.iter().map(|c| c.mutant.description.as_str()))
             }
             Proposal::Verified { repair, .. } => {
                 let what: Vec<String> = repair.changes.iter().map(super::reference_repair::describe).collect();

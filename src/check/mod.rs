@@ -624,19 +624,9 @@ impl Behaviour<'_> {
     }
 }
 
-/// A repair's changes for its title, the same change at several places once with their
-/// count: "`"%d"` → `"%d\n"` (3 places)".
+/// A repair's changes for its title (see [`crate::ir::changes_in_words`]).
 fn changes_words(places: &[crate::ir::Place]) -> String {
-    let mut counted: Vec<(&str, usize)> = Vec::new();
-    for p in places {
-        match counted.iter_mut().find(|(c, _)| *c == p.change) {
-            Some((_, n)) => *n += 1,
-            None => counted.push((&p.change, 1)),
-        }
-    }
-    let words: Vec<String> =
-        counted.iter().map(|(c, n)| if *n > 1 { format!("{c} ({n} places)") } else { c.to_string() }).collect();
-    words.join("; ")
+    crate::ir::changes_in_words(places.iter().map(|p| p.change.as_str()))
 }
 
 /// What the reference prints, as the compare mode compares it.

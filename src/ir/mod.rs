@@ -18,7 +18,9 @@ pub mod walk;
 
 pub use diag::{Diagnostic, Related, Severity};
 pub use program::*;
-pub use repair::{Guarantee, Place, Reached, Repair, TextEdit, apply_edits, in_line_breaks_of, indentation};
+pub use repair::{
+    Guarantee, Place, Reached, Repair, TextEdit, apply_edits, changes_in_words, in_line_breaks_of, indentation,
+};
 pub use types::{FloatKind, IntKind, IntType, StructId, Type};
 
 /// A byte range in the source text (`start..end`, UTF-8 offsets).

@@ -137,6 +137,21 @@ pub struct Place {
     pub change: String,
 }
 
+/// A repair's changes in words for its title, the same change at several places once with
+/// their count: "`"%d"` → `"%d\n"` (3 places); `i < n` → `i <= n`".
+pub fn changes_in_words<'a>(changes: impl IntoIterator<Item = &'a str>) -> String {
+    let mut counted: Vec<(&str, usize)> = Vec::new();
+    for change in changes {
+        match counted.iter_mut().find(|(c, _)| *c == change) {
+            Some((_, n)) => *n += 1,
+            None => counted.push((change, 1)),
+        }
+    }
+    let words: Vec<String> =
+        counted.iter().map(|(c, n)| if *n > 1 { format!("{c} ({n} places)") } else { c.to_string() }).collect();
+    words.join("; ")
+}
+
 /// Replace the bytes of `span` in the original text by `new_text`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct TextEdit {

@@ -144,8 +144,8 @@ impl FoundRepair {
 
     /// "Fix (bounded, b=5): `i < n` → `i <= n`"
     pub fn title(&self) -> String {
-        let what: Vec<&str> = self.changes.iter().map(|c| c.mutant.description.as_str()).collect();
-        format!("Fix ({}): {}", self.guarantee.label(), what.join("; "))
+        let what = crate::ir::changes_in_words(self.changes.iter().map(|c| c.mutant.description.as_str()));
+        format!("Fix ({}): {what}", self.guarantee.label())
     }
 }
 

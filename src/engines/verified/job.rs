@@ -727,10 +727,7 @@ pub(super) fn liveness(regions: &Regions<'_, '_>) -> BTreeMap<Node, BTreeSet<Var
 fn prints_only_space(call: &Expr) -> bool {
     let ExprKind::Call(_, args) = &call.strip_implicit().kind else { return false };
     match args.first().map(|a| &a.strip_implicit().kind) {
-        Some(ExprKind::Str(bytes)) => {
-            let text = bytes.strip_suffix(&[0]).unwrap_or(bytes);
-            args.len() == 1 && text.iter().all(|b| b.is_ascii_whitespace())
-        }
+        Some(ExprKind::Str(text)) => args.len() == 1 && text.iter().all(|b| b.is_ascii_whitespace()),
         _ => false,
     }
 }
