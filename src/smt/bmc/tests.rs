@@ -147,6 +147,10 @@ int main(void) { int x, s = 0, c = 0; while (scanf(\"%d\", &x) == 1) { s += x; c
     // scanf returns EOF (-1), not 0, at the end: a `!= 0` loop never ends and is cut.
     let never = src.replace("== 1", "!= 0").replace("assert(c < 3 || s != 9);", "assert(0);");
     assert!(matches!(run(&never, 3).verdict, BmcVerdict::Holds { complete: false }), "{:?}", run(&never, 3).verdict);
+    // A suppressed directive assigns nothing: the end of the input after it is still EOF.
+    let skip = "#include <stdio.h>\n#include <assert.h>
+int main(void) { int x; assert(scanf(\"%*d %d\", &x) != 0); return 0; }";
+    assert!(matches!(run(skip, 3).verdict, BmcVerdict::Holds { .. }), "{:?}", run(skip, 3).verdict);
 }
 
 #[test]

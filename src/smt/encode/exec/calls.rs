@@ -539,7 +539,7 @@ impl<'a, 'ctx> Exec<'a, 'ctx> {
         // With the end of the input modelled: the states where directive `j` found no token
         // left (nothing more is read or stored), with what `scanf` returns there.
         let mut ended: Vec<(State<'ctx>, i64)> = Vec::new();
-        for (j, piece) in pieces.iter().filter(|p| matches!(p, Piece::Directive(_))).enumerate() {
+        for piece in pieces.iter().filter(|p| matches!(p, Piece::Directive(_))) {
             let Piece::Directive(d) = piece else { continue };
             match d.conv {
                 '[' | 'n' | 'p' => {
@@ -562,8 +562,9 @@ impl<'a, 'ctx> Exec<'a, 'ctx> {
                 if left.simplify().as_bool() != Some(true) {
                     let mut out = self.st.clone();
                     out.guard = self.and(&self.st.guard, &left.not());
-                    // EOF when the input ends before the first directive.
-                    ended.push((out, if j == 0 { -1 } else { assigned }));
+                    // EOF when the input ends before anything is assigned (a suppressed
+                    // directive assigns nothing), as glibc and the interpreter return.
+                    ended.push((out, if assigned == 0 { -1 } else { assigned }));
                     self.st.guard = self.and(&self.st.guard, &left);
                 }
             }
