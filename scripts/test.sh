@@ -14,6 +14,10 @@ cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh
 cargo fmt --check
 logs=$(mktemp -d)
+# Made before the jobs run side by side: each cargo creates a missing target directory
+# through a temporary one and a rename, and two doing so at once can fail (a CI run lost
+# clippy's `target/clippyXXXXXX` that way).
+mkdir -p target/clippy
 CARGO_TARGET_DIR=target/clippy cargo clippy --locked --all-targets -- -D warnings >"$logs/clippy" 2>&1 &
 clippy=$!
 bash editors/tests/setup.sh >"$logs/editors" 2>&1 &
