@@ -536,7 +536,7 @@ impl<'a, 'ctx> Exec<'a, 'ctx> {
         });
         let mut next = 1usize;
         let mut assigned = 0i64;
-        // With the end of the input modelled: the states where directive `j` found no token
+        // With the end of the input modelled: the states where a directive found no token
         // left (nothing more is read or stored), with what `scanf` returns there.
         let mut ended: Vec<(State<'ctx>, i64)> = Vec::new();
         for piece in pieces.iter().filter(|p| matches!(p, Piece::Directive(_))) {
@@ -632,15 +632,22 @@ impl<'a, 'ctx> Exec<'a, 'ctx> {
         Ok(self.scanf_result(ended, assigned))
     }
 
-    /// What `scanf` returns: `assigned` where every directive read, else what each state in
-    /// `ended` (the input ran out there) returns; the states join again.
+    /// What `scanf` returns, with the call recorded in [`crate::smt::encode::Encoding::scanf_reads`]: a read
+    /// wherever it does not return EOF.
     fn scanf_result(&mut self, ended: Vec<(State<'ctx>, i64)>, assigned: i64) -> SymVal<'ctx> {
         let at_end: Vec<&Bool<'ctx>> = ended.iter().filter(|(_, r)| *r == -1).map(|(s, _)| &s.guard).collect();
-        let counted = Bool::or(self.ctx, &at_end).not();
+        let not_at_end = Bool::or(self.ctx, &at_end).not();
         let seq = self.next_seq();
+        let value = self.joined_result(ended, assigned);
+        let counted = self.and(&self.st.guard, &not_at_end);
+        self.enc.scanf_reads.push((seq, counted));
+        value
+    }
+
+    /// `assigned` where every directive read, else what each state in `ended` (the input ran
+    /// out there) returns; the states join again.
+    fn joined_result(&mut self, ended: Vec<(State<'ctx>, i64)>, assigned: i64) -> SymVal<'ctx> {
         if ended.is_empty() {
-            let counted = self.and(&self.st.guard, &counted);
-            self.enc.scanf_reads.push((seq, counted));
             return SymVal::Int(c_int::constant(self.ctx, IntType::INT, assigned));
         }
         let mut value = c_int::constant(self.ctx, IntType::INT, assigned);
@@ -650,8 +657,6 @@ impl<'a, 'ctx> Exec<'a, 'ctx> {
         let mut states: Vec<State<'ctx>> = ended.into_iter().map(|(s, _)| s).collect();
         states.push(std::mem::replace(&mut self.st, states[0].clone()));
         self.st = self.merge(states, None);
-        let counted = self.and(&self.st.guard, &counted);
-        self.enc.scanf_reads.push((seq, counted));
         self.define("scanf.ret", SymVal::Int(value))
     }
 
