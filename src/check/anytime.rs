@@ -432,8 +432,9 @@ impl Job<'_> {
             match verdict.verdict {
                 BmcVerdict::Holds { complete } => {
                     let assumption = conjecture.description();
-                    let proved = Guarantee::VerifiedAssuming { assumption, bound: (!complete).then_some(bound) }
-                        .assuming_also(verdict.assumption());
+                    let proved =
+                        Guarantee::VerifiedAssuming { assumption, bound: (!complete).then_some(verdict.bound(bound)) }
+                            .assuming_also(verdict.assumption());
                     if complete || bound == full {
                         return Some(proved);
                     }

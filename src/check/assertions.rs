@@ -159,7 +159,10 @@ pub fn check_assertions(
         BmcVerdict::Holds { complete: false } => report.diagnostics.push(Diagnostic::info(
             "bounded",
             anchor,
-            format!("every assertion holds on runs with at most {b} loop iterations{of_inputs}; longer runs were not checked"),
+            format!(
+                "every assertion holds on runs with at most {}{of_inputs}; longer runs were not checked",
+                result.original.bound(b).words()
+            ),
         )),
         BmcVerdict::Unknown(BmcUnknown::Unsupported(u)) => {
             report.diagnostics.push(Diagnostic::info(
@@ -230,7 +233,7 @@ pub fn push_repair(report: &mut Report, repair: &FoundRepair, anchor: Span, what
         changed.join(" and "),
         match &repair.guarantee {
             Guarantee::Verified => " for every input (proved)".to_string(),
-            Guarantee::Bounded { bound } => format!(" on every run with at most {bound} loop iterations (proved)"),
+            Guarantee::Bounded { bound } => format!(" on every run with at most {} (proved)", bound.words()),
             Guarantee::VerifiedAssuming { .. } => {
                 format!(" for all {} (proved)", repair.guarantee.assumed_runs().unwrap_or_default())
             }

@@ -159,7 +159,7 @@ mod tests {
         let mut report = Report::default();
         for (new, g) in [
             ("n * 2", Guarantee::Verified),
-            ("n + 3", Guarantee::Bounded { bound: 5 }),
+            ("n + 3", Guarantee::Bounded { bound: crate::ir::Bound::loops(5) }),
             ("n * n", Guarantee::Tested { tests: 1 }),
         ] {
             report.repairs.push(repair(new, g));

@@ -548,13 +548,14 @@ impl Behaviour<'_> {
             let what = match &guarantee {
                 Guarantee::Verified => format!("prints {} for every input (proved)", reference_words(compare_mode)),
                 Guarantee::Bounded { bound } => format!(
-                    "prints {} for every input on runs of up to {bound} loop iterations (proved)",
-                    reference_words(compare_mode)
+                    "prints {} for every input on runs of up to {} (proved)",
+                    reference_words(compare_mode),
+                    bound.words()
                 ),
                 Guarantee::VerifiedAssuming { assumption, bound } => format!(
                     "prints {} for every input where {assumption}{} (proved)",
                     reference_words(compare_mode),
-                    bound.map_or(String::new(), |b| format!(", on runs of up to {b} loop iterations"))
+                    bound.map_or(String::new(), |b| format!(", on runs of up to {}", b.words()))
                 ),
                 _ => format!("passes all {tests} tests"),
             };

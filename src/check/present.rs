@@ -118,7 +118,7 @@ fn best_effect(r: &Repair) -> String {
     use crate::ir::Guarantee;
     match &r.guarantee {
         Guarantee::Verified => "fixes it (proved for every input)".into(),
-        Guarantee::Bounded { bound } => format!("fixes it (proved for runs of up to {bound} loop iterations)"),
+        Guarantee::Bounded { bound } => format!("fixes it (proved for runs of up to {})", bound.words()),
         Guarantee::VerifiedAssuming { .. } => {
             format!("fixes it (proved for {})", r.guarantee.assumed_runs().unwrap_or_default())
         }

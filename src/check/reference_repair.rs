@@ -307,7 +307,7 @@ pub fn repair_against_reference(
     // space for a fix of the same strength. (A proof the anytime phase had to shorten, on a
     // busy machine, is not: the search may prove a fix at the full bound.)
     if let Some((_, Guarantee::Bounded { bound })) = &anytime.candidate
-        && *bound >= engine_opts.bound
+        && bound.loops >= engine_opts.bound
     {
         return anytime;
     }
@@ -364,7 +364,7 @@ pub fn repair_against_reference(
         report.stats.phase("bounded product search", t);
         if let Guarantee::VerifiedAssuming { assumption, bound } = &guarantee {
             let runs = bound.map_or("for every input".to_string(), |b| {
-                format!("on every run with at most {b} loop iterations (longer runs were not checked)")
+                format!("on every run with at most {} (longer runs were not checked)", b.words())
             });
             report.diagnostics.push(Diagnostic::info(
                 "equivalent-assuming",
@@ -492,7 +492,7 @@ pub fn repair_against_reference(
 /// What the fix on screen is known to do, for the note that its proof did not finish.
 fn shown_fix_words(guarantee: &Guarantee) -> String {
     match guarantee {
-        Guarantee::Bounded { bound } => format!("is proved for runs of up to {bound} loop iterations"),
+        Guarantee::Bounded { bound } => format!("is proved for runs of up to {}", bound.words()),
         Guarantee::VerifiedAssuming { .. } => format!("is proved for {}", guarantee.assumed_runs().unwrap_or_default()),
         Guarantee::OverReals { tests } => {
             format!("passes all {tests} tests and is proved over the reals (rounding not checked)")
@@ -523,7 +523,10 @@ pub(super) fn proved_where_no_nan(
     let r = crate::smt::bmc::verify_against_assuming(program, reference, compare, entry, bound, assume, budget);
     tracing::debug!(verdict = ?r.verdict, "the bounded product where the reference prints no NaN");
     let complete = r.proved_for_all_runs()?;
-    Some(Guarantee::VerifiedAssuming { assumption, bound: (!complete).then_some(bound) }.assuming_also(r.assumption()))
+    Some(
+        Guarantee::VerifiedAssuming { assumption, bound: (!complete).then_some(r.bound(bound)) }
+            .assuming_also(r.assumption()),
+    )
 }
 
 /// The program as written proved to print what the reference prints, in the words of what
@@ -535,9 +538,7 @@ fn proved_equal(anchor: Span, compare: Compare, proved: &Guarantee) -> Diagnosti
         Guarantee::Bounded { bound } => Diagnostic::info(
             "equivalent-bounded",
             anchor,
-            format!(
-                "your program {same} on every run with at most {bound} loop iterations; longer runs were not checked"
-            ),
+            format!("your program {same} on every run with at most {}; longer runs were not checked", bound.words()),
         ),
         Guarantee::VerifiedAssuming { .. } => Diagnostic::info(
             "equivalent-assuming",
@@ -881,8 +882,9 @@ pub(super) fn push_verified_fix_at(
             guarantee.assumed_runs().unwrap_or_default()
         ),
         Guarantee::Bounded { bound } => format!(
-            "{places} so that the program {} on every run with at most {bound} loop iterations (proved).",
-            same_output(compare)
+            "{places} so that the program {} on every run with at most {} (proved).",
+            same_output(compare),
+            bound.words()
         ),
         Guarantee::OverReals { tests } => format!(
             "{places} so that the program {} for all inputs when `float` and `double` compute exactly (proved over the real numbers; rounding not checked), and all {tests} tests pass.",

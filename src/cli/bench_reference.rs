@@ -249,7 +249,7 @@ impl<'a> Oracle<'a> {
         }
         let bound = match guarantee {
             Guarantee::Verified => None,
-            Guarantee::Bounded { bound } => Some(*bound),
+            Guarantee::Bounded { bound } => Some(bound.loops),
             _ => return None,
         };
         // Numbers read with scanf: the proofs' input model has every read find its number
@@ -419,7 +419,7 @@ fn evaluate(p: &Problem, path: &Path, budget: Duration, work: &Path) -> Option<O
         reference: if front_end.is_some() { "front end rejects" } else { report.stats.reference.unwrap_or("not run") },
         why: front_end.map(|d| format!("front end: {}", d.message)).or(report.stats.reference_failure.clone()),
         first_ms: first_at_least(&report, Guarantee::Tested { tests: 0 }.strength()),
-        first_proved_ms: first_at_least(&report, Guarantee::Bounded { bound: 0 }.strength()),
+        first_proved_ms: first_at_least(&report, Guarantee::Bounded { bound: crate::ir::Bound::loops(0) }.strength()),
         empty_at_budget: best.is_none() && report.stats.timed_out,
         phases: report.stats.phases.clone(),
         again,

@@ -77,7 +77,7 @@ pub fn report_json(file: &str, text: &str, report: &Report) -> Value {
                 "reached": r.reached.iter().map(|l| json!({ "level": l.guarantee.level(), "ms": l.after_ms })).collect::<Vec<_>>(),
                 "stats": {
                     "firstTestedMs": r.first_at_least(Guarantee::Tested { tests: 0 }.strength()),
-                    "firstBoundedMs": r.first_at_least(Guarantee::Bounded { bound: 0 }.strength()),
+                    "firstBoundedMs": r.first_at_least(Guarantee::Bounded { bound: crate::ir::Bound::loops(0) }.strength()),
                     "firstVerifiedMs": r.first_at_least(Guarantee::Verified.strength()),
                 },
             })

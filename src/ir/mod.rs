@@ -19,7 +19,8 @@ pub mod walk;
 pub use diag::{Diagnostic, Related, Severity};
 pub use program::*;
 pub use repair::{
-    Guarantee, Place, Reached, Repair, TextEdit, apply_edits, changes_in_words, in_line_breaks_of, indentation,
+    Bound, Cuts, Guarantee, Place, Reached, Repair, TextEdit, apply_edits, changes_in_words, in_line_breaks_of,
+    indentation,
 };
 pub use types::{FloatKind, IntKind, IntType, StructId, Type};
 

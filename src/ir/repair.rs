@@ -12,17 +12,20 @@ use serde::Serialize;
 pub enum Guarantee {
     /// Proved for all inputs.
     Verified,
-    /// Proved for all runs with at most `bound` loop iterations / call depth.
-    Bounded { bound: u32 },
+    /// Proved for all runs within `bound`: at most so many loop iterations / call depth, and
+    /// the input pieces it names.
+    Bounded {
+        #[serde(flatten)]
+        bound: Bound,
+    },
     /// Proved for all inputs that satisfy `assumption`, an input precondition conjectured
     /// from the tests (e.g. "a > b > c, as in all 18 tests"); nothing is known of others.
-    /// With a `bound`, proved only for the runs of those inputs with at most `bound` loop
-    /// iterations.
+    /// With a `bound`, proved only for the runs of those inputs within it.
     #[serde(rename = "verified-assuming")]
     VerifiedAssuming {
         assumption: String,
-        #[serde(skip_serializing_if = "Option::is_none")]
-        bound: Option<u32>,
+        #[serde(flatten)]
+        bound: Option<Bound>,
     },
     /// Proved equivalent with `float` and `double` read as real numbers (rounding not
     /// checked), and passes every given test (`tests` of them) and inputs varied from them.
@@ -36,6 +39,75 @@ pub enum Guarantee {
     /// The replaced expression type-checks in its context; says nothing of behaviour.
     #[serde(rename = "type-checks")]
     WellTyped,
+}
+
+/// How far a bounded proof reaches: runs with at most `loops` loop iterations (and calls
+/// nested that deep), and, where the model reads or scans text a piece at a time, the pieces
+/// it does not cut ([`Cuts`]). A run beyond either is not covered, and the label names both.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct Bound {
+    #[serde(rename = "bound")]
+    pub loops: u32,
+    #[serde(flatten)]
+    pub cuts: Cuts,
+}
+
+/// The input pieces a bounded model cuts like a loop beyond the bound: strings (a `%s` word,
+/// an `fgets` line, a string a library function scans) longer than `chars` characters, numbers
+/// typed with more than `digits` digits, more than `spaces` white-space bytes in a row that
+/// `scanf` skips. `None`: nothing of that kind is cut.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Cuts {
+    #[serde(rename = "stringChars", skip_serializing_if = "Option::is_none")]
+    pub chars: Option<u32>,
+    #[serde(rename = "numberDigits", skip_serializing_if = "Option::is_none")]
+    pub digits: Option<u32>,
+    #[serde(rename = "spacesInARow", skip_serializing_if = "Option::is_none")]
+    pub spaces: Option<u32>,
+}
+
+impl Cuts {
+    /// Both cuts at once: the shorter piece of each kind (a proof under both covers the runs
+    /// within each).
+    pub fn and(self, other: Cuts) -> Cuts {
+        let min = |a: Option<u32>, b: Option<u32>| match (a, b) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
+        Cuts {
+            chars: min(self.chars, other.chars),
+            digits: min(self.digits, other.digits),
+            spaces: min(self.spaces, other.spaces),
+        }
+    }
+}
+
+impl Bound {
+    /// Runs with at most `loops` loop iterations, nothing else cut.
+    pub fn loops(loops: u32) -> Bound {
+        Bound { loops, cuts: Cuts::default() }
+    }
+
+    /// What "up to" / "at most" reaches, in the student's words: "5 loop iterations",
+    /// "5 loop iterations and 32-character strings", "5 loop iterations, 10-digit numbers
+    /// and 4 spaces in a row".
+    pub fn words(&self) -> String {
+        let mut parts = vec![format!("{} loop iterations", self.loops)];
+        if let Some(n) = self.cuts.chars {
+            parts.push(format!("{n}-character strings"));
+        }
+        if let Some(n) = self.cuts.digits {
+            parts.push(format!("{n}-digit numbers"));
+        }
+        if let Some(n) = self.cuts.spaces {
+            parts.push(format!("{n} spaces in a row"));
+        }
+        match parts.split_last() {
+            Some((last, rest)) if !rest.is_empty() => format!("{} and {last}", rest.join(", ")),
+            _ => parts.concat(),
+        }
+    }
 }
 
 /// `also` added to the assumption a proof already made (once: "a > b, and there is a line
@@ -52,12 +124,12 @@ impl Guarantee {
     pub fn label(&self) -> String {
         match self {
             Guarantee::Verified => "verified".into(),
-            Guarantee::Bounded { bound } => format!("verified up to {bound} loop iterations"),
+            Guarantee::Bounded { bound } => format!("verified up to {}", bound.words()),
             Guarantee::VerifiedAssuming { assumption, bound: None } => {
                 format!("verified for inputs where {assumption}")
             }
             Guarantee::VerifiedAssuming { assumption, bound: Some(bound) } => {
-                format!("verified up to {bound} loop iterations for inputs where {assumption}")
+                format!("verified up to {} for inputs where {assumption}", bound.words())
             }
             Guarantee::OverReals { tests } => {
                 format!("passes all {tests} tests; proved over the reals, rounding not checked")
@@ -89,7 +161,7 @@ impl Guarantee {
         match self {
             Guarantee::VerifiedAssuming { assumption, bound: None } => Some(format!("inputs where {assumption}")),
             Guarantee::VerifiedAssuming { assumption, bound: Some(bound) } => {
-                Some(format!("runs of up to {bound} loop iterations on inputs where {assumption}"))
+                Some(format!("runs of up to {} on inputs where {assumption}", bound.words()))
             }
             _ => None,
         }
@@ -263,8 +335,8 @@ mod tests {
         let line = Some("there is a line break (as in every test)");
         let labels: Vec<String> = [
             Guarantee::Verified,
-            Guarantee::Bounded { bound: 5 },
-            Guarantee::VerifiedAssuming { assumption: "n > 0, as in all 4 tests".into(), bound: Some(3) },
+            Guarantee::Bounded { bound: Bound::loops(5) },
+            Guarantee::VerifiedAssuming { assumption: "n > 0, as in all 4 tests".into(), bound: Some(Bound::loops(3)) },
             Guarantee::Tested { tests: 4 },
         ]
         .into_iter()
@@ -277,6 +349,36 @@ mod tests {
             passes all 4 tests"#]]
         .assert_eq(&labels.join("\n"));
         assert_eq!(Guarantee::Verified.assuming_also(None), Guarantee::Verified);
+    }
+
+    #[test]
+    fn a_bound_names_every_input_piece_it_cuts() {
+        let cut = |chars, digits, spaces| Bound { loops: 5, cuts: Cuts { chars, digits, spaces } };
+        let labels: Vec<String> =
+            [cut(Some(32), None, None), cut(None, Some(10), Some(4)), cut(Some(8), Some(10), Some(4))]
+                .into_iter()
+                .map(|bound| Guarantee::Bounded { bound }.label())
+                .collect();
+        expect_test::expect![[r#"
+            verified up to 5 loop iterations and 32-character strings
+            verified up to 5 loop iterations, 10-digit numbers and 4 spaces in a row
+            verified up to 5 loop iterations, 8-character strings, 10-digit numbers and 4 spaces in a row"#]]
+        .assert_eq(&labels.join("\n"));
+        // Two cuts at once reach as far as the shorter of each kind.
+        let both =
+            Cuts { chars: Some(32), digits: None, spaces: Some(4) }.and(Cuts { chars: Some(8), ..Cuts::default() });
+        assert_eq!(both, Cuts { chars: Some(8), digits: None, spaces: Some(4) });
+        // JSON keeps `bound` a number and names the cuts beside it.
+        let json = |g: &Guarantee| serde_json::to_string(g).unwrap();
+        assert_eq!(json(&Guarantee::Bounded { bound: Bound::loops(5) }), r#"{"level":"bounded","bound":5}"#);
+        assert_eq!(
+            json(&Guarantee::VerifiedAssuming { assumption: "n > 0".into(), bound: Some(cut(Some(32), None, None)) }),
+            r#"{"level":"verified-assuming","assumption":"n > 0","bound":5,"stringChars":32}"#
+        );
+        assert_eq!(
+            json(&Guarantee::VerifiedAssuming { assumption: "n > 0".into(), bound: None }),
+            r#"{"level":"verified-assuming","assumption":"n > 0"}"#
+        );
     }
 
     #[test]

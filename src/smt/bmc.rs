@@ -21,7 +21,7 @@ use super::floats::{self, FloatModel, Floats};
 use super::solver::{self, UnknownReason, Verdict, check_with_budget};
 use crate::cancel::Cancel;
 use crate::ir::format::{self as cfmt, Piece};
-use crate::ir::{FloatKind, Program, Span, Type};
+use crate::ir::{Bound, Cuts, FloatKind, Program, Span, Type};
 use crate::spec::compare::Compare;
 use crate::spec::interp::{self, Limits, RuntimeErrorKind};
 
@@ -34,6 +34,9 @@ pub struct BmcResult {
     pub uninit_reads: Vec<(Span, String)>,
     /// The proof assumed a line break in the input ([`crate::smt::encode::LINE_ASSUMPTION`]).
     pub line_assumed: bool,
+    /// The input pieces the encoding cuts ([`crate::smt::encode::Encoding::cuts`]): a bounded
+    /// proof covers runs within them too.
+    pub cuts: Cuts,
     pub stats: BmcStats,
 }
 
@@ -72,8 +75,18 @@ impl BmcResult {
     /// `bounded`, or either for the inputs with a line break.
     pub fn guarantee(&self, bound: u32) -> Option<crate::ir::Guarantee> {
         use crate::ir::Guarantee;
-        let proved = if self.proved_for_all_runs()? { Guarantee::Verified } else { Guarantee::Bounded { bound } };
+        let proved = if self.proved_for_all_runs()? {
+            Guarantee::Verified
+        } else {
+            Guarantee::Bounded { bound: self.bound(bound) }
+        };
         Some(proved.assuming_also(self.assumption()))
+    }
+
+    /// How far a proof that did not cover every run reaches: `loops` loop iterations and the
+    /// input pieces the encoding cuts.
+    pub fn bound(&self, loops: u32) -> Bound {
+        Bound { loops, cuts: self.cuts }
     }
 }
 
@@ -283,6 +296,7 @@ fn verify_in(
                 verdict: BmcVerdict::Unknown(BmcUnknown::Unsupported(u)),
                 uninit_reads: vec![],
                 line_assumed: false,
+                cuts: Cuts::default(),
                 stats,
             };
         }
@@ -337,7 +351,11 @@ fn verify_in(
         }
     };
     let uninit_reads = if matches!(verdict, BmcVerdict::Unknown(_)) { vec![] } else { reachable_uninit(&enc, budget) };
-    BmcResult { verdict, uninit_reads, line_assumed: enc.line_assumed, stats }
+    let cuts = match verdict {
+        BmcVerdict::Holds { complete: false } => reachable_cuts(&enc, budget),
+        _ => Cuts::default(),
+    };
+    BmcResult { verdict, uninit_reads, line_assumed: enc.line_assumed, cuts, stats }
 }
 
 /// When the input text of `found` holds a byte other than printable characters and line
@@ -377,6 +395,17 @@ fn no_run_within_bound(enc: &Encoding<'_>, budget: &Budget) -> bool {
     s.assert(&enc.completes);
     let slice = Budget::new(budget.remaining().min(VACUITY_SLICE), budget.cancel.clone());
     check_with_budget(&s, &[], &slice).is_unsat()
+}
+
+/// The input pieces a bounded proof of `enc` must name ([`Encoding::cuts`]), each kind's
+/// reachability asked within [`VACUITY_SLICE`].
+fn reachable_cuts(enc: &Encoding<'_>, budget: &Budget) -> Cuts {
+    enc.cuts(|cut| {
+        let s = solver::one_shot_solver(enc.ctx, enc.bit_vectors_only);
+        enc.assert_into(&s);
+        s.assert(cut);
+        !check_with_budget(&s, &[], &budget.sub(VACUITY_SLICE)).is_unsat()
+    })
 }
 
 /// How long [`no_run_within_bound`] may take.

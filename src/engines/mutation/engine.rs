@@ -339,7 +339,9 @@ pub fn run_from(
             let guarantee = if runs_within_bound(&enc, &choice, budget) {
                 Guarantee::Verified
             } else {
-                Guarantee::Bounded { bound: opts.bound }
+                let slice = budget.sub(CUT_SLICE);
+                let cuts = enc.cuts(|cut| check_choice(&enc, &choice, cut, &slice, false).0 != SmtVerdict::Unsat);
+                Guarantee::Bounded { bound: Bound { loops: opts.bound, cuts } }
             }
             .assuming_also(enc.assumption());
             guarantee_time += t.elapsed();
@@ -559,6 +561,10 @@ fn check_choice<'ctx>(
     };
     (verdict, input)
 }
+
+/// How long the question whether a repaired program's runs reach one kind of input cut may
+/// take (unanswered, the cut is named).
+const CUT_SLICE: Duration = Duration::from_secs(1);
 
 /// The unwinding check of a repaired program: `true` when no run can exceed the bound, so the
 /// repair holds for all runs. `unknown` counts as `false` (never upgrade).

@@ -438,3 +438,22 @@ int main(void) { int n, i; scanf(\"%d\", &n); for (i = 0; i < n; i++) printf(\"%
     let verdict = against(student, &ranged, 2).verdict;
     assert!(matches!(verdict, BmcVerdict::Holds { complete: false }), "{verdict:?}");
 }
+
+/// A word longer than the string cap is cut, not modelled: the assertion below fails for a
+/// 99-character word, in a program with no loop at all, so a label that named only the loop
+/// bound ("verified up to 5 loop iterations") claimed what was not proved. It names the cut.
+#[test]
+fn a_proof_that_cuts_long_words_names_them_in_its_guarantee() {
+    let src = "#include <assert.h>\n#include <string.h>\n#include <stdio.h>
+int main(void){ char w[100]; if (scanf(\"%99s\", w) == 1) assert(strlen(w) < 99); return 0; }";
+    let r = run(src, 5);
+    assert!(matches!(r.verdict, BmcVerdict::Holds { complete: false }), "{:?}", r.verdict);
+    assert_eq!(r.cuts.chars, Some(32));
+    assert_eq!(r.guarantee(5).expect("a proof").label(), "verified up to 5 loop iterations and 32-character strings");
+    // A program that reads no text cuts nothing but its loops.
+    let r = run(
+        "#include <assert.h>\nint main(void){ int n = nondet_int(); int s = 0; for (int i = 0; i < n; i++) s += 2; assert(s % 2 == 0); return 0; }",
+        3,
+    );
+    assert_eq!(r.guarantee(3).expect("a proof").label(), "verified up to 3 loop iterations");
+}

@@ -98,7 +98,7 @@ use z3::Context;
 use z3::ast::{Ast, BV, Bool, Dynamic};
 
 use crate::ir::ExprId;
-use crate::ir::{Builtin, Callee, Expr, ExprKind, FuncId, Init, IntType, Program, Span, Stmt, StmtKind, Type};
+use crate::ir::{Builtin, Callee, Cuts, Expr, ExprKind, FuncId, Init, IntType, Program, Span, Stmt, StmtKind, Type};
 use crate::smt::floats::FloatModel;
 
 pub use exec::SymVal;
@@ -376,6 +376,9 @@ pub struct Violation<'ctx> {
 pub struct UnwindPoint<'ctx> {
     pub span: Span,
     pub cond: Bool<'ctx>,
+    /// The input piece a run beyond it would go past ([`Cuts::default`] for a loop or a call:
+    /// the bound itself), which a bounded proof's guarantee names.
+    pub cuts: Cuts,
 }
 
 /// A branch decision: where `guard` holds, the run took the `then` side iff `taken`.
@@ -595,6 +598,27 @@ impl<'ctx> Encoding<'ctx> {
         Some(Bool::and(ctx, &readable.iter().collect::<Vec<_>>()))
     }
     /// Some run goes beyond the bound.
+    /// The input pieces whose cut some run may reach, the shortest of each kind: what a
+    /// bounded proof must name besides the loop bound. `reachable` answers whether a condition
+    /// can hold in a run (an unanswered question must count as "it can"); a kind no run cuts
+    /// is not named (a program that never meets a long word is not "verified up to 32-character
+    /// strings").
+    pub fn cuts(&self, mut reachable: impl FnMut(&Bool<'ctx>) -> bool) -> Cuts {
+        let kinds: [fn(&Cuts) -> bool; 3] = [|c| c.chars.is_some(), |c| c.digits.is_some(), |c| c.spaces.is_some()];
+        let mut cuts = Cuts::default();
+        for of_kind in kinds {
+            let points: Vec<&UnwindPoint<'ctx>> = self.unwinding.iter().filter(|u| of_kind(&u.cuts)).collect();
+            if points.is_empty() {
+                continue;
+            }
+            let conds: Vec<&Bool<'ctx>> = points.iter().map(|u| &u.cond).collect();
+            if reachable(&Bool::or(self.ctx, &conds)) {
+                cuts = points.iter().fold(cuts, |all, u| all.and(u.cuts));
+            }
+        }
+        cuts
+    }
+
     pub fn any_unwinding(&self) -> Bool<'ctx> {
         let v: Vec<&Bool<'ctx>> = self.unwinding.iter().map(|v| &v.cond).collect();
         Bool::or(self.ctx, &v)

@@ -194,7 +194,7 @@ impl<'a, 'ctx> Exec<'a, 'ctx> {
         if depth >= self.bound.max(1) {
             // Deeper recursion is cut like a loop beyond the bound.
             let cond = self.st.guard.clone();
-            self.enc.unwinding.push(UnwindPoint { span, cond });
+            self.enc.unwinding.push(UnwindPoint { span, cond, cuts: Cuts::default() });
             self.kill();
             return self.fresh("cut", &f.ret.clone(), span);
         }
@@ -852,17 +852,17 @@ impl<'a, 'ctx> Exec<'a, 'ctx> {
         }
         let (ok, byte) = self.peek_byte();
         let more = Bool::and(self.ctx, &[&ok, &self.is_space(&byte)]);
-        self.cut_where(&more, span);
+        self.cut_where(&more, Cuts { spaces: Some(MAX_SPACES as u32), ..Cuts::default() }, span);
     }
 
     /// Runs where `cond` holds go beyond what the model reads at once: cut like a loop beyond
     /// the bound (an unwinding point, and the path ends there).
-    fn cut_where(&mut self, cond: &Bool<'ctx>, span: Span) {
+    fn cut_where(&mut self, cond: &Bool<'ctx>, cuts: Cuts, span: Span) {
         let here = self.and(&self.st.guard, cond);
         if here.simplify().as_bool() == Some(false) {
             return;
         }
-        self.enc.unwinding.push(UnwindPoint { span, cond: here });
+        self.enc.unwinding.push(UnwindPoint { span, cond: here, cuts });
         self.st.guard = self.and(&self.st.guard, &cond.not());
     }
 
@@ -903,7 +903,7 @@ impl<'a, 'ctx> Exec<'a, 'ctx> {
         }
         let (ok, b) = self.peek_byte();
         let more = Bool::and(ctx, &[&reading, &ok, &is_digit(&b)]);
-        self.cut_where(&more, span);
+        self.cut_where(&more, Cuts { digits: Some(MAX_DIGITS as u32), ..Cuts::default() }, span);
         (any, minus.ite(&value.bvneg(), &value))
     }
 
@@ -948,7 +948,7 @@ impl<'a, 'ctx> Exec<'a, 'ctx> {
         if max < width.min(avail) {
             let (ok, b) = self.peek_byte();
             let cond = Bool::and(ctx, &[&reading, &ok, &self.accepts(accept, &b)]);
-            self.cut_where(&cond, e.span);
+            self.cut_where(&cond, chars_cut(max), e.span);
         }
         let Some((a, _)) = target else { return Ok(()) };
         let (o, off0) = dest.expect("a target");
@@ -1005,7 +1005,7 @@ impl<'a, 'ctx> Exec<'a, 'ctx> {
         let max = room.min(self.str_cap());
         if room > max || matches!(width, Count::Fixed(w) if (w as u64) < avail) {
             let cond = self.st.guard.clone();
-            self.enc.unwinding.push(UnwindPoint { span: a.span, cond });
+            self.enc.unwinding.push(UnwindPoint { span: a.span, cond, cuts: chars_cut(max) });
         }
         let name = match &a.strip_implicit().kind {
             ExprKind::AddrOf(x) | ExprKind::Decay(x) => crate::ir::print::expr_to_c(self.p, x),
@@ -1104,7 +1104,7 @@ impl<'a, 'ctx> Exec<'a, 'ctx> {
         if size.is_some() || room > max {
             // fgets: a longer line is always possible (it would be split); gets: beyond the cap.
             let cond = self.st.guard.clone();
-            self.enc.unwinding.push(UnwindPoint { span: e.span, cond });
+            self.enc.unwinding.push(UnwindPoint { span: e.span, cond, cuts: chars_cut(max) });
         }
         let name = match &a.strip_implicit().kind {
             ExprKind::Decay(x) => crate::ir::print::expr_to_c(self.p, x),
@@ -1185,7 +1185,7 @@ impl<'a, 'ctx> Exec<'a, 'ctx> {
         self.st.guard = start.clone();
         if max < room {
             let cond = self.and(&start, &reading);
-            self.enc.unwinding.push(UnwindPoint { span: a.span, cond });
+            self.enc.unwinding.push(UnwindPoint { span: a.span, cond, cuts: chars_cut(max) });
         }
         let any = got.first().cloned().unwrap_or_else(|| Bool::from_bool(ctx, false));
         // The NUL goes after the last byte read: it must be inside the array.
@@ -1292,7 +1292,7 @@ impl<'a, 'ctx> Exec<'a, 'ctx> {
     pub(super) fn cut_then_check(&mut self, cut: Bool<'ctx>, ok: Bool<'ctx>, span: Span, fault: Span) {
         if cut.as_bool() != Some(false) {
             let cond = self.and(&self.st.guard, &cut);
-            self.enc.unwinding.push(UnwindPoint { span, cond });
+            self.enc.unwinding.push(UnwindPoint { span, cond, cuts: chars_cut(self.str_cap()) });
             self.st.guard = self.and(&self.st.guard, &cut.not());
         }
         self.check(ok, ViolationKind::OutOfBounds, fault);
@@ -1447,6 +1447,11 @@ impl<'a, 'ctx> Exec<'a, 'ctx> {
         let n = self.name("printf.ret");
         Ok(SymVal::Int(BV::new_const(self.ctx, n, 32)))
     }
+}
+
+/// A cut of the strings longer than `max` characters.
+fn chars_cut(max: u64) -> Cuts {
+    Cuts { chars: Some(u32::try_from(max).unwrap_or(u32::MAX)), ..Cuts::default() }
 }
 
 /// Spaces in a row that `scanf` skips in the character model before the rest is cut.

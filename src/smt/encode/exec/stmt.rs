@@ -320,7 +320,7 @@ impl<'a, 'ctx> Exec<'a, 'ctx> {
                 }
                 None => self.st.guard.clone(),
             };
-            self.enc.unwinding.push(UnwindPoint { span, cond: over });
+            self.enc.unwinding.push(UnwindPoint { span, cond: over, cuts: Cuts::default() });
         }
         let j = self.jumps.pop().expect("loop");
         exits.extend(j.breaks);
