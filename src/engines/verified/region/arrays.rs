@@ -48,24 +48,23 @@ impl<'s, 'p, 'w, 'a, 'ctx> Exec<'s, 'p, 'w, 'a, 'ctx> {
         Ok((v, Elem { index: wide.extract(31, 0).simplify(), deps: i.deps }))
     }
 
-    /// `idx` is `i++` (or `++i`, `i--`, `--i`) in a full expression that mentions `i` nowhere
-    /// else (`s[i++] != s[j--]`): C leaves the order of its effect open, and no order matters.
+    /// `idx` is `i++` (or `++i`, `i--`, `--i`) in a full expression whose other mentions of
+    /// `i` are all sequenced before or after the step: in another operand of `&&`, `||` or
+    /// `,`, or across the condition of `?:` (`s[i] != '\n' && s[i++] != EOF`, where the left
+    /// side reads `i` before the step). Unsequenced beside it (`s[i++] != s[i]`), C leaves the
+    /// order open and the program has no single meaning; with no other mention
+    /// (`s[i++] != s[j--]`), no order matters.
     fn sequenced_step(&self, idx: &Expr) -> bool {
         let (Some(v), Some(body)) = (index_step(idx), self.setup.program.func(self.setup.func).body.as_ref()) else {
             return false;
         };
-        let mut once = None;
+        let mut sequenced = None;
         crate::ir::walk::full_exprs(body, &mut |full| {
-            let (mut holds, mut n) = (false, 0);
-            crate::ir::walk::walk_expr(full, &mut |x| {
-                holds |= x.id == idx.id;
-                n += matches!(x.kind, ExprKind::Var(w) if w == v) as usize;
-            });
-            if holds {
-                once = Some(n == 1);
+            if let Some(n) = unsequenced_mentions(full, idx, v) {
+                sequenced = Some(n == 0);
             }
         });
-        once == Some(true)
+        sequenced == Some(true)
     }
 
     /// Stores `x` at `at` in array `v`.
@@ -138,6 +137,36 @@ pub(super) struct Elem<'ctx> {
 }
 
 /// The variable an index `i++`, `++i`, `i--` or `--i` steps.
+/// In `e`, which holds the step `idx` of `v`: how many mentions of `v` other than the step
+/// are unsequenced with it (`None`: `idx` is not in `e`). Below a sequence point (`&&`, `||`,
+/// `,`, `?:` after its condition) only the operand that holds the step is looked into; every
+/// other operator's other operands count whole. The step is found by its place in the text:
+/// the executor may run a copy of the function's expression (a loop's exit condition).
+fn unsequenced_mentions(e: &Expr, idx: &Expr, v: VarId) -> Option<usize> {
+    use crate::ir::walk::{children, walk_expr};
+    let is_step = |x: &Expr| x.span == idx.span && index_step(x) == Some(v);
+    if is_step(e) {
+        return Some(0);
+    }
+    let holds = |k: &Expr| {
+        let mut found = false;
+        walk_expr(k, &mut |x| found |= is_step(x));
+        found
+    };
+    let kids = children(e);
+    let at = kids.iter().position(|k| holds(k))?;
+    let below = unsequenced_mentions(kids[at], idx, v)?;
+    if matches!(e.kind, ExprKind::Logical(..) | ExprKind::Comma(..) | ExprKind::Cond(..)) {
+        return Some(below);
+    }
+    let mentions = |k: &Expr| {
+        let mut n = 0;
+        walk_expr(k, &mut |x| n += matches!(x.kind, ExprKind::Var(w) if w == v) as usize);
+        n
+    };
+    Some(below + kids.iter().enumerate().filter(|(i, _)| *i != at).map(|(_, k)| mentions(k)).sum::<usize>())
+}
+
 fn index_step(idx: &Expr) -> Option<VarId> {
     match &idx.strip_implicit().kind {
         ExprKind::IncDec(_, x) => match x.strip_implicit().kind {
@@ -155,5 +184,48 @@ pub(super) fn element_update(e: &Expr) -> bool {
             matches!(lhs.strip_implicit().kind, ExprKind::Index(..))
         }
         _ => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The mentions of the stepped variable that no sequence point orders with the step, in
+    /// each loop condition of `body` (`None`: the condition has no step in an index).
+    fn unsequenced_in_conditions(body: &str) -> Vec<Option<usize>> {
+        let src = format!("int main(void) {{ char s[9] = \"ab.\"; int i = 0, n = 0; {body} return n; }}");
+        let program = crate::syntax::lower::lower_source(&src).program;
+        let main = program.func(program.func_by_name("main").expect("main")).body.as_ref().expect("a body");
+        let mut out = Vec::new();
+        crate::ir::walk::for_each_stmt(main, &mut |s| {
+            if let StmtKind::While { cond, .. } = &s.kind {
+                let mut step = None;
+                crate::ir::walk::walk_expr(cond, &mut |x| {
+                    if let ExprKind::Index(_, idx) = &x.kind
+                        && index_step(idx).is_some()
+                    {
+                        step = Some((**idx).clone());
+                    }
+                });
+                out.push(step.and_then(|idx| unsequenced_mentions(cond, &idx, index_step(&idx)?)));
+            }
+        });
+        out
+    }
+
+    #[test]
+    fn a_step_in_an_index_is_sequenced_only_across_and_or_comma_and_the_condition_of_a_choice() {
+        assert_eq!(
+            unsequenced_in_conditions(
+                "while (s[i] != 0 && s[i++] != '.') n++;
+                 while (s[i++] != s[n]) n++;
+                 while (s[i++] != s[i]) n++;
+                 while (s[i] == 'a' || i + s[i++] > 0) n++;
+                 while ((n = i, s[i++])) n++;
+                 while (i > 3 ? s[i++] : 0) n++;"
+            ),
+            vec![Some(0), Some(0), Some(1), Some(1), Some(0), Some(0)]
+        );
     }
 }
