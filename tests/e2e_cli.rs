@@ -221,3 +221,31 @@ fn the_time_budget_holds_on_a_long_encoding() {
     assert_eq!(report["stats"]["timedOut"], true, "{report}");
     assert!(wall < std::time::Duration::from_secs(5), "took {wall:?}");
 }
+
+/// A job ends at its budget even when the analysis does not stop (the stall hook: after its
+/// first partial report the analysis sleeps two minutes, deaf to cancellation, as a Z3 tactic
+/// that does not poll its interrupt is): the report shows what was found by then (the failing
+/// tests) and says that the analysis stopped. Without the job's limit the run would take the
+/// whole two minutes and show no note.
+#[test]
+fn a_stalled_analysis_still_ends_at_its_budget_with_what_it_found() {
+    let out = Command::new(BIN)
+        .args([
+            "check",
+            "--timeout",
+            "1",
+            "--test-hooks=stall=120000",
+            "--format",
+            "json",
+            "fixtures/check/statements/swapped_updates.c",
+        ])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let codes: Vec<&str> =
+        report["diagnostics"].as_array().unwrap().iter().filter_map(|d| d["code"].as_str()).collect();
+    assert!(codes.contains(&"test-failed"), "{report}");
+    assert_eq!(codes.last(), Some(&"analysis-stopped"), "{report}");
+}

@@ -159,16 +159,40 @@ impl Stats {
 /// The analysis budget when neither the options nor mend.toml set one.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(10);
 
+/// The budget of one analysis: the options' (`--timeout`, the editor setting), else
+/// mend.toml's `timeout_secs`, else [`DEFAULT_TIMEOUT`].
+fn timeout_of(opts: &CheckOptions, config: Option<&Config>) -> Duration {
+    opts.timeout.or(config.map(|c| Duration::from_secs(c.timeout_secs))).unwrap_or(DEFAULT_TIMEOUT)
+}
+
+/// [`timeout_of`] for the file at `path`, its mend.toml read anew (a broken one sets no
+/// budget): what [`job::Job`] holds the analysis to.
+pub fn analysis_budget(path: Option<&Path>, opts: &CheckOptions) -> Duration {
+    let config = path.and_then(|p| config::discover(p).ok().flatten());
+    timeout_of(opts, config.as_ref())
+}
+
 fn ms_since(t: Instant) -> f64 {
     t.elapsed().as_secs_f64() * 1000.0
 }
 
 /// Analyses `text` (the content of `path`, which locates mend.toml and relative spec paths).
 pub fn check(path: Option<&Path>, text: &str, opts: &CheckOptions, cancel: &Cancel) -> Report {
+    check_text_streaming(path, text, opts, cancel, &|_| {})
+}
+
+/// [`check`], passing partial reports to `on_partial` as [`check_streaming`] does.
+pub fn check_text_streaming(
+    path: Option<&Path>,
+    text: &str,
+    opts: &CheckOptions,
+    cancel: &Cancel,
+    on_partial: OnPartial<'_>,
+) -> Report {
     let started = Instant::now();
     let tree = syntax::parse(text, None);
     let parse_ms = ms_since(started);
-    let mut report = check_parsed(path, text, &tree, opts, cancel);
+    let mut report = check_streaming(path, text, &tree, opts, cancel, on_partial);
     report.stats.parse_ms = parse_ms;
     report.stats.total_ms = ms_since(started);
     report
@@ -219,7 +243,7 @@ fn analyse(
         _ => None,
     };
     let bound = opts.bound.or(config.map(|c| c.bound)).unwrap_or(config::DEFAULT_BOUND);
-    let timeout = opts.timeout.or(config.map(|c| Duration::from_secs(c.timeout_secs))).unwrap_or(DEFAULT_TIMEOUT);
+    let timeout = timeout_of(opts, config);
     let deadline = started + timeout;
     let course = course_for(path, opts);
     let mut front = front_end(tree, text, opts, &course);
@@ -411,6 +435,11 @@ impl Behaviour<'_> {
         }
         let gated = |partial: &Report| on_partial(&publish(partial));
         let on_partial: OnPartial<'_> = &gated;
+        // The failing tests go out before any engine starts: the student sees them at once,
+        // and an analysis stopped at its budget ([`job::Job`]) still reports them.
+        if tests.as_ref().is_some_and(|tests| tests.iter().any(|t| !t.passed)) {
+            on_partial(&report);
+        }
         // The reference, when the spec names one that lowers; and the tests' inputs, for the
         // input precondition the verified engine may assume.
         let reference = match spec.and_then(|s| s.reference.as_ref()).filter(|_| opts.repair_reference) {
