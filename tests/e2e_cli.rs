@@ -248,4 +248,5 @@ fn a_stalled_analysis_still_ends_at_its_budget_with_what_it_found() {
         report["diagnostics"].as_array().unwrap().iter().filter_map(|d| d["code"].as_str()).collect();
     assert!(codes.contains(&"test-failed"), "{report}");
     assert_eq!(codes.last(), Some(&"analysis-stopped"), "{report}");
+    assert_eq!(report["stats"]["timedOut"], true, "{report}");
 }

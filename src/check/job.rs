@@ -138,6 +138,9 @@ impl Job {
                 });
                 report.diagnostics.push(stopped_at_budget(&keep, budget));
                 report.stats.total_ms = started.elapsed().as_secs_f64() * 1000.0;
+                report.stats.timed_out = true;
+                // The comparison with the reference did not conclude, unless it already had.
+                report.stats.reference.get_or_insert(crate::engines::verified::region::OUT_OF_TIME);
                 report
             }
         }
