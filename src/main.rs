@@ -7,7 +7,6 @@ use std::time::Duration;
 
 use clap::{Parser, Subcommand, ValueEnum};
 
-use mend::cancel::Cancel;
 use mend::check::CheckOptions;
 use mend::check::job as analysis;
 use mend::cli;
@@ -287,17 +286,8 @@ fn check(args: CheckArgs) -> ExitCode {
                 continue;
             }
         };
-        let job = analysis::Job {
-            path: Some(file.clone()),
-            text: text.as_str().into(),
-            tree: None,
-            opts: opts.clone(),
-            cancel: Cancel::new(),
-            quick: false,
-            on_partial: None,
-            hooks: args.test_hooks.unwrap_or_default(),
-        };
-        let report = job.run();
+        let report =
+            analysis::Job::of_file(file.clone(), &text, opts.clone(), args.test_hooks.unwrap_or_default()).run();
         if report.diagnostics.iter().any(|d| d.code == analysis::INTERNAL_ERROR) {
             failed = true;
         }

@@ -73,6 +73,21 @@ pub struct Job {
 pub type PartialSink = Arc<dyn Fn(&Report) + Send + Sync>;
 
 impl Job {
+    /// The full analysis of the file at `path` holding `text`, as `mend check` runs it: no
+    /// tree yet, nobody to cancel it, no partial reports wanted.
+    pub fn of_file(path: PathBuf, text: &str, opts: CheckOptions, hooks: Hooks) -> Job {
+        Job {
+            path: Some(path),
+            text: text.into(),
+            tree: None,
+            opts,
+            cancel: Cancel::new(),
+            quick: false,
+            on_partial: None,
+            hooks,
+        }
+    }
+
     /// Runs the job to completion on a big-stack thread (blocking the caller); never panics.
     /// A full analysis returns by its budget and a grace ([`over_budget_grace`]) whatever
     /// happens on its thread: past that, the job cancels it and returns the last partial

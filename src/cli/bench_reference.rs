@@ -357,17 +357,7 @@ fn evaluate(p: &Problem, path: &Path, budget: Duration, work: &Path) -> Option<O
         ..CheckOptions::default()
     };
     // As `mend check` and the editor run it: a job held to its budget.
-    let report = check::job::Job {
-        path: Some(path.to_path_buf()),
-        text: text.as_str().into(),
-        tree: None,
-        opts: opts.clone(),
-        cancel: Cancel::new(),
-        quick: false,
-        on_partial: None,
-        hooks: check::job::Hooks::default(),
-    }
-    .run();
+    let report = check::job::Job::of_file(path.to_path_buf(), &text, opts.clone(), check::job::Hooks::default()).run();
     let best = report.repairs.iter().filter(|r| r.guarantee.strength() > 0).max_by_key(|r| r.guarantee.strength());
     // The student types one character inside the function just repaired (a space at the start
     // of the first changed line: the program stays the same) and mend analyses again, its
