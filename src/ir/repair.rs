@@ -57,7 +57,6 @@ pub struct Bound {
 /// typed with more than `digits` digits, more than `spaces` white-space bytes in a row that
 /// `scanf` skips. `None`: nothing of that kind is cut.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "camelCase")]
 pub struct Cuts {
     #[serde(rename = "stringChars", skip_serializing_if = "Option::is_none")]
     pub chars: Option<u32>,

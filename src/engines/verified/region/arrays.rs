@@ -60,8 +60,8 @@ impl<'s, 'p, 'w, 'a, 'ctx> Exec<'s, 'p, 'w, 'a, 'ctx> {
         };
         let mut sequenced = None;
         crate::ir::walk::full_exprs(body, &mut |full| {
-            if let Some(n) = unsequenced_mentions(full, idx, v) {
-                sequenced = Some(n == 0);
+            if let Some(unsequenced) = unsequenced_mention(full, idx, v) {
+                sequenced = Some(!unsequenced);
             }
         });
         sequenced == Some(true)
@@ -136,17 +136,16 @@ pub(super) struct Elem<'ctx> {
     pub(super) deps: Deps,
 }
 
-/// The variable an index `i++`, `++i`, `i--` or `--i` steps.
-/// In `e`, which holds the step `idx` of `v`: how many mentions of `v` other than the step
-/// are unsequenced with it (`None`: `idx` is not in `e`). Below a sequence point (`&&`, `||`,
+/// In `e`, which holds the step `idx` of `v`: whether some mention of `v` other than the step
+/// is unsequenced with it (`None`: `idx` is not in `e`). Below a sequence point (`&&`, `||`,
 /// `,`, `?:` after its condition) only the operand that holds the step is looked into; every
 /// other operator's other operands count whole. The step is found by its place in the text:
 /// the executor may run a copy of the function's expression (a loop's exit condition).
-fn unsequenced_mentions(e: &Expr, idx: &Expr, v: VarId) -> Option<usize> {
-    use crate::ir::walk::{children, walk_expr};
+fn unsequenced_mention(e: &Expr, idx: &Expr, v: VarId) -> Option<bool> {
+    use crate::ir::walk::{children, mentions_var, walk_expr};
     let is_step = |x: &Expr| x.span == idx.span && index_step(x) == Some(v);
     if is_step(e) {
-        return Some(0);
+        return Some(false);
     }
     let holds = |k: &Expr| {
         let mut found = false;
@@ -155,18 +154,14 @@ fn unsequenced_mentions(e: &Expr, idx: &Expr, v: VarId) -> Option<usize> {
     };
     let kids = children(e);
     let at = kids.iter().position(|k| holds(k))?;
-    let below = unsequenced_mentions(kids[at], idx, v)?;
+    let below = unsequenced_mention(kids[at], idx, v)?;
     if matches!(e.kind, ExprKind::Logical(..) | ExprKind::Comma(..) | ExprKind::Cond(..)) {
         return Some(below);
     }
-    let mentions = |k: &Expr| {
-        let mut n = 0;
-        walk_expr(k, &mut |x| n += matches!(x.kind, ExprKind::Var(w) if w == v) as usize);
-        n
-    };
-    Some(below + kids.iter().enumerate().filter(|(i, _)| *i != at).map(|(_, k)| mentions(k)).sum::<usize>())
+    Some(below || kids.iter().enumerate().any(|(i, k)| i != at && mentions_var(k, v)))
 }
 
+/// The variable an index `i++`, `++i`, `i--` or `--i` steps.
 fn index_step(idx: &Expr) -> Option<VarId> {
     match &idx.strip_implicit().kind {
         ExprKind::IncDec(_, x) => match x.strip_implicit().kind {
@@ -191,9 +186,9 @@ pub(super) fn element_update(e: &Expr) -> bool {
 mod tests {
     use super::*;
 
-    /// The mentions of the stepped variable that no sequence point orders with the step, in
-    /// each loop condition of `body` (`None`: the condition has no step in an index).
-    fn unsequenced_in_conditions(body: &str) -> Vec<Option<usize>> {
+    /// Whether a mention of the stepped variable that no sequence point orders with the step
+    /// is in each loop condition of `body` (`None`: the condition has no step in an index).
+    fn unsequenced_in_conditions(body: &str) -> Vec<Option<bool>> {
         let src = format!("int main(void) {{ char s[9] = \"ab.\"; int i = 0, n = 0; {body} return n; }}");
         let program = crate::syntax::lower::lower_source(&src).program;
         let main = program.func(program.func_by_name("main").expect("main")).body.as_ref().expect("a body");
@@ -208,7 +203,7 @@ mod tests {
                         step = Some((**idx).clone());
                     }
                 });
-                out.push(step.and_then(|idx| unsequenced_mentions(cond, &idx, index_step(&idx)?)));
+                out.push(step.and_then(|idx| unsequenced_mention(cond, &idx, index_step(&idx)?)));
             }
         });
         out
@@ -225,7 +220,7 @@ mod tests {
                  while ((n = i, s[i++])) n++;
                  while (i > 3 ? s[i++] : 0) n++;"
             ),
-            vec![Some(0), Some(0), Some(1), Some(1), Some(0), Some(0)]
+            vec![Some(false), Some(false), Some(true), Some(true), Some(false), Some(false)]
         );
     }
 }
