@@ -1402,11 +1402,16 @@ pub(crate) fn input_shown(input: &str) -> String {
 }
 
 /// Two outputs that differ, one line each for a message: [`shorten`]ed, unless that hides
-/// their difference (a missing final newline, a `\r`), when every line break and tab is
-/// written out, from where they differ when the outputs are long.
+/// a difference (a missing final newline, a `\r`, also beside another difference: `3 2 1 `
+/// where `3 2 1\n` is expected), when every line break and tab is written out, from where
+/// they differ when the outputs are long.
 pub(crate) fn outputs_shown(expected: &str, actual: &str) -> (String, String) {
     let (e, a) = (shorten(expected), shorten(actual));
-    if e != a || expected == actual {
+    fn ending(s: &str) -> &str {
+        &s[s.trim_end_matches(['\n', '\r']).len()..]
+    }
+    // Beside an empty output the missing line break goes without saying.
+    if (e != a && (ending(expected) == ending(actual) || e.is_empty() || a.is_empty())) || expected == actual {
         return (e, a);
     }
     let visible = |s: &str| s.replace('\r', "\\r").replace('\n', "\\n").replace('\t', "\\t");

@@ -1,10 +1,11 @@
 //! Tests as the spec of the mutation engine: when a test fails, every minimal mutation repair
 //! that makes all tests pass, as quick fixes labelled with the number of tests.
 
+use std::hash::{Hash, Hasher};
 use std::time::Instant;
 
 use crate::cancel::Cancel;
-use crate::engines::mutation::against_tests::{self, Guidance, TestResult};
+use crate::engines::mutation::against_tests::{self, Closeness, Guidance, TestResult};
 use crate::engines::mutation::engine::{Change, FoundRepair, Options};
 use crate::engines::mutation::search::Verdict;
 use crate::engines::output_text;
@@ -119,10 +120,12 @@ pub(super) fn search(
         }
         Verdict::Repaired
     };
-    // The sum over the tests of how far each output is from the expected one; a run that
-    // stops with an error is at least one edit further than its output.
-    let mut closeness = |candidate: &Program, budget: &Budget| -> Option<u64> {
-        let mut sum = 0;
+    // The sum over the tests of how far each output is from the expected one (a run that
+    // stops with an error is at least one edit further than its output), and a fingerprint of
+    // the outputs and errors.
+    let mut closeness = |candidate: &Program, budget: &Budget| -> Option<Closeness> {
+        let mut distance = 0;
+        let mut outputs = std::collections::hash_map::DefaultHasher::new();
         for t in &order {
             let (_, run) = run_test(candidate, entry, t, compare, &limits_for(t, &limits), &budget.cancel);
             if budget.stop_reason().is_some()
@@ -133,9 +136,11 @@ pub(super) fn search(
             let actual = String::from_utf8_lossy(&run.output);
             let d =
                 output_distance(compare, &t.expected, t.expected_prompt, &actual, Some(run.output_before_last_read));
-            sum += d + u64::from(run.error.is_some());
+            distance += d + u64::from(run.error.is_some());
+            run.output.hash(&mut outputs);
+            run.error.as_ref().map(|e| e.kind).hash(&mut outputs);
         }
-        Some(sum)
+        Some(Closeness { distance, outputs: outputs.finish() })
     };
     let printed_tests: Vec<output_text::Test> = tests.iter().map(PreparedTest::for_output_text).collect();
     let mut text_fix = |candidate: &Program, src: &str, budget: &Budget| -> Option<Vec<Change>> {

@@ -43,11 +43,32 @@ pub struct TestsReport {
 /// pass every test, as changes of that source.
 pub type TextFix<'a> = &'a mut dyn FnMut(&Program, &str, &Budget) -> Option<Vec<Change>>;
 
+/// How far a program's outputs on the tests are from the expected ones, and which outputs
+/// they are.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Closeness {
+    /// 0: it passes them all; see [`crate::spec::compare::output_distance`].
+    pub distance: u64,
+    /// A fingerprint of the outputs (and errors) themselves: a change that leaves them as they
+    /// were is no step towards a repair, one that changes them at the same distance may be.
+    pub outputs: u64,
+}
+
+impl Closeness {
+    /// Whether a program this close is worth a second change, from a program at `before`:
+    /// it comes closer, or it prints something else at the same distance, such as a
+    /// separator moved from after the last item to a missing line break (`1 2 6 ` to `1 2 6`
+    /// where `1 2 6\n` is expected), which a change of the printed text then fixes.
+    fn a_step_from(self, before: Closeness) -> bool {
+        self.distance < before.distance || (self.distance == before.distance && self.outputs != before.outputs)
+    }
+}
+
 /// What tests say beyond pass or fail, which a repair of two changes needs.
 pub struct Guidance<'a> {
-    /// How far a program's outputs are from the tests' expected ones (0: it passes them all;
-    /// `None`: not known, e.g. cancelled); see [`crate::spec::compare::output_distance`].
-    pub closeness: &'a mut dyn FnMut(&Program, &Budget) -> Option<u64>,
+    /// How close a program's outputs are to the tests' expected ones (`None`: not known, e.g.
+    /// cancelled).
+    pub closeness: &'a mut dyn FnMut(&Program, &Budget) -> Option<Closeness>,
     pub text_fix: TextFix<'a>,
 }
 
@@ -327,10 +348,11 @@ impl StatementSearch<'_> {
 
     /// Two changes, one a statement repair: the statement repairs that bring the outputs
     /// closest to the expected ones (a separator printed only between items, where a stray
-    /// line break is also printed), each with one more change on its text (a fix of the
-    /// printed text, an expression mutation or another statement repair), until one passes
-    /// `passes_all`. The closeness decides which statement repairs are worth a second change:
-    /// without it the pair space is the square of the statement space.
+    /// line break is also printed), or change them at the same distance when none comes
+    /// closer ([`Closeness::a_step_from`]), each with one more change on its text (a fix of
+    /// the printed text, an expression mutation or another statement repair), until one
+    /// passes `passes_all`. The closeness decides which statement repairs are worth a second
+    /// change: without it the pair space is the square of the statement space.
     fn first_with_one_more(
         &self,
         passes_all: &mut dyn FnMut(&Program, &Budget) -> Verdict,
@@ -344,8 +366,8 @@ impl StatementSearch<'_> {
         let mut closer: Vec<(u64, Patched)> = Vec::new();
         for p in self.patched(budget).take(MAX_FIRST_STATEMENTS) {
             *checked += 1;
-            if let Some(d) = closeness(&p.program, budget).filter(|d| *d < before) {
-                keep_closest(&mut closer, d, p, MAX_CLOSER);
+            if let Some(c) = closeness(&p.program, budget).filter(|c| c.a_step_from(before)) {
+                keep_closest(&mut closer, c.distance, p, MAX_CLOSER);
             }
         }
         for (_, first) in closer {
@@ -385,7 +407,7 @@ impl StatementSearch<'_> {
         checked: &mut usize,
     ) -> Option<FoundRepair> {
         let start = Node { text: self.src.to_string(), program: self.program.clone(), changes: Vec::new() };
-        let mut beam = vec![((guidance.closeness)(self.program, budget)?, start)];
+        let mut beam = vec![((guidance.closeness)(self.program, budget)?.distance, start)];
         let mut seen: HashSet<String> = HashSet::from([self.src.to_string()]);
         for _ in 0..MAX_SEVERAL {
             let mut next: Vec<(u64, Node)> = Vec::new();
@@ -398,7 +420,7 @@ impl StatementSearch<'_> {
                         continue;
                     }
                     *checked += 1;
-                    let Some(d) = (guidance.closeness)(&program, budget) else { continue };
+                    let Some(d) = (guidance.closeness)(&program, budget).map(|c| c.distance) else { continue };
                     let Some(changes) = self.chained(&node, changes, &text) else { continue };
                     let child = Node { text, program, changes };
                     if d == 0 && matches!(passes_all(&child.program, budget), Verdict::Repaired) {

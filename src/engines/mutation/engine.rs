@@ -110,10 +110,11 @@ impl Change {
     /// format's text, or a print of literal text deleted with its statement.
     pub fn of_text(program: &Program, edit: TextEdit, place: Place) -> Change {
         let func = program.funcs.iter().position(|f| f.span.start <= place.span.start && place.span.end <= f.span.end);
-        // A print deleted with its statement, or a format's text (an argument of the print).
+        // A print deleted with its statement or a new one inserted (its place is where it
+        // goes), or a format's text (an argument of the print).
         let deleted =
             edit.new_text.is_empty() && edit.span.start <= place.span.start && place.span.end <= edit.span.end;
-        let kind = if deleted { LocationKind::Statement } else { LocationKind::Arg };
+        let kind = if deleted || place.span.is_empty() { LocationKind::Statement } else { LocationKind::Arg };
         let expr = Expr::new(ExprKind::Int(0), Type::INT, place.span);
         let location =
             Location { id: LocationId(u32::MAX), func: FuncId(func.unwrap_or(0) as u32), span: place.span, expr, kind };
