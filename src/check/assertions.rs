@@ -218,9 +218,11 @@ pub fn check_assertions(
 /// (`check::present` shows the changed places of the best repair); `what` says what the
 /// repaired program achieves.
 pub fn push_repair(report: &mut Report, repair: &FoundRepair, anchor: Span, what: &str) {
-    let first = repair.changes.first().map(|c| c.location.span).unwrap_or(anchor);
-    let statements = repair.changes.iter().filter(|c| c.location.kind == LocationKind::Statement).count();
-    let expressions = repair.changes.len() - statements;
+    // An include another change needs is part of that change.
+    let changes: Vec<&engine::Change> = repair.changes.iter().filter(|c| !c.mutant.kind.is_companion()).collect();
+    let first = changes.first().map(|c| c.location.span).unwrap_or(anchor);
+    let statements = changes.iter().filter(|c| c.location.kind == LocationKind::Statement).count();
+    let expressions = changes.len() - statements;
     let counted = |n: usize, what: &str| match n {
         0 => None,
         1 => Some(format!("1 {what}")),
@@ -246,11 +248,7 @@ pub fn push_repair(report: &mut Report, repair: &FoundRepair, anchor: Span, what
         engine: "mutation",
         guarantee: repair.guarantee.clone(),
         edits: repair.edits(),
-        places: repair
-            .changes
-            .iter()
-            .map(|c| Place { span: c.location.span, change: c.mutant.description.clone() })
-            .collect(),
+        places: changes.iter().map(|c| Place { span: c.location.span, change: c.mutant.description.clone() }).collect(),
         explanation,
         details: format!("found in {} ms", repair.found_after.as_millis()),
         fixes: vec![first],

@@ -73,6 +73,8 @@ impl Builtin {
             Builtin::Strchr => "strchr",
             Builtin::Strrchr => "strrchr",
             Builtin::Strstr => "strstr",
+            Builtin::Strspn => "strspn",
+            Builtin::Strcspn => "strcspn",
             Builtin::Strdup => "strdup",
             Builtin::Memset => "memset",
             Builtin::Memcpy => "memcpy",
@@ -124,6 +126,8 @@ impl Builtin {
             | B::Strchr
             | B::Strrchr
             | B::Strstr
+            | B::Strspn
+            | B::Strcspn
             | B::Strdup
             | B::Memset
             | B::Memcpy

@@ -149,6 +149,12 @@ pub enum Builtin {
     Strchr,
     Strrchr,
     Strstr,
+    /// `strspn(s, set)`: how many characters of `s` from its start are in `set`.
+    Strspn,
+    /// `strcspn(s, set)`: how many characters of `s` from its start are not in `set` (the
+    /// index of the first that is, else `strlen(s)`): `s[strcspn(s, "\n")] = '\0'` cuts
+    /// the line break `fgets` keeps.
+    Strcspn,
     /// `strdup(s)`: a new heap block, freed with `free`.
     Strdup,
     Memset,
@@ -252,6 +258,8 @@ impl Builtin {
                 | Strchr
                 | Strrchr
                 | Strstr
+                | Strspn
+                | Strcspn
                 | Atoi
                 | Atol
                 | Abs

@@ -7,7 +7,7 @@
 //! Each function returns `None` for a builtin it does not model; the caller names it.
 
 use z3::Context;
-use z3::ast::{BV, Bool, Dynamic};
+use z3::ast::{Ast, BV, Bool, Dynamic};
 
 use super::c_int;
 use super::floats::Floats;
@@ -70,6 +70,33 @@ pub fn double_function<'ctx>(floats: &mut Floats<'ctx>, b: Builtin, x: &Dynamic<
         Builtin::Sqrt => floats.math("sqrt", x, FloatKind::Double),
         _ => None,
     }
+}
+
+/// The characters `strspn`/`strcspn` measure a span by, when the call names them as a string
+/// literal (`strcspn(s, "\n")`); the symbolic executors model no other.
+pub fn span_set(b: Builtin, set: &crate::ir::Expr) -> Option<&[u8]> {
+    match (&set.strip_implicit().kind, b) {
+        (crate::ir::ExprKind::Str(bytes), Builtin::Strspn | Builtin::Strcspn) => Some(bytes),
+        _ => None,
+    }
+}
+
+/// `strspn(s, set)` (`b` = `Strspn`) or `strcspn(s, set)` (any other `b`: `strlen` is
+/// `strcspn` with an empty set) over `s`'s characters from its
+/// start, `bits` wide: the index of the first character that ends the span (one not in `set`
+/// for `strspn`, one in it for `strcspn`, or the NUL), else `chars.len()` (the caller makes
+/// sure a NUL is among them, as for `strlen`).
+pub fn span_length<'ctx>(ctx: &'ctx Context, b: Builtin, chars: &[BV<'ctx>], set: &[u8], bits: u32) -> BV<'ctx> {
+    let nul = BV::from_u64(ctx, 0, 8);
+    let mut r = BV::from_u64(ctx, chars.len() as u64, bits);
+    // From the end, so the first character that ends the span wins.
+    for (i, c) in chars.iter().enumerate().rev() {
+        let members: Vec<Bool<'ctx>> = set.iter().map(|&m| c._eq(&BV::from_u64(ctx, u64::from(m), 8))).collect();
+        let in_set = Bool::or(ctx, &members.iter().collect::<Vec<_>>());
+        let ends = if b == Builtin::Strspn { in_set.not() } else { in_set };
+        r = Bool::or(ctx, &[&c._eq(&nul), &ends]).ite(&BV::from_u64(ctx, i as u64, bits), &r);
+    }
+    r
 }
 
 #[cfg(test)]

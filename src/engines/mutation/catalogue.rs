@@ -71,6 +71,11 @@ pub enum MutationKind {
     /// A word read where the assignment reads a line: `scanf("%s", s)` →
     /// `scanf("%[^\n]", s)`.
     ReadLine,
+    /// The line break `fgets` keeps cut off after the read: `s[strcspn(s, "\n")] = '\0';`.
+    CutLineBreak,
+    /// `#include <h>` for a library function another change of the same repair calls: part
+    /// of that change, not a place of its own ([`MutationKind::is_companion`]).
+    IncludeHeader,
     /// A statement that should run only sometimes gets a guard: `s[i] = s[i] - 32;` →
     /// `if (s[i] >= 'a' && s[i] <= 'z') s[i] = s[i] - 32;`.
     InsertGuard,
@@ -102,6 +107,12 @@ pub enum MutationKind {
 }
 
 impl MutationKind {
+    /// A change that only serves another of its repair (an include): it is applied and named
+    /// in the repair's title, but it is no place where the program goes wrong.
+    pub fn is_companion(self) -> bool {
+        self == MutationKind::IncludeHeader
+    }
+
     pub fn name(self) -> &'static str {
         match self {
             MutationKind::ArithmeticOperator => "arithmetic-operator",
@@ -124,6 +135,8 @@ impl MutationKind {
             MutationKind::InsertStatement => "insert-statement",
             MutationKind::InsertGuard => "insert-guard",
             MutationKind::ReadLine => "read-line",
+            MutationKind::CutLineBreak => "cut-line-break",
+            MutationKind::IncludeHeader => "include-header",
             MutationKind::RepeatRead => "repeat-read",
             MutationKind::Initialise => "initialise",
             MutationKind::DeleteOutput => "delete-output",

@@ -44,7 +44,7 @@ pub fn single_faults(program: &Program, src: &str) -> Vec<Injected> {
         // print is the slip of a missing one, whose inverse only a reference could supply.
         let [change] = c.changes.as_slice() else { continue };
         let m = &change.mutant;
-        // A guard added, a line read, a read repeated, a value given are fixes too: their
+        // A guard added, a line read, a line break cut, a read repeated, a value given are fixes too: their
         // inverses are the slips.
         if matches!(
             m.kind,
@@ -52,6 +52,7 @@ pub fn single_faults(program: &Program, src: &str) -> Vec<Injected> {
                 | MutationKind::DeleteOutput
                 | MutationKind::InsertGuard
                 | MutationKind::ReadLine
+                | MutationKind::CutLineBreak
                 | MutationKind::RepeatRead
                 | MutationKind::Initialise
         ) {

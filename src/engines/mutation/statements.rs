@@ -27,6 +27,10 @@
 //!   it is declared, the accumulator or counter a student forgot to start;
 //! - `read-line`: a word read where the assignment reads a line, `scanf("%s", s)` →
 //!   `scanf("%[^\n]", s)` (a name with spaces, a sentence);
+//! - `cut-line-break`: the line break `fgets` keeps cut off after the read,
+//!   `s[strcspn(s, "\n")] = '\0';` (with `#include <string.h>` where the file lacks it): the
+//!   line printed with a line break of its own shows a blank line, and compared or measured
+//!   it has one character too many;
 //! - `insert-guard`: Wolverine2's guard insertion, an expression statement that should run
 //!   only sometimes wrapped in `if (g)`, with `g` one of the reference's conditions renamed
 //!   into the student's variables (against a reference) or of the function's own conditions
@@ -221,6 +225,7 @@ impl Collect<'_> {
                 self.guard(func, s);
                 self.read_line(func, s, e);
             }
+            self.cut_line_break(func, s);
             if matches!(s.kind, StmtKind::While { .. } | StmtKind::For { .. } | StmtKind::DoWhile { .. }) {
                 self.terminator_after(func, s);
                 self.repeated_read(func, s, &items[..i]);
@@ -344,6 +349,40 @@ impl Collect<'_> {
         });
         for (edit, description) in edits {
             self.push(func, s, MutationKind::ReadLine, edit, description, 1);
+        }
+    }
+
+    /// After a statement that reads a line with `fgets(s, n, f)` into an array or pointer
+    /// variable `s` (as an expression statement or in an `if`'s condition), the line break
+    /// the read keeps cut off: `s[strcspn(s, "\n")] = '\0';`. Where the file does not include
+    /// `<string.h>`, the include is a second change of the same candidate.
+    fn cut_line_break(&mut self, func: FuncId, s: &Stmt) {
+        let read = match &s.kind {
+            StmtKind::Expr(e) => e,
+            StmtKind::If { cond, .. } => cond,
+            _ => return,
+        };
+        let mut buffers = Vec::new();
+        walk_expr(read, &mut |x| {
+            if let ExprKind::Call(Callee::Builtin(Builtin::Fgets), args) = &x.kind
+                && let Some(ExprKind::Var(v)) = args.first().map(|a| &a.strip_implicit().kind)
+                && self.program.var(*v).ty.is_char_pointer()
+                && !buffers.contains(v)
+            {
+                buffers.push(*v);
+            }
+        });
+        for v in buffers {
+            let name = &self.program.var(v).name;
+            let statement = format!("{name}[strcspn({name}, \"\\n\")] = '\\0';");
+            let (anchor, edit, _) = self.insertion(&Insertion::After(s), &statement);
+            let description = format!("cut the line break `fgets` keeps: add `{statement}`");
+            let mut changes = vec![self.change(func, anchor, MutationKind::CutLineBreak, edit, description)];
+            if let Some(include) = include_edit(self.src, "string.h") {
+                let description = "add `#include <string.h>`".to_string();
+                changes.push(self.change(func, anchor, MutationKind::IncludeHeader, include, description));
+            }
+            self.out.push(Candidate { changes, tier: 1, at: s.span });
         }
     }
 
@@ -725,6 +764,31 @@ impl Collect<'_> {
         let Some(Type::Struct(id)) = holder.pointee() else { return Vec::new() };
         self.program.struct_def(*id).fields.iter().filter(|f| &f.ty == field_ty).map(|f| f.name.clone()).collect()
     }
+}
+
+/// The edit that includes `<header>` after the file's last `#include` line (at the top when it
+/// has none); `None` when the file includes it already.
+fn include_edit(src: &str, header: &str) -> Option<TextEdit> {
+    let mut after = 0;
+    for (start, line) in src.split_inclusive('\n').scan(0, |at, l| {
+        let start = *at;
+        *at += l.len();
+        Some((start, l))
+    }) {
+        let Some(rest) = line.trim_start().strip_prefix('#') else { continue };
+        let Some(name) = rest.trim_start().strip_prefix("include") else { continue };
+        if name.trim().trim_matches(['<', '>', '"']) == header {
+            return None;
+        }
+        after = start + line.len();
+    }
+    // The last include line may end the file without a line break.
+    let new_text = if after > 0 && !src[..after].ends_with('\n') {
+        format!("\n#include <{header}>")
+    } else {
+        format!("#include <{header}>\n")
+    };
+    Some(TextEdit { span: Span::new(after, after), new_text })
 }
 
 enum Insertion<'a> {

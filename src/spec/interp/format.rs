@@ -137,6 +137,8 @@ impl<'p> Machine<'p> {
             | Builtin::Strchr
             | Builtin::Strrchr
             | Builtin::Strstr
+            | Builtin::Strspn
+            | Builtin::Strcspn
             | Builtin::Strdup
             | Builtin::Memset
             | Builtin::Memcpy
@@ -147,7 +149,12 @@ impl<'p> Machine<'p> {
                 // Checked before anything runs, so a call missing an argument does nothing.
                 let n = match b {
                     Builtin::Strdup | Builtin::Atoi | Builtin::Atol => 1,
-                    Builtin::Strchr | Builtin::Strrchr | Builtin::Strstr | Builtin::Realloc => 2,
+                    Builtin::Strchr
+                    | Builtin::Strrchr
+                    | Builtin::Strstr
+                    | Builtin::Strspn
+                    | Builtin::Strcspn
+                    | Builtin::Realloc => 2,
                     _ => 3,
                 };
                 arg(n - 1)?;
@@ -332,6 +339,12 @@ impl<'p> Machine<'p> {
                 let needle = self.read_cstr(n, usize::MAX, &deref_of(&args[1]))?;
                 let at = if needle.is_empty() { Some(0) } else { hay.windows(needle.len()).position(|w| w == needle) };
                 Ok(Val::I(at.map_or(memory::NULL, |i| memory::ptr_add(h, i as i64))))
+            }
+            Builtin::Strspn | Builtin::Strcspn => {
+                let s = self.read_cstr(v(0), usize::MAX, &deref_of(&args[0]))?;
+                let set = self.read_cstr(v(1), usize::MAX, &deref_of(&args[1]))?;
+                let inside = b == Builtin::Strspn;
+                Ok(Val::I(s.iter().take_while(|c| set.contains(c) == inside).count() as i64))
             }
             Builtin::Strdup => {
                 let mut bytes = self.read_cstr(v(0), usize::MAX, &deref_of(&args[0]))?;

@@ -631,6 +631,25 @@ fn strncmp_compares_at_most_n() {
 }
 
 #[test]
+fn strspn_and_strcspn_measure_spans() {
+    assert_eq!(
+        lib_out(
+            "char s[] = \"ab1c\\n\"; printf(\"%d %d %d %d %d\", (int) strspn(s, \"ba\"), (int) strspn(s, \"x\"), (int) strcspn(s, \"\\n\"), (int) strcspn(s, \"1c\"), (int) strcspn(s, \"\")); return 0;",
+            ""
+        ),
+        "2 0 4 2 5"
+    );
+    // The idiom that cuts the line break `fgets` keeps, on a line with one and one without.
+    assert_eq!(
+        lib_out(
+            "char s[8]; fgets(s, 8, stdin); s[strcspn(s, \"\\n\")] = '\\0'; printf(\"[%s]\", s); fgets(s, 8, stdin); s[strcspn(s, \"\\n\")] = '\\0'; printf(\"[%s]\", s); return 0;",
+            "ab\ncd"
+        ),
+        "[ab][cd]"
+    );
+}
+
+#[test]
 fn strchr_and_strrchr_find_characters() {
     assert_eq!(
         lib_out(

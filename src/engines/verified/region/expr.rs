@@ -364,7 +364,7 @@ impl<'s, 'p, 'w, 'a, 'ctx> Exec<'s, 'p, 'w, 'a, 'ctx> {
             Builtin::Scanf => self.scanf(e, args, st),
             Builtin::Getchar => Ok(self.getchar(st)),
             Builtin::Fgets => unsupported("using the value `fgets` returns", e.span),
-            Builtin::Strlen => self.strlen(e, args, st, g),
+            Builtin::Strlen | Builtin::Strspn | Builtin::Strcspn => self.string_span(b, e, args, st, g),
             Builtin::Putchar => self.putchar(e, args, st, g),
             Builtin::Puts => self.puts(e, args, st, g),
             Builtin::Assert => {

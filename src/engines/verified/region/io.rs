@@ -267,31 +267,40 @@ impl<'s, 'p, 'w, 'a, 'ctx> Exec<'s, 'p, 'w, 'a, 'ctx> {
         Ok(())
     }
 
-    /// `strlen(a)`: the index of the first `'\0'` of the local array `a`; none within its
-    /// length is a runtime error (the read runs past the end).
-    pub(super) fn strlen(
+    /// `strlen(a)`, `strspn(a, "...")` or `strcspn(a, "...")` (`b`) of the local array `a`:
+    /// the index of its first `'\0'` (for the two others, of the first character that ends
+    /// the span, [`c_lib::span_length`]); no `'\0'` within its length is a runtime error (the
+    /// read runs past the end).
+    pub(super) fn string_span(
         &mut self,
+        b: Builtin,
         e: &'p Expr,
         args: &'p [Expr],
         st: &mut State<'ctx>,
         g: &Bool<'ctx>,
     ) -> R<Val<'ctx>> {
         let ctx = self.ctx;
-        let Some(arg) = args.first() else { return unsupported("`strlen` without an argument", e.span) };
+        let name = b.c_name();
+        let Some(arg) = args.first() else { return unsupported(format!("`{name}` without an argument"), e.span) };
+        // `strlen` is `strcspn` with no character in the set.
+        let set = match b {
+            Builtin::Strlen => &[][..],
+            _ => match args.get(1).and_then(|s| c_lib::span_set(b, s)) {
+                Some(set) => set,
+                None => return unsupported(format!("`{name}` of characters that are not a string literal"), e.span),
+            },
+        };
         let (v, a, t, size, deps) = self.array_of(arg, st)?;
-        let Type::Int(rt) = e.ty else { return unsupported("`strlen` of this type", e.span) };
+        let Type::Int(rt) = e.ty else { return unsupported(format!("`{name}` of this type"), e.span) };
         if c_int::width(t) != 8 {
-            return unsupported("`strlen` of an array of wider elements than `char`", arg.span);
+            return unsupported(format!("`{name}` of an array of wider elements than `char`"), arg.span);
         }
         self.use_var(v, Usage::Read);
         let zero = BV::from_u64(ctx, 0, 8);
-        let mut len = c_int::constant(ctx, rt, size as i64);
-        let mut none = Vec::new();
-        for k in (0..size).rev() {
-            let is_nul = a.select(&BV::from_u64(ctx, k, 32)).as_bv().expect("a byte")._eq(&zero);
-            len = is_nul.ite(&c_int::constant(ctx, rt, k as i64), &len);
-            none.push(is_nul.not());
-        }
+        let chars: Vec<BV<'ctx>> =
+            (0..size).map(|k| a.select(&BV::from_u64(ctx, k, 32)).as_bv().expect("a byte")).collect();
+        let len = c_lib::span_length(ctx, b, &chars, set, c_int::width(rt));
+        let none: Vec<Bool<'ctx>> = chars.iter().map(|c| c._eq(&zero).not()).collect();
         let refs: Vec<&Bool<'ctx>> = none.iter().collect();
         self.error(Bool::and(ctx, &[g, &Bool::and(ctx, &refs)]), deps.clone(), e.span);
         Ok(self.int_val(len.simplify(), rt, deps))

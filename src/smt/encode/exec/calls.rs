@@ -349,6 +349,19 @@ impl<'a, 'ctx> Exec<'a, 'ctx> {
                 let Some(a) = arg(0) else { return self.unsupported("strlen without an argument", e.span) };
                 self.strlen(e, a)
             }
+            Builtin::Strspn | Builtin::Strcspn => {
+                let name = b.c_name();
+                let (Some(a), Some(set)) = (arg(0), arg(1).and_then(|s| c_lib::span_set(b, s))) else {
+                    return self.unsupported(format!("`{name}` of characters that are not a string literal"), e.span);
+                };
+                let SymVal::Ptr(p) = self.eval(a)? else {
+                    return self.unsupported(format!("`{name}` of a non-pointer"), a.span);
+                };
+                let chars = self.cstring(&p, e.span, deref_span(a))?;
+                let Type::Int(t) = e.ty else { return self.unsupported(format!("`{name}` of this type"), e.span) };
+                let chars: Vec<BV<'ctx>> = chars.into_iter().map(|(c, _)| c).collect();
+                Ok(SymVal::Int(c_lib::span_length(self.ctx, b, &chars, set, c_int::width(t))))
+            }
             Builtin::Strcmp => {
                 let (Some(a), Some(b)) = (arg(0), arg(1)) else {
                     return self.unsupported("strcmp without two arguments", e.span);
