@@ -353,13 +353,22 @@ impl Collect<'_> {
     }
 
     /// After a statement that reads a line with `fgets(s, n, f)` into an array or pointer
-    /// variable `s` (as an expression statement or in an `if`'s condition), the line break
-    /// the read keeps cut off: `s[strcspn(s, "\n")] = '\0';`. Where the file does not include
-    /// `<string.h>`, the include is a second change of the same candidate.
-    fn cut_line_break(&mut self, func: FuncId, s: &Stmt) {
-        let read = match &s.kind {
-            StmtKind::Expr(e) => e,
-            StmtKind::If { cond, .. } => cond,
+    /// variable `s`, the line break the read keeps cut off: `s[strcspn(s, "\n")] = '\0';`.
+    /// A read in an `if`'s or a `while`'s condition (`while (fgets(s, n, stdin) != NULL)`) is
+    /// cut at the start of the braced body that runs after it, and a read in an `if`'s
+    /// condition also after the `if`. Where the file does not include `<string.h>`, the
+    /// include is a second change of the same candidate.
+    fn cut_line_break<'s>(&mut self, func: FuncId, s: &'s Stmt) {
+        let first_in = |body: &'s Stmt| match &body.kind {
+            StmtKind::Block(items) => items.first(),
+            _ => None,
+        };
+        let (read, places): (&Expr, Vec<Insertion<'s>>) = match &s.kind {
+            StmtKind::Expr(e) => (e, vec![Insertion::After(s)]),
+            StmtKind::If { cond, then, .. } => {
+                (cond, first_in(then).map(Insertion::Before).into_iter().chain([Insertion::After(s)]).collect())
+            }
+            StmtKind::While { cond, body } => (cond, first_in(body).map(Insertion::Before).into_iter().collect()),
             _ => return,
         };
         let mut buffers = Vec::new();
@@ -375,14 +384,16 @@ impl Collect<'_> {
         for v in buffers {
             let name = &self.program.var(v).name;
             let statement = format!("{name}[strcspn({name}, \"\\n\")] = '\\0';");
-            let (anchor, edit, _) = self.insertion(&Insertion::After(s), &statement);
-            let description = format!("cut the line break `fgets` keeps: add `{statement}`");
-            let mut changes = vec![self.change(func, anchor, MutationKind::CutLineBreak, edit, description)];
-            if let Some(include) = include_edit(self.src, "string.h") {
-                let description = "add `#include <string.h>`".to_string();
-                changes.push(self.change(func, anchor, MutationKind::IncludeHeader, include, description));
+            for place in &places {
+                let (anchor, edit, _) = self.insertion(place, &statement);
+                let description = format!("cut the line break `fgets` keeps: add `{statement}`");
+                let mut changes = vec![self.change(func, anchor, MutationKind::CutLineBreak, edit, description)];
+                if let Some(include) = include_edit(self.src, "string.h") {
+                    let description = "add `#include <string.h>`".to_string();
+                    changes.push(self.change(func, anchor, MutationKind::IncludeHeader, include, description));
+                }
+                self.out.push(Candidate { changes, tier: 1, at: s.span });
             }
-            self.out.push(Candidate { changes, tier: 1, at: s.span });
         }
     }
 
@@ -969,4 +980,50 @@ pub(super) fn declarator_end(src: &str, v: &Var) -> Option<usize> {
         end += rest.find(']')? + 1;
     }
     Some(end)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engines::mutation::engine::FunctionScopes;
+
+    /// The texts of `src` with each `cut-line-break` candidate applied.
+    fn cut_line_breaks(src: &str) -> Vec<String> {
+        let program = crate::syntax::lower::lower_source(src).program;
+        let scope = FunctionScopes::new(&program);
+        candidates(&program, src, &HashSet::new(), &scope, None, &|_| 0.0)
+            .into_iter()
+            .filter(|c| c.changes[0].mutant.kind == MutationKind::CutLineBreak)
+            .map(|c| {
+                let edits: Vec<TextEdit> = c.changes.iter().map(|x| x.mutant.edit.clone()).collect();
+                apply_edits(src, &edits)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn the_line_break_fgets_keeps_is_cut_where_the_line_is_used() {
+        // A read in a loop's condition: cut at the start of the body, the include added.
+        let src = "#include <stdio.h>\nint main(void) {\n    char s[80];\n    while (fgets(s, 80, stdin) != NULL) {\n        printf(\"[%s]\\n\", s);\n    }\n    return 0;\n}\n";
+        let cut = "s[strcspn(s, \"\\n\")] = '\\0';";
+        assert_eq!(
+            cut_line_breaks(src),
+            [format!(
+                "#include <stdio.h>\n#include <string.h>\nint main(void) {{\n    char s[80];\n    while (fgets(s, 80, stdin) != NULL) {{\n        {cut}\n        printf(\"[%s]\\n\", s);\n    }}\n    return 0;\n}}\n"
+            )]
+        );
+        // A read in an `if`'s condition: in the branch it guards, or after the `if`; the file
+        // includes <string.h> already.
+        let src = "#include <stdio.h>\n#include <string.h>\nint main(void) {\n    char s[80];\n    if (fgets(s, 80, stdin) == NULL) {\n        return 1;\n    }\n    printf(\"[%s]\\n\", s);\n    return 0;\n}\n";
+        let texts = cut_line_breaks(src);
+        assert_eq!(texts.len(), 2, "{texts:#?}");
+        assert!(texts[0].contains(&format!("{{\n        {cut}\n        return 1;")), "{}", texts[0]);
+        assert!(texts[1].contains(&format!("}}\n    {cut}\n    printf")), "{}", texts[1]);
+        assert!(texts.iter().all(|t| t.matches("#include <string.h>").count() == 1));
+        // No `fgets` into a variable, nothing to cut.
+        assert!(
+            cut_line_breaks("#include <stdio.h>\nint main(void) { char s[8]; scanf(\"%7s\", s); return 0; }")
+                .is_empty()
+        );
+    }
 }
