@@ -274,6 +274,7 @@ fn verify_in(
                 line_in_input: assume.line_in_input,
                 absent_chars: assume.absent_chars,
                 no_negative_zero: assume.no_negative_zero,
+                budget: Some(budget),
                 ..EncodeOptions::new(bound)
             },
         ),
@@ -284,6 +285,7 @@ fn verify_in(
                 absent_chars: assume.absent_chars,
                 no_negative_zero: assume.no_negative_zero,
                 floats,
+                budget: Some(budget),
                 ..EncodeOptions::new(bound)
             };
             crate::smt::product::encode_product(&ctx, program, r, entry, compare, &opts)
@@ -292,8 +294,13 @@ fn verify_in(
     let enc = match encoded {
         Ok(e) => e,
         Err(u) => {
+            // A formula the budget ended is the solver's unknown, not a construct's.
+            let why = match budget.stop_reason() {
+                Some(reason) if u.ran_out_of_time() => BmcUnknown::Solver(reason),
+                _ => BmcUnknown::Unsupported(u),
+            };
             return BmcResult {
-                verdict: BmcVerdict::Unknown(BmcUnknown::Unsupported(u)),
+                verdict: BmcVerdict::Unknown(why),
                 uninit_reads: vec![],
                 line_assumed: false,
                 cuts: Cuts::default(),

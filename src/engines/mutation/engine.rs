@@ -254,6 +254,7 @@ pub fn run_from(
         frozen: Some(&frozen),
         alternatives: Some(&provider),
         line_in_input: opts.line_in_input,
+        budget: Some(budget),
         ..EncodeOptions::new(opts.bound)
     };
     let encode_started = Instant::now();
@@ -277,7 +278,12 @@ pub fn run_from(
         }
         Ok(e) => e,
         Err(u) => {
-            report.outcome = Some(Outcome::Incomplete { reason: u.to_string(), size_reached: 0 });
+            // Stopped by the budget while building the formula: said as a stop, as the search's.
+            let reason = match budget.stop_reason() {
+                Some(stop) if u.ran_out_of_time() => format!("{stop:?}"),
+                _ => u.to_string(),
+            };
+            report.outcome = Some(Outcome::Incomplete { reason, size_reached: 0 });
             report.total_time = started.elapsed();
             return report;
         }

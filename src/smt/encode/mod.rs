@@ -294,6 +294,11 @@ pub struct EncodeOptions<'a> {
     /// none, as no test does ([`crate::engines::verified::precondition::SignedZeroConjecture`]),
     /// named in its label.
     pub no_negative_zero: bool,
+    /// The job's budget: building the formula stops when it runs out or is cancelled
+    /// ([`Unsupported::ran_out_of_time`]). A program whose terms grow with every unwound
+    /// statement (a recursive call inserted in a nested loop) otherwise keeps its thread in
+    /// Z3's simplifier long after the job gave up on it.
+    pub budget: Option<&'a crate::smt::Budget>,
 }
 
 impl<'a> EncodeOptions<'a> {
@@ -310,6 +315,7 @@ impl<'a> EncodeOptions<'a> {
             line_in_input: true,
             absent_chars: 0,
             no_negative_zero: false,
+            budget: None,
         }
     }
 }
@@ -321,6 +327,16 @@ pub struct Unsupported {
     pub func: Option<String>,
     pub what: String,
     pub span: Span,
+}
+
+/// What [`Unsupported::what`] says when the formula was not finished in the budget.
+const OUT_OF_TIME: &str = "a formula not finished in the time budget";
+
+impl Unsupported {
+    /// The encoding stopped at the budget's end (or its cancellation), not at a construct.
+    pub fn ran_out_of_time(&self) -> bool {
+        self.what == OUT_OF_TIME
+    }
 }
 
 impl std::fmt::Display for Unsupported {

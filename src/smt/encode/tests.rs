@@ -190,3 +190,23 @@ fn writing_into_a_string_literal_is_unsupported() {
     let err = encode(&ctx, &p, "main", &EncodeOptions::new(2)).err().expect("unsupported");
     assert!(err.what.contains("string literal"), "{err}");
 }
+
+#[test]
+fn building_a_formula_stops_when_the_budget_ends() {
+    let p = program("int main(void) { int s = 0; for (int i = 0; i < 3; i++) s += i; return s; }");
+    let ctx = new_context();
+    let cancel = crate::cancel::Cancel::new();
+    let budget = crate::smt::Budget::new(std::time::Duration::from_secs(60), cancel.clone());
+    let opts = EncodeOptions { budget: Some(&budget), ..EncodeOptions::new(2) };
+    assert!(encode(&ctx, &p, "main", &opts).is_ok(), "within the budget");
+    cancel.cancel();
+    let err = encode(&ctx, &p, "main", &opts).err().expect("a cancelled budget stops the encoding");
+    assert!(err.ran_out_of_time(), "{err}");
+    // The bounded check says so as the solver's unknown, not as an unsupported construct.
+    let result = crate::smt::bmc::verify(&p, "main", 2, &budget);
+    assert!(
+        matches!(result.verdict, crate::smt::bmc::BmcVerdict::Unknown(crate::smt::bmc::BmcUnknown::Solver(_))),
+        "{:?}",
+        result.verdict
+    );
+}

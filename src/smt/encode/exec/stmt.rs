@@ -138,6 +138,9 @@ impl<'a, 'ctx> Exec<'a, 'ctx> {
                 s.span,
             );
         }
+        if self.budget.is_some_and(|b| b.stop_reason().is_some()) {
+            return self.unsupported(super::super::OUT_OF_TIME, s.span);
+        }
         match &s.kind {
             StmtKind::Expr(e) => {
                 self.top_expr(e)?;
