@@ -91,10 +91,16 @@ pub fn span_length<'ctx>(ctx: &'ctx Context, b: Builtin, chars: &[BV<'ctx>], set
     let mut r = BV::from_u64(ctx, chars.len() as u64, bits);
     // From the end, so the first character that ends the span wins.
     for (i, c) in chars.iter().enumerate().rev() {
-        let members: Vec<Bool<'ctx>> = set.iter().map(|&m| c._eq(&BV::from_u64(ctx, u64::from(m), 8))).collect();
-        let in_set = Bool::or(ctx, &members.iter().collect::<Vec<_>>());
-        let ends = if b == Builtin::Strspn { in_set.not() } else { in_set };
-        r = Bool::or(ctx, &[&c._eq(&nul), &ends]).ite(&BV::from_u64(ctx, i as u64, bits), &r);
+        let is_nul = c._eq(&nul);
+        // With no set (`strlen`) the NUL alone ends the span: no `or` with `false` in the term.
+        let stops = if set.is_empty() && b != Builtin::Strspn {
+            is_nul
+        } else {
+            let members: Vec<Bool<'ctx>> = set.iter().map(|&m| c._eq(&BV::from_u64(ctx, u64::from(m), 8))).collect();
+            let in_set = Bool::or(ctx, &members.iter().collect::<Vec<_>>());
+            Bool::or(ctx, &[&is_nul, &if b == Builtin::Strspn { in_set.not() } else { in_set }])
+        };
+        r = stops.ite(&BV::from_u64(ctx, i as u64, bits), &r);
     }
     r
 }

@@ -1335,13 +1335,8 @@ impl<'a, 'ctx> Exec<'a, 'ctx> {
     /// The index of the first NUL among a string's scanned characters, `bits` wide (one exists
     /// where the path continues: [`Exec::cstring`] checked it).
     pub(super) fn first_nul(&self, chars: &[(BV<'ctx>, Bool<'ctx>)], bits: u32) -> BV<'ctx> {
-        let nul = BV::from_u64(self.ctx, 0, 8);
-        // From the end, so the first NUL wins.
-        let mut r = BV::from_u64(self.ctx, chars.len() as u64, bits);
-        for (i, (c, _)) in chars.iter().enumerate().rev() {
-            r = c._eq(&nul).ite(&BV::from_u64(self.ctx, i as u64, bits), &r);
-        }
-        r
+        let chars: Vec<BV<'ctx>> = chars.iter().map(|(c, _)| c.clone()).collect();
+        c_lib::span_length(self.ctx, Builtin::Strlen, &chars, &[], bits)
     }
 
     /// `strcpy(d, s)`, or `strcat(d, s)`: the characters of `s` and its NUL written from
