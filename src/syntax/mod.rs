@@ -6,6 +6,7 @@ pub mod diagnostics;
 pub mod document;
 pub mod flags;
 pub mod implicit_int;
+pub mod include_lines;
 pub mod line_index;
 pub mod lower;
 

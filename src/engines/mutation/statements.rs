@@ -144,8 +144,8 @@ struct Collect<'a> {
     program: &'a Program,
     src: &'a str,
     scope: &'a dyn Scope,
-    /// The reference's expression statements, printed.
-    from_reference: Vec<String>,
+    /// The reference's expression statements.
+    from_reference: Vec<ReferenceStatement>,
     /// The conditions a statement of each function may be guarded with.
     guards: HashMap<FuncId, Vec<String>>,
     out: Vec<Candidate>,
@@ -672,11 +672,18 @@ impl Collect<'_> {
         }
     }
 
-    /// The reference's statements at `place`, but those the block already has.
+    /// The reference's statements at `place`, but those the block already has, and calls of
+    /// the function into itself where the reference's call is not recursive (a teacher
+    /// would not fix a loop by making the function call itself).
     fn reference_statements_at(&mut self, func: FuncId, place: &Insertion<'_>, block: &[Stmt]) {
         let present: HashSet<String> = block.iter().map(|s| squeeze(self.text(s.span))).collect();
-        let statements: Vec<String> =
-            self.from_reference.iter().filter(|t| !present.contains(&squeeze(t))).cloned().collect();
+        let name = &self.program.funcs[func.0 as usize].name;
+        let statements: Vec<String> = self
+            .from_reference
+            .iter()
+            .filter(|r| !present.contains(&squeeze(&r.text)) && !r.calls_of_others.contains(name))
+            .map(|r| r.text.clone())
+            .collect();
         for statement in statements {
             if self.reference_insertions >= MAX_REFERENCE_INSERTIONS {
                 return;
@@ -781,17 +788,11 @@ impl Collect<'_> {
 /// has none); `None` when the file includes it already.
 fn include_edit(src: &str, header: &str) -> Option<TextEdit> {
     let mut after = 0;
-    for (start, line) in src.split_inclusive('\n').scan(0, |at, l| {
-        let start = *at;
-        *at += l.len();
-        Some((start, l))
-    }) {
-        let Some(rest) = line.trim_start().strip_prefix('#') else { continue };
-        let Some(name) = rest.trim_start().strip_prefix("include") else { continue };
-        if name.trim().trim_matches(['<', '>', '"']) == header {
+    for line in crate::syntax::include_lines::include_lines(src) {
+        if line.header == header {
             return None;
         }
-        after = start + line.len();
+        after = line.end;
     }
     // The last include line may end the file without a line break.
     let new_text = if after > 0 && !src[..after].ends_with('\n') {
@@ -848,17 +849,34 @@ fn line_widths(reference: &Program) -> Vec<u64> {
     out
 }
 
-/// The expression statements of `reference`'s functions, printed as C, each once.
-fn reference_statements(reference: &Program) -> Vec<String> {
-    let mut out: Vec<String> = Vec::new();
-    for body in reference.funcs.iter().filter_map(|f| f.body.as_ref()) {
+/// An expression statement of the reference, printed as C.
+struct ReferenceStatement {
+    text: String,
+    /// The functions it calls other than the one it is in.
+    calls_of_others: Vec<String>,
+}
+
+/// The expression statements of `reference`'s functions, each once (where it first appears).
+fn reference_statements(reference: &Program) -> Vec<ReferenceStatement> {
+    let mut out: Vec<ReferenceStatement> = Vec::new();
+    for func in &reference.funcs {
+        let Some(body) = &func.body else { continue };
         crate::ir::walk::for_each_stmt(body, &mut |s| {
-            if let StmtKind::Expr(e) = &s.kind {
-                let text = format!("{};", crate::ir::print::expr_to_c(reference, e));
-                if !out.contains(&text) {
-                    out.push(text);
-                }
+            let StmtKind::Expr(e) = &s.kind else { return };
+            let text = format!("{};", crate::ir::print::expr_to_c(reference, e));
+            if out.iter().any(|r| r.text == text) {
+                return;
             }
+            let mut calls_of_others = Vec::new();
+            crate::ir::walk::walk_expr(e, &mut |x| {
+                if let ExprKind::Call(Callee::Func(id), _) = &x.kind {
+                    let callee = &reference.funcs[id.0 as usize].name;
+                    if callee != &func.name {
+                        calls_of_others.push(callee.clone());
+                    }
+                }
+            });
+            out.push(ReferenceStatement { text, calls_of_others });
         });
     }
     out
@@ -1025,5 +1043,23 @@ mod tests {
             cut_line_breaks("#include <stdio.h>\nint main(void) { char s[8]; scanf(\"%7s\", s); return 0; }")
                 .is_empty()
         );
+    }
+
+    #[test]
+    fn a_reference_call_is_not_inserted_into_the_function_it_calls() {
+        let reference =
+            "void drop(char *s) { s[0] = 0; }\nint main(void) { char s[8] = \"ab\"; drop(s); s[1] = 0; return 0; }\n";
+        let reference = crate::syntax::lower::lower_source(reference).program;
+        let src = "void drop(char *s) { int i = 0; while (i < 1) { i++; } }\nint main(void) { char s[8] = \"ab\"; drop(s); return 0; }\n";
+        let program = crate::syntax::lower::lower_source(src).program;
+        let scope = FunctionScopes::new(&program);
+        let inserted: Vec<String> = candidates(&program, src, &HashSet::new(), &scope, Some(&reference), &|_| 0.0)
+            .into_iter()
+            .filter(|c| c.changes[0].mutant.kind == MutationKind::InsertStatement)
+            .map(|c| c.changes[0].mutant.edit.new_text.clone())
+            .collect();
+        // `s[1] = '\0';` goes into both functions; `drop(s);` only into `main`, which has it already.
+        assert!(inserted.iter().any(|d| d.contains("s[1] = '\\0'")), "{inserted:#?}");
+        assert!(!inserted.iter().any(|d| d.contains("drop(s)")), "{inserted:#?}");
     }
 }

@@ -31,12 +31,8 @@ pub const ALL_HEADERS: HeaderSet = (1 << 7) - 1;
 /// The table's headers that `text` includes with `#include <...>` or `#include "..."`.
 pub fn included_headers(text: &str) -> HeaderSet {
     let mut set = 0;
-    for line in text.lines() {
-        let l = line.trim_start();
-        let Some(rest) = l.strip_prefix('#') else { continue };
-        let Some(rest) = rest.trim_start().strip_prefix("include") else { continue };
-        let name = rest.trim().trim_matches(|c| c == '<' || c == '>' || c == '"');
-        if let Some(i) = HEADERS.iter().position(|h| *h == name) {
+    for line in crate::syntax::include_lines::include_lines(text) {
+        if let Some(i) = HEADERS.iter().position(|h| *h == line.header) {
             set |= 1 << i;
         }
     }
