@@ -13,6 +13,11 @@
 //! 3. A candidate the bounded check refutes is withdrawn with a note that shows the input on
 //!    which it differs from the reference; that input, with the reference's output, joins the
 //!    tests and the search goes on.
+//!    When the search has explored its whole space and some counterexamples are unlike every
+//!    test (a count of 0 where the tests' counts are 3 to 5), it searches again without those,
+//!    passing over the candidates already withdrawn: a fix for the inputs like the tests' is
+//!    proved under the conjectures about them ("for inputs where the number read is at least
+//!    1, as in all 3 tests"), never for all inputs.
 //! 4. When the search finds no fix and a program computes with `float` or `double`, the
 //!    verified engine over the real numbers (`smt::floats`) proposes one. It is shown only if
 //!    it passes every test and counterexample, and is proved in IEEE as in 2 and 3 (the reals
@@ -81,6 +86,9 @@ pub(super) struct Anytime {
     /// A candidate of the verified engine shown as `tested`, to prove if the engine returns
     /// with no verdict.
     engine_candidate: Option<Proposal>,
+    /// The candidates withdrawn, passed over by the search for the inputs like the tests'
+    /// (the counterexamples that refuted them may be unlike the tests).
+    withdrawn: Vec<Vec<TextEdit>>,
     /// The engine's candidates received so far, for every call of
     /// [`Job::show_an_engine_candidate`] (a part sends again only when its candidate changes).
     engine_parts: EngineParts,
@@ -178,8 +186,10 @@ impl Job<'_> {
         let known = out.counterexamples.len();
         let varied = if self.beyond_the_bounded_check() { self.varied_inputs() } else { Vec::new() };
         let mut reals_tried = false;
-        for _ in 0..ROUNDS {
-            if self.cancel.is_cancelled() || self.left().is_zero() {
+        // After the rounds of the search for every input, as many for the inputs like the tests'
+        // once that search is exhausted.
+        for round in 0..2 * ROUNDS {
+            if self.cancel.is_cancelled() || self.left().is_zero() || (round >= ROUNDS && !out.exhausted) {
                 break;
             }
             let mut proposal = None;
@@ -196,6 +206,26 @@ impl Job<'_> {
                 );
                 out.exhausted = matches!(found.outcome, Some(Outcome::Exhausted { .. } | Outcome::Complete));
                 proposal = found.repair.map(Proposal::Mutation);
+            }
+            // No fix for every input the counterexamples show: one for the inputs like the
+            // tests' may exist (a count of 0 where every test has at least 3, and the student's
+            // loop relies on one number read before it). Searched without the counterexamples
+            // unlike the tests; what it finds is proved under the conjectures they broke.
+            if proposal.is_none() && out.exhausted && !self.cancel.is_cancelled() {
+                let conjectures = self.tests_conjectures(self.program);
+                let like_tests: Vec<PreparedTest> =
+                    out.counterexamples.iter().filter(|c| !conjectures.clone().exclude(&c.input)).cloned().collect();
+                if like_tests.len() < out.counterexamples.len() {
+                    let t = Instant::now();
+                    let found = self.first_passing_but(&like_tests, &varied, &out.withdrawn);
+                    report.stats.phase("first tested fix", t);
+                    tracing::debug!(
+                        found = ?found.repair.as_ref().map(|r| r.edits()),
+                        left_out = out.counterexamples.len() - like_tests.len(),
+                        "the search on the tests and the counterexamples like them"
+                    );
+                    proposal = found.repair.map(Proposal::Mutation);
+                }
             }
             // No fix of the mutation space passes the tests: with floating point, the verified
             // engine over the reals (fast where IEEE proofs are slow) proposes one. Meanwhile
@@ -385,31 +415,30 @@ impl Job<'_> {
     /// ([`RangeConjecture`]), that hold only the kinds of character the tests hold
     /// ([`TextConjecture`]), with no `-0` where no test has one ([`SignedZeroConjecture`]),
     /// each narrowed by the counterexamples that fall outside it. The guarantee under the
-    /// conjectures so narrowed, or `None` when a counterexample is like the tests in every
-    /// respect (the refutation stands) or no proof comes within the rounds.
-    fn within_tested_inputs(&self, student: &Program, input: &str, report: &mut Report) -> Option<Guarantee> {
+    /// conjectures so narrowed, or the counterexample that is like the tests in every respect
+    /// (the refutation stands), or no proof within the rounds.
+    fn within_tested_inputs(&self, student: &Program, input: &str, report: &mut Report) -> Within {
+        self.within(self.tests_conjectures(student), student, input, report)
+    }
+
+    /// What the tests' inputs have in common, as [`Job::within_tested_inputs`] assumes it of
+    /// `student`'s proof.
+    fn tests_conjectures(&self, student: &Program) -> Conjectures {
         let entry = self.engine_opts.entry.as_str();
         let inputs: Vec<String> = self.tests.iter().map(|t| t.input.clone()).collect();
         // The kinds of character only where the proof reads the input as characters (every
         // byte then bears the assumption; a proof over tokens would spend its rounds on it).
         let text = crate::smt::product::reads_chars(student, self.reference).unwrap_or(false);
-        let conjectures = Conjectures {
+        Conjectures {
             ranges: RangeConjecture::new(self.reference, entry, &inputs),
             text: TextConjecture::new(&inputs).filter(|_| text),
             zero: SignedZeroConjecture::new(&inputs).filter(|_| self.uses_floats()),
             tests: inputs.len(),
-        };
-        self.within(conjectures, student, input, report)
+        }
     }
 
     /// [`Job::within_tested_inputs`] under the conjectures, narrowed by each counterexample.
-    fn within(
-        &self,
-        mut conjecture: Conjectures,
-        student: &Program,
-        input: &str,
-        report: &mut Report,
-    ) -> Option<Guarantee> {
+    fn within(&self, mut conjecture: Conjectures, student: &Program, input: &str, report: &mut Report) -> Within {
         let entry = self.engine_opts.entry.as_str();
         let mut input = input.to_string();
         // As the fix's own proof: the rounds at a small bound (a counterexample or a proof
@@ -421,9 +450,12 @@ impl Job<'_> {
         let mut proved_short: Option<Guarantee> = None;
         for _ in 0..RANGE_ROUNDS {
             if !narrowed {
-                return None;
+                return Within::RefutedLikeTheTests(input);
             }
-            let (assumed, assume) = conjecture.restrict(self.reference, entry, self.engine_opts.assumptions())?;
+            let Some((assumed, assume)) = conjecture.restrict(self.reference, entry, self.engine_opts.assumptions())
+            else {
+                return Within::Unproved;
+            };
             let budget = Budget::new((self.left() / 4).min(BOUNDED_SLICE), self.cancel.clone());
             let t = Instant::now();
             let verdict = bmc::verify_against_assuming(student, &assumed, self.compare, entry, bound, assume, &budget);
@@ -436,7 +468,7 @@ impl Job<'_> {
                         Guarantee::VerifiedAssuming { assumption, bound: (!complete).then_some(verdict.bound(bound)) }
                             .assuming_also(verdict.assumption());
                     if complete || bound == full {
-                        return Some(proved);
+                        return Within::Proved(proved);
                     }
                     proved_short = Some(proved);
                     bound = full;
@@ -453,7 +485,7 @@ impl Job<'_> {
                     // Unconfirmed because the reference cannot run the input either (it runs
                     // past the interpreter's limits) is an input unlike the tests' too.
                     if !m.confirmed && m.reference_ran {
-                        return None;
+                        return Within::Unproved;
                     }
                     input = cex.stdin;
                     narrowed = conjecture.exclude(&input);
@@ -468,10 +500,10 @@ impl Job<'_> {
                 BmcVerdict::Unknown(BmcUnknown::Solver(UnknownReason::NoRunWithinBound)) if bound < full => {
                     bound = full;
                 }
-                BmcVerdict::Unknown(_) => return proved_short,
+                BmcVerdict::Unknown(_) => return proved_short.map_or(Within::Unproved, Within::Proved),
             }
         }
-        proved_short
+        proved_short.map_or(Within::Unproved, Within::Proved)
     }
 
     /// Proves `proposal`, already shown, in place: see [`Job::try_proposal`].
@@ -548,7 +580,8 @@ impl Job<'_> {
                         // yet the proof failed. Inputs like the tests' are far from it, and a
                         // proof for them may hold; else the candidate stays as tested.
                         if !proposal.assuming()
-                            && let Some(guarantee) = self.within_tested_inputs(&lowered.program, &cex.stdin, report)
+                            && let Within::Proved(guarantee) =
+                                self.within_tested_inputs(&lowered.program, &cex.stdin, report)
                         {
                             proposal.set_guarantee(guarantee);
                             break;
@@ -565,12 +598,18 @@ impl Job<'_> {
                     );
                     tracing::debug!(bound, input = ?cex.stdin, confirmed = m.confirmed, "the bounded check refutes the fix shown");
                     // Refuted outside the numbers the tests read: proved for their ranges instead.
-                    if m.confirmed
-                        && !proposal.assuming()
-                        && let Some(guarantee) = self.within_tested_inputs(&lowered.program, &cex.stdin, report)
-                    {
-                        proposal.set_guarantee(guarantee);
-                        break;
+                    // Refuted on an input like the tests' too: that one is a test for the search
+                    // for inputs like the tests' ([`Job::run`]).
+                    let mut like_the_tests = None;
+                    if m.confirmed && !proposal.assuming() {
+                        match self.within_tested_inputs(&lowered.program, &cex.stdin, report) {
+                            Within::Proved(guarantee) => {
+                                proposal.set_guarantee(guarantee);
+                                break;
+                            }
+                            Within::RefutedLikeTheTests(input) if input != cex.stdin => like_the_tests = Some(input),
+                            _ => {}
+                        }
                     }
                     // The solver's output model is stricter than the compare mode: a difference
                     // that does not show when both run is no refutation. Where it is two printed
@@ -606,6 +645,15 @@ impl Job<'_> {
                         ),
                     ));
                         out.counterexamples.push(test);
+                        out.withdrawn.push(edits);
+                        if let Some(input) = like_the_tests {
+                            out.counterexamples.extend(super::reference_repair::reference_outputs(
+                                self.reference,
+                                entry,
+                                &[input],
+                                self.cancel,
+                            ));
+                        }
                         on_partial(report);
                         return Trial::Withdrawn;
                     }
@@ -729,6 +777,17 @@ impl Job<'_> {
     /// The first repair of the search that passes every test and every counterexample, the
     /// search stopped there.
     fn first_passing(&self, counterexamples: &[PreparedTest], varied: &[PreparedTest]) -> Searched {
+        self.first_passing_but(counterexamples, varied, &[])
+    }
+
+    /// [`Job::first_passing`], passing over the repairs `tried` (each refuted, though no
+    /// counterexample shows it to the search).
+    fn first_passing_but(
+        &self,
+        counterexamples: &[PreparedTest],
+        varied: &[PreparedTest],
+        tried: &[Vec<TextEdit>],
+    ) -> Searched {
         let stop = self.cancel.child();
         let budget = Budget::new((self.left() / 4).min(SEARCH_SLICE), stop.clone());
         let mut tests: Vec<PreparedTest> = self.tests.to_vec();
@@ -746,6 +805,9 @@ impl Job<'_> {
             self.max_steps,
             &budget,
             &mut |r| {
+                if tried.contains(&r.edits()) {
+                    return;
+                }
                 if first.is_none() {
                     first = Some(FoundRepair {
                         guarantee: Guarantee::Tested { tests: self.tests.len() as u32 },
@@ -776,6 +838,7 @@ impl Job<'_> {
 /// What the tests' inputs suggest the assignment promises, each part narrowed only where a
 /// counterexample needs it ([`Job::within_tested_inputs`]): the ranges of the numbers read,
 /// the kinds of character the input holds, no `-0`.
+#[derive(Clone)]
 struct Conjectures {
     ranges: Option<RangeConjecture>,
     text: Option<TextConjecture>,
@@ -828,6 +891,15 @@ impl Conjectures {
         };
         Some((reference, assume))
     }
+}
+
+/// How a proof for the inputs like the tests' ended ([`Job::within_tested_inputs`]).
+enum Within {
+    Proved(Guarantee),
+    /// Refuted on this input, like the tests' in every respect the conjectures know.
+    RefutedLikeTheTests(String),
+    /// No proof within the rounds or the time.
+    Unproved,
 }
 
 /// A fix on trial: found by the search on the tests (the mutation space), or by the verified

@@ -13,6 +13,8 @@
 //! and the slips students make that the paper's catalogue lacks, each named:
 //! - `init-off-by-one` (level 1): an initialisation or assignment of the constant `0` or `1`
 //!   becomes the other (`i = 0` ↔ `i = 1`);
+//! - `offset-off-by-one` (level 1): an integer literal added or subtracted is one more or one
+//!   less (`N = N - 2` → `N = N - 1`): level 2's `C+1` and `C-1`, for offsets only;
 //! - `negate-condition` (level 1): a branch or loop condition is negated (a comparison flips
 //!   its operator, `<` → `>=`; anything else gets `!( )`);
 //! - `swap-operands` (level 1): `a - b` → `b - a`, `a / b` → `b / a`;
@@ -410,7 +412,13 @@ impl Ctx<'_> {
 
     fn visit(&self, e: &Expr, path: &mut Path, out: &mut Vec<Mutant>) {
         match &e.kind {
-            ExprKind::Binary(op, a, b) => self.binary(e, *op, a, b, path, out),
+            ExprKind::Binary(op, a, b) => {
+                self.binary(e, *op, a, b, path, out);
+                if self.level < 2 && matches!(op, BinOp::Add | BinOp::Sub) {
+                    self.offset_off_by_one(e, a, out);
+                    self.offset_off_by_one(e, b, out);
+                }
+            }
             ExprKind::Logical(op, a, b) => {
                 let (from, to) = match op {
                     LogicOp::And => ("&&", LogicOp::Or),
@@ -440,7 +448,7 @@ impl Ctx<'_> {
                     out.push(m);
                 }
             }
-            ExprKind::Int(v) if self.level >= 2 => self.constant_int(e, *v, path, out),
+            ExprKind::Int(v) if self.level >= 2 => self.constant_int(e, *v, path, false, out),
             ExprKind::Float(v) if self.level >= 2 => self.constant_float(e, *v, path, out),
             ExprKind::Var(v) if self.level >= 2 => self.replace_variable(e, *v, path, out),
             _ => {}
@@ -650,13 +658,48 @@ impl Ctx<'_> {
         }
     }
 
-    fn constant_int(&self, e: &Expr, v: i64, path: &[usize], out: &mut Vec<Mutant>) {
+    /// `offset-off-by-one` (level 1): an integer literal added or subtracted is one off
+    /// (`N - 2` → `N - 1`, `len + 1` → `len`): level 2's `C+1` and `C-1`, for offsets alone.
+    fn offset_off_by_one(&self, sum: &Expr, operand: &Expr, out: &mut Vec<Mutant>) {
+        let core = operand.strip_implicit();
+        if let ExprKind::Int(v) = core.kind
+            && let Some(path) = path_to(self.root, core)
+        {
+            let from = out.len();
+            self.constant_int(core, v, &path, true, out);
+            // An offset that becomes 0 goes with its operator: `i + 1` → `i`, not `i + 0`.
+            let ExprKind::Binary(op, a, b) = &sum.kind else { return };
+            let gone = if b.strip_implicit().id == core.id {
+                Some((Span::new(a.span.end as usize, core.span.end as usize), a))
+            } else if *op == BinOp::Add {
+                Some((Span::new(core.span.start as usize, b.span.start as usize), b))
+            } else {
+                None
+            };
+            let sum_path = path_to(self.root, sum);
+            for m in &mut out[from..] {
+                if let (Some((gone, kept)), Some(sum_path), "0") = (gone, &sum_path, m.edit.new_text.as_str()) {
+                    m.expr = replace_at(self.root, sum_path, self.convert_like((**kept).clone(), sum));
+                    m.edit = TextEdit { span: gone, new_text: String::new() };
+                }
+                // Shown in the sum it belongs to: `N - 2` → `N - 1`.
+                m.description = self.in_context(sum.span, m.edit.span, &m.edit.new_text);
+            }
+        }
+    }
+
+    /// Level 2's constant mutants of the literal `e`; only `C+1` and `C-1` (not of a character
+    /// literal) when `off_by_one`.
+    fn constant_int(&self, e: &Expr, v: i64, path: &[usize], off_by_one: bool, out: &mut Vec<Mutant>) {
         let Some(t) = e.ty.as_int() else { return };
         let text = self.text(e.span);
         if text.is_empty() || !(text.starts_with(|c: char| c.is_ascii_digit() || c == '-' || c == '\'')) {
             return; // a macro or a named constant: its text is not the number
         }
         let is_char = text.starts_with('\'');
+        if off_by_one && is_char {
+            return;
+        }
         // Keep the literal's suffix (`3u` → `4u`) so the type stays the same.
         let suffix: String = if is_char {
             String::new()
@@ -670,7 +713,9 @@ impl Ctx<'_> {
             (MutationKind::ConstantZero, 0),
         ] {
             let nv = t.wrap(nv);
-            if nv == v {
+            if nv == v
+                || (off_by_one && !matches!(kind, MutationKind::ConstantPlusOne | MutationKind::ConstantMinusOne))
+            {
                 continue;
             }
             let node = Expr { kind: ExprKind::Int(nv), ..e.clone() };
@@ -1116,10 +1161,14 @@ mod tests {
             `n * (n + 1)` → `n / (n + 1)` [arithmetic-operator]
             `n * (n + 1)` → `n % (n + 1)` [arithmetic-operator]
             `(n + 1)` → `(n - 1)` [arithmetic-operator]
+            `(n + 1)` → `(n + 2)` [constant-plus-one]
+            `(n + 1)` → `(n)` [constant-minus-one]
             `n > 0` → `n >= 0` [relational-operator]
             delete `sum = sum - 1` [delete-assignment]
             `sum - 1` → `sum + 1` [arithmetic-operator]
             `sum - 1` → `1 - sum` [swap-operands]
+            `sum - 1` → `sum - 2` [constant-plus-one]
+            `sum - 1` → `sum` [constant-minus-one]
         "#]]
         .assert_eq(&(lines.join("\n") + "\n"));
     }
