@@ -11,7 +11,9 @@
 //!   the conditions of its `?:`);
 //! - for a value (right side of `x = e`, initialiser, printed or returned value, argument):
 //!   the reference's assigned values, initialisers, printed and returned values and call
-//!   arguments; the right side of `x op= e` takes the reference's `op=` right sides only.
+//!   arguments; the right side of `x op= e` takes the reference's `op=` right sides only;
+//! - for the statement repairs ([`super::statements`]): the reference's expression statements
+//!   (assignments, prints), effects allowed but reads.
 //!
 //! **Variable mapping.** There is no automaton alignment here, so the mapping is built from the
 //! two whole functions of the same name: parameters by position; the k-th variable read by
@@ -95,6 +97,8 @@ struct Pool {
     conds: Vec<String>,
     values: Vec<String>,
     compound: Vec<(BinOp, String)>,
+    /// Expression statements, with their `;`.
+    statements: Vec<String>,
 }
 
 impl Pool {
@@ -154,6 +158,17 @@ impl<'a> ReferenceSpace<'a> {
                     LocationKind::Update | LocationKind::Target | LocationKind::Statement => {}
                 }
             }
+            if let Some(body) = &reference.func(rid).body {
+                crate::ir::walk::for_each_stmt(body, &mut |st| {
+                    if let StmtKind::Expr(e) = &st.kind {
+                        let texts = statement_renamings(student, reference, e, &partners)
+                            .iter()
+                            .map(|r| format!("{};", expr_to_c(student, r)))
+                            .collect();
+                        Pool::push(&mut pool.statements, texts);
+                    }
+                });
+            }
             pools.insert(sid, pool);
         }
         ReferenceSpace { student, src, frozen, pools, compound: compound_rhs(student) }
@@ -163,6 +178,12 @@ impl<'a> ReferenceSpace<'a> {
     /// student function `func`'s variables, in the reference's order.
     pub fn conditions(&self, func: FuncId) -> &[String] {
         self.pools.get(&func).map_or(&[], |p| p.conds.as_slice())
+    }
+
+    /// The expression statements of the reference's function of the same name, renamed into
+    /// `func`'s variables, in the reference's order.
+    pub fn statements(&self, func: FuncId) -> &[String] {
+        self.pools.get(&func).map_or(&[], |p| p.statements.as_slice())
     }
 
     /// The reference's alternatives for `loc`, best first, at most [`MAX_PER_LOCATION`];
@@ -511,6 +532,27 @@ fn scanned(f: &Function) -> Vec<VarId> {
 /// with structs is beyond the bounded encoding anyway: only the search on the tests runs
 /// these.)
 fn renamings(student: &Program, reference: &Program, e: &Expr, partners: &BTreeMap<VarId, Vec<VarId>>) -> Vec<Expr> {
+    renamings_of(student, reference, e, partners, false)
+}
+
+/// [`renamings`] of a whole expression statement: its effects are the point (`n = n / 10`,
+/// `printf("%d\n", m)`), reads of the input and the heap aside.
+fn statement_renamings(
+    student: &Program,
+    reference: &Program,
+    e: &Expr,
+    partners: &BTreeMap<VarId, Vec<VarId>>,
+) -> Vec<Expr> {
+    renamings_of(student, reference, e, partners, true)
+}
+
+fn renamings_of(
+    student: &Program,
+    reference: &Program,
+    e: &Expr,
+    partners: &BTreeMap<VarId, Vec<VarId>>,
+    statement: bool,
+) -> Vec<Expr> {
     let mut vars: Vec<VarId> = Vec::new();
     let mut ok = true;
     walk_expr(e, &mut |x| match &x.kind {
@@ -519,7 +561,11 @@ fn renamings(student: &Program, reference: &Program, e: &Expr, partners: &BTreeM
             let r = reference.func(*f);
             ok &= student.func_by_name(&r.name).is_some_and(|s| student.func(s).params.len() == r.params.len());
         }
-        ExprKind::Call(Callee::Builtin(b), _) => ok &= b.is_pure(),
+        ExprKind::Call(Callee::Builtin(b), _) => {
+            ok &= b.is_pure() || (statement && matches!(b, Builtin::Printf | Builtin::Putchar | Builtin::Puts))
+        }
+        ExprKind::Assign(..) | ExprKind::CompoundAssign { .. } | ExprKind::IncDec(..) | ExprKind::Str(_)
+            if statement => {}
         ExprKind::Assign(..)
         | ExprKind::CompoundAssign { .. }
         | ExprKind::IncDec(..)

@@ -87,12 +87,13 @@ pub fn candidates(
     suspiciousness: &dyn Fn(Span) -> f64,
 ) -> Vec<Candidate> {
     let from_reference = reference.map(reference_statements).unwrap_or_default();
-    let guards = guards(program, src, frozen, reference);
+    let (guards, renamed_statements) = from_the_reference_space(program, src, frozen, reference);
     let mut cx = Collect {
         program,
         src,
         scope,
         from_reference,
+        renamed_statements,
         guards,
         out: Vec::new(),
         pointer_insertions: 0,
@@ -144,8 +145,12 @@ struct Collect<'a> {
     program: &'a Program,
     src: &'a str,
     scope: &'a dyn Scope,
-    /// The reference's expression statements.
+    /// The reference's expression statements, as written.
     from_reference: Vec<ReferenceStatement>,
+    /// The expression statements of the reference's function of the same name, renamed into
+    /// each student function's variables (tried first: as written, the reference's names are
+    /// rarely the student's).
+    renamed_statements: HashMap<FuncId, Vec<String>>,
     /// The conditions a statement of each function may be guarded with.
     guards: HashMap<FuncId, Vec<String>>,
     out: Vec<Candidate>,
@@ -678,12 +683,15 @@ impl Collect<'_> {
     fn reference_statements_at(&mut self, func: FuncId, place: &Insertion<'_>, block: &[Stmt]) {
         let present: HashSet<String> = block.iter().map(|s| squeeze(self.text(s.span))).collect();
         let name = &self.program.funcs[func.0 as usize].name;
-        let statements: Vec<String> = self
-            .from_reference
-            .iter()
-            .filter(|r| !present.contains(&squeeze(&r.text)) && !r.calls_of_others.contains(name))
-            .map(|r| r.text.clone())
-            .collect();
+        let mut statements: Vec<String> = Vec::new();
+        let renamed = self.renamed_statements.get(&func).into_iter().flatten();
+        let as_written = self.from_reference.iter().filter(|r| !r.calls_of_others.contains(name)).map(|r| &r.text);
+        for text in renamed.chain(as_written) {
+            let key = squeeze(text);
+            if !present.contains(&key) && !statements.iter().any(|t| squeeze(t) == key) {
+                statements.push(text.clone());
+            }
+        }
         for statement in statements {
             if self.reference_insertions >= MAX_REFERENCE_INSERTIONS {
                 return;
@@ -892,16 +900,18 @@ fn sole_bodies(s: &Stmt) -> Vec<&Stmt> {
     bodies.into_iter().filter(|b| matches!(b.kind, StmtKind::Expr(_))).collect()
 }
 
-/// The conditions each function's statements may be guarded with: the reference's, renamed
-/// into the student's variables, then the function's own (each once, as written).
-fn guards(
+/// Per function: the conditions its statements may be guarded with (the reference's, renamed
+/// into the student's variables, then the function's own, each once, as written), and the
+/// reference's expression statements renamed.
+fn from_the_reference_space(
     program: &Program,
     src: &str,
     frozen: &HashSet<String>,
     reference: Option<&Program>,
-) -> HashMap<FuncId, Vec<String>> {
+) -> (HashMap<FuncId, Vec<String>>, HashMap<FuncId, Vec<String>>) {
     let space = reference.map(|r| super::reference_space::ReferenceSpace::new(program, src, r, frozen));
     let mut out = HashMap::new();
+    let mut statements = HashMap::new();
     for (i, f) in program.funcs.iter().enumerate() {
         let Some(body) = &f.body else { continue };
         let func = FuncId(i as u32);
@@ -920,8 +930,11 @@ fn guards(
             }
         });
         out.insert(func, list);
+        if let Some(space) = &space {
+            statements.insert(func, space.statements(func).to_vec());
+        }
     }
-    out
+    (out, statements)
 }
 
 /// The variables `cond` reads, in order, each once, but those in `except`.
@@ -1061,5 +1074,20 @@ mod tests {
         // `s[1] = '\0';` goes into both functions; `drop(s);` only into `main`, which has it already.
         assert!(inserted.iter().any(|d| d.contains("s[1] = '\\0'")), "{inserted:#?}");
         assert!(!inserted.iter().any(|d| d.contains("drop(s)")), "{inserted:#?}");
+    }
+
+    #[test]
+    fn a_reference_statement_is_inserted_in_the_students_names() {
+        let reference = "#include <stdio.h>\nint main(void) { int n, s = 0; scanf(\"%d\", &n); while (n > 0) { s = s + n % 10; n = n / 10; } printf(\"%d\\n\", s); return 0; }\n";
+        let reference = crate::syntax::lower::lower_source(reference).program;
+        let src = "#include <stdio.h>\nint main(void) { int num, sum = 0; scanf(\"%d\", &num); while (num > 0) { sum = sum + num % 10; } printf(\"%d\\n\", sum); return 0; }\n";
+        let program = crate::syntax::lower::lower_source(src).program;
+        let scope = FunctionScopes::new(&program);
+        let inserted: Vec<String> = candidates(&program, src, &HashSet::new(), &scope, Some(&reference), &|_| 0.0)
+            .into_iter()
+            .filter(|c| c.changes[0].mutant.kind == MutationKind::InsertStatement)
+            .map(|c| c.changes[0].mutant.edit.new_text.clone())
+            .collect();
+        assert!(inserted.iter().any(|t| t.contains("num = num / 10;")), "{inserted:#?}");
     }
 }
