@@ -129,7 +129,7 @@ impl<'a> ReferenceSpace<'a> {
             }
             let partners = partners(student, sid, reference, rid);
             let renamed = |e: &Expr| -> Vec<String> {
-                renamings(student, reference, e, &partners).iter().map(|r| expr_to_c(student, r)).collect()
+                renamings(student, reference, e, &partners, false).iter().map(|r| expr_to_c(student, r)).collect()
             };
             let mut pool = Pool::default();
             for loc in ref_locations.iter().filter(|l| l.func == rid) {
@@ -161,7 +161,7 @@ impl<'a> ReferenceSpace<'a> {
             if let Some(body) = &reference.func(rid).body {
                 crate::ir::walk::for_each_stmt(body, &mut |st| {
                     if let StmtKind::Expr(e) = &st.kind {
-                        let texts = statement_renamings(student, reference, e, &partners)
+                        let texts = renamings(student, reference, e, &partners, true)
                             .iter()
                             .map(|r| format!("{};", expr_to_c(student, r)))
                             .collect();
@@ -530,23 +530,9 @@ fn scanned(f: &Function) -> Vec<VarId> {
 /// field (`p->next`, `l.first`: the node reads of list code) or an array element (`v[i]`), or
 /// strings. (A program
 /// with structs is beyond the bounded encoding anyway: only the search on the tests runs
-/// these.)
-fn renamings(student: &Program, reference: &Program, e: &Expr, partners: &BTreeMap<VarId, Vec<VarId>>) -> Vec<Expr> {
-    renamings_of(student, reference, e, partners, false)
-}
-
-/// [`renamings`] of a whole expression statement: its effects are the point (`n = n / 10`,
-/// `printf("%d\n", m)`), reads of the input and the heap aside.
-fn statement_renamings(
-    student: &Program,
-    reference: &Program,
-    e: &Expr,
-    partners: &BTreeMap<VarId, Vec<VarId>>,
-) -> Vec<Expr> {
-    renamings_of(student, reference, e, partners, true)
-}
-
-fn renamings_of(
+/// these.) A `statement` (a whole expression statement, `n = n / 10`, `printf("%d\n", m)`)
+/// may assign, step and print, as its point is its effect; it still may not read input.
+fn renamings(
     student: &Program,
     reference: &Program,
     e: &Expr,

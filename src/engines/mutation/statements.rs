@@ -1058,19 +1058,24 @@ mod tests {
         );
     }
 
+    /// The statements inserted among the candidates for `src` against `reference`.
+    fn inserted_statements(reference: &str, src: &str) -> Vec<String> {
+        let reference = crate::syntax::lower::lower_source(reference).program;
+        let program = crate::syntax::lower::lower_source(src).program;
+        let scope = FunctionScopes::new(&program);
+        candidates(&program, src, &HashSet::new(), &scope, Some(&reference), &|_| 0.0)
+            .into_iter()
+            .filter(|c| c.changes[0].mutant.kind == MutationKind::InsertStatement)
+            .map(|c| c.changes[0].mutant.edit.new_text.clone())
+            .collect()
+    }
+
     #[test]
     fn a_reference_call_is_not_inserted_into_the_function_it_calls() {
         let reference =
             "void drop(char *s) { s[0] = 0; }\nint main(void) { char s[8] = \"ab\"; drop(s); s[1] = 0; return 0; }\n";
-        let reference = crate::syntax::lower::lower_source(reference).program;
         let src = "void drop(char *s) { int i = 0; while (i < 1) { i++; } }\nint main(void) { char s[8] = \"ab\"; drop(s); return 0; }\n";
-        let program = crate::syntax::lower::lower_source(src).program;
-        let scope = FunctionScopes::new(&program);
-        let inserted: Vec<String> = candidates(&program, src, &HashSet::new(), &scope, Some(&reference), &|_| 0.0)
-            .into_iter()
-            .filter(|c| c.changes[0].mutant.kind == MutationKind::InsertStatement)
-            .map(|c| c.changes[0].mutant.edit.new_text.clone())
-            .collect();
+        let inserted = inserted_statements(reference, src);
         // `s[1] = '\0';` goes into both functions; `drop(s);` only into `main`, which has it already.
         assert!(inserted.iter().any(|d| d.contains("s[1] = '\\0'")), "{inserted:#?}");
         assert!(!inserted.iter().any(|d| d.contains("drop(s)")), "{inserted:#?}");
@@ -1079,15 +1084,8 @@ mod tests {
     #[test]
     fn a_reference_statement_is_inserted_in_the_students_names() {
         let reference = "#include <stdio.h>\nint main(void) { int n, s = 0; scanf(\"%d\", &n); while (n > 0) { s = s + n % 10; n = n / 10; } printf(\"%d\\n\", s); return 0; }\n";
-        let reference = crate::syntax::lower::lower_source(reference).program;
         let src = "#include <stdio.h>\nint main(void) { int num, sum = 0; scanf(\"%d\", &num); while (num > 0) { sum = sum + num % 10; } printf(\"%d\\n\", sum); return 0; }\n";
-        let program = crate::syntax::lower::lower_source(src).program;
-        let scope = FunctionScopes::new(&program);
-        let inserted: Vec<String> = candidates(&program, src, &HashSet::new(), &scope, Some(&reference), &|_| 0.0)
-            .into_iter()
-            .filter(|c| c.changes[0].mutant.kind == MutationKind::InsertStatement)
-            .map(|c| c.changes[0].mutant.edit.new_text.clone())
-            .collect();
+        let inserted = inserted_statements(reference, src);
         assert!(inserted.iter().any(|t| t.contains("num = num / 10;")), "{inserted:#?}");
     }
 }
