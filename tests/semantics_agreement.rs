@@ -251,6 +251,12 @@ fn random_program(rng: &mut Rng) -> Program {
     }
     if f.string {
         body.push(St::Set("r", "+=", Ex::Call("strlen", vec![Ex::Var("s")])));
+        // A copy, maybe extended, compared with a literal: the `string.h` functions that write.
+        body.push(St::Line("strcpy(t, s);".into()));
+        if rng.below(2) == 0 {
+            body.push(St::Line("strcat(t, \"ab\");".into()));
+        }
+        body.push(St::Set("r", "+=", Ex::Call("strcmp", vec![Ex::Var("t"), Ex::Text("\"abc\"".into())])));
         body.push(St::If(
             Ex::Bin("==", Box::new(Ex::Text("s[0]".into())), Box::new(Ex::Text("'a'".into()))),
             vec![St::Set("r", "+=", Ex::Num(1))],
@@ -328,7 +334,7 @@ fn source(p: &Program) -> String {
         s.push_str("    int v[4];\n");
     }
     if f.string {
-        s.push_str("    char s[20];\n");
+        s.push_str("    char s[20], t[24];\n");
     }
     if f.getchar {
         s.push_str("    a = getchar();\n    b = getchar();\n    c = getchar();\n");

@@ -105,6 +105,42 @@ pub fn span_length<'ctx>(ctx: &'ctx Context, b: Builtin, chars: &[BV<'ctx>], set
     r
 }
 
+/// `strcmp` over two strings' characters from their starts, `bits` wide: the difference of
+/// the first pair of characters (as `unsigned char`) that differ or end the first string, 0
+/// when they agree through a NUL, as the interpreter (and glibc) returns. Also, per position
+/// of the shorter, whether the comparison stops there; where it stops at none, it reads past
+/// the shorter's end (the caller's runtime error, or a cut).
+pub fn string_compare<'ctx>(
+    ctx: &'ctx Context,
+    xs: &[BV<'ctx>],
+    ys: &[BV<'ctx>],
+    bits: u32,
+) -> (BV<'ctx>, Vec<Bool<'ctx>>) {
+    let nul = BV::from_u64(ctx, 0, 8);
+    let m = xs.len().min(ys.len());
+    let stops: Vec<Bool<'ctx>> = (0..m).map(|i| Bool::or(ctx, &[&xs[i]._eq(&ys[i]).not(), &xs[i]._eq(&nul)])).collect();
+    let mut r = BV::from_u64(ctx, 0, bits);
+    for i in (0..m).rev() {
+        let diff = xs[i].zero_ext(bits - 8).bvsub(&ys[i].zero_ext(bits - 8));
+        r = stops[i].ite(&diff, &r);
+    }
+    (r, stops)
+}
+
+/// `strcpy`/`strcat` of a string's characters: per character, whether it is written (no NUL
+/// before it; the NUL itself is written).
+pub fn copied<'ctx>(ctx: &'ctx Context, src: &[BV<'ctx>]) -> Vec<Bool<'ctx>> {
+    let nul = BV::from_u64(ctx, 0, 8);
+    let mut before_nul = Bool::from_bool(ctx, true);
+    src.iter()
+        .map(|c| {
+            let written = before_nul.clone();
+            before_nul = Bool::and(ctx, &[&before_nul, &c._eq(&nul).not()]);
+            written
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -365,6 +365,10 @@ impl<'s, 'p, 'w, 'a, 'ctx> Exec<'s, 'p, 'w, 'a, 'ctx> {
             Builtin::Getchar => Ok(self.getchar(st)),
             Builtin::Fgets => unsupported("using the value `fgets` returns", e.span),
             Builtin::Strlen | Builtin::Strspn | Builtin::Strcspn => self.string_span(b, e, args, st, g),
+            Builtin::Strcmp => self.strcmp(e, args, st, g),
+            Builtin::Strcpy | Builtin::Strcat => {
+                unsupported(format!("using the value `{}` returns", b.c_name()), e.span)
+            }
             Builtin::Putchar => self.putchar(e, args, st, g),
             Builtin::Puts => self.puts(e, args, st, g),
             Builtin::Assert => {

@@ -1,4 +1,4 @@
-//! Input and output: `scanf`, `getchar`, `fgets`, `strlen` over the shared input stream, and
+//! Input and output: `scanf`, `getchar`, `fgets` over the shared input stream, and
 //! `printf`/`putchar` through the shared output model ([`crate::smt::output`]).
 
 use super::*;
@@ -267,45 +267,6 @@ impl<'s, 'p, 'w, 'a, 'ctx> Exec<'s, 'p, 'w, 'a, 'ctx> {
         Ok(())
     }
 
-    /// `strlen(a)`, `strspn(a, "...")` or `strcspn(a, "...")` (`b`) of the local array `a`:
-    /// the index of its first `'\0'` (for the two others, of the first character that ends
-    /// the span, [`c_lib::span_length`]); no `'\0'` within its length is a runtime error (the
-    /// read runs past the end).
-    pub(super) fn string_span(
-        &mut self,
-        b: Builtin,
-        e: &'p Expr,
-        args: &'p [Expr],
-        st: &mut State<'ctx>,
-        g: &Bool<'ctx>,
-    ) -> R<Val<'ctx>> {
-        let ctx = self.ctx;
-        let name = b.c_name();
-        let Some(arg) = args.first() else { return unsupported(format!("`{name}` without an argument"), e.span) };
-        // `strlen` is `strcspn` with no character in the set.
-        let set = match b {
-            Builtin::Strlen => &[][..],
-            _ => match args.get(1).and_then(|s| c_lib::span_set(b, s)) {
-                Some(set) => set,
-                None => return unsupported(format!("`{name}` of characters that are not a string literal"), e.span),
-            },
-        };
-        let (v, a, t, size, deps) = self.array_of(arg, st)?;
-        let Type::Int(rt) = e.ty else { return unsupported(format!("`{name}` of this type"), e.span) };
-        if c_int::width(t) != 8 {
-            return unsupported(format!("`{name}` of an array of wider elements than `char`"), arg.span);
-        }
-        self.use_var(v, Usage::Read);
-        let zero = BV::from_u64(ctx, 0, 8);
-        let chars: Vec<BV<'ctx>> =
-            (0..size).map(|k| a.select(&BV::from_u64(ctx, k, 32)).as_bv().expect("a byte")).collect();
-        let len = c_lib::span_length(ctx, b, &chars, set, c_int::width(rt));
-        let none: Vec<Bool<'ctx>> = chars.iter().map(|c| c._eq(&zero).not()).collect();
-        let refs: Vec<&Bool<'ctx>> = none.iter().collect();
-        self.error(Bool::and(ctx, &[g, &Bool::and(ctx, &refs)]), deps.clone(), e.span);
-        Ok(self.int_val(len.simplify(), rt, deps))
-    }
-
     /// `getchar()`: the next byte as an `int` (0 to 255), or -1 (`EOF`) at the end of input.
     pub(super) fn getchar(&mut self, st: &mut State<'ctx>) -> Val<'ctx> {
         let (ok, byte) = self.read_char(st);
@@ -395,7 +356,14 @@ impl<'s, 'p, 'w, 'a, 'ctx> Exec<'s, 'p, 'w, 'a, 'ctx> {
                 }
                 's' | '[' => self.scan_chars_word(e, d, target, st, &going)?,
                 'c' => return unsupported("`%c` with a width", e.span),
-                other => return unsupported(format!("reading `%{other}` in a program that reads characters"), e.span),
+                other => {
+                    return unsupported(
+                        format!(
+                            "reading `%{other}` where the input is read character by character (`getchar`, `%c`, literal text in a scanf format)"
+                        ),
+                        e.span,
+                    );
+                }
             };
             going = ok;
             if !d.suppress {

@@ -45,12 +45,13 @@
 //! * Local arrays of constant length are Z3 arrays (32-bit index → element); an index outside
 //!   the array is a runtime error. `fgets(buf, n, stdin)` reads the character stream as glibc
 //!   (at most `n - 1` characters, through the first newline, then `'\0'`; nothing changes at
-//!   the end of input), `strlen` is the first `'\0'`'s index, `switch` falls through its arms
-//!   and `break` leaves it.
+//!   the end of input), `switch` falls through its arms and `break` leaves it.
+//! * `strlen`, `strspn`, `strcspn`, `strcmp`, and `strcpy`/`strcat` as statements, over local
+//!   `char` arrays and string literals (`strings.rs`, from the terms the bounded encoder uses).
 //!
-//! Pointers (other than `&x` in `scanf` and an array passed to `fgets`/`strlen`), strings,
-//! structs, other arrays, a loop inside `switch`, and `goto` are [`Unsupported`] here; the
-//! engines then fall back to bounded repair.
+//! Pointers (other than `&x` in `scanf` and an array passed to `fgets` or a `string.h`
+//! function), other strings, structs, other arrays, a loop inside `switch`, and `goto` are
+//! [`Unsupported`] here; the engines then fall back to bounded repair.
 
 mod arrays;
 mod expr;
@@ -58,6 +59,7 @@ mod holes;
 mod io;
 mod state;
 mod stmt;
+mod strings;
 
 use arrays::*;
 use expr::*;

@@ -470,6 +470,10 @@ impl<'s, 'p, 'w, 'a, 'ctx> Exec<'s, 'p, 'w, 'a, 'ctx> {
                     }
                 }
             }
+            ExprKind::Call(Callee::Builtin(b @ (Builtin::Strcpy | Builtin::Strcat)), args) => {
+                self.copy_string(*b, e, args, &mut st)?;
+                Ok(st)
+            }
             ExprKind::Call(Callee::Builtin(Builtin::Fgets), args) => {
                 let g = st.guard.clone();
                 self.fgets(e, args, &mut st, &g)?;

@@ -1349,7 +1349,6 @@ impl<'a, 'ctx> Exec<'a, 'ctx> {
         let src = self.cstring(&s, e.span, deref_span(c))?;
         let o = self.single_char_object(&d, a.span)?;
         let ctx = self.ctx;
-        let nul = BV::from_u64(ctx, 0, 8);
         let start = if cat {
             let dst = self.cstring(&d, e.span, deref_span(a))?;
             self.first_nul(&dst, OFF_BITS)
@@ -1362,11 +1361,10 @@ impl<'a, 'ctx> Exec<'a, 'ctx> {
         let from = d.off.bvadd(&start);
         let last = from.bvadd(&self.first_nul(&src, OFF_BITS));
         self.check(last.bvult(&self.len_bv(o)), ViolationKind::OutOfBounds, a.span);
-        let mut before_nul = Bool::from_bool(ctx, true);
-        for (i, (ch, _)) in src.iter().enumerate() {
+        let chars: Vec<BV<'ctx>> = src.iter().map(|(c, _)| c.clone()).collect();
+        for (i, (ch, written)) in chars.iter().zip(c_lib::copied(ctx, &chars)).enumerate() {
             let at = from.bvadd(&BV::from_u64(ctx, i as u64, OFF_BITS));
-            self.write_lane(o, &at, &SymVal::Int(ch.clone()), Some(&before_nul), a.span)?;
-            before_nul = Bool::and(ctx, &[&before_nul, &ch._eq(&nul).not()]);
+            self.write_lane(o, &at, &SymVal::Int(ch.clone()), Some(&written), a.span)?;
         }
         Ok(SymVal::Ptr(d))
     }
@@ -1378,18 +1376,13 @@ impl<'a, 'ctx> Exec<'a, 'ctx> {
         let xs = self.string_chars(&p, deref_span(a))?;
         let ys = self.string_chars(&q, deref_span(b))?;
         let Type::Int(t) = e.ty else { return self.unsupported("strcmp of this type", e.span) };
-        let m = xs.len().min(ys.len());
-        let zero = BV::from_u64(self.ctx, 0, 8);
-        let w = c_int::width(t);
-        let mut r = c_int::constant(self.ctx, t, 0);
+        let chars = |s: &[(BV<'ctx>, Bool<'ctx>)]| -> Vec<BV<'ctx>> { s.iter().map(|(c, _)| c.clone()).collect() };
+        let (r, stops) = c_lib::string_compare(self.ctx, &chars(&xs), &chars(&ys), c_int::width(t));
         let mut ok = Bool::from_bool(self.ctx, false);
         let mut cut = Bool::from_bool(self.ctx, true);
-        for i in (0..m).rev() {
-            let ((x, ix), (y, iy)) = (&xs[i], &ys[i]);
-            let stop = Bool::or(self.ctx, &[&x._eq(y).not(), &x._eq(&zero)]);
-            let diff = x.zero_ext(w - 8).bvsub(&y.zero_ext(w - 8));
-            r = stop.ite(&diff, &r);
-            ok = Bool::and(self.ctx, &[ix, iy, &Bool::or(self.ctx, &[&stop, &ok])]);
+        for (i, stop) in stops.iter().enumerate().rev() {
+            let (ix, iy) = (&xs[i].1, &ys[i].1);
+            ok = Bool::and(self.ctx, &[ix, iy, &Bool::or(self.ctx, &[stop, &ok])]);
             cut = Bool::and(self.ctx, &[ix, iy, &stop.not(), &cut]);
         }
         self.cut_then_check(cut, ok, e.span, deref_span(a));
