@@ -289,12 +289,16 @@ pub fn repair_against_reference(
                 None => {
                     // When nothing shows a bug and the engine could not compare the programs at
                     // all, "no fix found" would suggest there is one to find.
-                    let lead = if matches!(f, verified::Failure::Unsupported(_)) && !a_test_fails(report) {
-                        "not compared with the reference"
+                    let unsupported = matches!(f, verified::Failure::Unsupported(_));
+                    let lead = if unsupported && !a_test_fails(report) {
+                        "mend could not compare your program with the reference for every input"
                     } else {
                         "mend found no fix proved for every input"
                     };
-                    Diagnostic::info("no-verified-repair", anchor, format!("{lead}: {}", failure_words(&f)))
+                    // A construct the engine skipped is no intermediate note: it stays beside
+                    // whatever the bounded search concludes, so the skip is never silent.
+                    let code = if unsupported { "not-compared" } else { "no-verified-repair" };
+                    Diagnostic::info(code, anchor, format!("{lead}: {}", failure_words(&f)))
                 }
             });
         }
@@ -409,7 +413,7 @@ pub fn repair_against_reference(
     // "not compared" note would be wrong, and its reason joins the bounded search's.
     let compared_anyway = |report: &mut Report| match &verified_unsupported {
         Some(what) => {
-            report.diagnostics.retain(|d| d.code != "no-verified-repair");
+            report.diagnostics.retain(|d| !(d.code == "not-compared" && d.span == anchor));
             format!(", and it cannot reason about {what} for every input yet")
         }
         None => String::new(),
@@ -419,7 +423,13 @@ pub fn repair_against_reference(
     match &result.original.verdict {
         BmcVerdict::Holds { .. } => {
             let guarantee = result.original.guarantee(b).expect("a proof");
-            report.diagnostics.push(proved_equal(anchor, compare, &guarantee));
+            let mut proved = proved_equal(anchor, compare, &guarantee);
+            // Why the proof stops at the bound, in the same sentence.
+            if let Some(what) = &verified_unsupported {
+                report.diagnostics.retain(|d| !(d.code == "not-compared" && d.span == anchor));
+                proved.message += &format!(", as mend cannot reason about {what} for every input yet");
+            }
+            report.diagnostics.push(proved);
             anytime.as_written = Some(guarantee);
         }
         BmcVerdict::Unknown(BmcUnknown::Unsupported(u)) => report.diagnostics.push(Diagnostic::info(
