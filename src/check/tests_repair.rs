@@ -122,9 +122,10 @@ pub(super) fn search(
     };
     // The sum over the tests of how far each output is from the expected one (a run that
     // stops with an error is at least one edit further than its output), and a fingerprint of
-    // the outputs and errors.
+    // the outputs and errors (their kinds and places).
     let mut closeness = |candidate: &Program, budget: &Budget| -> Option<Closeness> {
         let mut distance = 0;
+        let mut steps_before_errors = 0;
         let mut outputs = std::collections::hash_map::DefaultHasher::new();
         for t in &order {
             let (_, run) = run_test(candidate, entry, t, compare, &limits_for(t, &limits), &budget.cancel);
@@ -138,9 +139,14 @@ pub(super) fn search(
                 output_distance(compare, &t.expected, t.expected_prompt, &actual, Some(run.output_before_last_read));
             distance += d + u64::from(run.error.is_some());
             run.output.hash(&mut outputs);
-            run.error.as_ref().map(|e| e.kind).hash(&mut outputs);
+            // Where it stops too: a change that moves the failure elsewhere (the first of two
+            // missing string terminators added, the read of the second now failing) is a step.
+            run.error.as_ref().map(|e| (e.kind, e.span)).hash(&mut outputs);
+            if run.error.is_some() {
+                steps_before_errors += run.steps;
+            }
         }
-        Some(Closeness { distance, outputs: outputs.finish() })
+        Some(Closeness { distance, outputs: outputs.finish(), steps_before_errors })
     };
     let printed_tests: Vec<output_text::Test> = tests.iter().map(PreparedTest::for_output_text).collect();
     let mut text_fix = |candidate: &Program, src: &str, budget: &Budget| -> Option<Vec<Change>> {

@@ -52,15 +52,23 @@ pub struct Closeness {
     /// A fingerprint of the outputs (and errors) themselves: a change that leaves them as they
     /// were is no step towards a repair, one that changes them at the same distance may be.
     pub outputs: u64,
+    /// The steps the runs that stop with an error take before it: a change that makes them
+    /// fail later (a missing string terminator added, the next one now read) has got further.
+    pub steps_before_errors: u64,
 }
 
 impl Closeness {
     /// Whether a program this close is worth a second change, from a program at `before`:
     /// it comes closer, or it prints something else at the same distance, such as a
     /// separator moved from after the last item to a missing line break (`1 2 6 ` to `1 2 6`
-    /// where `1 2 6\n` is expected), which a change of the printed text then fixes.
+    /// where `1 2 6\n` is expected), which a change of the printed text then fixes. Runs
+    /// that stop with an error must not stop sooner: one that now fails earlier elsewhere (a
+    /// call moved before the read that gives its argument a value) is no step.
     fn a_step_from(self, before: Closeness) -> bool {
-        self.distance < before.distance || (self.distance == before.distance && self.outputs != before.outputs)
+        self.distance < before.distance
+            || (self.distance == before.distance
+                && self.outputs != before.outputs
+                && self.steps_before_errors >= before.steps_before_errors)
     }
 }
 
@@ -370,6 +378,10 @@ impl StatementSearch<'_> {
                 keep_closest(&mut closer, c.distance, p, MAX_CLOSER);
             }
         }
+        tracing::debug!(
+            closer = ?closer.iter().map(|(d, p)| (d, p.candidate.changes[0].mutant.description.as_str())).collect::<Vec<_>>(),
+            "statement repairs that get a second change"
+        );
         for (_, first) in closer {
             let spectrum = Spectrum::of(&first.program, &self.opts.entry, self.results, &budget.cancel);
             let second = StatementSearch { program: &first.program, src: &first.text, spectrum: &spectrum, ..*self };
