@@ -103,13 +103,16 @@ impl<'a> Gate<'a> {
         // "Equivalent as written" while a visible test fails: the reference and the tests
         // disagree, or the proof's model missed something; either way the claim is not shown.
         if self.tests.iter().any(|t| !t.passed) {
+            // Blame the reference only where it is known to fail a test itself.
+            let reference_fails = report.diagnostics.iter().any(|d| d.code == "reference-fails");
+            let why = if reference_fails {
+                "mend proved your program prints what the reference prints, yet a test fails: the reference and the tests disagree, so no fix is offered"
+            } else {
+                "a test fails although mend's comparison found no difference from the reference: mend's model of C missed what makes it fail (a limit of mend), so it claims no proof here"
+            };
             for d in report.diagnostics.iter_mut().filter(|d| matches!(d.code, "equivalent" | "equivalent-assuming")) {
-                tracing::warn!(target: "mend::gate", "an equivalence proof while a visible test fails");
-                *d = Diagnostic::info(
-                    "equivalent-but-failing",
-                    anchor,
-                    "mend proved your program prints what the reference prints, yet a test fails: the reference and the tests disagree, so no fix is offered",
-                );
+                tracing::warn!(target: "mend::gate", reference_fails, "an equivalence proof while a visible test fails");
+                *d = Diagnostic::info("equivalent-but-failing", anchor, why);
             }
         }
     }

@@ -73,6 +73,9 @@ pub enum MutationKind {
     /// A word read where the assignment reads a line: `scanf("%s", s)` →
     /// `scanf("%[^\n]", s)`.
     ReadLine,
+    /// Literal text a `scanf` format matches that the input does not have goes:
+    /// `scanf("%d,%d", …)` → `scanf("%d %d", …)`.
+    ScanfText,
     /// The line break `fgets` keeps cut off after the read: `s[strcspn(s, "\n")] = '\0';`.
     CutLineBreak,
     /// `#include <h>` for a library function another change of the same repair calls: part
@@ -137,6 +140,7 @@ impl MutationKind {
             MutationKind::InsertStatement => "insert-statement",
             MutationKind::InsertGuard => "insert-guard",
             MutationKind::ReadLine => "read-line",
+            MutationKind::ScanfText => "scanf-text",
             MutationKind::CutLineBreak => "cut-line-break",
             MutationKind::IncludeHeader => "include-header",
             MutationKind::RepeatRead => "repeat-read",

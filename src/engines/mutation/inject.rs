@@ -52,6 +52,7 @@ pub fn single_faults(program: &Program, src: &str) -> Vec<Injected> {
                 | MutationKind::DeleteOutput
                 | MutationKind::InsertGuard
                 | MutationKind::ReadLine
+                | MutationKind::ScanfText
                 | MutationKind::CutLineBreak
                 | MutationKind::RepeatRead
                 | MutationKind::Initialise

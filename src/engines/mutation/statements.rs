@@ -184,6 +184,7 @@ impl Collect<'_> {
         };
         if let Some(cond) = cond {
             self.read_line(func, s, cond);
+            self.scanf_without_text(func, s, cond);
         }
         match &s.kind {
             StmtKind::Block(items) => {
@@ -229,6 +230,7 @@ impl Collect<'_> {
                 self.keep_result(func, s, e);
                 self.guard(func, s);
                 self.read_line(func, s, e);
+                self.scanf_without_text(func, s, e);
             }
             self.cut_line_break(func, s);
             if matches!(s.kind, StmtKind::While { .. } | StmtKind::For { .. } | StmtKind::DoWhile { .. }) {
@@ -354,6 +356,30 @@ impl Collect<'_> {
         });
         for (edit, description) in edits {
             self.push(func, s, MutationKind::ReadLine, edit, description, 1);
+        }
+    }
+
+    /// Every `scanf` in `e` (of statement `s`) whose format matches literal text the input
+    /// may not have (`"%d,%d"`, `"x=%d"`, a prompt copied into the format) reads without it:
+    /// each run of characters other than directives and white space goes, one between two
+    /// directives leaving a space (`"%d,%d"` → `"%d %d"`). `scanf` stops at the first byte
+    /// that does not match, leaving the variables after it unset.
+    fn scanf_without_text(&mut self, func: FuncId, s: &Stmt, e: &Expr) {
+        let mut edits = Vec::new();
+        walk_expr(e, &mut |x| {
+            let ExprKind::Call(Callee::Builtin(Builtin::Scanf), args) = &x.kind else { return };
+            let Some(fmt) = args.first().map(Expr::strip_implicit) else { return };
+            if !matches!(fmt.kind, ExprKind::Str(_)) {
+                return;
+            }
+            let written = self.text(fmt.span);
+            if let Some(new) = scanf_format_without_text(written) {
+                let description = format!("read without the text the input does not have: `{written}` → `{new}`");
+                edits.push((TextEdit { span: fmt.span, new_text: new }, description));
+            }
+        });
+        for (edit, description) in edits {
+            self.push(func, s, MutationKind::ScanfText, edit, description, 1);
         }
     }
 
@@ -1001,6 +1027,90 @@ pub(super) fn initial_values(v: &Var) -> &'static [&'static str] {
     }
 }
 
+/// A `scanf` format literal as written (`"%d,%d"`, quotes included) without its literal
+/// text: the runs of characters other than directives and white space (escapes such as
+/// `\n` are white space; `%%` is text) dropped, a run between two directives replaced by
+/// one space unless white space is beside it. `None` when there is no such text, or the
+/// literal is not one plain string (concatenated pieces, a macro).
+fn scanf_format_without_text(written: &str) -> Option<String> {
+    enum Token<'a> {
+        Directive(&'a str),
+        Space(&'a str),
+        Text,
+    }
+    let inner = written.strip_prefix('"')?.strip_suffix('"')?;
+    let b = inner.as_bytes();
+    let mut tokens = Vec::new();
+    let mut i = 0;
+    while i < b.len() {
+        let start = i;
+        match b[i] {
+            b'"' => return None,
+            b'%' if b.get(i + 1) == Some(&b'%') => {
+                i += 2;
+                tokens.push(Token::Text);
+            }
+            b'%' => {
+                i += 1;
+                while i < b.len() && b"*0123456789hlLjztq".contains(&b[i]) {
+                    i += 1;
+                }
+                if b.get(i) == Some(&b'[') {
+                    // A set: `]` right after `[` or `[^` belongs to it.
+                    i += 1;
+                    if b.get(i) == Some(&b'^') {
+                        i += 1;
+                    }
+                    if b.get(i) == Some(&b']') {
+                        i += 1;
+                    }
+                    while i < b.len() && b[i] != b']' {
+                        i += 1;
+                    }
+                }
+                if i >= b.len() {
+                    return None;
+                }
+                i += 1;
+                tokens.push(Token::Directive(&inner[start..i]));
+            }
+            b'\\' => {
+                let next = *b.get(i + 1)?;
+                i += 2;
+                tokens.push(if b"ntrvf".contains(&next) { Token::Space(&inner[start..i]) } else { Token::Text });
+            }
+            c if c.is_ascii_whitespace() => {
+                i += 1;
+                tokens.push(Token::Space(&inner[start..i]));
+            }
+            _ => {
+                i += inner[i..].chars().next().map_or(1, char::len_utf8);
+                tokens.push(Token::Text);
+            }
+        }
+    }
+    if !tokens.iter().any(|t| matches!(t, Token::Text)) {
+        return None;
+    }
+    let mut out = String::from("\"");
+    for (k, t) in tokens.iter().enumerate() {
+        match t {
+            Token::Directive(d) | Token::Space(d) => out.push_str(d),
+            Token::Text => {
+                // The last of a run between two directives, with no white space beside it.
+                let run_end = !matches!(tokens.get(k + 1), Some(Token::Text));
+                let directive_after = matches!(tokens.get(k + 1), Some(Token::Directive(_)));
+                let before = tokens[..k].iter().rev().find(|t| !matches!(t, Token::Text));
+                if run_end && directive_after && matches!(before, Some(Token::Directive(_))) {
+                    out.push(' ');
+                }
+            }
+        }
+    }
+    out.push('"');
+    Some(out)
+}
+
 /// Where `v`'s declarator ends in `src`: after its name and its array dimensions (`count[26]`),
 /// where ` = value` goes.
 pub(super) fn declarator_end(src: &str, v: &Var) -> Option<usize> {
@@ -1030,6 +1140,23 @@ mod tests {
                 apply_edits(src, &edits)
             })
             .collect()
+    }
+
+    #[test]
+    fn a_scanf_format_loses_the_text_the_input_does_not_have() {
+        let cases = [
+            (r#""%d,%d""#, Some(r#""%d %d""#)),
+            (r#""%d, %d""#, Some(r#""%d %d""#)),
+            (r#""x=%d""#, Some(r#""%d""#)),
+            (r#""%d:%d:%d\n""#, Some(r#""%d %d %d\n""#)),
+            (r#""%d%%""#, Some(r#""%d""#)),
+            (r#""%d %d""#, None),
+            (r#""%[^,\n]""#, None),
+            (r#""%d\n""#, None),
+        ];
+        for (written, want) in cases {
+            assert_eq!(scanf_format_without_text(written).as_deref(), want, "{written}");
+        }
     }
 
     #[test]

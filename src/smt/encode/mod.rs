@@ -746,8 +746,8 @@ pub fn input_ends(program: &Program, entry: &str) -> bool {
 /// How one input call reads.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Read {
-    /// `getchar()`, `fgets` (a line, character by character), or `scanf` whose format is
-    /// only `%c` directives (each one character).
+    /// `getchar()`, `fgets` (a line, character by character), `scanf` whose format is only
+    /// `%c` directives (each one character), or one that matches literal text.
     Chars,
     /// Any other `scanf`.
     Tokens,
@@ -760,10 +760,21 @@ pub fn read_of(e: &Expr) -> Option<Read> {
         ExprKind::Call(Callee::Builtin(Builtin::Scanf), args) => {
             let Some(ExprKind::Str(fmt)) = args.first().map(|a| &a.strip_implicit().kind) else { return None };
             let pieces = crate::ir::format::parse(fmt, true).ok()?;
-            Some(if char_format(&pieces) { Read::Chars } else { Read::Tokens })
+            Some(if char_format(&pieces) || matches_text(&pieces) { Read::Chars } else { Read::Tokens })
         }
         _ => None,
     }
+}
+
+/// A scanf format that matches literal text in the input (`"%d,%d"`, `"%d:%d"`, `"%d%%"`):
+/// the token model has no place for the bytes it must find, so its reads are the character
+/// model's, where a byte that does not match stops `scanf` as it stops glibc's.
+fn matches_text(pieces: &[crate::ir::format::Piece]) -> bool {
+    use crate::ir::format::Piece;
+    pieces.iter().any(|p| match p {
+        Piece::Literal(bytes) => bytes.iter().any(|b| !b.is_ascii_whitespace()),
+        Piece::Directive(d) => d.conv == '%',
+    })
 }
 
 /// A scanf format that reads single characters only: `%c` directives (width 1 at most), no
