@@ -954,9 +954,7 @@ impl Proposal {
     /// The changes as the student reads them, for the withdrawal note.
     fn quoted(&self) -> String {
         match self {
-            Proposal::Mutation(r) => {
-                crate::ir::changes_in_words(r.changes.iter().map(|c| c.mutant.description.as_str()))
-            }
+            Proposal::Mutation(r) => r.changes_in_words(),
             Proposal::Verified { repair, .. } => {
                 let what: Vec<String> = repair.changes.iter().map(super::reference_repair::describe).collect();
                 what.join("; ")

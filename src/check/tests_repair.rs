@@ -151,13 +151,13 @@ pub(super) fn search(
     let printed_tests: Vec<output_text::Test> = tests.iter().map(PreparedTest::for_output_text).collect();
     let mut text_fix = |candidate: &Program, src: &str, budget: &Budget| -> Option<Vec<Change>> {
         let fix = output_text::repair(candidate, src, entry, &printed_tests, compare, &limits, &budget.cancel)?;
-        Some(
-            fix.edits
-                .into_iter()
-                .zip(fix.places)
-                .map(|(edit, place)| Change::of_text(candidate, edit, place))
-                .collect(),
-        )
+        fix.edits
+            .into_iter()
+            .map(|edit| {
+                let place = fix.places.iter().find(|p| p.span.touches(edit.span))?;
+                Some(Change::of_text(candidate, edit, place.clone()))
+            })
+            .collect()
     };
     let results: Vec<TestResult> =
         tests.iter().map(|t| TestResult { input: t.input.clone(), passed: t.passed }).collect();

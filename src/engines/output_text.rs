@@ -34,7 +34,8 @@ pub struct Test<'a> {
 }
 
 /// A repair of printed text: edits of format string literals (or deletions of prints of
-/// literal text only), and each change in words.
+/// literal text only), and each change in words: one place per literal or deleted print,
+/// which holds (touches) each of its edits.
 #[derive(Clone, Debug)]
 pub struct OutputTextRepair {
     pub edits: Vec<TextEdit>,
@@ -412,19 +413,78 @@ fn edits(src: &str, sites: &[Site], wanted: &BTreeMap<(usize, usize), Vec<u8>>) 
             continue;
         }
         let new = format!("\"{}\"", String::from_utf8(format).ok()?);
-        // Only the characters that differ, so the edit reads as what changed.
-        let prefix = old.char_indices().zip(new.chars()).take_while(|((_, a), b)| a == b).count();
+        // Only the characters that differ, so the edit reads as what changed, one edit per
+        // run of them: the directives between stay untouched for another change of the same
+        // repair (`%2d::%2d` made `%02d::%02d`, then `::` made `:`). One place per literal.
         let (old_chars, new_chars): (Vec<char>, Vec<char>) = (old.chars().collect(), new.chars().collect());
-        let suffix =
-            old_chars[prefix..].iter().rev().zip(new_chars[prefix..].iter().rev()).take_while(|(a, b)| a == b).count();
-        let start = site.literal.start as usize + old_chars[..prefix].iter().map(|c| c.len_utf8()).sum::<usize>();
-        let end = site.literal.end as usize
-            - old_chars[old_chars.len() - suffix..].iter().map(|c| c.len_utf8()).sum::<usize>();
-        let replacement: String = new_chars[prefix..new_chars.len() - suffix].iter().collect();
-        edits.push(TextEdit { span: Span::new(start, end), new_text: replacement });
+        let byte_at =
+            |k: usize| site.literal.start as usize + old_chars[..k].iter().map(|c| c.len_utf8()).sum::<usize>();
+        for (from, to) in differing_runs(&old_chars, &new_chars) {
+            edits.push(TextEdit {
+                span: Span::new(byte_at(from.start), byte_at(from.end)),
+                new_text: new_chars[to].iter().collect(),
+            });
+        }
         places.push(Place { span: site.literal, change: format!("`{old}` → `{new}`") });
     }
     Some(OutputTextRepair { edits, places })
+}
+
+/// The runs where `old` and `new` differ, as ranges of each, in order: the gaps of a longest
+/// common subsequence. Past a size where that costs too much, the one run between the common
+/// prefix and the common suffix.
+fn differing_runs(old: &[char], new: &[char]) -> Vec<(std::ops::Range<usize>, std::ops::Range<usize>)> {
+    let prefix = old.iter().zip(new).take_while(|(a, b)| a == b).count();
+    let suffix = old[prefix..].iter().rev().zip(new[prefix..].iter().rev()).take_while(|(a, b)| a == b).count();
+    let (a, b) = (&old[prefix..old.len() - suffix], &new[prefix..new.len() - suffix]);
+    if a.is_empty() && b.is_empty() {
+        return Vec::new();
+    }
+    if a.len() * b.len() > 1 << 16 {
+        return vec![(prefix..old.len() - suffix, prefix..new.len() - suffix)];
+    }
+    // lcs[i][j]: the longest common subsequence of a[i..] and b[j..].
+    let mut lcs = vec![vec![0u16; b.len() + 1]; a.len() + 1];
+    for i in (0..a.len()).rev() {
+        for j in (0..b.len()).rev() {
+            lcs[i][j] = if a[i] == b[j] { lcs[i + 1][j + 1] + 1 } else { lcs[i + 1][j].max(lcs[i][j + 1]) };
+        }
+    }
+    let (mut i, mut j) = (0, 0);
+    let mut runs = Vec::new();
+    let mut open: Option<(usize, usize)> = None;
+    while i < a.len() || j < b.len() {
+        if i < a.len() && j < b.len() && a[i] == b[j] && lcs[i][j] == lcs[i + 1][j + 1] + 1 {
+            if let Some((oi, oj)) = open.take() {
+                runs.push((prefix + oi..prefix + i, prefix + oj..prefix + j));
+            }
+            i += 1;
+            j += 1;
+            continue;
+        }
+        open.get_or_insert((i, j));
+        if j < b.len() && (i == a.len() || lcs[i][j + 1] >= lcs[i + 1][j]) {
+            j += 1;
+        } else {
+            i += 1;
+        }
+    }
+    if let Some((oi, oj)) = open {
+        runs.push((prefix + oi..prefix + a.len(), prefix + oj..prefix + b.len()));
+    }
+    // Runs a character or two apart are one edit, as a person would write it (`/n ` → `\n`,
+    // not `/` → `\` and ` ` deleted), unless a directive lies between.
+    let mut merged: Vec<(std::ops::Range<usize>, std::ops::Range<usize>)> = Vec::new();
+    for (o, n) in runs {
+        match merged.last_mut() {
+            Some((po, pn)) if o.start - po.end < 3 && !old[po.end..o.start].contains(&'%') => {
+                po.end = o.end;
+                pn.end = n.end;
+            }
+            _ => merged.push((o, n)),
+        }
+    }
+    merged
 }
 
 /// Literal text as it is written inside a C string literal of a format.
@@ -447,6 +507,23 @@ fn escape(text: &[u8]) -> Vec<u8> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn each_run_of_differing_text_is_its_own_edit() {
+        let runs = |old: &str, new: &str| {
+            let (o, n): (Vec<char>, Vec<char>) = (old.chars().collect(), new.chars().collect());
+            differing_runs(&o, &n)
+                .into_iter()
+                .map(|(a, b)| (o[a].iter().collect::<String>(), n[b].iter().collect::<String>()))
+                .collect::<Vec<_>>()
+        };
+        let s = |a: &str, b: &str| (a.to_string(), b.to_string());
+        assert_eq!(runs("%02d::%02d::%02d", "%02d:%02d:%02d"), [s(":", ""), s(":", "")]);
+        assert_eq!(runs("%d %d", "%d %d\\n"), [s("", "\\n")]);
+        assert_eq!(runs("Sum=%d", "%d\\n"), [s("Sum=", ""), s("", "\\n")]);
+        assert_eq!(runs("same", "same"), []);
+        assert_eq!(runs("%d/n %d", "%d\\n%d\\n"), [s("/n ", "\\n"), s("", "\\n")]);
+    }
 
     fn fix(src: &str, tests: &[(&str, &str)]) -> Option<String> {
         let program = crate::syntax::lower::lower_source(src).program;

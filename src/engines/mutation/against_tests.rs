@@ -392,6 +392,11 @@ impl StatementSearch<'_> {
             if seconds.is_empty() {
                 seconds.extend(second.first_repair(passes_all, budget, checked).map(|r| r.changes));
             }
+            tracing::debug!(
+                first = first.candidate.changes[0].mutant.description.as_str(),
+                seconds = seconds.len(),
+                "second changes on a statement repair"
+            );
             for changes in seconds {
                 if let Some(both) = self.combined(&first, changes) {
                     return Some(found(both));
@@ -548,7 +553,9 @@ impl StatementSearch<'_> {
         let mut both = first.candidate.changes.clone();
         for mut change in second {
             change.mutant.edit.span = span_before(change.mutant.edit.span, &first_edits)?;
-            change.location.span = span_before(change.location.span, &first_edits)?;
+            // A place that holds the first's edits (a format literal whose directives the
+            // first changed and whose text the second does) is the second's edit itself.
+            change.location.span = span_before(change.location.span, &first_edits).unwrap_or(change.mutant.edit.span);
             both.push(change);
         }
         let edits: Vec<TextEdit> = both.iter().map(|c| c.mutant.edit.clone()).collect();

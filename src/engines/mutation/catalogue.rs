@@ -76,6 +76,9 @@ pub enum MutationKind {
     /// Literal text a `scanf` format matches that the input does not have goes:
     /// `scanf("%d,%d", …)` → `scanf("%d %d", …)`.
     ScanfText,
+    /// A number printed with other flags, width or precision: the reference's way of
+    /// printing one of its kind, or plainly (`printf("%2.f", x)` → `printf("%.2f", x)`).
+    PrintfDirective,
     /// The line break `fgets` keeps cut off after the read: `s[strcspn(s, "\n")] = '\0';`.
     CutLineBreak,
     /// `#include <h>` for a library function another change of the same repair calls: part
@@ -141,6 +144,7 @@ impl MutationKind {
             MutationKind::InsertGuard => "insert-guard",
             MutationKind::ReadLine => "read-line",
             MutationKind::ScanfText => "scanf-text",
+            MutationKind::PrintfDirective => "printf-directive",
             MutationKind::CutLineBreak => "cut-line-break",
             MutationKind::IncludeHeader => "include-header",
             MutationKind::RepeatRead => "repeat-read",

@@ -145,8 +145,20 @@ impl FoundRepair {
 
     /// "Fix (bounded, b=5): `i < n` → `i <= n`"
     pub fn title(&self) -> String {
-        let what = crate::ir::changes_in_words(self.changes.iter().map(|c| c.mutant.description.as_str()));
-        format!("Fix ({}): {what}", self.guarantee.label())
+        format!("Fix ({}): {}", self.guarantee.label(), self.changes_in_words())
+    }
+
+    /// The changes in words: the same change at the same place once (a printed text changed
+    /// in two runs of one literal is one change there), at several places counted.
+    pub fn changes_in_words(&self) -> String {
+        let mut seen: Vec<(&str, Span)> = Vec::new();
+        for c in &self.changes {
+            let key = (c.mutant.description.as_str(), c.location.span);
+            if !seen.contains(&key) {
+                seen.push(key);
+            }
+        }
+        crate::ir::changes_in_words(seen.into_iter().map(|(d, _)| d))
     }
 }
 

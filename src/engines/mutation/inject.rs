@@ -53,6 +53,7 @@ pub fn single_faults(program: &Program, src: &str) -> Vec<Injected> {
                 | MutationKind::InsertGuard
                 | MutationKind::ReadLine
                 | MutationKind::ScanfText
+                | MutationKind::PrintfDirective
                 | MutationKind::CutLineBreak
                 | MutationKind::RepeatRead
                 | MutationKind::Initialise

@@ -102,6 +102,7 @@ pub fn candidates(
         separators: [Vec::new(), Vec::new()],
         reference_separators: reference.map(separators::printed_separators).unwrap_or_default(),
         reference_line_widths: reference.map(line_widths).unwrap_or_default(),
+        reference_directives: reference.map(printed_directives).unwrap_or_default(),
     };
     for (i, f) in program.funcs.iter().enumerate() {
         if frozen.contains(&f.name) {
@@ -164,6 +165,8 @@ struct Collect<'a> {
     reference_separators: Vec<Vec<u8>>,
     /// How many characters of a line the reference keeps (see [`line_widths`]).
     reference_line_widths: Vec<u64>,
+    /// The reference's numeric `printf` directives (`%.2f`, `%02d`), each once.
+    reference_directives: Vec<Vec<u8>>,
 }
 
 impl Collect<'_> {
@@ -231,6 +234,7 @@ impl Collect<'_> {
                 self.guard(func, s);
                 self.read_line(func, s, e);
                 self.scanf_without_text(func, s, e);
+                self.printf_directives(func, s, e);
             }
             self.cut_line_break(func, s);
             if matches!(s.kind, StmtKind::While { .. } | StmtKind::For { .. } | StmtKind::DoWhile { .. }) {
@@ -380,6 +384,85 @@ impl Collect<'_> {
         });
         for (edit, description) in edits {
             self.push(func, s, MutationKind::ScanfText, edit, description, 1);
+        }
+    }
+
+    /// Every numeric directive of a `printf` in `e` (of statement `s`) printed as the
+    /// reference prints a number of its kind (`%2.f` → `%.2f`, `%.1f` → `%f`), plainly
+    /// (`%5d` → `%d`), or with its width zero-filled (`%2d` → `%02d`): its flags, width and
+    /// precision changed, its length and conversion kept. A directive written the same way
+    /// several times in the format changes at each, in one candidate (`"%2d:%2d"` →
+    /// `"%02d:%02d"`): a student makes the same slip once per value.
+    fn printf_directives(&mut self, func: FuncId, s: &Stmt, e: &Expr) {
+        let mut edits = Vec::new();
+        walk_expr(e, &mut |x| {
+            let ExprKind::Call(Callee::Builtin(Builtin::Printf), args) = &x.kind else { return };
+            let Some(fmt) = args.first().map(Expr::strip_implicit) else { return };
+            let ExprKind::Str(bytes) = &fmt.kind else { return };
+            let written = self.text(fmt.span);
+            let Ok(pieces) = crate::ir::format::parse(bytes, false) else { return };
+            let directives: Vec<&[u8]> = pieces
+                .iter()
+                .filter_map(|p| match p {
+                    crate::ir::format::Piece::Directive(d) if number_class(d.conv).is_some() => {
+                        Some(&bytes[d.start..d.end])
+                    }
+                    _ => None,
+                })
+                .collect();
+            let mut done: Vec<&[u8]> = Vec::new();
+            for &old in &directives {
+                if done.contains(&old) {
+                    continue;
+                }
+                done.push(old);
+                let old_text = String::from_utf8_lossy(old).into_owned();
+                // Each occurrence in the text is one of these directives (no `%%` before it).
+                let same = directives.iter().filter(|d| **d == old).count();
+                if written.matches(&old_text).count() != same {
+                    continue;
+                }
+                let (_, suffix) = directive_parts(old);
+                let class = number_class(*old.last().expect("a conversion") as char);
+                let mut news: Vec<Vec<u8>> = self
+                    .reference_directives
+                    .iter()
+                    .filter(|r| number_class(*r.last().expect("a conversion") as char) == class)
+                    .map(|r| [directive_parts(r).0, suffix].concat())
+                    .collect();
+                news.push([b"%".as_slice(), suffix].concat());
+                // A width without its `0` (`%2d` for `%02d`, a clock's digits).
+                let (prefix, _) = directive_parts(old);
+                if prefix.len() > 1 && prefix[1].is_ascii_digit() && prefix[1] != b'0' {
+                    news.push([b"%0".as_slice(), &prefix[1..], suffix].concat());
+                }
+                let mut offered: Vec<Vec<u8>> = Vec::new();
+                for new in news {
+                    if new == old || offered.contains(&new) {
+                        continue;
+                    }
+                    let new_text = String::from_utf8_lossy(&new).into_owned();
+                    // One edit per occurrence, each the directive alone: a second change may
+                    // then fix the text between them (`%02d::%02d` → `%02d:%02d`).
+                    let at = fmt.span.start as usize;
+                    let occurrences: Vec<TextEdit> = written
+                        .match_indices(&old_text)
+                        .map(|(k, _)| TextEdit {
+                            span: Span::new(at + k, at + k + old_text.len()),
+                            new_text: new_text.clone(),
+                        })
+                        .collect();
+                    edits.push((occurrences, format!("`{old_text}` → `{new_text}`")));
+                    offered.push(new);
+                }
+            }
+        });
+        for (occurrences, description) in edits {
+            let changes = occurrences
+                .into_iter()
+                .map(|edit| self.change(func, s, MutationKind::PrintfDirective, edit, description.clone()))
+                .collect();
+            self.out.push(Candidate { changes, tier: 1, at: s.span });
         }
     }
 
@@ -1109,6 +1192,46 @@ fn scanf_format_without_text(written: &str) -> Option<String> {
     }
     out.push('"');
     Some(out)
+}
+
+/// Numbers printed by `printf`: integers (`d i u o x X`) or floating point (`f F e E g G`).
+fn number_class(conv: char) -> Option<bool> {
+    match conv {
+        'd' | 'i' | 'u' | 'o' | 'x' | 'X' => Some(true),
+        'f' | 'F' | 'e' | 'E' | 'g' | 'G' => Some(false),
+        _ => None,
+    }
+}
+
+/// A directive's text split before its length and conversion: `%-08.3` and `lf` of `%-08.3lf`.
+fn directive_parts(d: &[u8]) -> (&[u8], &[u8]) {
+    let mut at = d.len() - 1;
+    while at > 1 && b"hlLqjzt".contains(&d[at - 1]) {
+        at -= 1;
+    }
+    d.split_at(at)
+}
+
+/// The numeric `printf` directives of `reference` as written (`%.2f`, `%02d`), each once.
+fn printed_directives(reference: &Program) -> Vec<Vec<u8>> {
+    let mut out: Vec<Vec<u8>> = Vec::new();
+    for f in &reference.funcs {
+        let Some(body) = &f.body else { continue };
+        crate::ir::walk::walk_stmt(body, &mut |e: &Expr| {
+            let ExprKind::Call(Callee::Builtin(Builtin::Printf), args) = &e.kind else { return };
+            let Some(ExprKind::Str(fmt)) = args.first().map(|a| &a.strip_implicit().kind) else { return };
+            let Ok(pieces) = crate::ir::format::parse(fmt, false) else { return };
+            for p in pieces {
+                if let crate::ir::format::Piece::Directive(d) = p
+                    && number_class(d.conv).is_some()
+                    && !out.iter().any(|o| o.as_slice() == &fmt[d.start..d.end])
+                {
+                    out.push(fmt[d.start..d.end].to_vec());
+                }
+            }
+        });
+    }
+    out
 }
 
 /// Where `v`'s declarator ends in `src`: after its name and its array dimensions (`count[26]`),
