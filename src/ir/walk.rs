@@ -10,7 +10,7 @@ pub fn walk_init(init: &Init, f: &mut impl FnMut(&Expr)) {
     }
 }
 
-pub fn walk_expr(e: &Expr, f: &mut impl FnMut(&Expr)) {
+pub fn walk_expr<'e>(e: &'e Expr, f: &mut impl FnMut(&'e Expr)) {
     f(e);
     for c in children(e) {
         walk_expr(c, f);

@@ -309,12 +309,11 @@ impl Collect<'_> {
     /// word runs past the array's end): `%19[^\n]`, `%19s`.
     fn read_line(&mut self, func: FuncId, s: &Stmt, e: &Expr) {
         let mut edits = Vec::new();
-        walk_expr(e, &mut |x| {
-            let ExprKind::Call(Callee::Builtin(Builtin::Scanf), args) = &x.kind else { return };
-            let Some(fmt) = args.first().map(Expr::strip_implicit) else { return };
-            let ExprKind::Str(bytes) = &fmt.kind else { return };
+        for (args, fmt, bytes) in literal_format_calls(e, Builtin::Scanf) {
             let written = self.text(fmt.span);
-            let Ok(pieces) = crate::ir::format::parse(bytes.strip_suffix(&[0]).unwrap_or(bytes), true) else { return };
+            let Ok(pieces) = crate::ir::format::parse(bytes.strip_suffix(&[0]).unwrap_or(bytes), true) else {
+                continue;
+            };
             let mut arg = 0;
             for p in pieces {
                 let crate::ir::format::Piece::Directive(d) = p else { continue };
@@ -357,7 +356,7 @@ impl Collect<'_> {
                     offer(format!("%{n}{}", &directive[1..]), "read at most what the array holds");
                 }
             }
-        });
+        }
         for (edit, description) in edits {
             self.push(func, s, MutationKind::ReadLine, edit, description, 1);
         }
@@ -370,18 +369,13 @@ impl Collect<'_> {
     /// that does not match, leaving the variables after it unset.
     fn scanf_without_text(&mut self, func: FuncId, s: &Stmt, e: &Expr) {
         let mut edits = Vec::new();
-        walk_expr(e, &mut |x| {
-            let ExprKind::Call(Callee::Builtin(Builtin::Scanf), args) = &x.kind else { return };
-            let Some(fmt) = args.first().map(Expr::strip_implicit) else { return };
-            if !matches!(fmt.kind, ExprKind::Str(_)) {
-                return;
-            }
+        for (_, fmt, _) in literal_format_calls(e, Builtin::Scanf) {
             let written = self.text(fmt.span);
             if let Some(new) = scanf_format_without_text(written) {
                 let description = format!("read without the text the input does not have: `{written}` → `{new}`");
                 edits.push((TextEdit { span: fmt.span, new_text: new }, description));
             }
-        });
+        }
         for (edit, description) in edits {
             self.push(func, s, MutationKind::ScanfText, edit, description, 1);
         }
@@ -395,12 +389,9 @@ impl Collect<'_> {
     /// `"%02d:%02d"`): a student makes the same slip once per value.
     fn printf_directives(&mut self, func: FuncId, s: &Stmt, e: &Expr) {
         let mut edits = Vec::new();
-        walk_expr(e, &mut |x| {
-            let ExprKind::Call(Callee::Builtin(Builtin::Printf), args) = &x.kind else { return };
-            let Some(fmt) = args.first().map(Expr::strip_implicit) else { return };
-            let ExprKind::Str(bytes) = &fmt.kind else { return };
+        for (_, fmt, bytes) in literal_format_calls(e, Builtin::Printf) {
             let written = self.text(fmt.span);
-            let Ok(pieces) = crate::ir::format::parse(bytes, false) else { return };
+            let Ok(pieces) = crate::ir::format::parse(bytes, false) else { continue };
             let directives: Vec<&[u8]> = pieces
                 .iter()
                 .filter_map(|p| match p {
@@ -456,7 +447,7 @@ impl Collect<'_> {
                     offered.push(new);
                 }
             }
-        });
+        }
         for (occurrences, description) in edits {
             let changes = occurrences
                 .into_iter()
@@ -1108,6 +1099,22 @@ pub(super) fn initial_values(v: &Var) -> &'static [&'static str] {
         t if t.is_arithmetic() => &["0", "1"],
         _ => &[],
     }
+}
+
+/// The calls of `b` in `e` whose format is a string literal: their arguments, the format
+/// expression and its bytes.
+fn literal_format_calls(e: &Expr, b: Builtin) -> Vec<(&[Expr], &Expr, &[u8])> {
+    let mut out = Vec::new();
+    crate::ir::walk::walk_expr(e, &mut |x| {
+        if let ExprKind::Call(Callee::Builtin(called), args) = &x.kind
+            && *called == b
+            && let Some(fmt) = args.first().map(Expr::strip_implicit)
+            && let ExprKind::Str(bytes) = &fmt.kind
+        {
+            out.push((args.as_slice(), fmt, bytes.as_slice()));
+        }
+    });
+    out
 }
 
 /// A `scanf` format literal as written (`"%d,%d"`, quotes included) without its literal
