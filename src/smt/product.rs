@@ -164,12 +164,20 @@ pub fn encode_product<'ctx>(
 fn never_meet<'ctx>(ctx: &'ctx Context, meets: &[Bool<'ctx>], bit_vectors_only: bool) -> bool {
     let solver = super::solver::one_shot_solver(ctx, bit_vectors_only);
     solver.assert(&Bool::or(ctx, &meets.iter().collect::<Vec<_>>()));
+    // Z3's resource count, not the clock, bounds the question, so a loaded machine gets the
+    // answer an idle one does (a 200 ms slice once made a product "unsupported" under CI's
+    // load, for a query that takes 3 ms alone); the clock only stops a runaway.
+    let mut params = z3::Params::new(ctx);
+    params.set_u32("rlimit", MEET_RLIMIT);
+    solver.set_params(&params);
     let budget = super::Budget::new(MEET_SLICE, crate::cancel::Cancel::new());
     super::solver::check_with_budget(&solver, &[], &budget).is_unsat()
 }
 
-/// How long [`never_meet`] may take.
-const MEET_SLICE: std::time::Duration = std::time::Duration::from_millis(200);
+/// Z3's resource limit for [`never_meet`]: the fixture suite's questions take at most 6,000.
+const MEET_RLIMIT: u32 = 100_000;
+/// How long [`never_meet`] may take at most, whatever its resource count.
+const MEET_SLICE: std::time::Duration = std::time::Duration::from_secs(2);
 
 /// The tokens a program prints (in the `values` mode: after its last input read), each with
 /// the condition that it is printed then, and the conditions under which those tokens are not
