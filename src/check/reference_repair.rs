@@ -411,12 +411,16 @@ pub fn repair_against_reference(
     let b = opts.bound;
     // The bounded search compared the programs where the verified engine could not: its
     // "not compared" note would be wrong, and its reason joins the bounded search's.
-    let compared_anyway = |report: &mut Report| match &verified_unsupported {
-        Some(what) => {
-            report.diagnostics.retain(|d| !(d.code == "not-compared" && d.span == anchor));
-            format!(", and it cannot reason about {what} for every input yet")
-        }
-        None => String::new(),
+    // The verified engine's own "could not compare" note, taken back where the bounded
+    // search's sentence says it instead: what it could not reason about.
+    let verified_skip = |report: &mut Report| {
+        let what = verified_unsupported.as_ref()?;
+        report.diagnostics.retain(|d| !(d.code == "not-compared" && d.span == anchor));
+        Some(what)
+    };
+    let compared_anyway = |report: &mut Report| {
+        verified_skip(report)
+            .map_or(String::new(), |what| format!(", and it cannot reason about {what} for every input yet"))
     };
     // A difference the solver found that does not show when both programs run is no bug to fix.
     let mut unconfirmed = false;
@@ -425,8 +429,7 @@ pub fn repair_against_reference(
             let guarantee = result.original.guarantee(b).expect("a proof");
             let mut proved = proved_equal(anchor, compare, &guarantee);
             // Why the proof stops at the bound, in the same sentence.
-            if let Some(what) = &verified_unsupported {
-                report.diagnostics.retain(|d| !(d.code == "not-compared" && d.span == anchor));
+            if let Some(what) = verified_skip(report) {
                 proved.message += &format!(", as mend cannot reason about {what} for every input yet");
             }
             report.diagnostics.push(proved);

@@ -413,7 +413,7 @@ impl Collect<'_> {
                 if written.matches(&old_text).count() != same {
                     continue;
                 }
-                let (_, suffix) = directive_parts(old);
+                let (prefix, suffix) = directive_parts(old);
                 let class = number_class(*old.last().expect("a conversion") as char);
                 let mut news: Vec<Vec<u8>> = self
                     .reference_directives
@@ -423,7 +423,6 @@ impl Collect<'_> {
                     .collect();
                 news.push([b"%".as_slice(), suffix].concat());
                 // A width without its `0` (`%2d` for `%02d`, a clock's digits).
-                let (prefix, _) = directive_parts(old);
                 if prefix.len() > 1 && prefix[1].is_ascii_digit() && prefix[1] != b'0' {
                     news.push([b"%0".as_slice(), &prefix[1..], suffix].concat());
                 }

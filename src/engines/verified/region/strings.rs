@@ -88,10 +88,8 @@ impl<'s, 'p, 'w, 'a, 'ctx> Exec<'s, 'p, 'w, 'a, 'ctx> {
         let deps = Self::union(&dst_deps, &src_deps);
         self.error(Bool::and(ctx, &[&g, &no_nul(ctx, &chars)]), src_deps, src.span);
         let from = if b == Builtin::Strcat {
-            let old: Vec<BV<'ctx>> =
-                (0..size).map(|k| arr.select(&BV::from_u64(ctx, k, 32)).as_bv().expect("a byte")).collect();
+            let (old, _) = self.string_chars(dst, name, st)?;
             self.error(Bool::and(ctx, &[&g, &no_nul(ctx, &old)]), dst_deps.clone(), dst.span);
-            self.use_var(v, Usage::Read);
             c_lib::span_length(ctx, Builtin::Strlen, &old, &[], 32)
         } else {
             BV::from_u64(ctx, 0, 32)
