@@ -234,6 +234,7 @@ pub fn suggest_with(
         .filter(|c| !target || is_object_text(r.env, &c.text))
         // An assignment's target is written, not read: it may have no value yet.
         .filter(|c| sensible(r.env, &c.text) || target)
+        .filter(|c| no_new_effects(&term.text, &c.text))
         .take(n)
         .map(|c| Suggestion {
             span: term.span,
@@ -243,6 +244,33 @@ pub fn suggest_with(
         })
         .collect();
     (out, stats)
+}
+
+/// `replacement` calls no library function with effects ([`stdlib::has_effects`]) but those
+/// `original` names, or misspells (`prinft(...)` repaired as `printf(...)`).
+fn no_new_effects(original: &str, replacement: &str) -> bool {
+    let (original, replacement) = (without_literals(original), without_literals(replacement));
+    let named = identifiers(&original, false);
+    identifiers(&replacement, true)
+        .iter()
+        .all(|f| !stdlib::has_effects(f) || named.iter().any(|n| repair::distance(n, f) <= repair::name_limit(f)))
+}
+
+/// The identifiers of `text` (literals already dropped), or only those called (`f(`).
+fn identifiers(text: &str, called: bool) -> Vec<&str> {
+    let word = |c: char| c.is_ascii_alphanumeric() || c == '_';
+    let mut out = Vec::new();
+    let mut rest = text;
+    while let Some(start) = rest.find(|c: char| word(c)) {
+        let len = rest[start..].find(|c: char| !word(c)).unwrap_or(rest.len() - start);
+        let name = &rest[start..start + len];
+        rest = &rest[start + len..];
+        let is_call = rest.trim_start().starts_with('(');
+        if !name.starts_with(|c: char| c.is_ascii_digit()) && (is_call || !called) {
+            out.push(name);
+        }
+    }
+    out
 }
 
 fn is_call_text(s: &str) -> bool {

@@ -716,7 +716,7 @@ pub fn distance(a: &str, b: &str) -> usize {
     d[a.len()][b.len()]
 }
 
-fn name_limit(name: &str) -> usize {
+pub(crate) fn name_limit(name: &str) -> usize {
     match name.chars().count() {
         0..=3 => 1,
         4..=6 => 2,

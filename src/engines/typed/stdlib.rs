@@ -49,6 +49,29 @@ pub fn lookup(name: &str) -> Option<&'static Entry> {
     table().iter().find(|e| e.name == name)
 }
 
+/// Whether a call of the library function `name` does more than compute its value from its
+/// arguments: input or output (all of `stdio.h`), writing through a pointer argument
+/// (`strcpy`, `strtol`'s end pointer, `frexp`'s exponent), allocation, a hidden state
+/// (`rand`, `strtok`) or leaving the program. A type repair never brings such a call in
+/// where the student wrote none: `scanf("%s", gets(line))` type-checks, but reads a line
+/// the program never asked for.
+pub fn has_effects(name: &str) -> bool {
+    const PURE_STDLIB: &[&str] =
+        &["abs", "labs", "llabs", "div", "ldiv", "lldiv", "atof", "atoi", "atol", "atoll", "bsearch", "getenv"];
+    const PURE_STRING: &[&str] = &[
+        "strlen", "strcmp", "strncmp", "strcoll", "memcmp", "memchr", "strchr", "strrchr", "strcspn", "strspn",
+        "strpbrk", "strstr", "strerror",
+    ];
+    let Some(Entry { header, kind: EntryKind::Fn { params, .. }, .. }) = lookup(name) else { return false };
+    match *header {
+        "stdio.h" => true,
+        "stdlib.h" => !PURE_STDLIB.contains(&name),
+        "string.h" => !PURE_STRING.contains(&name),
+        // `frexp(x, &e)`, `modf`, `remquo` write their second result through a pointer.
+        _ => params.iter().any(|p| p.ends_with('*') && p != "char *"),
+    }
+}
+
 fn parse(text: &str) -> Vec<Entry> {
     let mut out = Vec::new();
     for (no, line) in text.lines().enumerate() {
@@ -97,6 +120,12 @@ mod tests {
         assert!(count("limits.h") == 19);
         for name in ["INT_MAX", "true", "false", "EOF", "NULL", "RAND_MAX", "qsort", "strtok", "fmaf", "llroundl"] {
             assert!(lookup(name).is_some(), "{name}");
+        }
+        for name in ["gets", "tmpnam", "strcpy", "strtol", "rand", "malloc", "frexp", "printf", "getchar"] {
+            assert!(has_effects(name), "{name}");
+        }
+        for name in ["strlen", "strcmp", "abs", "sqrt", "toupper", "atoi", "nan", "INT_MAX", "my_function"] {
+            assert!(!has_effects(name), "{name}");
         }
         assert_eq!(included_headers("#include <stdio.h>\n  # include \"math.h\"\n#include <foo.h>"), 0b1001);
     }
