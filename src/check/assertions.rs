@@ -248,7 +248,7 @@ pub fn push_repair(report: &mut Report, repair: &FoundRepair, anchor: Span, what
         engine: "mutation",
         guarantee: repair.guarantee.clone(),
         edits: repair.edits(),
-        places: changes.iter().map(|c| Place { span: c.location.span, change: c.mutant.description.clone() }).collect(),
+        places: changes.iter().map(|c| Place { span: c.place_span(), change: c.mutant.description.clone() }).collect(),
         explanation,
         details: format!("found in {} ms", repair.found_after.as_millis()),
         fixes: vec![first],

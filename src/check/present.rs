@@ -94,6 +94,15 @@ fn one_reason(report: &mut Report) {
 /// the first, with the others as its related information.
 fn show_changed_places(report: &mut Report, best: &Repair) {
     let mut shown: Vec<Diagnostic> = Vec::new();
+    // Each warning says what its change achieves with the others: one alone may not.
+    let mut changes: Vec<&str> = best.places.iter().map(|p| p.change.as_str()).collect();
+    changes.sort_unstable();
+    changes.dedup();
+    let effect = match changes.len() {
+        0 | 1 => best_effect(best),
+        2 => format!("; with the other change, this {}", best_effect(best)),
+        n => format!("; with the other {} changes, this {}", n - 1, best_effect(best)),
+    };
     for place in &best.places {
         let explained = report.diagnostics.iter().any(|d| {
             d.code == "verified-repair"
@@ -102,7 +111,8 @@ fn show_changed_places(report: &mut Report, best: &Repair) {
         if explained {
             continue;
         }
-        let message = format!("possible bug here: {} {}", place.change, best_effect(best));
+        let sep = if effect.starts_with(';') { "" } else { " " };
+        let message = format!("possible bug here: {}{sep}{effect}", place.change);
         match shown.iter_mut().find(|d| d.message == message) {
             Some(first) => {
                 first.related.push(crate::ir::Related { span: place.span, message: "the same change here".into() })

@@ -554,8 +554,15 @@ impl StatementSearch<'_> {
         for mut change in second {
             change.mutant.edit.span = span_before(change.mutant.edit.span, &first_edits)?;
             // A place that holds the first's edits (a format literal whose directives the
-            // first changed and whose text the second does) is the second's edit itself.
-            change.location.span = span_before(change.location.span, &first_edits).unwrap_or(change.mutant.edit.span);
+            // first changed and whose text the second does) is the second's edit itself, and
+            // its words are of the student's text, not of the text the first change made.
+            match span_before(change.location.span, &first_edits) {
+                Some(span) => change.location.span = span,
+                None => {
+                    change.location.span = change.mutant.edit.span;
+                    change.mutant.description = described_alone(self.src, &change.mutant.edit);
+                }
+            }
             both.push(change);
         }
         let edits: Vec<TextEdit> = both.iter().map(|c| c.mutant.edit.clone()).collect();
@@ -592,6 +599,37 @@ fn keep_closest<T>(list: &mut Vec<(u64, T)>, d: u64, item: T, max: usize) {
         list.insert(at, (d, item));
         list.truncate(max);
     }
+}
+
+/// "`old` → `new`" for `edit` of `src` alone: within the string literal that holds it where
+/// there is one (`"%2d::%2d"` → `"%2d:%2d"`), else its own text.
+fn described_alone(src: &str, edit: &TextEdit) -> String {
+    let (start, end) = (edit.span.start as usize, edit.span.end as usize);
+    let line_start = src[..start].rfind('\n').map_or(0, |i| i + 1);
+    let line_end = src[end..].find('\n').map_or(src.len(), |i| end + i);
+    // The literals of the line, by their quotes (an escaped quote is inside one).
+    let mut literal = None;
+    let (mut open, mut escaped) = (None, false);
+    for (i, c) in src[line_start..line_end].char_indices() {
+        let at = line_start + i;
+        match (open, c) {
+            (Some(_), _) if escaped => escaped = false,
+            (Some(_), '\\') => escaped = true,
+            (Some(from), '"') => {
+                if from <= start && end <= at + 1 {
+                    literal = Some((from, at + 1));
+                }
+                open = None;
+            }
+            (None, '"') => open = Some(at),
+            _ => {}
+        }
+    }
+    let (from, to) = literal.unwrap_or((start, end));
+    let mut new = src[from..start].to_string();
+    new.push_str(&edit.new_text);
+    new.push_str(&src[end..to]);
+    format!("`{}` → `{new}`", &src[from..to])
 }
 
 /// A span of the text after `edits` as a span of the text before them; `None` when it

@@ -126,6 +126,14 @@ impl Change {
         };
         Change { location, mutant }
     }
+
+    /// Where the change shows in the editor: its location, or, for a statement change that
+    /// rewrites text inside its statement (a directive of a format, a scanf's text), that text.
+    pub fn place_span(&self) -> Span {
+        let (edit, at) = (self.mutant.edit.span, self.location.span);
+        let inside = !edit.is_empty() && at.start <= edit.start && edit.end <= at.end && edit != at;
+        if self.location.kind == LocationKind::Statement && inside { edit } else { at }
+    }
 }
 
 #[derive(Clone, Debug)]
