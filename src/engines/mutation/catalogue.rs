@@ -15,6 +15,9 @@
 //!   becomes the other (`i = 0` ↔ `i = 1`);
 //! - `offset-off-by-one` (level 1): an integer literal added or subtracted is one more or one
 //!   less (`N = N - 2` → `N = N - 1`): level 2's `C+1` and `C-1`, for offsets only;
+//! - `increment-form` (level 1): an increment or decrement whose value is used takes the
+//!   other form, `while (--j)` → `while (j--)`, `s[++i]` → `s[i++]` (where the value is
+//!   thrown away, as in `i++;`, both forms are the same program);
 //! - `negate-condition` (level 1): a branch or loop condition is negated (a comparison flips
 //!   its operator, `<` → `>=`; anything else gets `!( )`);
 //! - `swap-operands` (level 1): `a - b` → `b - a`, `a / b` → `b / a`;
@@ -60,6 +63,9 @@ pub enum MutationKind {
     ConstantNegated,
     ConstantZero,
     InitOffByOne,
+    /// An increment or decrement whose value is used takes the other form: `while (--j)` →
+    /// `while (j--)`, `s[++i]` → `s[i++]` (the old value where the new was used, or back).
+    IncrementForm,
     NegateCondition,
     SwapOperands,
     DeleteAssignment,
@@ -112,6 +118,8 @@ pub enum MutationKind {
     /// A `for` loop that counts the other way: `i = 0; i < n; i++` → `i = n - 1; i >= 0; i--`
     /// (or, shifted by one, `i = n; i > 0; i--`).
     ReverseLoop,
+    /// An `if` that should repeat becomes a `while`: `if (s[i] == c) { … }` → `while (s[i] == c) { … }`.
+    RepeatIf,
 }
 
 impl MutationKind {
@@ -132,6 +140,7 @@ impl MutationKind {
             MutationKind::ConstantNegated => "constant-negated",
             MutationKind::ConstantZero => "constant-zero",
             MutationKind::InitOffByOne => "init-off-by-one",
+            MutationKind::IncrementForm => "increment-form",
             MutationKind::NegateCondition => "negate-condition",
             MutationKind::SwapOperands => "swap-operands",
             MutationKind::DeleteAssignment => "delete-assignment",
@@ -156,6 +165,7 @@ impl MutationKind {
             MutationKind::AlsoDelimiter => "also-delimiter",
             MutationKind::SeparatorBetween => "separator-between",
             MutationKind::ReverseLoop => "reverse-loop",
+            MutationKind::RepeatIf => "repeat-if",
         }
     }
 }
@@ -198,7 +208,7 @@ impl Scope for NoScope {
 /// expression (pre-order), then by catalogue order.
 pub fn mutants(program: &Program, src: &str, expr: &Expr, role: Role, level: u8, scope: &dyn Scope) -> Vec<Mutant> {
     let mut out = Vec::new();
-    let ctx = Ctx { program, src, level, scope, root: expr };
+    let ctx = Ctx { program, src, level, role, scope, root: expr };
     if role == Role::Condition
         && level >= 1
         && let Some(m) = ctx.negate_condition(expr)
@@ -231,7 +241,7 @@ pub fn mutants(program: &Program, src: &str, expr: &Expr, role: Role, level: u8,
 /// offers them for conditions at level 1: `y >= z` → `a >= z`).
 pub fn variable_replacements(program: &Program, src: &str, expr: &Expr, scope: &dyn Scope) -> Vec<Mutant> {
     let mut out = Vec::new();
-    let ctx = Ctx { program, src, level: 2, scope, root: expr };
+    let ctx = Ctx { program, src, level: 2, role: Role::Value, scope, root: expr };
     ctx.visit(expr, &mut Vec::new(), &mut out);
     out.retain(|m| m.kind == MutationKind::ReplaceVariable);
     out
@@ -241,7 +251,7 @@ pub fn variable_replacements(program: &Program, src: &str, expr: &Expr, scope: &
 /// IR, so its initialiser is its own location).
 pub fn init_mutants(program: &Program, src: &str, init: &Expr, level: u8, scope: &dyn Scope) -> Vec<Mutant> {
     let mut out = Vec::new();
-    let ctx = Ctx { program, src, level, scope, root: init };
+    let ctx = Ctx { program, src, level, role: Role::Value, scope, root: init };
     if let Some(m) = ctx.off_by_one_constant(init, init) {
         out.push(m);
     }
@@ -256,7 +266,7 @@ pub fn init_mutants(program: &Program, src: &str, init: &Expr, level: u8, scope:
 /// deleting the assignment (`x = e` → `x = x`) and the off-by-one initialisation
 /// (`i = 0` ↔ `i = 1`).
 pub fn assignment_mutants(program: &Program, src: &str, assign: &Expr, lhs: &Expr, rhs: &Expr) -> Vec<Mutant> {
-    let ctx = Ctx { program, src, level: 1, scope: &NoScope, root: rhs };
+    let ctx = Ctx { program, src, level: 1, role: Role::Value, scope: &NoScope, root: rhs };
     let mut out = Vec::new();
     if let Some(m) = ctx.off_by_one_constant(rhs, rhs) {
         out.push(m);
@@ -304,6 +314,7 @@ struct Ctx<'a> {
     program: &'a Program,
     src: &'a str,
     level: u8,
+    role: Role,
     scope: &'a dyn Scope,
     root: &'a Expr,
 }
@@ -455,6 +466,9 @@ impl Ctx<'_> {
                     m.description = self.in_context(e.span, edit, to);
                     out.push(m);
                 }
+                if !path.is_empty() || self.role == Role::Condition {
+                    self.increment_form(e, *op, target, path, out);
+                }
             }
             ExprKind::Int(v) if self.level >= 2 => self.constant_int(e, *v, path, false, out),
             ExprKind::Float(v) if self.level >= 2 => self.constant_float(e, *v, path, out),
@@ -478,6 +492,35 @@ impl Ctx<'_> {
             self.visit(child, path, out);
             path.pop();
         }
+    }
+
+    /// `--j` ↔ `j--`, `++i` ↔ `i++`: the operator moved to the other side of a target
+    /// written as a plain name.
+    fn increment_form(&self, e: &Expr, op: IncDec, target: &Expr, path: &[usize], out: &mut Vec<Mutant>) {
+        let ExprKind::Var(_) = target.kind else { return };
+        let name = self.text(target.span);
+        let token = if matches!(op, IncDec::PreInc | IncDec::PostInc) { "++" } else { "--" };
+        let (written, other) = match op {
+            IncDec::PreInc | IncDec::PreDec => (format!("{token}{name}"), (format!("{name}{token}"), op.other_form())),
+            IncDec::PostInc | IncDec::PostDec => {
+                (format!("{name}{token}"), (format!("{token}{name}"), op.other_form()))
+            }
+        };
+        // A condition's node spans its parentheses: `(--j)`.
+        let text = self.text(e.span);
+        let mut inner = text.trim();
+        while inner.len() >= 2 && inner.starts_with('(') && inner.ends_with(')') {
+            inner = inner[1..inner.len() - 1].trim();
+        }
+        if squeezed(inner) != written {
+            return;
+        }
+        let start = e.span.start as usize + (inner.as_ptr() as usize - text.as_ptr() as usize);
+        let span = Span::new(start, start + inner.len());
+        let node = Expr { kind: ExprKind::IncDec(other.1, Box::new(target.clone())), ..e.clone() };
+        let mut m = self.mutant(path, node, MutationKind::IncrementForm, span, other.0);
+        m.description = format!("`{inner}` → `{}`", m.edit.new_text);
+        out.push(m);
     }
 
     /// `a & b` → `a && b`, `a | b` → `a || b`: the single character of a logical operator.
@@ -1036,6 +1079,23 @@ trait Flip {
     fn flip(self) -> Self;
 }
 
+impl IncDec {
+    /// `++x` ↔ `x++`, `--x` ↔ `x--`.
+    fn other_form(self) -> Self {
+        match self {
+            IncDec::PreInc => IncDec::PostInc,
+            IncDec::PostInc => IncDec::PreInc,
+            IncDec::PreDec => IncDec::PostDec,
+            IncDec::PostDec => IncDec::PreDec,
+        }
+    }
+}
+
+/// `text` without white space.
+fn squeezed(text: &str) -> String {
+    text.split_whitespace().collect()
+}
+
 impl Flip for IncDec {
     /// `x++` ↔ `x--`, `++x` ↔ `--x`.
     fn flip(self) -> Self {
@@ -1148,6 +1208,19 @@ mod tests {
     }
 
     const SUM: &str = "int main(void) {\n    int n = nondet_int();\n    int sum = 0, i;\n    for (i = 0; i < n; i++)\n        sum += i;\n    if (sum >= n * (n + 1) / 2 && n > 0)\n        sum = sum - 1;\n    return sum;\n}\n";
+
+    #[test]
+    fn an_increment_whose_value_is_used_takes_the_other_form() {
+        let src = "int main(void) {\n    int j = nondet_int(), s = 0;\n    int a[4];\n    while (--j)\n        s++;\n    a[j++] = s;\n    j++;\n    return s;\n}\n";
+        let (_, ms) = all_mutants(src, 1);
+        let forms: Vec<&str> = ms
+            .iter()
+            .filter(|(_, m)| m.kind == MutationKind::IncrementForm)
+            .map(|(_, m)| m.description.as_str())
+            .collect();
+        // `s++;` and `j++;` throw their value away: both forms are the same statement.
+        assert_eq!(forms, ["`--j` → `j--`", "`j++` → `++j`"]);
+    }
 
     #[test]
     fn level_one_catalogue() {

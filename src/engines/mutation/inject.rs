@@ -44,8 +44,8 @@ pub fn single_faults(program: &Program, src: &str) -> Vec<Injected> {
         // print is the slip of a missing one, whose inverse only a reference could supply.
         let [change] = c.changes.as_slice() else { continue };
         let m = &change.mutant;
-        // A guard added, a line read, a line break cut, a read repeated, a value given are fixes too: their
-        // inverses are the slips.
+        // A guard added, a line read, a line break cut, a read repeated, an `if` repeated, a
+        // value given are fixes too: their inverses are the slips.
         if matches!(
             m.kind,
             MutationKind::SeparatorBetween
@@ -56,6 +56,7 @@ pub fn single_faults(program: &Program, src: &str) -> Vec<Injected> {
                 | MutationKind::PrintfDirective
                 | MutationKind::CutLineBreak
                 | MutationKind::RepeatRead
+                | MutationKind::RepeatIf
                 | MutationKind::Initialise
         ) {
             continue;

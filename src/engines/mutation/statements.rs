@@ -37,6 +37,9 @@
 //!   (`s[i] = s[i] - 32;` → `if (s[i] >= 'a' && s[i] <= 'z') s[i] = s[i] - 32;`);
 //! - `separator-between`: a separator a loop prints after (before) every item printed only
 //!   between items ([`separators`]), in one loop, or in every loop that has the slip at once;
+//! - `repeat-if`: an `if` whose body changes what its condition reads becomes a `while`
+//!   (`if (s[i] == c) shift` → `while (s[i] == c) shift`: the second of two `c` in a row is
+//!   left behind);
 //! - `reverse-loop`: a counting `for` loop that runs the other way over the same range
 //!   (`i = 0; i < n; i++` → `i = n - 1; i >= 0; i--`), or over the range shifted by one
 //!   (`i = n; i > 0; i--`, the rows of a histogram from the top, a vector printed backwards).
@@ -194,7 +197,10 @@ impl Collect<'_> {
                 self.block(func, items);
                 items.iter().for_each(|x| self.stmt(func, x));
             }
-            StmtKind::If { then, els, .. } => {
+            StmtKind::If { cond, then, els } => {
+                if els.is_none() {
+                    self.repeat_if(func, s, cond, then);
+                }
                 self.stmt(func, then);
                 if let Some(e) = els {
                     self.stmt(func, e);
@@ -639,6 +645,28 @@ impl Collect<'_> {
         }
     }
 
+    /// An `if` that should repeat: `if (s[i] == c) { shift }` → `while (s[i] == c) { shift }`
+    /// (a second `c` right after the first is left behind). Only where the body changes
+    /// something the condition reads, so that the loop can end.
+    fn repeat_if(&mut self, func: FuncId, s: &Stmt, cond: &Expr, then: &Stmt) {
+        let text = self.text(s.span);
+        let Some(rest) = text.strip_prefix("if") else { return };
+        if !rest.starts_with(|c: char| c == '(' || c.is_whitespace()) {
+            return;
+        }
+        let written = written_roots(then);
+        let mut reads_written = false;
+        walk_expr(cond, &mut |x| reads_written |= matches!(x.kind, ExprKind::Var(v) if written.contains(&v)));
+        if !reads_written {
+            return;
+        }
+        let head = first_line(&text[..(cond.span.end - s.span.start) as usize + 1]);
+        let description = format!("repeat while it holds: `{}` → `while{}`", head, &head[2..]);
+        let edit =
+            TextEdit { span: Span::new(s.span.start as usize, s.span.start as usize + 2), new_text: "while".into() };
+        self.push(func, s, MutationKind::RepeatIf, edit, description, 1);
+    }
+
     /// A separator printed only between the loop's items ([`separators`]).
     fn separators(&mut self, func: FuncId, lp: &Stmt) {
         for c in separators::candidates(self.program, self.src, lp, &self.reference_separators) {
@@ -1048,6 +1076,39 @@ fn vars_read_but(cond: &Expr, except: &HashSet<VarId>) -> Vec<VarId> {
         }
     });
     read
+}
+
+/// The variables `s` writes: assigned, updated, written through an index or a field
+/// (`s[j] = …` writes `s`), passed by address or, as an array or pointer, to a call.
+fn written_roots(s: &Stmt) -> HashSet<VarId> {
+    fn root(e: &Expr) -> Option<VarId> {
+        match &e.strip_implicit().kind {
+            ExprKind::Var(v) => Some(*v),
+            ExprKind::Index(base, _)
+            | ExprKind::Member { base, .. }
+            | ExprKind::Deref(base)
+            | ExprKind::Decay(base) => root(base),
+            _ => None,
+        }
+    }
+    let mut out = HashSet::new();
+    crate::ir::walk::walk_stmt(s, &mut |x| match &x.kind {
+        ExprKind::Assign(lhs, _) | ExprKind::CompoundAssign { lhs, .. } | ExprKind::IncDec(_, lhs) => {
+            out.extend(root(lhs));
+        }
+        ExprKind::Call(_, args) => {
+            for a in args {
+                let a = a.strip_implicit();
+                match &a.kind {
+                    ExprKind::AddrOf(inner) => out.extend(root(inner)),
+                    _ if matches!(a.ty, Type::Pointer(_)) => out.extend(root(a)),
+                    _ => {}
+                }
+            }
+        }
+        _ => {}
+    });
+    out
 }
 
 fn has_call(e: &Expr) -> bool {
