@@ -34,7 +34,7 @@ use crate::engines::mutation::engine::{FoundRepair, Options};
 use crate::engines::mutation::search::Outcome;
 use crate::engines::verified::{
     self,
-    precondition::{RangeConjecture, SignedZeroConjecture, TextConjecture, as_in_all_tests},
+    precondition::{LinesConjecture, RangeConjecture, SignedZeroConjecture, TextConjecture, as_in_all_tests},
 };
 use crate::ir::{Diagnostic, Guarantee, Program, Severity, TextEdit, apply_edits};
 use crate::smt::Budget;
@@ -414,7 +414,7 @@ impl Job<'_> {
     /// as far as the counterexamples need: inputs whose numbers lie in the tests' ranges
     /// ([`RangeConjecture`]), that hold only the kinds of character the tests hold
     /// ([`TextConjecture`]), with no `-0` where no test has one ([`SignedZeroConjecture`]),
-    /// each narrowed by the counterexamples that fall outside it. The guarantee under the
+    /// with as many lines as every test's ([`LinesConjecture`]), each narrowed by the counterexamples that fall outside it. The guarantee under the
     /// conjectures so narrowed, or the counterexample that is like the tests in every respect
     /// (the refutation stands), or no proof within the rounds.
     fn within_tested_inputs(&self, student: &Program, input: &str, report: &mut Report) -> Within {
@@ -433,6 +433,7 @@ impl Job<'_> {
             ranges: RangeConjecture::new(self.reference, entry, &inputs),
             text: TextConjecture::new(&inputs).filter(|_| text),
             zero: SignedZeroConjecture::new(&inputs).filter(|_| self.uses_floats()),
+            lines: LinesConjecture::new(&inputs).filter(|_| text),
             tests: inputs.len(),
         }
     }
@@ -465,8 +466,13 @@ impl Job<'_> {
                 BmcVerdict::Holds { complete } => {
                     let assumption = conjecture.description();
                     let proved =
-                        Guarantee::VerifiedAssuming { assumption, bound: (!complete).then_some(verdict.bound(bound)) }
-                            .assuming_also(verdict.assumption());
+                        Guarantee::VerifiedAssuming { assumption, bound: (!complete).then_some(verdict.bound(bound)) };
+                    // Two lines or more hold a line break: the line assumption goes unsaid.
+                    let proved = if conjecture.lines.as_ref().is_some_and(|l| l.min_lines() >= 2) {
+                        proved
+                    } else {
+                        proved.assuming_also(verdict.assumption())
+                    };
                     if complete || bound == full {
                         return Within::Proved(proved);
                     }
@@ -837,12 +843,13 @@ impl Job<'_> {
 
 /// What the tests' inputs suggest the assignment promises, each part narrowed only where a
 /// counterexample needs it ([`Job::within_tested_inputs`]): the ranges of the numbers read,
-/// the kinds of character the input holds, no `-0`.
+/// the kinds of character the input holds, no `-0`, the number of lines.
 #[derive(Clone)]
 struct Conjectures {
     ranges: Option<RangeConjecture>,
     text: Option<TextConjecture>,
     zero: Option<SignedZeroConjecture>,
+    lines: Option<LinesConjecture>,
     tests: usize,
 }
 
@@ -855,6 +862,7 @@ impl Conjectures {
     fn exclude(&mut self, input: &str) -> bool {
         self.zero.as_mut().is_some_and(|z| z.exclude(input))
             || self.ranges.as_mut().is_some_and(|r| r.exclude(input))
+            || self.lines.as_mut().is_some_and(|l| l.exclude(input))
             || self.text.as_mut().is_some_and(|t| t.exclude(input))
     }
 
@@ -862,6 +870,7 @@ impl Conjectures {
     fn description(&self) -> String {
         let parts: Vec<String> = [
             self.ranges.as_ref().and_then(RangeConjecture::conditions),
+            self.lines.as_ref().and_then(LinesConjecture::conditions),
             self.text.as_ref().and_then(TextConjecture::conditions),
             self.zero.as_ref().and_then(SignedZeroConjecture::conditions),
         ]
@@ -887,6 +896,7 @@ impl Conjectures {
         let assume = bmc::Assumptions {
             absent_chars: assume.absent_chars | self.text.as_ref().map_or(0, TextConjecture::absent_bytes),
             no_negative_zero: assume.no_negative_zero || self.zero.as_ref().is_some_and(SignedZeroConjecture::excluded),
+            min_lines: assume.min_lines.max(self.lines.as_ref().map_or(0, LinesConjecture::min_lines)),
             ..assume
         };
         Some((reference, assume))

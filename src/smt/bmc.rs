@@ -190,11 +190,19 @@ pub struct Assumptions {
     pub absent_chars: u128,
     /// [`EncodeOptions::no_negative_zero`].
     pub no_negative_zero: bool,
+    /// [`EncodeOptions::min_lines`].
+    pub min_lines: u32,
 }
 
 impl Default for Assumptions {
     fn default() -> Self {
-        Assumptions { reference_prints_no_nan: false, line_in_input: true, absent_chars: 0, no_negative_zero: false }
+        Assumptions {
+            reference_prints_no_nan: false,
+            line_in_input: true,
+            absent_chars: 0,
+            no_negative_zero: false,
+            min_lines: 0,
+        }
     }
 }
 
@@ -274,6 +282,7 @@ fn verify_in(
                 line_in_input: assume.line_in_input,
                 absent_chars: assume.absent_chars,
                 no_negative_zero: assume.no_negative_zero,
+                min_lines: assume.min_lines,
                 budget: Some(budget),
                 ..EncodeOptions::new(bound)
             },
@@ -284,6 +293,7 @@ fn verify_in(
                 line_in_input: assume.line_in_input,
                 absent_chars: assume.absent_chars,
                 no_negative_zero: assume.no_negative_zero,
+                min_lines: assume.min_lines,
                 floats,
                 budget: Some(budget),
                 ..EncodeOptions::new(bound)

@@ -74,6 +74,7 @@ pub fn encode_product<'ctx>(
         line_in_input: opts.line_in_input,
         absent_chars: opts.absent_chars,
         no_negative_zero: opts.no_negative_zero,
+        min_lines: opts.min_lines,
         ..EncodeOptions::new(opts.bound)
     };
     let no_nan = opts.reference_prints_no_nan;

@@ -454,6 +454,62 @@ impl TextConjecture {
     }
 }
 
+/// The fifth template: the input has as many lines as every test's. Assignments promise
+/// their lines ("a line, then the character to delete") and students rely on it: a second
+/// read from an input that has ended leaves its variable unset, where the reference reads
+/// `EOF` and goes on. Ruled out only when a counterexample has fewer lines than every test
+/// ([`LinesConjecture::exclude`]); a proof then says so in its label: "there are at least
+/// 2 lines, as in all 5 tests" ([`crate::smt::encode::EncodeOptions::min_lines`]).
+#[derive(Clone, Debug)]
+pub struct LinesConjecture {
+    /// The fewest lines of a test's input.
+    fewest: u32,
+    /// A counterexample with fewer was answered: a proof now assumes `fewest`.
+    excluded: bool,
+    tests: usize,
+}
+
+/// The lines of `input`: its '\n's, and the text after the last one.
+pub fn lines(input: &str) -> u32 {
+    let breaks = input.bytes().filter(|&b| b == b'\n').count() as u32;
+    breaks + u32::from(!input.is_empty() && !input.ends_with('\n'))
+}
+
+impl LinesConjecture {
+    /// `None` with too few tests, or when some test has fewer than 2 lines (one line is the
+    /// line assumption's, [`crate::smt::encode::LINE_ASSUMPTION`]).
+    pub fn new(inputs: &[String]) -> Option<LinesConjecture> {
+        let fewest = inputs.iter().map(|i| lines(i)).min()?;
+        (inputs.len() >= MIN_TESTS && fewest >= 2).then_some(LinesConjecture {
+            fewest,
+            excluded: false,
+            tests: inputs.len(),
+        })
+    }
+
+    /// Rules out inputs with fewer lines than every test's when `input` is one; `false` when
+    /// it is not, or they are ruled out already (the counterexample then stands).
+    pub fn exclude(&mut self, input: &str) -> bool {
+        let narrowed = !self.excluded && lines(input) < self.fewest;
+        self.excluded |= narrowed;
+        narrowed
+    }
+
+    pub fn description(&self) -> String {
+        as_in_all_tests(&Vec::from_iter(self.conditions()), self.tests)
+    }
+
+    /// "there are at least 2 lines" once ruled out, `None` before.
+    pub fn conditions(&self) -> Option<String> {
+        self.excluded.then(|| format!("there are at least {} lines", self.fewest))
+    }
+
+    /// The lines a proof assumes: 0 before any counterexample was ruled out.
+    pub fn min_lines(&self) -> u32 {
+        if self.excluded { self.fewest } else { 0 }
+    }
+}
+
 /// The fourth template: no number the input holds is `-0`. IEEE's negative zero equals `0` in
 /// every comparison, yet it prints as `-0.000000`, and of two equal zeros `x < m ? x : m`
 /// keeps the second: a minimum kept with `if (x < min) min = x` and one kept with the
@@ -528,6 +584,23 @@ fn int_targets(p: &Program, f: FuncId) -> Option<Vec<Option<VarId>>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_input_with_fewer_lines_than_every_test_is_ruled_out_once() {
+        assert_eq!(
+            (lines(""), lines("a"), lines("a\n"), lines("a\nb"), lines("a\nb\n"), lines("\n\n")),
+            (0, 1, 1, 2, 2, 2)
+        );
+        let tests: Vec<String> = ["ola adeus\na", "ddd\nd", "abdddba\nh\n"].map(String::from).to_vec();
+        let mut c = LinesConjecture::new(&tests).unwrap();
+        assert_eq!(c.min_lines(), 0);
+        assert!(!c.exclude("two\nlines"));
+        assert!(c.exclude("\"\n"));
+        assert_eq!((c.min_lines(), c.description().as_str()), (2, "there are at least 2 lines, as in all 3 tests"));
+        assert!(!c.exclude("x"), "ruled out already: the counterexample stands");
+        // One test of one line: the line assumption says all there is.
+        assert!(LinesConjecture::new(&["a\nb".into(), "c".into(), "d\ne".into()]).is_none());
+    }
 
     fn lower(src: &str) -> Program {
         let l = crate::syntax::lower::lower_source(src);

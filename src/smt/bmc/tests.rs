@@ -457,3 +457,31 @@ int main(void){ char w[100]; if (scanf(\"%99s\", w) == 1) assert(strlen(w) < 99)
     );
     assert_eq!(r.guarantee(3).expect("a proof").label(), "verified up to 3 loop iterations");
 }
+
+#[test]
+fn an_input_with_fewer_lines_is_ruled_out_only_where_assumed() {
+    // The character after the first line: the student's `scanf("%c")` leaves it unset where
+    // the input ends after the line, the reference's `getchar` reads `EOF` and prints '-'.
+    let student = "#include <stdio.h>\nint main(void) { int c; char k; while ((c = getchar()) != '\\n' && c != EOF) ; scanf(\"%c\", &k); putchar(k == 'x' ? 'y' : 'n'); putchar('\\n'); return 0; }";
+    let reference = "#include <stdio.h>\nint main(void) { int c, k; while ((c = getchar()) != '\\n' && c != EOF) ; k = getchar(); putchar(k == EOF ? '-' : k == 'x' ? 'y' : 'n'); putchar('\\n'); return 0; }";
+    let (s, r) = (lower_source(student), lower_source(reference));
+    let check = |min_lines| {
+        let assume = Assumptions { min_lines, ..Assumptions::default() };
+        verify_against_assuming(
+            &s.program,
+            &r.program,
+            Compare::Exact,
+            "main",
+            2,
+            assume,
+            &Budget::unlimited(Cancel::new()),
+        )
+    };
+    match check(0).verdict {
+        BmcVerdict::Violated(c) => {
+            assert!(crate::engines::verified::precondition::lines(&c.stdin) < 2, "{:?}", c.stdin)
+        }
+        v => panic!("{v:?}"),
+    }
+    assert!(matches!(check(2).verdict, BmcVerdict::Holds { .. }), "{:?}", check(2).verdict);
+}

@@ -294,6 +294,11 @@ pub struct EncodeOptions<'a> {
     /// none, as no test does ([`crate::engines::verified::precondition::SignedZeroConjecture`]),
     /// named in its label.
     pub no_negative_zero: bool,
+    /// The input has at least this many lines (a line: text up to a '\n', or the text after
+    /// the last one): a proof under a conjecture that it has as many as every test's
+    /// ([`crate::engines::verified::precondition::LinesConjecture`]), named in its label. Only
+    /// where the input is read as characters.
+    pub min_lines: u32,
     /// The job's budget: building the formula stops when it runs out or is cancelled
     /// ([`Unsupported::ran_out_of_time`]). A program whose terms grow with every unwound
     /// statement (a recursive call inserted in a nested loop) otherwise keeps its thread in
@@ -315,6 +320,7 @@ impl<'a> EncodeOptions<'a> {
             line_in_input: true,
             absent_chars: 0,
             no_negative_zero: false,
+            min_lines: 0,
             budget: None,
         }
     }

@@ -379,6 +379,29 @@ pub(super) fn run<'ctx>(
         x.enc.hard.push(Bool::or(ctx, &refs));
         x.enc.line_assumed = true;
     }
+    if let Some(chars) = x.enc.chars.as_ref().filter(|_| opts.min_lines > 0) {
+        // At least `min_lines` lines among the bytes read, where the input holds no more
+        // than those (a longer input may have its lines further on): its '\n's, and the
+        // text after the last one.
+        let n = chars.bytes.len();
+        let at = |k: usize| BV::from_u64(ctx, k as u64, TOKEN_BITS);
+        let nl = BV::from_u64(ctx, b'\n' as u64, 8);
+        let mut lines = at(0);
+        for (k, b) in chars.bytes.iter().enumerate() {
+            let counted = Bool::and(ctx, &[&at(k).bvult(&chars.len), &b._eq(&nl)]);
+            lines = lines.bvadd(&counted.ite(&at(1), &at(0)));
+        }
+        let unterminated: Vec<Bool<'ctx>> = chars
+            .bytes
+            .iter()
+            .enumerate()
+            .map(|(k, b)| Bool::and(ctx, &[&chars.len._eq(&at(k + 1)), &b._eq(&nl).not()]))
+            .collect();
+        let refs: Vec<&Bool<'ctx>> = unterminated.iter().collect();
+        lines = lines.bvadd(&Bool::or(ctx, &refs).ite(&at(1), &at(0)));
+        let enough = lines.bvuge(&at(opts.min_lines as usize));
+        x.enc.hard.push(Bool::or(ctx, &[&chars.len.bvugt(&at(n)), &enough]));
+    }
     let returned = if x.st.dead { Bool::from_bool(ctx, false) } else { x.st.guard.clone() };
     let mut ends: Vec<&Bool<'ctx>> = x.enc.exits.iter().map(|(g, _)| g).collect();
     ends.push(&returned);
