@@ -334,24 +334,28 @@ int main(void) { char c; while (scanf(\"%c\", &c) == 1 && c != '\\n') printf(\"%
     );
 }
 
+/// [`against`] under `assume`.
+fn against_assuming(student: &str, reference: &str, bound: u32, assume: Assumptions) -> BmcResult {
+    let (s, r) = (lower_source(student), lower_source(reference));
+    verify_against_assuming(
+        &s.program,
+        &r.program,
+        Compare::Exact,
+        "main",
+        bound,
+        assume,
+        &Budget::unlimited(Cancel::new()),
+    )
+}
+
 #[test]
 fn a_negative_zero_read_is_ruled_out_only_where_assumed() {
     // `x + 0.0f` is `x` for every number but `-0`, which it turns into `0` (`-0.000000` and
     // `0.000000` printed): the programs differ on `-0` alone.
     let student = "#include <stdio.h>\nint main(void) { float x; scanf(\"%f\", &x); printf(\"%f\\n\", x); return 0; }";
     let reference = student.replace("printf(\"%f\\n\", x)", "printf(\"%f\\n\", x + 0.0f)");
-    let (s, r) = (lower_source(student), lower_source(&reference));
     let check = |no_negative_zero| {
-        let assume = Assumptions { no_negative_zero, ..Assumptions::default() };
-        verify_against_assuming(
-            &s.program,
-            &r.program,
-            Compare::Exact,
-            "main",
-            1,
-            assume,
-            &Budget::unlimited(Cancel::new()),
-        )
+        against_assuming(student, &reference, 1, Assumptions { no_negative_zero, ..Assumptions::default() })
     };
     match check(false).verdict {
         BmcVerdict::Violated(c) => {
@@ -464,19 +468,8 @@ fn an_input_with_fewer_lines_is_ruled_out_only_where_assumed() {
     // the input ends after the line, the reference's `getchar` reads `EOF` and prints '-'.
     let student = "#include <stdio.h>\nint main(void) { int c; char k; while ((c = getchar()) != '\\n' && c != EOF) ; scanf(\"%c\", &k); putchar(k == 'x' ? 'y' : 'n'); putchar('\\n'); return 0; }";
     let reference = "#include <stdio.h>\nint main(void) { int c, k; while ((c = getchar()) != '\\n' && c != EOF) ; k = getchar(); putchar(k == EOF ? '-' : k == 'x' ? 'y' : 'n'); putchar('\\n'); return 0; }";
-    let (s, r) = (lower_source(student), lower_source(reference));
-    let check = |min_lines| {
-        let assume = Assumptions { min_lines, ..Assumptions::default() };
-        verify_against_assuming(
-            &s.program,
-            &r.program,
-            Compare::Exact,
-            "main",
-            2,
-            assume,
-            &Budget::unlimited(Cancel::new()),
-        )
-    };
+    let check =
+        |min_lines| against_assuming(student, reference, 2, Assumptions { min_lines, ..Assumptions::default() });
     match check(0).verdict {
         BmcVerdict::Violated(c) => {
             assert!(crate::engines::verified::precondition::lines(&c.stdin) < 2, "{:?}", c.stdin)
