@@ -20,6 +20,16 @@ impl<'s, 'p, 'w, 'a, 'ctx> Exec<'s, 'p, 'w, 'a, 'ctx> {
         unsupported(what, base.span)
     }
 
+    /// The array a `scanf` string conversion (`%s`, `%[`) reads into: [`Self::array_of`], also
+    /// through the `&` students write before it (`scanf("%s", &word)`: the same address, which
+    /// is where `scanf` writes; the type checker warns about it).
+    pub(super) fn string_target(&self, arg: &Expr, st: &State<'ctx>) -> R<(VarId, Array<'ctx>, IntType, u64, Deps)> {
+        match &arg.strip_implicit().kind {
+            ExprKind::AddrOf(array) if matches!(array.strip_implicit().ty, Type::Array(..)) => self.array_of(array, st),
+            _ => self.array_of(arg, st),
+        }
+    }
+
     /// The element `base[idx]` addresses: the array variable and the 32-bit index. An index
     /// outside `0..length` is a runtime error under `g`. With `stepped`, the index may be `i++`
     /// (or `++i`, `i--`, `--i`): the caller has checked that nothing else in the expression

@@ -103,7 +103,7 @@ impl<'s, 'p, 'w, 'a, 'ctx> Exec<'s, 'p, 'w, 'a, 'ctx> {
     /// past the array).
     fn scan_word(&mut self, arg: &'p Expr, st: &mut State<'ctx>) -> R<()> {
         let ctx = self.ctx;
-        let (v, a, t, n, deps) = self.array_of(arg, st)?;
+        let (v, a, t, n, deps) = self.string_target(arg, st)?;
         if c_int::width(t) != 8 {
             return unsupported("`%s` into an array of wider elements than `char`", arg.span);
         }
@@ -444,7 +444,7 @@ impl<'s, 'p, 'w, 'a, 'ctx> Exec<'s, 'p, 'w, 'a, 'ctx> {
         };
         let dest = match target {
             Some(arg) => {
-                let dest = self.array_of(arg, st)?;
+                let dest = self.string_target(arg, st)?;
                 if c_int::width(dest.2) != 8 {
                     return unsupported(format!("`%{}` into an array of wider elements than `char`", d.conv), arg.span);
                 }
