@@ -660,7 +660,12 @@ impl Collect<'_> {
         if !reads_written {
             return;
         }
-        let head = first_line(&text[..(cond.span.end - s.span.start) as usize + 1]);
+        // The header up to its `)`, whether or not the condition's span holds it.
+        let mut end = (cond.span.end - s.span.start) as usize;
+        if let Some(after) = text[end..].trim_start().strip_prefix(')') {
+            end = text.len() - after.len();
+        }
+        let head = first_line(&text[..end]);
         let description = format!("repeat while it holds: `{}` → `while{}`", head, &head[2..]);
         let edit =
             TextEdit { span: Span::new(s.span.start as usize, s.span.start as usize + 2), new_text: "while".into() };
@@ -1385,6 +1390,21 @@ mod tests {
             .filter(|c| c.changes[0].mutant.kind == MutationKind::InsertStatement)
             .map(|c| c.changes[0].mutant.edit.new_text.clone())
             .collect()
+    }
+
+    #[test]
+    fn an_if_repeats_only_where_its_body_changes_what_it_tests() {
+        let src =
+            "void f(char s[], int i, char c, int n) {\n    if(s[i]==c)s[i] = 0;\n    if ( n > 0 ) { s[0] = c; }\n}\n";
+        let program = crate::syntax::lower::lower_source(src).program;
+        let scope = FunctionScopes::new(&program);
+        let repeats: Vec<String> = candidates(&program, src, &HashSet::new(), &scope, None, &|_| 0.0)
+            .into_iter()
+            .filter(|c| c.changes[0].mutant.kind == MutationKind::RepeatIf)
+            .map(|c| c.changes[0].mutant.description.clone())
+            .collect();
+        // The second body writes `s`, which its condition does not read: no loop could end.
+        assert_eq!(repeats, ["repeat while it holds: `if(s[i]==c)` → `while(s[i]==c)`"]);
     }
 
     #[test]
