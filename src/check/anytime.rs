@@ -414,9 +414,10 @@ impl Job<'_> {
     /// as far as the counterexamples need: inputs whose numbers lie in the tests' ranges
     /// ([`RangeConjecture`]), that hold only the kinds of character the tests hold
     /// ([`TextConjecture`]), with no `-0` where no test has one ([`SignedZeroConjecture`]),
-    /// with as many lines as every test's ([`LinesConjecture`]), each narrowed by the counterexamples that fall outside it. The guarantee under the
-    /// conjectures so narrowed, or the counterexample that is like the tests in every respect
-    /// (the refutation stands), or no proof within the rounds.
+    /// with as many lines as every test's ([`LinesConjecture`]), each narrowed by the
+    /// counterexamples that fall outside it. The guarantee under the conjectures so narrowed,
+    /// or the counterexample that is like the tests in every respect (the refutation stands),
+    /// or no proof within the rounds.
     fn within_tested_inputs(&self, student: &Program, input: &str, report: &mut Report) -> Within {
         self.within(self.tests_conjectures(student), student, input, report)
     }

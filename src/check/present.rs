@@ -99,7 +99,7 @@ fn show_changed_places(report: &mut Report, best: &Repair) {
     changes.sort_unstable();
     changes.dedup();
     let effect = match changes.len() {
-        0 | 1 => best_effect(best),
+        0 | 1 => format!(" {}", best_effect(best)),
         2 => format!("; with the other change, this {}", best_effect(best)),
         n => format!("; with the other {} changes, this {}", n - 1, best_effect(best)),
     };
@@ -111,8 +111,7 @@ fn show_changed_places(report: &mut Report, best: &Repair) {
         if explained {
             continue;
         }
-        let sep = if effect.starts_with(';') { "" } else { " " };
-        let message = format!("possible bug here: {}{sep}{effect}", place.change);
+        let message = format!("possible bug here: {}{effect}", place.change);
         match shown.iter_mut().find(|d| d.message == message) {
             Some(first) => {
                 first.related.push(crate::ir::Related { span: place.span, message: "the same change here".into() })

@@ -500,12 +500,9 @@ impl Ctx<'_> {
         let ExprKind::Var(_) = target.kind else { return };
         let name = self.text(target.span);
         let token = if matches!(op, IncDec::PreInc | IncDec::PostInc) { "++" } else { "--" };
-        let (written, other) = match op {
-            IncDec::PreInc | IncDec::PreDec => (format!("{token}{name}"), (format!("{name}{token}"), op.other_form())),
-            IncDec::PostInc | IncDec::PostDec => {
-                (format!("{name}{token}"), (format!("{token}{name}"), op.other_form()))
-            }
-        };
+        let (prefix, postfix) = (format!("{token}{name}"), format!("{name}{token}"));
+        let (written, other) =
+            if matches!(op, IncDec::PreInc | IncDec::PreDec) { (prefix, postfix) } else { (postfix, prefix) };
         // A condition's node spans its parentheses: `(--j)`.
         let text = self.text(e.span);
         let mut inner = text.trim();
@@ -517,8 +514,8 @@ impl Ctx<'_> {
         }
         let start = e.span.start as usize + (inner.as_ptr() as usize - text.as_ptr() as usize);
         let span = Span::new(start, start + inner.len());
-        let node = Expr { kind: ExprKind::IncDec(other.1, Box::new(target.clone())), ..e.clone() };
-        let mut m = self.mutant(path, node, MutationKind::IncrementForm, span, other.0);
+        let node = Expr { kind: ExprKind::IncDec(op.other_form(), Box::new(target.clone())), ..e.clone() };
+        let mut m = self.mutant(path, node, MutationKind::IncrementForm, span, other);
         m.description = format!("`{inner}` → `{}`", m.edit.new_text);
         out.push(m);
     }

@@ -365,42 +365,38 @@ pub(super) fn run<'ctx>(
     if !matches!(ret, SymVal::Void) {
         x.enc.return_value = Some(ret);
     }
-    if let Some(chars) = x.enc.chars.as_ref().filter(|_| opts.line_in_input) {
-        // The line assumption, as the verified engine's stream model: the input holds a '\n'
-        // (the assignment promises a line; a run that reads past it is beyond the bound).
-        let n = chars.bytes.len() as u64;
-        let nl = BV::from_u64(ctx, b'\n' as u64, 8);
-        let mut somewhere = vec![chars.len.bvugt(&BV::from_u64(ctx, n, TOKEN_BITS))];
-        for (k, b) in chars.bytes.iter().enumerate() {
-            let inside = BV::from_u64(ctx, k as u64, TOKEN_BITS).bvult(&chars.len);
-            somewhere.push(Bool::and(ctx, &[&inside, &b._eq(&nl)]));
-        }
-        let refs: Vec<&Bool<'ctx>> = somewhere.iter().collect();
-        x.enc.hard.push(Bool::or(ctx, &refs));
-        x.enc.line_assumed = true;
-    }
-    if let Some(chars) = x.enc.chars.as_ref().filter(|_| opts.min_lines > 0) {
-        // At least `min_lines` lines among the bytes read, where the input holds no more
-        // than those (a longer input may have its lines further on): its '\n's, and the
-        // text after the last one.
+    if let Some(chars) = x.enc.chars.as_ref().filter(|_| opts.line_in_input || opts.min_lines > 0) {
         let n = chars.bytes.len();
         let at = |k: usize| BV::from_u64(ctx, k as u64, TOKEN_BITS);
         let nl = BV::from_u64(ctx, b'\n' as u64, 8);
-        let mut lines = at(0);
-        for (k, b) in chars.bytes.iter().enumerate() {
-            let counted = Bool::and(ctx, &[&at(k).bvult(&chars.len), &b._eq(&nl)]);
-            lines = lines.bvadd(&counted.ite(&at(1), &at(0)));
-        }
-        let unterminated: Vec<Bool<'ctx>> = chars
-            .bytes
-            .iter()
-            .enumerate()
-            .map(|(k, b)| Bool::and(ctx, &[&chars.len._eq(&at(k + 1)), &b._eq(&nl).not()]))
+        // What the bytes read say of the input's lines holds where it has no more than those
+        // (a longer input may have its line breaks further on).
+        let longer = chars.len.bvugt(&at(n));
+        // Per byte read: it is a '\n' of the input.
+        let breaks: Vec<Bool<'ctx>> = (chars.bytes.iter().enumerate())
+            .map(|(k, b)| Bool::and(ctx, &[&at(k).bvult(&chars.len), &b._eq(&nl)]))
             .collect();
-        let refs: Vec<&Bool<'ctx>> = unterminated.iter().collect();
-        lines = lines.bvadd(&Bool::or(ctx, &refs).ite(&at(1), &at(0)));
-        let enough = lines.bvuge(&at(opts.min_lines as usize));
-        x.enc.hard.push(Bool::or(ctx, &[&chars.len.bvugt(&at(n)), &enough]));
+        if opts.line_in_input {
+            // The line assumption, as the verified engine's stream model: the input holds a
+            // '\n' (the assignment promises a line; a run that reads past it is beyond the bound).
+            let somewhere: Vec<&Bool<'ctx>> = std::iter::once(&longer).chain(&breaks).collect();
+            x.enc.hard.push(Bool::or(ctx, &somewhere));
+            x.enc.line_assumed = true;
+        }
+        if opts.min_lines > 0 {
+            // At least `min_lines` lines: the '\n's, and the text after the last one.
+            let mut lines = at(0);
+            for counted in &breaks {
+                lines = lines.bvadd(&counted.ite(&at(1), &at(0)));
+            }
+            let unterminated: Vec<Bool<'ctx>> = (chars.bytes.iter().enumerate())
+                .map(|(k, b)| Bool::and(ctx, &[&chars.len._eq(&at(k + 1)), &b._eq(&nl).not()]))
+                .collect();
+            let refs: Vec<&Bool<'ctx>> = unterminated.iter().collect();
+            lines = lines.bvadd(&Bool::or(ctx, &refs).ite(&at(1), &at(0)));
+            let enough = lines.bvuge(&at(opts.min_lines as usize));
+            x.enc.hard.push(Bool::or(ctx, &[&longer, &enough]));
+        }
     }
     let returned = if x.st.dead { Bool::from_bool(ctx, false) } else { x.st.guard.clone() };
     let mut ends: Vec<&Bool<'ctx>> = x.enc.exits.iter().map(|(g, _)| g).collect();
