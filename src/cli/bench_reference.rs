@@ -420,7 +420,10 @@ fn evaluate(p: &Problem, path: &Path, budget: Duration, work: &Path) -> Option<O
         file,
         level,
         reference: if front_end.is_some() { "front end rejects" } else { report.stats.reference.unwrap_or("not run") },
-        why: front_end.map(|d| format!("front end: {}", d.message)).or(report.stats.reference_failure.clone()),
+        why: front_end
+            .map(|d| format!("front end: {}", d.message))
+            .or(report.stats.reference_failure.clone())
+            .or_else(|| (report.stats.reference.is_none() && best.is_none()).then(|| not_run_because(&report))),
         first_ms: first_at_least(&report, Guarantee::Tested { tests: 0 }.strength()),
         first_proved_ms: first_at_least(&report, Guarantee::Bounded { bound: crate::ir::Bound::loops(0) }.strength()),
         empty_at_budget: best.is_none() && report.stats.timed_out,
@@ -434,6 +437,16 @@ fn evaluate(p: &Problem, path: &Path, budget: Duration, work: &Path) -> Option<O
         tested,
         tested_differs,
     })
+}
+
+/// Why the analysis never compared the program with the reference: its first error (a
+/// `mend.toml` it cannot use, say), else its first note, so that "not run" is never silent.
+fn not_run_because(report: &check::Report) -> String {
+    let first = |severity| report.diagnostics.iter().find(|d| d.severity == severity);
+    match first(crate::ir::Severity::Error).or_else(|| first(crate::ir::Severity::Hint)) {
+        Some(d) => format!("not run: {} [{}]", d.message, d.code),
+        None => "not run: the analysis ended before it reached the reference".into(),
+    }
 }
 
 /// When the report's first repair with a guarantee at least `strength` was shown.
@@ -709,7 +722,7 @@ pub fn run(
                 o.reference,
                 o.first_ms.unwrap_or(o.total_ms),
                 o.total_ms,
-                o.title
+                if o.reference == "not run" { o.why.as_deref().unwrap_or_default() } else { &o.title }
             )?;
         }
     }
