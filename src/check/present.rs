@@ -40,15 +40,18 @@ pub fn student_view(report: &mut Report) {
     behaviour.sort_by_key(|r| std::cmp::Reverse(r.guarantee.strength()));
     if let Some(best) = behaviour.first() {
         show_changed_places(report, best);
-        // "The proof did not finish" and "a fix was withdrawn" stand only while the best fix
-        // is unproved: once a proof is shown, they are history.
+        // "The proof did not finish" stands only while the best fix is unproved: once a
+        // proof is shown, it is history. "A fix was withdrawn" is history as soon as any fix
+        // is shown: the input that refuted it joined the tests the shown fix passes, and its
+        // note would name an earlier candidate beside the one offered (often a part of it).
         let proved = best.guarantee.is_proof();
         // "Could not finish comparing" is said once: by the note on the unproved fix.
         let unfinished = report.diagnostics.iter().any(|d| d.code == "proof-unfinished");
         report.diagnostics.retain(|d| {
             !SEARCH_NOTES.contains(&d.code)
                 && d.code != "no-repair"
-                && !(proved && matches!(d.code, "proof-unfinished" | "withdrawn"))
+                && d.code != "withdrawn"
+                && !(proved && d.code == "proof-unfinished")
                 && !(unfinished && !proved && d.code == "unknown")
         });
     } else {
@@ -172,21 +175,46 @@ mod tests {
     fn an_unproved_fix_says_once_that_the_comparison_did_not_finish() {
         let at = Span { start: 0, end: 0 };
         let mut report = Report::default();
-        report.repairs.push(Repair {
-            title: "Fix (passes all 3 tests): `a` → `b`".into(),
+        report.repairs.push(tested_fix());
+        report.diagnostics.push(Diagnostic::info("proof-unfinished", at, "the fix shown passes all 3 tests; ..."));
+        report.diagnostics.push(Diagnostic::info("unknown", at, "mend could not finish comparing ..."));
+        student_view(&mut report);
+        let codes: Vec<&str> = report.diagnostics.iter().map(|d| d.code).collect();
+        assert_eq!(codes, ["proof-unfinished"]);
+    }
+
+    fn tested_fix() -> Repair {
+        Repair {
+            title: "Fix (passes all 6 tests): `(num % 10)` → `(num * 10)` (2 places)".into(),
             engine: "mutation",
-            guarantee: crate::ir::Guarantee::Tested { tests: 3 },
+            guarantee: crate::ir::Guarantee::Tested { tests: 6 },
             edits: Vec::new(),
             places: Vec::new(),
             explanation: String::new(),
             details: String::new(),
             fixes: Vec::new(),
             reached: Vec::new(),
-        });
-        report.diagnostics.push(Diagnostic::info("proof-unfinished", at, "the fix shown passes all 3 tests; ..."));
-        report.diagnostics.push(Diagnostic::info("unknown", at, "mend could not finish comparing ..."));
+        }
+    }
+
+    /// A candidate withdrawn on the way to the fix shown (here one of its two places) is not
+    /// named beside it; with no fix shown, its note is the reason there is none.
+    #[test]
+    fn a_withdrawn_candidate_is_named_only_while_no_fix_is_shown() {
+        let at = Span { start: 0, end: 0 };
+        let withdrawn = || {
+            Diagnostic::info("withdrawn", at, "mend withdrew the fix `(num % 10)` → `(num * 10)`: for input `-10` ...")
+        };
+        let mut report = Report::default();
+        report.repairs.push(tested_fix());
+        report.diagnostics.push(withdrawn());
+        student_view(&mut report);
+        assert!(report.diagnostics.iter().all(|d| d.code != "withdrawn"), "{:?}", report.diagnostics);
+
+        let mut report = Report::default();
+        report.diagnostics.push(withdrawn());
         student_view(&mut report);
         let codes: Vec<&str> = report.diagnostics.iter().map(|d| d.code).collect();
-        assert_eq!(codes, ["proof-unfinished"]);
+        assert_eq!(codes, ["withdrawn"]);
     }
 }
