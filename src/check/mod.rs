@@ -1388,14 +1388,17 @@ pub(crate) fn undecided_words(reason: &crate::smt::solver::UnknownReason) -> &'s
     }
 }
 
-/// A program input as one line: its lines joined by spaces, as the tokens a test gives read;
-/// where that would hide what the input is (an empty line, a line that begins or ends with a
-/// space or a tab), every line break but the last is written out (`\n 0P`).
+/// A program input as one line: the lines of numbers joined by spaces, as the numbers a test
+/// gives read; where that would hide what the input is (lines of text, which a program may
+/// read line by line: `aardvark` then `a` is not the line `aardvark a`; an empty line, a line
+/// that begins or ends with a space or a tab), every line break but the last is written out
+/// (`aardvark\na`, `\n 0P`).
 pub(crate) fn input_shown(input: &str) -> String {
     let body = input.trim_end_matches(['\n', '\r']);
     let lines: Vec<&str> = body.split('\n').map(|l| l.strip_suffix('\r').unwrap_or(l)).collect();
     let blank = |l: &&str| l.is_empty() || l.starts_with([' ', '\t']) || l.ends_with([' ', '\t']);
-    if lines.len() > 1 && lines.iter().any(blank) {
+    let text = |l: &&str| l.split_ascii_whitespace().any(|t| t.parse::<f64>().is_err());
+    if lines.len() > 1 && lines.iter().any(|l| blank(l) || text(l)) {
         return shorten(body);
     }
     shorten(lines.join(" ").trim_end())
@@ -1480,14 +1483,16 @@ mod fix_tests {
 mod shown_tests {
     use super::input_shown;
 
-    /// Lines of tokens read as one line; an input whose line breaks matter to what it is (an
-    /// empty line, a line that starts with a space) keeps them visible.
+    /// Lines of numbers read as one line; an input whose line breaks matter to what it is
+    /// (lines of text, an empty line, a line that starts with a space) keeps them visible.
     #[test]
     fn an_input_is_one_line_unless_its_line_breaks_would_hide() {
         assert_eq!(input_shown("3\n4 5\n"), "3 4 5");
         assert_eq!(input_shown("hello world\n"), "hello world");
         assert_eq!(input_shown("\n 0P@0"), "\\n 0P@0");
         assert_eq!(input_shown("a\n\nb\n"), "a\\n\\nb");
+        assert_eq!(input_shown("aardvark\na\n"), "aardvark\\na");
+        assert_eq!(input_shown("3 -1.5\n2e3\n"), "3 -1.5 2e3");
         assert_eq!(input_shown("a \nb"), "a \\nb");
         assert_eq!(input_shown("a\tb\n"), "a\\tb");
     }
