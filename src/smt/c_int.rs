@@ -57,9 +57,15 @@ pub fn mul<'ctx>(a: &BV<'ctx>, b: &BV<'ctx>) -> BV<'ctx> {
 pub fn div<'ctx>(a: &BV<'ctx>, b: &BV<'ctx>, signed: bool) -> BV<'ctx> {
     if signed { a.bvsdiv(b) } else { a.bvudiv(b) }
 }
-/// C `%`: the sign of the dividend (`bvsrem`, not `bvsmod`) for signed types.
+/// C `%`: the sign of the dividend for signed types, written as C defines it from the
+/// quotient, `a - b * (a / b)` (C11 6.5.5p6). The term equals `bvsrem` (`bvurem` unsigned) for
+/// every `a` and `b`, `b = 0` and `INT_MIN % -1` included (SMT-LIB defines both from the
+/// quotient of the magnitudes). Spelt this way it shares the quotient and the product with a
+/// remainder a student computes by hand (`n - n / 10 * 10`, `r = a - b * q`), which the
+/// solver then sees are the same term; as `bvsrem` the equivalence is a division circuit
+/// against a multiplier, which Z3 does not decide in minutes at 32 bits.
 pub fn rem<'ctx>(a: &BV<'ctx>, b: &BV<'ctx>, signed: bool) -> BV<'ctx> {
-    if signed { a.bvsrem(b) } else { a.bvurem(b) }
+    a.bvsub(&b.bvmul(&div(a, b, signed)))
 }
 pub fn neg<'ctx>(a: &BV<'ctx>) -> BV<'ctx> {
     a.bvneg()

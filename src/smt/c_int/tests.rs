@@ -267,6 +267,36 @@ fn c_division_examples() {
     assert_eq!(value_of(&div(&c(-7), &c(2), false), IntType::UINT), Some(4294967289 / 2));
 }
 
+/// A remainder computed by hand from the quotient, `a - a / b * b` or `a - b * (a / b)`, is
+/// proved to be `a % b` for every `a` and `b` at once (a division circuit against a
+/// multiplier times out as `bvsrem`), and the term is `bvsrem` (`bvurem`) everywhere.
+#[test]
+fn a_remainder_computed_from_the_quotient_is_the_remainder() {
+    let ctx = new_context();
+    let quick = Budget::new(Duration::from_secs(5), Cancel::new());
+    for t in [IntType::INT, IntType::UINT] {
+        let a = BV::new_const(&ctx, "a", width(t));
+        let b = BV::new_const(&ctx, "b", width(t));
+        let r = rem(&a, &b, t.signed);
+        let q = div(&a, &b, t.signed);
+        for by_hand in [sub(&a, &mul(&q, &b)), sub(&a, &mul(&b, &q))] {
+            let s = z3::Solver::new(&ctx);
+            s.assert(&by_hand._eq(&r).not());
+            assert_eq!(check_with_budget(&s, &[], &quick), Verdict::Unsat, "{t:?}");
+        }
+    }
+    // The same term as SMT-LIB's remainder, `b = 0` and `INT_MIN % -1` included (every pair of
+    // 8-bit values: the solver decides it there).
+    for t in [IntType::CHAR, IntType::UCHAR] {
+        let a = BV::new_const(&ctx, "a", width(t));
+        let b = BV::new_const(&ctx, "b", width(t));
+        let smt = if t.signed { a.bvsrem(&b) } else { a.bvurem(&b) };
+        let s = z3::Solver::new(&ctx);
+        s.assert(&rem(&a, &b, t.signed)._eq(&smt).not());
+        assert_eq!(check_with_budget(&s, &[], &budget()), Verdict::Unsat, "{t:?}");
+    }
+}
+
 #[test]
 fn definedness_conditions() {
     let ctx = new_context();
