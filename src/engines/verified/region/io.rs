@@ -549,12 +549,13 @@ impl<'s, 'p, 'w, 'a, 'ctx> Exec<'s, 'p, 'w, 'a, 'ctx> {
         g: &Bool<'ctx>,
         at: &Expr,
     ) -> R<Val<'ctx>> {
-        let Some(ExprKind::Str(fmt)) = args.first().map(|a| &a.strip_implicit().kind) else {
+        let Some((fmt, values)) = cfmt::printf_format(args) else {
             return unsupported("a printf format that is not a literal", e.span);
         };
+        let fmt = &fmt[..];
         let pieces = cfmt::parse(fmt, false)
             .map_err(|_| Unsupported { what: "a malformed printf format".into(), span: e.span })?;
-        let mut rest = args[1..].iter();
+        let mut rest = values.iter();
         // One printer, or two when a `%s` prints `cond ? "text" : "other"`: each prints under
         // its side of the condition.
         let mut outs = vec![(Printer::new(self.ctx, self.setup.compare, st.at_ws.clone()), g.clone())];

@@ -1399,14 +1399,18 @@ impl<'a, 'ctx> Exec<'a, 'ctx> {
     }
 
     pub(super) fn printf(&mut self, e: &Expr, args: &[Expr]) -> R<SymVal<'ctx>> {
-        let Some(f) = args.first() else { return self.unsupported("printf without a format", e.span) };
-        let fmt = self.literal_format(f, e)?.to_vec();
+        if args.is_empty() {
+            return self.unsupported("printf without a format", e.span);
+        }
+        let Some((fmt, values)) = cfmt::printf_format(args) else {
+            return self.unsupported("a format that is not a string literal", e.span);
+        };
         let pieces = match cfmt::parse(&fmt, false) {
             Ok(p) => p,
             Err(err) => return self.unsupported(format!("a malformed printf format ({})", err.message), e.span),
         };
         // Arguments right to left, as gcc (and the interpreter) evaluate them.
-        let mut vals: Vec<Option<OutValue<'ctx>>> = vec![None; args.len()];
+        let mut vals: Vec<Option<OutValue<'ctx>>> = vec![None; values.len()];
         let mut dirs = Vec::new();
         for p in &pieces {
             if let Piece::Directive(d) = p {
@@ -1419,9 +1423,9 @@ impl<'a, 'ctx> Exec<'a, 'ctx> {
                 dirs.push(d.conv);
             }
         }
-        for i in (1..args.len()).rev() {
-            let a = &args[i];
-            let conv = dirs.get(i - 1).copied().unwrap_or('d');
+        for i in (0..values.len()).rev() {
+            let a = &values[i];
+            let conv = dirs.get(i).copied().unwrap_or('d');
             vals[i] = Some(if conv == 's' {
                 self.string_value(a)?
             } else {
@@ -1443,7 +1447,7 @@ impl<'a, 'ctx> Exec<'a, 'ctx> {
             span: e.span,
             guard: self.st.guard.clone(),
             format: fmt,
-            values: vals.into_iter().skip(1).flatten().collect(),
+            values: vals.into_iter().flatten().collect(),
         });
         let n = self.name("printf.ret");
         Ok(SymVal::Int(BV::new_const(self.ctx, n, 32)))
