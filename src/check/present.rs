@@ -38,6 +38,16 @@ pub fn student_view(report: &mut Report) {
     let (mut behaviour, other): (Vec<Repair>, Vec<Repair>) =
         std::mem::take(&mut report.repairs).into_iter().partition(|r| is_behaviour(r));
     behaviour.sort_by_key(|r| std::cmp::Reverse(r.guarantee.strength()));
+    // Two engines may find the same patch (the printed-text engine and the search both fix a
+    // `"%d/n"`): one quick fix, the strongest.
+    let mut seen: Vec<Vec<crate::ir::TextEdit>> = Vec::new();
+    behaviour.retain(|r| {
+        let mut edits = r.edits.clone();
+        edits.sort_by_key(|e| (e.span.start, e.span.end));
+        let new = !seen.contains(&edits);
+        seen.push(edits);
+        new
+    });
     if let Some(best) = behaviour.first() {
         show_changed_places(report, best);
         // "The proof did not finish" stands only while the best fix is unproved: once a
@@ -195,6 +205,25 @@ mod tests {
             fixes: Vec::new(),
             reached: Vec::new(),
         }
+    }
+
+    /// The same patch found by two engines is offered once, with the stronger guarantee.
+    #[test]
+    fn the_same_patch_from_two_engines_is_one_fix() {
+        let edit = |at: u32| crate::ir::TextEdit { span: Span { start: at, end: at + 1 }, new_text: "\\".into() };
+        let mut tested = tested_fix();
+        tested.edits = vec![edit(10), edit(30)];
+        let mut proved = tested_fix();
+        proved.engine = "output-text";
+        proved.guarantee = crate::ir::Guarantee::Verified;
+        proved.edits = vec![edit(30), edit(10)];
+        let mut other = tested_fix();
+        other.edits = vec![edit(10)];
+        let mut report = Report { repairs: vec![tested, proved, other], ..Report::default() };
+        student_view(&mut report);
+        let kept: Vec<(&str, bool)> = report.repairs.iter().map(|r| (r.engine, r.guarantee.is_proof())).collect();
+        assert_eq!(kept, [("output-text", true), ("mutation", false)]);
+        assert_eq!(report.repairs[1].edits.len(), 1);
     }
 
     /// A candidate withdrawn on the way to the fix shown (here one of its two places) is not
