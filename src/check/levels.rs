@@ -46,7 +46,9 @@ impl Levels {
     }
 }
 
-fn in_text_order(edits: &[TextEdit]) -> Vec<TextEdit> {
+/// A patch as one value: its edits in text order (the same edits in another order are the
+/// same patch).
+pub(super) fn in_text_order(edits: &[TextEdit]) -> Vec<TextEdit> {
     let mut sorted = edits.to_vec();
     sorted.sort_by(|a, b| (a.span.start, a.span.end, &a.new_text).cmp(&(b.span.start, b.span.end, &b.new_text)));
     sorted

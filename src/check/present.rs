@@ -42,10 +42,9 @@ pub fn student_view(report: &mut Report) {
     // `"%d/n"`): one quick fix, the strongest.
     let mut seen: Vec<Vec<crate::ir::TextEdit>> = Vec::new();
     behaviour.retain(|r| {
-        let mut edits = r.edits.clone();
-        edits.sort_by_key(|e| (e.span.start, e.span.end));
-        let new = !seen.contains(&edits);
-        seen.push(edits);
+        let patch = super::levels::in_text_order(&r.edits);
+        let new = !seen.contains(&patch);
+        seen.push(patch);
         new
     });
     if let Some(best) = behaviour.first() {

@@ -211,13 +211,13 @@ impl Directive {
 /// The format of a `printf` call and the arguments it prints: its literal format and the
 /// rest, or, for `printf(c ? "yes\n" : "no\n")` (a choice between two literals without a `%`,
 /// and nothing else), `%s` of the choice, which prints the same. `None` for any other format.
-pub fn printf_format(args: &[super::Expr]) -> Option<(Vec<u8>, &[super::Expr])> {
+pub fn printf_format(args: &[super::Expr]) -> Option<(&[u8], &[super::Expr])> {
     use super::ExprKind;
     match &args.first()?.strip_implicit().kind {
-        ExprKind::Str(fmt) => Some((fmt.clone(), &args[1..])),
+        ExprKind::Str(fmt) => Some((fmt, &args[1..])),
         ExprKind::Cond(_, a, b) if args.len() == 1 => {
             let plain = |e: &super::Expr| matches!(&e.strip_implicit().kind, ExprKind::Str(t) if !t.contains(&b'%'));
-            (plain(a) && plain(b)).then(|| (b"%s".to_vec(), args))
+            (plain(a) && plain(b)).then_some((b"%s".as_slice(), args))
         }
         _ => None,
     }

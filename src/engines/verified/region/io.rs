@@ -552,7 +552,6 @@ impl<'s, 'p, 'w, 'a, 'ctx> Exec<'s, 'p, 'w, 'a, 'ctx> {
         let Some((fmt, values)) = cfmt::printf_format(args) else {
             return unsupported("a printf format that is not a literal", e.span);
         };
-        let fmt = &fmt[..];
         let pieces = cfmt::parse(fmt, false)
             .map_err(|_| Unsupported { what: "a malformed printf format".into(), span: e.span })?;
         let mut rest = values.iter();

@@ -1405,7 +1405,7 @@ impl<'a, 'ctx> Exec<'a, 'ctx> {
         let Some((fmt, values)) = cfmt::printf_format(args) else {
             return self.unsupported("a format that is not a string literal", e.span);
         };
-        let pieces = match cfmt::parse(&fmt, false) {
+        let pieces = match cfmt::parse(fmt, false) {
             Ok(p) => p,
             Err(err) => return self.unsupported(format!("a malformed printf format ({})", err.message), e.span),
         };
@@ -1446,7 +1446,7 @@ impl<'a, 'ctx> Exec<'a, 'ctx> {
             seq: self.next_seq(),
             span: e.span,
             guard: self.st.guard.clone(),
-            format: fmt,
+            format: fmt.to_vec(),
             values: vals.into_iter().flatten().collect(),
         });
         let n = self.name("printf.ret");
