@@ -775,9 +775,21 @@ pub fn read_of(e: &Expr) -> Option<Read> {
 /// A scanf format that matches literal text in the input (`"%d,%d"`, `"%d:%d"`, `"%d%%"`):
 /// the token model has no place for the bytes it must find, so its reads are the character
 /// model's, where a byte that does not match stops `scanf` as it stops glibc's.
+///
+/// Text right after the last conversion, when that conversion reads a number or a word
+/// (`"%d%d/n"`, a slip for `"\n"`), is not matched text in the token model: a token ends
+/// at white space or the end of the input, so the text's first byte never matches, `scanf`
+/// stops there having assigned everything, and nothing is consumed.
 fn matches_text(pieces: &[crate::ir::format::Piece]) -> bool {
     use crate::ir::format::Piece;
-    pieces.iter().any(|p| match p {
+    let inert_tail = match pieces {
+        [.., Piece::Directive(d), Piece::Literal(tail)] => {
+            !matches!(d.conv, 'c' | '[' | '%' | 'n') && tail.first().is_some_and(|b| !b.is_ascii_whitespace())
+        }
+        _ => false,
+    };
+    let matched = if inert_tail { &pieces[..pieces.len() - 1] } else { pieces };
+    matched.iter().any(|p| match p {
         Piece::Literal(bytes) => bytes.iter().any(|b| !b.is_ascii_whitespace()),
         Piece::Directive(d) => d.conv == '%',
     })

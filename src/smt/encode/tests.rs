@@ -149,6 +149,12 @@ fn a_format_that_matches_text_reads_characters() {
     assert!(reads("%d%%%d"));
     assert!(!reads("%d %d"));
     assert!(!reads("%d\\n%d"));
+    // Text after the last number is never matched by a token input: the token model reads it.
+    assert!(!reads("%d%d/n"));
+    // ... but not text between two conversions, which stops `scanf` early ...
+    assert!(reads("%d/n%d"));
+    // ... nor after a character, whose next byte may be the text.
+    assert!(reads("%c/n"));
 }
 
 #[test]
