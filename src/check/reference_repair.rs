@@ -40,9 +40,18 @@ fn equivalent(anchor: Span, compare: Compare) -> Diagnostic {
     Diagnostic::info("equivalent", anchor, format!("your program {} for every input (verified)", same_output(compare)))
 }
 
-/// The solver saw a difference its stricter model of output makes up (`smt::output`): no run
-/// shows it, and nothing is proved.
-fn no_difference_found(compare: Compare) -> String {
+/// The solver's difference did not show when both programs ran: its stricter model of output
+/// made it up (`smt::output`), or the input is one the reference itself does not run to its
+/// end on (a read that fails, a value never given), which is outside what the reference
+/// specifies. Nothing is proved either way.
+fn no_difference_found(compare: Compare, m: &Mismatch) -> String {
+    if !m.reference_ran {
+        // The input is the solver's, often bytes no student would type: not shown.
+        return format!(
+            "mend could not prove that your program {} for every input: the only difference it found is on an input on which the reference itself does not run to its end",
+            same_output(compare)
+        );
+    }
     format!(
         "mend found no input where your program differs from the reference, but could not prove that it {} for every input",
         same_output(compare)
@@ -228,11 +237,11 @@ pub fn repair_against_reference(
                     anytime.as_written = Some(proved);
                     return anytime;
                 }
-                Difference::NotShown => {
+                Difference::NotShown(m) => {
                     // Every test passes and no input shows a difference: the engine's "repair"
                     // answers the solver's stricter model, not a bug of the student's.
                     report.stats.reference = Some("difference not shown");
-                    report.diagnostics.push(Diagnostic::info("unknown", anchor, no_difference_found(compare)));
+                    report.diagnostics.push(Diagnostic::info("unknown", anchor, no_difference_found(compare, &m)));
                     return anytime;
                 }
                 _ => {}
@@ -461,7 +470,7 @@ pub fn repair_against_reference(
                 // The solver's model of output is stricter than the compare mode (`smt::output`):
                 // its difference did not show when both programs ran.
                 let also = compared_anyway(report);
-                Diagnostic::info("unknown", anchor, format!("{}{also}", no_difference_found(compare)))
+                Diagnostic::info("unknown", anchor, format!("{}{also}", no_difference_found(compare, &m)))
             };
             report.diagnostics.push(shown);
         }
@@ -672,7 +681,7 @@ enum Difference {
     /// every input with a line break where it assumed one: the guarantee says which.
     NoneProved(Guarantee),
     /// The bounded product's only difference did not show when both programs ran.
-    NotShown,
+    NotShown(Mismatch),
     /// Not known (the bounded check ran out of time, or cannot compare these programs).
     Unknown,
 }
@@ -705,7 +714,7 @@ fn difference(
     match r.verdict {
         BmcVerdict::Violated(cex) if cex.kind == ViolationKind::OutputMismatch => {
             let m = mismatch(program, reference, compare, entry, &cex.stdin, cancel);
-            if m.confirmed { Difference::Input(m) } else { Difference::NotShown }
+            if m.confirmed { Difference::Input(m) } else { Difference::NotShown(m) }
         }
         BmcVerdict::Holds { complete: true } => Difference::NoneProved(r.guarantee(opts.bound).expect("a proof")),
         _ => Difference::Unknown,
@@ -941,6 +950,24 @@ mod tests {
         assert!(differs(&REFERENCE.replace("n = n / 10", "n = n * 10")));
         // Nine digits: agrees on every run of at most 5 iterations, not on the third input.
         assert!(differs(&REFERENCE.replace("while (n >= 10)", "while (n >= 10 && n < 100000)")));
+    }
+
+    #[test]
+    fn a_difference_where_the_reference_cannot_run_is_not_called_no_difference() {
+        // The reference's read fails on `x` and it prints a number it never got: the input is
+        // outside what it specifies, and neither "differs" nor "found no difference" is true.
+        let reference = crate::syntax::lower::lower_source(REFERENCE).program;
+        let student = crate::syntax::lower::lower_source(
+            "#include <stdio.h>\nint main(void) { int c = getchar(); printf(\"%d\\n\", c); return 0; }\n",
+        )
+        .program;
+        let m = mismatch(&student, &reference, Compare::Exact, "main", "x", &Cancel::new());
+        assert!(!m.confirmed && !m.reference_ran);
+        let said = no_difference_found(Compare::Exact, &m);
+        assert!(said.contains("the reference itself does not run to its end"), "{said}");
+        assert!(!said.contains("found no input"), "{said}");
+        // On an input both run, the difference shows.
+        assert!(mismatch(&student, &reference, Compare::Exact, "main", "7", &Cancel::new()).confirmed);
     }
 
     #[test]
