@@ -3,6 +3,10 @@
 
 use super::*;
 
+/// How long the check of a print over the student's own values may take
+/// ([`Job::own_values_printed`]): a nicety, never worth much of the budget.
+const OWN_VALUES_CHECK: Duration = Duration::from_secs(2);
+
 impl<'j, 'p: 'j, 'ctx: 'j> Job<'j, 'p, 'ctx> {
     /// The constraint a counterexample puts on the holes: from its concrete pre-states and
     /// inputs, the node's check holds.
@@ -89,6 +93,9 @@ impl<'j, 'p: 'j, 'ctx: 'j> Job<'j, 'p, 'ctx> {
         let mut synth = synth::Synth::new(self.ctx);
         for (site, (sel, alts)) in holes.iter() {
             synth.require(&sel.bvult(&sel_const(self.ctx, alts.len() as u64)));
+            for &(_, k) in holes.held_back.iter().filter(|(s, _)| s == site) {
+                synth.require(&sel._eq(&sel_const(self.ctx, k as u64)).not());
+            }
             if alts.len() > 1 && !self.chosen.contains_key(site) {
                 // Fewest changed expressions first; among those, an added statement
                 // unconditional rather than guarded.
@@ -134,8 +141,8 @@ impl<'j, 'p: 'j, 'ctx: 'j> Job<'j, 'p, 'ctx> {
                 return Err(Failure::Timeout);
             }
             if fresh_cex {
-                let Some((m, pre_r, pre_s)) = self.verify(node, holes, &choice)? else {
-                    return Ok(choice);
+                let Some((m, pre_r, pre_s)) = self.verify(node, holes, &choice, self.query_deadline())? else {
+                    return Ok(self.own_values_printed(node, holes, choice));
                 };
                 tracing::debug!("counterexample at {node:?}: {m}");
                 let instance = self.instance(node, &m, concrete(&pre_r, &m), concrete(&pre_s, &m), holes)?;
@@ -182,6 +189,42 @@ impl<'j, 'p: 'j, 'ctx: 'j> Job<'j, 'p, 'ctx> {
                 None => return Err(Failure::NoRepair(String::new())),
             }
         }
+    }
+
+    /// A proved `choice` with each reference `printf` it puts in place of a student's replaced
+    /// by the same format over the student's own values, where that is proved too, in a short
+    /// check: where the student's values are the reference's, only the text changes
+    /// (`"%d:%d\n"` → `"%02d:%02d\n"`), not the whole call. The CEGIS loop does not try
+    /// these first: a student's values computed another way (`N % 3600 / 60` for the
+    /// reference's `N / 60 % 60`) can be true yet take the solver longer than the budget.
+    fn own_values_printed(
+        &mut self,
+        node: Node,
+        holes: &Holes<'ctx>,
+        mut choice: HashMap<ExprId, usize>,
+    ) -> HashMap<ExprId, usize> {
+        let p = self.s.program;
+        for (site, (_, alts)) in holes.iter() {
+            let (Some(&k), false) = (choice.get(site), self.chosen.contains_key(site)) else { continue };
+            let (Some(Alt::Expr(picked)), Some((info, _))) = (alts.get(k), self.sites.get(site)) else { continue };
+            if info.kind != SiteKind::PrintCall || self.is_synthetic_print(*site) {
+                continue;
+            }
+            let Some(own) = with_format_of(info.expr, picked) else { continue };
+            let own = expr_to_c(p, &own);
+            let held = holes.held_back.iter().filter(|(s, _)| s == site).map(|&(_, j)| j);
+            let Some(j) = held.into_iter().find(|&j| matches!(&alts[j], Alt::Expr(e) if expr_to_c(p, e) == own)) else {
+                continue;
+            };
+            let mut trial = choice.clone();
+            trial.insert(*site, j);
+            let end = Instant::now() + OWN_VALUES_CHECK.min(self.budget.remaining() / 8);
+            if let Ok(None) = self.verify(node, holes, &trial, end.min(self.query_deadline())) {
+                tracing::debug!("{node:?}: the student's own values printed: {own}");
+                choice = trial;
+            }
+        }
+        choice
     }
 
     /// Sends the part's candidate of `choice` at `node`: the changes fixed before it and the

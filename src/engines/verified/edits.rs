@@ -123,7 +123,6 @@ impl<'j, 'p: 'j, 'ctx: 'j> Job<'j, 'p, 'ctx> {
         let p = self.s.program;
         let (info, _) = self.sites.get(&site)?;
         let e = info.expr;
-        let old_text = text.get(e.span.range())?.to_string();
         let (span, new) = match (alt, info.kind) {
             (Alt::Bool(b), SiteKind::Cond | SiteKind::Atom) => {
                 (e.span, if *b { "1".to_string() } else { "0".to_string() })
@@ -132,9 +131,16 @@ impl<'j, 'p: 'j, 'ctx: 'j> Job<'j, 'p, 'ctx> {
             (Alt::Expr(x), SiteKind::Update(v)) if is_self_update(e) => {
                 (e.span, format!("{} = {}", p.var(v).name, expr_to_c(p, x)))
             }
+            // Another format over the same values: only the format changes.
+            (Alt::Expr(x), SiteKind::PrintCall) if let Some((old, new)) = format_change(p, e, x) => {
+                (old.span, expr_to_c(p, new))
+            }
             (Alt::Expr(x), _) => (e.span, expr_to_c(p, x)),
             _ => return None,
         };
+        // What is shown as replaced: a deleted statement by its expression, else the text
+        // the edit replaces.
+        let old_text = text.get(if matches!(alt, Alt::Keep) { e.span } else { span }.range())?.to_string();
         // A condition's span includes the statement's parentheses: keep them.
         let wrapped = span == e.span && old_text.starts_with('(') && old_text.ends_with(')') && !new.is_empty();
         let new_text = if wrapped {

@@ -87,7 +87,7 @@ impl<'j, 'p: 'j, 'ctx: 'j> Job<'j, 'p, 'ctx> {
         let entry = self.phi(Node::FuncEntry, &sr, &ss);
         let rr = Exec::new(&self.r_setup, world, None).run(Node::FuncEntry, sr).map_err(Failure::from_region)?;
         // The student's entry region as repaired so far (it is verified before any loop node).
-        let mut fixed = Holes { sites: HashMap::new(), order: Vec::new() };
+        let mut fixed = Holes { sites: HashMap::new(), order: Vec::new(), held_back: Vec::new() };
         for (i, key) in self.chosen_order.iter().enumerate() {
             fixed
                 .sites

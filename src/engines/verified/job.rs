@@ -517,6 +517,7 @@ impl<'j, 'p: 'j, 'ctx: 'j> Job<'j, 'p, 'ctx> {
         node: Node,
         holes: &Holes<'ctx>,
         choice: &HashMap<ExprId, usize>,
+        query_end: Instant,
     ) -> Result<Option<(Model<'ctx>, State<'ctx>, State<'ctx>)>, Failure> {
         let ctx = self.ctx;
         let mut pre_r = Exec::fresh_state(ctx, &self.r_setup, "r.").map_err(Failure::from_region)?;
@@ -559,7 +560,6 @@ impl<'j, 'p: 'j, 'ctx: 'j> Job<'j, 'p, 'ctx> {
         // rest: taking turns cost more than it won there (IntroClass digits 6.8 s → 11.6 s).
         // A solver that gives up (not out of time) leaves; the last one left gets all the time.
         let take_turns = self.floats;
-        let query_end = self.query_deadline();
         let mut alive: Vec<usize> = (0..solvers.len()).collect();
         let mut slice = if take_turns { FIRST_SLICE } else { self.budget.remaining() / 4 };
         let mut verdict = Verdict::Unknown(UnknownReason::SolverUnknown("not run".into()));

@@ -65,6 +65,7 @@ impl<'j, 'p: 'j, 'ctx: 'j> Job<'j, 'p, 'ctx> {
         };
         let mut out = HashMap::new();
         let mut order = Vec::new();
+        let mut held_back = Vec::new();
         for (i, site) in sites.iter().enumerate() {
             let key = site.expr.id;
             if out.contains_key(&key) {
@@ -78,9 +79,7 @@ impl<'j, 'p: 'j, 'ctx: 'j> Job<'j, 'p, 'ctx> {
             }
             let own = update_rhs(site.expr, &site.kind).map(|e| expr_to_c(self.s.program, &e)).unwrap_or_default();
             let mut seen: HashSet<String> = [own].into_iter().collect();
-            let synthetic_print = self.arena.prints.values().any(|p| p.id == site.expr.id)
-                || self.guarding.iter().any(|g| g.print.id == site.expr.id)
-                || self.ending.is_some_and(|e| e.print.id == site.expr.id);
+            let synthetic_print = self.is_synthetic_print(site.expr.id);
             // A synthetic print's "as written" is printing nothing.
             let mut alts = vec![if synthetic_print { Alt::Keep } else { Alt::Original }];
             let mut push = |e: &Expr, alts: &mut Vec<Alt>| {
@@ -133,8 +132,23 @@ impl<'j, 'p: 'j, 'ctx: 'j> Job<'j, 'p, 'ctx> {
                     }
                 }
                 SiteKind::PrintCall => {
+                    // After the reference's calls, each one's format over the student's own
+                    // values: tried in their place once a repair is proved (see
+                    // `Job::own_values_printed`), as the smaller change where it is one.
+                    let own_values = ref_prints
+                        .iter()
+                        .filter(|_| !synthetic_print)
+                        .filter_map(|e| with_format_of(site.expr, e))
+                        .filter(is_plain_print)
+                        .collect::<Vec<_>>();
                     for e in &ref_prints {
                         if seen.insert(expr_to_c(self.s.program, e)) {
+                            alts.push(Alt::Expr(e.clone()));
+                        }
+                    }
+                    for e in &own_values {
+                        if seen.insert(expr_to_c(self.s.program, e)) {
+                            held_back.push((key, alts.len()));
                             alts.push(Alt::Expr(e.clone()));
                         }
                     }
@@ -168,7 +182,16 @@ impl<'j, 'p: 'j, 'ctx: 'j> Job<'j, 'p, 'ctx> {
                 );
             }
         }
-        Holes { sites: out, order }
+        // A cap that cut an alternative held back leaves nothing to hold back.
+        held_back.retain(|&(site, k)| out.get(&site).is_some_and(|(_, alts): &(BV<'ctx>, Vec<Alt>)| k < alts.len()));
+        Holes { sites: out, order, held_back }
+    }
+
+    /// A print the engine may add (none in the student's text).
+    pub(super) fn is_synthetic_print(&self, id: ExprId) -> bool {
+        self.arena.prints.values().any(|p| p.id == id)
+            || self.guarding.iter().any(|g| g.print.id == id)
+            || self.ending.is_some_and(|e| e.print.id == id)
     }
 
     /// `x == c` for each integer variable `x` the print `call` prints and each constant `c`
@@ -360,6 +383,53 @@ pub(super) fn is_plain_print(e: &Expr) -> bool {
         }
         _ => false,
     }
+}
+
+/// `call` (a student's `printf`) printing with `reference`'s format instead of its own,
+/// where the two print as many values, each passed as the same type (after the default
+/// argument promotions) as the reference's: the directives then read the student's values
+/// as they read the reference's.
+pub(super) fn with_format_of(call: &Expr, reference: &Expr) -> Option<Expr> {
+    fn printf_args(e: &Expr) -> Option<&[Expr]> {
+        match &e.kind {
+            ExprKind::Call(Callee::Builtin(Builtin::Printf), args) => Some(args),
+            _ => None,
+        }
+    }
+    let (own, theirs) = (printf_args(call)?, printf_args(reference)?);
+    if own.len() != theirs.len()
+        || own.len() < 2
+        || !own[1..].iter().zip(&theirs[1..]).all(|(a, b)| passed_alike(&a.ty, &b.ty))
+    {
+        return None;
+    }
+    let mut out = call.clone();
+    if let ExprKind::Call(_, args) = &mut out.kind {
+        args[0] = theirs[0].clone();
+    }
+    Some(out)
+}
+
+/// Two argument types a variadic call receives as the same type: floating types as `double`,
+/// integers after the integer promotions, strings as `char *`.
+fn passed_alike(a: &Type, b: &Type) -> bool {
+    use crate::ir::{IntKind, IntType};
+    let promoted = |t: IntType| if t.kind < IntKind::Int { IntType::INT } else { t };
+    let text = |t: &Type| matches!(t, Type::Pointer(e) | Type::Array(e, _) if matches!(**e, Type::Int(c) if c.kind == IntKind::Char));
+    match (a, b) {
+        (Type::Float(_), Type::Float(_)) => true,
+        (Type::Int(x), Type::Int(y)) => promoted(*x) == promoted(*y),
+        _ => text(a) && text(b),
+    }
+}
+
+/// The format arguments of two `printf` calls that print the same values (as written) with
+/// different formats.
+pub(super) fn format_change<'e>(p: &Program, old: &'e Expr, new: &'e Expr) -> Option<(&'e Expr, &'e Expr)> {
+    let (ExprKind::Call(_, a), ExprKind::Call(_, b)) = (&old.kind, &new.kind) else { return None };
+    let same_values =
+        a.len() == b.len() && !a.is_empty() && a[1..].iter().zip(&b[1..]).all(|(x, y)| expr_to_c(p, x) == expr_to_c(p, y));
+    (same_values && expr_to_c(p, &a[0]) != expr_to_c(p, &b[0])).then(|| (&a[0], &b[0]))
 }
 
 /// An expression without variables (a constant, after `#define`s are expanded).

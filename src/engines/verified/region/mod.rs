@@ -241,6 +241,9 @@ pub struct Holes<'ctx> {
     pub sites: HashMap<ExprId, (BV<'ctx>, Vec<Alt>)>,
     /// The sites in a fixed order (execution order), so that solving is deterministic.
     pub order: Vec<ExprId>,
+    /// Alternatives (site, index) the search never picks: tried only in place of a proved
+    /// pick (see `Job::own_values_printed`).
+    pub held_back: Vec<(ExprId, usize)>,
 }
 
 /// Width of a hole's selector (alternatives per hole are capped below 2^SEL_BITS).
@@ -258,7 +261,7 @@ impl<'ctx> Holes<'ctx> {
                 (*k, (sel.clone(), vec![alts[i].clone()]))
             })
             .collect();
-        Holes { sites, order: self.order.clone() }
+        Holes { sites, order: self.order.clone(), held_back: Vec::new() }
     }
 
     /// The holes in their fixed order.

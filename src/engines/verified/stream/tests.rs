@@ -317,6 +317,7 @@ fn an_alternative_replaces_the_read_in_a_condition() {
     let holes = Holes {
         sites: [(key, (sel.clone(), vec![Alt::Original, Alt::Bool(false)]))].into_iter().collect(),
         order: vec![key],
+        held_back: Vec::new(),
     };
     let st = only_exit(&entry_region(&ctx, &s, &world, Some(&holes)));
     let facts = |k: u64| vec![len(&ctx)._eq(&int(&ctx, 4)), sel._eq(&BV::from_u64(&ctx, k, SEL_BITS))];
