@@ -427,8 +427,9 @@ fn passed_alike(a: &Type, b: &Type) -> bool {
 /// different formats.
 pub(super) fn format_change<'e>(p: &Program, old: &'e Expr, new: &'e Expr) -> Option<(&'e Expr, &'e Expr)> {
     let (ExprKind::Call(_, a), ExprKind::Call(_, b)) = (&old.kind, &new.kind) else { return None };
-    let same_values =
-        a.len() == b.len() && !a.is_empty() && a[1..].iter().zip(&b[1..]).all(|(x, y)| expr_to_c(p, x) == expr_to_c(p, y));
+    let same_values = a.len() == b.len()
+        && !a.is_empty()
+        && a[1..].iter().zip(&b[1..]).all(|(x, y)| expr_to_c(p, x) == expr_to_c(p, y));
     (same_values && expr_to_c(p, &a[0]) != expr_to_c(p, &b[0])).then(|| (&a[0], &b[0]))
 }
 
