@@ -1381,7 +1381,7 @@ pub(crate) fn unsupported_words(u: &crate::smt::encode::Unsupported) -> String {
 pub(crate) fn undecided_words(reason: &crate::smt::solver::UnknownReason) -> &'static str {
     use crate::smt::solver::UnknownReason;
     match reason {
-        UnknownReason::Timeout => "it ran out of time",
+        UnknownReason::Timeout | UnknownReason::OutOfEffort => "it ran out of time",
         UnknownReason::Cancelled => "it was stopped",
         UnknownReason::SolverUnknown(_) => "the question was too hard for it",
         UnknownReason::NoRunWithinBound => "no run of both programs is that short",

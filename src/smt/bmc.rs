@@ -18,7 +18,7 @@ use super::encode::{
     BranchKind, EncodeOptions, Encoding, InputSource, LocationId, SymVal, Unsupported, ViolationKind, encode,
 };
 use super::floats::{self, FloatModel, Floats};
-use super::solver::{self, UnknownReason, Verdict, check_with_budget};
+use super::solver::{self, Effort, UnknownReason, Verdict, check_with_budget, check_with_effort};
 use crate::cancel::Cancel;
 use crate::ir::format::{self as cfmt, Piece};
 use crate::ir::{Bound, Cuts, FloatKind, Program, Span, Type};
@@ -351,7 +351,7 @@ fn verify_in(
             enc.assert_into(&u);
             u.assert(&enc.any_unwinding());
             let t2 = Instant::now();
-            let uv = check_with_budget(&u, &[], budget);
+            let uv = check_with_effort(&u, &[], Effort::UNWINDING_CHECK, &side_budget(budget));
             stats.unwind_time = t2.elapsed();
             // An unknown unwinding check leaves the result bounded: never upgraded.
             let complete = uv.is_unsat();
@@ -376,8 +376,8 @@ fn verify_in(
 }
 
 /// When the input text of `found` holds a byte other than printable characters and line
-/// breaks: a counterexample whose text has none, if the solver finds one within a few
-/// seconds, to be shown to a student instead.
+/// breaks: a counterexample whose text has none, if the solver finds one within
+/// [`Effort::SIDE_QUESTION`], to be shown to a student instead.
 fn readable_model<'ctx>(
     ctx: &'ctx z3::Context,
     enc: &Encoding<'ctx>,
@@ -392,8 +392,7 @@ fn readable_model<'ctx>(
     enc.assert_into(&s);
     s.assert(&enc.any_violation());
     s.assert(&readable);
-    let short = Budget::new(budget.remaining().min(std::time::Duration::from_secs(3)), budget.cancel.clone());
-    check_with_budget(&s, &[], &short).is_sat().then(|| s.get_model()).flatten()
+    check_with_effort(&s, &[], Effort::SIDE_QUESTION, &side_budget(budget)).is_sat().then(|| s.get_model()).flatten()
 }
 
 /// After a bounded proof against a reference: an input on which the reference's run ends
@@ -410,23 +409,31 @@ fn no_run_within_bound(enc: &Encoding<'_>, budget: &Budget) -> bool {
     let s = solver::one_shot_solver(enc.ctx, enc.bit_vectors_only);
     enc.assert_into(&s);
     s.assert(&enc.completes);
-    let slice = Budget::new(budget.remaining().min(VACUITY_SLICE), budget.cancel.clone());
-    check_with_budget(&s, &[], &slice).is_unsat()
+    check_with_effort(&s, &[], Effort::SIDE_QUESTION, &side_budget(budget)).is_unsat()
 }
 
 /// The input pieces a bounded proof of `enc` must name ([`Encoding::cuts`]), each kind's
-/// reachability asked within [`VACUITY_SLICE`].
+/// reachability asked within [`Effort::SIDE_QUESTION`].
 fn reachable_cuts(enc: &Encoding<'_>, budget: &Budget) -> Cuts {
     enc.cuts(|cut| {
         let s = solver::one_shot_solver(enc.ctx, enc.bit_vectors_only);
         enc.assert_into(&s);
         s.assert(cut);
-        !check_with_budget(&s, &[], &budget.sub(VACUITY_SLICE)).is_unsat()
+        !check_with_effort(&s, &[], Effort::SIDE_QUESTION, &side_budget(budget)).is_unsat()
     })
 }
 
-/// How long [`no_run_within_bound`] may take.
-const VACUITY_SLICE: Duration = Duration::from_secs(1);
+/// How long a side question of a proof may run whatever its [`Effort`]: only a runaway (a
+/// machine so loaded that the effort takes this long) is stopped by the clock.
+const RUNAWAY: Duration = Duration::from_secs(10);
+
+/// The budget of a side question of a proof made within `budget`: its own clock, not what
+/// the proof left of `budget` (a proof that took most of its slice left its cut question
+/// a few milliseconds, and the label named a cut no run reaches), and `budget`'s
+/// cancellation.
+fn side_budget(budget: &Budget) -> Budget {
+    Budget::new(RUNAWAY, budget.cancel.clone())
+}
 
 fn outlasting_run<'ctx>(
     enc: &Encoding<'ctx>,
@@ -490,7 +497,7 @@ fn reachable_uninit(enc: &Encoding<'_>, budget: &Budget) -> Vec<(Span, String)> 
     for (i, (span, name, conds)) in sites.into_iter().enumerate() {
         let lit = Bool::new_const(ctx, format!("bmc!uninit!{i}"));
         s.assert(&lit.implies(&Bool::or(ctx, &conds)));
-        if check_with_budget(&s, std::slice::from_ref(&lit), &budget.sub(Duration::from_secs(2))).is_sat() {
+        if check_with_effort(&s, std::slice::from_ref(&lit), Effort::SIDE_QUESTION, &side_budget(budget)).is_sat() {
             out.push((span, name));
         }
     }

@@ -168,15 +168,12 @@ fn never_meet<'ctx>(ctx: &'ctx Context, meets: &[Bool<'ctx>], bit_vectors_only: 
     // Z3's resource count, not the clock, bounds the question, so a loaded machine gets the
     // answer an idle one does (a 200 ms slice once made a product "unsupported" under CI's
     // load, for a query that takes 3 ms alone); the clock only stops a runaway.
-    let mut params = z3::Params::new(ctx);
-    params.set_u32("rlimit", MEET_RLIMIT);
-    solver.set_params(&params);
     let budget = super::Budget::new(MEET_SLICE, crate::cancel::Cancel::new());
-    super::solver::check_with_budget(&solver, &[], &budget).is_unsat()
+    super::solver::check_with_effort(&solver, &[], MEET_EFFORT, &budget).is_unsat()
 }
 
-/// Z3's resource limit for [`never_meet`]: the fixture suite's questions take at most 6,000.
-const MEET_RLIMIT: u32 = 100_000;
+/// The effort of [`never_meet`]: the fixture suite's questions take at most 6,000.
+const MEET_EFFORT: super::solver::Effort = super::solver::Effort(100_000);
 /// How long [`never_meet`] may take at most, whatever its resource count.
 const MEET_SLICE: std::time::Duration = std::time::Duration::from_secs(2);
 

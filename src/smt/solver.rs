@@ -19,7 +19,9 @@ pub enum UnknownReason {
     Timeout,
     /// The budget's cancellation token fired.
     Cancelled,
-    /// Z3 itself gave up (incompleteness, resource limit, ...), with its reason.
+    /// The check spent the [`Effort`] it was given.
+    OutOfEffort,
+    /// Z3 itself gave up (incompleteness, ...), with its reason.
     SolverUnknown(String),
     /// A bounded comparison with the reference found no difference because no run of the
     /// two programs ends within the bound (every input makes one loop run longer): it would
@@ -98,17 +100,76 @@ pub fn bit_vector_uf_solver(ctx: &Context) -> z3::Solver<'_> {
 /// Checks `solver` under `assumptions` within `budget`. Sets the solver's `timeout` parameter to
 /// the remaining time (it stays set afterwards; every budgeted check sets it again).
 pub fn check_with_budget<'ctx>(solver: &z3::Solver<'ctx>, assumptions: &[Bool<'ctx>], budget: &Budget) -> Verdict {
+    check_limited(solver, assumptions, budget, 0)
+}
+
+/// How much work a side question may cost, in Z3's resource count (`rlimit`): unlike a slice
+/// of the clock, the same question gets the same answer on an idle machine and on a loaded
+/// one. A wall-clock slice made a proof's label depend on the load: "verified up to 5 loop
+/// iterations" on one machine, "… and 32-character strings" on CI, where the one-second
+/// question whether a string can be cut went unanswered.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Effort(pub u32);
+
+impl Effort {
+    /// A side question of a proof (is a cut reachable, does any run end within the bound): a
+    /// few times what the largest such question of the fixture suite needs (2.8 million,
+    /// 0.4 s on an idle machine).
+    pub const SIDE_QUESTION: Effort = Effort(10_000_000);
+    /// Whether a proved bounded check is complete (no run reaches the bound): whether the
+    /// label says "verified" or "verified up to …". The fixture suite's largest takes 3.6
+    /// million.
+    pub const UNWINDING_CHECK: Effort = Effort(30_000_000);
+}
+
+/// Checks `solver` under `assumptions` with `effort` bounding the question
+/// deterministically; `budget` (its clock and its cancellation) only stops a runaway.
+pub fn check_with_effort<'ctx>(
+    solver: &z3::Solver<'ctx>,
+    assumptions: &[Bool<'ctx>],
+    effort: Effort,
+    budget: &Budget,
+) -> Verdict {
+    check_limited(solver, assumptions, budget, effort.0.max(1))
+}
+
+/// Z3's resource count so far in `solver`'s context (it only grows).
+fn resource_count(solver: &z3::Solver<'_>) -> u64 {
+    match solver.get_statistics().value("rlimit count") {
+        Some(z3::StatisticsValue::UInt(n)) => u64::from(n),
+        Some(z3::StatisticsValue::Double(x)) => x as u64,
+        None => 0,
+    }
+}
+
+/// One budgeted check; `rlimit` 0 is no resource limit. Both parameters are set on every
+/// check, as they stay set on the solver afterwards.
+fn check_limited<'ctx>(solver: &z3::Solver<'ctx>, assumptions: &[Bool<'ctx>], budget: &Budget, rlimit: u32) -> Verdict {
     if let Some(r) = budget.stop_reason() {
         return Verdict::Unknown(r);
     }
     let ctx = solver.get_context();
     let mut params = Params::new(ctx);
     params.set_u32("timeout", timeout_ms(budget.remaining()));
+    params.set_u32("rlimit", rlimit);
     solver.set_params(&params);
+    let before = (rlimit > 0).then(|| (resource_count(solver), Instant::now()));
     let result = watched(ctx, budget, DEADLINE_GRACE, || {
         if assumptions.is_empty() { solver.check() } else { solver.check_assumptions(assumptions) }
     });
-    classify(result, budget, || solver.get_reason_unknown())
+    if let Some((count, start)) = before {
+        tracing::debug!(
+            "a side question: {result:?} after {} of {rlimit} resource units in {:?}",
+            resource_count(solver).saturating_sub(count),
+            start.elapsed()
+        );
+    }
+    match classify(result, budget, || solver.get_reason_unknown()) {
+        Verdict::Unknown(UnknownReason::SolverUnknown(r)) if rlimit > 0 && r.contains("resource limit") => {
+            Verdict::Unknown(UnknownReason::OutOfEffort)
+        }
+        v => v,
+    }
 }
 
 /// Checks `solver` within `budget` through the watcher's interrupt alone, without Z3's
