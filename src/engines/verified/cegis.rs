@@ -3,9 +3,12 @@
 
 use super::*;
 
-/// How long the check of a print over the student's own values may take
-/// ([`Job::own_values_printed`]): a nicety, never worth much of the budget.
-const OWN_VALUES_CHECK: Duration = Duration::from_secs(2);
+/// How much the check of a print over the student's own values may cost
+/// ([`Job::own_values_printed`]): a nicety, never worth much of the budget, and bounded by
+/// Z3's resource count so that the patch shown does not depend on the machine's load.
+const OWN_VALUES_EFFORT: Effort = Effort(20_000_000);
+/// How long that check may run whatever its effort (a runaway on a loaded machine).
+const OWN_VALUES_RUNAWAY: Duration = Duration::from_secs(5);
 
 impl<'j, 'p: 'j, 'ctx: 'j> Job<'j, 'p, 'ctx> {
     /// The constraint a counterexample puts on the holes: from its concrete pre-states and
@@ -93,8 +96,8 @@ impl<'j, 'p: 'j, 'ctx: 'j> Job<'j, 'p, 'ctx> {
         let mut synth = synth::Synth::new(self.ctx);
         for (site, (sel, alts)) in holes.iter() {
             synth.require(&sel.bvult(&sel_const(self.ctx, alts.len() as u64)));
-            for &(_, k) in holes.held_back.iter().filter(|(s, _)| s == site) {
-                synth.require(&sel._eq(&sel_const(self.ctx, k as u64)).not());
+            for h in holes.held_back.iter().filter(|h| h.site == *site) {
+                synth.require(&sel._eq(&sel_const(self.ctx, h.at as u64)).not());
             }
             if alts.len() > 1 && !self.chosen.contains_key(site) {
                 // Fewest changed expressions first; among those, an added statement
@@ -141,7 +144,7 @@ impl<'j, 'p: 'j, 'ctx: 'j> Job<'j, 'p, 'ctx> {
                 return Err(Failure::Timeout);
             }
             if fresh_cex {
-                let Some((m, pre_r, pre_s)) = self.verify(node, holes, &choice, self.query_deadline())? else {
+                let Some((m, pre_r, pre_s)) = self.verify(node, holes, &choice, self.query_deadline(), None)? else {
                     return Ok(self.own_values_printed(node, holes, choice));
                 };
                 tracing::debug!("counterexample at {node:?}: {m}");
@@ -203,24 +206,21 @@ impl<'j, 'p: 'j, 'ctx: 'j> Job<'j, 'p, 'ctx> {
         holes: &Holes<'ctx>,
         mut choice: HashMap<ExprId, usize>,
     ) -> HashMap<ExprId, usize> {
-        let p = self.s.program;
-        for (site, (_, alts)) in holes.iter() {
-            let (Some(&k), false) = (choice.get(site), self.chosen.contains_key(site)) else { continue };
-            let (Some(Alt::Expr(picked)), Some((info, _))) = (alts.get(k), self.sites.get(site)) else { continue };
-            if info.kind != SiteKind::PrintCall || self.is_synthetic_print(*site) {
+        for h in &holes.held_back {
+            if choice.get(&h.site) != Some(&h.of) || self.chosen.contains_key(&h.site) {
                 continue;
             }
-            let Some(own) = with_format_of(info.expr, picked) else { continue };
-            let own = expr_to_c(p, &own);
-            let held = holes.held_back.iter().filter(|(s, _)| s == site).map(|&(_, j)| j);
-            let Some(j) = held.into_iter().find(|&j| matches!(&alts[j], Alt::Expr(e) if expr_to_c(p, e) == own)) else {
-                continue;
-            };
             let mut trial = choice.clone();
-            trial.insert(*site, j);
-            let end = Instant::now() + OWN_VALUES_CHECK.min(self.budget.remaining() / 8);
-            if let Ok(None) = self.verify(node, holes, &trial, end.min(self.query_deadline())) {
-                tracing::debug!("{node:?}: the student's own values printed: {own}");
+            trial.insert(h.site, h.at);
+            let runaway = Instant::now() + OWN_VALUES_RUNAWAY.min(self.budget.remaining() / 8);
+            if let Ok(None) =
+                self.verify(node, holes, &trial, runaway.min(self.query_deadline()), Some(OWN_VALUES_EFFORT))
+            {
+                if let Some((_, alts)) = holes.sites.get(&h.site)
+                    && let Alt::Expr(own) = &alts[h.at]
+                {
+                    tracing::debug!("{node:?}: the student's own values printed: {}", expr_to_c(self.s.program, own));
+                }
                 choice = trial;
             }
         }

@@ -518,6 +518,7 @@ impl<'j, 'p: 'j, 'ctx: 'j> Job<'j, 'p, 'ctx> {
         holes: &Holes<'ctx>,
         choice: &HashMap<ExprId, usize>,
         query_end: Instant,
+        effort: Option<Effort>,
     ) -> Result<Option<(Model<'ctx>, State<'ctx>, State<'ctx>)>, Failure> {
         let ctx = self.ctx;
         let mut pre_r = Exec::fresh_state(ctx, &self.r_setup, "r.").map_err(Failure::from_region)?;
@@ -559,9 +560,13 @@ impl<'j, 'p: 'j, 'ctx: 'j> Job<'j, 'p, 'ctx> {
         // other way), the pipeline gets a quarter of the time left and the default solver the
         // rest: taking turns cost more than it won there (IntroClass digits 6.8 s → 11.6 s).
         // A solver that gives up (not out of time) leaves; the last one left gets all the time.
+        // With an `effort`, slices of Z3's resource count take the place of slices of the
+        // clock (a float query's turns grow fourfold up to it; otherwise each solver gets it
+        // all), and `query_end` only stops a runaway: the answer does not depend on the load.
         let take_turns = self.floats;
         let mut alive: Vec<usize> = (0..solvers.len()).collect();
         let mut slice = if take_turns { FIRST_SLICE } else { self.budget.remaining() / 4 };
+        let mut effort_slice = effort.map(|e| if take_turns { Effort(e.0 / FIRST_EFFORT_SHARE) } else { e });
         let mut verdict = Verdict::Unknown(UnknownReason::SolverUnknown("not run".into()));
         // Each solver is made once: the default solver resumes with what it learned before
         // its slice ran out.
@@ -581,10 +586,17 @@ impl<'j, 'p: 'j, 'ctx: 'j> Job<'j, 'p, 'ctx> {
                 self.checks += 1;
                 let t = Instant::now();
                 let cap = Budget {
-                    deadline: if alive.len() == 1 { query_end } else { query_end.min(Instant::now() + slice) },
+                    deadline: if alive.len() == 1 || effort_slice.is_some() {
+                        query_end
+                    } else {
+                        query_end.min(Instant::now() + slice)
+                    },
                     cancel: self.budget.cancel.clone(),
                 };
-                verdict = check_with_budget(solver, &[], &cap);
+                verdict = match effort_slice {
+                    Some(e) => check_with_effort(solver, &[], e, &cap),
+                    None => check_with_budget(solver, &[], &cap),
+                };
                 tracing::debug!(
                     "verify {node:?} (solver {last}): {verdict:?} in {:.1} ms",
                     t.elapsed().as_secs_f64() * 1000.0
@@ -592,13 +604,19 @@ impl<'j, 'p: 'j, 'ctx: 'j> Job<'j, 'p, 'ctx> {
                 match &verdict {
                     Verdict::Sat | Verdict::Unsat => break 'rounds,
                     _ if self.budget.is_exhausted() || Instant::now() >= query_end => break 'rounds,
-                    Verdict::Unknown(UnknownReason::Timeout) if take_turns => i += 1,
+                    Verdict::Unknown(UnknownReason::Timeout | UnknownReason::OutOfEffort) if take_turns => i += 1,
                     Verdict::Unknown(_) => {
                         alive.remove(i);
                     }
                 }
             }
             slice *= 4;
+            if let (Some(e), Some(total)) = (&mut effort_slice, effort) {
+                if e.0 >= total.0 {
+                    break 'rounds;
+                }
+                *e = Effort(e.0.saturating_mul(4).min(total.0));
+            }
         }
         match verdict {
             Verdict::Unsat => Ok(None),

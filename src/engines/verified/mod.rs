@@ -89,9 +89,9 @@ use crate::ir::repair::{TextEdit, joined_assumption};
 use crate::ir::{BinOp, Builtin, Callee, Expr, ExprKind, FuncId, IncDec, Program, Span, Stmt, StmtKind, Type, VarId};
 use crate::smt::Budget;
 pub use crate::smt::floats::FloatModel;
-use crate::smt::solver::{UnknownReason, Verdict, check_with_budget, new_context};
+use crate::smt::solver::{Effort, UnknownReason, Verdict, check_with_budget, check_with_effort, new_context};
 use crate::spec::compare::Compare;
-use region::{Alt, Exec, Holes, Region, SEL_BITS, Setup, Site, SiteKind, State, Term, Unsupported, World};
+use region::{Alt, Exec, HeldBack, Holes, Region, SEL_BITS, Setup, Site, SiteKind, State, Term, Unsupported, World};
 
 #[derive(Clone, Debug)]
 pub struct Options {
@@ -813,6 +813,8 @@ const ALIGNMENT_CANDIDATES: usize = 3;
 const QUERY_SHARE: u32 = 3;
 /// The first time slice of each solver in a node check's portfolio (it grows fourfold each round).
 const FIRST_SLICE: Duration = Duration::from_millis(150);
+/// The first turn of a float query checked within an [`Effort`] gets this share of it.
+const FIRST_EFFORT_SHARE: u32 = 64;
 
 struct Job<'j, 'p, 'ctx> {
     ctx: &'ctx Context,

@@ -133,24 +133,35 @@ impl<'j, 'p: 'j, 'ctx: 'j> Job<'j, 'p, 'ctx> {
                 }
                 SiteKind::PrintCall => {
                     // After the reference's calls, each one's format over the student's own
-                    // values: tried in their place once a repair is proved (see
-                    // `Job::own_values_printed`), as the smaller change where it is one.
-                    let own_values = ref_prints
-                        .iter()
-                        .filter(|_| !synthetic_print)
-                        .filter_map(|e| with_format_of(site.expr, e))
-                        .filter(is_plain_print)
-                        .collect::<Vec<_>>();
+                    // values, held back: tried in its call's place once a repair with that
+                    // call is proved (see `Job::own_values_printed`), as the smaller change
+                    // where it is one.
+                    let mut twins: Vec<(usize, Expr)> = Vec::new();
                     for e in &ref_prints {
-                        if seen.insert(expr_to_c(self.s.program, e)) {
-                            alts.push(Alt::Expr(e.clone()));
+                        if !seen.insert(expr_to_c(self.s.program, e)) {
+                            continue;
+                        }
+                        alts.push(Alt::Expr(e.clone()));
+                        if let Some(twin) =
+                            with_format_of(site.expr, e).filter(|t| !synthetic_print && is_plain_print(t))
+                        {
+                            twins.push((alts.len() - 1, twin));
                         }
                     }
-                    for e in &own_values {
-                        if seen.insert(expr_to_c(self.s.program, e)) {
-                            held_back.push((key, alts.len()));
-                            alts.push(Alt::Expr(e.clone()));
-                        }
+                    let mut twin_at: HashMap<String, usize> = HashMap::new();
+                    for (of, twin) in twins {
+                        let text = expr_to_c(self.s.program, &twin);
+                        let at = match twin_at.get(&text) {
+                            Some(&at) => at,
+                            None if seen.insert(text.clone()) => {
+                                alts.push(Alt::Expr(twin));
+                                twin_at.insert(text, alts.len() - 1);
+                                alts.len() - 1
+                            }
+                            // The reference's own call already: nothing smaller to try.
+                            None => continue,
+                        };
+                        held_back.push(HeldBack { site: key, of, at });
                     }
                     if site.stmt.is_some() && !synthetic_print {
                         alts.push(Alt::Keep);
@@ -183,7 +194,7 @@ impl<'j, 'p: 'j, 'ctx: 'j> Job<'j, 'p, 'ctx> {
             }
         }
         // A cap that cut an alternative held back leaves nothing to hold back.
-        held_back.retain(|&(site, k)| out.get(&site).is_some_and(|(_, alts): &(BV<'ctx>, Vec<Alt>)| k < alts.len()));
+        held_back.retain(|h| out.get(&h.site).is_some_and(|(_, alts): &(BV<'ctx>, Vec<Alt>)| h.at < alts.len()));
         Holes { sites: out, order, held_back }
     }
 

@@ -241,9 +241,19 @@ pub struct Holes<'ctx> {
     pub sites: HashMap<ExprId, (BV<'ctx>, Vec<Alt>)>,
     /// The sites in a fixed order (execution order), so that solving is deterministic.
     pub order: Vec<ExprId>,
-    /// Alternatives (site, index) the search never picks: tried only in place of a proved
-    /// pick (see `Job::own_values_printed`).
-    pub held_back: Vec<(ExprId, usize)>,
+    /// Alternatives the search never picks: tried only in place of a proved pick (see
+    /// `Job::own_values_printed`).
+    pub held_back: Vec<HeldBack>,
+}
+
+/// An alternative held back from the search: at `site`, alternative `at` may stand in for
+/// alternative `of` once a repair with `of` is proved (a reference `printf`'s format over
+/// the student's own values, for that `printf`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct HeldBack {
+    pub site: ExprId,
+    pub of: usize,
+    pub at: usize,
 }
 
 /// Width of a hole's selector (alternatives per hole are capped below 2^SEL_BITS).
