@@ -478,3 +478,23 @@ fn an_input_with_fewer_lines_is_ruled_out_only_where_assumed() {
     }
     assert!(matches!(check(2).verdict, BmcVerdict::Holds { .. }), "{:?}", check(2).verdict);
 }
+
+#[test]
+fn a_proof_names_the_line_assumption_only_where_it_needs_it() {
+    // The reference reads up to the line break or the end; so does this student, in other
+    // words: equal on every input, with a line break or without.
+    let reference = "#include <stdio.h>
+int main(void) { int c, n = 0; while ((c = getchar()) != '\\n' && c != EOF) n++; printf(\"%d\\n\", n); return 0; }";
+    let with_eof = "#include <stdio.h>
+int main(void) { int c, n = 0; c = getchar(); while (c != EOF && c != '\\n') { n = n + 1; c = getchar(); } printf(\"%d\\n\", n); return 0; }";
+    let r = against(with_eof, reference, 3);
+    assert!(matches!(r.verdict, BmcVerdict::Holds { .. }), "{:?}", r.verdict);
+    assert!(!r.line_assumed, "no assumption where none is needed");
+    assert_eq!(r.assumption(), None);
+    // One who waits only for the line break never ends on an input without one, where the
+    // reference does: the proof holds only for inputs with a line break, and says so.
+    let waits = with_eof.replace("c != EOF && ", "");
+    let r = against(&waits, reference, 3);
+    assert!(matches!(r.verdict, BmcVerdict::Holds { .. }), "{:?}", r.verdict);
+    assert_eq!(r.assumption(), Some(crate::smt::encode::LINE_ASSUMPTION));
+}
