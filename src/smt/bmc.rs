@@ -494,7 +494,7 @@ const RUNAWAY: Duration = Duration::from_secs(10);
 /// the proof left of `budget` (a proof that took most of its slice left its cut question
 /// a few milliseconds, and the label named a cut no run reaches), and `budget`'s
 /// cancellation.
-fn side_budget(budget: &Budget) -> Budget {
+pub(crate) fn side_budget(budget: &Budget) -> Budget {
     Budget::new(RUNAWAY, budget.cancel.clone())
 }
 

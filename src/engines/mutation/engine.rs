@@ -9,7 +9,7 @@ use crate::ir::walk::walk_stmt;
 use crate::ir::*;
 use crate::smt::bmc::{self, BmcResult, BmcVerdict};
 use crate::smt::encode::{self, EncodeOptions, Encoding, Location, LocationId, LocationKind};
-use crate::smt::solver::{self, check_with_budget};
+use crate::smt::solver::{self, Effort, check_with_budget, check_with_effort};
 use crate::smt::{Budget, Verdict as SmtVerdict};
 use crate::spec::compare::Compare;
 
@@ -366,8 +366,10 @@ pub fn run_from(
             let guarantee = if runs_within_bound(&enc, &choice, budget) {
                 Guarantee::Verified
             } else {
-                let slice = budget.sub(CUT_SLICE);
-                let cuts = enc.cuts(|cut| check_choice(&enc, &choice, cut, &slice, false).0 != SmtVerdict::Unsat);
+                let side = bmc::side_budget(budget);
+                let cuts = enc.cuts(|cut| {
+                    check_choice(&enc, &choice, cut, &side, false, Some(Effort::SIDE_QUESTION)).0 != SmtVerdict::Unsat
+                });
                 Guarantee::Bounded { bound: Bound { loops: opts.bound, cuts } }
             }
             .assuming_also(enc.assumption());
@@ -548,7 +550,7 @@ impl<'ctx> SmtOracle<'_, 'ctx> {
             }
             None => {
                 let goal = if violation { self.enc.any_violation() } else { self.enc.completes.clone() };
-                check_choice(self.enc, choice, &goal, budget, violation)
+                check_choice(self.enc, choice, &goal, budget, violation, None)
             }
         }
     }
@@ -571,6 +573,7 @@ fn check_choice<'ctx>(
     goal: &z3::ast::Bool<'ctx>,
     budget: &Budget,
     want_input: bool,
+    effort: Option<Effort>,
 ) -> (SmtVerdict, Option<String>) {
     // Past the deadline the context may hold the watcher's interrupt, and Z3's `simplify` in
     // `choice_formula` then returns no term (the z3 crate panics on it): stop before.
@@ -581,7 +584,10 @@ fn check_choice<'ctx>(
     let t = Instant::now();
     solver.assert(&enc.choice_formula(choice, goal));
     FORMULA_TIME.with(|f| f.set(f.get() + t.elapsed()));
-    let verdict = check_with_budget(&solver, &[], budget);
+    let verdict = match effort {
+        Some(effort) => check_with_effort(&solver, &[], effort, budget),
+        None => check_with_budget(&solver, &[], budget),
+    };
     let input = match (&verdict, want_input) {
         (SmtVerdict::Sat, true) => solver.get_model().map(|m| bmc::counterexample_stdin(enc, &m, choice)),
         _ => None,
@@ -589,14 +595,20 @@ fn check_choice<'ctx>(
     (verdict, input)
 }
 
-/// How long the question whether a repaired program's runs reach one kind of input cut may
-/// take (unanswered, the cut is named).
-const CUT_SLICE: Duration = Duration::from_secs(1);
-
 /// The unwinding check of a repaired program: `true` when no run can exceed the bound, so the
-/// repair holds for all runs. `unknown` counts as `false` (never upgrade).
+/// repair holds for all runs. `unknown` counts as `false` (never upgrade). Like the cut
+/// questions of the label, asked within a fixed effort: the label does not depend on the load.
 fn runs_within_bound(enc: &Encoding<'_>, choice: &[(LocationId, usize)], budget: &Budget) -> bool {
-    enc.unwinding.is_empty() || check_choice(enc, choice, &enc.any_unwinding(), budget, false).0 == SmtVerdict::Unsat
+    enc.unwinding.is_empty()
+        || check_choice(
+            enc,
+            choice,
+            &enc.any_unwinding(),
+            &bmc::side_budget(budget),
+            false,
+            Some(Effort::UNWINDING_CHECK),
+        )
+        .0 == SmtVerdict::Unsat
 }
 
 impl Oracle for SmtOracle<'_, '_> {
