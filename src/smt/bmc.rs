@@ -276,10 +276,18 @@ fn without_line_assumption(
     let floats = super::encode::uses_floats(program) || reference.is_some_and(|(r, _)| super::encode::uses_floats(r));
     let models: &[FloatModel] = if floats { &[FloatModel::Opaque, FloatModel::Ieee] } else { &[FloatModel::Ieee] };
     let t = Instant::now();
-    let attempts = models
-        .iter()
-        .map(|&floats| verify_in(program, reference, entry, bound, free, floats, Some(LINE_FREE_EFFORT), &side));
-    let found = attempts.take_while(|_| !side.is_exhausted()).find(|r| matches!(r.verdict, BmcVerdict::Holds { .. }));
+    let mut found = None;
+    for &floats in models {
+        // A proof that ended past the runaway clock still stands: only the next is not begun.
+        if side.is_exhausted() {
+            break;
+        }
+        let r = verify_in(program, reference, entry, bound, free, floats, Some(LINE_FREE_EFFORT), &side);
+        if matches!(r.verdict, BmcVerdict::Holds { .. }) {
+            found = Some(r);
+            break;
+        }
+    }
     tracing::debug!(verdict = ?found.as_ref().map(|r| &r.verdict), ms = t.elapsed().as_millis() as u64, "the bounded proof without the line assumption");
     let found = found?;
     let as_strong = match (&found.verdict, &proved.verdict) {
