@@ -10,6 +10,9 @@
 //! | bitwise | `{>>,<<}`, `{&,\|,^}` | |
 //! | constants | | `C+1`, `C-1`, `-C`, `0` |
 //!
+//! A compound assignment's operator (`x /= 64`, `s += c`) takes its operator's groups: it is
+//! the same arithmetic, written with its target.
+//!
 //! and the slips students make that the paper's catalogue lacks, each named:
 //! - `init-off-by-one` (level 1): an initialisation or assignment of the constant `0` or `1`
 //!   becomes the other (`i = 0` ↔ `i = 1`);
@@ -451,6 +454,9 @@ impl Ctx<'_> {
                     out.push(m);
                 }
             }
+            ExprKind::CompoundAssign { op, op_ty, lhs, rhs } => {
+                self.compound_operator(e, *op, op_ty, lhs, rhs, path, out)
+            }
             ExprKind::IncDec(op, target) => {
                 let (from, to) =
                     if matches!(op, IncDec::PreInc | IncDec::PostInc) { ("++", "--") } else { ("--", "++") };
@@ -491,6 +497,49 @@ impl Ctx<'_> {
             path.push(i);
             self.visit(child, path, out);
             path.pop();
+        }
+    }
+
+    /// `x /= 64` → `x %= 64`, `s += c` → `s -= c`: the arithmetic and bitwise groups of a
+    /// binary operator (`arithmetic_group`, `bitwise_group`) for the operator of a compound
+    /// assignment, which is the same operation written with its target.
+    #[allow(clippy::too_many_arguments)]
+    fn compound_operator(
+        &self,
+        e: &Expr,
+        op: BinOp,
+        op_ty: &Type,
+        lhs: &Expr,
+        rhs: &Expr,
+        path: &[usize],
+        out: &mut Vec<Mutant>,
+    ) {
+        if lhs.ty.is_pointer() {
+            return;
+        }
+        let integer = op_ty.is_integer();
+        let group = arithmetic_group(op, self.level).iter().filter(|o| **o != BinOp::Rem || integer);
+        let group: Vec<BinOp> = group.chain(bitwise_group(op)).copied().collect();
+        let Some(span) = self.operator_span(lhs, rhs, &format!("{}=", op.c_token())) else { return };
+        for to in group.into_iter().filter(|&to| to != op) {
+            let kind = if bitwise_group(op).contains(&to) {
+                MutationKind::BitwiseOperator
+            } else {
+                MutationKind::ArithmeticOperator
+            };
+            let node = Expr {
+                kind: ExprKind::CompoundAssign {
+                    op: to,
+                    op_ty: op_ty.clone(),
+                    lhs: Box::new(lhs.clone()),
+                    rhs: Box::new(rhs.clone()),
+                },
+                ..e.clone()
+            };
+            let token = format!("{}=", to.c_token());
+            let mut m = self.mutant(path, node, kind, span, token.clone());
+            m.description = self.in_context(e.span, span, &token);
+            out.push(m);
         }
     }
 
@@ -1220,6 +1269,24 @@ mod tests {
     }
 
     #[test]
+    fn a_compound_assignment_takes_its_operators_group() {
+        let src = "int main(void) {\n    int s = nondet_int();\n    double d = 2.0;\n    s /= 64;\n    s += 3;\n    d *= 2.0;\n    return s + (int)d;\n}\n";
+        let (_, ms) = all_mutants(src, 1);
+        let lines: Vec<String> = ms
+            .iter()
+            .filter(|(e, _)| matches!(e.kind, ExprKind::CompoundAssign { .. }))
+            .map(|(_, m)| format!("{} [{}] at {}", m.description, m.kind.name(), &src[m.edit.span.range()]))
+            .collect();
+        // `%=` only on integers; each edit is the operator's two characters.
+        expect_test::expect![[r#"
+            `s /= 64` → `s *= 64` [arithmetic-operator] at /=
+            `s /= 64` → `s %= 64` [arithmetic-operator] at /=
+            `s += 3` → `s -= 3` [arithmetic-operator] at +=
+            `d *= 2.0` → `d /= 2.0` [arithmetic-operator] at *="#]]
+        .assert_eq(&lines.join("\n"));
+    }
+
+    #[test]
     fn level_one_catalogue() {
         let (_, ms) = all_mutants(SUM, 1);
         let lines: Vec<String> = ms.iter().map(|(_, m)| format!("{} [{}]", m.description, m.kind.name())).collect();
@@ -1230,6 +1297,7 @@ mod tests {
             `i < n` → `i >= n` (negated condition) [negate-condition]
             `i < n` → `i <= n` [relational-operator]
             `i++` → `i--` [arithmetic-operator]
+            `sum += i` → `sum -= i` [arithmetic-operator]
             `(sum >= n * (n + 1) / 2 && n > 0)` → `(!(sum >= n * (n + 1) / 2 && n > 0))` (negated condition) [negate-condition]
             `(sum >= n * (n + 1) / 2 && n > 0)` → `(sum >= n * (n + 1) / 2 || n > 0)` [logical-operator]
             `sum >= n * (n + 1) / 2` → `sum > n * (n + 1) / 2` [relational-operator]
