@@ -399,10 +399,7 @@ fn verify_in(
     enc.assert_into(&s);
     s.assert(&enc.any_violation());
     let t1 = Instant::now();
-    let v = match effort {
-        Some(effort) => check_with_effort(&s, &[], effort, budget),
-        None => check_with_budget(&s, &[], budget),
-    };
+    let v = solver::check_within(&s, &[], effort, budget);
     stats.solve_time = t1.elapsed();
     let verdict = match v {
         // A model of the opaque floats may not be a run.

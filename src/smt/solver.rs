@@ -133,6 +133,17 @@ pub fn check_with_effort<'ctx>(
     check_limited(solver, assumptions, budget, effort.0.max(1))
 }
 
+/// [`check_with_effort`] where there is an `effort`, else [`check_with_budget`]: for callers
+/// that bound some of their questions by effort and others by the clock.
+pub fn check_within<'ctx>(
+    solver: &z3::Solver<'ctx>,
+    assumptions: &[Bool<'ctx>],
+    effort: Option<Effort>,
+    budget: &Budget,
+) -> Verdict {
+    check_limited(solver, assumptions, budget, effort.map_or(0, |e| e.0.max(1)))
+}
+
 /// Z3's resource count so far in `solver`'s context (it only grows).
 fn resource_count(solver: &z3::Solver<'_>) -> u64 {
     match solver.get_statistics().value("rlimit count") {

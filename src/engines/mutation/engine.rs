@@ -9,7 +9,7 @@ use crate::ir::walk::walk_stmt;
 use crate::ir::*;
 use crate::smt::bmc::{self, BmcResult, BmcVerdict};
 use crate::smt::encode::{self, EncodeOptions, Encoding, Location, LocationId, LocationKind};
-use crate::smt::solver::{self, Effort, check_with_budget, check_with_effort};
+use crate::smt::solver::{self, Effort, check_with_budget, check_within};
 use crate::smt::{Budget, Verdict as SmtVerdict};
 use crate::spec::compare::Compare;
 
@@ -584,10 +584,7 @@ fn check_choice<'ctx>(
     let t = Instant::now();
     solver.assert(&enc.choice_formula(choice, goal));
     FORMULA_TIME.with(|f| f.set(f.get() + t.elapsed()));
-    let verdict = match effort {
-        Some(effort) => check_with_effort(&solver, &[], effort, budget),
-        None => check_with_budget(&solver, &[], budget),
-    };
+    let verdict = check_within(&solver, &[], effort, budget);
     let input = match (&verdict, want_input) {
         (SmtVerdict::Sat, true) => solver.get_model().map(|m| bmc::counterexample_stdin(enc, &m, choice)),
         _ => None,

@@ -593,10 +593,7 @@ impl<'j, 'p: 'j, 'ctx: 'j> Job<'j, 'p, 'ctx> {
                     },
                     cancel: self.budget.cancel.clone(),
                 };
-                verdict = match effort_slice {
-                    Some(e) => check_with_effort(solver, &[], e, &cap),
-                    None => check_with_budget(solver, &[], &cap),
-                };
+                verdict = check_within(solver, &[], effort_slice, &cap);
                 tracing::debug!(
                     "verify {node:?} (solver {last}): {verdict:?} in {:.1} ms",
                     t.elapsed().as_secs_f64() * 1000.0

@@ -89,7 +89,7 @@ use crate::ir::repair::{TextEdit, joined_assumption};
 use crate::ir::{BinOp, Builtin, Callee, Expr, ExprKind, FuncId, IncDec, Program, Span, Stmt, StmtKind, Type, VarId};
 use crate::smt::Budget;
 pub use crate::smt::floats::FloatModel;
-use crate::smt::solver::{Effort, UnknownReason, Verdict, check_with_budget, check_with_effort, new_context};
+use crate::smt::solver::{Effort, UnknownReason, Verdict, check_within, new_context};
 use crate::spec::compare::Compare;
 use region::{Alt, Exec, HeldBack, Holes, Region, SEL_BITS, Setup, Site, SiteKind, State, Term, Unsupported, World};
 
