@@ -357,6 +357,24 @@ fn arithmetic_group(op: BinOp, level: u8) -> &'static [BinOp] {
     }
 }
 
+/// What an arithmetic or bitwise operator may become: its arithmetic group (`%` only where
+/// the operands are `integer`) and its bitwise group.
+fn arithmetic_alternatives(op: BinOp, level: u8, integer: bool) -> Vec<BinOp> {
+    let arithmetic = arithmetic_group(op, level).iter().filter(|o| **o != BinOp::Rem || integer);
+    arithmetic.chain(bitwise_group(op)).copied().collect()
+}
+
+/// The kind of the mutation that changes `op` into `to`.
+fn operator_kind(op: BinOp, to: BinOp) -> MutationKind {
+    if op.is_comparison() {
+        MutationKind::RelationalOperator
+    } else if bitwise_group(op).contains(&to) {
+        MutationKind::BitwiseOperator
+    } else {
+        MutationKind::ArithmeticOperator
+    }
+}
+
 fn bitwise_group(op: BinOp) -> &'static [BinOp] {
     use BinOp::*;
     match op {
@@ -517,16 +535,9 @@ impl Ctx<'_> {
         if lhs.ty.is_pointer() {
             return;
         }
-        let integer = op_ty.is_integer();
-        let group = arithmetic_group(op, self.level).iter().filter(|o| **o != BinOp::Rem || integer);
-        let group: Vec<BinOp> = group.chain(bitwise_group(op)).copied().collect();
         let Some(span) = self.operator_span(lhs, rhs, &format!("{}=", op.c_token())) else { return };
-        for to in group.into_iter().filter(|&to| to != op) {
-            let kind = if bitwise_group(op).contains(&to) {
-                MutationKind::BitwiseOperator
-            } else {
-                MutationKind::ArithmeticOperator
-            };
+        for to in arithmetic_alternatives(op, self.level, op_ty.is_integer()).into_iter().filter(|&to| to != op) {
+            let kind = operator_kind(op, to);
             let node = Expr {
                 kind: ExprKind::CompoundAssign {
                     op: to,
@@ -594,8 +605,7 @@ impl Ctx<'_> {
         if op.is_comparison() {
             group.extend(relational_group(op, self.level));
         } else if !pointer_arith {
-            group.extend(arithmetic_group(op, self.level).iter().filter(|o| **o != BinOp::Rem || operands_integer));
-            group.extend(bitwise_group(op));
+            group.extend(arithmetic_alternatives(op, self.level, operands_integer));
             // A bitwise operator in a beginner's program is usually a slip for its keyboard or
             // look-alike neighbour: `n & 10` for `n % 10` (the logical ones below).
             if op == BinOp::BitAnd && operands_integer {
@@ -610,13 +620,7 @@ impl Ctx<'_> {
                 if to == op {
                     continue;
                 }
-                let kind = if op.is_comparison() {
-                    MutationKind::RelationalOperator
-                } else if bitwise_group(op).contains(&to) {
-                    MutationKind::BitwiseOperator
-                } else {
-                    MutationKind::ArithmeticOperator
-                };
+                let kind = operator_kind(op, to);
                 let node = Expr { kind: ExprKind::Binary(to, Box::new(a.clone()), Box::new(b.clone())), ..e.clone() };
                 // A tighter operator between two plain operands keeps the grouping in place.
                 if precedence(to) == precedence(op) || (precedence(to) > precedence(op) && atomic(a) && atomic(b)) {
