@@ -10,7 +10,7 @@ use crate::cancel::Cancel;
 use crate::engines::{localize, output_text};
 use crate::ir::Repair;
 use crate::ir::rewrite::Rewrite;
-use crate::ir::{Diagnostic, Program, Severity, Span};
+use crate::ir::{Diagnostic, Program, Severity, Span, StmtKind};
 use crate::spec::compare::{self, Compare};
 use crate::spec::config::{self, Config};
 use crate::spec::interp::{self, Limits, RunResult};
@@ -1139,9 +1139,17 @@ fn run_tests(
         if let Some(e) = &run.error {
             // One bug, one message: the same error at the same place on several tests (an index
             // past a block whose size each input sets) is said once, with its first test.
-            match runtime_errors.iter_mut().find(|(span, kind, _, _)| *span == e.span && *kind == e.kind) {
+            // A run that never ends stops wherever its step or output limit falls: what the
+            // tests share is the loop, and the message stands at its condition.
+            let at = match e.kind {
+                interp::RuntimeErrorKind::StepLimit | interp::RuntimeErrorKind::OutputLimit => {
+                    loop_condition_around(program, e.span).unwrap_or(e.span)
+                }
+                _ => e.span,
+            };
+            match runtime_errors.iter_mut().find(|(span, kind, _, _)| *span == at && *kind == e.kind) {
                 Some((_, _, _, tests)) => tests.push(case.name.clone()),
-                None => runtime_errors.push((e.span, e.kind, e.message.clone(), vec![case.name.clone()])),
+                None => runtime_errors.push((at, e.kind, e.message.clone(), vec![case.name.clone()])),
             }
         } else if !passed {
             let at = difference_site(&run, &expected, expected_prompt, anchor);
@@ -1182,6 +1190,31 @@ fn run_tests(
         ));
     }
     prepared
+}
+
+/// The condition of the innermost loop of `program` around `at` (a `for` without one: its
+/// keyword).
+fn loop_condition_around(program: &Program, at: Span) -> Option<Span> {
+    let mut found = None;
+    for body in program.funcs.iter().filter_map(|f| f.body.as_ref()) {
+        crate::ir::walk::for_each_stmt(body, &mut |s| {
+            if s.span.start > at.start || at.end > s.span.end {
+                return;
+            }
+            let cond = match &s.kind {
+                StmtKind::While { cond, .. } | StmtKind::DoWhile { cond, .. } => Some(cond.span),
+                StmtKind::For { cond, .. } => {
+                    Some(cond.as_ref().map_or(Span::new(s.span.start as usize, s.span.start as usize + 3), |c| c.span))
+                }
+                _ => None,
+            };
+            // Outermost first: a later match is nested in the earlier one.
+            if cond.is_some() {
+                found = cond;
+            }
+        });
+    }
+    found
 }
 
 /// The reference should pass every test; when it does not, its proofs say nothing of that
