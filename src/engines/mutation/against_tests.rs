@@ -15,6 +15,7 @@ use crate::cancel::Cancel;
 use crate::engines::localize;
 use crate::ir::*;
 use crate::smt::Budget;
+use crate::smt::encode::LocationKind;
 use crate::spec::interp::{self, Limits};
 
 use super::concrete;
@@ -556,7 +557,12 @@ impl StatementSearch<'_> {
             // A place that holds the first's edits (a format literal whose directives the
             // first changed and whose text the second does) is the second's edit itself, and
             // its words are of the student's text, not of the text the first change made.
-            match span_before(change.location.span, &first_edits) {
+            // A statement the first changed inside (a loop whose body it added to) is still
+            // the statement the second's words name.
+            let statement = change.location.kind == LocationKind::Statement;
+            let mapped = span_before(change.location.span, &first_edits)
+                .or_else(|| statement.then(|| enclosing_span_before(change.location.span, &first_edits)).flatten());
+            match mapped {
                 Some(span) => change.location.span = span,
                 None => {
                     change.location.span = change.mutant.edit.span;
@@ -654,6 +660,17 @@ fn span_before(span: Span, edits: &[TextEdit]) -> Option<Span> {
     (start >= 0).then(|| Span::new(start as usize, end as usize))
 }
 
+/// A span of the text after `edits` that may hold what they wrote, as a span of the text
+/// before them: its ends mapped each on its own; `None` when an end falls inside what an
+/// edit wrote.
+fn enclosing_span_before(span: Span, edits: &[TextEdit]) -> Option<Span> {
+    let point = |p: u32| {
+        let shifted = span_before(Span::new(p as usize, p as usize), edits)?;
+        Some(shifted.start as usize)
+    };
+    Some(Span::new(point(span.start)?, point(span.end)?))
+}
+
 /// The spans of every statement that is not a block (blocks contain everything).
 fn statement_spans(program: &Program) -> Vec<Span> {
     let mut out = Vec::new();
@@ -694,5 +711,8 @@ mod tests {
         let mapped = TextEdit { span: span_before(second.span, &first).unwrap(), ..second.clone() };
         let both = [first[0].clone(), mapped];
         assert_eq!(apply_edits(original, &both), apply_edits(&patched, &[second]));
+        // A statement that holds what the first wrote maps by its ends; an end inside it does not.
+        assert_eq!(enclosing_span_before(Span::new(4, 17), &first), Some(Span::new(4, 15)));
+        assert_eq!(enclosing_span_before(Span::new(9, 17), &first), None);
     }
 }

@@ -123,6 +123,9 @@ pub enum MutationKind {
     ReverseLoop,
     /// An `if` that should repeat becomes a `while`: `if (s[i] == c) { … }` → `while (s[i] == c) { … }`.
     RepeatIf,
+    /// A printing statement of a loop's body repeated after the loop, for the last item the
+    /// input ends on: `while (…) { … if (zero) putchar('0'); … }` → `… } if (zero) putchar('0');`.
+    FinishLastItem,
 }
 
 impl MutationKind {
@@ -169,6 +172,7 @@ impl MutationKind {
             MutationKind::SeparatorBetween => "separator-between",
             MutationKind::ReverseLoop => "reverse-loop",
             MutationKind::RepeatIf => "repeat-if",
+            MutationKind::FinishLastItem => "finish-last-item",
         }
     }
 }

@@ -57,6 +57,7 @@ pub fn single_faults(program: &Program, src: &str) -> Vec<Injected> {
                 | MutationKind::CutLineBreak
                 | MutationKind::RepeatRead
                 | MutationKind::RepeatIf
+                | MutationKind::FinishLastItem
                 | MutationKind::Initialise
         ) {
             continue;

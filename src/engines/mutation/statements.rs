@@ -64,6 +64,8 @@ use super::separators;
 pub const MAX_POINTER_INSERTIONS: usize = 4000;
 /// Insertions of the reference's statements considered at most.
 pub const MAX_REFERENCE_INSERTIONS: usize = 4000;
+/// Statements of a loop's body repeated after it to finish the last item, per loop.
+pub const MAX_FINISHING_STATEMENTS: usize = 6;
 /// Guards added to statements considered at most.
 pub const MAX_GUARD_INSERTIONS: usize = 2000;
 
@@ -246,6 +248,7 @@ impl Collect<'_> {
             if matches!(s.kind, StmtKind::While { .. } | StmtKind::For { .. } | StmtKind::DoWhile { .. }) {
                 self.terminator_after(func, s);
                 self.repeated_read(func, s, &items[..i]);
+                self.finish_after(func, s);
             }
             if i == 0
                 && let Some(changes) = separators::across_loops(self.program, self.src, items)
@@ -809,6 +812,69 @@ impl Collect<'_> {
         }
     }
 
+    /// The last item finished after the loop: a statement of the loop's body that prints
+    /// (an `if` or an expression statement, at any depth) repeated after the loop, for the
+    /// item the input ends on without the separator that makes the body print it (a number at
+    /// the end of a file without a final line break, the last run of a sequence). Only a
+    /// statement that reads no input, nothing the loop's condition reads (after the loop it
+    /// holds the end: `EOF`, `n`) and only variables declared outside the loop, that neither
+    /// leaves a loop nor returns.
+    fn finish_after(&mut self, func: FuncId, lp: &Stmt) {
+        let (cond, body) = match &lp.kind {
+            StmtKind::While { cond, body } | StmtKind::DoWhile { cond, body } => (Some(cond), &**body),
+            StmtKind::For { cond, body, .. } => (cond.as_ref(), &**body),
+            _ => return,
+        };
+        let ended: HashSet<VarId> =
+            cond.map(|c| vars_read_but(c, &HashSet::new())).unwrap_or_default().into_iter().collect();
+        let mut statements: Vec<String> = Vec::new();
+        crate::ir::walk::for_each_stmt(body, &mut |s| {
+            if statements.len() >= MAX_FINISHING_STATEMENTS
+                || !matches!(s.kind, StmtKind::If { .. } | StmtKind::Expr(_))
+                || !self.finishes_an_item(s, lp.span, &ended)
+            {
+                return;
+            }
+            let Some(text) = one_line(self.text(s.span)) else { return };
+            if !statements.iter().any(|t| squeeze(t) == squeeze(&text)) {
+                statements.push(text);
+            }
+        });
+        let indent = crate::ir::indentation(self.src, lp.span.start as usize).to_string();
+        for statement in statements {
+            let edit = TextEdit {
+                span: Span::new(lp.span.end as usize, lp.span.end as usize),
+                new_text: format!("\n{indent}{statement}"),
+            };
+            let description = format!("finish the last item after the loop: add `{statement}`");
+            self.push(func, lp, MutationKind::FinishLastItem, edit, description, 1);
+        }
+    }
+
+    /// `s` (in the body of the loop at `lp`) prints, reads no input, and reads nothing of
+    /// `ended` nor a variable declared in the loop but outside `s`; no `break`, `continue`
+    /// or `return` in it.
+    fn finishes_an_item(&self, s: &Stmt, lp: Span, ended: &HashSet<VarId>) -> bool {
+        let (mut prints, mut fits) = (false, true);
+        crate::ir::walk::walk_stmt(s, &mut |x| match &x.kind {
+            ExprKind::Call(Callee::Builtin(b), _) => {
+                prints |= b.writes_output();
+                fits &= !b.reads_input();
+            }
+            ExprKind::Var(v) => {
+                let declared = self.program.var(*v).span;
+                let in_loop = lp.start <= declared.start && declared.end <= lp.end;
+                let in_s = s.span.start <= declared.start && declared.end <= s.span.end;
+                fits &= !ended.contains(v) && (!in_loop || in_s);
+            }
+            _ => {}
+        });
+        crate::ir::walk::for_each_stmt(s, &mut |x| {
+            fits &= !matches!(x.kind, StmtKind::Break | StmtKind::Continue | StmtKind::Return(_));
+        });
+        prints && fits
+    }
+
     /// The reference's statements at `place`, but those the block already has, and calls of
     /// the function into itself where the reference's call is not recursive (a teacher
     /// would not fix a loop by making the function call itself).
@@ -1142,6 +1208,29 @@ fn offset(e: &Expr, text: &str, k: i64) -> String {
 }
 
 /// A statement's text without its spaces, to compare statements as written.
+/// `text` (a statement) on one line: each run of white space with a line break becomes one
+/// space (a literal holds no line break, so none changes). `None` for a statement with a
+/// comment, a line continuation or a preprocessor line, which one line would change.
+fn one_line(text: &str) -> Option<String> {
+    if text.is_empty() || text.contains("//") || text.contains("/*") || text.contains("\\\n") {
+        return None;
+    }
+    if text.lines().any(|l| l.trim_start().starts_with('#')) {
+        return None;
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find(|c: char| c.is_whitespace()) {
+        out.push_str(&rest[..at]);
+        let run = rest[at..].find(|c: char| !c.is_whitespace()).map_or(rest.len() - at, |n| n);
+        let gap = &rest[at..at + run];
+        out.push_str(if gap.contains('\n') { " " } else { gap });
+        rest = &rest[at + run..];
+    }
+    out.push_str(rest);
+    Some(out)
+}
+
 fn squeeze(text: &str) -> String {
     text.chars().filter(|c| !c.is_whitespace()).collect()
 }
@@ -1390,6 +1479,29 @@ mod tests {
             .filter(|c| c.changes[0].mutant.kind == MutationKind::InsertStatement)
             .map(|c| c.changes[0].mutant.edit.new_text.clone())
             .collect()
+    }
+
+    #[test]
+    fn the_last_item_is_finished_by_a_printing_statement_of_the_loop() {
+        let src = "#include <stdio.h>\nint main(void) {\n    int c, n = 0, zero = 0;\n    while ((c = getchar()) != EOF) {\n        int d = c - '0';\n        if (c == ' ') {\n            if (zero)\n                putchar('0');\n            printf(\"%d\\n\",\n                   n);\n            putchar(c);\n            n = 0;\n        } else if (d == 0) {\n            zero = 1;\n            if (n > 9) break;\n        } else {\n            n = n + d;\n            if (d > 5) printf(\"%d\", d);\n        }\n    }\n    return 0;\n}\n";
+        let program = crate::syntax::lower::lower_source(src).program;
+        let scope = FunctionScopes::new(&program);
+        let added: Vec<String> = candidates(&program, src, &HashSet::new(), &scope, None, &|_| 0.0)
+            .into_iter()
+            .filter(|c| c.changes[0].mutant.kind == MutationKind::FinishLastItem)
+            .map(|c| c.changes[0].mutant.edit.new_text.clone())
+            .collect();
+        // Not the `if`s that read `c` (after the loop it is `EOF`), nor one that reads `d`
+        // (declared in the loop), nor one that leaves the loop; a statement over several
+        // lines is inserted on one.
+        expect_test::expect![[r#"
+            [
+                "\n    if (zero) putchar('0');",
+                "\n    putchar('0');",
+                "\n    printf(\"%d\\n\", n);",
+            ]
+        "#]]
+        .assert_debug_eq(&added);
     }
 
     #[test]
