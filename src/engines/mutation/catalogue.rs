@@ -33,6 +33,10 @@
 //! - `assignment-grouping` (level 1): a condition that assigns a read with the comparison
 //!   meant to test it, `c = getchar() != EOF`, gets the parentheses C's precedence needs:
 //!   `(c = getchar()) != EOF`;
+//! - `integer-division` (level 1): a division of two integers whose quotient is converted to
+//!   a floating type divides in that type, `avg = sum / n` → `avg = (float) sum / n`,
+//!   `x * (1 / 2)` → `x * (1.0 / 2)` (the quotient C computes is the integer one, its
+//!   fraction lost before the conversion);
 //! - `replace-variable` (level 2): a variable read becomes another variable of the same type in
 //!   scope at that point (at level 1 too for conditions when repairing against a reference:
 //!   [`variable_replacements`]);
@@ -126,6 +130,9 @@ pub enum MutationKind {
     /// A printing statement of a loop's body repeated after the loop, for the last item the
     /// input ends on: `while (…) { … if (zero) putchar('0'); … }` → `… } if (zero) putchar('0');`.
     FinishLastItem,
+    /// A division of two integers whose quotient is converted to a floating type divides in
+    /// that type: `avg = sum / n` → `avg = (float) sum / n`.
+    IntegerDivision,
 }
 
 impl MutationKind {
@@ -173,6 +180,7 @@ impl MutationKind {
             MutationKind::ReverseLoop => "reverse-loop",
             MutationKind::RepeatIf => "repeat-if",
             MutationKind::FinishLastItem => "finish-last-item",
+            MutationKind::IntegerDivision => "integer-division",
         }
     }
 }
@@ -498,6 +506,9 @@ impl Ctx<'_> {
                     self.increment_form(e, *op, target, path, out);
                 }
             }
+            ExprKind::Cast { expr: inner, implicit: true } if e.ty.is_float() => {
+                self.integer_division(e, inner, path, out)
+            }
             ExprKind::Int(v) if self.level >= 2 => self.constant_int(e, *v, path, false, out),
             ExprKind::Float(v) if self.level >= 2 => self.constant_float(e, *v, path, out),
             ExprKind::Var(v) if self.level >= 2 => self.replace_variable(e, *v, path, out),
@@ -556,6 +567,42 @@ impl Ctx<'_> {
             m.description = self.in_context(e.span, span, &token);
             out.push(m);
         }
+    }
+
+    /// `integer-division`: a division of two integers whose quotient is converted to a
+    /// floating type (`avg = sum / n` with `float avg`, `x * (1 / 2)` with `double x`) divides
+    /// in that type: `(float) sum / n`, `1.0 / 2`. `cast` is the implicit conversion.
+    fn integer_division(&self, cast: &Expr, inner: &Expr, path: &[usize], out: &mut Vec<Mutant>) {
+        let ExprKind::Binary(BinOp::Div, a, b) = &inner.kind else { return };
+        if !a.ty.is_integer() || !b.ty.is_integer() {
+            return;
+        }
+        let (ta, whole) = (self.text(a.span), self.text(inner.span));
+        if ta.is_empty() || whole.is_empty() || a.span.start > b.span.start {
+            return;
+        }
+        let target = cast.ty.clone();
+        let converted = |x: &Expr, ty: &Type, implicit: bool| {
+            Expr::new(ExprKind::Cast { expr: Box::new(x.clone()), implicit }, ty.clone(), x.span)
+        };
+        // A literal dividend is written as a `double` constant; anything else is cast.
+        let (left, new_text) = match a.strip_implicit().kind {
+            ExprKind::Int(v) if ta.trim().chars().all(|c| c.is_ascii_digit()) => {
+                (Expr::new(ExprKind::Float(v as f64), Type::DOUBLE, a.span), format!("{v}.0"))
+            }
+            _ => {
+                let name = if target == Type::DOUBLE { "double" } else { "float" };
+                (converted(a, &target, false), format!("({name}) {}", parenthesize(a, ta)))
+            }
+        };
+        let quotient_ty = left.ty.clone();
+        let right = converted(b, &quotient_ty, true);
+        let division =
+            Expr::new(ExprKind::Binary(BinOp::Div, Box::new(left), Box::new(right)), quotient_ty, inner.span);
+        let node = if division.ty == target { division } else { converted(&division, &target, true) };
+        let mut m = self.mutant(path, node, MutationKind::IntegerDivision, a.span, new_text.clone());
+        m.description = self.in_context(inner.span, a.span, &new_text);
+        out.push(m);
     }
 
     /// `--j` ↔ `j--`, `++i` ↔ `i++`: the operator moved to the other side of a target
@@ -1245,6 +1292,32 @@ mod tests {
         }
         go(main.body.as_ref().unwrap(), &mut out);
         out
+    }
+
+    #[test]
+    fn an_integer_quotient_made_floating_divides_in_its_type() {
+        let src = "int main(void) {\n    int a = nondet_int(), b = nondet_int();\n    float f = (a + b) / 2;\n    double d = 1 / 2 * f;\n    int q = a / b;\n    f = a / 2.0;\n    d = a / b;\n    return q;\n}\n";
+        let (p, ms) = all_mutants(src, 1);
+        let lines: Vec<String> = ms
+            .iter()
+            .filter(|(_, m)| m.kind == MutationKind::IntegerDivision)
+            .map(|(e, m)| {
+                // The mutant's expression is the one the edited text lowers to, type and all.
+                let patched = crate::ir::apply_edits(src, std::slice::from_ref(&m.edit));
+                let lowered = lower_source(&patched).program;
+                let (same, _, _) =
+                    locations(&lowered).into_iter().find(|(x, _, _)| x.span.start == e.span.start).unwrap();
+                assert_eq!(format!("{:?}", m.expr.ty), format!("{:?}", same.ty));
+                assert_eq!(expr_to_c(&p, &m.expr), expr_to_c(&lowered, &same));
+                format!("{} [{}]: {}", m.description, m.expr.ty, expr_to_c(&p, &m.expr))
+            })
+            .collect();
+        // Not where the quotient stays an integer, nor a division that is already floating.
+        expect_test::expect![[r#"
+            `(a + b) / 2` → `(float) (a + b) / 2` [float]: (float)(a + b) / 2
+            `1 / 2` → `1.0 / 2` [double]: 1.0 / 2 * f
+            `a / b` → `(double) a / b` [double]: d = (double)a / b"#]]
+        .assert_eq(&lines.join("\n"));
     }
 
     fn all_mutants(src: &str, level: u8) -> (Program, Vec<(Expr, Mutant)>) {
