@@ -164,6 +164,40 @@ impl Type {
     }
 }
 
+/// Integer promotion (C11 6.3.1.1): ranks below `int` become `int`.
+pub fn promote(ty: &Type) -> Type {
+    match ty {
+        Type::Int(t) if t.rank() < IntType::INT.rank() => Type::INT,
+        other => other.clone(),
+    }
+}
+
+/// The usual arithmetic conversions (C11 6.3.1.8).
+pub fn usual_arithmetic(a: &Type, b: &Type) -> Type {
+    match (a, b) {
+        (Type::Error, _) | (_, Type::Error) => Type::Error,
+        (Type::Float(FloatKind::Double), _) | (_, Type::Float(FloatKind::Double)) => Type::DOUBLE,
+        (Type::Float(_), _) | (_, Type::Float(_)) => Type::Float(FloatKind::Float),
+        _ => {
+            let (Type::Int(x), Type::Int(y)) = (promote(a), promote(b)) else { return Type::Error };
+            if x == y {
+                return Type::Int(x);
+            }
+            if x.signed == y.signed {
+                return Type::Int(if x.rank() >= y.rank() { x } else { y });
+            }
+            let (s, u) = if x.signed { (x, y) } else { (y, x) };
+            if u.rank() >= s.rank() {
+                Type::Int(u)
+            } else if s.bits() > u.bits() {
+                Type::Int(s)
+            } else {
+                Type::Int(IntType { kind: s.kind, signed: false })
+            }
+        }
+    }
+}
+
 /// Size and alignment need struct layouts, so they live on [`crate::ir::Program`]; this is the
 /// layout-independent part used by the printer and diagnostics.
 impl fmt::Display for Type {

@@ -37,6 +37,9 @@
 //!   a floating type divides in that type, `avg = sum / n` → `avg = (float) sum / n`,
 //!   `x * (1 / 2)` → `x * (1.0 / 2)` (the quotient C computes is the integer one, its
 //!   fraction lost before the conversion);
+//! - `assignment-for-comparison` (level 1): an assignment whose value a condition tests for
+//!   truth compares instead, `if (x = 0)` → `if (x == 0)`, `while (!(done = 1))` →
+//!   `while (!(done == 1))`;
 //! - `replace-variable` (level 2): a variable read becomes another variable of the same type in
 //!   scope at that point (at level 1 too for conditions when repairing against a reference:
 //!   [`variable_replacements`]);
@@ -133,6 +136,10 @@ pub enum MutationKind {
     /// A division of two integers whose quotient is converted to a floating type divides in
     /// that type: `avg = sum / n` → `avg = (float) sum / n`.
     IntegerDivision,
+    /// An assignment tested for truth compares instead: `if (x = 0)` → `if (x == 0)`.
+    AssignmentForComparison,
+    /// The `;` right after a loop or `if` header, which leaves its body empty, goes.
+    StraySemicolon,
 }
 
 impl MutationKind {
@@ -181,6 +188,8 @@ impl MutationKind {
             MutationKind::RepeatIf => "repeat-if",
             MutationKind::FinishLastItem => "finish-last-item",
             MutationKind::IntegerDivision => "integer-division",
+            MutationKind::AssignmentForComparison => "assignment-for-comparison",
+            MutationKind::StraySemicolon => "stray-semicolon",
         }
     }
 }
@@ -234,6 +243,9 @@ pub fn mutants(program: &Program, src: &str, expr: &Expr, role: Role, level: u8,
         && let Some(m) = ctx.assignment_grouping(expr)
     {
         out.push(m);
+    }
+    if role == Role::Condition {
+        ctx.assignment_for_comparison(expr, &mut out);
     }
     if let ExprKind::Assign(lhs, rhs) = &expr.kind {
         if let Some(m) = ctx.delete_assignment(expr, lhs, rhs) {
@@ -585,9 +597,11 @@ impl Ctx<'_> {
         let converted = |x: &Expr, ty: &Type, implicit: bool| {
             Expr::new(ExprKind::Cast { expr: Box::new(x.clone()), implicit }, ty.clone(), x.span)
         };
-        // A literal dividend is written as a `double` constant; anything else is cast.
+        // A literal dividend quotient is written as a `double` constant (where the quotient is
+        // a `double`: a `float` one would change the type of what it is part of); anything
+        // else is cast.
         let (left, new_text) = match a.strip_implicit().kind {
-            ExprKind::Int(v) if ta.trim().chars().all(|c| c.is_ascii_digit()) => {
+            ExprKind::Int(v) if target == Type::DOUBLE && ta.trim().chars().all(|c| c.is_ascii_digit()) => {
                 (Expr::new(ExprKind::Float(v as f64), Type::DOUBLE, a.span), format!("{v}.0"))
             }
             _ => {
@@ -599,7 +613,7 @@ impl Ctx<'_> {
         let right = converted(b, &quotient_ty, true);
         let division =
             Expr::new(ExprKind::Binary(BinOp::Div, Box::new(left), Box::new(right)), quotient_ty, inner.span);
-        let node = if division.ty == target { division } else { converted(&division, &target, true) };
+        let node = division;
         let mut m = self.mutant(path, node, MutationKind::IntegerDivision, a.span, new_text.clone());
         m.description = self.in_context(inner.span, a.span, &new_text);
         out.push(m);
@@ -1040,6 +1054,56 @@ impl Ctx<'_> {
         Some(m)
     }
 
+    /// `assignment-for-comparison`: an assignment whose value is tested for truth (the whole
+    /// condition, an operand of `&&`, `||` or `!`) compares instead: `if (x = 0)` →
+    /// `if (x == 0)`. The comparison converts its operands by the usual arithmetic
+    /// conversions, where the assignment converted the right side to the target's type.
+    fn assignment_for_comparison(&self, cond: &Expr, out: &mut Vec<Mutant>) {
+        let mut tested = Vec::new();
+        truth_tested(cond, &mut tested);
+        for e in tested {
+            let ExprKind::Assign(lhs, rhs) = &e.kind else { continue };
+            let Some(span) = self.operator_span(lhs, rhs, "=") else { continue };
+            let Some(path) = path_to(self.root, e) else { continue };
+            // The right side as written, before the assignment converted it.
+            let value = match &rhs.kind {
+                ExprKind::Cast { expr, implicit: true } if rhs.ty == lhs.ty => &**expr,
+                _ => &**rhs,
+            };
+            // `==` binds tighter than `=`: a right side that binds looser would regroup
+            // (`c = getchar() != EOF && ok` → `(c == getchar()) != EOF && ok`).
+            let tight = match &value.strip_implicit().kind {
+                ExprKind::Binary(op, ..) => precedence(*op) > precedence(BinOp::Eq),
+                ExprKind::Logical(..)
+                | ExprKind::Cond(..)
+                | ExprKind::Assign(..)
+                | ExprKind::CompoundAssign { .. }
+                | ExprKind::Comma(..) => false,
+                _ => true,
+            };
+            if !tight {
+                continue;
+            }
+            let (left, right) = if lhs.ty.is_arithmetic() && value.ty.is_arithmetic() {
+                let common = crate::ir::types::usual_arithmetic(&lhs.ty, &value.ty);
+                let converted = |x: &Expr| {
+                    if x.ty == common {
+                        x.clone()
+                    } else {
+                        Expr::new(ExprKind::Cast { expr: Box::new(x.clone()), implicit: true }, common.clone(), x.span)
+                    }
+                };
+                (converted(lhs), converted(value))
+            } else {
+                ((**lhs).clone(), (**rhs).clone())
+            };
+            let node = Expr::new(ExprKind::Binary(BinOp::Eq, Box::new(left), Box::new(right)), Type::INT, e.span);
+            let mut m = self.mutant(&path, node, MutationKind::AssignmentForComparison, span, "==".into());
+            m.description = self.in_context(e.span, span, "==");
+            out.push(m);
+        }
+    }
+
     /// `assignment-grouping`: a condition `x = f() op b` (or `x = f() op b && c`), with `f()`
     /// a call with effects (a read), becomes `(x = f()) op b` (`… && c`): C's precedence
     /// gave `x` the truth value. The regrouped test keeps the condition's type (a truth value
@@ -1223,6 +1287,21 @@ fn path_to(root: &Expr, target: &Expr) -> Option<Path> {
     None
 }
 
+/// The subexpressions of `cond` whose value is tested for truth: `cond` itself, the operands
+/// of `&&` and `||`, the operand of `!`, through implicit conversions.
+fn truth_tested<'e>(cond: &'e Expr, out: &mut Vec<&'e Expr>) {
+    let core = cond.strip_implicit();
+    out.push(core);
+    match &core.kind {
+        ExprKind::Logical(_, a, b) => {
+            truth_tested(a, out);
+            truth_tested(b, out);
+        }
+        ExprKind::Unary(UnOp::Not, a) => truth_tested(a, out),
+        _ => {}
+    }
+}
+
 /// The characters that end what students read or scan: the end of the input, a line break, a
 /// string's NUL, a space; with the text each is written as.
 const DELIMITERS: [(i64, &str); 4] = [(-1, "EOF"), (b'\n' as i64, "'\\n'"), (0, "'\\0'"), (b' ' as i64, "' '")];
@@ -1294,30 +1373,64 @@ mod tests {
         out
     }
 
-    #[test]
-    fn an_integer_quotient_made_floating_divides_in_its_type() {
-        let src = "int main(void) {\n    int a = nondet_int(), b = nondet_int();\n    float f = (a + b) / 2;\n    double d = 1 / 2 * f;\n    int q = a / b;\n    f = a / 2.0;\n    d = a / b;\n    return q;\n}\n";
+    /// The mutants of `kind` in `src` at level 1, each as its description, its type and its
+    /// expression, after checking that the expression is the one the edited text lowers to
+    /// (type and all).
+    fn mutants_lowered_again(src: &str, kind: MutationKind) -> String {
         let (p, ms) = all_mutants(src, 1);
         let lines: Vec<String> = ms
             .iter()
-            .filter(|(_, m)| m.kind == MutationKind::IntegerDivision)
+            .filter(|(_, m)| m.kind == kind)
             .map(|(e, m)| {
-                // The mutant's expression is the one the edited text lowers to, type and all.
                 let patched = crate::ir::apply_edits(src, std::slice::from_ref(&m.edit));
                 let lowered = lower_source(&patched).program;
                 let (same, _, _) =
                     locations(&lowered).into_iter().find(|(x, _, _)| x.span.start == e.span.start).unwrap();
                 assert_eq!(format!("{:?}", m.expr.ty), format!("{:?}", same.ty));
                 assert_eq!(expr_to_c(&p, &m.expr), expr_to_c(&lowered, &same));
+                assert_eq!(strip_ids(&m.expr), strip_ids(&same), "{}", m.description);
                 format!("{} [{}]: {}", m.description, m.expr.ty, expr_to_c(&p, &m.expr))
             })
             .collect();
+        lines.join("\n")
+    }
+
+    /// `e`'s shape and types, without ids or spans.
+    fn strip_ids(e: &Expr) -> String {
+        let kids: Vec<String> = children(e).into_iter().map(strip_ids).collect();
+        let head = match &e.kind {
+            ExprKind::Var(v) => format!("var{}", v.0),
+            ExprKind::Int(v) => format!("{v}"),
+            ExprKind::Float(v) => format!("{v:?}"),
+            ExprKind::Binary(op, ..) => op.c_token().to_string(),
+            ExprKind::Cast { implicit, .. } => format!("cast{}", if *implicit { "~" } else { "" }),
+            other => format!("{:?}", std::mem::discriminant(other)),
+        };
+        format!("{head}:{}({})", e.ty, kids.join(","))
+    }
+
+    #[test]
+    fn an_integer_quotient_made_floating_divides_in_its_type() {
+        let src = "int main(void) {\n    int a = nondet_int(), b = nondet_int();\n    float f = (a + b) / 2;\n    double d = 1 / 2 * f;\n    int q = a / b;\n    f = a / 2.0;\n    d = a / b;\n    d = 1 / 3 * d;\n    return q;\n}\n";
         // Not where the quotient stays an integer, nor a division that is already floating.
         expect_test::expect![[r#"
             `(a + b) / 2` → `(float) (a + b) / 2` [float]: (float)(a + b) / 2
-            `1 / 2` → `1.0 / 2` [double]: 1.0 / 2 * f
-            `a / b` → `(double) a / b` [double]: d = (double)a / b"#]]
-        .assert_eq(&lines.join("\n"));
+            `1 / 2` → `(float) 1 / 2` [double]: (float)1 / 2 * f
+            `a / b` → `(double) a / b` [double]: d = (double)a / b
+            `1 / 3` → `1.0 / 3` [double]: d = 1.0 / 3 * d"#]]
+        .assert_eq(&mutants_lowered_again(src, MutationKind::IntegerDivision));
+    }
+
+    #[test]
+    fn an_assignment_tested_for_truth_compares_instead() {
+        let src = "int main(void) {\n    int x = nondet_int();\n    char c = nondet_int();\n    double d = nondet_int();\n    int *p = 0;\n    if (x = 0) x++;\n    if (c = 300) x++;\n    while (!(d = 1.5) || (p = &x)) x++;\n    if ((x = 2) > 1) x++;\n    return x;\n}\n";
+        // Not an assignment whose value is compared (`(x = 2) > 1`).
+        expect_test::expect![[r#"
+            `(x = 0)` → `(x == 0)` [int]: x == 0
+            `(c = 300)` → `(c == 300)` [int]: c == 300
+            `(d = 1.5)` → `(d == 1.5)` [int]: !(d == 1.5) || (p = &x)
+            `(p = &x)` → `(p == &x)` [int]: !(d = 1.5) || p == &x"#]]
+        .assert_eq(&mutants_lowered_again(src, MutationKind::AssignmentForComparison));
     }
 
     fn all_mutants(src: &str, level: u8) -> (Program, Vec<(Expr, Mutant)>) {

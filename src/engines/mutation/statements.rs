@@ -9,6 +9,8 @@
 //!   `free`: deleting it would trade the bug for a leak);
 //! - `delete-output`: a statement that only prints goes (a prompt where the whole output is
 //!   compared, a debugging print, an extra line break);
+//! - `stray-semicolon`: the `;` right after a `for`, `while` or `if` header goes, and the
+//!   statement after it becomes the body it was meant to be (`for (i = 1; i <= n; i++);`);
 //! - `insert-statement`, from three pools:
 //!   - the step of a `while` loop (or a `for` without one) whose body never changes a variable
 //!     its condition reads: `p = p->next;` for a pointer, `i++;` / `i--;` for an integer;
@@ -235,6 +237,7 @@ impl Collect<'_> {
         for (i, s) in items.iter().enumerate() {
             if let Some(next) = items.get(i + 1) {
                 self.swap(func, s, next);
+                self.stray_semicolon(func, s, next);
             }
             if let StmtKind::Expr(e) = &s.kind {
                 self.delete(func, s, e);
@@ -524,6 +527,30 @@ impl Collect<'_> {
         };
         let description = format!("move `{tb}` before `{ta}`");
         self.push(func, b, MutationKind::MoveStatement, edit, description, 0);
+    }
+
+    /// `for (…);` / `while (…);` / `if (…);` followed by a statement: the `;` that ends the
+    /// header makes the body empty and the next statement run once, after the loop (or
+    /// always). Deleting it makes the next statement the body.
+    fn stray_semicolon(&mut self, func: FuncId, s: &Stmt, next: &Stmt) {
+        let body = match &s.kind {
+            StmtKind::For { body, .. } | StmtKind::While { body, .. } => body,
+            StmtKind::If { then, els: None, .. } => then,
+            _ => return,
+        };
+        if !matches!(body.kind, StmtKind::Empty) || self.text(body.span) != ";" {
+            return;
+        }
+        let head = first_line(self.text(Span::new(s.span.start as usize, body.span.start as usize)));
+        let edit = TextEdit { span: body.span, new_text: String::new() };
+        let what = if matches!(s.kind, StmtKind::If { .. }) {
+            "the `if`, so `{}` ran always"
+        } else {
+            "the loop, so `{}` ran once, after it"
+        };
+        let next = first_line(self.text(next.span));
+        let description = format!("delete the `;` after `{head}` (it ended {})", what.replace("{}", next));
+        self.push(func, s, MutationKind::StraySemicolon, edit, description, 0);
     }
 
     /// Deletes an assignment or update statement (`x = e;`, `x += e;`, `x++;`), or a
@@ -1502,6 +1529,22 @@ mod tests {
             ]
         "#]]
         .assert_debug_eq(&added);
+    }
+
+    #[test]
+    fn a_semicolon_that_ends_a_header_goes() {
+        let src = "int f(int n) {\n    int i, s = 0;\n    for (i = 0; i < n; i++);\n        s += i;\n    if (s > 9) ;\n    s = 0;\n    while (n--) {}\n    s++;\n    if (n) ; else s--;\n    for (;;);\n}\n";
+        let program = crate::syntax::lower::lower_source(src).program;
+        let scope = FunctionScopes::new(&program);
+        let found: Vec<String> = candidates(&program, src, &HashSet::new(), &scope, None, &|_| 0.0)
+            .into_iter()
+            .filter(|c| c.changes[0].mutant.kind == MutationKind::StraySemicolon)
+            .map(|c| format!("{} at {:?}", c.changes[0].mutant.description, c.changes[0].mutant.edit.span))
+            .collect();
+        // Not an empty block, an `if` with an `else`, nor a header with nothing after it.
+        expect_test::expect![[r#"
+            delete the `;` after `for (i = 0; i < n; i++)` (it ended the loop, so `s += i;` ran once, after it) at Span { start: 60, end: 61 }
+            delete the `;` after `if (s > 9)` (it ended the `if`, so `s = 0;` ran always) at Span { start: 93, end: 94 }"#]].assert_eq(&found.join("\n"));
     }
 
     #[test]

@@ -6,41 +6,8 @@ use tree_sitter::Node;
 use super::builtins::{self, Params};
 use super::{Lowerer, MAX_NESTING, Symbol};
 use crate::ir::format::{self, Length, Piece};
+pub use crate::ir::types::{promote, usual_arithmetic};
 use crate::ir::*;
-
-/// Integer promotion (C11 6.3.1.1): ranks below `int` become `int`.
-pub fn promote(ty: &Type) -> Type {
-    match ty {
-        Type::Int(t) if t.rank() < IntType::INT.rank() => Type::INT,
-        other => other.clone(),
-    }
-}
-
-/// The usual arithmetic conversions (C11 6.3.1.8).
-pub fn usual_arithmetic(a: &Type, b: &Type) -> Type {
-    match (a, b) {
-        (Type::Error, _) | (_, Type::Error) => Type::Error,
-        (Type::Float(FloatKind::Double), _) | (_, Type::Float(FloatKind::Double)) => Type::DOUBLE,
-        (Type::Float(_), _) | (_, Type::Float(_)) => Type::Float(FloatKind::Float),
-        _ => {
-            let (Type::Int(x), Type::Int(y)) = (promote(a), promote(b)) else { return Type::Error };
-            if x == y {
-                return Type::Int(x);
-            }
-            if x.signed == y.signed {
-                return Type::Int(if x.rank() >= y.rank() { x } else { y });
-            }
-            let (s, u) = if x.signed { (x, y) } else { (y, x) };
-            if u.rank() >= s.rank() {
-                Type::Int(u)
-            } else if s.bits() > u.bits() {
-                Type::Int(s)
-            } else {
-                Type::Int(IntType { kind: s.kind, signed: false })
-            }
-        }
-    }
-}
 
 fn int_expr(v: i64, ty: Type, span: Span) -> Expr {
     Expr::new(ExprKind::Int(v), ty, span)
