@@ -611,9 +611,7 @@ impl Ctx<'_> {
         };
         let quotient_ty = left.ty.clone();
         let right = converted(b, &quotient_ty, true);
-        let division =
-            Expr::new(ExprKind::Binary(BinOp::Div, Box::new(left), Box::new(right)), quotient_ty, inner.span);
-        let node = division;
+        let node = Expr::new(ExprKind::Binary(BinOp::Div, Box::new(left), Box::new(right)), quotient_ty, inner.span);
         let mut m = self.mutant(path, node, MutationKind::IntegerDivision, a.span, new_text.clone());
         m.description = self.in_context(inner.span, a.span, &new_text);
         out.push(m);
@@ -1373,22 +1371,40 @@ mod tests {
         out
     }
 
+    /// Checks that `m`, a mutant of the location `orig` of `src`, is the expression its edited
+    /// text lowers to: the same C, and the same shape and types (an implicit conversion
+    /// the mutant lacks changes no C text).
+    fn assert_lowers_to_itself(src: &str, orig: &Expr, m: &Mutant) {
+        let edited = apply_edits(src, std::slice::from_ref(&m.edit));
+        let mut p2 = lower_source(&edited).program;
+        // The edited text spells a constant it gained as a character (`'\n'`); the mutant,
+        // built in the original program, knows only its value. The expressions are compared,
+        // not the spelling of their constants (neither program's).
+        p2.char_constants.clear();
+        let main = p2.func(p2.func_by_name("main").unwrap());
+        // The location starts where the original did (edits are inside it).
+        let mut found = None;
+        walk_stmt(main.body.as_ref().unwrap(), &mut |e: &Expr| {
+            if e.span.start == orig.span.start && found.as_ref().is_none_or(|f: &Expr| e.span.end > f.span.end) {
+                found = Some(e.clone());
+            }
+        });
+        let found = found.unwrap_or_else(|| panic!("no expression at the location after {}", m.description));
+        let mut p1 = lower_source(src).program;
+        p1.char_constants.clear();
+        assert_eq!(expr_to_c(&p2, &found), expr_to_c(&p1, &m.expr), "{}", m.description);
+        assert_eq!(shape(&found), shape(&m.expr), "{}", m.description);
+    }
+
     /// The mutants of `kind` in `src` at level 1, each as its description, its type and its
-    /// expression, after checking that the expression is the one the edited text lowers to
-    /// (type and all).
+    /// expression, each checked against the lowering of its edited text.
     fn mutants_lowered_again(src: &str, kind: MutationKind) -> String {
         let (p, ms) = all_mutants(src, 1);
         let lines: Vec<String> = ms
             .iter()
             .filter(|(_, m)| m.kind == kind)
             .map(|(e, m)| {
-                let patched = crate::ir::apply_edits(src, std::slice::from_ref(&m.edit));
-                let lowered = lower_source(&patched).program;
-                let (same, _, _) =
-                    locations(&lowered).into_iter().find(|(x, _, _)| x.span.start == e.span.start).unwrap();
-                assert_eq!(format!("{:?}", m.expr.ty), format!("{:?}", same.ty));
-                assert_eq!(expr_to_c(&p, &m.expr), expr_to_c(&lowered, &same));
-                assert_eq!(strip_ids(&m.expr), strip_ids(&same), "{}", m.description);
+                assert_lowers_to_itself(src, e, m);
                 format!("{} [{}]: {}", m.description, m.expr.ty, expr_to_c(&p, &m.expr))
             })
             .collect();
@@ -1396,8 +1412,8 @@ mod tests {
     }
 
     /// `e`'s shape and types, without ids or spans.
-    fn strip_ids(e: &Expr) -> String {
-        let kids: Vec<String> = children(e).into_iter().map(strip_ids).collect();
+    fn shape(e: &Expr) -> String {
+        let kids: Vec<String> = children(e).into_iter().map(shape).collect();
         let head = match &e.kind {
             ExprKind::Var(v) => format!("var{}", v.0),
             ExprKind::Int(v) => format!("{v}"),
@@ -1602,29 +1618,7 @@ mod tests {
             let (_, ms) = all_mutants(src, level);
             assert!(ms.len() > 10);
             for (orig, m) in &ms {
-                let edited = apply_edits(src, std::slice::from_ref(&m.edit));
-                let mut p2 = lower_source(&edited).program;
-                // The edited text spells a constant it gained as a character (`'\n'`); the
-                // mutant, built in the original program, knows only its value. The expressions
-                // are compared, not the spelling of their constants (neither program's).
-                p2.char_constants.clear();
-                let main = p2.func(p2.func_by_name("main").unwrap());
-                // The location starts where the original did (edits are inside it).
-                let mut found = None;
-                walk_stmt(main.body.as_ref().unwrap(), &mut |e: &Expr| {
-                    if e.span.start == orig.span.start && found.as_ref().is_none_or(|f: &Expr| e.span.end > f.span.end)
-                    {
-                        found = Some(e.clone());
-                    }
-                });
-                let mut p1 = lower_source(src).program;
-                p1.char_constants.clear();
-                let expected = expr_to_c(&p1, &m.expr);
-                let got = expr_to_c(
-                    &p2,
-                    &found.unwrap_or_else(|| panic!("no expression at the location after {}", m.description)),
-                );
-                assert_eq!(got, expected, "{} at level {level}", m.description);
+                assert_lowers_to_itself(src, orig, m);
             }
         }
     }
