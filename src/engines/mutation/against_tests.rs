@@ -561,7 +561,7 @@ impl StatementSearch<'_> {
             // the statement the second's words name.
             let statement = change.location.kind == LocationKind::Statement;
             let mapped = span_before(change.location.span, &first_edits)
-                .or_else(|| statement.then(|| enclosing_span_before(change.location.span, &first_edits)).flatten());
+                .or_else(|| if statement { enclosing_span_before(change.location.span, &first_edits) } else { None });
             match mapped {
                 Some(span) => change.location.span = span,
                 None => {

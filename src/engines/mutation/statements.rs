@@ -543,13 +543,13 @@ impl Collect<'_> {
         }
         let head = first_line(self.text(Span::new(s.span.start as usize, body.span.start as usize)));
         let edit = TextEdit { span: body.span, new_text: String::new() };
-        let what = if matches!(s.kind, StmtKind::If { .. }) {
-            "the `if`, so `{}` ran always"
-        } else {
-            "the loop, so `{}` ran once, after it"
-        };
         let next = first_line(self.text(next.span));
-        let description = format!("delete the `;` after `{head}` (it ended {})", what.replace("{}", next));
+        let ended = if matches!(s.kind, StmtKind::If { .. }) {
+            format!("the `if`, so `{next}` ran always")
+        } else {
+            format!("the loop, so `{next}` ran once, after it")
+        };
+        let description = format!("delete the `;` after `{head}` (it ended {ended})");
         self.push(func, s, MutationKind::StraySemicolon, edit, description, 0);
     }
 
@@ -829,11 +829,7 @@ impl Collect<'_> {
                 continue;
             }
             let statement = format!("{}[{}] = '\\0';", array.name, index.name);
-            let indent = crate::ir::indentation(self.src, lp.span.start as usize).to_string();
-            let edit = TextEdit {
-                span: Span::new(lp.span.end as usize, lp.span.end as usize),
-                new_text: format!("\n{indent}{statement}"),
-            };
+            let (_, edit, _) = self.insertion(&Insertion::After(lp), &statement);
             let description = format!("add `{statement}` after the loop");
             self.push(func, lp, MutationKind::InsertStatement, edit, description, 1);
         }
@@ -867,12 +863,8 @@ impl Collect<'_> {
                 statements.push(text);
             }
         });
-        let indent = crate::ir::indentation(self.src, lp.span.start as usize).to_string();
         for statement in statements {
-            let edit = TextEdit {
-                span: Span::new(lp.span.end as usize, lp.span.end as usize),
-                new_text: format!("\n{indent}{statement}"),
-            };
+            let (_, edit, _) = self.insertion(&Insertion::After(lp), &statement);
             let description = format!("finish the last item after the loop: add `{statement}`");
             self.push(func, lp, MutationKind::FinishLastItem, edit, description, 1);
         }
@@ -1234,7 +1226,6 @@ fn offset(e: &Expr, text: &str, k: i64) -> String {
     if k < 0 { format!("{text} - {}", -k) } else { format!("{text} + {k}") }
 }
 
-/// A statement's text without its spaces, to compare statements as written.
 /// `text` (a statement) on one line: each run of white space with a line break becomes one
 /// space (a literal holds no line break, so none changes). `None` for a statement with a
 /// comment, a line continuation or a preprocessor line, which one line would change.
@@ -1258,6 +1249,7 @@ fn one_line(text: &str) -> Option<String> {
     Some(out)
 }
 
+/// A statement's text without its spaces, to compare statements as written.
 fn squeeze(text: &str) -> String {
     text.chars().filter(|c| !c.is_whitespace()).collect()
 }
@@ -1439,13 +1431,21 @@ mod tests {
     use super::*;
     use crate::engines::mutation::engine::FunctionScopes;
 
-    /// The texts of `src` with each `cut-line-break` candidate applied.
-    fn cut_line_breaks(src: &str) -> Vec<String> {
+    /// The candidates of `kind` for `src` (against `reference` where given), best first.
+    fn candidates_of(src: &str, reference: Option<&str>, kind: MutationKind) -> Vec<Candidate> {
+        let reference = reference.map(|r| crate::syntax::lower::lower_source(r).program);
         let program = crate::syntax::lower::lower_source(src).program;
         let scope = FunctionScopes::new(&program);
-        candidates(&program, src, &HashSet::new(), &scope, None, &|_| 0.0)
+        candidates(&program, src, &HashSet::new(), &scope, reference.as_ref(), &|_| 0.0)
             .into_iter()
-            .filter(|c| c.changes[0].mutant.kind == MutationKind::CutLineBreak)
+            .filter(|c| c.changes[0].mutant.kind == kind)
+            .collect()
+    }
+
+    /// The texts of `src` with each `cut-line-break` candidate applied.
+    fn cut_line_breaks(src: &str) -> Vec<String> {
+        candidates_of(src, None, MutationKind::CutLineBreak)
+            .into_iter()
             .map(|c| {
                 let edits: Vec<TextEdit> = c.changes.iter().map(|x| x.mutant.edit.clone()).collect();
                 apply_edits(src, &edits)
@@ -1498,12 +1498,8 @@ mod tests {
 
     /// The statements inserted among the candidates for `src` against `reference`.
     fn inserted_statements(reference: &str, src: &str) -> Vec<String> {
-        let reference = crate::syntax::lower::lower_source(reference).program;
-        let program = crate::syntax::lower::lower_source(src).program;
-        let scope = FunctionScopes::new(&program);
-        candidates(&program, src, &HashSet::new(), &scope, Some(&reference), &|_| 0.0)
+        candidates_of(src, Some(reference), MutationKind::InsertStatement)
             .into_iter()
-            .filter(|c| c.changes[0].mutant.kind == MutationKind::InsertStatement)
             .map(|c| c.changes[0].mutant.edit.new_text.clone())
             .collect()
     }
@@ -1511,11 +1507,8 @@ mod tests {
     #[test]
     fn the_last_item_is_finished_by_a_printing_statement_of_the_loop() {
         let src = "#include <stdio.h>\nint main(void) {\n    int c, n = 0, zero = 0;\n    while ((c = getchar()) != EOF) {\n        int d = c - '0';\n        if (c == ' ') {\n            if (zero)\n                putchar('0');\n            printf(\"%d\\n\",\n                   n);\n            putchar(c);\n            n = 0;\n        } else if (d == 0) {\n            zero = 1;\n            if (n > 9) break;\n        } else {\n            n = n + d;\n            if (d > 5) printf(\"%d\", d);\n        }\n    }\n    return 0;\n}\n";
-        let program = crate::syntax::lower::lower_source(src).program;
-        let scope = FunctionScopes::new(&program);
-        let added: Vec<String> = candidates(&program, src, &HashSet::new(), &scope, None, &|_| 0.0)
+        let added: Vec<String> = candidates_of(src, None, MutationKind::FinishLastItem)
             .into_iter()
-            .filter(|c| c.changes[0].mutant.kind == MutationKind::FinishLastItem)
             .map(|c| c.changes[0].mutant.edit.new_text.clone())
             .collect();
         // Not the `if`s that read `c` (after the loop it is `EOF`), nor one that reads `d`
@@ -1534,11 +1527,8 @@ mod tests {
     #[test]
     fn a_semicolon_that_ends_a_header_goes() {
         let src = "int f(int n) {\n    int i, s = 0;\n    for (i = 0; i < n; i++);\n        s += i;\n    if (s > 9) ;\n    s = 0;\n    while (n--) {}\n    s++;\n    if (n) ; else s--;\n    for (;;);\n}\n";
-        let program = crate::syntax::lower::lower_source(src).program;
-        let scope = FunctionScopes::new(&program);
-        let found: Vec<String> = candidates(&program, src, &HashSet::new(), &scope, None, &|_| 0.0)
+        let found: Vec<String> = candidates_of(src, None, MutationKind::StraySemicolon)
             .into_iter()
-            .filter(|c| c.changes[0].mutant.kind == MutationKind::StraySemicolon)
             .map(|c| format!("{} at {:?}", c.changes[0].mutant.description, c.changes[0].mutant.edit.span))
             .collect();
         // Not an empty block, an `if` with an `else`, nor a header with nothing after it.
@@ -1551,11 +1541,8 @@ mod tests {
     fn an_if_repeats_only_where_its_body_changes_what_it_tests() {
         let src =
             "void f(char s[], int i, char c, int n) {\n    if(s[i]==c)s[i] = 0;\n    if ( n > 0 ) { s[0] = c; }\n}\n";
-        let program = crate::syntax::lower::lower_source(src).program;
-        let scope = FunctionScopes::new(&program);
-        let repeats: Vec<String> = candidates(&program, src, &HashSet::new(), &scope, None, &|_| 0.0)
+        let repeats: Vec<String> = candidates_of(src, None, MutationKind::RepeatIf)
             .into_iter()
-            .filter(|c| c.changes[0].mutant.kind == MutationKind::RepeatIf)
             .map(|c| c.changes[0].mutant.description.clone())
             .collect();
         // The second body writes `s`, which its condition does not read: no loop could end.
