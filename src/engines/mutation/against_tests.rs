@@ -360,7 +360,8 @@ impl StatementSearch<'_> {
     /// line break is also printed), or change them at the same distance when none comes
     /// closer ([`Closeness::a_step_from`]), each with one more change on its text (a fix of
     /// the printed text, an expression mutation or another statement repair), until one
-    /// passes `passes_all`. The closeness decides which statement repairs are worth a second
+    /// passes `passes_all`; then those that only changed the outputs, with a fix of the
+    /// printed text. The closeness decides which statement repairs are worth a second
     /// change: without it the pair space is the square of the statement space.
     fn first_with_one_more(
         &self,
@@ -373,10 +374,16 @@ impl StatementSearch<'_> {
         let before = closeness(self.program, budget)?;
         // The closest, kept sorted as they come: of equally close ones, the better ranked first.
         let mut closer: Vec<(u64, Patched)> = Vec::new();
+        // Those that change the outputs without coming closer: a change that makes every
+        // test go wrong the same way (the line break `fgets` keeps cut off, so no line ends
+        // with one) can leave one fix of the printed text for all of them.
+        let mut reshaped: Vec<Patched> = Vec::new();
         for p in self.patched(budget).take(MAX_FIRST_STATEMENTS) {
             *checked += 1;
-            if let Some(c) = closeness(&p.program, budget).filter(|c| c.a_step_from(before)) {
-                keep_closest(&mut closer, c.distance, p, MAX_CLOSER);
+            match closeness(&p.program, budget) {
+                Some(c) if c.a_step_from(before) => keep_closest(&mut closer, c.distance, p, MAX_CLOSER),
+                Some(c) if c.outputs != before.outputs && reshaped.len() < MAX_RESHAPED => reshaped.push(p),
+                _ => {}
             }
         }
         tracing::debug!(
@@ -407,6 +414,16 @@ impl StatementSearch<'_> {
                 return None;
             }
         }
+        for first in reshaped {
+            if budget.stop_reason().is_some() {
+                return None;
+            }
+            *checked += 1;
+            if let Some(both) = text_fix(&first.program, &first.text, budget).and_then(|fix| self.combined(&first, fix))
+            {
+                return Some(found(both));
+            }
+        }
         None
     }
 
@@ -414,7 +431,8 @@ impl StatementSearch<'_> {
     /// how far the tests' outputs are from the expected ones) guides a beam search. From the
     /// program, every single change (an expression mutant, a statement repair, a fix of the
     /// printed text) is run on the tests; the [`BEAM`] closest that come closer than their
-    /// parent go on, up to [`MAX_SEVERAL`] changes, until one passes `passes_all`. The repair
+    /// parent go on, up to [`MAX_SEVERAL`] changes, until one passes `passes_all`; a statement
+    /// repair that only changes the outputs gets a fix of the printed text at once. The repair
     /// is then minimised as the seed's delta debugging does: a change the others pass
     /// without is dropped.
     fn first_of_several(
@@ -425,11 +443,11 @@ impl StatementSearch<'_> {
         checked: &mut usize,
     ) -> Option<FoundRepair> {
         let start = Node { text: self.src.to_string(), program: self.program.clone(), changes: Vec::new() };
-        let mut beam = vec![((guidance.closeness)(self.program, budget)?.distance, start)];
+        let mut beam = vec![((guidance.closeness)(self.program, budget)?, start)];
         let mut seen: HashSet<String> = HashSet::from([self.src.to_string()]);
-        for _ in 0..MAX_SEVERAL {
-            let mut next: Vec<(u64, Node)> = Vec::new();
-            for (parent_distance, node) in std::mem::take(&mut beam) {
+        for step in 1..=MAX_SEVERAL {
+            let mut next: Vec<(u64, (Closeness, Node))> = Vec::new();
+            for (parent, node) in std::mem::take(&mut beam) {
                 for (changes, program, text) in self.single_changes(&node, guidance, budget) {
                     if budget.stop_reason().is_some() {
                         return None;
@@ -438,18 +456,30 @@ impl StatementSearch<'_> {
                         continue;
                     }
                     *checked += 1;
-                    let Some(d) = (guidance.closeness)(&program, budget).map(|c| c.distance) else { continue };
+                    let Some(c) = (guidance.closeness)(&program, budget) else { continue };
+                    let reshaping = changes.first().is_some_and(|c| c.location.kind == LocationKind::Statement)
+                        && c.outputs != parent.outputs;
                     let Some(changes) = self.chained(&node, changes, &text) else { continue };
                     let child = Node { text, program, changes };
-                    if d == 0 && matches!(passes_all(&child.program, budget), Verdict::Repaired) {
+                    if c.distance == 0 && matches!(passes_all(&child.program, budget), Verdict::Repaired) {
                         return Some(found(self.minimised(child.changes, passes_all, budget)));
                     }
-                    if d < parent_distance && next.partition_point(|(e, _)| *e <= d) < BEAM {
+                    if c.distance < parent.distance && next.partition_point(|(e, _)| *e <= c.distance) < BEAM {
                         // An expression mutant's program keeps the spans of the text before
                         // it: the next step needs the text lowered anew.
                         let lowered = crate::syntax::lower::lower_source(&child.text);
                         if !lowered.diagnostics.iter().any(|d| d.severity == Severity::Error) {
-                            keep_closest(&mut next, d, Node { program: lowered.program, ..child }, BEAM);
+                            let child = Node { program: lowered.program, ..child };
+                            keep_closest(&mut next, c.distance, (c, child), BEAM);
+                        }
+                    } else if reshaping && step < MAX_SEVERAL {
+                        // Not closer, but every test may now go wrong the same way: a fix
+                        // of the printed text may finish it (see `first_with_one_more`).
+                        if let Some((fix, program, text)) = text_fixed(&child, guidance, budget)
+                            && let Some(all) = self.chained(&child, fix, &text)
+                            && matches!(passes_all(&program, budget), Verdict::Repaired)
+                        {
+                            return Some(found(self.minimised(all, passes_all, budget)));
                         }
                     }
                 }
@@ -457,7 +487,7 @@ impl StatementSearch<'_> {
             if next.is_empty() {
                 return None;
             }
-            beam = next;
+            beam = next.into_iter().map(|(_, n)| n).collect();
         }
         None
     }
@@ -484,14 +514,7 @@ impl StatementSearch<'_> {
         }
         let here = StatementSearch { program: &node.program, src: &node.text, spectrum: &spectrum, ..*self };
         out.extend(here.patched(budget).take(MAX_FIRST_STATEMENTS).map(|p| (p.candidate.changes, p.program, p.text)));
-        if let Some(changes) = (guidance.text_fix)(&node.program, &node.text, budget) {
-            let edits: Vec<TextEdit> = changes.iter().map(|c| c.mutant.edit.clone()).collect();
-            let text = apply_edits(&node.text, &edits);
-            let lowered = crate::syntax::lower::lower_source(&text);
-            if !lowered.diagnostics.iter().any(|d| d.severity == Severity::Error) {
-                out.push((changes, lowered.program, text));
-            }
-        }
+        out.extend(text_fixed(node, guidance, budget));
         out
     }
 
@@ -576,6 +599,15 @@ impl StatementSearch<'_> {
     }
 }
 
+/// The fix of the printed text of `node`'s program, with the program and text it gives.
+fn text_fixed(node: &Node, guidance: &mut Guidance<'_>, budget: &Budget) -> Option<(Vec<Change>, Program, String)> {
+    let changes = (guidance.text_fix)(&node.program, &node.text, budget)?;
+    let edits: Vec<TextEdit> = changes.iter().map(|c| c.mutant.edit.clone()).collect();
+    let text = apply_edits(&node.text, &edits);
+    let lowered = crate::syntax::lower::lower_source(&text);
+    (!lowered.diagnostics.iter().any(|d| d.severity == Severity::Error)).then_some((changes, lowered.program, text))
+}
+
 fn found(changes: Vec<Change>) -> FoundRepair {
     FoundRepair { changes, guarantee: Guarantee::Tested { tests: 0 }, found_after: Duration::ZERO }
 }
@@ -596,6 +628,9 @@ struct Node {
 }
 /// The closest statement repairs that get a second change.
 const MAX_CLOSER: usize = 3;
+/// Statement repairs that change the outputs without coming closer, tried with a fix of the
+/// printed text (cheap: one run of the tests each).
+const MAX_RESHAPED: usize = 50;
 
 /// `item` at distance `d` among the `max` closest of `list`, kept sorted as they come: of
 /// equally close ones, the earlier (better ranked) first.
