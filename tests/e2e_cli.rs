@@ -142,6 +142,20 @@ fn text_output_is_readable() {
 }
 
 #[test]
+fn a_run_that_never_ends_is_not_shown_as_printing_what_was_expected() {
+    let (code, stdout, stderr) = mend(&["check", "fixtures/check/finish_last_item/waits_for_line_break.c"]);
+    assert_eq!(code, Some(0), "{stderr}");
+    let failed: Vec<&str> = stdout.lines().filter(|l| l.trim_start().starts_with("test ")).collect();
+    expect![[r#"
+        [
+            "  test 1 failed: input \"1 2 3\": expected \"2\\n4\\n6\\n\"; it printed \"2\\n4\\n6\\n\", then stopped: step limit of 20000000 reached: is there an infinite loop?",
+            "  test 3 failed: input \"7 8\": expected \"14\\n16\\n\"; it printed \"14\\n16\\n\", then stopped: step limit of 20000000 reached: is there an infinite loop?",
+        ]
+    "#]]
+    .assert_debug_eq(&failed);
+}
+
+#[test]
 fn exit_codes() {
     // Problems found: still 0.
     assert_eq!(mend(&["check", "--format", "json", "fixtures/e2e/missing_semi.c"]).0, Some(0));

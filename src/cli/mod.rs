@@ -163,20 +163,25 @@ pub fn report_text(file: &str, text: &str, report: &Report, verbose: bool) -> St
         let passed = report.tests.iter().filter(|t| t.passed).count();
         let _ = writeln!(out, "tests: {passed}/{} passed", report.tests.len());
         for t in report.tests.iter().filter(|t| !t.passed) {
-            let _ = write!(
-                out,
-                "  test {} failed: input {}: expected {}, got {}",
-                t.name,
-                shown(&t.input),
-                shown(&t.expected),
-                shown(&t.actual)
-            );
-            match &t.error {
-                Some(e) => {
-                    let _ = writeln!(out, " ({e})");
+            let (name, input, expected) = (&t.name, shown(&t.input), shown(&t.expected));
+            // A run that stops with an error may have printed all that was expected (a loop
+            // that never ends after the last line): "got" the same text would read as a pass.
+            let _ = match &t.error {
+                Some(e) if t.actual.is_empty() => {
+                    writeln!(
+                        out,
+                        "  test {name} failed: input {input}: expected {expected}; it printed nothing, then stopped: {e}"
+                    )
                 }
-                None => out.push('\n'),
-            }
+                Some(e) => writeln!(
+                    out,
+                    "  test {name} failed: input {input}: expected {expected}; it printed {}, then stopped: {e}",
+                    shown(&t.actual)
+                ),
+                None => {
+                    writeln!(out, "  test {name} failed: input {input}: expected {expected}, got {}", shown(&t.actual))
+                }
+            };
         }
     }
     if report.diagnostics.is_empty() && report.repairs.is_empty() && report.tests.is_empty() {
