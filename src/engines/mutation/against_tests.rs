@@ -484,6 +484,11 @@ impl StatementSearch<'_> {
                     }
                 }
             }
+            tracing::debug!(
+                step,
+                beam = ?next.iter().map(|(d, (_, n))| (d, n.changes.iter().map(|c| c.mutant.description.as_str()).collect::<Vec<_>>())).collect::<Vec<_>>(),
+                "several changes: the closest go on"
+            );
             if next.is_empty() {
                 return None;
             }
@@ -518,15 +523,35 @@ impl StatementSearch<'_> {
         out
     }
 
+    /// `change`, made on the text after `earlier` (edits of this program's text), as a change
+    /// of this program's text; `None` when its edit touches what an earlier one wrote.
+    fn before(&self, mut change: Change, earlier: &[TextEdit]) -> Option<Change> {
+        change.mutant.edit.span = span_before(change.mutant.edit.span, earlier)?;
+        // A place that holds an earlier edit (a format literal whose directives one changed
+        // and whose text this one does; an expression with a second slip in it) is this
+        // change's edit itself, and its words are of the student's text, not of the text the
+        // earlier change made. A statement an earlier change changed inside (a loop whose body
+        // it added to) is still the statement this change's words name.
+        let statement = change.location.kind == LocationKind::Statement;
+        let mapped = span_before(change.location.span, earlier)
+            .or_else(|| if statement { enclosing_span_before(change.location.span, earlier) } else { None });
+        match mapped {
+            Some(span) => change.location.span = span,
+            None => {
+                change.location.span = change.mutant.edit.span;
+                change.mutant.description = described_alone(self.src, &change.mutant.edit);
+            }
+        }
+        Some(change)
+    }
+
     /// `node`'s changes and `more` (made on `node`'s text, giving `text`) as changes of this
     /// program's text; `None` when `more` touches what an earlier change wrote.
     fn chained(&self, node: &Node, more: Vec<Change>, text: &str) -> Option<Vec<Change>> {
         let earlier: Vec<TextEdit> = node.changes.iter().map(|c| c.mutant.edit.clone()).collect();
         let mut all = node.changes.clone();
-        for mut change in more {
-            change.mutant.edit.span = span_before(change.mutant.edit.span, &earlier)?;
-            change.location.span = span_before(change.location.span, &earlier)?;
-            all.push(change);
+        for change in more {
+            all.push(self.before(change, &earlier)?);
         }
         let edits: Vec<TextEdit> = all.iter().map(|c| c.mutant.edit.clone()).collect();
         (apply_edits(self.src, &edits) == text).then_some(all)
@@ -575,24 +600,8 @@ impl StatementSearch<'_> {
         let first_edits: Vec<TextEdit> = first.candidate.changes.iter().map(|c| c.mutant.edit.clone()).collect();
         let second_edits: Vec<TextEdit> = second.iter().map(|c| c.mutant.edit.clone()).collect();
         let mut both = first.candidate.changes.clone();
-        for mut change in second {
-            change.mutant.edit.span = span_before(change.mutant.edit.span, &first_edits)?;
-            // A place that holds the first's edits (a format literal whose directives the
-            // first changed and whose text the second does) is the second's edit itself, and
-            // its words are of the student's text, not of the text the first change made.
-            // A statement the first changed inside (a loop whose body it added to) is still
-            // the statement the second's words name.
-            let statement = change.location.kind == LocationKind::Statement;
-            let mapped = span_before(change.location.span, &first_edits)
-                .or_else(|| if statement { enclosing_span_before(change.location.span, &first_edits) } else { None });
-            match mapped {
-                Some(span) => change.location.span = span,
-                None => {
-                    change.location.span = change.mutant.edit.span;
-                    change.mutant.description = described_alone(self.src, &change.mutant.edit);
-                }
-            }
-            both.push(change);
+        for change in second {
+            both.push(self.before(change, &first_edits)?);
         }
         let edits: Vec<TextEdit> = both.iter().map(|c| c.mutant.edit.clone()).collect();
         (apply_edits(self.src, &edits) == apply_edits(&first.text, &second_edits)).then_some(both)

@@ -41,8 +41,8 @@
 //!   truth compares instead, `if (x = 0)` → `if (x == 0)`, `while (!(done = 1))` →
 //!   `while (!(done == 1))`;
 //! - `replace-variable` (level 2): a variable read becomes another variable of the same type in
-//!   scope at that point (at level 1 too for conditions when repairing against a reference:
-//!   [`variable_replacements`]);
+//!   scope at that point (at level 1 too for conditions, a `?:`'s among them, when repairing
+//!   against a reference: [`variable_replacements`]);
 //! - `replace-pointer` (level 1, pointers to structs only): Wolverine2's statement vocabulary for
 //!   linked structures (`x := y`, `x := y.f`, `x := null`): a pointer read (`p`, `p->next`)
 //!   becomes another pointer of the same type in scope, a field of the same type through one

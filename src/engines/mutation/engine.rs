@@ -426,7 +426,8 @@ pub fn mutation_unit(program: &Program, src: &str, opts: &Options) -> (HashSet<S
 
 /// Against a reference: the location's alternatives drawn from the reference first (new ones,
 /// and catalogue mutants the reference also proposes), then the catalogue's others; a
-/// condition also gets the variable replacements at level 1 (`y >= z` → `a >= z`).
+/// condition also gets the variable replacements at level 1 (`y >= z` → `a >= z`), and so
+/// does the condition of a `?:` anywhere in the location (`v[j] > n - i ? '*' : ' '`).
 fn with_reference(
     space: &ReferenceSpace<'_>,
     program: &Program,
@@ -436,9 +437,19 @@ fn with_reference(
     level: u8,
     scope: &dyn Scope,
 ) -> Vec<Mutant> {
-    if loc.kind == LocationKind::Condition && level < 2 {
+    let mut conditions = Vec::new();
+    if loc.kind == LocationKind::Condition {
+        conditions.push(loc.expr.span);
+    }
+    crate::ir::walk::walk_expr(&loc.expr, &mut |e| {
+        if let ExprKind::Cond(test, ..) = &e.kind {
+            conditions.push(test.span);
+        }
+    });
+    if !conditions.is_empty() && level < 2 {
         for m in catalogue::variable_replacements(program, src, &loc.expr, scope) {
-            if m.expr.ty == loc.expr.ty && !ms.iter().any(|x| x.edit == m.edit) {
+            let in_a_condition = conditions.iter().any(|c| c.start <= m.edit.span.start && m.edit.span.end <= c.end);
+            if in_a_condition && m.expr.ty == loc.expr.ty && !ms.iter().any(|x| x.edit == m.edit) {
                 ms.push(m);
             }
         }
