@@ -15,7 +15,9 @@
 //!    tests and the search goes on.
 //!    When the search has explored its whole space and some counterexamples are unlike every
 //!    test (a count of 0 where the tests' counts are 3 to 5), it searches again without those,
-//!    passing over the candidates already withdrawn: a fix for the inputs like the tests' is
+//!    passing over the candidates withdrawn on an input like the tests' (those withdrawn on
+//!    one with more lines than every test are tried again: only this search rules such inputs
+//!    out, [`LinesConjecture`]): a fix for the inputs like the tests' is
 //!    proved under the conjectures about them ("for inputs where the number read is at least
 //!    1, as in all 3 tests"), never for all inputs.
 //! 4. When the search finds no fix and a program computes with `float` or `double`, the
@@ -86,9 +88,9 @@ pub(super) struct Anytime {
     /// A candidate of the verified engine shown as `tested`, to prove if the engine returns
     /// with no verdict.
     engine_candidate: Option<Proposal>,
-    /// The candidates withdrawn, passed over by the search for the inputs like the tests'
-    /// (the counterexamples that refuted them may be unlike the tests).
-    withdrawn: Vec<Vec<TextEdit>>,
+    /// The candidates withdrawn, with the input that refuted each: passed over by the search
+    /// for the inputs like the tests' where that input is like them.
+    withdrawn: Vec<(Vec<TextEdit>, String)>,
     /// The engine's candidates received so far, for every call of
     /// [`Job::show_an_engine_candidate`] (a part sends again only when its candidate changes).
     engine_parts: EngineParts,
@@ -212,12 +214,16 @@ impl Job<'_> {
             // loop relies on one number read before it). Searched without the counterexamples
             // unlike the tests; what it finds is proved under the conjectures they broke.
             if proposal.is_none() && out.exhausted && !self.cancel.is_cancelled() {
-                let conjectures = self.tests_conjectures(self.program);
+                let conjectures = self.tests_conjectures(self.program, true);
                 let like_tests: Vec<PreparedTest> =
                     out.counterexamples.iter().filter(|c| !conjectures.clone().exclude(&c.input)).cloned().collect();
                 if like_tests.len() < out.counterexamples.len() {
+                    let refuted: Vec<Vec<TextEdit>> = (out.withdrawn.iter())
+                        .filter(|(_, input)| !conjectures.clone().exclude(input))
+                        .map(|(edits, _)| edits.clone())
+                        .collect();
                     let t = Instant::now();
-                    let found = self.first_passing_but(&like_tests, &varied, &out.withdrawn);
+                    let found = self.first_passing_but(&like_tests, &varied, &refuted);
                     report.stats.phase("first tested fix", t);
                     tracing::debug!(
                         found = ?found.repair.as_ref().map(|r| r.edits()),
@@ -418,13 +424,17 @@ impl Job<'_> {
     /// counterexamples that fall outside it. The guarantee under the conjectures so narrowed,
     /// or the counterexample that is like the tests in every respect (the refutation stands),
     /// or no proof within the rounds.
-    fn within_tested_inputs(&self, student: &Program, input: &str, report: &mut Report) -> Within {
-        self.within(self.tests_conjectures(student), student, input, report)
+    /// `exhausted`: the search for a fix for every input the counterexamples show found none.
+    fn within_tested_inputs(&self, student: &Program, input: &str, exhausted: bool, report: &mut Report) -> Within {
+        self.within(self.tests_conjectures(student, exhausted), student, input, report)
     }
 
     /// What the tests' inputs have in common, as [`Job::within_tested_inputs`] assumes it of
-    /// `student`'s proof.
-    fn tests_conjectures(&self, student: &Program) -> Conjectures {
+    /// `student`'s proof. Inputs with more lines than the tests' are ruled out only once the
+    /// search for every input is `exhausted`: a fix that reads to the end of the input where
+    /// the tests hold one line passes them, and the one that also stops at the line's end
+    /// (`c != '\n' && c != EOF`) is usually in the same search.
+    fn tests_conjectures(&self, student: &Program, exhausted: bool) -> Conjectures {
         let entry = self.engine_opts.entry.as_str();
         let inputs: Vec<String> = self.tests.iter().map(|t| t.input.clone()).collect();
         // The kinds of character only where the proof reads the input as characters (every
@@ -434,7 +444,7 @@ impl Job<'_> {
             ranges: RangeConjecture::new(self.reference, entry, &inputs),
             text: TextConjecture::new(&inputs).filter(|_| text),
             zero: SignedZeroConjecture::new(&inputs).filter(|_| self.uses_floats()),
-            lines: LinesConjecture::new(&inputs).filter(|_| text),
+            lines: LinesConjecture::new(&inputs, exhausted).filter(|_| text),
             tests: inputs.len(),
         }
     }
@@ -588,7 +598,7 @@ impl Job<'_> {
                         // proof for them may hold; else the candidate stays as tested.
                         if !proposal.assuming()
                             && let Within::Proved(guarantee) =
-                                self.within_tested_inputs(&lowered.program, &cex.stdin, report)
+                                self.within_tested_inputs(&lowered.program, &cex.stdin, out.exhausted, report)
                         {
                             proposal.set_guarantee(guarantee);
                             break;
@@ -609,7 +619,7 @@ impl Job<'_> {
                     // for inputs like the tests' ([`Job::run`]).
                     let mut like_the_tests = None;
                     if m.confirmed && !proposal.assuming() {
-                        match self.within_tested_inputs(&lowered.program, &cex.stdin, report) {
+                        match self.within_tested_inputs(&lowered.program, &cex.stdin, out.exhausted, report) {
                             Within::Proved(guarantee) => {
                                 proposal.set_guarantee(guarantee);
                                 break;
@@ -651,8 +661,8 @@ impl Job<'_> {
                             m.theirs
                         ),
                     ));
+                        out.withdrawn.push((edits, test.input.clone()));
                         out.counterexamples.push(test);
-                        out.withdrawn.push(edits);
                         if let Some(input) = like_the_tests {
                             out.counterexamples.extend(super::reference_repair::reference_outputs(
                                 self.reference,
@@ -800,8 +810,19 @@ impl Job<'_> {
         let mut tests: Vec<PreparedTest> = self.tests.to_vec();
         tests.extend(counterexamples.iter().cloned());
         tests.extend(varied.iter().cloned());
-        let opts =
-            Options { reference: Some(self.reference.clone()), compare: self.compare, ..self.engine_opts.clone() };
+        // Several slips only where every counterexample is like the tests: one unlike them (a
+        // count of 0 where every test counts 3 or more) would have the beam build a larger
+        // patch for inputs the assignment does not promise, where the search for the inputs
+        // like the tests' finds a smaller one, proved for those.
+        let conjectures = self.tests_conjectures(self.program, true);
+        let several =
+            self.engine_opts.several && !counterexamples.iter().any(|c| conjectures.clone().exclude(&c.input));
+        let opts = Options {
+            reference: Some(self.reference.clone()),
+            compare: self.compare,
+            several,
+            ..self.engine_opts.clone()
+        };
         let mut first = None;
         let report = super::tests_repair::search(
             self.program,
@@ -898,6 +919,10 @@ impl Conjectures {
             absent_chars: assume.absent_chars | self.text.as_ref().map_or(0, TextConjecture::absent_bytes),
             no_negative_zero: assume.no_negative_zero || self.zero.as_ref().is_some_and(SignedZeroConjecture::excluded),
             min_lines: assume.min_lines.max(self.lines.as_ref().map_or(0, LinesConjecture::min_lines)),
+            max_lines: match (assume.max_lines, self.lines.as_ref().and_then(LinesConjecture::max_lines)) {
+                (Some(a), Some(b)) => Some(a.min(b)),
+                (a, b) => a.or(b),
+            },
             ..assume
         };
         Some((reference, assume))

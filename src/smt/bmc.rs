@@ -192,6 +192,8 @@ pub struct Assumptions {
     pub no_negative_zero: bool,
     /// [`EncodeOptions::min_lines`].
     pub min_lines: u32,
+    /// [`EncodeOptions::max_lines`].
+    pub max_lines: Option<u32>,
 }
 
 impl Default for Assumptions {
@@ -202,6 +204,7 @@ impl Default for Assumptions {
             absent_chars: 0,
             no_negative_zero: false,
             min_lines: 0,
+            max_lines: None,
         }
     }
 }
@@ -351,6 +354,7 @@ fn verify_in(
                 absent_chars: assume.absent_chars,
                 no_negative_zero: assume.no_negative_zero,
                 min_lines: assume.min_lines,
+                max_lines: assume.max_lines,
                 budget: Some(budget),
                 ..EncodeOptions::new(bound)
             },
@@ -362,6 +366,7 @@ fn verify_in(
                 absent_chars: assume.absent_chars,
                 no_negative_zero: assume.no_negative_zero,
                 min_lines: assume.min_lines,
+                max_lines: assume.max_lines,
                 floats,
                 budget: Some(budget),
                 ..EncodeOptions::new(bound)

@@ -75,6 +75,7 @@ pub fn encode_product<'ctx>(
         absent_chars: opts.absent_chars,
         no_negative_zero: opts.no_negative_zero,
         min_lines: opts.min_lines,
+        max_lines: opts.max_lines,
         ..EncodeOptions::new(opts.bound)
     };
     let no_nan = opts.reference_prints_no_nan;

@@ -138,6 +138,7 @@ pub fn run(
             let (exhausted, any) = units.search(opts.max_size, passes_all, budget, &mut checked, &mut on_found);
             outcome = exhausted;
             if !any
+                && opts.several
                 && budget.stop_reason().is_none()
                 && let Some(guidance) = guidance.as_mut()
                 && let Some(repair) = statements.first_of_several(passes_all, guidance, budget, &mut checked)
@@ -431,10 +432,10 @@ impl StatementSearch<'_> {
     /// how far the tests' outputs are from the expected ones) guides a beam search. From the
     /// program, every single change (an expression mutant, a statement repair, a fix of the
     /// printed text) is run on the tests; the [`BEAM`] closest that come closer than their
-    /// parent go on, up to [`MAX_SEVERAL`] changes, until one passes `passes_all`; a statement
-    /// repair that only changes the outputs gets a fix of the printed text at once. The repair
-    /// is then minimised as the seed's delta debugging does: a change the others pass
-    /// without is dropped.
+    /// parent go on (one of those that print the same), up to [`MAX_SEVERAL`] changes, until
+    /// one passes `passes_all`; a statement repair that only changes the outputs gets a fix of
+    /// the printed text at once. The repair is then minimised as the seed's delta debugging
+    /// does: a change the others pass without is dropped.
     fn first_of_several(
         &self,
         passes_all: &mut dyn FnMut(&Program, &Budget) -> Verdict,
@@ -464,7 +465,12 @@ impl StatementSearch<'_> {
                     if c.distance == 0 && matches!(passes_all(&child.program, budget), Verdict::Repaired) {
                         return Some(found(self.minimised(child.changes, passes_all, budget)));
                     }
-                    if c.distance < parent.distance && next.partition_point(|(e, _)| *e <= c.distance) < BEAM {
+                    // A program that prints what one already kept prints, test by test, is the
+                    // same step to the fitness: the beam keeps programs that differ.
+                    let closer = c.distance < parent.distance
+                        && next.partition_point(|(e, _)| *e <= c.distance) < BEAM
+                        && !next.iter().any(|(_, (kept, _))| kept.outputs == c.outputs);
+                    if closer {
                         // An expression mutant's program keeps the spans of the text before
                         // it: the next step needs the text lowered anew.
                         let lowered = crate::syntax::lower::lower_source(&child.text);
@@ -554,7 +560,29 @@ impl StatementSearch<'_> {
             all.push(self.before(change, &earlier)?);
         }
         let edits: Vec<TextEdit> = all.iter().map(|c| c.mutant.edit.clone()).collect();
-        (apply_edits(self.src, &edits) == text).then_some(all)
+        (apply_edits(self.src, &edits) == text).then(|| self.adjacent_merged(all))
+    }
+
+    /// `changes` with each change of an expression whose edit starts where an earlier one's
+    /// ends made one with it: `'\n'` → `EOF`, then ` && c != '\n'` added after it, is one
+    /// change of the student's `'\n'`, not an insertion described as "`` → `…`".
+    fn adjacent_merged(&self, changes: Vec<Change>) -> Vec<Change> {
+        let mergeable = |c: &Change| c.location.kind != LocationKind::Statement && !c.mutant.kind.is_companion();
+        let mut out: Vec<Change> = Vec::new();
+        for change in changes {
+            let earlier = out.iter_mut().find(|e| {
+                mergeable(e) && mergeable(&change) && e.mutant.edit.span.end == change.mutant.edit.span.start
+            });
+            match earlier {
+                Some(e) => {
+                    e.mutant.edit.span.end = change.mutant.edit.span.end;
+                    e.mutant.edit.new_text.push_str(&change.mutant.edit.new_text);
+                    e.mutant.description = described_alone(self.src, &e.mutant.edit);
+                }
+                None => out.push(change),
+            }
+        }
+        out
     }
 
     /// `changes` without every change the others pass the tests without, last first.
@@ -604,7 +632,7 @@ impl StatementSearch<'_> {
             both.push(self.before(change, &first_edits)?);
         }
         let edits: Vec<TextEdit> = both.iter().map(|c| c.mutant.edit.clone()).collect();
-        (apply_edits(self.src, &edits) == apply_edits(&first.text, &second_edits)).then_some(both)
+        (apply_edits(self.src, &edits) == apply_edits(&first.text, &second_edits)).then(|| self.adjacent_merged(both))
     }
 }
 

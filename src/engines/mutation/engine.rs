@@ -60,6 +60,9 @@ pub struct Options {
     /// further than the smallest repairs; the paper's benchmark (`mend bench mutation`) and
     /// the engine's own tests search every size.
     pub smallest_only: bool,
+    /// Where no repair of up to `max_size` changes passes, one of several slips may be
+    /// searched (the tests search's fitness-guided beam).
+    pub several: bool,
 }
 
 impl Options {
@@ -94,6 +97,7 @@ impl Default for Options {
             window: Vec::new(),
             line_in_input: true,
             smallest_only: false,
+            several: true,
         }
     }
 }

@@ -454,18 +454,27 @@ impl TextConjecture {
     }
 }
 
-/// The fifth template: the input has as many lines as every test's. Assignments promise
-/// their lines ("a line, then the character to delete") and students rely on it: a second
-/// read from an input that has ended leaves its variable unset, where the reference reads
-/// `EOF` and goes on. Ruled out only when a counterexample has fewer lines than every test
-/// ([`LinesConjecture::exclude`]); a proof then says so in its label: "there are at least
-/// 2 lines, as in all 5 tests" ([`crate::smt::encode::EncodeOptions::min_lines`]).
+/// The fifth template: the input has as many lines as the tests'. Assignments promise their
+/// lines ("a line, then the character to delete") and students rely on it: a second read
+/// from an input that has ended leaves its variable unset, where the reference reads `EOF`
+/// and goes on; a loop that reads to the end of the input where the reference reads one line
+/// prints the next line too. Ruled out only when a counterexample has fewer lines than every
+/// test ([`LinesConjecture::exclude`]), or more (where asked: the check layer asks once its
+/// search for a fix for every input is exhausted); a proof then says so in its label: "there
+/// are at least 2 lines, as in all 5 tests", "there is no more than 1 line, as in all 9
+/// tests" ([`crate::smt::encode::EncodeOptions::min_lines`], `max_lines`).
 #[derive(Clone, Debug)]
 pub struct LinesConjecture {
     /// The fewest lines of a test's input.
     fewest: u32,
+    /// The most lines of a test's input.
+    most: u32,
     /// A counterexample with fewer was answered: a proof now assumes `fewest`.
-    excluded: bool,
+    fewer_excluded: bool,
+    /// A counterexample with more was answered: a proof now assumes `most`.
+    more_excluded: bool,
+    /// More lines may be ruled out.
+    more: bool,
     tests: usize,
 }
 
@@ -476,37 +485,66 @@ pub fn lines(input: &str) -> u32 {
 }
 
 impl LinesConjecture {
-    /// `None` with too few tests, or when some test has fewer than 2 lines (one line is the
-    /// line assumption's, [`crate::smt::encode::LINE_ASSUMPTION`]).
-    pub fn new(inputs: &[String]) -> Option<LinesConjecture> {
+    /// `None` with too few tests, or when some test's input is empty; `more`: inputs with
+    /// more lines than every test's may be ruled out, not only those with fewer.
+    pub fn new(inputs: &[String], more: bool) -> Option<LinesConjecture> {
         let fewest = inputs.iter().map(|i| lines(i)).min()?;
-        (inputs.len() >= MIN_TESTS && fewest >= 2).then_some(LinesConjecture {
+        let most = inputs.iter().map(|i| lines(i)).max()?;
+        (inputs.len() >= MIN_TESTS && fewest >= 1 && (more || fewest >= 2)).then_some(LinesConjecture {
             fewest,
-            excluded: false,
+            most,
+            fewer_excluded: false,
+            more_excluded: false,
+            more,
             tests: inputs.len(),
         })
     }
 
-    /// Rules out inputs with fewer lines than every test's when `input` is one; `false` when
-    /// it is not, or they are ruled out already (the counterexample then stands).
+    /// Rules out inputs with fewer lines than every test's when `input` is one (not of fewer
+    /// than 2: one line is the line assumption's, [`crate::smt::encode::LINE_ASSUMPTION`]),
+    /// or with more lines than every test's; `false` when it is neither, or they are ruled
+    /// out already (the counterexample then stands).
     pub fn exclude(&mut self, input: &str) -> bool {
-        let narrowed = !self.excluded && lines(input) < self.fewest;
-        self.excluded |= narrowed;
-        narrowed
+        let n = lines(input);
+        if !self.fewer_excluded && self.fewest >= 2 && n < self.fewest {
+            self.fewer_excluded = true;
+            return true;
+        }
+        if self.more && !self.more_excluded && n > self.most {
+            self.more_excluded = true;
+            return true;
+        }
+        false
     }
 
     pub fn description(&self) -> String {
         as_in_all_tests(&Vec::from_iter(self.conditions()), self.tests)
     }
 
-    /// "there are at least 2 lines" once ruled out, `None` before.
+    /// "there are at least 2 lines", "there is no more than 1 line", "there are exactly 2
+    /// lines" once ruled out, `None` before.
     pub fn conditions(&self) -> Option<String> {
-        self.excluded.then(|| format!("there are at least {} lines", self.fewest))
+        let plural = |n: u32| if n == 1 { "" } else { "s" };
+        match (self.fewer_excluded, self.more_excluded) {
+            (false, false) => None,
+            (true, false) => Some(format!("there are at least {} lines", self.fewest)),
+            (false, true) => {
+                let verb = if self.most == 1 { "is" } else { "are" };
+                Some(format!("there {verb} no more than {} line{}", self.most, plural(self.most)))
+            }
+            (true, true) if self.fewest == self.most => Some(format!("there are exactly {} lines", self.most)),
+            (true, true) => Some(format!("there are {} to {} lines", self.fewest, self.most)),
+        }
     }
 
-    /// The lines a proof assumes: 0 before any counterexample was ruled out.
+    /// The lines a proof assumes at least: 0 before fewer were ruled out.
     pub fn min_lines(&self) -> u32 {
-        if self.excluded { self.fewest } else { 0 }
+        if self.fewer_excluded { self.fewest } else { 0 }
+    }
+
+    /// The lines a proof assumes at most: `None` before more were ruled out.
+    pub fn max_lines(&self) -> Option<u32> {
+        self.more_excluded.then_some(self.most)
     }
 }
 
@@ -592,14 +630,38 @@ mod tests {
             (0, 1, 1, 2, 2, 2)
         );
         let tests: Vec<String> = ["ola adeus\na", "ddd\nd", "abdddba\nh\n"].map(String::from).to_vec();
-        let mut c = LinesConjecture::new(&tests).unwrap();
+        let mut c = LinesConjecture::new(&tests, false).unwrap();
         assert_eq!(c.min_lines(), 0);
         assert!(!c.exclude("two\nlines"));
         assert!(c.exclude("\"\n"));
         assert_eq!((c.min_lines(), c.description().as_str()), (2, "there are at least 2 lines, as in all 3 tests"));
         assert!(!c.exclude("x"), "ruled out already: the counterexample stands");
-        // One test of one line: the line assumption says all there is.
-        assert!(LinesConjecture::new(&["a\nb".into(), "c".into(), "d\ne".into()]).is_none());
+        assert!(!c.exclude("a\nb\nc\nd"), "more lines are not ruled out unless asked for");
+        // One test of one line: the line assumption says all there is of fewer lines.
+        assert!(LinesConjecture::new(&["a\nb".into(), "c".into(), "d\ne".into()], false).is_none());
+        let mut one = LinesConjecture::new(&["a\nb".into(), "c".into(), "d\ne".into()], true).unwrap();
+        assert!(!one.exclude(""));
+        assert_eq!(one.min_lines(), 0);
+    }
+
+    #[test]
+    fn an_input_with_more_lines_than_every_test_is_ruled_out_once() {
+        let tests: Vec<String> = ["8 7 3\n", "12", "1 2\n"].map(String::from).to_vec();
+        let mut c = LinesConjecture::new(&tests, true).unwrap();
+        assert!(!c.exclude("5 6\n"), "one line, as the tests");
+        assert!(c.exclude("5\n6\n"));
+        assert_eq!(
+            (c.max_lines(), c.description().as_str()),
+            (Some(1), "there is no more than 1 line, as in all 3 tests")
+        );
+        assert!(!c.exclude("5\n6\n7"), "ruled out already: the counterexample stands");
+        // Fewer, then more: both bounds, in one phrase.
+        let mut both = LinesConjecture::new(&["a\nb".into(), "c\nd\n".into(), "e\nf".into()], true).unwrap();
+        assert!(both.exclude("a"));
+        assert!(both.exclude("a\nb\nc\n"));
+        assert_eq!(both.description(), "there are exactly 2 lines, as in all 3 tests");
+        assert_eq!((both.min_lines(), both.max_lines()), (2, Some(2)));
+        assert!(LinesConjecture::new(&["".into(), "c".into(), "d".into()], true).is_none(), "an empty test input");
     }
 
     fn lower(src: &str) -> Program {

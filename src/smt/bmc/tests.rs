@@ -480,6 +480,23 @@ fn an_input_with_fewer_lines_is_ruled_out_only_where_assumed() {
 }
 
 #[test]
+fn an_input_with_more_lines_is_ruled_out_only_where_assumed() {
+    // The student counts to the end of the input, the reference to the end of the line: equal
+    // on an input of one line, not on one of two.
+    let student = "#include <stdio.h>\nint main(void) { int c, n = 0; while ((c = getchar()) != EOF) if (c != '\\n') n++; printf(\"%d\\n\", n); return 0; }";
+    let reference = "#include <stdio.h>\nint main(void) { int c, n = 0; while ((c = getchar()) != '\\n' && c != EOF) n++; printf(\"%d\\n\", n); return 0; }";
+    let check =
+        |max_lines| against_assuming(student, reference, 3, Assumptions { max_lines, ..Assumptions::default() });
+    match check(None).verdict {
+        BmcVerdict::Violated(c) => {
+            assert!(crate::engines::verified::precondition::lines(&c.stdin) > 1, "{:?}", c.stdin)
+        }
+        v => panic!("{v:?}"),
+    }
+    assert!(matches!(check(Some(1)).verdict, BmcVerdict::Holds { .. }), "{:?}", check(Some(1)).verdict);
+}
+
+#[test]
 fn a_proof_names_the_line_assumption_only_where_it_needs_it() {
     // The reference reads up to the line break or the end; so does this student, in other
     // words: equal on every input, with a line break or without.

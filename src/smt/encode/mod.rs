@@ -299,6 +299,9 @@ pub struct EncodeOptions<'a> {
     /// ([`crate::engines::verified::precondition::LinesConjecture`]), named in its label. Only
     /// where the input is read as characters.
     pub min_lines: u32,
+    /// The input has at most this many lines: a proof under the same conjecture, narrowed by
+    /// a counterexample with more lines than every test's.
+    pub max_lines: Option<u32>,
     /// The job's budget: building the formula stops when it runs out or is cancelled
     /// ([`Unsupported::ran_out_of_time`]). A program whose terms grow with every unwound
     /// statement (a recursive call inserted in a nested loop) otherwise keeps its thread in
@@ -321,6 +324,7 @@ impl<'a> EncodeOptions<'a> {
             absent_chars: 0,
             no_negative_zero: false,
             min_lines: 0,
+            max_lines: None,
             budget: None,
         }
     }

@@ -365,7 +365,9 @@ pub(super) fn run<'ctx>(
     if !matches!(ret, SymVal::Void) {
         x.enc.return_value = Some(ret);
     }
-    if let Some(chars) = x.enc.chars.as_ref().filter(|_| opts.line_in_input || opts.min_lines > 0) {
+    if let Some(chars) =
+        x.enc.chars.as_ref().filter(|_| opts.line_in_input || opts.min_lines > 0 || opts.max_lines.is_some())
+    {
         let n = chars.bytes.len();
         let at = |k: usize| BV::from_u64(ctx, k as u64, TOKEN_BITS);
         let nl = BV::from_u64(ctx, b'\n' as u64, 8);
@@ -383,19 +385,33 @@ pub(super) fn run<'ctx>(
             x.enc.hard.push(Bool::or(ctx, &somewhere));
             x.enc.line_assumed = true;
         }
-        if opts.min_lines > 0 {
-            // At least `min_lines` lines: the '\n's, and the text after the last one.
-            let mut lines = at(0);
+        if opts.min_lines > 0 || opts.max_lines.is_some() {
+            // The lines of an input no longer than the bytes read: the '\n's, and the text
+            // after the last one.
+            let mut counted_breaks = at(0);
             for counted in &breaks {
-                lines = lines.bvadd(&counted.ite(&at(1), &at(0)));
+                counted_breaks = counted_breaks.bvadd(&counted.ite(&at(1), &at(0)));
             }
             let unterminated: Vec<Bool<'ctx>> = (chars.bytes.iter().enumerate())
                 .map(|(k, b)| Bool::and(ctx, &[&chars.len._eq(&at(k + 1)), &b._eq(&nl).not()]))
                 .collect();
             let refs: Vec<&Bool<'ctx>> = unterminated.iter().collect();
-            lines = lines.bvadd(&Bool::or(ctx, &refs).ite(&at(1), &at(0)));
-            let enough = lines.bvuge(&at(opts.min_lines as usize));
-            x.enc.hard.push(Bool::or(ctx, &[&longer, &enough]));
+            let lines = counted_breaks.bvadd(&Bool::or(ctx, &refs).ite(&at(1), &at(0)));
+            if opts.min_lines > 0 {
+                let enough = lines.bvuge(&at(opts.min_lines as usize));
+                x.enc.hard.push(Bool::or(ctx, &[&longer, &enough]));
+            }
+            if let Some(most) = opts.max_lines {
+                // The lines that start among the bytes read (at the first byte, and after each
+                // '\n' some byte follows): no more than the input's, however long it is.
+                let mut starts = at(0);
+                for k in 0..n {
+                    let after_break = if k == 0 { Bool::from_bool(ctx, true) } else { chars.bytes[k - 1]._eq(&nl) };
+                    let start = Bool::and(ctx, &[&at(k).bvult(&chars.len), &after_break]);
+                    starts = starts.bvadd(&start.ite(&at(1), &at(0)));
+                }
+                x.enc.hard.push(starts.bvule(&at(most as usize)));
+            }
         }
     }
     let returned = if x.st.dead { Bool::from_bool(ctx, false) } else { x.st.guard.clone() };
