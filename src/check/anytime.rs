@@ -216,10 +216,10 @@ impl Job<'_> {
             if proposal.is_none() && out.exhausted && !self.cancel.is_cancelled() {
                 let conjectures = self.tests_conjectures(self.program, true);
                 let like_tests: Vec<PreparedTest> =
-                    out.counterexamples.iter().filter(|c| !conjectures.clone().exclude(&c.input)).cloned().collect();
+                    out.counterexamples.iter().filter(|c| !conjectures.rule_out(&c.input)).cloned().collect();
                 if like_tests.len() < out.counterexamples.len() {
                     let refuted: Vec<Vec<TextEdit>> = (out.withdrawn.iter())
-                        .filter(|(_, input)| !conjectures.clone().exclude(input))
+                        .filter(|(_, input)| !conjectures.rule_out(input))
                         .map(|(edits, _)| edits.clone())
                         .collect();
                     let t = Instant::now();
@@ -815,8 +815,7 @@ impl Job<'_> {
         // patch for inputs the assignment does not promise, where the search for the inputs
         // like the tests' finds a smaller one, proved for those.
         let conjectures = self.tests_conjectures(self.program, true);
-        let several =
-            self.engine_opts.several && !counterexamples.iter().any(|c| conjectures.clone().exclude(&c.input));
+        let several = self.engine_opts.several && !counterexamples.iter().any(|c| conjectures.rule_out(&c.input));
         let opts = Options {
             reference: Some(self.reference.clone()),
             compare: self.compare,
@@ -886,6 +885,12 @@ impl Conjectures {
             || self.ranges.as_mut().is_some_and(|r| r.exclude(input))
             || self.lines.as_mut().is_some_and(|l| l.exclude(input))
             || self.text.as_mut().is_some_and(|t| t.exclude(input))
+    }
+
+    /// Whether some part would rule `input` out ([`Conjectures::exclude`]), without narrowing:
+    /// the input is unlike the tests.
+    fn rule_out(&self, input: &str) -> bool {
+        self.clone().exclude(input)
     }
 
     /// "the number read is at least 1 and no number is `-0` (minus zero), as in all 4 tests".

@@ -554,10 +554,17 @@ impl StatementSearch<'_> {
     /// `node`'s changes and `more` (made on `node`'s text, giving `text`) as changes of this
     /// program's text; `None` when `more` touches what an earlier change wrote.
     fn chained(&self, node: &Node, more: Vec<Change>, text: &str) -> Option<Vec<Change>> {
-        let earlier: Vec<TextEdit> = node.changes.iter().map(|c| c.mutant.edit.clone()).collect();
-        let mut all = node.changes.clone();
+        self.joined(&node.changes, more, text)
+    }
+
+    /// `earlier` (changes of this program's text) and `more` (made on the text after them) as
+    /// changes of this program's text, adjacent ones merged; `None` when `more` touches what an
+    /// earlier change wrote, or all of them applied at once do not give `text`.
+    fn joined(&self, earlier: &[Change], more: Vec<Change>, text: &str) -> Option<Vec<Change>> {
+        let earlier_edits: Vec<TextEdit> = earlier.iter().map(|c| c.mutant.edit.clone()).collect();
+        let mut all = earlier.to_vec();
         for change in more {
-            all.push(self.before(change, &earlier)?);
+            all.push(self.before(change, &earlier_edits)?);
         }
         let edits: Vec<TextEdit> = all.iter().map(|c| c.mutant.edit.clone()).collect();
         (apply_edits(self.src, &edits) == text).then(|| self.adjacent_merged(all))
@@ -625,14 +632,8 @@ impl StatementSearch<'_> {
     /// text; `None` when `second` touches what `first` wrote, or the two together do not give
     /// the text they give one after the other.
     fn combined(&self, first: &Patched, second: Vec<Change>) -> Option<Vec<Change>> {
-        let first_edits: Vec<TextEdit> = first.candidate.changes.iter().map(|c| c.mutant.edit.clone()).collect();
         let second_edits: Vec<TextEdit> = second.iter().map(|c| c.mutant.edit.clone()).collect();
-        let mut both = first.candidate.changes.clone();
-        for change in second {
-            both.push(self.before(change, &first_edits)?);
-        }
-        let edits: Vec<TextEdit> = both.iter().map(|c| c.mutant.edit.clone()).collect();
-        (apply_edits(self.src, &edits) == apply_edits(&first.text, &second_edits)).then(|| self.adjacent_merged(both))
+        self.joined(&first.candidate.changes, second, &apply_edits(&first.text, &second_edits))
     }
 }
 

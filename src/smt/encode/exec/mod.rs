@@ -406,8 +406,8 @@ pub(super) fn run<'ctx>(
                 // '\n' some byte follows): no more than the input's, however long it is.
                 let mut starts = at(0);
                 for k in 0..n {
-                    let after_break = if k == 0 { Bool::from_bool(ctx, true) } else { chars.bytes[k - 1]._eq(&nl) };
-                    let start = Bool::and(ctx, &[&at(k).bvult(&chars.len), &after_break]);
+                    let within = at(k).bvult(&chars.len);
+                    let start = if k == 0 { within } else { Bool::and(ctx, &[&within, &breaks[k - 1]]) };
                     starts = starts.bvadd(&start.ite(&at(1), &at(0)));
                 }
                 x.enc.hard.push(starts.bvule(&at(most as usize)));
