@@ -438,19 +438,51 @@ impl TextConjecture {
     }
 
     /// "there is no space or capital letter": the kinds ruled out so far, `None` before any.
+    /// When fewer kinds are left than were ruled out, the kinds left, which is shorter to
+    /// read: "there are only digits, spaces and line breaks".
     pub fn conditions(&self) -> Option<String> {
-        let mut kinds: Vec<&str> =
-            CHARACTER_KINDS.iter().zip(&self.excluded).filter(|(_, out)| **out).map(|((name, _), _)| *name).collect();
-        // All four kinds of white space, in a word.
-        if self.excluded[..WHITE_SPACE_KINDS].iter().all(|&out| out) {
-            kinds.splice(..WHITE_SPACE_KINDS, ["white space"]);
+        if !self.excluded.contains(&true) {
+            return None;
         }
-        let listed = match kinds.split_last() {
-            Some((last, [])) => last.to_string(),
-            Some((last, rest)) => format!("{} or {last}", rest.join(", ")),
-            None => return None,
-        };
-        Some(format!("there is no {listed}"))
+        let excluded = Self::named(&self.excluded, true);
+        let admitted = Self::named(&self.excluded, false);
+        if admitted.len() < excluded.len() {
+            // Letters and digits first: the white space between them reads as an afterthought.
+            let (white, other): (Vec<_>, Vec<_>) = admitted.into_iter().partition(|(white, _)| *white);
+            let kinds: Vec<String> = other.into_iter().chain(white).map(|(_, name)| plural(name)).collect();
+            return Some(format!("there are only {}", listed(&kinds, "and")));
+        }
+        let kinds: Vec<String> = excluded.into_iter().map(|(_, name)| name.to_string()).collect();
+        Some(format!("there is no {}", listed(&kinds, "or")))
+    }
+
+    /// The names of the kinds whose `excluded` flag is `flag`, each with whether it is white
+    /// space; all four kinds of white space in a word.
+    fn named(excluded: &[bool], flag: bool) -> Vec<(bool, &'static str)> {
+        let mut kinds: Vec<(bool, &str)> = CHARACTER_KINDS
+            .iter()
+            .enumerate()
+            .filter(|(k, _)| excluded[*k] == flag)
+            .map(|(k, (name, _))| (k < WHITE_SPACE_KINDS, *name))
+            .collect();
+        if excluded[..WHITE_SPACE_KINDS].iter().all(|&out| out == flag) {
+            kinds.splice(..WHITE_SPACE_KINDS, [(true, "white space")]);
+        }
+        kinds
+    }
+}
+
+/// "digits" for "digit"; "white space" stays.
+fn plural(kind: &str) -> String {
+    if kind == "white space" { kind.to_string() } else { format!("{kind}s") }
+}
+
+/// "a, b or c" (with `word` "or"); "a" alone.
+fn listed(kinds: &[String], word: &str) -> String {
+    match kinds.split_last() {
+        Some((last, [])) => last.clone(),
+        Some((last, rest)) => format!("{} {word} {last}", rest.join(", ")),
+        None => String::new(),
     }
 }
 
@@ -832,7 +864,11 @@ mod tests {
         assert!(t.exclude("ab\ncd"));
         assert_eq!(t.description(), "there is no line break, space, digit or capital letter, as in all 4 tests");
         assert!(t.exclude("a\tb\rc"));
-        assert_eq!(t.description(), "there is no white space, digit or capital letter, as in all 4 tests");
+        // Fewer kinds left than ruled out: the kinds left are named.
+        assert_eq!(t.description(), "there are only lowercase letters and punctuation marks, as in all 4 tests");
+        let mut numbers = TextConjecture::new(&inputs(&["1 2\n", "30 4\n", "5 6\n"])).expect("text in the tests");
+        assert!(numbers.exclude("a\tB;\x01"));
+        assert_eq!(numbers.description(), "there are only digits, line breaks and spaces, as in all 3 tests");
         let mask = t.absent_bytes();
         let admits = |text: &str| text.bytes().all(|b| mask & (1 << b) == 0);
         assert!(tests.iter().all(|i| admits(i)));
