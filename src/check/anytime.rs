@@ -38,7 +38,7 @@ use crate::engines::verified::{
     self,
     precondition::{LinesConjecture, RangeConjecture, SignedZeroConjecture, TextConjecture, as_in_all_tests},
 };
-use crate::ir::{Diagnostic, Guarantee, Program, Severity, TextEdit, apply_edits};
+use crate::ir::{Diagnostic, Guarantee, Program, TextEdit, apply_edits};
 use crate::smt::Budget;
 use crate::smt::bmc::{self, BmcUnknown, BmcVerdict};
 use crate::smt::solver::UnknownReason;
@@ -536,7 +536,7 @@ impl Job<'_> {
         let edits = proposal.edits();
         let patched = apply_edits(self.text, &edits);
         let lowered = crate::syntax::lower::lower_source(&patched);
-        if lowered.diagnostics.iter().any(|d| d.severity == Severity::Error) {
+        if lowered.has_errors() {
             return Trial::Stands((edits, proposal.guarantee().clone()));
         }
         // The bounded check first: it refutes with an input, or bounds the proof. Where the

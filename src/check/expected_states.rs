@@ -14,7 +14,7 @@ use crate::cancel::Cancel;
 use crate::engines::mutation::against_tests::{self, TestResult};
 use crate::engines::mutation::engine::Options;
 use crate::engines::mutation::search::Verdict;
-use crate::ir::{Program, Severity, TextEdit, apply_edits};
+use crate::ir::{Program, TextEdit, apply_edits};
 use crate::smt::Budget;
 use crate::spec::compare::{self, Compare};
 use crate::spec::expectations::{self, Checked, Expectation};
@@ -120,7 +120,7 @@ fn search(
     let edits = found.edits();
     let patched = apply_edits(text, &edits);
     let lowered = crate::syntax::lower::lower_source(&patched);
-    if lowered.diagnostics.iter().any(|d| d.severity == Severity::Error) {
+    if lowered.has_errors() {
         return Outcome { repair: None, why_not: Some("the fix found does not compile".into()) };
     }
     let index = LineIndex::new(text);

@@ -9,7 +9,7 @@ use std::sync::Mutex;
 
 use crate::cancel::Cancel;
 use crate::ir::apply_edits;
-use crate::ir::{Diagnostic, Severity, Span};
+use crate::ir::{Diagnostic, Span};
 use crate::spec::compare::Compare;
 use crate::spec::interp::Limits;
 
@@ -45,7 +45,7 @@ impl<'a> Gate<'a> {
             return *v;
         }
         let lowered = crate::syntax::lower::lower_source(&patched);
-        let verdict = if lowered.diagnostics.iter().any(|d| d.severity == Severity::Error) {
+        let verdict = if lowered.has_errors() {
             Some(0)
         } else {
             self.tests

@@ -348,7 +348,7 @@ fn type_fixed(text: &str, errors: &[Span], front: &Report) -> Option<TypeFixed> 
         return None;
     }
     let lowered = lower::lower(&tree, &rewrite.text);
-    if lowered.diagnostics.iter().any(|d| d.severity == Severity::Error) {
+    if lowered.has_errors() {
         return None;
     }
     titles.dedup();
@@ -609,7 +609,7 @@ impl Behaviour<'_> {
         let rewrite = Rewrite::new(text, fix.edits.clone());
         let fixed = lower::lower_source(&rewrite.text);
         let Some((reference, test_inputs)) = reference else { return };
-        if fixed.diagnostics.iter().any(|d| d.severity == Severity::Error) || self.cancel.is_cancelled() {
+        if fixed.has_errors() || self.cancel.is_cancelled() {
             return;
         }
         let mut proof = Report::default();

@@ -14,7 +14,7 @@ use crate::engines::mutation::engine::{self, FoundRepair, Options};
 use crate::engines::mutation::search::Outcome;
 use crate::engines::verified;
 use crate::ir::{Diagnostic, Program};
-use crate::ir::{Guarantee, Place, Severity, Span};
+use crate::ir::{Guarantee, Place, Span};
 use crate::ir::{Repair, apply_edits};
 use crate::smt::Budget;
 use crate::smt::bmc::{BmcUnknown, BmcVerdict};
@@ -639,13 +639,10 @@ pub(super) fn differs_on_a_test_input(
     if tests.is_empty() {
         return false;
     }
-    let lowered = crate::syntax::lower::lower_source(repaired);
-    if lowered.diagnostics.iter().any(|d| d.severity == Severity::Error) {
-        return true;
-    }
-    tests.iter().any(|t| {
-        !super::run_test(&lowered.program, entry, t, compare, &limits_of(t), cancel).0 && !cancel.is_cancelled()
-    })
+    let Some(program) = crate::syntax::lower::lower_without_errors(repaired) else { return true };
+    tests
+        .iter()
+        .any(|t| !super::run_test(&program, entry, t, compare, &limits_of(t), cancel).0 && !cancel.is_cancelled())
 }
 
 /// Beyond Verifix: a bounded repair of the product program is re-verified inductively (the
@@ -660,12 +657,9 @@ fn proves_equivalent(
     cancel: &Cancel,
 ) -> bool {
     let patched = apply_edits(text, &repair.edits());
-    let lowered = crate::syntax::lower::lower_source(&patched);
-    if lowered.diagnostics.iter().any(|d| d.severity == Severity::Error) {
-        return false;
-    }
+    let Some(program) = crate::syntax::lower::lower_without_errors(&patched) else { return false };
     let budget = Budget::new(deadline.saturating_duration_since(Instant::now()), cancel.clone());
-    verified::repair(&lowered.program, &patched, reference, opts, &budget).outcome == verified::Outcome::Equivalent
+    verified::repair(&program, &patched, reference, opts, &budget).outcome == verified::Outcome::Equivalent
 }
 
 /// What backs the claim that the student's program differs from the reference, before a

@@ -18,7 +18,7 @@ use std::time::Instant;
 use crate::cancel::Cancel;
 use crate::check::expected_states;
 use crate::engines::localize;
-use crate::ir::{Program, Severity, VarKind};
+use crate::ir::{Program, VarKind};
 use crate::spec::compare::Compare;
 use crate::spec::expectations::{self, Checked, Expectation, landmarks};
 use crate::spec::interp::Limits;
@@ -108,11 +108,9 @@ pub fn run(data: &Path, limit: Option<usize>, verbose: bool, out: &mut impl Writ
 
 fn evaluate(p: &Problem, path: &Path) -> Outcome {
     let Ok(text) = std::fs::read_to_string(path) else { return Outcome::Skipped("unreadable") };
-    let lowered = crate::syntax::lower::lower_source(&text);
-    if lowered.diagnostics.iter().any(|d| d.severity == Severity::Error) {
+    let Some(program) = crate::syntax::lower::lower_without_errors(&text) else {
         return Outcome::Skipped("does not compile");
-    }
-    let program = lowered.program;
+    };
     let Some(input) = p.first_failing(&program) else { return Outcome::Skipped("passes every test") };
     let cancel = Cancel::new();
     let function = localize::first_wrong_call(&program, &p.ref_prog, "main", input, p.compare, 20_000_000, &cancel)

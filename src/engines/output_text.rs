@@ -237,8 +237,7 @@ fn missing_ending(
 }
 
 fn lower_patched(src: &str, edits: &[TextEdit]) -> Option<Program> {
-    let lowered = crate::syntax::lower::lower_source(&apply_edits(src, edits));
-    (!lowered.diagnostics.iter().any(|d| d.severity == Severity::Error)).then_some(lowered.program)
+    crate::syntax::lower::lower_without_errors(&apply_edits(src, edits))
 }
 
 /// Every `printf` of the program whose format is a single string literal in the source.

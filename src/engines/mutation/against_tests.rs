@@ -332,11 +332,8 @@ impl StatementSearch<'_> {
         candidates.into_iter().take_while(move |_| cancel.stop_reason().is_none()).filter_map(|candidate| {
             let edits: Vec<TextEdit> = candidate.changes.iter().map(|c| c.mutant.edit.clone()).collect();
             let text = apply_edits(self.src, &edits);
-            let lowered = crate::syntax::lower::lower_source(&text);
-            if lowered.diagnostics.iter().any(|d| d.severity == Severity::Error) {
-                return None;
-            }
-            Some(Patched { candidate, text, program: lowered.program })
+            let program = crate::syntax::lower::lower_without_errors(&text)?;
+            Some(Patched { candidate, text, program })
         })
     }
 
@@ -473,9 +470,8 @@ impl StatementSearch<'_> {
                     if closer {
                         // An expression mutant's program keeps the spans of the text before
                         // it: the next step needs the text lowered anew.
-                        let lowered = crate::syntax::lower::lower_source(&child.text);
-                        if !lowered.diagnostics.iter().any(|d| d.severity == Severity::Error) {
-                            let child = Node { program: lowered.program, ..child };
+                        if let Some(program) = crate::syntax::lower::lower_without_errors(&child.text) {
+                            let child = Node { program, ..child };
                             keep_closest(&mut next, c.distance, (c, child), BEAM);
                         }
                     } else if reshaping && step < MAX_SEVERAL {
@@ -605,9 +601,8 @@ impl StatementSearch<'_> {
             }
             let rest: Vec<TextEdit> =
                 changes.iter().enumerate().filter(|(j, _)| *j != i).map(|(_, c)| c.mutant.edit.clone()).collect();
-            let lowered = crate::syntax::lower::lower_source(&apply_edits(self.src, &rest));
-            if !lowered.diagnostics.iter().any(|d| d.severity == Severity::Error)
-                && matches!(passes_all(&lowered.program, budget), Verdict::Repaired)
+            if crate::syntax::lower::lower_without_errors(&apply_edits(self.src, &rest))
+                .is_some_and(|program| matches!(passes_all(&program, budget), Verdict::Repaired))
             {
                 changes.remove(i);
             }
@@ -642,8 +637,8 @@ fn text_fixed(node: &Node, guidance: &mut Guidance<'_>, budget: &Budget) -> Opti
     let changes = (guidance.text_fix)(&node.program, &node.text, budget)?;
     let edits: Vec<TextEdit> = changes.iter().map(|c| c.mutant.edit.clone()).collect();
     let text = apply_edits(&node.text, &edits);
-    let lowered = crate::syntax::lower::lower_source(&text);
-    (!lowered.diagnostics.iter().any(|d| d.severity == Severity::Error)).then_some((changes, lowered.program, text))
+    let program = crate::syntax::lower::lower_without_errors(&text)?;
+    Some((changes, program, text))
 }
 
 fn found(changes: Vec<Change>) -> FoundRepair {

@@ -98,9 +98,7 @@ pub fn single_faults(program: &Program, src: &str) -> Vec<Injected> {
     }
     let mut seen = HashSet::new();
     out.retain(|f| {
-        seen.insert(f.text.clone())
-            && f.text != src
-            && !crate::syntax::lower::lower_source(&f.text).diagnostics.iter().any(|d| d.severity == Severity::Error)
+        seen.insert(f.text.clone()) && f.text != src && crate::syntax::lower::lower_without_errors(&f.text).is_some()
     });
     out
 }

@@ -246,11 +246,7 @@ impl<'a> ReferenceSpace<'a> {
     /// variables and functions by their ids.
     fn lowers_to(&self, loc: &Location, edit: &TextEdit, text: &str) -> Option<Expr> {
         let patched = apply_edits(self.src, std::slice::from_ref(edit));
-        let lowered = crate::syntax::lower::lower_source(&patched);
-        if lowered.diagnostics.iter().any(|d| d.severity == Severity::Error) {
-            return None;
-        }
-        let p = &lowered.program;
+        let p = &crate::syntax::lower::lower_without_errors(&patched)?;
         let at = encode::locations(p, self.frozen).into_iter().nth(loc.id.0 as usize)?;
         if at.kind != loc.kind
             || at.span.start != loc.span.start

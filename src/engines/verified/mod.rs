@@ -602,15 +602,13 @@ fn run_inlined(
     let outcome = run_with(&inlined, text, reference, opts, pre, budget, checks, true, &mut Vec::new());
     let Ok(Outcome::Repaired(mut repair)) = outcome else { return Some(outcome) };
     let patched = crate::ir::repair::apply_edits(text, &repair.edits);
-    let lowered = crate::syntax::lower::lower_source(&patched);
-    let fits = !lowered.diagnostics.iter().any(|d| d.severity == crate::ir::Severity::Error)
-        && match into_entry(&lowered.program, &opts.entry) {
-            Ok(Some(again)) => matches!(
-                run_with(&again, &patched, reference, opts, pre, budget, checks, true, &mut Vec::new()),
-                Ok(Outcome::Equivalent)
-            ),
-            _ => false,
-        };
+    let fits = match crate::syntax::lower::lower_without_errors(&patched).map(|p| into_entry(&p, &opts.entry)) {
+        Some(Ok(Some(again))) => matches!(
+            run_with(&again, &patched, reference, opts, pre, budget, checks, true, &mut Vec::new()),
+            Ok(Outcome::Equivalent)
+        ),
+        _ => false,
+    };
     if !fits {
         return Some(Err(Failure::NoRepair("that fits inside your own functions".into())));
     }

@@ -18,16 +18,13 @@ pub(super) fn on_patched(
     let rewrite = crate::ir::rewrite::Rewrite::new(text, pre_edits.iter().map(|(_, e)| e.clone()).collect());
     let layer = std::sync::Arc::new(Rewritten { rewrite, pre_edits, keep });
     let patched = layer.rewrite.text.as_str();
-    let lowered = crate::syntax::lower::lower_source(patched);
-    if lowered.diagnostics.iter().any(|d| d.severity == crate::ir::Severity::Error) {
-        return None;
-    }
+    let program = crate::syntax::lower::lower_without_errors(patched)?;
     let opts = Options {
         candidates: opts.candidates.as_ref().filter(|c| c.sends_for(text)).map(|c| c.through(&layer)),
         ..opts.clone()
     };
     // The repair's changes first (a repair's title names the first few), then the pre-edits.
-    let (repair, assuming) = match inner(&lowered.program, patched, &opts) {
+    let (repair, assuming) = match inner(&program, patched, &opts) {
         Ok(Outcome::Equivalent | Outcome::EquivalentAssuming(_)) => (Vec::new(), None),
         Ok(Outcome::Repaired(r)) => (r.changes.into_iter().zip(r.edits).collect(), r.assuming),
         other => return Some(other),
@@ -49,10 +46,10 @@ pub(super) fn on_patched(
 /// repaired text does not lower (which would be a bug of the patch's printing). `mend bench`
 /// measures every engine's repairs with it.
 pub fn patch_size(student: &Program, text: &str, edits: &[TextEdit]) -> f64 {
-    let repaired = crate::syntax::lower::lower_source(&crate::ir::repair::apply_edits(text, edits));
-    if repaired.diagnostics.iter().any(|d| d.severity == crate::ir::Severity::Error) {
+    let Some(repaired) = crate::syntax::lower::lower_without_errors(&crate::ir::repair::apply_edits(text, edits))
+    else {
         tracing::warn!("a verified repair's text does not lower; its patch size is approximated on tokens");
         return crate::ir::ted::token_patch_size(text, edits);
-    }
-    crate::ir::ted::relative_patch_size(student, &repaired.program)
+    };
+    crate::ir::ted::relative_patch_size(student, &repaired)
 }

@@ -43,7 +43,7 @@ fn round_trip(path: &Path) -> Result<(), String> {
         .filter(|d| d.severity == crate::ir::Severity::Error)
         .map(|d| format!("{} at {:?}: {}", d.code, &printed[d.span.range()], d.message))
         .collect();
-    let had_errors = first.diagnostics.iter().any(|d| d.severity == crate::ir::Severity::Error);
+    let had_errors = first.has_errors();
     if !errors.is_empty() && !had_errors {
         return Err(format!("printed text does not lower cleanly: {errors:?}\n{printed}"));
     }

@@ -33,6 +33,20 @@ pub struct Lowered {
     pub repairs: Vec<crate::ir::Repair>,
 }
 
+impl Lowered {
+    /// Whether the front end found an error: no analysis runs on such a program, and a
+    /// candidate repair whose text has one is dropped.
+    pub fn has_errors(&self) -> bool {
+        self.diagnostics.iter().any(|d| d.severity == crate::ir::Severity::Error)
+    }
+}
+
+/// The program of `src` when it lowers without an error (a candidate repair's text).
+pub fn lower_without_errors(src: &str) -> Option<Program> {
+    let lowered = lower_source(src);
+    (!lowered.has_errors()).then_some(lowered.program)
+}
+
 /// Lowers an already parsed file.
 pub fn lower(tree: &Tree, src: &str) -> Lowered {
     let root = tree.root_node();
