@@ -457,7 +457,7 @@ impl StatementSearch<'_> {
                     let Some(c) = (guidance.closeness)(&program, budget) else { continue };
                     let reshaping = changes.first().is_some_and(|c| c.location.kind == LocationKind::Statement)
                         && c.outputs != parent.outputs;
-                    let Some(changes) = self.chained(&node, changes, &text) else { continue };
+                    let Some(changes) = self.joined(&node.changes, changes, &text) else { continue };
                     let child = Node { text, program, changes };
                     if c.distance == 0 && matches!(passes_all(&child.program, budget), Verdict::Repaired) {
                         return Some(found(self.minimised(child.changes, passes_all, budget)));
@@ -478,7 +478,7 @@ impl StatementSearch<'_> {
                         // Not closer, but every test may now go wrong the same way: a fix
                         // of the printed text may finish it (see `first_with_one_more`).
                         if let Some((fix, program, text)) = text_fixed(&child, guidance, budget)
-                            && let Some(all) = self.chained(&child, fix, &text)
+                            && let Some(all) = self.joined(&child.changes, fix, &text)
                             && matches!(passes_all(&program, budget), Verdict::Repaired)
                         {
                             return Some(found(self.minimised(all, passes_all, budget)));
@@ -545,12 +545,6 @@ impl StatementSearch<'_> {
             }
         }
         Some(change)
-    }
-
-    /// `node`'s changes and `more` (made on `node`'s text, giving `text`) as changes of this
-    /// program's text; `None` when `more` touches what an earlier change wrote.
-    fn chained(&self, node: &Node, more: Vec<Change>, text: &str) -> Option<Vec<Change>> {
-        self.joined(&node.changes, more, text)
     }
 
     /// `earlier` (changes of this program's text) and `more` (made on the text after them) as
