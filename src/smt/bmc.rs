@@ -320,6 +320,7 @@ fn verify_float_models(
     {
         let slice = Budget::new((budget.remaining() / 3).min(OPAQUE_SLICE), budget.cancel.clone());
         let opaque = verify_in(program, reference, entry, bound, assume, FloatModel::Opaque, None, &slice);
+        tracing::debug!(verdict = ?opaque.verdict, "the bounded check with opaque floats");
         if matches!(opaque.verdict, BmcVerdict::Holds { .. }) {
             return opaque;
         }

@@ -12,7 +12,9 @@
 //! * [`FloatModel::Opaque`]: the IEEE-754 bits of each value, with every rounding operation
 //!   (`+ - * /`, conversions, comparisons, the math library) an uninterpreted function of its
 //!   operands' bits; negation, `fabs` and the NaN and infinity tests are the exact bit
-//!   operations. IEEE arithmetic is one interpretation of those functions, so a formula
+//!   operations. An integer converted to a floating type that holds it exactly and back is
+//!   the integer again, and `fabs` of a converted integer is its converted magnitude (rounding
+//!   is symmetric), so `(int) fabs(n % 10)` leaves no float term. IEEE arithmetic is one interpretation of those functions, so a formula
 //!   unsatisfiable here is unsatisfiable in IEEE: a proof in this model is a proof about the C
 //!   program. A model (a counterexample) may not be one. Two programs that compute a value by
 //!   the same operations from the same inputs get the same term, which is what an equivalence
@@ -200,7 +202,19 @@ impl<'ctx> Floats<'ctx> {
                 let x = real(a);
                 Dynamic::from_ast(&x.ge(&zero(self.ctx)).ite(&x, &x.unary_minus()))
             }
-            FloatModel::Opaque => Dynamic::from_ast(&bits(a).bvand(&self.sign_mask(k).bvnot())),
+            FloatModel::Opaque => match converted_int(a) {
+                // Rounding is symmetric: `fabs((double) n)` is `(double) abs(n)`, with `abs`
+                // one bit wider so that the most negative `n` has its magnitude (the
+                // conversion back, [`Floats::to_int`], then sees an integer again).
+                Some((_, false)) => a.clone(),
+                Some((n, true)) => {
+                    let wide = super::c_int::resize(&n, true, n.get_size() + 1);
+                    let zero = BV::from_u64(self.ctx, 0, wide.get_size());
+                    let magnitude = wide.bvslt(&zero).ite(&wide.bvneg(), &wide);
+                    self.from_int(&magnitude, true, k)
+                }
+                None => Dynamic::from_ast(&bits(a).bvand(&self.sign_mask(k).bvnot())),
+            },
         }
     }
 
@@ -387,10 +401,43 @@ impl<'ctx> Floats<'ctx> {
                 BV::from_int(&x.ge(&zero(self.ctx)).ite(&floor(&x), &ceil(&x)), bits)
             }
             FloatModel::Opaque => {
+                if let Some(n) = self.round_trip(a, signed, bits) {
+                    return n;
+                }
                 let name = format!("to.{}{bits}", if signed { "signed" } else { "unsigned" });
                 self.function(&name, &[a], &Sort::bitvector(self.ctx, bits)).as_bv().expect("a bit-vector")
             }
         }
+    }
+}
+
+impl<'ctx> Floats<'ctx> {
+    /// In the opaque model, an integer `n` converted to a floating type that holds it exactly
+    /// (`double` any of up to 53 bits of magnitude, `float` up to 24) and back to an integer
+    /// of `bits` bits: `n` where the 32-bit or 64-bit conversion x86 makes holds it, else what
+    /// that conversion gives (`i32::MIN`), cut to the target's width, as the interpreter's
+    /// `float_to_int`. `(int) fabs(n % 10)` is then `abs(n % 10)`, with no float term left.
+    fn round_trip(&self, a: &Dynamic<'ctx>, signed: bool, bits: u32) -> Option<BV<'ctx>> {
+        let (n, from_signed) = converted_int(a)?;
+        let magnitude_bits = n.get_size() - u32::from(from_signed);
+        let mantissa = if Self::kind_of(a) == FloatKind::Float { 24 } else { 53 };
+        if magnitude_bits > mantissa || !(8..=64).contains(&bits) {
+            return None;
+        }
+        let v = super::c_int::resize(&n, from_signed, 64);
+        if bits == 64 || (bits == 32 && !signed) {
+            return Some(super::c_int::resize(&v, true, bits));
+        }
+        // `int`, `short` and `char` go through the 32-bit conversion.
+        let fits = if from_signed { n.get_size() <= 32 } else { n.get_size() <= 31 };
+        let converted = if fits {
+            v
+        } else {
+            let c = |x: i64| BV::from_i64(self.ctx, x, 64);
+            let in_range = v.bvsge(&c(i32::MIN as i64)) & v.bvslt(&c(1 << 31));
+            in_range.ite(&v, &c(i32::MIN as i64))
+        };
+        Some(super::c_int::resize(&converted, true, bits))
     }
 }
 
@@ -605,6 +652,41 @@ mod tests {
         let half = f.literal(2.5, s);
         let below_half = f.c_compare(BinOp::Lt, &half, &bound);
         assert!(!holds(&ctx, &below_half._eq(&n.bvsgt(&BV::from_i64(&ctx, 2, 32)))));
+    }
+
+    /// An integer converted to a floating type that holds it, through `fabs` or not, and back
+    /// is what the interpreter computes (x86's conversion), with no float term left; one the
+    /// type may round stays opaque.
+    #[test]
+    fn an_integer_through_an_exact_float_is_an_integer_again() {
+        use crate::ir::IntType;
+        use crate::spec::interp::float_to_int;
+        let ctx = Context::new(&z3::Config::new());
+        let mut f = Floats::new(&ctx, FloatModel::Opaque);
+        let targets = [IntType::INT, IntType::SHORT, IntType::CHAR, IntType::UINT, IntType::LONG];
+        let cases = [(FloatKind::Double, 32, IntType::INT), (FloatKind::Float, 16, IntType::SHORT)];
+        for (kind, width, source) in cases {
+            let n = BV::new_const(&ctx, format!("n{width}"), width);
+            let x = f.from_int(&n, true, kind);
+            let magnitude = f.abs(&x, kind);
+            let limit = if width == 32 { i32::MAX as i64 } else { i16::MAX as i64 };
+            for v in [0, 7, -7, 12345, -limit - 1, limit] {
+                let v = v.clamp(-limit - 1, limit);
+                let is_v = n._eq(&BV::from_i64(&ctx, v, width));
+                for t in targets {
+                    for (through, value) in [(&x, v), (&magnitude, v.abs())] {
+                        let back = f.to_int(through, t.signed, t.bits());
+                        assert!(back.safe_decl().map_or(true, |d| !d.name().starts_with("float.")), "{back}");
+                        let want = BV::from_i64(&ctx, float_to_int(value as f64, t), t.bits());
+                        assert!(holds(&ctx, &is_v.implies(&back._eq(&want))), "{source:?} {v} to {t:?}: {back}");
+                    }
+                }
+            }
+        }
+        // A 32-bit integer in a `float` may round: its way back is not the integer.
+        let n = BV::new_const(&ctx, "wide", 32);
+        let rounded = f.from_int(&n, true, FloatKind::Float);
+        assert!(!holds(&ctx, &f.to_int(&rounded, true, 32)._eq(&n)));
     }
 
     #[test]

@@ -34,6 +34,7 @@ pub mod debug;
 mod format;
 pub use format::{C_SPACE, is_c_space};
 mod machine;
+pub use machine::float_to_int;
 mod memory;
 mod shape;
 mod text;
