@@ -70,7 +70,7 @@ fn random_program(rng: &mut Rng) -> Vec<Print> {
 fn vary(rng: &mut Rng, p: &[Print]) -> Vec<Print> {
     let mut q = p.to_vec();
     let i = rng.below(q.len());
-    match rng.below(8) {
+    match rng.below(9) {
         0 => {}
         // Split a print in two calls.
         1 if q[i].len() > 1 => {
@@ -122,6 +122,18 @@ fn vary(rng: &mut Rng, p: &[Print]) -> Vec<Print> {
                     other => other,
                 };
                 q[i][at] = Piece::Value(other.into(), v.clone());
+            }
+        }
+        // A number printed as a `-` and the negated number (`-12` as `-` and `12`: alike; `3`
+        // as `-` and `-3`, or `0` as `-` and `0`: not).
+        7 => {
+            let at = rng.below(q[i].len());
+            if let Piece::Value(d, v) = &q[i][at]
+                && d == "%d"
+                && let Ok(n) = v.parse::<i64>()
+            {
+                q[i][at] = Piece::Value(d.clone(), format!("{}", -n));
+                q[i].insert(at, Piece::Text("-".into()));
             }
         }
         _ => {
@@ -224,5 +236,40 @@ fn the_verified_engine_agrees_with_the_modes_too() {
             }
         }
         assert!(proved >= 4, "{mode}: only {proved} pairs were proved equal");
+    }
+}
+
+/// A `-` printed before a number's magnitude (`printf("-%d", k)`) prints what the negative
+/// number prints, where that `-` cannot join anything else; `-` before a negative number or
+/// a zero does not, and neither does a `-` right after a digit in `values`.
+#[test]
+fn a_sign_printed_as_text_is_the_number_s_sign() {
+    let program = |fmt: &str, arg: &str| {
+        format!(
+            "#include <stdio.h>\nint main(void) {{\n    int k = {arg};\n    printf(\"{fmt}\", k);\n    return 0;\n}}\n"
+        )
+    };
+    let cases: &[(&str, &str, &str, &str, &[Compare])] = &[
+        ("x -%d\\n", "12", "x %d\\n", "-12", &[Compare::Exact, Compare::Whitespace, Compare::Values]),
+        ("\\n-%d", "7", "\\n%d", "-7", &[Compare::Exact, Compare::Whitespace, Compare::Values]),
+        ("is:-%d.", "3", "is:%d.", "-3", &[Compare::Exact, Compare::Whitespace, Compare::Values]),
+        ("-%d", "-3", "%d", "3", &[]),
+        ("-%d\\n", "0", "%d\\n", "0", &[]),
+        ("1-%d\\n", "5", "1%d\\n", "-5", &[Compare::Exact, Compare::Whitespace]),
+        ("-%5d\\n", "5", "%5d\\n", "-5", &[]),
+    ];
+    for &(fa, a, fb, b, equal_in) in cases {
+        let (sa, sb) = (program(fa, a), program(fb, b));
+        let (pa, pb) = (lower_source(&sa).program, lower_source(&sb).program);
+        let (oa, ca) = output(&sa);
+        let (ob, cb) = output(&sb);
+        for mode in [Compare::Exact, Compare::Whitespace, Compare::Values] {
+            let budget = Budget::new(Duration::from_secs(20), Cancel::new());
+            let proved = matches!(verify_against(&pa, &pb, mode, "main", 2, &budget).verdict, BmcVerdict::Holds { .. });
+            assert_eq!(proved, equal_in.contains(&mode), "{mode}: {fa:?} of {a} against {fb:?} of {b}");
+            if proved {
+                assert!(compare::output_matches(mode, &ob, Some(cb), &oa, Some(ca)), "{mode}: {oa:?} and {ob:?}");
+            }
+        }
     }
 }

@@ -240,9 +240,9 @@ pub struct Printer<'ctx, D> {
     /// Literal text not yet split (what follows decides which of its punctuation counts), with
     /// the shape of the value right before it.
     pending: Option<(Vec<u8>, Option<Shape>)>,
-    /// The shape of the value being printed (between `value_starts` and `value`) and its
-    /// marker.
-    current: Option<(Shape, Option<String>)>,
+    /// The shape of the value being printed (between `value_starts` and `value`), its
+    /// marker, and whether it took the `-` before it as its sign ([`Printer::takes_sign`]).
+    current: Option<(Shape, Option<String>, bool)>,
 }
 
 impl<'ctx, D: Clone + Default> Printer<'ctx, D> {
@@ -343,6 +343,7 @@ impl<'ctx, D: Clone + Default> Printer<'ctx, D> {
     /// order they always were).
     pub fn value_starts(&mut self, d: &Directive, directive: &[u8]) {
         let shape = shape(self.compare, d);
+        let signed = self.takes_sign(d, shape);
         if self.pending.is_some() {
             self.flush(Some(shape));
         } else if self.values() {
@@ -355,16 +356,58 @@ impl<'ctx, D: Clone + Default> Printer<'ctx, D> {
         let marked = if self.values() { shape == Shape::Opaque && d.conv != 'c' } else { !plain_char(d) };
         let marker =
             marked.then(|| format!("%{}", String::from_utf8_lossy(directive.strip_prefix(b"%").unwrap_or(directive))));
-        self.current = Some((shape, marker));
+        self.current = Some((shape, marker, signed));
         self.after = None;
+    }
+
+    /// A `-` written right before a plain `%d` (`printf("-%d", k)`, the way students print a
+    /// negative number's magnitude) is that value's sign: for `k > 0` it prints what
+    /// `printf("%d", -k)` prints, so the `-` leaves the literal text and the value is
+    /// compared negated ([`Printer::value`] adds the glue `k <= 0`, where the texts differ).
+    /// In `values` only where nothing before the `-` joins the number (a digit, a sign or a
+    /// point would make it another token), and a `-` that starts the print only after an
+    /// earlier call's output; `exact` and `whitespace` read every byte as a token anyway.
+    fn takes_sign(&mut self, d: &Directive, shape: Shape) -> bool {
+        let plain =
+            matches!(d.conv, 'd' | 'i') && d.flags.is_empty() && d.width == Count::None && d.precision == Count::None;
+        let Some((bytes, before)) = &mut self.pending else { return false };
+        if !plain || bytes.last() != Some(&b'-') {
+            return false;
+        }
+        if self.compare == Compare::Values {
+            let apart = match bytes.len() {
+                1 => before.is_none(),
+                n => !bytes[n - 2].is_ascii_digit() && !b"+-.".contains(&bytes[n - 2]),
+            };
+            if shape != Shape::Number || !apart {
+                return false;
+            }
+        }
+        bytes.pop();
+        if bytes.is_empty() {
+            self.after = self.pending.take().and_then(|(_, before)| before);
+        }
+        true
     }
 
     /// The value announced by [`Printer::value_starts`], with its payload.
     pub fn value(&mut self, token: Token<'ctx>, payload: D) {
-        let (shape, marker) = self.current.take().expect("value_starts before value");
+        let (shape, marker, signed) = self.current.take().expect("value_starts before value");
         if let Some(m) = marker {
             self.tokens.push((Token::Word(m), D::default()));
         }
+        let token = match token {
+            _ if !signed => token,
+            Token::Int(x, t) => {
+                self.glue.push(x.bvsle(&BV::from_i64(self.ctx, 0, x.get_size())));
+                Token::Int(x.bvneg(), t)
+            }
+            // Not an integer after all: the `-` is gone from the text, so nothing is equal.
+            other => {
+                self.glue.push(Bool::from_bool(self.ctx, true));
+                other
+            }
+        };
         self.tokens.push((token, payload));
         self.ws = Bool::from_bool(self.ctx, false);
         self.after = Some(shape);
