@@ -115,7 +115,9 @@ fn vary(rng: &mut Rng, p: &[Print]) -> Vec<Print> {
             if let Piece::Value(d, v) = &q[i][at] {
                 let other = match d.as_str() {
                     "%f" => "%.6f",
-                    "%.2f" => "%f",
+                    "%.2f" => "%.2lf",
+                    "%.2lf" => "%f",
+                    "%e" => "%le",
                     "%d" => "%i",
                     "%i" => "%u",
                     "%u" => "%d",
@@ -264,6 +266,40 @@ fn a_sign_printed_as_text_is_the_number_s_sign() {
         let (oa, ca) = output(&sa);
         let (ob, cb) = output(&sb);
         for mode in [Compare::Exact, Compare::Whitespace, Compare::Values] {
+            let budget = Budget::new(Duration::from_secs(20), Cancel::new());
+            let proved = matches!(verify_against(&pa, &pb, mode, "main", 2, &budget).verdict, BmcVerdict::Holds { .. });
+            assert_eq!(proved, equal_in.contains(&mode), "{mode}: {fa:?} of {a} against {fb:?} of {b}");
+            if proved {
+                assert!(compare::output_matches(mode, &ob, Some(cb), &oa, Some(ca)), "{mode}: {oa:?} and {ob:?}");
+            }
+        }
+    }
+}
+
+/// A directive is compared by what it prints, not how it is spelled: `%i` is `%d`, `%.2lf` is
+/// `%.2f` in printf, `%ld` of a `long` is `%d` of the same `int`; `%u` and `%x` are not `%d`.
+#[test]
+fn a_directive_is_what_it_prints_not_how_it_is_spelled() {
+    let program = |fmt: &str, arg: &str| {
+        format!("#include <stdio.h>\nint main(void) {{\n    printf(\"{fmt}\", {arg});\n    return 0;\n}}\n")
+    };
+    let every = [Compare::Exact, Compare::Whitespace, Compare::Values];
+    let cases: &[(&str, &str, &str, &str, &[Compare])] = &[
+        ("%i|\\n", "-4", "%d|\\n", "-4", &every),
+        ("%5i\\n", "42", "%5d\\n", "42", &every),
+        ("%.2lf|\\n", "2.125", "%.2f|\\n", "2.125", &every),
+        ("%le|\\n", "0.5", "%e|\\n", "0.5", &every),
+        ("%ld|\\n", "7L", "%d|\\n", "7", &every),
+        ("%u|\\n", "-3", "%d|\\n", "-3", &[]),
+        ("%x|\\n", "10", "%d|\\n", "10", &[]),
+        ("%5d|\\n", "3", "%d|\\n", "3", &[]),
+    ];
+    for &(fa, a, fb, b, equal_in) in cases {
+        let (sa, sb) = (program(fa, a), program(fb, b));
+        let (pa, pb) = (lower_source(&sa).program, lower_source(&sb).program);
+        let (oa, ca) = output(&sa);
+        let (ob, cb) = output(&sb);
+        for mode in every {
             let budget = Budget::new(Duration::from_secs(20), Cancel::new());
             let proved = matches!(verify_against(&pa, &pb, mode, "main", 2, &budget).verdict, BmcVerdict::Holds { .. });
             assert_eq!(proved, equal_in.contains(&mode), "{mode}: {fa:?} of {a} against {fb:?} of {b}");

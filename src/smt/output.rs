@@ -205,6 +205,31 @@ pub fn value_token<'ctx>(compare: Compare, d: &Directive, value: Printed<'ctx>) 
     }
 }
 
+/// The marker of a directive: what it prints, not how it is spelled (`%5.2f`). `%i` prints
+/// as `%d` does; an integer's length modifier is in its value token (it decides how the
+/// argument is read, [`value_token`]); an `l` before a floating conversion changes nothing
+/// in printf (`%.2lf` is `%.2f`). Flags, width and precision stay as written.
+fn marker(d: &Directive) -> String {
+    let count = |c: &Count| match c {
+        Count::None => String::new(),
+        Count::Fixed(n) => n.to_string(),
+        Count::Star => "*".into(),
+    };
+    let precision = if d.precision == Count::None { String::new() } else { format!(".{}", count(&d.precision)) };
+    let length = match (d.length, d.conv) {
+        (Length::None, _) | (_, 'd' | 'i' | 'u' | 'x' | 'X' | 'o') => "",
+        (Length::Long, 'f' | 'F' | 'e' | 'E' | 'g' | 'G' | 'a' | 'A') => "",
+        (Length::Char, _) => "hh",
+        (Length::Short, _) => "h",
+        (Length::Long, _) => "l",
+        (Length::LongLong, _) => "ll",
+        (Length::LongDouble, _) => "L",
+        (Length::Size, _) => "z",
+    };
+    let conv = if d.conv == 'i' { 'd' } else { d.conv };
+    format!("%{}{}{precision}{length}{conv}", d.flags, count(&d.width))
+}
+
 /// A width that can pad: more than one character.
 fn wide(d: &Directive) -> bool {
     !matches!(d.width, Count::None | Count::Fixed(0) | Count::Fixed(1))
@@ -338,10 +363,9 @@ impl<'ctx, D: Clone + Default> Printer<'ctx, D> {
         self.ws = Bool::from_bool(self.ctx, last.is_ascii_whitespace());
     }
 
-    /// A value printed by directive `d` (whose text is `directive`, `%5.2f`) comes next.
-    /// Called before its argument is evaluated (the formula's terms are then made in the
-    /// order they always were).
-    pub fn value_starts(&mut self, d: &Directive, directive: &[u8]) {
+    /// A value printed by directive `d` comes next. Called before its argument is evaluated
+    /// (the formula's terms are then made in the order they always were).
+    pub fn value_starts(&mut self, d: &Directive) {
         let shape = shape(self.compare, d);
         let signed = self.takes_sign(d, shape);
         if self.pending.is_some() {
@@ -354,8 +378,7 @@ impl<'ctx, D: Clone + Default> Printer<'ctx, D> {
             }
         }
         let marked = if self.values() { shape == Shape::Opaque && d.conv != 'c' } else { !plain_char(d) };
-        let marker =
-            marked.then(|| format!("%{}", String::from_utf8_lossy(directive.strip_prefix(b"%").unwrap_or(directive))));
+        let marker = marked.then(|| marker(d));
         self.current = Some((shape, marker, signed));
         self.after = None;
     }

@@ -246,7 +246,7 @@ fn printed_tokens<'ctx>(
                             nans.push(Bool::and(ctx, &[&printed, nan]));
                         }
                         let printed = value;
-                        p.value_starts(&d, d.text(&entry.format));
+                        p.value_starts(&d);
                         let token = output::value_token(compare, &d, printed).map_err(|w| unsupported(&w))?;
                         p.value(token, ());
                     }

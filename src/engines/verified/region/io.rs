@@ -600,7 +600,7 @@ impl<'s, 'p, 'w, 'a, 'ctx> Exec<'s, 'p, 'w, 'a, 'ctx> {
                             _ => {}
                         }
                     }
-                    outs.iter_mut().for_each(|(o, _)| o.value_starts(&d, d.text(fmt)));
+                    outs.iter_mut().for_each(|(o, _)| o.value_starts(&d));
                     let v = self.site_value(arg, SiteKind::Print, None, st)?;
                     if let ExprKind::Var(x) = arg.strip_implicit().kind {
                         self.use_var(x, Usage::Printed);
@@ -650,7 +650,7 @@ impl<'s, 'p, 'w, 'a, 'ctx> Exec<'s, 'p, 'w, 'a, 'ctx> {
         let d = output::char_directive();
         for (printing, token) in tokens {
             let mut out = Printer::new(self.ctx, self.setup.compare, st.at_ws.clone());
-            out.value_starts(&d, b"%c");
+            out.value_starts(&d);
             out.value(token, deps.clone());
             self.emit(out, at, st, &printing);
         }
@@ -696,7 +696,7 @@ impl<'s, 'p, 'w, 'a, 'ctx> Exec<'s, 'p, 'w, 'a, 'ctx> {
             Some(b) => out.text(&[b as u8]),
             None => {
                 let d = output::char_directive();
-                out.value_starts(&d, b"%c");
+                out.value_starts(&d);
                 let token =
                     output::value_token(self.setup.compare, &d, output::Printed::Int(byte.clone(), IntType::UCHAR))
                         .expect("%c prints an integer");
