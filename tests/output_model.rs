@@ -285,7 +285,8 @@ fn a_sign_printed_as_text_is_the_number_s_sign() {
 }
 
 /// A directive is compared by what it prints, not how it is spelled: `%i` is `%d`, `%.2lf` is
-/// `%.2f` in printf, `%ld` of a `long` is `%d` of the same `int`; `%u` and `%x` are not `%d`.
+/// `%.2f` in printf, `%ld` of a `long` is `%d` of the same `int`, `%0.2f` is `%.2f`; `%u`,
+/// `%x` and `%02d` are not `%d`.
 #[test]
 fn a_directive_is_what_it_prints_not_how_it_is_spelled() {
     assert_proved_in(&[
@@ -297,5 +298,9 @@ fn a_directive_is_what_it_prints_not_how_it_is_spelled() {
         ("%u|\\n", "-3", "%d|\\n", "-3", &[]),
         ("%x|\\n", "10", "%d|\\n", "10", &[]),
         ("%5d|\\n", "3", "%d|\\n", "3", &[]),
+        ("%0.2f|\\n", "2.5", "%.2f|\\n", "2.5", EVERY),
+        ("%1d|\\n", "7", "%d|\\n", "7", EVERY),
+        ("%-i|\\n", "7", "%d|\\n", "7", EVERY),
+        ("%02d|\\n", "7", "%d|\\n", "7", &[]),
     ]);
 }

@@ -208,7 +208,9 @@ pub fn value_token<'ctx>(compare: Compare, d: &Directive, value: Printed<'ctx>) 
 /// The marker of a directive: what it prints, not how it is spelled (`%5.2f`). `%i` prints
 /// as `%d` does; an integer's length modifier is in its value token (it decides how the
 /// argument is read, [`value_token`]); an `l` before a floating conversion changes nothing
-/// in printf (`%.2lf` is `%.2f`). Flags, width and precision stay as written.
+/// in printf (`%.2lf` is `%.2f`); a width of 0 or 1 pads nothing, and without a width that
+/// pads, the flags `0` and `-` do nothing (`%0.2f` is `%.2f`). Other flags, a width that
+/// pads and the precision stay as written.
 fn marker(d: &Directive) -> String {
     let count = |c: &Count| match c {
         Count::None => String::new(),
@@ -227,7 +229,10 @@ fn marker(d: &Directive) -> String {
         (Length::Size, _) => "z",
     };
     let conv = if d.conv == 'i' { 'd' } else { d.conv };
-    format!("%{}{}{precision}{length}{conv}", d.flags, count(&d.width))
+    let pads = wide(d);
+    let flags: String = d.flags.chars().filter(|c| pads || !matches!(c, '0' | '-')).collect();
+    let width = if pads { count(&d.width) } else { String::new() };
+    format!("%{flags}{width}{precision}{length}{conv}")
 }
 
 /// A width that can pad: more than one character.
