@@ -203,9 +203,6 @@ impl Directive {
     pub fn is_float(&self) -> bool {
         matches!(self.conv, 'f' | 'F' | 'e' | 'E' | 'g' | 'G' | 'a' | 'A')
     }
-    pub fn text<'a>(&self, fmt: &'a [u8]) -> &'a [u8] {
-        &fmt[self.start..self.end]
-    }
 }
 
 /// The format of a `printf` call and the arguments it prints: its literal format and the

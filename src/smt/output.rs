@@ -220,7 +220,7 @@ fn marker(d: &Directive) -> String {
     let precision = if d.precision == Count::None { String::new() } else { format!(".{}", count(&d.precision)) };
     let length = match (d.length, d.conv) {
         (Length::None, _) | (_, 'd' | 'i' | 'u' | 'x' | 'X' | 'o') => "",
-        (Length::Long, 'f' | 'F' | 'e' | 'E' | 'g' | 'G' | 'a' | 'A') => "",
+        (Length::Long, _) if d.is_float() => "",
         (Length::Char, _) => "hh",
         (Length::Short, _) => "h",
         (Length::Long, _) => "l",
@@ -396,8 +396,7 @@ impl<'ctx, D: Clone + Default> Printer<'ctx, D> {
     /// point would make it another token), and a `-` that starts the print only after an
     /// earlier call's output; `exact` and `whitespace` read every byte as a token anyway.
     fn takes_sign(&mut self, d: &Directive, shape: Shape) -> bool {
-        let plain =
-            matches!(d.conv, 'd' | 'i') && d.flags.is_empty() && d.width == Count::None && d.precision == Count::None;
+        let plain = d.is_signed() && d.flags.is_empty() && d.width == Count::None && d.precision == Count::None;
         let Some((bytes, before)) = &mut self.pending else { return false };
         if !plain || bytes.last() != Some(&b'-') {
             return false;
