@@ -83,20 +83,19 @@ impl Builtin {
             Builtin::Atol => "atol",
             Builtin::Abs => "abs",
             Builtin::Labs => "labs",
-            Builtin::Fabs => "fabs",
-            Builtin::Pow => "pow",
-            Builtin::Sqrt => "sqrt",
-            Builtin::Floor => "floor",
-            Builtin::Ceil => "ceil",
-            Builtin::Log10 => "log10",
-            Builtin::Log => "log",
-            Builtin::Exp => "exp",
-            Builtin::Round => "round",
+            Builtin::Math(f, k) => f.c_name(k),
             Builtin::Isdigit => "isdigit",
             Builtin::Isalpha => "isalpha",
             Builtin::Isspace => "isspace",
             Builtin::Isupper => "isupper",
             Builtin::Islower => "islower",
+            Builtin::Isalnum => "isalnum",
+            Builtin::Ispunct => "ispunct",
+            Builtin::Isxdigit => "isxdigit",
+            Builtin::Isprint => "isprint",
+            Builtin::Isgraph => "isgraph",
+            Builtin::Iscntrl => "iscntrl",
+            Builtin::Isblank => "isblank",
             Builtin::Toupper => "toupper",
             Builtin::Tolower => "tolower",
             Builtin::Malloc => "malloc",
@@ -133,8 +132,21 @@ impl Builtin {
             | B::Memcpy
             | B::Memmove => "string.h",
             B::Abs | B::Labs | B::Atoi | B::Atol | B::Malloc | B::Calloc | B::Realloc | B::Free | B::Exit => "stdlib.h",
-            B::Fabs | B::Pow | B::Sqrt | B::Floor | B::Ceil | B::Log10 | B::Log | B::Exp | B::Round => "math.h",
-            B::Isdigit | B::Isalpha | B::Isspace | B::Isupper | B::Islower | B::Toupper | B::Tolower => "ctype.h",
+            B::Math(..) => "math.h",
+            B::Isdigit
+            | B::Isalpha
+            | B::Isspace
+            | B::Isupper
+            | B::Islower
+            | B::Isalnum
+            | B::Ispunct
+            | B::Isxdigit
+            | B::Isprint
+            | B::Isgraph
+            | B::Iscntrl
+            | B::Isblank
+            | B::Toupper
+            | B::Tolower => "ctype.h",
             B::Assert => "assert.h",
             B::Assume | B::Nondet | B::ReachError => return None,
         })

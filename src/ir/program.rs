@@ -3,7 +3,7 @@
 //! interpreter and the SMT encoding never re-derive C's conversion rules.
 
 use super::Span;
-use super::types::{StructId, Type};
+use super::types::{FloatKind, StructId, Type};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct VarId(pub u32);
@@ -167,20 +167,20 @@ pub enum Builtin {
     Atol,
     Abs,
     Labs,
-    Fabs,
-    Pow,
-    Sqrt,
-    Floor,
-    Ceil,
-    Log10,
-    Log,
-    Exp,
-    Round,
+    /// A `math.h` function of `double`s (`sqrt`) or of `float`s (`sqrtf`).
+    Math(MathFn, FloatKind),
     Isdigit,
     Isalpha,
     Isspace,
     Isupper,
     Islower,
+    Isalnum,
+    Ispunct,
+    Isxdigit,
+    Isprint,
+    Isgraph,
+    Iscntrl,
+    Isblank,
     Toupper,
     Tolower,
     Malloc,
@@ -200,6 +200,156 @@ pub enum Builtin {
     ReachError,
 }
 
+/// The table of `math.h` functions: the variant, the C names of its `double` and `float`
+/// versions, and its parameters. It declares glibc's functions and defines [`MathFn`]'s
+/// names, arity and values from them, so the interpreter calls what a gcc-compiled program
+/// calls (Rust's own `cbrt`, for one, differs from glibc's in the last bit, and glibc's
+/// `fmin` of `-0` and `+0` depends on the width).
+macro_rules! math_functions {
+    (
+        glibc: [$($variant:ident $double:ident $float:ident ($($arg:ident $at:literal),+);)+]
+        own: [$($own:ident $own_double:ident $own_float:ident ($($own_arg:ident $own_at:literal),+);)+]
+    ) => {
+        mod libm {
+            unsafe extern "C" {
+                $(
+                    pub safe fn $double($($arg: f64),+) -> f64;
+                    pub safe fn $float($($arg: f32),+) -> f32;
+                )+
+            }
+            pub use super::own_math::*;
+        }
+
+        /// The functions of `math.h` mend knows, each in a `double` and a `float` version
+        /// ([`Builtin::Math`]). The interpreter calls glibc's; the symbolic executors encode
+        /// the exact ones exactly and the others as uninterpreted functions (`smt::c_lib`).
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+        pub enum MathFn {
+            $($variant,)+
+            $($own,)+
+        }
+
+        impl MathFn {
+            pub const ALL: &[MathFn] = &[$(MathFn::$variant,)+ $(MathFn::$own,)+];
+
+            /// The C names of the `double` and the `float` version.
+            pub fn c_names(self) -> (&'static str, &'static str) {
+                match self {
+                    $(MathFn::$variant => (stringify!($double), stringify!($float)),)+
+                    $(MathFn::$own => (stringify!($own_double), stringify!($own_float)),)+
+                }
+            }
+
+            /// How many arguments it takes.
+            pub fn arity(self) -> usize {
+                match self {
+                    $(MathFn::$variant => [$(stringify!($arg)),+].len(),)+
+                    $(MathFn::$own => [$(stringify!($own_arg)),+].len(),)+
+                }
+            }
+
+            /// Its value on `double`s, as glibc computes it (`y` is read only by the
+            /// functions of two arguments).
+            pub fn eval_double(self, x: f64, y: f64) -> f64 {
+                let args = [x, y];
+                match self {
+                    $(MathFn::$variant => libm::$double($(args[$at]),+),)+
+                    $(MathFn::$own => libm::$own_double($(args[$own_at]),+),)+
+                }
+            }
+
+            /// Its value on `float`s, as glibc computes it (`sqrtf`, `powf`, …).
+            pub fn eval_float(self, x: f32, y: f32) -> f32 {
+                let args = [x, y];
+                match self {
+                    $(MathFn::$variant => libm::$float($(args[$at]),+),)+
+                    $(MathFn::$own => libm::$own_float($(args[$own_at]),+),)+
+                }
+            }
+        }
+    };
+}
+
+math_functions! {
+    glibc: [
+    Fabs fabs fabsf (x 0);
+    Sqrt sqrt sqrtf (x 0);
+    Floor floor floorf (x 0);
+    Ceil ceil ceilf (x 0);
+    Round round roundf (x 0);
+    Trunc trunc truncf (x 0);
+    Fmod fmod fmodf (x 0, y 1);
+    Pow pow powf (x 0, y 1);
+    Hypot hypot hypotf (x 0, y 1);
+    Exp exp expf (x 0);
+    Exp2 exp2 exp2f (x 0);
+    Log log logf (x 0);
+    Log10 log10 log10f (x 0);
+    Log2 log2 log2f (x 0);
+    Sin sin sinf (x 0);
+    Cos cos cosf (x 0);
+    Tan tan tanf (x 0);
+    Asin asin asinf (x 0);
+    Acos acos acosf (x 0);
+    Atan atan atanf (x 0);
+    Atan2 atan2 atan2f (x 0, y 1);
+    Sinh sinh sinhf (x 0);
+    Cosh cosh coshf (x 0);
+    Tanh tanh tanhf (x 0);
+    ]
+    own: [
+    Fmin fmin fminf (x 0, y 1);
+    Fmax fmax fmaxf (x 0, y 1);
+    ]
+}
+
+/// `fmin` and `fmax` as glibc's C versions compute them. Declared as C functions, Rust would
+/// lower them to LLVM's `minnum`. A NaN gives the other argument; of `-0` and `+0` this
+/// returns the first, which is what glibc 2.36's `fmin` does on x86-64 at run time, but gcc
+/// may pick the other when it folds or inlines the call, so the symbolic model leaves that one
+/// case open.
+mod own_math {
+    macro_rules! min_max {
+        ($name:ident, $t:ty, $op:tt) => {
+            pub fn $name(x: $t, y: $t) -> $t {
+                if x.is_nan() {
+                    y
+                } else if y.is_nan() || x == y || x $op y {
+                    x
+                } else {
+                    y
+                }
+            }
+        };
+    }
+    min_max!(fmin, f64, <);
+    min_max!(fmax, f64, >);
+    min_max!(fminf, f32, <);
+    min_max!(fmaxf, f32, >);
+}
+
+impl MathFn {
+    /// The C name of the version of kind `k`.
+    pub fn c_name(self, k: FloatKind) -> &'static str {
+        let (double, float) = self.c_names();
+        if k == FloatKind::Float { float } else { double }
+    }
+
+    /// The function and version a C name calls (`powf`: `Pow` of `float`s).
+    pub fn from_c_name(name: &str) -> Option<(MathFn, FloatKind)> {
+        MathFn::ALL.iter().find_map(|&f| {
+            let (double, float) = f.c_names();
+            if name == double {
+                Some((f, FloatKind::Double))
+            } else if name == float {
+                Some((f, FloatKind::Float))
+            } else {
+                None
+            }
+        })
+    }
+}
+
 impl Builtin {
     /// The functions that read the standard input: a call of one consumes input, so it
     /// cannot be moved, repeated or dropped without changing what the program reads.
@@ -217,6 +367,14 @@ impl Builtin {
             Builtin::Isalpha => Some((&[(b'A', b'Z'), (b'a', b'z')], 1024)),
             Builtin::Isdigit => Some((&[(b'0', b'9')], 2048)),
             Builtin::Isspace => Some((&[(9, 13), (b' ', b' ')], 8192)),
+            Builtin::Isxdigit => Some((&[(b'0', b'9'), (b'A', b'F'), (b'a', b'f')], 4096)),
+            Builtin::Isprint => Some((&[(b' ', b'~')], 16384)),
+            Builtin::Isgraph => Some((&[(b'!', b'~')], 32768)),
+            // glibc's bits 8 and up of the table, shifted down on a little-endian machine.
+            Builtin::Isblank => Some((&[(b'\t', b'\t'), (b' ', b' ')], 1)),
+            Builtin::Iscntrl => Some((&[(0, 31), (127, 127)], 2)),
+            Builtin::Ispunct => Some((&[(b'!', b'/'), (b':', b'@'), (b'[', b'`'), (b'{', b'~')], 4)),
+            Builtin::Isalnum => Some((&[(b'0', b'9'), (b'A', b'Z'), (b'a', b'z')], 8)),
             _ => None,
         }
     }
@@ -264,20 +422,19 @@ impl Builtin {
                 | Atol
                 | Abs
                 | Labs
-                | Fabs
-                | Pow
-                | Sqrt
-                | Floor
-                | Ceil
-                | Log10
-                | Log
-                | Exp
-                | Round
+                | Math(..)
                 | Isdigit
                 | Isalpha
                 | Isspace
                 | Isupper
                 | Islower
+                | Isalnum
+                | Ispunct
+                | Isxdigit
+                | Isprint
+                | Isgraph
+                | Iscntrl
+                | Isblank
                 | Toupper
                 | Tolower
         )

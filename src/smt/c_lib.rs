@@ -10,18 +10,12 @@ use z3::Context;
 use z3::ast::{Ast, BV, Bool, Dynamic};
 
 use super::c_int;
-use super::floats::Floats;
-use crate::ir::{Builtin, FloatKind, IntType};
+use super::floats::{Cmp, Floats};
+use crate::ir::{Builtin, FloatKind, IntType, MathFn};
 
 /// Whether [`int_function`] models `b`.
 pub fn is_integer_function(b: Builtin) -> bool {
-    use Builtin::*;
-    matches!(b, Abs | Labs | Isdigit | Isalpha | Isspace | Isupper | Islower | Toupper | Tolower)
-}
-
-/// Whether [`double_function`] models `b`.
-pub fn is_double_function(b: Builtin) -> bool {
-    matches!(b, Builtin::Fabs | Builtin::Floor | Builtin::Ceil | Builtin::Round | Builtin::Sqrt)
+    matches!(b, Builtin::Abs | Builtin::Labs) || b.char_class().is_some() || b.case_map().is_some()
 }
 
 /// An integer function of one integer argument `x` of type `t`: `abs`, `labs`, the `ctype.h`
@@ -59,17 +53,100 @@ fn within<'ctx>(ctx: &'ctx Context, c: &BV<'ctx>, lo: u8, hi: u8) -> Bool<'ctx> 
     Bool::and(ctx, &[&c.bvsge(&BV::from_i64(ctx, lo as i64, 32)), &c.bvsle(&BV::from_i64(ctx, hi as i64, 32))])
 }
 
-/// A floating-point function of one argument `x`, already converted to `double` as C's
-/// prototypes do (`fabs`, `floor`, `ceil`, `round`, `sqrt`); the result is a `double`.
-pub fn double_function<'ctx>(floats: &mut Floats<'ctx>, b: Builtin, x: &Dynamic<'ctx>) -> Option<Dynamic<'ctx>> {
-    match b {
-        Builtin::Fabs => Some(floats.abs(x, FloatKind::Double)),
-        Builtin::Floor => floats.math("floor", x, FloatKind::Double),
-        Builtin::Ceil => floats.math("ceil", x, FloatKind::Double),
-        Builtin::Round => floats.math("round", x, FloatKind::Double),
-        Builtin::Sqrt => floats.math("sqrt", x, FloatKind::Double),
+/// The `math.h` function `f` of kind `k` (`sqrt` of a `double`, `sqrtf` of a `float`) of
+/// `args`, already converted to `k` as C's prototypes do; the result is of kind `k`. Every
+/// model models every function: exactly where IEEE defines the result (`fabs`, `sqrt`,
+/// `floor`, `ceil`, `round`, `trunc`, `fmin`, `fmax`), else as an uninterpreted function
+/// (the same value of the same arguments, see [`Floats::math`]).
+///
+/// `base` is the first argument's value where the program writes it as a constant
+/// (`pow(10, i)`): an integer power of it that a `double` (`float`) holds exactly is that
+/// power, which glibc's `pow` (`powf`) returns exactly (`exact_powers`).
+pub fn math_function<'ctx>(
+    floats: &mut Floats<'ctx>,
+    f: MathFn,
+    k: FloatKind,
+    args: &[Dynamic<'ctx>],
+    base: Option<f64>,
+) -> Dynamic<'ctx> {
+    let x = &args[0];
+    match f {
+        MathFn::Pow if let Some(c) = base => {
+            let mut r = floats.uninterpreted(f.c_name(k), args, k);
+            for (j, v) in exact_powers(c, k).into_iter().rev() {
+                let (j, v) = (floats.literal(j as f64, k), floats.literal(v, k));
+                r = floats.compare(Cmp::Eq, &args[1], &j).ite(&v, &r);
+            }
+            r
+        }
+        MathFn::Fabs => floats.abs(x, k),
+        MathFn::Fmin | MathFn::Fmax => {
+            // A NaN gives the other argument; of `-0` and `+0`, glibc's choice depends on the
+            // width and the version (2.36 on x86-64: `fmin` the first, `fminf` the second),
+            // so that one case is the uninterpreted function.
+            let y = &args[1];
+            let (x_first, y_first) = if f == MathFn::Fmin {
+                (floats.greater(y, x, true), floats.greater(x, y, true))
+            } else {
+                (floats.greater(x, y, true), floats.greater(y, x, true))
+            };
+            let (x_nan, y_nan) = (floats.is_nan(x), floats.is_nan(y));
+            let unknown = floats.uninterpreted(f.c_name(k), args, k);
+            let equal = x._eq(y).ite(x, &unknown);
+            x_nan.ite(y, &y_nan.ite(x, &x_first.ite(x, &y_first.ite(y, &equal))))
+        }
+        MathFn::Floor | MathFn::Ceil | MathFn::Round | MathFn::Trunc | MathFn::Sqrt => {
+            floats.math(f.c_names().0, x, k).expect("a rounding function or the root")
+        }
+        _ => floats.uninterpreted(f.c_name(k), args, k),
+    }
+}
+
+/// The value of an argument the program writes as a number (`10`, `2.0`, a `#define`d one).
+pub fn constant_argument(a: &crate::ir::Expr) -> Option<f64> {
+    match a.strip_implicit().kind {
+        crate::ir::ExprKind::Int(v) => Some(v as f64),
+        crate::ir::ExprKind::Float(v) => Some(v),
         _ => None,
     }
+}
+
+/// The integer powers `j` of the integer `c` (|c| at least 2) that kind `k` holds exactly,
+/// with their values: `c^0` to the last below 2^100, and for a power of two its negative
+/// powers down to 2^-60 (the range checked against glibc's `pow` and `powf`, which return an
+/// exactly representable result exactly; a test compares every entry with the interpreter).
+pub fn exact_powers(c: f64, k: FloatKind) -> Vec<(i32, f64)> {
+    let holds = |v: f64| match k {
+        FloatKind::Float => (v as f32) as f64 == v,
+        FloatKind::Double => true,
+    };
+    let mut out = Vec::new();
+    if c.fract() != 0.0 || c.abs() < 2.0 || c.abs() > 1e6 {
+        return out;
+    }
+    let c = c as i128;
+    let mut v: i128 = 1;
+    for j in 0.. {
+        if v.unsigned_abs() >= 1 << 100 || (v as f64) as i128 != v || !holds(v as f64) {
+            break;
+        }
+        out.push((j, v as f64));
+        v *= c;
+    }
+    if c.unsigned_abs().is_power_of_two() {
+        let log = c.unsigned_abs().trailing_zeros() as i32;
+        for j in 1.. {
+            if j * log > 60 {
+                break;
+            }
+            let magnitude = 2f64.powi(-j * log);
+            let v = if c < 0 && j % 2 == 1 { -magnitude } else { magnitude };
+            if holds(v) {
+                out.insert(0, (-j, v));
+            }
+        }
+    }
+    out
 }
 
 /// The characters `strspn`/`strcspn` measure a span by, when the call names them as a string
@@ -172,15 +249,104 @@ mod tests {
     }
 
     #[test]
-    fn math_functions_are_double_functions() {
+    fn math_functions_are_exact_where_ieee_defines_them() {
         let ctx = Context::new(&z3::Config::new());
         let mut f = Floats::new(&ctx, FloatModel::Ieee);
-        let x = f.literal(-2.5, FloatKind::Double);
-        let r = double_function(&mut f, Builtin::Round, &x).unwrap();
-        let want = f.literal(-3.0, FloatKind::Double);
         let s = z3::Solver::new(&ctx);
-        s.assert(&f.compare(crate::smt::floats::Cmp::Eq, &r, &want).not());
-        assert_eq!(s.check(), z3::SatResult::Unsat);
-        assert!(double_function(&mut f, Builtin::Pow, &x).is_none());
+        let equal = |f: &mut Floats<'_>, g: MathFn, k: FloatKind, args: &[f64], want: f64| {
+            let args: Vec<_> = args.iter().map(|&a| f.literal(a, k)).collect();
+            let r = math_function(f, g, k, &args, None);
+            let want = f.literal(want, k);
+            s.push();
+            s.assert(&f.compare(crate::smt::floats::Cmp::Eq, &r, &want).not());
+            let result = s.check();
+            s.pop(1);
+            assert_eq!(result, z3::SatResult::Unsat, "{} of {args:?}", g.c_name(k));
+        };
+        equal(&mut f, MathFn::Round, FloatKind::Double, &[-2.5], -3.0);
+        equal(&mut f, MathFn::Trunc, FloatKind::Double, &[-2.7], -2.0);
+        equal(&mut f, MathFn::Sqrt, FloatKind::Float, &[2.0], (2.0f32).sqrt() as f64);
+        equal(&mut f, MathFn::Fmin, FloatKind::Double, &[f64::NAN, 3.0], 3.0);
+        equal(&mut f, MathFn::Fmax, FloatKind::Double, &[1.0, -4.0], 1.0);
+    }
+
+    /// Which of `-0` and `+0` `fmin` returns is the C library's choice: the model leaves it
+    /// open (either is possible), and decides every other case.
+    #[test]
+    fn fmin_of_two_zeros_is_left_open() {
+        let ctx = Context::new(&z3::Config::new());
+        let mut f = Floats::new(&ctx, FloatModel::Ieee);
+        let (neg, pos) = (f.literal(-0.0, FloatKind::Double), f.literal(0.0, FloatKind::Double));
+        let r = math_function(&mut f, MathFn::Fmin, FloatKind::Double, &[neg, pos], None);
+        for sign in [true, false] {
+            let s = z3::Solver::new(&ctx);
+            let negative = f.is_negative_zero(&r);
+            s.assert(&if sign { negative } else { negative.not() });
+            assert_eq!(s.check(), z3::SatResult::Sat);
+        }
+    }
+
+    /// An uninterpreted function is a function: the same arguments give the same value in
+    /// every model, so two programs that both call `pow` on equal values print alike.
+    #[test]
+    fn an_uninterpreted_function_of_equal_arguments_is_equal() {
+        let ctx = Context::new(&z3::Config::new());
+        for model in [FloatModel::Ieee, FloatModel::Real, FloatModel::Opaque] {
+            let mut f = Floats::new(&ctx, model);
+            let (x, y) = (f.constant("x", FloatKind::Double), f.constant("y", FloatKind::Double));
+            let a = math_function(&mut f, MathFn::Pow, FloatKind::Double, &[x.clone(), y.clone()], None);
+            let b = math_function(&mut f, MathFn::Pow, FloatKind::Double, &[x.clone(), y.clone()], None);
+            let c = math_function(&mut f, MathFn::Pow, FloatKind::Double, &[y, x], None);
+            let s = z3::Solver::new(&ctx);
+            s.assert(&a._eq(&b).not());
+            assert_eq!(s.check(), z3::SatResult::Unsat, "{model:?}");
+            let s = z3::Solver::new(&ctx);
+            s.assert(&a._eq(&c).not());
+            assert_eq!(s.check(), z3::SatResult::Sat, "{model:?}: pow is not symmetric");
+        }
+    }
+
+    /// Every exact power the model states is what the interpreter (glibc's `pow`/`powf`)
+    /// computes, so a program proved with them prints what it prints when it runs.
+    #[test]
+    fn exact_powers_are_what_glibc_computes() {
+        let mut checked = 0;
+        for c in [2.0, 3.0, 5.0, 10.0, -2.0, -10.0, 16.0, 100.0, 7.0] {
+            for k in [FloatKind::Double, FloatKind::Float] {
+                let powers = exact_powers(c, k);
+                assert!(powers.iter().any(|&(j, _)| j == 0));
+                for (j, v) in powers {
+                    let got = match k {
+                        FloatKind::Double => MathFn::Pow.eval_double(c, j as f64),
+                        FloatKind::Float => MathFn::Pow.eval_float(c as f32, j as f32) as f64,
+                    };
+                    assert_eq!(got, v, "pow({c}, {j}) in {k:?}");
+                    checked += 1;
+                }
+            }
+        }
+        assert!(checked > 150, "{checked}");
+        assert!(exact_powers(10.0, FloatKind::Double).iter().any(|&(j, v)| j == 22 && v == 1e22));
+        assert!(!exact_powers(10.0, FloatKind::Double).iter().any(|&(j, _)| j == 23 || j < 0));
+        assert!(exact_powers(0.5, FloatKind::Double).is_empty());
+    }
+
+    /// `pow(10, i)` for an integer `i` the program converts is `10^i` exactly where that is
+    /// exact, in every model.
+    #[test]
+    fn a_power_of_a_constant_is_exact_in_every_model() {
+        let ctx = Context::new(&z3::Config::new());
+        for model in [FloatModel::Ieee, FloatModel::Real, FloatModel::Opaque] {
+            let mut f = Floats::new(&ctx, model);
+            let i = BV::new_const(&ctx, "i", 32);
+            let y = f.from_int(&i, true, FloatKind::Double);
+            let ten = f.literal(10.0, FloatKind::Double);
+            let r = math_function(&mut f, MathFn::Pow, FloatKind::Double, &[ten, y], Some(10.0));
+            let thousand = f.literal(1000.0, FloatKind::Double);
+            let s = z3::Solver::new(&ctx);
+            s.assert(&i._eq(&BV::from_i64(&ctx, 3, 32)));
+            s.assert(&r._eq(&thousand).not());
+            assert_eq!(s.check(), z3::SatResult::Unsat, "{model:?}");
+        }
     }
 }

@@ -115,10 +115,15 @@ impl<'ctx> Floats<'ctx> {
 
     /// The uninterpreted function `name` of the opaque model, from `args` to `range`.
     fn function(&self, name: &str, args: &[&Dynamic<'ctx>], range: &Sort<'ctx>) -> Dynamic<'ctx> {
+        self.function_named(&format!("float.{name}"), args, range)
+    }
+
+    /// The uninterpreted function called `name`, from `args` to `range`.
+    fn function_named(&self, name: &str, args: &[&Dynamic<'ctx>], range: &Sort<'ctx>) -> Dynamic<'ctx> {
         let domain: Vec<Sort<'ctx>> = args.iter().map(|a| a.get_sort()).collect();
         let domain: Vec<&Sort<'ctx>> = domain.iter().collect();
         let args: Vec<&dyn Ast<'ctx>> = args.iter().map(|a| *a as &dyn Ast<'ctx>).collect();
-        FuncDecl::new(self.ctx, format!("float.{name}"), &domain, range).apply(&args)
+        FuncDecl::new(self.ctx, name, &domain, range).apply(&args)
     }
 
     /// In the opaque model, `(T) n <= c`, `c <= (T) n` or `(T) n == c` for an integer `n` and a
@@ -332,7 +337,23 @@ impl<'ctx> Floats<'ctx> {
         (exponent._eq(&ones), mantissa._eq(&BV::from_u64(self.ctx, 0, mantissa_bits)))
     }
 
-    /// `floor`, `ceil`, `round` (half away from zero), `sqrt`.
+    /// The C library function `name` of `args`, a value of kind `k`, as an uninterpreted
+    /// function in every model: glibc's function is one interpretation of it, so a formula
+    /// unsatisfiable with it holds for glibc's values, and two programs that call it on equal
+    /// arguments get equal values. A model may give it any value: a counterexample is run in
+    /// the interpreter before it is believed (as for every counterexample).
+    pub fn uninterpreted(&mut self, name: &str, args: &[Dynamic<'ctx>], k: FloatKind) -> Dynamic<'ctx> {
+        let args: Vec<&Dynamic<'ctx>> = args.iter().collect();
+        let prefix = match self.model {
+            FloatModel::Ieee => "ieee",
+            FloatModel::Real => "real",
+            // `float.` is [`Floats::function`]'s own prefix.
+            FloatModel::Opaque => "library",
+        };
+        self.function_named(&format!("{prefix}.{name}"), &args, &self.sort(k))
+    }
+
+    /// `floor`, `ceil`, `round` (half away from zero), `trunc` (toward zero), `sqrt`.
     pub fn math(&mut self, f: &str, a: &Dynamic<'ctx>, k: FloatKind) -> Option<Dynamic<'ctx>> {
         match self.model {
             FloatModel::Ieee => self.fp.math(f, &ieee(a), k).map(|r| Dynamic::from_ast(&r)),
@@ -342,6 +363,7 @@ impl<'ctx> Floats<'ctx> {
                 let r = match f {
                     "floor" => floor(&x).to_real(),
                     "ceil" => ceil(&x).to_real(),
+                    "trunc" => x.ge(&zero(self.ctx)).ite(&floor(&x), &ceil(&x)).to_real(),
                     "round" => x.ge(&zero(self.ctx)).ite(
                         &floor(&Real::add(self.ctx, &[&x, &half])).to_real(),
                         &ceil(&Real::sub(self.ctx, &[&x, &half])).to_real(),
@@ -357,7 +379,9 @@ impl<'ctx> Floats<'ctx> {
                 Some(Dynamic::from_ast(&r))
             }
             FloatModel::Opaque => match f {
-                "floor" | "ceil" | "round" | "sqrt" => Some(self.function(&format!("{f}.{k:?}"), &[a], &self.sort(k))),
+                "floor" | "ceil" | "round" | "trunc" | "sqrt" => {
+                    Some(self.function(&format!("{f}.{k:?}"), &[a], &self.sort(k)))
+                }
                 _ => None,
             },
         }

@@ -459,7 +459,7 @@ pub(super) fn is_pure(e: &Expr) -> bool {
             pure = false
         }
         ExprKind::Call(Callee::Builtin(b), _) => {
-            pure &= crate::smt::c_lib::is_integer_function(*b) || crate::smt::c_lib::is_double_function(*b)
+            pure &= crate::smt::c_lib::is_integer_function(*b) || matches!(b, Builtin::Math(..))
         }
         ExprKind::Str(_) => pure = false,
         _ => {}

@@ -2,7 +2,7 @@
 
 use super::*;
 use crate::ir::program::{Field, StructDef, Var, VarId};
-use crate::ir::{FuncId, Span, StructId};
+use crate::ir::{FloatKind, FuncId, MathFn, Span, StructId};
 
 fn sp() -> Span {
     Span::default()
@@ -173,7 +173,13 @@ fn assignments_conditionals_commas_calls() {
         expr_to_c(p, &call(Builtin::Assume, vec![bin(BinOp::Gt, x.clone(), int(0))], Type::Void)),
         "__VERIFIER_assume(x > 0)"
     );
-    assert_eq!(expr_to_c(p, &call(Builtin::Sqrt, vec![imp(x.clone(), Type::DOUBLE)], Type::DOUBLE)), "sqrt(x)");
+    assert_eq!(
+        expr_to_c(
+            p,
+            &call(Builtin::Math(MathFn::Sqrt, FloatKind::Double), vec![imp(x.clone(), Type::DOUBLE)], Type::DOUBLE)
+        ),
+        "sqrt(x)"
+    );
     assert_eq!(Builtin::ReachError.c_name(), "reach_error");
     assert_eq!(Builtin::Assert.c_name(), "assert");
     let sz = e(ExprKind::SizeOf { size: 4, text: "(int)".into() }, Type::Int(IntType::ULONG));

@@ -108,6 +108,7 @@ impl<'ctx> FpOps<'ctx> {
             "floor" => "(fp.roundToIntegral RTN a0)",
             "ceil" => "(fp.roundToIntegral RTP a0)",
             "round" => "(fp.roundToIntegral RNA a0)",
+            "trunc" => "(fp.roundToIntegral RTZ a0)",
             "sqrt" => "(fp.sqrt RNE a0)",
             _ => return None,
         };

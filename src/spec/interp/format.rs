@@ -165,38 +165,30 @@ impl<'p> Machine<'p> {
                 Ok(Val::I(IntType::INT.wrap(v.wrapping_abs())))
             }
             Builtin::Labs => Ok(Val::I(self.eval(arg(0)?)?.i().wrapping_abs())),
-            Builtin::Fabs
-            | Builtin::Sqrt
-            | Builtin::Floor
-            | Builtin::Ceil
-            | Builtin::Log10
-            | Builtin::Log
-            | Builtin::Exp
-            | Builtin::Round => {
-                let a = arg(0)?;
-                let x = self.eval(a)?;
-                let x = convert(x, &a.ty, &Type::DOUBLE).f();
-                let r = match b {
-                    Builtin::Fabs => x.abs(),
-                    Builtin::Sqrt => x.sqrt(),
-                    Builtin::Floor => x.floor(),
-                    Builtin::Ceil => x.ceil(),
-                    Builtin::Log10 => x.log10(),
-                    Builtin::Log => x.ln(),
-                    Builtin::Exp => x.exp(),
-                    _ => x.round(),
+            Builtin::Math(f, k) => {
+                let mut xs = [0.0f64; 2];
+                for (i, a) in args.iter().take(f.arity()).enumerate() {
+                    let x = self.eval(a)?;
+                    xs[i] = convert(x, &a.ty, &Type::Float(k)).f();
+                }
+                let r = match k {
+                    FloatKind::Double => f.eval_double(xs[0], xs[1]),
+                    FloatKind::Float => f.eval_float(xs[0] as f32, xs[1] as f32) as f64,
                 };
-                Ok(convert(Val::F(r), &Type::DOUBLE, &e.ty))
+                Ok(convert(Val::F(r), &Type::Float(k), &e.ty))
             }
-            Builtin::Pow => {
-                let (a, c) = (arg(0)?, arg(1)?);
-                let x = self.eval(a)?;
-                let y = self.eval(c)?;
-                let x = convert(x, &a.ty, &Type::DOUBLE).f();
-                let y = convert(y, &c.ty, &Type::DOUBLE).f();
-                Ok(convert(Val::F(x.powf(y)), &Type::DOUBLE, &e.ty))
-            }
-            Builtin::Isdigit | Builtin::Isalpha | Builtin::Isspace | Builtin::Isupper | Builtin::Islower => {
+            Builtin::Isdigit
+            | Builtin::Isalpha
+            | Builtin::Isspace
+            | Builtin::Isupper
+            | Builtin::Islower
+            | Builtin::Isalnum
+            | Builtin::Ispunct
+            | Builtin::Isxdigit
+            | Builtin::Isprint
+            | Builtin::Isgraph
+            | Builtin::Iscntrl
+            | Builtin::Isblank => {
                 let c = self.eval(arg(0)?)?.i();
                 let (ranges, bit) = b.char_class().expect("a character class");
                 let member = ranges.iter().any(|&(lo, hi)| (lo as i64..=hi as i64).contains(&c));

@@ -1,6 +1,6 @@
 //! The C library functions and macros the front end knows, with their signatures.
 
-use crate::ir::{Builtin, FloatKind, IntType, Type};
+use crate::ir::{Builtin, FloatKind, IntType, MathFn, Type};
 
 /// Parameter list of a builtin: fixed parameters, or a format-checked variadic call.
 pub enum Params {
@@ -34,7 +34,6 @@ const SIZE_T: Type = Type::Int(IntType::ULONG);
 pub fn lookup(name: &str) -> Option<Signature> {
     use Builtin as B;
     let int = Type::INT;
-    let dbl = Type::DOUBLE;
     let fixed = |b: Builtin, ret: Type, params: Vec<Type>, header: &'static str| Signature {
         builtin: b,
         ret,
@@ -71,20 +70,18 @@ pub fn lookup(name: &str) -> Option<Signature> {
         "atol" => fixed(B::Atol, Type::Int(IntType::LONG), vec![char_ptr()], "stdlib.h"),
         "abs" => fixed(B::Abs, int.clone(), vec![int], "stdlib.h"),
         "labs" => fixed(B::Labs, Type::Int(IntType::LONG), vec![Type::Int(IntType::LONG)], "stdlib.h"),
-        "fabs" => fixed(B::Fabs, dbl.clone(), vec![dbl], "math.h"),
-        "pow" => fixed(B::Pow, dbl.clone(), vec![dbl.clone(), dbl], "math.h"),
-        "sqrt" => fixed(B::Sqrt, dbl.clone(), vec![dbl], "math.h"),
-        "floor" => fixed(B::Floor, dbl.clone(), vec![dbl], "math.h"),
-        "ceil" => fixed(B::Ceil, dbl.clone(), vec![dbl], "math.h"),
-        "log10" => fixed(B::Log10, dbl.clone(), vec![dbl], "math.h"),
-        "log" => fixed(B::Log, dbl.clone(), vec![dbl], "math.h"),
-        "exp" => fixed(B::Exp, dbl.clone(), vec![dbl], "math.h"),
-        "round" => fixed(B::Round, dbl.clone(), vec![dbl], "math.h"),
         "isdigit" => fixed(B::Isdigit, int.clone(), vec![int], "ctype.h"),
         "isalpha" => fixed(B::Isalpha, int.clone(), vec![int], "ctype.h"),
         "isspace" => fixed(B::Isspace, int.clone(), vec![int], "ctype.h"),
         "isupper" => fixed(B::Isupper, int.clone(), vec![int], "ctype.h"),
         "islower" => fixed(B::Islower, int.clone(), vec![int], "ctype.h"),
+        "isalnum" => fixed(B::Isalnum, int.clone(), vec![int], "ctype.h"),
+        "ispunct" => fixed(B::Ispunct, int.clone(), vec![int], "ctype.h"),
+        "isxdigit" => fixed(B::Isxdigit, int.clone(), vec![int], "ctype.h"),
+        "isprint" => fixed(B::Isprint, int.clone(), vec![int], "ctype.h"),
+        "isgraph" => fixed(B::Isgraph, int.clone(), vec![int], "ctype.h"),
+        "iscntrl" => fixed(B::Iscntrl, int.clone(), vec![int], "ctype.h"),
+        "isblank" => fixed(B::Isblank, int.clone(), vec![int], "ctype.h"),
         "toupper" => fixed(B::Toupper, int.clone(), vec![int], "ctype.h"),
         "tolower" => fixed(B::Tolower, int.clone(), vec![int], "ctype.h"),
         "malloc" => fixed(B::Malloc, void_ptr(), vec![SIZE_T], "stdlib.h"),
@@ -95,6 +92,10 @@ pub fn lookup(name: &str) -> Option<Signature> {
         "assert" => fixed(B::Assert, Type::Void, vec![int], "assert.h"),
         "__VERIFIER_assume" | "__CPROVER_assume" | "assume" => fixed(B::Assume, Type::Void, vec![int], ""),
         "reach_error" | "__VERIFIER_error" => fixed(B::ReachError, Type::Void, vec![], ""),
+        _ if let Some((f, k)) = MathFn::from_c_name(name) => {
+            let t = Type::Float(k);
+            fixed(B::Math(f, k), t.clone(), vec![t; f.arity()], "math.h")
+        }
         _ => {
             let suffix = name.strip_prefix("__VERIFIER_nondet_").or_else(|| name.strip_prefix("nondet_"))?;
             fixed(B::Nondet, nondet_type(suffix)?, vec![], "")
@@ -218,34 +219,12 @@ pub fn is_unmodelled_library_function(name: &str) -> bool {
         "memcmp",
         "memchr",
         "strpbrk",
-        "sin",
-        "cos",
-        "tan",
-        "asin",
-        "acos",
-        "atan",
-        "atan2",
-        "sinh",
-        "cosh",
-        "tanh",
-        "log2",
-        "exp2",
-        "cbrt",
-        "hypot",
-        "fmod",
-        "trunc",
         "lround",
-        "fmin",
-        "fmax",
         "modf",
         "frexp",
+        "cbrt",
+        "cbrtf",
         "ldexp",
-        "isalnum",
-        "ispunct",
-        "isprint",
-        "iscntrl",
-        "isxdigit",
-        "isgraph",
         "time",
         "clock",
         "difftime",
@@ -256,12 +235,6 @@ pub fn is_unmodelled_library_function(name: &str) -> bool {
         "strcasecmp",
         "strncasecmp",
         "llabs",
-        "fabsf",
-        "powf",
-        "sqrtf",
-        "floorf",
-        "ceilf",
-        "roundf",
         "printf_s",
         "scanf_s",
         "getch",

@@ -352,7 +352,7 @@ impl<'s, 'p, 'w, 'a, 'ctx> Exec<'s, 'p, 'w, 'a, 'ctx> {
         g: &Bool<'ctx>,
     ) -> R<Val<'ctx>> {
         let ctx = self.ctx;
-        let name = format!("{b:?}").to_lowercase();
+        let name = b.c_name();
         let one = |this: &mut Self, st: &mut State<'ctx>| -> R<Val<'ctx>> {
             match args.first() {
                 Some(a) => this.eval(a, st, g),
@@ -380,13 +380,21 @@ impl<'s, 'p, 'w, 'a, 'ctx> Exec<'s, 'p, 'w, 'a, 'ctx> {
                 self.error(Bool::and(ctx, &[g, &c.not()]), deps, e.span);
                 Ok(self.int_val(c_int::constant(ctx, IntType::INT, 0), IntType::INT, Deps::new()))
             }
-            b if c_lib::is_double_function(b) => {
-                let v = one(self, st)?;
-                let v = self.convert(v, &Type::DOUBLE, e.span)?;
-                let Term::Float(x, _) = &v.term else { unreachable!("converted to double") };
-                let r = c_lib::double_function(&mut self.floats, b, x).expect("a double function");
-                let r = Val { term: Term::Float(r, FloatKind::Double), deps: v.deps.clone() };
-                self.convert(r, &e.ty, e.span)
+            Builtin::Math(f, k) => {
+                if args.len() != f.arity() {
+                    return unsupported(format!("`{name}` with other arguments"), e.span);
+                }
+                let mut deps = Deps::new();
+                let mut xs = Vec::new();
+                for a in args {
+                    let v = self.eval(a, st, g)?;
+                    let v = self.convert(v, &Type::Float(k), e.span)?;
+                    let Term::Float(x, _) = &v.term else { unreachable!("converted to a floating type") };
+                    deps.extend(v.deps.iter().copied());
+                    xs.push(x.clone());
+                }
+                let r = c_lib::math_function(&mut self.floats, f, k, &xs, c_lib::constant_argument(&args[0]));
+                self.convert(Val { term: Term::Float(r, k), deps }, &e.ty, e.span)
             }
             b if c_lib::is_integer_function(b) => {
                 let v = one(self, st)?;
@@ -394,7 +402,7 @@ impl<'s, 'p, 'w, 'a, 'ctx> Exec<'s, 'p, 'w, 'a, 'ctx> {
                 let (r, rt) = c_lib::int_function(ctx, b, x, *t).expect("an integer function");
                 Ok(self.int_val(r, rt, v.deps.clone()))
             }
-            other => unsupported(format!("the library function `{}`", format!("{other:?}").to_lowercase()), e.span),
+            other => unsupported(format!("the library function `{}`", other.c_name()), e.span),
         }
     }
 }

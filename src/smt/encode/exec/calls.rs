@@ -368,22 +368,30 @@ impl<'a, 'ctx> Exec<'a, 'ctx> {
                 };
                 self.strcmp(e, a, b)
             }
-            b if c_lib::is_double_function(b) => {
-                let Some(a) = arg(0) else { return self.unsupported("a math function without an argument", e.span) };
-                let v = self.eval(a)?;
-                let x = self.cast(v, &a.ty, &Type::DOUBLE, a.span)?;
-                let SymVal::Float(x) = x else { return self.unsupported("a math function of this type", e.span) };
+            Builtin::Math(f, k) => {
+                let name = f.c_name(k);
+                if args.len() != f.arity() {
+                    return self.unsupported(format!("`{name}` with other arguments"), e.span);
+                }
+                let mut xs = Vec::new();
+                for a in args {
+                    let v = self.eval(a)?;
+                    let SymVal::Float(x) = self.cast(v, &a.ty, &Type::Float(k), a.span)? else {
+                        return self.unsupported(format!("`{name}` of this type"), e.span);
+                    };
+                    xs.push(x);
+                }
                 // Rounding an integer-valued double is the identity.
-                let rounds = matches!(b, Builtin::Floor | Builtin::Ceil | Builtin::Round);
-                let r = if rounds && self.exact_ints.contains_key(&x) {
-                    x
+                let rounds = matches!(f, MathFn::Floor | MathFn::Ceil | MathFn::Round | MathFn::Trunc);
+                let r = if rounds && self.exact_ints.contains_key(&xs[0]) {
+                    xs[0].clone()
                 } else {
-                    c_lib::double_function(&mut self.floats, b, &x).expect("a double function")
+                    c_lib::math_function(&mut self.floats, f, k, &xs, c_lib::constant_argument(&args[0]))
                 };
-                self.cast(SymVal::Float(r), &Type::DOUBLE, &e.ty, e.span)
+                self.cast(SymVal::Float(r), &Type::Float(k), &e.ty, e.span)
             }
             b if c_lib::is_integer_function(b) => {
-                let name = format!("{b:?}").to_lowercase();
+                let name = b.c_name();
                 let Some(a) = arg(0) else { return self.unsupported(format!("`{name}` without an argument"), e.span) };
                 let (SymVal::Int(x), Type::Int(t)) = (self.eval(a)?, &a.ty) else {
                     return self.unsupported(format!("`{name}` of a non-integer"), e.span);
@@ -403,13 +411,10 @@ impl<'a, 'ctx> Exec<'a, 'ctx> {
                 self.free(&p, e.span);
                 Ok(SymVal::Void)
             }
-            Builtin::Malloc | Builtin::Calloc => self.unsupported(
-                format!("memory from `{}` that is not given a pointer type", format!("{b:?}").to_lowercase()),
-                e.span,
-            ),
-            other => {
-                self.unsupported(format!("the library function `{}`", format!("{other:?}").to_lowercase()), e.span)
+            Builtin::Malloc | Builtin::Calloc => {
+                self.unsupported(format!("memory from `{}` that is not given a pointer type", b.c_name()), e.span)
             }
+            other => self.unsupported(format!("the library function `{}`", other.c_name()), e.span),
         }
     }
 

@@ -10,7 +10,7 @@ use z3::{Context, Sort};
 use super::*;
 use crate::ir::ExprId;
 use crate::ir::format::{self as cfmt, Count, Piece};
-use crate::ir::{BinOp, FloatKind, IncDec, IntKind, LogicOp, UnOp, VarId, VarKind};
+use crate::ir::{BinOp, FloatKind, IncDec, IntKind, LogicOp, MathFn, UnOp, VarId, VarKind};
 use crate::smt::floats::Floats;
 use crate::smt::{c_int, c_lib};
 
