@@ -440,6 +440,25 @@ impl Builtin {
         )
     }
 
+    /// Declared by C90's headers (under `-ansi`, gcc's headers hide the C99 and POSIX ones).
+    pub fn is_c90(self) -> bool {
+        use Builtin::*;
+        match self {
+            Math(_, FloatKind::Float) | Isblank | Strdup => false,
+            Math(f, FloatKind::Double) => !matches!(
+                f,
+                MathFn::Round
+                    | MathFn::Trunc
+                    | MathFn::Fmin
+                    | MathFn::Fmax
+                    | MathFn::Hypot
+                    | MathFn::Exp2
+                    | MathFn::Log2
+            ),
+            _ => true,
+        }
+    }
+
     /// Reads the input or writes the output.
     pub fn does_io(self) -> bool {
         use Builtin::*;

@@ -62,6 +62,9 @@ pub(crate) enum Rule {
     UsedBeforeDeclared,
     /// The same, where the later definition does not return `int`.
     ConflictingImplicit,
+    /// "implicit declaration of function 'roundf'" for a library function C90 does not have
+    /// (`-ansi` hides the C99 and POSIX ones in the headers; C90: `-Wall`).
+    NotInC90,
     /// "suggest braces around empty body in an 'if' statement" (`-Wextra`).
     EmptyBody,
     /// "this statement may fall through" (`-Wextra`).
@@ -109,7 +112,7 @@ impl Rule {
             Rule::FormatC90 => "c90-format",
             Rule::MainSignature => "main-signature",
             Rule::SignCompare => "sign-compare",
-            Rule::UsedBeforeDeclared | Rule::ConflictingImplicit => "implicit-declaration",
+            Rule::UsedBeforeDeclared | Rule::ConflictingImplicit | Rule::NotInC90 => "implicit-declaration",
             Rule::EmptyBody => "empty-body",
             Rule::FallThrough => "fall-through",
             Rule::AndWithinOr => "and-within-or",
@@ -132,6 +135,7 @@ impl Rule {
             Rule::SignCompare | Rule::EmptyBody | Rule::FallThrough => flags.wextra.then_some(Kind::Warning),
             Rule::ConflictingImplicit => Some(Kind::Error),
             Rule::UsedBeforeDeclared => (!c90 || flags.wall).then_some(Kind::Warning),
+            Rule::NotInC90 => (c90 && flags.wall).then_some(Kind::Warning),
             Rule::EmptyFile | Rule::NestedFunction => flags.pedantic.then_some(Kind::Pedantic),
             Rule::EnumTrailingComma => (c90 && flags.pedantic).then_some(Kind::Pedantic),
             Rule::NonAsciiName => c90.then_some(Kind::Error),
@@ -340,6 +344,22 @@ mod tests {
         let d = diags.iter().find(|d| d.code == code).unwrap_or_else(|| panic!("no {code} in {diags:?}"));
         let r = repairs.iter().find(|r| r.fixes.contains(&d.span)).unwrap_or_else(|| panic!("no fix for {code}"));
         apply_edits(src, &r.edits)
+    }
+
+    /// `-ansi` hides C99's and POSIX's library functions: gcc warns of an implicit
+    /// declaration under `-Wall`, once per function; C99 and no `-Wall` say nothing.
+    #[test]
+    fn a_library_function_c90_lacks_is_an_implicit_declaration() {
+        let src = "#include <stdio.h>\n#include <ctype.h>\n#include <math.h>\nint main(void) {\n    double x = 2.5;\n    printf(\"%d %f %f %f\\n\", isblank(32), round(x), sqrtf(1.0f) + sqrtf(4.0f), sqrt(x));\n    return 0;\n}\n";
+        let (diags, _) = run(src, COURSE, Hints::default());
+        let named: Vec<&str> = diags
+            .iter()
+            .filter(|d| d.code == "implicit-declaration")
+            .map(|d| &src[d.span.start as usize..d.span.end as usize])
+            .collect();
+        assert_eq!(named, vec!["isblank", "round", "sqrtf"]);
+        assert!(codes(src, "-std=c99 -Wall").is_empty());
+        assert!(codes(src, "-ansi").is_empty());
     }
 
     #[test]

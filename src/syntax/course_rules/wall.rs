@@ -66,8 +66,33 @@ pub(super) fn check(tree: &Tree, src: &str, program: &Program, course: &Course, 
     if on(&[Rule::UsedBeforeDeclared, Rule::ConflictingImplicit]) {
         used_before_declared(tree, src, program, out);
     }
+    if on(&[Rule::NotInC90]) {
+        not_in_c90(program, out);
+    }
     if on(&[Rule::EmptyBody, Rule::AndWithinOr, Rule::DanglingElse, Rule::ComparisonInBitwise, Rule::CommaOperand]) {
         layout(tree.root_node(), src, out);
+    }
+}
+
+/// Calls of library functions that C90 does not have (`roundf`, `isblank`, `strdup`): under
+/// `-ansi` their headers do not declare them, so gcc assumes they return `int`, once per
+/// function.
+fn not_in_c90(program: &Program, out: &mut Vec<Found>) {
+    let mut reported = BTreeSet::new();
+    for f in &program.funcs {
+        let Some(body) = &f.body else { continue };
+        crate::ir::walk::walk_stmt(body, &mut |e| {
+            let ExprKind::Call(Callee::Builtin(b), _) = &e.kind else { return };
+            if b.is_c90() || !reported.insert(b.c_name()) {
+                return;
+            }
+            let name = b.c_name();
+            let at = e.span.start as usize;
+            let message = format!(
+                "`{name}` is not part of C90 (the course compiles with `-ansi`): its header does not declare it, so C assumes it returns `int`"
+            );
+            out.push(Found::new(Rule::NotInC90, Span::new(at, at + name.len()), message));
+        });
     }
 }
 
