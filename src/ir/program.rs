@@ -201,10 +201,10 @@ pub enum Builtin {
 }
 
 /// The table of `math.h` functions: the variant, the C names of its `double` and `float`
-/// versions, and its parameters. It declares glibc's functions and defines [`MathFn`]'s
-/// names, arity and values from them, so the interpreter calls what a gcc-compiled program
-/// calls (Rust's own `cbrt`, for one, differs from glibc's in the last bit, and glibc's
-/// `fmin` of `-0` and `+0` depends on the width).
+/// versions, and its parameters, in two lists: glibc's functions, which it declares, and the
+/// ones written out in `own_math`. [`MathFn`]'s names, arity and values come from it, so the
+/// interpreter calls what a gcc-compiled program calls (Rust's own `cbrt`, for one, differs
+/// from glibc's in the last bit).
 macro_rules! math_functions {
     (
         glibc: [$($variant:ident $double:ident $float:ident ($($arg:ident $at:literal),+);)+]
@@ -220,23 +220,31 @@ macro_rules! math_functions {
             pub use super::own_math::*;
         }
 
+        math_function_table! {
+            $($variant $double $float ($($arg $at),+);)+
+            $($own $own_double $own_float ($($own_arg $own_at),+);)+
+        }
+    };
+}
+
+/// [`MathFn`] and its methods from one list, each function found in `libm`.
+macro_rules! math_function_table {
+    ($($variant:ident $double:ident $float:ident ($($arg:ident $at:literal),+);)+) => {
         /// The functions of `math.h` mend knows, each in a `double` and a `float` version
         /// ([`Builtin::Math`]). The interpreter calls glibc's; the symbolic executors encode
         /// the exact ones exactly and the others as uninterpreted functions (`smt::c_lib`).
         #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
         pub enum MathFn {
             $($variant,)+
-            $($own,)+
         }
 
         impl MathFn {
-            pub const ALL: &[MathFn] = &[$(MathFn::$variant,)+ $(MathFn::$own,)+];
+            pub const ALL: &[MathFn] = &[$(MathFn::$variant,)+];
 
             /// The C names of the `double` and the `float` version.
             pub fn c_names(self) -> (&'static str, &'static str) {
                 match self {
                     $(MathFn::$variant => (stringify!($double), stringify!($float)),)+
-                    $(MathFn::$own => (stringify!($own_double), stringify!($own_float)),)+
                 }
             }
 
@@ -244,7 +252,6 @@ macro_rules! math_functions {
             pub fn arity(self) -> usize {
                 match self {
                     $(MathFn::$variant => [$(stringify!($arg)),+].len(),)+
-                    $(MathFn::$own => [$(stringify!($own_arg)),+].len(),)+
                 }
             }
 
@@ -254,7 +261,6 @@ macro_rules! math_functions {
                 let args = [x, y];
                 match self {
                     $(MathFn::$variant => libm::$double($(args[$at]),+),)+
-                    $(MathFn::$own => libm::$own_double($(args[$own_at]),+),)+
                 }
             }
 
@@ -263,7 +269,6 @@ macro_rules! math_functions {
                 let args = [x, y];
                 match self {
                     $(MathFn::$variant => libm::$float($(args[$at]),+),)+
-                    $(MathFn::$own => libm::$own_float($(args[$own_at]),+),)+
                 }
             }
         }
