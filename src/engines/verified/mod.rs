@@ -303,9 +303,12 @@ const PRECONDITION_STACK: usize = 512 << 20;
 pub fn repair(student: &Program, text: &str, reference: &Program, opts: &Options, budget: &Budget) -> Report {
     let start = Instant::now();
     // The reference's text is never edited: its prints can be put in the form whose pieces
-    // a student's prints can take (`printf("%s", c ? "a" : "b")` as two prints).
+    // a student's prints can take (`printf("%s", c ? "a" : "b")` as two prints), and its
+    // priming reads moved into their loops' conditions, as the student's are ([`run`]).
     let normalized = crate::ir::normalize::string_prints(reference);
     let reference = normalized.as_ref().unwrap_or(reference);
+    let rotated = crate::ir::normalize::priming_reads(reference);
+    let reference = rotated.as_ref().unwrap_or(reference);
     let mut checks = 0;
     let (mut smaller, mut found_after) = (None, None);
     // A bug here must not cost the student the other engines' answers.
@@ -533,7 +536,8 @@ fn run(
 ) -> Result<Outcome, Failure> {
     let inline = functions_differ(student, reference, &opts.entry);
     let global = |p: &Program| p.vars.iter().any(|v| v.kind == crate::ir::VarKind::Global);
-    if (inline || global(student) || global(reference))
+    let primed = crate::ir::normalize::priming_reads(student).is_some();
+    if (inline || global(student) || global(reference) || primed)
         && let Some(inlined) = run_inlined(student, text, reference, opts, pre, budget, checks, inline)
     {
         return inlined;
@@ -565,7 +569,8 @@ fn functions_differ(student: &Program, reference: &Program, entry: &str) -> bool
 }
 
 /// [`run_with`] on both programs with every helper inlined into the entry function (when
-/// `inline`) and the globals only the entry uses made its locals ([`crate::ir::inline`]);
+/// `inline`), the globals only the entry uses made its locals ([`crate::ir::inline`]) and
+/// the priming reads moved into their loops' conditions ([`crate::ir::normalize`]);
 /// `None` when a side cannot be inlined (the engine then runs on the programs as they are,
 /// and says why it cannot pair their functions). A repair of the transformed student program
 /// is proved again on the repaired text, transformed anew: its edits land in the student's
@@ -584,7 +589,9 @@ fn run_inlined(
     let into_entry = |p: &Program, entry: &str| -> Result<Option<Program>, String> {
         let inlined = if inline { crate::ir::inline::into_entry(p, entry)? } else { None };
         let base = inlined.as_ref().unwrap_or(p);
-        Ok(crate::ir::inline::globals_into_entry(base, entry).or(inlined))
+        let local = crate::ir::inline::globals_into_entry(base, entry).or(inlined);
+        let base = local.as_ref().unwrap_or(p);
+        Ok(crate::ir::normalize::priming_reads(base).or(local))
     };
     let (inlined_student, inlined_reference) =
         match (into_entry(student, &opts.entry), into_entry(reference, &opts.entry)) {
