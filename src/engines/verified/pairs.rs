@@ -210,9 +210,24 @@ pub(super) fn part_worker(
     replies: std::sync::mpsc::Sender<(PartResult, usize)>,
 ) {
     let ctx = new_context();
-    let Ok((rs, ss)) = task.sides() else { return };
+    // A job that cannot be set up (the budget ends while it is built) answers every turn with
+    // why: gone without a word, it would read as an internal error.
+    let refuse = |failure: Failure| {
+        for _ in &commands {
+            if replies.send((Err((Node::FuncEntry, failure.clone())), 0)).is_err() {
+                return;
+            }
+        }
+    };
+    let (rs, ss) = match task.sides() {
+        Ok(sides) => sides,
+        Err(failure) => return refuse(failure),
+    };
     let arena = extension_arena(&ss);
-    let Ok(mut job) = Job::build(&ctx, &rs, &ss, task.opts, task.budget, &arena, Some(ws)) else { return };
+    let mut job = match Job::build(&ctx, &rs, &ss, task.opts, task.budget, &arena, Some(ws)) {
+        Ok(job) => job,
+        Err(failure) => return refuse(failure),
+    };
     job.precondition = task.precondition();
     let mut first = true;
     for (alignment, others_wait) in commands {

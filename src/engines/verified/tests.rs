@@ -15,6 +15,18 @@ fn lower(src: &str) -> Program {
 
 /// The parts [`Job::components`] finds for `entry` of the student against the reference.
 fn parts_of(student: &str, reference: &str, entry: &str) -> Vec<Vec<Node>> {
+    with_task(student, reference, entry, |task| {
+        let (rs, ss) = task.sides().unwrap();
+        let arena = extension_arena(&ss);
+        let ctx = new_context();
+        let mut job = Job::for_sites(&ctx, &rs, &ss, task.opts, task.budget, &arena)
+            .unwrap_or_else(|f| panic!("{}", f.describe()));
+        job.components()
+    })
+}
+
+/// `f` on the pair task of `entry` of the student against the reference (values compared).
+fn with_task<T>(student: &str, reference: &str, entry: &str, f: impl FnOnce(&PairTask<'_>) -> T) -> T {
     let (s, r) = (lower(student), lower(reference));
     let (sf, rf) = (s.func_by_name(entry).unwrap(), r.func_by_name(entry).unwrap());
     let names = |p: &Program| -> HashMap<FuncId, String> {
@@ -30,7 +42,7 @@ fn parts_of(student: &str, reference: &str, entry: &str) -> Vec<Vec<Node>> {
         line_in_input: true,
     };
     let budget = Budget::new(Duration::from_secs(60), Cancel::new());
-    let task = PairTask {
+    f(&PairTask {
         student: &s,
         reference: &r,
         s: sf,
@@ -41,12 +53,7 @@ fn parts_of(student: &str, reference: &str, entry: &str) -> Vec<Vec<Node>> {
         budget: &budget,
         ref_names: &ref_names,
         stu_names: &stu_names,
-    };
-    let (rs, ss) = task.sides().unwrap();
-    let arena = extension_arena(&ss);
-    let ctx = new_context();
-    let mut job = Job::for_sites(&ctx, &rs, &ss, &opts, &budget, &arena).unwrap_or_else(|f| panic!("{}", f.describe()));
-    job.components()
+    })
 }
 
 /// `s` sums `n` down to 0 in the first loop, the second halves it: the loops share no site,
@@ -419,4 +426,32 @@ fn no_repair_is_the_answer_only_when_every_space_was_searched_to_its_end() {
         turns(2, |t| if t.index == 0 { Err(Failure::Timeout) } else { Err(Failure::NoRepair(String::new())) });
     assert_eq!(seen, [(0, true, false), (1, true, false), (0, false, true)]);
     assert!(matches!(result, Err(Failure::Timeout)), "{result:?}");
+}
+
+/// A part whose job cannot be set up (here: the two programs read their input in kinds the
+/// model cannot pair; in the field, a budget that ends while the part's job is built) answers
+/// each turn with why. It once returned without a word, and the repair read as an internal
+/// error.
+#[test]
+fn a_part_that_cannot_start_says_why() {
+    let chars = "#include <stdio.h>\nint main(void) { int c = getchar(); printf(\"%d\\n\", c); return 0; }";
+    let numbers = "#include <stdio.h>\nint main(void) { int n; scanf(\"%d\", &n); printf(\"%d\\n\", n); return 0; }";
+    with_task(chars, numbers, "main", |task| {
+        let expected = match task.sides() {
+            Err(failure) => failure,
+            Ok((rs, ss)) => {
+                let (arena, ctx) = (extension_arena(&ss), new_context());
+                let job = Job::build(&ctx, &rs, &ss, task.opts, task.budget, &arena, Some(Default::default()));
+                job.err().expect("the programs' inputs cannot be paired")
+            }
+        };
+        let (to_worker, commands) = std::sync::mpsc::channel();
+        let (replies, from_worker) = std::sync::mpsc::channel();
+        to_worker.send((BTreeMap::new(), false)).unwrap();
+        to_worker.send((BTreeMap::new(), false)).unwrap();
+        drop(to_worker);
+        pairs::part_worker(task, &[Node::FuncEntry], Default::default(), commands, replies);
+        let answers: Vec<_> = from_worker.iter().map(|(result, _)| result.map(|_| ()).map_err(|(_, f)| f)).collect();
+        assert_eq!(answers, vec![Err(expected.clone()), Err(expected)]);
+    });
 }
