@@ -714,9 +714,14 @@ pub fn run(
     }
     if verbose {
         for o in &results {
+            // What stopped the verified engine, beside whatever else repaired the file.
+            let stopped = match &o.why {
+                Some(why) if o.reference != "not run" => format!(" (verified engine: {why})"),
+                _ => String::new(),
+            };
             writeln!(
                 out,
-                "  {} {} [{}] {:.0} ms (whole analysis {:.0} ms) {}",
+                "  {} {} [{}] {:.0} ms (whole analysis {:.0} ms) {}{stopped}",
                 o.file,
                 o.level,
                 o.reference,
