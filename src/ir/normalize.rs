@@ -18,17 +18,22 @@ use super::types::Type;
 /// `program` with every `printf` statement whose `%s` argument is a string literal, or a
 /// choice `c ? "a" : "b"` between two, rewritten as above; `None` when there is none.
 pub fn string_prints(program: &Program) -> Option<Program> {
+    rewrite_statements(program, |s| match rewrite(s) {
+        Some(new) => {
+            *s = new;
+            true
+        }
+        None => false,
+    })
+}
+
+/// A copy of `program` with `f` applied to every statement of every function, outermost
+/// first; `None` when `f` changed none (it says whether it changed its statement).
+fn rewrite_statements(program: &Program, mut f: impl FnMut(&mut Stmt) -> bool) -> Option<Program> {
     let mut out = program.clone();
     let mut changed = false;
-    for f in &mut out.funcs {
-        if let Some(body) = &mut f.body {
-            super::walk::for_each_stmt_mut(body, &mut |s| {
-                if let Some(new) = rewrite(s) {
-                    *s = new;
-                    changed = true;
-                }
-            });
-        }
+    for body in out.funcs.iter_mut().filter_map(|func| func.body.as_mut()) {
+        super::walk::for_each_stmt_mut(body, &mut |s| changed |= f(s));
     }
     changed.then_some(out)
 }
@@ -111,18 +116,26 @@ fn with_text(call: &Expr, args: &[Expr], fmt: &[u8], d: &cfmt::Directive, k: usi
 ///   expression without calls (but pure library functions) or pointers, that does not name a
 ///   variable `R` names (`R` itself names no pointer variable, so it writes what it names).
 pub fn priming_reads(program: &Program) -> Option<Program> {
-    let mut out = program.clone();
-    let mut changed = false;
-    for f in &mut out.funcs {
-        if let Some(body) = &mut f.body {
-            super::walk::for_each_stmt_mut(body, &mut |s| {
-                if let StmtKind::Block(items) = &mut s.kind {
-                    changed |= rotate_loops_in(program, items);
-                }
-            });
-        }
+    if !has_priming_read(program) {
+        return None;
     }
-    changed.then_some(out)
+    rewrite_statements(program, |s| match &mut s.kind {
+        StmtKind::Block(items) => rotate_loops_in(program, items),
+        _ => false,
+    })
+}
+
+/// Some loop of `program` has a priming read that [`priming_reads`] moves (without the copy).
+pub fn has_priming_read(program: &Program) -> bool {
+    let mut found = false;
+    for body in program.funcs.iter().filter_map(|f| f.body.as_ref()) {
+        super::walk::for_each_stmt(body, &mut |s| {
+            if let StmtKind::Block(items) = &s.kind {
+                found |= (0..items.len()).any(|w| priming_read(program, items, w).is_some());
+            }
+        });
+    }
+    found
 }
 
 /// Rotates the loops of one statement list (see [`priming_reads`]); whether any was.
@@ -166,7 +179,7 @@ fn priming_read(program: &Program, items: &[Stmt], w: usize) -> Option<usize> {
         _ => body,
     };
     let StmtKind::Expr(repeated) = &last.kind else { return None };
-    if !reads_input(repeated) || continues(body) {
+    if !super::walk::reads_input(repeated) || continues(body) {
         return None;
     }
     let names = variables(repeated);
@@ -188,14 +201,6 @@ fn priming_read(program: &Program, items: &[Stmt], w: usize) -> Option<usize> {
         }
     }
     None
-}
-
-fn reads_input(e: &Expr) -> bool {
-    let mut reads = false;
-    super::walk::walk_expr(e, &mut |x| {
-        reads |= matches!(&x.kind, ExprKind::Call(Callee::Builtin(b), _) if b.reads_input())
-    });
-    reads
 }
 
 /// The variables `e` names, in order of appearance.

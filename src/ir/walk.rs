@@ -32,6 +32,13 @@ pub fn has_effects(e: &Expr) -> bool {
     found
 }
 
+/// A call in `e` reads the standard input ([`Builtin::reads_input`]).
+pub fn reads_input(e: &Expr) -> bool {
+    let mut found = false;
+    walk_expr(e, &mut |x| found |= matches!(&x.kind, ExprKind::Call(Callee::Builtin(b), _) if b.reads_input()));
+    found
+}
+
 /// [`children`], mutable.
 pub fn children_mut(e: &mut Expr) -> Vec<&mut Expr> {
     match &mut e.kind {

@@ -536,7 +536,7 @@ fn run(
 ) -> Result<Outcome, Failure> {
     let inline = functions_differ(student, reference, &opts.entry);
     let global = |p: &Program| p.vars.iter().any(|v| v.kind == crate::ir::VarKind::Global);
-    let primed = crate::ir::normalize::priming_reads(student).is_some();
+    let primed = crate::ir::normalize::has_priming_read(student);
     if (inline || global(student) || global(reference) || primed)
         && let Some(inlined) = run_inlined(student, text, reference, opts, pre, budget, checks, inline)
     {

@@ -164,7 +164,7 @@ impl<'s, 'p, 'w, 'a, 'ctx> Exec<'s, 'p, 'w, 'a, 'ctx> {
                 let gb = Bool::and(ctx, &[g, &x.not()]);
                 let va = self.eval(a, st, &ga)?;
                 let vb = self.eval(b, st, &gb)?;
-                if !same_vars(&before, &st.vars) || [a, b].iter().any(|x| reads(x)) {
+                if !same_vars(&before, &st.vars) || [a, b].iter().any(|x| crate::ir::walk::reads_input(x)) {
                     return unsupported("side effects in the arms of `?:`", e.span);
                 }
                 Ok(self.ite_val(&x, &dc, &va, &vb))
@@ -433,15 +433,6 @@ pub(super) fn written_by(rhs: &Expr) -> Usage {
     } else {
         Usage::Written
     }
-}
-
-/// An expression that reads input.
-pub(super) fn reads(e: &Expr) -> bool {
-    let mut found = false;
-    crate::ir::walk::walk_expr(e, &mut |x| {
-        found |= matches!(&x.kind, ExprKind::Call(Callee::Builtin(b), _) if b.reads_input())
-    });
-    found
 }
 
 /// An expression that changes the state or the streams (assignments, reads, prints).
