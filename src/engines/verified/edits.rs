@@ -145,10 +145,12 @@ impl<'j, 'p: 'j, 'ctx: 'j> Job<'j, 'p, 'ctx> {
         let wrapped = span == e.span && old_text.starts_with('(') && old_text.ends_with(')') && !new.is_empty();
         let new_text = if wrapped {
             format!("({new})")
-        } else if new.is_empty() && needs_statement(text, span.start as usize) {
+        } else if new.is_empty()
+            && let Some(empty) = empty_statement(text, span.start as usize)
+        {
             // A deleted statement that is the whole body of an `if`, `else` or loop, or follows a
             // label: an empty statement keeps the program C.
-            ";".to_string()
+            empty.to_string()
         } else {
             new.clone()
         };
@@ -192,7 +194,7 @@ impl<'j, 'p: 'j, 'ctx: 'j> Job<'j, 'p, 'ctx> {
         let old = text.get(stmt.span.range())?.to_string();
         let otherwise = match self.chosen.get(&gp.call.id) {
             Some(Alt::Expr(call)) => format!("{};", expr_to_c(p, call)),
-            Some(Alt::Keep) => ";".into(),
+            Some(Alt::Keep) => "{ }".into(),
             _ => old.clone(),
         };
         let indent = crate::ir::indentation(text, stmt.span.start as usize);
@@ -202,14 +204,21 @@ impl<'j, 'p: 'j, 'ctx: 'j> Job<'j, 'p, 'ctx> {
     }
 }
 
-/// Whether a statement starting at `at` is required there by the grammar (it follows an
-/// `if (...)`/loop header, `else`, `do` or a label), so deleting it must leave `;`.
-pub(super) fn needs_statement(text: &str, at: usize) -> bool {
+/// The empty statement that replaces a deleted one starting at `at` where the grammar needs
+/// one: after a label `;`, after an `if (...)`/loop header, `else` or `do` an empty block,
+/// which gcc's `-Wempty-body` (in `-Wextra`) accepts where it rejects `if (x) ;`.
+pub(super) fn empty_statement(text: &str, at: usize) -> Option<&'static str> {
     let before = text[..at.min(text.len())].trim_end();
     let word_end = |w: &str| {
         before.ends_with(w) && !before[..before.len() - w.len()].ends_with(|c: char| c.is_alphanumeric() || c == '_')
     };
-    before.ends_with(')') || before.ends_with(':') || word_end("else") || word_end("do")
+    if before.ends_with(')') || word_end("else") || word_end("do") {
+        Some("{ }")
+    } else if before.ends_with(':') {
+        Some(";")
+    } else {
+        None
+    }
 }
 
 /// The indentation of the line that `at` is on.
@@ -220,4 +229,24 @@ pub(super) fn indentation_after(text: &str, at: usize) -> String {
         .find(|l| !l.trim().is_empty())
         .map(|l| l[..l.len() - l.trim_start().len()].to_string())
         .unwrap_or_else(|| "    ".into())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::empty_statement;
+
+    #[test]
+    fn a_deleted_body_is_an_empty_block_a_deleted_labelled_statement_a_semicolon() {
+        let at = |text: &str| empty_statement(text, text.len());
+        // gcc -Wextra rejects `if (x) ;`, `else ;` and `do ;`, not `{ }`.
+        assert_eq!(at("if (n % i == 0) "), Some("{ }"));
+        assert_eq!(at("while (i < n)\n    "), Some("{ }"));
+        assert_eq!(at("else "), Some("{ }"));
+        assert_eq!(at("do "), Some("{ }"));
+        assert_eq!(at("case 1: "), Some(";"));
+        // Not a statement the grammar needs: the deletion leaves nothing.
+        assert_eq!(at("x = 1; "), None);
+        assert_eq!(at("{ "), None);
+        assert_eq!(at("int undo "), None);
+    }
 }
