@@ -73,8 +73,9 @@ enum Command {
         /// mend.toml (one that has says its own `compare`).
         #[arg(long, value_enum, default_value_t = CompareArg::Values)]
         compare: CompareArg,
-        /// With `compile`: the course's compiler flags (e.g. "-Wall -Werror -ansi") for every
-        /// file; by default each problem's mend.toml `flags`.
+        /// With `compile` and `reference`: the course's compiler flags (e.g. "-Wall -Werror
+        /// -ansi") for every file; by default each problem's mend.toml `flags`. `reference`
+        /// analyses under them and checks with gcc that every repair still builds.
         #[arg(long, value_name = "FLAGS", allow_hyphen_values = true, value_parser = CompilerFlags::parse)]
         flags: Option<CompilerFlags>,
     },
@@ -205,15 +206,15 @@ fn main() -> ExitCode {
                     mend::cli::bench_compile::learn_mistakes(&data, &mut out)
                 }
                 Some(dir) if dir.as_os_str() == "reference" => {
-                    let findings = mend::cli::bench_reference::run(
-                        &introclass(data),
-                        Duration::from_secs(budget),
+                    let settings = mend::cli::bench_reference::Settings {
+                        budget: Duration::from_secs(budget),
                         limit,
-                        compare.into(),
-                        mend::cli::bench_reference::AtOnce::PerPairOfCores,
+                        default_compare: compare.into(),
+                        flags,
+                        at_once: mend::cli::bench_reference::AtOnce::PerPairOfCores,
                         verbose,
-                        &mut out,
-                    );
+                    };
+                    let findings = mend::cli::bench_reference::run(&introclass(data), &settings, &mut out);
                     findings.map(|_| ())
                 }
                 Some(dir) if dir.as_os_str() == "faults" => mend::cli::bench_faults::run(

@@ -535,5 +535,39 @@ fn render_check(f: &Fixture) -> String {
     }
     let passed = report.tests.iter().filter(|t| t.passed).count();
     out.push_str(&format!("tests: {passed}/{} passed\n", report.tests.len()));
+    builds_under_course_flags(f, &opts, &report);
     out
+}
+
+fn hash(path: &Path) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    path.hash(&mut h);
+    h.finish()
+}
+
+/// In a course with compiler flags (`-Werror`: a warning fails the build), gcc builds every
+/// behaviour repair's text wherever it builds the student's.
+fn builds_under_course_flags(f: &Fixture, opts: &mend::check::CheckOptions, report: &mend::check::Report) {
+    let course = mend::check::course_for(Some(&f.path), opts);
+    if course.flags == Default::default() || !common::have_gcc() {
+        return;
+    }
+    let work = std::env::temp_dir().join(format!("mend-fixture-flags-{}-{:x}", std::process::id(), hash(&f.path)));
+    std::fs::create_dir_all(&work).unwrap();
+    let gcc = |text: &str| mend::cli::bench_compile::gcc(text, Some(&course.flags), &work);
+    if gcc(&f.src).is_ok() {
+        for r in report.repairs.iter().filter(|r| r.guarantee.strength() > 0) {
+            let repaired = apply_edits(&f.src, &r.edits);
+            if let Err(error) = gcc(&repaired) {
+                panic!(
+                    "{}: `{}` does not build under {}: {error}\n{repaired}",
+                    f.path.display(),
+                    r.title,
+                    course.flags
+                );
+            }
+        }
+    }
+    let _ = std::fs::remove_dir_all(&work);
 }

@@ -4,7 +4,9 @@
 //!   by comparing printed values, in a course that compares whole outputs;
 //! - both development courses on a fixed sample: every proved repair `mend bench reference`
 //!   offers is compiled with gcc and run on every test and on inputs generated from them,
-//!   judged under each problem's mode (`bench_reference::Oracle`).
+//!   judged under each problem's mode (`bench_reference::Oracle`); and under the course's
+//!   compiler flags (C-Pack's `-Wall -Wextra -Werror -ansi -pedantic`) gcc must build every
+//!   repaired text of a submission it builds.
 
 mod common;
 
@@ -13,11 +15,12 @@ use std::time::Duration;
 
 use mend::cancel::Cancel;
 use mend::check::{CheckOptions, check};
-use mend::cli::bench_reference::AtOnce;
+use mend::cli::bench_reference::{AtOnce, Settings};
 use mend::smt::Budget;
 use mend::smt::bmc::{BmcVerdict, verify_against};
 use mend::spec::compare::{self, Compare};
 use mend::spec::interp::{self, Limits};
+use mend::syntax::flags::CompilerFlags;
 use mend::syntax::lower::lower_source;
 
 fn fixture(name: &str) -> std::path::PathBuf {
@@ -85,19 +88,20 @@ fn proved_repairs_on_both_courses_pass_gcc_on_tests_and_generated_inputs() {
     if !common::have_gcc() {
         return;
     }
-    for (course, per_problem) in [("introclass", 6), ("cpack", 3)] {
+    // C-Pack's course built with these flags (its README): a repair must still build.
+    let cpack_flags = CompilerFlags::parse("-Wall -Wextra -Werror -ansi -pedantic").unwrap();
+    for (course, per_problem, flags) in [("introclass", 6, None), ("cpack", 3, Some(cpack_flags))] {
         let Some(data) = common::shared_data(course) else { continue };
         let mut log = Vec::new();
-        let findings = mend::cli::bench_reference::run(
-            &data,
-            Duration::from_secs(8),
-            Some(per_problem),
-            Compare::Values,
-            AtOnce::Two,
-            true,
-            &mut log,
-        )
-        .unwrap();
+        let settings = Settings {
+            budget: Duration::from_secs(8),
+            limit: Some(per_problem),
+            default_compare: Compare::Values,
+            flags,
+            at_once: AtOnce::Two,
+            verbose: true,
+        };
+        let findings = mend::cli::bench_reference::run(&data, &settings, &mut log).unwrap();
         let log = String::from_utf8_lossy(&log);
         eprintln!("{log}");
         assert!(findings.submissions > 0, "{course}: no failing submission in the sample");
@@ -105,6 +109,11 @@ fn proved_repairs_on_both_courses_pass_gcc_on_tests_and_generated_inputs() {
             findings.false_guarantees.is_empty(),
             "{course}: false guarantees:\n{}",
             findings.false_guarantees.join("\n")
+        );
+        assert!(
+            findings.rejected_by_flags.is_empty(),
+            "{course}: repairs that do not build under the course's flags:\n{}",
+            findings.rejected_by_flags.join("\n")
         );
         eprintln!(
             "{course}: {} proved repairs on {} submissions, none refuted",

@@ -21,6 +21,7 @@ use crate::syntax::{self, lower};
 
 mod anytime;
 mod assertions;
+mod compiles;
 pub mod counterexample;
 pub mod expected_states;
 mod gate;
@@ -269,8 +270,16 @@ fn analyse(
     };
     // Every report published, partial or final, records when its repairs reached their guarantees.
     let levels = levels::Levels::new(started);
-    let behaviour =
-        Behaviour { started, spec: spec.as_ref(), opts, engine_opts: &engine_opts, deadline, cancel, levels: &levels };
+    let behaviour = Behaviour {
+        started,
+        spec: spec.as_ref(),
+        opts,
+        engine_opts: &engine_opts,
+        deadline,
+        cancel,
+        levels: &levels,
+        course: &course,
+    };
     let mut report = if !front.has_syntax_errors && front.type_errors.is_empty() {
         // An edit that changed no token (a space) reuses the last analysis of the same tokens.
         let spec_files: Vec<&Path> =
@@ -367,6 +376,8 @@ struct Behaviour<'a> {
     deadline: Instant,
     cancel: &'a Cancel,
     levels: &'a levels::Levels,
+    /// The course's compiler flags, which every logic repair's text must still satisfy.
+    course: &'a Course,
 }
 
 impl Behaviour<'_> {
@@ -419,6 +430,7 @@ impl Behaviour<'_> {
                 partial = rewritten::map_back(rewrite, original, &partial, also);
                 rewritten::after_type_fixes(&mut partial);
             }
+            compiles::under_course_flags(&mut partial.repairs, back.map_or(text, |b| b.1), self.course);
             let mut full = front.clone();
             full.diagnostics.extend(partial.diagnostics);
             full.repairs.extend(partial.repairs);

@@ -80,9 +80,10 @@ fn next_submission(path: &Path) -> Option<PathBuf> {
     ["submissions", "syntax", "fixed"].iter().map(|f| problem.join(f).join(&next)).find(|p| p.is_file())
 }
 
-/// Whether gcc accepts `text` with `flags`, and its first error otherwise. With flags the file
-/// is compiled (to no output): some warnings (`-Wuninitialized`) come only from code generation.
-fn gcc(text: &str, flags: Option<&CompilerFlags>, work: &Path) -> Result<(), String> {
+/// Whether gcc accepts `text` with `flags` (`work`: a folder for the file), and its first error
+/// otherwise. With flags the file is compiled (to no output): some warnings
+/// (`-Wuninitialized`) come only from code generation.
+pub fn gcc(text: &str, flags: Option<&CompilerFlags>, work: &Path) -> Result<(), String> {
     let src = work.join("file.c");
     std::fs::write(&src, text).map_err(|e| e.to_string())?;
     let mut command = Command::new("gcc");

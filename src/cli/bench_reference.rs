@@ -27,12 +27,17 @@ use crate::ir::{Guarantee, Program};
 use crate::spec::compare::{self, Compare};
 use crate::spec::interp::{self, Limits};
 use crate::spec::tests::{self as spec_tests, TestCase};
+use crate::syntax::flags::CompilerFlags;
 
 pub(super) struct Problem {
     pub(super) name: String,
     pub(super) reference: PathBuf,
     pub(super) ref_prog: Program,
     pub(super) compare: Compare,
+    /// The course's compiler flags (the bench's `--flags`, else the problem's mend.toml
+    /// `flags`): repairs are analysed under them, and gcc must accept each repaired text with
+    /// them wherever it accepts the submission.
+    pub(super) flags: Option<CompilerFlags>,
     tests: Vec<(TestCase, Vec<u8>, String)>,
     /// The reference's prompt length per test (bytes before its last read).
     ref_prompt: Vec<usize>,
@@ -65,6 +70,11 @@ struct Outcome {
     /// Repairs that the oracle refutes (a proof on any input, `tested` on a test): the title
     /// and what it saw.
     false_guarantees: Vec<String>,
+    /// Repairs (of a submission gcc accepts under the course's flags) whose text it rejects:
+    /// the title and gcc's first error.
+    rejected_by_flags: Vec<String>,
+    /// Repairs judged under the course's flags.
+    under_flags: usize,
     /// `tested` repairs judged, and those of them that pass every test under gcc but differ
     /// from the reference on a generated input (a fix that fits the tests only).
     tested: usize,
@@ -87,9 +97,9 @@ pub(super) fn load(dir: &Path, default_compare: Compare) -> Option<Problem> {
     if !reference.is_file() {
         return None;
     }
-    let compare = match crate::spec::config::discover(&reference) {
-        Ok(Some(c)) if dir.join(crate::spec::config::FILE_NAME).is_file() => c.compare,
-        _ => default_compare,
+    let (compare, flags) = match crate::spec::config::discover(&reference) {
+        Ok(Some(c)) if dir.join(crate::spec::config::FILE_NAME).is_file() => (c.compare, c.flags),
+        _ => (default_compare, None),
     };
     let ref_text = std::fs::read_to_string(&reference).ok()?;
     let ref_prog = crate::syntax::lower::lower_source(&ref_text).program;
@@ -113,6 +123,7 @@ pub(super) fn load(dir: &Path, default_compare: Compare) -> Option<Problem> {
         reference,
         ref_prog,
         compare,
+        flags,
         tests,
         ref_prompt,
         submissions,
@@ -315,6 +326,7 @@ pub fn refute_against(
         reference: reference.to_path_buf(),
         ref_prog,
         compare,
+        flags: None,
         tests,
         ref_prompt,
         submissions: Vec::new(),
@@ -354,6 +366,7 @@ fn evaluate(p: &Problem, path: &Path, budget: Duration, work: &Path) -> Option<O
         reference: Some(p.reference.clone()),
         tests: Some(p.reference.parent()?.join("tests")),
         compare: Some(p.compare),
+        flags: p.flags.clone(),
         timeout: Some(budget),
         repair_assertions: false,
         typed_repairs: 0,
@@ -404,6 +417,19 @@ fn evaluate(p: &Problem, path: &Path, budget: Duration, work: &Path) -> Option<O
             Err(e) => false_guarantees.push(format!("the reference cannot be checked: {e}")),
         }
     }
+    // The course builds with its flags (`-Werror`: a warning fails the build): a repair must
+    // not break a build the submission passed.
+    let (mut rejected_by_flags, mut under_flags) = (Vec::new(), 0);
+    if let Some(flags) = &p.flags
+        && super::bench_compile::gcc(&text, Some(flags), work).is_ok()
+    {
+        for r in report.repairs.iter().filter(|r| r.guarantee.strength() > 0) {
+            under_flags += 1;
+            if let Err(error) = super::bench_compile::gcc(&apply_edits(&text, &r.edits), Some(flags), work) {
+                rejected_by_flags.push(format!("{} ({}): {error}", r.title, r.guarantee.label()));
+            }
+        }
+    }
     let (level, rps, title) = match best {
         Some(r) => {
             let level = match r.guarantee {
@@ -434,6 +460,8 @@ fn evaluate(p: &Problem, path: &Path, budget: Duration, work: &Path) -> Option<O
         title,
         proved: proved_count,
         false_guarantees,
+        rejected_by_flags,
+        under_flags,
         tested,
         tested_differs,
     })
@@ -470,6 +498,9 @@ pub struct Findings {
     pub submissions: usize,
     /// Proved repairs offered (all of them, not only the best per submission).
     pub proved_repairs: usize,
+    /// Repairs whose text gcc rejects under the course's flags where it accepts the
+    /// submission's, as `problem/file: title (guarantee): gcc's first error`.
+    pub rejected_by_flags: Vec<String>,
 }
 
 /// How many analyses run at once: one per pair of cores (at most two), as the editor runs
@@ -482,18 +513,25 @@ pub enum AtOnce {
     Two,
 }
 
-/// Runs the benchmark: `budget` per submission, at most `limit` submissions per problem
-/// (spread evenly over its list), `at_once` analyses side by side; problems without a
-/// `mend.toml` are judged by `default_compare`.
-pub fn run(
-    data: &Path,
-    budget: Duration,
-    limit: Option<usize>,
-    default_compare: Compare,
-    at_once: AtOnce,
-    verbose: bool,
-    out: &mut impl Write,
-) -> std::io::Result<Findings> {
+/// How the benchmark runs.
+#[derive(Clone, Debug)]
+pub struct Settings {
+    /// The analysis budget per submission.
+    pub budget: Duration,
+    /// At most so many submissions per problem, spread evenly over its list.
+    pub limit: Option<usize>,
+    /// How problems without a `mend.toml` are judged.
+    pub default_compare: Compare,
+    /// The course's compiler flags for every problem (else each problem's mend.toml `flags`).
+    pub flags: Option<CompilerFlags>,
+    pub at_once: AtOnce,
+    /// Every submission's line, every reason the verified engine gave.
+    pub verbose: bool,
+}
+
+/// Runs the benchmark on the problems of `data`.
+pub fn run(data: &Path, settings: &Settings, out: &mut impl Write) -> std::io::Result<Findings> {
+    let Settings { budget, limit, default_compare, ref flags, at_once, verbose } = *settings;
     writeln!(
         out,
         "mend bench reference — {} ({} build), {} s budget per submission",
@@ -503,7 +541,10 @@ pub fn run(
     )?;
     let mut dirs: Vec<PathBuf> = std::fs::read_dir(data)?.flatten().map(|e| e.path()).filter(|p| p.is_dir()).collect();
     dirs.sort();
-    let problems: Vec<Problem> = dirs.iter().filter_map(|d| load(d, default_compare)).collect();
+    let mut problems: Vec<Problem> = dirs.iter().filter_map(|d| load(d, default_compare)).collect();
+    if let Some(flags) = flags {
+        problems.iter_mut().for_each(|p| p.flags = Some(flags.clone()));
+    }
     let mut jobs: Vec<(usize, PathBuf)> = Vec::new();
     for (i, p) in problems.iter().enumerate() {
         let n = p.submissions.len();
@@ -553,6 +594,8 @@ pub fn run(
                             title: String::new(),
                             proved: 0,
                             false_guarantees: Vec::new(),
+                            rejected_by_flags: Vec::new(),
+                            under_flags: 0,
                             tested: 0,
                             tested_differs: 0,
                             why: None,
@@ -694,6 +737,10 @@ pub fn run(
             .collect(),
         submissions: n,
         proved_repairs: results.iter().map(|o| o.proved).sum(),
+        rejected_by_flags: results
+            .iter()
+            .flat_map(|o| o.rejected_by_flags.iter().map(move |f| format!("{}: {f}", o.file)))
+            .collect(),
     };
     writeln!(
         out,
@@ -711,6 +758,17 @@ pub fn run(
     )?;
     for f in &findings.false_guarantees {
         writeln!(out, "  BUG {f}")?;
+    }
+    let under_flags: usize = results.iter().map(|o| o.under_flags).sum();
+    if under_flags > 0 {
+        writeln!(
+            out,
+            "repairs gcc rejects under the course's flags (of submissions it accepts with them): {} of {under_flags}  [target 0]",
+            findings.rejected_by_flags.len()
+        )?;
+        for f in &findings.rejected_by_flags {
+            writeln!(out, "  DOES NOT BUILD {f}")?;
+        }
     }
     if verbose {
         for o in &results {

@@ -102,10 +102,15 @@ impl Bound {
         if let Some(n) = self.cuts.spaces {
             parts.push(format!("{n} spaces in a row"));
         }
-        match parts.split_last() {
-            Some((last, rest)) if !rest.is_empty() => format!("{} and {last}", rest.join(", ")),
-            _ => parts.concat(),
-        }
+        words_list(&parts)
+    }
+}
+
+/// Items in words: "a", "a and b", "a, b and c".
+pub fn words_list(items: &[String]) -> String {
+    match items.split_last() {
+        Some((last, rest)) if !rest.is_empty() => format!("{} and {last}", rest.join(", ")),
+        _ => items.concat(),
     }
 }
 

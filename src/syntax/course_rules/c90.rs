@@ -330,11 +330,7 @@ fn declared_key(init: Node, src: &str) -> String {
 
 fn names(declarators: &[(Declarator, String)]) -> String {
     let names: Vec<String> = declarators.iter().map(|(d, _)| format!("`{}`", d.name)).collect();
-    match names.as_slice() {
-        [one] => one.clone(),
-        [init @ .., last] => format!("{} and {last}", init.join(", ")),
-        [] => "the variable".into(),
-    }
+    if names.is_empty() { "the variable".into() } else { crate::ir::words_list(&names) }
 }
 
 fn loop_declaration(info: &Block, init: Node, group: &[(Node, Node)], src: &str) -> Found {

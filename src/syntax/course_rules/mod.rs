@@ -79,6 +79,30 @@ pub(crate) enum Rule {
     CommaOperand,
 }
 
+/// Whether the fix of the rule with diagnostic code `code` leaves what the program does
+/// unchanged, so that it can join a proved repair without weakening its guarantee:
+/// - deleting a variable nothing reads, with its assignments whose values have no effect
+///   (an assignment that could trap, `s = a / b`, only traps where the proved text did not
+///   run to the end, and the proof covered that text);
+/// - braces around an inner `if` that owns the `else`, parentheses around `&&` in `||`;
+/// - a declaration moved to the start of its block, `%lf` printed as `%f`.
+///
+/// Not the fixes that change a condition (`;` after `if`, `=` in a condition, `&` for `&&`) or
+/// add a `return`.
+pub fn keeps_behaviour(code: &str) -> bool {
+    [
+        Rule::UnusedVariable,
+        Rule::SetButUnused,
+        Rule::DanglingElse,
+        Rule::AndWithinOr,
+        Rule::MixedDeclaration,
+        Rule::LoopDeclaration,
+        Rule::FormatC90,
+    ]
+    .iter()
+    .any(|r| r.code() == code)
+}
+
 /// How gcc treats a rule under some flags.
 pub(super) enum Kind {
     /// Rejected whatever the warning flags.

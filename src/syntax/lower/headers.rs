@@ -165,13 +165,13 @@ impl Headers {
         self.reported.push((header, self.diags.len(), name.to_string()));
         self.diags.push(if call {
             Diagnostic::warning(
-                "missing-include",
+                super::MISSING_INCLUDE,
                 span,
                 format!("`{name}` is declared in `<{header}>`, which this file does not include: recent compilers reject the call"),
             )
         } else {
             Diagnostic::error(
-                "missing-include",
+                super::MISSING_INCLUDE,
                 span,
                 format!("`{name}` comes from `<{header}>`, which this file does not include"),
             )

@@ -24,6 +24,8 @@ pub const MAX_NESTING: usize = 200;
 
 /// The code of the error on code at file level that is neither a declaration nor a function.
 pub const OUTSIDE_FUNCTION: &str = "outside-function";
+/// The code of "`strlen` is declared in `<string.h>`, which this file does not include".
+pub const MISSING_INCLUDE: &str = "missing-include";
 
 pub struct Lowered {
     pub program: Program,
