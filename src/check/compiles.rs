@@ -68,36 +68,38 @@ pub(super) fn under_course_flags(repairs: &mut [Repair], text: &str, course: &Co
 }
 
 fn fix_one(repair: &mut Repair, text: &str, before: &[Diagnostic], course: &Course) {
+    // The repair's edits with the fixes folded in so far, and what is new in their text.
     let mut edits = repair.edits.clone();
+    let Some((mut left, mut fixes)) = new_diagnostics(text, &edits, before, course) else { return };
     // What the folded fixes do: variables deleted, and the other fixes' titles.
     let (mut unused, mut done): (Vec<String>, Vec<String>) = (Vec::new(), Vec::new());
-    let mut left: Vec<Diagnostic> = Vec::new();
-    for round in 0..=ROUNDS {
+    for _ in 0..ROUNDS {
         let patched = apply_edits(text, &edits);
-        let Some((after, fixes)) = reported(&patched, course) else { break };
-        left = new_in(before, after);
-        if round == ROUNDS {
-            break;
-        }
-        let mut extra: Vec<TextEdit> = Vec::new();
+        let (mut extra, mut names, mut titles) = (Vec::<TextEdit>::new(), Vec::new(), Vec::new());
         for d in left.iter().filter(|d| keeps_behaviour(d.code)) {
             let Some(fix) = fixes.iter().find(|f| f.fixes.contains(&d.span)) else { continue };
-            if fix.edits.iter().all(|e| !extra.iter().any(|o| o.span.touches(e.span))) {
-                extra.extend(fix.edits.iter().cloned());
-                match d.code {
-                    // The diagnostic is on the variable's name.
-                    "unused-variable" | "unused-but-set-variable" => {
-                        unused.push(patched.get(d.span.range()).unwrap_or_default().to_string())
-                    }
-                    _ => done.push(lowercase_first(&fix.title)),
+            if fix.edits.iter().any(|e| extra.iter().any(|o| o.span.touches(e.span))) {
+                continue;
+            }
+            extra.extend(fix.edits.iter().cloned());
+            match d.code {
+                // The diagnostic is on the variable's name.
+                "unused-variable" | "unused-but-set-variable" => {
+                    names.push(format!("`{}`", patched.get(d.span.range()).unwrap_or_default()))
                 }
+                _ => titles.push(lowercase_first(&fix.title)),
             }
         }
         if extra.is_empty() {
             break;
         }
         extra.sort_by_key(|e| (e.span.start, e.span.end));
-        edits = Rewrite::new(text, edits).compose(text, &extra);
+        let folded = Rewrite::new(text, edits.clone()).compose(text, &extra);
+        // A fold whose text no longer parses is not taken.
+        let Some((now, now_fixes)) = new_diagnostics(text, &folded, before, course) else { break };
+        (edits, left, fixes) = (folded, now, now_fixes);
+        unused.extend(names);
+        done.extend(titles);
     }
     let flags = &course.flags;
     let compiler = if *flags == Default::default() {
@@ -105,28 +107,25 @@ fn fix_one(repair: &mut Repair, text: &str, before: &[Diagnostic], course: &Cour
     } else {
         format!("the course's compiler ({flags})")
     };
+    let mut also = Vec::new();
     if !unused.is_empty() {
-        let names: Vec<String> = unused.iter().map(|n| format!("`{n}`")).collect();
+        let names = crate::ir::words_list(&unused);
         let verb = if flags.werror { "rejects" } else { "warns about" };
         repair.explanation = format!(
-            "{} It also deletes {}, which the change leaves unused: {compiler} {verb} a variable nothing reads.",
-            repair.explanation,
-            crate::ir::words_list(&names)
+            "{} It also deletes {names}, which the change leaves unused: {compiler} {verb} a variable nothing reads.",
+            repair.explanation
         );
+        also.push(format!("delete {names} (now unused)"));
     }
     if !done.is_empty() {
         done.dedup();
         repair.explanation =
             format!("{} It also does what {compiler} then asks for: {}.", repair.explanation, done.join("; "));
+        also.extend(done);
     }
-    if !unused.is_empty() || !done.is_empty() {
+    if !also.is_empty() {
         repair.edits = edits;
         // The editor shows only the title: it says what else the click changes.
-        let mut also = done.clone();
-        if !unused.is_empty() {
-            let names: Vec<String> = unused.iter().map(|n| format!("`{n}`")).collect();
-            also.insert(0, format!("delete {} (now unused)", crate::ir::words_list(&names)));
-        }
         repair.title = format!("{}; also {}", repair.title, also.join("; "));
     }
     if let Some(first) = left.first() {
@@ -137,6 +136,17 @@ fn fix_one(repair: &mut Repair, text: &str, before: &[Diagnostic], course: &Cour
             first.message.trim_end_matches('.')
         );
     }
+}
+
+/// What the compiler reports for `text` patched by `edits` that it does not report for
+/// `text` (`before`), with the fixes of the patched text; `None` when it does not parse.
+fn new_diagnostics(
+    text: &str,
+    edits: &[TextEdit],
+    before: &[Diagnostic],
+    course: &Course,
+) -> Option<(Vec<Diagnostic>, Vec<Repair>)> {
+    reported(&apply_edits(text, edits), course).map(|(after, fixes)| (new_in(before, after), fixes))
 }
 
 fn lowercase_first(s: &str) -> String {
