@@ -14,9 +14,10 @@ use crate::syntax::{self, lower};
 
 /// Whether the front end's fix of a diagnostic with `code` leaves what the program does
 /// unchanged: an `#include` the repair's new call needs (gcc 14 rejects the call without it,
-/// whatever the flags), and the course's behaviour-keeping fixes.
+/// whatever the flags), `(int)(…)` around a `long` that `%d` or `%c` prints (what is printed
+/// is its low bits either way), and the course's behaviour-keeping fixes.
 fn keeps_behaviour(code: &str) -> bool {
-    code == lower::MISSING_INCLUDE || course_rules::keeps_behaviour(code)
+    code == lower::MISSING_INCLUDE || code == lower::FORMAT_WIDTH || course_rules::keeps_behaviour(code)
 }
 
 /// Rounds of fixes per repair: deleting `s` can leave `m`, read only by `s`'s assignment,
@@ -226,6 +227,20 @@ mod tests {
         assert!(
             repairs[0].explanation.contains("It also does what the compiler then asks for: add `#include <stdlib.h>`")
         );
+    }
+
+    #[test]
+    fn a_long_the_repair_prints_with_percent_c_is_cast_to_the_int_it_prints() {
+        let text = "#include <stdio.h>\nint main(void) {\n    int t;\n    scanf(\"%d\", &t);\n    printf(\"%c\\n\", t);\n    return 0;\n}\n";
+        let at = text.find("t);\n    return").unwrap();
+        let mut repairs = vec![Repair {
+            edits: vec![TextEdit { span: Span::new(at, at + 1), new_text: "(long)t + (long)32".into() }],
+            ..repair()
+        }];
+        under_course_flags(&mut repairs, text, &course("-Wall -Werror"));
+        let fixed = apply_edits(text, &repairs[0].edits);
+        assert!(fixed.contains("printf(\"%c\\n\", (int)((long)t + (long)32));"), "{fixed}");
+        assert!(repairs[0].title.ends_with("; also write `(int)((long)t + (long)32)`"), "{}", repairs[0].title);
     }
 
     #[test]

@@ -820,9 +820,22 @@ fn front_end_with(tree: &Tree, text: &str, opts: &CheckOptions, course: &Course,
         let repairs = crate::engines::typed::repairs(&lowered.program, tree, text, &type_diags, opts.typed_repairs);
         report.repairs.extend(repairs);
     }
-    // The front end's own fixes (a missing `#include`), for the diagnostics kept.
-    let fixes = std::mem::take(&mut lowered.repairs);
-    report.repairs.extend(fixes.into_iter().filter(|r| type_diags.iter().any(|d| d.span == r.primary())));
+    // The front end's own fixes (a missing `#include`, `(int)(…)`), for the diagnostics kept.
+    // A typed repair of the same diagnostic that writes the same text gives way to it: its
+    // title says what the edit means (`Write `(int)(x)``, not `Insert `int)(` before …`).
+    for fix in std::mem::take(&mut lowered.repairs) {
+        if !type_diags.iter().any(|d| d.span == fix.primary()) {
+            continue;
+        }
+        let fixed = crate::ir::apply_edits(text, &fix.edits);
+        let same = |r: &Repair| {
+            r.primary() == fix.primary() && r.edits.len() < 4 && crate::ir::apply_edits(text, &r.edits) == fixed
+        };
+        match report.repairs.iter().position(same) {
+            Some(i) => report.repairs[i] = fix,
+            None => report.repairs.push(fix),
+        }
+    }
     let mut type_diags = type_diags;
     report.repairs.extend(course_fixes);
     type_diags.extend(course_diags);

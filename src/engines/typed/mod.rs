@@ -26,7 +26,8 @@ use term::{Term, TermKind, format_arg_types, format_call, strip_paren, type_of};
 use types::Types;
 
 /// The diagnostic codes of the front end whose expression the engine repairs.
-pub const REPAIRED_CODES: &[&str] = &["undeclared", "arity", "type", "no-field", "scanf-pointer", "format"];
+pub const REPAIRED_CODES: &[&str] =
+    &["undeclared", "arity", "type", "no-field", "scanf-pointer", "format", crate::syntax::lower::FORMAT_WIDTH];
 
 /// Type diagnostics of one file that get quick fixes (the first ones).
 pub const MAX_REPAIRED_DIAGNOSTICS: usize = 16;

@@ -4,7 +4,7 @@
 use tree_sitter::Node;
 
 use super::builtins::{self, Params};
-use super::{Lowerer, MAX_NESTING, Symbol};
+use super::{FORMAT_WIDTH, Lowerer, MAX_NESTING, Symbol};
 use crate::ir::format::{self, Length, Piece};
 pub use crate::ir::types::{promote, usual_arithmetic};
 use crate::ir::*;
@@ -1169,15 +1169,17 @@ impl<'a> Lowerer<'a> {
                 return all;
             }
         };
-        let mut expected: Vec<(Type, &'static str, usize, usize)> = Vec::new();
+        // Each argument the format reads: its type, in words, the directive's bytes, and
+        // whether it is the value of an integer conversion with no length modifier.
+        let mut expected: Vec<(Type, &'static str, usize, usize, bool)> = Vec::new();
         for p in &pieces {
             let Piece::Directive(d) = p else { continue };
             if !scanf {
                 if d.width == format::Count::Star {
-                    expected.push((Type::INT, "an `int` width", d.start, d.end));
+                    expected.push((Type::INT, "an `int` width", d.start, d.end, false));
                 }
                 if d.precision == format::Count::Star {
-                    expected.push((Type::INT, "an `int` precision", d.start, d.end));
+                    expected.push((Type::INT, "an `int` precision", d.start, d.end, false));
                 }
             }
             if d.arg_count(scanf)
@@ -1190,10 +1192,11 @@ impl<'a> Lowerer<'a> {
                 continue;
             }
             let (ty, desc) = directive_type(d, scanf);
-            expected.push((ty, desc, d.start, d.end));
+            let plain_int = (d.is_integer() || d.conv == 'c') && d.length == format::Length::None;
+            expected.push((ty, desc, d.start, d.end, plain_int));
         }
         if rest.len() < expected.len() {
-            let (_, desc, s, e) = &expected[rest.len()];
+            let (_, desc, s, e, _) = &expected[rest.len()];
             let at = self.format_span(fmt_span, &bytes, *s, *e);
             let missing = expected.len() - rest.len();
             self.error_code(
@@ -1213,7 +1216,7 @@ impl<'a> Lowerer<'a> {
             );
             self.lookalike_directive_fix(extra.span, fmt_span, &bytes, rest.len() - expected.len());
         }
-        for (arg, (ty, desc, s, e)) in rest.iter().zip(&expected) {
+        for (arg, (ty, desc, s, e, plain_int)) in rest.iter().zip(&expected) {
             if arg.ty.is_error() {
                 continue;
             }
@@ -1239,6 +1242,21 @@ impl<'a> Lowerer<'a> {
                             };
                         self.error_code("scanf-pointer", arg.span, format!("`scanf` needs the address of where to store the value: `{directive}` expects {desc}, but this is `{t}`{hint}"));
                     }
+                }
+            } else if *plain_int && arg.ty.as_int().is_some_and(|i| matches!(i.kind, IntKind::Long | IntKind::LongLong))
+            {
+                // A 64-bit integer where the directive reads an `int`: gcc on x86-64 and mend's
+                // model print its low 32 bits (8 for `%c`), which `(int)(…)` writes out. The fix
+                // keeps behaviour, so a proved repair may carry it (`check::compiles`).
+                self.warning(FORMAT_WIDTH, arg.span, format!("`{directive}` expects {desc}, but this is `{t}`"));
+                let written = self.src_text_of(arg);
+                if !written.is_empty() {
+                    self.fix(
+                        arg.span,
+                        format!("Write `(int)({written})`"),
+                        TextEdit { span: arg.span, new_text: format!("(int)({written})") },
+                        format!("`{directive}` prints an `int`: the low 32 bits of the `{t}`, which the cast says."),
+                    );
                 }
             } else if !printf_arg_matches(ty, &arg.ty) {
                 self.warning("format", arg.span, format!("`{directive}` expects {desc}, but this is `{t}`"));

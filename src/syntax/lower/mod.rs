@@ -26,6 +26,8 @@ pub const MAX_NESTING: usize = 200;
 pub const OUTSIDE_FUNCTION: &str = "outside-function";
 /// The code of "`strlen` is declared in `<string.h>`, which this file does not include".
 pub const MISSING_INCLUDE: &str = "missing-include";
+/// The code of "`%d` expects an `int`, but this is `long`", whose fix `(int)(…)` keeps behaviour.
+pub const FORMAT_WIDTH: &str = "format-width";
 
 pub struct Lowered {
     pub program: Program,
