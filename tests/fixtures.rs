@@ -539,13 +539,6 @@ fn render_check(f: &Fixture) -> String {
     out
 }
 
-fn hash(path: &Path) -> u64 {
-    use std::hash::{Hash, Hasher};
-    let mut h = std::collections::hash_map::DefaultHasher::new();
-    path.hash(&mut h);
-    h.finish()
-}
-
 /// In a course with compiler flags (`-Werror`: a warning fails the build), gcc builds every
 /// behaviour repair's text wherever it builds the student's.
 fn builds_under_course_flags(f: &Fixture, opts: &mend::check::CheckOptions, report: &mend::check::Report) {
@@ -553,7 +546,11 @@ fn builds_under_course_flags(f: &Fixture, opts: &mend::check::CheckOptions, repo
     if course.flags == Default::default() || !common::have_gcc() {
         return;
     }
-    let work = std::env::temp_dir().join(format!("mend-fixture-flags-{}-{:x}", std::process::id(), hash(&f.path)));
+    let work = std::env::temp_dir().join(format!(
+        "mend-fixture-flags-{}-{:x}",
+        std::process::id(),
+        common::hash_of(f.path.as_os_str().as_encoded_bytes())
+    ));
     std::fs::create_dir_all(&work).unwrap();
     let gcc = |text: &str| mend::cli::bench_compile::gcc(text, Some(&course.flags), &work);
     if gcc(&f.src).is_ok() {

@@ -56,16 +56,34 @@ fn new_in(before: &[Diagnostic], after: Vec<Diagnostic>) -> Vec<Diagnostic> {
         .collect()
 }
 
-/// Each behaviour repair of `text` (the student's) made to compile under `course`'s flags
-/// where a fix that keeps its behaviour exists, else told what the compiler would say.
-pub(super) fn under_course_flags(repairs: &mut [Repair], text: &str, course: &Course) {
-    if text.len() > super::CHECKED_FIX_BYTES {
-        return;
+/// The student's text as the compiler sees it, computed once per analysis: every published
+/// report's repairs are compared with it.
+pub(super) struct Baseline<'t> {
+    text: &'t str,
+    /// `None`: the text is too large to compile again per repair, or does not parse.
+    before: Option<Vec<Diagnostic>>,
+}
+
+impl<'t> Baseline<'t> {
+    pub(super) fn new(text: &'t str, course: &Course) -> Baseline<'t> {
+        let before = (text.len() <= super::CHECKED_FIX_BYTES).then(|| reported(text, course)).flatten();
+        Baseline { text, before: before.map(|(diagnostics, _)| diagnostics) }
     }
-    let Some((before, _)) = reported(text, course) else { return };
-    for repair in repairs.iter_mut().filter(|r| r.guarantee.strength() > 0) {
-        fix_one(repair, text, &before, course);
+
+    /// Each behaviour repair made to compile under `course`'s flags where a fix that keeps its
+    /// behaviour exists, else told what the compiler would say.
+    pub(super) fn under_course_flags(&self, repairs: &mut [Repair], course: &Course) {
+        let Some(before) = &self.before else { return };
+        for repair in repairs.iter_mut().filter(|r| r.guarantee.strength() > 0) {
+            fix_one(repair, self.text, before, course);
+        }
     }
+}
+
+/// [`Baseline::under_course_flags`] for one report of `text` (the student's).
+#[cfg(test)]
+fn under_course_flags(repairs: &mut [Repair], text: &str, course: &Course) {
+    Baseline::new(text, course).under_course_flags(repairs, course);
 }
 
 fn fix_one(repair: &mut Repair, text: &str, before: &[Diagnostic], course: &Course) {
@@ -83,12 +101,11 @@ fn fix_one(repair: &mut Repair, text: &str, before: &[Diagnostic], course: &Cour
                 continue;
             }
             extra.extend(fix.edits.iter().cloned());
-            match d.code {
+            if course_rules::deletes_variable(d.code) {
                 // The diagnostic is on the variable's name.
-                "unused-variable" | "unused-but-set-variable" => {
-                    names.push(format!("`{}`", patched.get(d.span.range()).unwrap_or_default()))
-                }
-                _ => titles.push(lowercase_first(&fix.title)),
+                names.push(format!("`{}`", patched.get(d.span.range()).unwrap_or_default()));
+            } else {
+                titles.push(lowercase_first(&fix.title));
             }
         }
         if extra.is_empty() {

@@ -423,6 +423,7 @@ impl Behaviour<'_> {
             cancel,
         );
         let levels = self.levels;
+        let baseline = compiles::Baseline::new(back.map_or(text, |b| b.1), self.course);
         let publish = |partial: &Report| {
             let mut partial = partial.clone();
             gate.apply(&mut partial, anchor);
@@ -430,7 +431,7 @@ impl Behaviour<'_> {
                 partial = rewritten::map_back(rewrite, original, &partial, also);
                 rewritten::after_type_fixes(&mut partial);
             }
-            compiles::under_course_flags(&mut partial.repairs, back.map_or(text, |b| b.1), self.course);
+            baseline.under_course_flags(&mut partial.repairs, self.course);
             let mut full = front.clone();
             full.diagnostics.extend(partial.diagnostics);
             full.repairs.extend(partial.repairs);

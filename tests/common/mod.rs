@@ -15,7 +15,7 @@ pub fn cache_dir() -> PathBuf {
     d
 }
 
-fn hash_of(bytes: &[u8]) -> u64 {
+pub fn hash_of(bytes: &[u8]) -> u64 {
     let mut h = DefaultHasher::new();
     bytes.hash(&mut h);
     h.finish()

@@ -103,6 +103,12 @@ pub fn keeps_behaviour(code: &str) -> bool {
     .any(|r| r.code() == code)
 }
 
+/// Whether the rule with diagnostic code `code` is about a variable nothing reads (its
+/// diagnostic is on the variable's name, its fix deletes it).
+pub fn deletes_variable(code: &str) -> bool {
+    [Rule::UnusedVariable, Rule::SetButUnused].iter().any(|r| r.code() == code)
+}
+
 /// How gcc treats a rule under some flags.
 pub(super) enum Kind {
     /// Rejected whatever the warning flags.
