@@ -161,7 +161,8 @@ struct Features {
     recursion: bool,
     string: bool,
     switch: bool,
-    /// The word is read with a width (`%19s`), not plain `%s`.
+    /// The word is read with a width (`%19s`), not plain `%s`; the array is a
+    /// variable-length one.
     width: bool,
     /// `a`, `b`, `c` are read with `getchar` (the character model; no other reads then).
     getchar: bool,
@@ -199,7 +200,8 @@ impl Features {
             (self.float, "float"),
             (self.math, "math"),
             (self.char, "char"),
-            (self.array, "array"),
+            (self.array && !self.width, "array"),
+            (self.array && self.width, "vla"),
             (self.function, "function"),
             (self.recursion, "recursion"),
             (self.string && !self.width, "string"),
@@ -330,7 +332,10 @@ fn source(p: &Program) -> String {
     if f.char {
         s.push_str("    char ch;\n");
     }
-    if f.array {
+    if f.array && f.width {
+        // A variable-length array of the same length: its length a value of the state.
+        s.push_str("    int w = 4;\n    int v[w];\n");
+    } else if f.array {
         s.push_str("    int v[4];\n");
     }
     if f.string {
@@ -687,6 +692,9 @@ fn the_interpreter_and_both_executors_agree_on_random_programs() {
     let characters = pairs.iter().filter(|c| c.features.contains("getchar")).count();
     writeln!(report, "{characters} of {cases} programs read characters").unwrap();
     assert!(characters >= 2, "the character model is not exercised:\n{report}");
+    let vlas = pairs.iter().filter(|c| c.features.contains("vla")).count();
+    writeln!(report, "{vlas} of {cases} programs declare a variable-length array").unwrap();
+    assert!(vlas >= 2, "variable-length arrays are not exercised:\n{report}");
     let mut seen_gaps = vec![false; KNOWN_GAPS.len()];
     for (name, tally) in [("product", &product), ("verified", &verified_engine)] {
         writeln!(report, "{name}: {} of {cases} decided, {} proved equal", tally.decided, tally.proved_equal).unwrap();

@@ -651,7 +651,13 @@ pub(super) fn concrete<'ctx>(st: &State<'ctx>, m: &Model<'ctx>) -> State<'ctx> {
         val.term = match &val.term {
             Term::Int(b, t) => Term::Int(m.eval(b, true).unwrap_or_else(|| b.clone()), *t),
             Term::Float(f, k) => Term::Float(m.eval(f, true).unwrap_or_else(|| f.clone()), *k),
-            Term::Array(a, t, n) => Term::Array(m.eval(a, true).unwrap_or_else(|| a.clone()), *t, *n),
+            Term::Array(a, t, n) => {
+                let n = match n {
+                    Len::Runtime(n) => Len::Runtime(m.eval(n, true).unwrap_or_else(|| n.clone())),
+                    fixed => fixed.clone(),
+                };
+                Term::Array(m.eval(a, true).unwrap_or_else(|| a.clone()), *t, n)
+            }
         };
     }
     out.in_pos = m.eval(&st.in_pos, true).unwrap_or_else(|| st.in_pos.clone());

@@ -91,7 +91,9 @@ use crate::smt::Budget;
 pub use crate::smt::floats::FloatModel;
 use crate::smt::solver::{Effort, UnknownReason, Verdict, check_within, new_context};
 use crate::spec::compare::Compare;
-use region::{Alt, Exec, HeldBack, Holes, Region, SEL_BITS, Setup, Site, SiteKind, State, Term, Unsupported, World};
+use region::{
+    Alt, Exec, HeldBack, Holes, Len, Region, SEL_BITS, Setup, Site, SiteKind, State, Term, Unsupported, World,
+};
 
 #[derive(Clone, Debug)]
 pub struct Options {
@@ -645,6 +647,13 @@ fn run_with(
         stu_names.insert(s, reference.func(r).name.clone());
     }
     for &(s, r) in &pairs {
+        // What the front end could not lower is named as it named it (not as the type it
+        // left in its place).
+        for (p, f) in [(student, s), (reference, r)] {
+            if let Some((what, span)) = p.func(f).unsupported.first() {
+                return Err(Failure::Unsupported(Unsupported { what: what.clone(), span: *span }));
+            }
+        }
         if reference.func(r).name != opts.entry {
             for (p, f) in [(student, s), (reference, r)] {
                 if let Some(span) = does_io(p, f) {

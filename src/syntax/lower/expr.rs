@@ -75,7 +75,7 @@ impl<'a> Lowerer<'a> {
             (t, f) if t.is_arithmetic() && f.is_arithmetic() => true,
             (Type::Pointer(_), _) if is_null_constant(&e) => true,
             (Type::Pointer(a), Type::Pointer(b)) => {
-                **a == Type::Void || **b == Type::Void || a == b || {
+                **a == Type::Void || **b == Type::Void || compatible_pointees(a, b) || {
                     // Same type but for signedness of char: a warning in gcc.
                     let both_char = a.as_int().zip(b.as_int()).is_some_and(|(x, y)| x.kind == y.kind);
                     if !both_char {
@@ -246,6 +246,9 @@ impl<'a> Lowerer<'a> {
             "sizeof_expression" => {
                 let (size, text) = if let Some(t) = node.child_by_field_name("type") {
                     let ty = self.type_descriptor(t);
+                    if matches!(ty, Type::Array(_, None)) {
+                        self.unsupported("`sizeof` of a variable-length array", span);
+                    }
                     (self.program.size_of(&ty), format!("({})", self.text(t)))
                 } else if let Some(v) = node.child_by_field_name("value") {
                     // `sizeof(Node)` with a typedef name parses as an expression.
@@ -264,6 +267,10 @@ impl<'a> Lowerer<'a> {
                         );
                     }
                     let e = self.lower_expr(v);
+                    if matches!(e.ty, Type::Array(_, None)) {
+                        // A variable-length array's size is only known when the program runs.
+                        self.unsupported("`sizeof` of a variable-length array", span);
+                    }
                     (self.program.size_of(&e.ty), self.text(v).to_string())
                 } else {
                     (0, String::new())
@@ -1444,4 +1451,15 @@ fn slashed_escape(written: &str) -> Option<String> {
     let inner = written.strip_prefix('\'')?.strip_suffix('\'')?;
     let letter = inner.strip_prefix('/')?;
     matches!(letter, "n" | "t" | "0" | "r").then(|| format!("'\\{letter}'"))
+}
+
+/// Types a pointer may point to interchangeably (C11 6.7.6.2): equal, an array of unknown
+/// length beside one of the same element type (`int (*)[]` and `int (*)[3]`), or a type the
+/// lowerer already reported (`<error>`).
+fn compatible_pointees(a: &Type, b: &Type) -> bool {
+    match (a, b) {
+        _ if a == b || a.is_error() || b.is_error() => true,
+        (Type::Array(x, n), Type::Array(y, m)) => (n.is_none() || m.is_none() || n == m) && compatible_pointees(x, y),
+        _ => false,
+    }
 }

@@ -153,6 +153,9 @@ struct Lowerer<'a> {
     depth: usize,
     /// The length expression of a variable-length array met by the last `apply_declarator`.
     pending_vla: Option<Expr>,
+    /// A parameter's declarator is being applied: its own length (`int a[n]`) is not part of
+    /// its type, and a later one may name an earlier parameter (`int a[n][m]`).
+    in_params: bool,
     /// Macro names being expanded (guards against self-reference).
     expanding: Vec<String>,
     /// When expanding a macro, every node gets the use site's span.
@@ -178,6 +181,7 @@ impl<'a> Lowerer<'a> {
             switch_depth: 0,
             depth: 0,
             pending_vla: None,
+            in_params: false,
             expanding: Vec::new(),
             span_override: None,
             fixes: Vec::new(),
@@ -460,10 +464,7 @@ impl<'a> Lowerer<'a> {
                     unchecked = false;
                     let base = self.base_type(p);
                     let (name, ty) = match p.child_by_field_name("declarator") {
-                        Some(d) => {
-                            let (name, ty) = self.apply_declarator(d, base);
-                            (name, ty)
-                        }
+                        Some(d) => self.parameter_declarator(d, base),
                         None => (None, base),
                     };
                     if ty == Type::Void && name.is_none() {
@@ -483,6 +484,13 @@ impl<'a> Lowerer<'a> {
             }
         }
         (types, unchecked)
+    }
+
+    fn parameter_declarator(&mut self, d: Node<'a>, base: Type) -> (Option<(&'a str, Span)>, Type) {
+        self.in_params = true;
+        let out = self.apply_declarator(d, base);
+        self.in_params = false;
+        out
     }
 
     fn knr_declarations(&mut self, definition: Node<'a>) -> HashMap<&'a str, Type> {
@@ -531,7 +539,7 @@ impl<'a> Lowerer<'a> {
                     "parameter_declaration" => {
                         let base = self.base_type(p);
                         match p.child_by_field_name("declarator") {
-                            Some(d) => self.apply_declarator(d, base),
+                            Some(d) => self.parameter_declarator(d, base),
                             None => (None, base),
                         }
                     }
@@ -754,7 +762,44 @@ impl<'a> Lowerer<'a> {
                 }
             }
             "array_declarator" | "abstract_array_declarator" => {
+                // A parameter declared as an array is a pointer to its element: C evaluates the
+                // length it is written with and forgets it (`void f(int n, int a[n])`).
+                let decays =
+                    self.in_params && node.child_by_field_name("declarator").is_none_or(|d| d.kind() == "identifier");
                 let len = match node.child_by_field_name("size") {
+                    Some(size) if decays => {
+                        if self.cur_func.is_some() {
+                            let _ = self.lower_expr(size);
+                        }
+                        None
+                    }
+                    Some(size) if self.in_params => {
+                        // A row length of a parameter (`int a[][m]`): a constant, or a
+                        // variable-length array parameter. In the signature pass the earlier
+                        // parameters are not declared yet: the definition pass reports.
+                        let (diags, fixes) = (self.diags.len(), self.fixes.len());
+                        let e = self.lower_expr(size);
+                        match const_eval(&e) {
+                            Some(n) if n > 0 => Some(n as u64),
+                            _ if self.cur_func.is_none() => {
+                                self.diags.truncate(diags);
+                                self.fixes.truncate(fixes);
+                                return self.apply_declarator_child(node, Type::Error);
+                            }
+                            Some(_) => {
+                                self.error(self.span(size), "an array must have a positive size");
+                                Some(1)
+                            }
+                            None if e.ty.is_error() => Some(1),
+                            None => {
+                                self.unsupported(
+                                    "a parameter that is a variable-length array of arrays",
+                                    self.span(size),
+                                );
+                                return self.apply_declarator_child(node, Type::Error);
+                            }
+                        }
+                    }
                     Some(size) => {
                         let e = self.lower_expr(size);
                         match const_eval(&e) {
@@ -771,18 +816,17 @@ impl<'a> Lowerer<'a> {
                                 None
                             }
                             None => {
-                                self.unsupported("this variable-length array", self.span(size));
-                                Some(1)
+                                // A second runtime length (`int a[n][m]`): one message, and a
+                                // type no check looks into.
+                                self.unsupported("a variable-length array of arrays", self.span(size));
+                                self.pending_vla = None;
+                                return self.apply_declarator_child(node, Type::Error);
                             }
                         }
                     }
                     None => None,
                 };
-                let ty = Type::Array(Box::new(base), len);
-                match node.child_by_field_name("declarator") {
-                    Some(d) => self.apply_declarator(d, ty),
-                    None => (None, ty),
-                }
+                self.apply_declarator_child(node, Type::Array(Box::new(base), len))
             }
             "parenthesized_declarator" | "abstract_parenthesized_declarator" | "attributed_declarator" => {
                 match node.named_child(0) {
@@ -799,6 +843,14 @@ impl<'a> Lowerer<'a> {
                 None => (None, base),
             },
             _ => (None, base),
+        }
+    }
+
+    /// The rest of a declarator, inside `node`, applied to `ty`.
+    fn apply_declarator_child(&mut self, node: Node<'a>, ty: Type) -> (Option<(&'a str, Span)>, Type) {
+        match node.child_by_field_name("declarator") {
+            Some(d) => self.apply_declarator(d, ty),
+            None => (None, ty),
         }
     }
 

@@ -3,14 +3,22 @@
 use super::*;
 
 impl<'s, 'p, 'w, 'a, 'ctx> Exec<'s, 'p, 'w, 'a, 'ctx> {
-    /// The local array `base` names (`a` in `a[i]`, `fgets(a, ...)`): its variable, elements
-    /// and length.
+    /// The local array of constant length `base` names (`fgets(a, ...)`, `strcpy(a, ...)`):
+    /// its variable, elements and length.
     pub(super) fn array_of(&self, base: &Expr, st: &State<'ctx>) -> R<(VarId, Array<'ctx>, IntType, u64, Deps)> {
+        match self.any_array_of(base, st)? {
+            (v, a, t, Len::Fixed(n), deps) => Ok((v, a, t, n, deps)),
+            (_, _, _, Len::Runtime(_), _) => unsupported("a variable-length array used as a string", base.span),
+        }
+    }
+
+    /// The local array `base` names (`a` in `a[i]`), of any length.
+    fn any_array_of(&self, base: &Expr, st: &State<'ctx>) -> R<(VarId, Array<'ctx>, IntType, Len<'ctx>, Deps)> {
         let inner = base.strip_implicit();
         if let ExprKind::Var(v) = inner.kind
             && let Some(Val { term: Term::Array(a, t, n), deps }) = st.vars.get(&v)
         {
-            return Ok((v, a.clone(), *t, *n, deps.clone()));
+            return Ok((v, a.clone(), *t, n.clone(), deps.clone()));
         }
         let what = match &inner.ty {
             Type::Array(_, None) => "an array of unknown length",
@@ -43,18 +51,20 @@ impl<'s, 'p, 'w, 'a, 'ctx> Exec<'s, 'p, 'w, 'a, 'ctx> {
         span: Span,
         stepped: bool,
     ) -> R<(VarId, Elem<'ctx>)> {
-        let (v, _, _, n, _) = self.array_of(base, st)?;
+        let (v, _, _, n, len_deps) = self.any_array_of(base, st)?;
         if has_effects(idx) && !((stepped || self.sequenced_step(idx)) && index_step(idx).is_some()) {
             return unsupported("side effects in an array index", idx.span);
         }
         let i = self.eval(idx, st, g)?;
         let Term::Int(b, t) = &i.term else { return unsupported("a floating point array index", idx.span) };
         let wide = c_int::resize(b, t.signed, 64);
-        let ok = Bool::and(
-            self.ctx,
-            &[&wide.bvsge(&BV::from_i64(self.ctx, 0, 64)), &wide.bvslt(&BV::from_i64(self.ctx, n as i64, 64))],
-        );
-        self.error(Bool::and(self.ctx, &[g, &ok.not()]), i.deps.clone(), span);
+        let ok = Bool::and(self.ctx, &[&wide.bvsge(&BV::from_i64(self.ctx, 0, 64)), &wide.bvslt(&n.as_bv(self.ctx))]);
+        let mut deps = i.deps.clone();
+        if matches!(n, Len::Runtime(_)) {
+            // Whether the index is within a variable-length array depends on its length.
+            deps.extend(len_deps);
+        }
+        self.error(Bool::and(self.ctx, &[g, &ok.not()]), deps, span);
         Ok((v, Elem { index: wide.extract(31, 0).simplify(), deps: i.deps }))
     }
 
@@ -83,7 +93,7 @@ impl<'s, 'p, 'w, 'a, 'ctx> Exec<'s, 'p, 'w, 'a, 'ctx> {
         let Term::Int(b, _) = &x.term else { unreachable!("an integer element") };
         let mut deps = Self::union(deps, &at.deps);
         deps.extend(x.deps.iter().copied());
-        let term = Term::Array(a.store(&at.index, b), *t, *n);
+        let term = Term::Array(a.store(&at.index, b), *t, n.clone());
         self.use_var(v, Usage::Written);
         st.vars.insert(v, Val { term, deps });
     }

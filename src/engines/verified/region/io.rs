@@ -127,7 +127,7 @@ impl<'s, 'p, 'w, 'a, 'ctx> Exec<'s, 'p, 'w, 'a, 'ctx> {
         let g = st.guard.clone();
         self.error(Bool::and(ctx, &[&g, &len.bvuge(&at(n))]), deps.clone(), arg.span);
         self.use_var(v, Usage::Scanned);
-        st.vars.insert(v, Val { term: Term::Array(new, t, n), deps });
+        st.vars.insert(v, Val { term: Term::Array(new, t, Len::Fixed(n)), deps });
         Ok(())
     }
 
@@ -263,7 +263,7 @@ impl<'s, 'p, 'w, 'a, 'ctx> Exec<'s, 'p, 'w, 'a, 'ctx> {
         self.use_var(v, Usage::Scanned);
         let mut d = deps;
         d.extend(n.deps.iter().copied());
-        st.vars.insert(v, Val { term: Term::Array(a, t, size), deps: d });
+        st.vars.insert(v, Val { term: Term::Array(a, t, Len::Fixed(size)), deps: d });
         Ok(())
     }
 
@@ -485,7 +485,7 @@ impl<'s, 'p, 'w, 'a, 'ctx> Exec<'s, 'p, 'w, 'a, 'ctx> {
         }
         a = got.ite(&a.store(&count, &BV::from_u64(ctx, 0, 8)), &a);
         self.use_var(v, Usage::Scanned);
-        st.vars.insert(v, Val { term: Term::Array(a, t, size), deps });
+        st.vars.insert(v, Val { term: Term::Array(a, t, Len::Fixed(size)), deps });
         Ok(got)
     }
 
@@ -633,7 +633,7 @@ impl<'s, 'p, 'w, 'a, 'ctx> Exec<'s, 'p, 'w, 'a, 'ctx> {
     /// words, which the model does not split).
     fn char_array(&self, arg: &Expr, st: &State<'ctx>) -> Option<VarId> {
         let ExprKind::Var(v) = arg.strip_implicit().kind else { return None };
-        let Some(Val { term: Term::Array(_, t, _), .. }) = st.vars.get(&v) else { return None };
+        let Some(Val { term: Term::Array(_, t, Len::Fixed(_)), .. }) = st.vars.get(&v) else { return None };
         (c_int::width(*t) == 8 && self.setup.compare != Compare::Values).then_some(v)
     }
 
@@ -642,7 +642,9 @@ impl<'s, 'p, 'w, 'a, 'ctx> Exec<'s, 'p, 'w, 'a, 'ctx> {
     /// would run past its end).
     fn print_string(&mut self, arg: &'p Expr, at: &Expr, st: &mut State<'ctx>, g: &Bool<'ctx>) -> R<()> {
         let v = self.char_array(arg, st).expect("a char array");
-        let Some(Val { term: Term::Array(a, _, n), deps }) = st.vars.get(&v).cloned() else { unreachable!() };
+        let Some(Val { term: Term::Array(a, _, Len::Fixed(n)), deps }) = st.vars.get(&v).cloned() else {
+            unreachable!()
+        };
         self.use_var(v, Usage::Printed);
         let bytes = (0..n).map(|k| a.select(&BV::from_u64(self.ctx, k, 32)).as_bv().expect("a byte"));
         let (tokens, past_end) =

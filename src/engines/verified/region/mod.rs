@@ -118,9 +118,26 @@ pub enum Term<'ctx> {
     Int(BV<'ctx>, IntType),
     /// A `float` or `double` in the setup's [`FloatModel`] (a Z3 float, or a real).
     Float(Dynamic<'ctx>, FloatKind),
-    /// A local array of constant length: a Z3 array from 32-bit indices to the elements (only
-    /// indices below the length are ever read or written; the rest of it stays what it was).
-    Array(Array<'ctx>, IntType, u64),
+    /// A local array: a Z3 array from 32-bit indices to the elements (only indices below the
+    /// length are ever read or written; the rest of it stays what it was).
+    Array(Array<'ctx>, IntType, Len<'ctx>),
+}
+
+/// An array's length: a constant, or the value a variable-length array's declaration
+/// computed (64 bits, signed as C's `long`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Len<'ctx> {
+    Fixed(u64),
+    Runtime(BV<'ctx>),
+}
+
+impl<'ctx> Len<'ctx> {
+    pub fn as_bv(&self, ctx: &'ctx Context) -> BV<'ctx> {
+        match self {
+            Len::Fixed(n) => BV::from_u64(ctx, *n, 64),
+            Len::Runtime(n) => n.clone(),
+        }
+    }
 }
 
 impl<'ctx> Term<'ctx> {
@@ -128,7 +145,7 @@ impl<'ctx> Term<'ctx> {
         match (self, o) {
             (Term::Int(a, _), Term::Int(b, _)) => a == b,
             (Term::Float(a, _), Term::Float(b, _)) => a == b,
-            (Term::Array(a, _, _), Term::Array(b, _, _)) => a == b,
+            (Term::Array(a, _, n), Term::Array(b, _, m)) => a == b && n == m,
             _ => false,
         }
     }
@@ -146,7 +163,11 @@ impl<'ctx> Term<'ctx> {
             (Term::Int(a, ta), Term::Int(b, tb)) => Some(widen(a, *ta)._eq(&widen(b, *tb))),
             (Term::Float(a, _), Term::Float(b, _)) if a.get_sort() == b.get_sort() => Some(a._eq(b)),
             // Arrays of one element type: equal as whole Z3 arrays (the elements past either
-            // length included, which both programs leave as they found them).
+            // length included, which both programs leave as they found them), and two
+            // variable-length arrays of one length.
+            (Term::Array(a, ta, Len::Runtime(n)), Term::Array(b, tb, Len::Runtime(m))) if ta == tb => {
+                Some(Bool::and(a.get_ctx(), &[&a._eq(b), &n._eq(m)]))
+            }
             (Term::Array(a, ta, _), Term::Array(b, tb, _)) if ta == tb => Some(a._eq(b)),
             _ => None,
         }
@@ -642,12 +663,17 @@ impl<'s, 'p, 'w, 'a, 'ctx> Exec<'s, 'p, 'w, 'a, 'ctx> {
             let term = match &var.ty {
                 Type::Int(t) => Term::Int(BV::new_const(ctx, name, c_int::width(*t)), *t),
                 Type::Float(k) => Term::Float(floats.constant(&name, *k), *k),
-                Type::Array(elem, Some(n)) if matches!(**elem, Type::Int(_)) => {
+                Type::Array(elem, n) if matches!(**elem, Type::Int(_)) => {
                     let Type::Int(t) = **elem else { unreachable!() };
+                    // A variable-length array's length is a value of the state like any other.
+                    let len = match n {
+                        Some(n) => Len::Fixed(*n),
+                        None => Len::Runtime(BV::new_const(ctx, format!("{name}.len"), 64)),
+                    };
                     Term::Array(
                         Array::new_const(ctx, name, &Sort::bitvector(ctx, 32), &Sort::bitvector(ctx, c_int::width(t))),
                         t,
-                        *n,
+                        len,
                     )
                 }
                 other => return unsupported(format!("a variable of type `{}`", p.type_name(other)), var.span),

@@ -48,7 +48,10 @@ pub(super) fn ite_val<'ctx>(c: &Bool<'ctx>, cdeps: &Deps, a: &Val<'ctx>, b: &Val
     let term = match (&a.term, &b.term) {
         (Term::Int(x, t), Term::Int(y, _)) => Term::Int(c.ite(x, y), *t),
         (Term::Float(x, k), Term::Float(y, _)) => Term::Float(c.ite(x, y), *k),
-        (Term::Array(x, t, n), Term::Array(y, _, _)) => Term::Array(c.ite(x, y), *t, *n),
+        (Term::Array(x, t, Len::Runtime(n)), Term::Array(y, _, Len::Runtime(m))) => {
+            Term::Array(c.ite(x, y), *t, Len::Runtime(c.ite(n, m)))
+        }
+        (Term::Array(x, t, n), Term::Array(y, _, _)) => Term::Array(c.ite(x, y), *t, n.clone()),
         _ => a.term.clone(),
     };
     let mut deps = a.deps.clone();

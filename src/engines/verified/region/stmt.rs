@@ -290,7 +290,7 @@ impl<'s, 'p, 'w, 'a, 'ctx> Exec<'s, 'p, 'w, 'a, 'ctx> {
             }
         }
         self.use_var(var, Usage::Written);
-        st.vars.insert(var, Val { term: Term::Array(a, t, n), deps });
+        st.vars.insert(var, Val { term: Term::Array(a, t, Len::Fixed(n)), deps });
         Ok(())
     }
 
@@ -316,7 +316,30 @@ impl<'s, 'p, 'w, 'a, 'ctx> Exec<'s, 'p, 'w, 'a, 'ctx> {
                 }
                 Some(Init::List(_, span)) => unsupported("an initialiser list", *span),
             },
-            StmtKind::VlaDecl { .. } => unsupported("a variable-length array", s.span),
+            StmtKind::VlaDecl { var, len } => {
+                // The contents stay what the pre-state holds (indeterminate, as C leaves them);
+                // the length is the one computed here. A negative one is an error, as in the
+                // interpreter.
+                let mut st = st;
+                let g = st.guard.clone();
+                let n = self.eval(len, &mut st, &g)?;
+                let Term::Int(b, t) = &n.term else {
+                    return unsupported("a variable-length array of this length", len.span);
+                };
+                let wide = c_int::resize(b, t.signed, 64);
+                if t.signed {
+                    let negative = wide.bvslt(&BV::from_i64(self.ctx, 0, 64));
+                    self.error(Bool::and(self.ctx, &[&g, &negative]), n.deps.clone(), len.span);
+                }
+                let Some(Val { term: Term::Array(a, elem, _), deps }) = st.vars.get(var).cloned() else {
+                    return unsupported("a variable-length array of this type", s.span);
+                };
+                let mut deps = deps;
+                deps.extend(n.deps.iter().copied());
+                self.use_var(*var, Usage::Written);
+                st.vars.insert(*var, Val { term: Term::Array(a, elem, Len::Runtime(wide)), deps });
+                Ok(Some(st))
+            }
             StmtKind::Block(stmts) => {
                 let mut st = st;
                 for x in stmts {

@@ -103,7 +103,7 @@ impl<'s, 'p, 'w, 'a, 'ctx> Exec<'s, 'p, 'w, 'a, 'ctx> {
             arr = arr.store(&at, &written.ite(ch, &kept));
         }
         self.use_var(v, Usage::Written);
-        st.vars.insert(v, Val { term: Term::Array(arr, t, size), deps });
+        st.vars.insert(v, Val { term: Term::Array(arr, t, Len::Fixed(size)), deps });
         Ok(())
     }
 }

@@ -86,6 +86,41 @@ impl<'a, 'ctx> Exec<'a, 'ctx> {
         Ok(o)
     }
 
+    /// `T a[len];`: a block of `len` elements of `T` with unknown contents, which `a` names
+    /// from here on (a declaration run again, in a loop, names a new one). A negative length
+    /// is an error, as in the interpreter; so is `free` of the block (it is not from malloc).
+    pub(super) fn declare_vla(&mut self, var: VarId, len: &Expr, span: Span) -> R<()> {
+        let Some(elem) = self.p.var(var).ty.pointee().cloned() else {
+            return self.unsupported("this variable-length array", span);
+        };
+        let (SymVal::Int(n), Some(t)) = (self.eval(len)?, len.ty.as_int()) else {
+            return self.unsupported("a variable-length array whose length is not an integer", len.span);
+        };
+        let n = c_int::resize(&n, t.signed, 64);
+        if t.signed {
+            self.check(n.bvsge(&BV::from_i64(self.ctx, 0, 64)), ViolationKind::OutOfBounds, len.span);
+        }
+        let Some(per) = leaf_count(self.p, &elem) else {
+            return self.unsupported("a variable-length array of arrays", span);
+        };
+        let cells = c_int::resize(&n, false, OFF_BITS).bvmul(&BV::from_u64(self.ctx, per, OFF_BITS));
+        let o = self.new_lanes(&elem, u64::MAX, Some(cells), ObjKind::Heap, span)?;
+        let lanes = self.objects[o as usize].lanes.len() as u32;
+        for lane in o..=o + lanes {
+            // Not a heap block: no liveness, and `free` finds no block from malloc in it.
+            self.objects[lane as usize].heap = false;
+        }
+        // A call that declares one is inlined where it runs, as one that allocates.
+        self.heap_objects += 1;
+        for lane in o..o + lanes {
+            let arr = self.fresh_lane(lane, false, &self.p.var(var).name.clone(), span)?;
+            self.st.mem.insert(lane, arr);
+        }
+        let key = self.var_key(var);
+        self.var_objs.insert(key, o);
+        Ok(())
+    }
+
     /// A lane's contents: zero, or unknown (a fresh array named after `base`).
     pub(super) fn fresh_lane(&mut self, lane: u32, zeroed: bool, base: &str, span: Span) -> R<Array<'ctx>> {
         let elem = self.objects[lane as usize].elem.clone();
