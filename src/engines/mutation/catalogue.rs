@@ -24,6 +24,8 @@
 //! - `negate-condition` (level 1): a branch or loop condition is negated (a comparison flips
 //!   its operator, `<` → `>=`; anything else gets `!( )`);
 //! - `swap-operands` (level 1): `a - b` → `b - a`, `a / b` → `b / a`;
+//! - `swap-indices` (level 1): an element of an array of arrays read or written with its two
+//!   indices the other way round, `m[j][i]` → `m[i][j]` (rows for columns);
 //! - `delete-assignment` (level 1): `x = e` becomes `x = x` (the statement is deleted);
 //! - `delimiter` (level 1): a character compared with `EOF`, `'\n'`, `'\0'` or `' '` is
 //!   compared with another of them (`(c = getchar()) != '\n'` → `… != EOF`: a loop that reads
@@ -78,6 +80,7 @@ pub enum MutationKind {
     IncrementForm,
     NegateCondition,
     SwapOperands,
+    SwapIndices,
     DeleteAssignment,
     ReplaceVariable,
     ReplacePointer,
@@ -163,6 +166,7 @@ impl MutationKind {
             MutationKind::IncrementForm => "increment-form",
             MutationKind::NegateCondition => "negate-condition",
             MutationKind::SwapOperands => "swap-operands",
+            MutationKind::SwapIndices => "swap-indices",
             MutationKind::DeleteAssignment => "delete-assignment",
             MutationKind::ReplaceVariable => "replace-variable",
             MutationKind::ReplacePointer => "replace-pointer",
@@ -524,6 +528,7 @@ impl Ctx<'_> {
             ExprKind::Int(v) if self.level >= 2 => self.constant_int(e, *v, path, false, out),
             ExprKind::Float(v) if self.level >= 2 => self.constant_float(e, *v, path, out),
             ExprKind::Var(v) if self.level >= 2 => self.replace_variable(e, *v, path, out),
+            ExprKind::Index(row, j) => self.swap_indices(e, row, j, path, out),
             _ => {}
         }
         if struct_pointer(&e.ty) {
@@ -543,6 +548,27 @@ impl Ctx<'_> {
             self.visit(child, path, out);
             path.pop();
         }
+    }
+
+    /// `swap-indices`: `m[i][j]` → `m[j][i]`, where both indices are integers without
+    /// effects and differ. The text between them (`][`) stays as written.
+    fn swap_indices(&self, e: &Expr, row: &Expr, j: &Expr, path: &[usize], out: &mut Vec<Mutant>) {
+        let ExprKind::Index(array, i) = &row.strip_implicit().kind else { return };
+        let plain = |x: &Expr| x.ty.is_integer() && !crate::ir::walk::has_effects(x);
+        let (ti, tj) = (self.text(i.span), self.text(j.span));
+        if !plain(i) || !plain(j) || ti.is_empty() || tj.is_empty() || ti == tj || i.span.end > j.span.start {
+            return;
+        }
+        let Some(gap) = self.src.get(i.span.end as usize..j.span.start as usize) else { return };
+        let mut swapped_row = row.strip_implicit().clone();
+        swapped_row.kind = ExprKind::Index(array.clone(), Box::new(j.clone()));
+        let mut node = e.clone();
+        node.kind = ExprKind::Index(Box::new(rewrap(row, swapped_row)), Box::new((**i).clone()));
+        let whole = Span { start: i.span.start, end: j.span.end };
+        let mut m = self.mutant(path, node, MutationKind::SwapIndices, whole, format!("{tj}{gap}{ti}"));
+        // Said of the whole element: `m[j][i]` → `m[i][j]`, not `j][i` → `i][j`.
+        m.description = self.in_context(e.span, whole, &m.edit.new_text);
+        out.push(m);
     }
 
     /// `x /= 64` → `x %= 64`, `s += c` → `s -= c`: the arithmetic and bitwise groups of a
@@ -1317,6 +1343,18 @@ fn float_text(v: f64) -> String {
     if s.contains(['.', 'e', 'i', 'N']) { s } else { format!("{s}.0") }
 }
 
+/// `inner` in place of what `wrapped` holds under its implicit conversions (an array row's
+/// decay to a pointer stays around the new row).
+fn rewrap(wrapped: &Expr, inner: Expr) -> Expr {
+    match &wrapped.kind {
+        ExprKind::Cast { expr, implicit: true } => {
+            Expr { kind: ExprKind::Cast { expr: Box::new(rewrap(expr, inner)), implicit: true }, ..wrapped.clone() }
+        }
+        ExprKind::Decay(expr) => Expr { kind: ExprKind::Decay(Box::new(rewrap(expr, inner))), ..wrapped.clone() },
+        _ => inner,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1435,6 +1473,17 @@ mod tests {
             `a / b` → `(double) a / b` [double]: d = (double)a / b
             `1 / 3` → `1.0 / 3` [double]: d = 1.0 / 3 * d"#]]
         .assert_eq(&mutants_lowered_again(src, MutationKind::IntegerDivision));
+    }
+
+    #[test]
+    fn the_two_indices_of_an_element_of_an_array_of_arrays_swap() {
+        let src = "int main(void) {\n    int m[3][3], v[3], i = nondet_int(), j = nondet_int();\n    m[i][j] = v[i];\n    m[i][i] = m[j][i + 1] + m[i][j++];\n    return m[ i ][2];\n}\n";
+        // Not one index (`v[i]`), equal indices (`m[i][i]`) or an index with an effect.
+        expect_test::expect![[r#"
+            `m[i][j]` → `m[j][i]` [int]: m[j][i] = v[i]
+            `m[j][i + 1]` → `m[i + 1][j]` [int]: m[i][i] = m[i + 1][j] + m[i][j++]
+            `m[ i ][2]` → `m[ 2 ][i]` [int]: m[2][i]"#]]
+        .assert_eq(&mutants_lowered_again(src, MutationKind::SwapIndices));
     }
 
     #[test]

@@ -51,13 +51,29 @@ impl<'s, 'p, 'w, 'a, 'ctx> Exec<'s, 'p, 'w, 'a, 'ctx> {
         span: Span,
         stepped: bool,
     ) -> R<(VarId, Elem<'ctx>)> {
-        let (v, _, _, n, len_deps) = self.any_array_of(base, st)?;
+        // `a[i][j]`: the row `a[i]` starts `i` rows in; the element is `j` after it.
+        let (row, row_deps, array) = match &base.strip_implicit().kind {
+            ExprKind::Index(outer, k) => {
+                let (deps, start) = self.row_start(outer, k, st, g)?;
+                let mut root = outer.strip_implicit();
+                while let ExprKind::Index(b, _) = &root.kind {
+                    root = b.strip_implicit();
+                }
+                (Some(start), Some(deps), root)
+            }
+            _ => (None, None, base),
+        };
+        let (v, _, _, n, len_deps) = self.any_array_of(array, st)?;
         if has_effects(idx) && !((stepped || self.sequenced_step(idx)) && index_step(idx).is_some()) {
             return unsupported("side effects in an array index", idx.span);
         }
-        let i = self.eval(idx, st, g)?;
+        let mut i = self.eval(idx, st, g)?;
         let Term::Int(b, t) = &i.term else { return unsupported("a floating point array index", idx.span) };
-        let wide = c_int::resize(b, t.signed, 64);
+        let mut wide = c_int::resize(b, t.signed, 64);
+        if let (Some(start), Some(deps)) = (row, row_deps) {
+            wide = start.bvadd(&wide);
+            i.deps.extend(deps);
+        }
         let ok = Bool::and(self.ctx, &[&wide.bvsge(&BV::from_i64(self.ctx, 0, 64)), &wide.bvslt(&n.as_bv(self.ctx))]);
         let mut deps = i.deps.clone();
         if matches!(n, Len::Runtime(_)) {
@@ -66,6 +82,30 @@ impl<'s, 'p, 'w, 'a, 'ctx> Exec<'s, 'p, 'w, 'a, 'ctx> {
         }
         self.error(Bool::and(self.ctx, &[g, &ok.not()]), deps, span);
         Ok((v, Elem { index: wide.extract(31, 0).simplify(), deps: i.deps }))
+    }
+
+    /// Where the row `outer[k]` of a local array of arrays starts, counted in elements (64
+    /// bits), and what that depends on: `k` rows of the row type's elements in, after the
+    /// start of `outer` (itself a row, for arrays of three dimensions).
+    fn row_start(&mut self, outer: &'p Expr, k: &'p Expr, st: &mut State<'ctx>, g: &Bool<'ctx>) -> R<(Deps, BV<'ctx>)> {
+        let Some(row_ty) = outer.strip_implicit().ty.pointee().cloned() else {
+            return unsupported("indexing something that is not an array", outer.span);
+        };
+        let Some((_, per)) = flat_elements(&row_ty) else {
+            return unsupported(format!("an array of `{}`", self.setup.program.type_name(&row_ty)), outer.span);
+        };
+        if has_effects(k) {
+            return unsupported("side effects in an array index", k.span);
+        }
+        let (mut deps, start) = match &outer.strip_implicit().kind {
+            ExprKind::Index(o, kk) => self.row_start(o, kk, st, g)?,
+            _ => (Deps::new(), BV::from_u64(self.ctx, 0, 64)),
+        };
+        let i = self.eval(k, st, g)?;
+        let Term::Int(b, t) = &i.term else { return unsupported("a floating point array index", k.span) };
+        deps.extend(i.deps.iter().copied());
+        let rows = c_int::resize(b, t.signed, 64).bvmul(&BV::from_u64(self.ctx, per, 64));
+        Ok((deps, start.bvadd(&rows)))
     }
 
     /// `idx` is `i++` (or `++i`, `i--`, `--i`) in a full expression whose other mentions of

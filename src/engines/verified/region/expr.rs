@@ -181,6 +181,9 @@ impl<'s, 'p, 'w, 'a, 'ctx> Exec<'s, 'p, 'w, 'a, 'ctx> {
             ExprKind::Call(Callee::Builtin(b), args) => self.builtin(*b, e, args, st, g),
             ExprKind::Call(Callee::Func(f), args) => self.call(*f, e, args, st, g),
             ExprKind::Str(_) => unsupported("a string", e.span),
+            ExprKind::Index(..) if matches!(e.ty, Type::Array(..)) => {
+                unsupported("a row of an array of arrays used as a value", e.span)
+            }
             ExprKind::Index(base, idx) => {
                 let (v, at) = self.element(base, idx, st, g, e.span, false)?;
                 let Some(Val { term: Term::Array(a, t, _), deps }) = st.vars.get(&v) else { unreachable!("an array") };

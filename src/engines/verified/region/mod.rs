@@ -174,6 +174,16 @@ impl<'ctx> Term<'ctx> {
     }
 }
 
+/// The integer elements a value of type `ty` holds, flattened (an `int` is one, an
+/// `int [3][4]` twelve); `None` for other types.
+pub(super) fn flat_elements(ty: &Type) -> Option<(IntType, u64)> {
+    match ty {
+        Type::Int(t) => Some((*t, 1)),
+        Type::Array(elem, Some(n)) => flat_elements(elem).map(|(t, per)| (t, per * n)),
+        _ => None,
+    }
+}
+
 fn widen<'ctx>(v: &BV<'ctx>, t: IntType) -> BV<'ctx> {
     c_int::resize(v, t.signed, 64)
 }
@@ -663,11 +673,13 @@ impl<'s, 'p, 'w, 'a, 'ctx> Exec<'s, 'p, 'w, 'a, 'ctx> {
             let term = match &var.ty {
                 Type::Int(t) => Term::Int(BV::new_const(ctx, name, c_int::width(*t)), *t),
                 Type::Float(k) => Term::Float(floats.constant(&name, *k), *k),
-                Type::Array(elem, n) if matches!(**elem, Type::Int(_)) => {
-                    let Type::Int(t) = **elem else { unreachable!() };
+                Type::Array(elem, n) if flat_elements(elem).is_some() => {
+                    // An array of arrays is one Z3 array of its elements in C's order (row
+                    // after row), as it lies in memory.
+                    let (t, per) = flat_elements(elem).expect("checked");
                     // A variable-length array's length is a value of the state like any other.
                     let len = match n {
-                        Some(n) => Len::Fixed(*n),
+                        Some(n) => Len::Fixed(n * per),
                         None => Len::Runtime(BV::new_const(ctx, format!("{name}.len"), 64)),
                     };
                     Term::Array(

@@ -256,38 +256,34 @@ impl<'s, 'p, 'w, 'a, 'ctx> Exec<'s, 'p, 'w, 'a, 'ctx> {
         ite_val(c, cdeps, a, b)
     }
 
-    /// `char s[N] = "text"` or `int a[N] = {e, ...}`: the elements given, then zeros (as C
-    /// fills the rest). Not a repair site.
+    /// `char s[N] = "text"`, `int a[N] = {e, ...}` or `int m[R][C] = {{...}, ...}`: the
+    /// elements given, then zeros (as C fills the rest). Not a repair site.
     fn init_array(&mut self, var: VarId, init: &'p Init, span: Span, st: &mut State<'ctx>) -> R<()> {
         let ctx = self.ctx;
-        let Type::Array(elem, Some(n)) = &self.setup.program.var(var).ty else {
-            return unsupported("an array of unknown length", span);
+        let ty = self.setup.program.var(var).ty.clone();
+        let Some((t, n)) = flat_elements(&ty) else {
+            return unsupported("an initialised array of this type", span);
         };
-        let (Type::Int(t), n) = (&**elem, *n) else { return unsupported("an initialised array of this type", span) };
-        let t = *t;
+        let mut given = Vec::new();
+        if let Err(at) = flat_init(init, &ty, 0, &mut given) {
+            return unsupported("this initialiser of an array", at);
+        }
         let zero = c_int::constant(ctx, t, 0);
         let mut a = Array::const_array(ctx, &Sort::bitvector(ctx, 32), &zero);
         let mut deps = Deps::new();
-        match init {
-            Init::Expr(e) => {
-                let ExprKind::Str(bytes) = &e.strip_implicit().kind else {
-                    return unsupported("an array initialised by an expression", e.span);
-                };
-                for (k, b) in bytes.iter().enumerate().take(n as usize) {
-                    a = a.store(&BV::from_u64(ctx, k as u64, 32), &c_int::constant(ctx, t, *b as i64));
-                }
-            }
-            Init::List(items, _) => {
-                let g = st.guard.clone();
-                for (k, item) in items.iter().enumerate().take(n as usize) {
-                    let Init::Expr(x) = item else { return unsupported("a nested initialiser list", span) };
+        let g = st.guard.clone();
+        for (k, item) in given {
+            let b = match item {
+                Given::Byte(b) => c_int::constant(ctx, t, b as i64),
+                Given::Expr(x) => {
                     let val = self.eval(x, st, &g)?;
                     let val = self.convert(val, &Type::Int(t), x.span)?;
-                    let Term::Int(b, _) = &val.term else { unreachable!("an integer element") };
-                    a = a.store(&BV::from_u64(ctx, k as u64, 32), b);
                     deps.extend(val.deps.iter().copied());
+                    let Term::Int(b, _) = val.term else { unreachable!("an integer element") };
+                    b
                 }
-            }
+            };
+            a = a.store(&BV::from_u64(ctx, k, 32), &b);
         }
         self.use_var(var, Usage::Written);
         st.vars.insert(var, Val { term: Term::Array(a, t, Len::Fixed(n)), deps });
@@ -331,6 +327,9 @@ impl<'s, 'p, 'w, 'a, 'ctx> Exec<'s, 'p, 'w, 'a, 'ctx> {
                     let negative = wide.bvslt(&BV::from_i64(self.ctx, 0, 64));
                     self.error(Bool::and(self.ctx, &[&g, &negative]), n.deps.clone(), len.span);
                 }
+                // `int a[n][3]`: n rows of 3 elements.
+                let per = self.setup.program.var(*var).ty.pointee().and_then(flat_elements).map_or(1, |(_, per)| per);
+                let wide = wide.bvmul(&BV::from_u64(self.ctx, per, 64));
                 let Some(Val { term: Term::Array(a, elem, _), deps }) = st.vars.get(var).cloned() else {
                     return unsupported("a variable-length array of this type", s.span);
                 };
@@ -523,5 +522,87 @@ impl<'s, 'p, 'w, 'a, 'ctx> Exec<'s, 'p, 'w, 'a, 'ctx> {
 
     pub(super) fn use_var(&mut self, v: VarId, u: Usage) {
         self.region.usage.push((v, u));
+    }
+}
+
+/// An element an initialiser gives: a string's byte, or an expression.
+enum Given<'p> {
+    Byte(u8),
+    Expr(&'p Expr),
+}
+
+/// The elements `init` gives an object of type `ty` starting `at` elements in, flattened in
+/// C's order (`{{1, 2}, {3}}` for `int [2][2]` gives elements 0, 1 and 2). A list with the
+/// braces of inner arrays left out, or more items than the array holds, is the error's span.
+fn flat_init<'p>(init: &'p Init, ty: &Type, at: u64, out: &mut Vec<(u64, Given<'p>)>) -> Result<(), Span> {
+    match (ty, init) {
+        (Type::Int(_), Init::Expr(x)) => out.push((at, Given::Expr(x))),
+        (Type::Int(_), Init::List(items, sp)) => match items.as_slice() {
+            [one] => flat_init(one, ty, at, out)?,
+            _ => return Err(*sp),
+        },
+        (Type::Array(elem, Some(n)), Init::Expr(x)) => {
+            // A string literal for a `char` array: its bytes (the `'\0'` and the rest are
+            // the zeros every element not given has).
+            let ExprKind::Str(bytes) = &x.strip_implicit().kind else { return Err(x.span) };
+            if !matches!(**elem, Type::Int(_)) {
+                return Err(x.span);
+            }
+            for (k, b) in bytes.iter().enumerate().take(*n as usize) {
+                out.push((at + k as u64, Given::Byte(*b)));
+            }
+        }
+        (Type::Array(elem, Some(n)), Init::List(items, sp)) => {
+            let per = flat_elements(elem).ok_or(*sp)?.1;
+            if items.len() as u64 > *n {
+                return Err(*sp);
+            }
+            for (k, item) in items.iter().enumerate() {
+                if matches!(**elem, Type::Array(..))
+                    && matches!(item, Init::Expr(x) if !matches!(x.strip_implicit().kind, ExprKind::Str(_)))
+                {
+                    // Braces left out (`int m[2][2] = {1, 2, 3, 4}`): not followed here.
+                    return Err(*sp);
+                }
+                flat_init(item, elem, at + k as u64 * per, out)?;
+            }
+        }
+        (_, Init::Expr(x)) => return Err(x.span),
+        (_, Init::List(_, sp)) => return Err(*sp),
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The element indices the initialiser of the first declaration of `main` gives, or
+    /// `None` where it is refused.
+    fn given(decl: &str) -> Option<Vec<u64>> {
+        let program = crate::syntax::lower::lower_source(&format!("int main(void) {{ {decl} return 0; }}")).program;
+        let body = program.func(program.func_by_name("main").expect("main")).body.as_ref().expect("a body");
+        let mut out = None;
+        crate::ir::walk::for_each_stmt(body, &mut |s| {
+            if let (None, StmtKind::Decl { var, init: Some(init) }) = (&out, &s.kind) {
+                let mut given = Vec::new();
+                out = Some(
+                    flat_init(init, &program.var(*var).ty, 0, &mut given)
+                        .ok()
+                        .map(|()| given.iter().map(|(k, _)| *k).collect::<Vec<u64>>()),
+                );
+            }
+        });
+        out.expect("an initialised declaration")
+    }
+
+    #[test]
+    fn an_initialiser_of_rows_fills_the_array_row_after_row() {
+        assert_eq!(given("int m[2][3] = {{1, 2, 3}, {4}};"), Some(vec![0, 1, 2, 3]));
+        assert_eq!(given("char w[2][4] = {\"ab\", \"c\"};"), Some(vec![0, 1, 4]));
+        assert_eq!(given("int v[3] = {7};"), Some(vec![0]));
+        // The inner braces left out: the front end puts them back.
+        assert_eq!(given("int m[2][2] = {1, 2, 3, 4};"), Some(vec![0, 1, 2, 3]));
+        assert_eq!(given("int m[2][2] = {{1, 2}, 3};"), Some(vec![0, 1, 2]));
     }
 }
