@@ -829,9 +829,7 @@ fn front_end_with(tree: &Tree, text: &str, opts: &CheckOptions, course: &Course,
             continue;
         }
         let fixed = crate::ir::apply_edits(text, &fix.edits);
-        let same = |r: &Repair| {
-            r.primary() == fix.primary() && r.edits.len() < 4 && crate::ir::apply_edits(text, &r.edits) == fixed
-        };
+        let same = |r: &Repair| r.primary() == fix.primary() && crate::ir::apply_edits(text, &r.edits) == fixed;
         match report.repairs.iter().position(same) {
             Some(i) => report.repairs[i] = fix,
             None => report.repairs.push(fix),
