@@ -95,6 +95,9 @@ fn int_expr(rng: &mut Rng, f: &Features, depth: u32) -> Ex {
         ),
         5 if f.math => Ex::Call("abs", vec![int_expr(rng, f, depth - 1)]),
         6 if f.function => Ex::Call("twice", vec![int_expr(rng, f, depth - 1)]),
+        7 if f.array && f.width && rng.below(2) == 0 => {
+            Ex::Text(format!("g[({} % 2 + 2) % 2][1]", show(&int_expr(rng, f, depth - 1))))
+        }
         7 if f.array => Ex::Text(format!("v[({} % 4 + 4) % 4]", show(&int_expr(rng, f, depth - 1)))),
         8 if f.char => {
             Ex::Call(pick(rng, &["isdigit", "isalpha", "isupper", "toupper", "tolower"]), vec![Ex::Var("ch")])
@@ -333,8 +336,9 @@ fn source(p: &Program) -> String {
         s.push_str("    char ch;\n");
     }
     if f.array && f.width {
-        // A variable-length array of the same length: its length a value of the state.
-        s.push_str("    int w = 4;\n    int v[w];\n");
+        // A variable-length array of the same length: its length a value of the state;
+        // and one of rows of a runtime length, filled from it.
+        s.push_str("    int w = 4;\n    int v[w];\n    int g[w / 2][w / 2];\n");
     } else if f.array {
         s.push_str("    int v[4];\n");
     }
@@ -358,6 +362,9 @@ fn source(p: &Program) -> String {
     if f.array {
         s.push_str("    for (i = 0; i < 4; i++)\n        v[i] = a + i * b;\n");
     }
+    if f.array && f.width {
+        s.push_str("    for (i = 0; i < 4; i++)\n        g[i / 2][i % 2] = v[i] - i;\n");
+    }
     s.push_str("    i = 0;\n    k = 0;\n    m = 0;\n");
     render_block(&mut s, &p.body, 1);
     s.push_str("    printf(\"%d\\n\", r);\n");
@@ -366,6 +373,9 @@ fn source(p: &Program) -> String {
     }
     if f.array {
         s.push_str("    printf(\"%d %d\\n\", v[0], v[3]);\n");
+    }
+    if f.array && f.width {
+        s.push_str("    printf(\"%d\\n\", g[1][0]);\n");
     }
     if f.string {
         s.push_str("    printf(\"%s\\n\", s);\n");

@@ -265,7 +265,14 @@ impl Inliner {
                 }
                 StmtKind::Decl { var, init: Some(list) }
             }
-            StmtKind::VlaDecl { var, len } => StmtKind::VlaDecl { var, len: self.hoist(len, &mut pre)? },
+            StmtKind::VlaDecl { var, len, row } => {
+                let len = self.hoist(len, &mut pre)?;
+                let row = match row {
+                    Some((v, per)) => Some((v, self.hoist(per, &mut pre)?)),
+                    None => None,
+                };
+                StmtKind::VlaDecl { var, len, row }
+            }
             other => other,
         };
         pre.push(stmt_of(kind, span));
@@ -705,9 +712,16 @@ fn strip_calls(e: &mut Expr) {
 /// (pointer parameters) to the argument, with `*&v` folded to `v`.
 fn rename_stmt(s: &mut Stmt, renamed: &HashMap<VarId, VarId>, subst: &HashMap<VarId, Expr>) {
     super::walk::for_each_stmt_mut(s, &mut |st| match &mut st.kind {
-        StmtKind::Decl { var, .. } | StmtKind::VlaDecl { var, .. } => {
+        StmtKind::Decl { var, .. } | StmtKind::VlaDecl { var, row: None, .. } => {
             if let Some(n) = renamed.get(var) {
                 *var = *n;
+            }
+        }
+        StmtKind::VlaDecl { var, row: Some((per, _)), .. } => {
+            for v in [var, per] {
+                if let Some(n) = renamed.get(v) {
+                    *v = *n;
+                }
             }
         }
         _ => {}
@@ -727,6 +741,11 @@ fn rename_expr(e: &mut Expr, renamed: &HashMap<VarId, VarId>, subst: &HashMap<Va
             *e = Expr { span, ..arg.clone() };
         }
         return;
+    }
+    if let ExprKind::Row { len, .. } = &mut e.kind
+        && let Some(n) = renamed.get(len)
+    {
+        *len = *n;
     }
     children_mut(e).into_iter().for_each(|c| rename_expr(c, renamed, subst));
     // `*&v` is `v`; `(&v)[0]`-like forms stay as they are.

@@ -514,7 +514,7 @@ impl Printer<'_> {
                 let args: Vec<String> = args.iter().map(|a| self.expr(a, ASSIGN)).collect();
                 (format!("{name}({})", args.join(", ")), POSTFIX)
             }
-            ExprKind::Index(base, index) => {
+            ExprKind::Index(base, index) | ExprKind::Row { array: base, index, .. } => {
                 (format!("{}[{}]", self.expr(base, POSTFIX), self.expr(index, COMMA)), POSTFIX)
             }
             ExprKind::Member { base, field, arrow } => {
@@ -588,14 +588,22 @@ impl Printer<'_> {
                 out.push_str(&self.expr(e, COMMA));
                 out.push_str(";\n");
             }
+            StmtKind::Decl { var, init: Some(Init::Expr(len)) } if self.p.var(*var).hidden() => {
+                // A parameter's hidden row length (`ExprKind::Row`): C has no text for it.
+                out.push_str(&format!("/* {} = {} */\n", self.p.var(*var).name, self.expr(len, COMMA)));
+            }
             StmtKind::Decl { var, init } => {
                 out.push_str(&self.declaration(*var, init.as_ref()));
                 out.push_str(";\n");
             }
-            StmtKind::VlaDecl { var, len } => {
+            StmtKind::VlaDecl { var, len, row } => {
                 let v = self.p.var(*var);
-                let elem = v.ty.pointee().cloned().unwrap_or(Type::Error);
-                let declarator = format!("{}[{}]", v.name, self.expr(len, COMMA));
+                let mut elem = v.ty.pointee().cloned().unwrap_or(Type::Error);
+                let mut declarator = format!("{}[{}]", v.name, self.expr(len, COMMA));
+                if let Some((_, per)) = row {
+                    elem = elem.pointee().cloned().unwrap_or(Type::Error);
+                    declarator = format!("{declarator}[{}]", self.expr(per, COMMA));
+                }
                 out.push_str(&type_to_c(&elem, &declarator, Some(self.p)));
                 out.push_str(";\n");
             }

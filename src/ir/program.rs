@@ -34,6 +34,14 @@ pub struct Var {
     pub addressable: bool,
 }
 
+impl Var {
+    /// A local the front end made, not the program (the row length of `int a[n][m]`, see
+    /// [`ExprKind::Row`]): its name is no C identifier, so no repair or completion offers it.
+    pub fn hidden(&self) -> bool {
+        self.name.contains('.')
+    }
+}
+
 #[derive(Clone, Debug)]
 pub struct Field {
     pub name: String,
@@ -555,6 +563,17 @@ pub enum ExprKind {
     Call(Callee, Vec<Expr>),
     /// `base[index]`, `base` a pointer (arrays decay first), `index` an integer.
     Index(Box<Expr>, Box<Expr>),
+    /// `array[index]` where `array` points to rows whose length is only known at run time
+    /// (`int a[n][m]`, a parameter `int a[][m]`): a pointer to the first element of row
+    /// `index`, `index * len` elements after `array`. `len` is the hidden local that holds
+    /// the row length, evaluated once where the array (or the function) begins, as C does:
+    /// by the array's `VlaDecl`, or for a parameter by a `Decl` at the start of the body.
+    /// It is named `{array}.row`, which no C identifier can be, and is not a site to repair.
+    Row {
+        array: Box<Expr>,
+        index: Box<Expr>,
+        len: VarId,
+    },
     /// `base.field` (`arrow: false`) or `base->field` (`arrow: true`, base is a pointer).
     Member {
         base: Box<Expr>,
@@ -619,10 +638,15 @@ pub enum StmtKind {
         init: Option<Init>,
     },
     /// A variable-length array `T a[len]` (the variable's type is `Array(T, None)`); `len`
-    /// is evaluated when the declaration runs, and must be positive.
+    /// is evaluated when the declaration runs, and must not be negative. With `row`, the
+    /// array holds `len` rows of a length known only at run time (`int a[n][m]`, type
+    /// `Array(Array(T, None), None)`): the declaration first evaluates the row length
+    /// (`m`, also not negative) into its hidden local (see [`ExprKind::Row`]); the array has
+    /// `len * m` elements.
     VlaDecl {
         var: VarId,
         len: Expr,
+        row: Option<(VarId, Expr)>,
     },
     If {
         cond: Expr,

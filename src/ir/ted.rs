@@ -530,8 +530,11 @@ impl Builder<'_> {
             // An expression statement is its expression.
             StmtKind::Expr(e) => return self.expr(e),
             StmtKind::Decl { var, init } => return self.decl(*var, init.as_ref()),
-            StmtKind::VlaDecl { var, len } => {
+            StmtKind::VlaDecl { var, len, row } => {
                 self.expr(len);
+                if let Some((_, per)) = row {
+                    self.expr(per);
+                }
                 let v = self.p.var(*var);
                 format!("decl {}[] {}", self.ty(v.ty.pointee().unwrap_or(&Type::Error)), v.name)
             }
@@ -620,7 +623,7 @@ impl Builder<'_> {
                 Callee::Builtin(Builtin::Nondet) => format!("call {}", super::print::nondet_name(&e.ty)),
                 Callee::Builtin(b) => format!("call {}", b.c_name()),
             },
-            ExprKind::Index(..) => "[]".into(),
+            ExprKind::Index(..) | ExprKind::Row { .. } => "[]".into(),
             ExprKind::Member { base, field, arrow } => {
                 let sty = if *arrow { base.ty.pointee() } else { Some(&base.ty) };
                 let name = match sty {

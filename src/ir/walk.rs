@@ -55,6 +55,7 @@ pub fn children_mut(e: &mut Expr) -> Vec<&mut Expr> {
         | ExprKind::Assign(a, b)
         | ExprKind::CompoundAssign { lhs: a, rhs: b, .. }
         | ExprKind::Index(a, b)
+        | ExprKind::Row { array: a, index: b, .. }
         | ExprKind::Comma(a, b) => vec![&mut **a, &mut **b],
         ExprKind::Cond(a, b, c) => vec![&mut **a, &mut **b, &mut **c],
         ExprKind::Call(_, args) => args.iter_mut().collect(),
@@ -77,6 +78,7 @@ pub fn children(e: &Expr) -> Vec<&Expr> {
         | ExprKind::Assign(a, b)
         | ExprKind::CompoundAssign { lhs: a, rhs: b, .. }
         | ExprKind::Index(a, b)
+        | ExprKind::Row { array: a, index: b, .. }
         | ExprKind::Comma(a, b) => vec![&**a, &**b],
         ExprKind::Cond(a, b, c) => vec![&**a, &**b, &**c],
         ExprKind::Call(_, args) => args.iter().collect(),
@@ -130,7 +132,13 @@ pub fn for_each_stmt_mut(s: &mut Stmt, f: &mut impl FnMut(&mut Stmt)) {
 
 pub fn walk_stmt(s: &Stmt, f: &mut impl FnMut(&Expr)) {
     match &s.kind {
-        StmtKind::Expr(e) | StmtKind::Return(Some(e)) | StmtKind::VlaDecl { len: e, .. } => walk_expr(e, f),
+        StmtKind::Expr(e) | StmtKind::Return(Some(e)) => walk_expr(e, f),
+        StmtKind::VlaDecl { len, row, .. } => {
+            walk_expr(len, f);
+            if let Some((_, per)) = row {
+                walk_expr(per, f);
+            }
+        }
         StmtKind::Decl { init: Some(init), .. } => walk_init(init, f),
         StmtKind::If { cond, then, els } => {
             walk_expr(cond, f);
@@ -165,7 +173,13 @@ pub fn walk_stmt(s: &Stmt, f: &mut impl FnMut(&Expr)) {
 /// `for` step, a `return` value, an initialiser): the expressions no other expression holds.
 pub fn full_exprs(s: &Stmt, f: &mut impl FnMut(&Expr)) {
     for_each_stmt(s, &mut |x| match &x.kind {
-        StmtKind::Expr(e) | StmtKind::Return(Some(e)) | StmtKind::VlaDecl { len: e, .. } => f(e),
+        StmtKind::Expr(e) | StmtKind::Return(Some(e)) => f(e),
+        StmtKind::VlaDecl { len, row, .. } => {
+            f(len);
+            if let Some((_, per)) = row {
+                f(per);
+            }
+        }
         StmtKind::Decl { init: Some(init), .. } => {
             let mut roots = |i: &Init| {
                 if let Init::Expr(e) = i {
@@ -241,7 +255,13 @@ pub fn walk_stmt_mut(s: &mut Stmt, f: &mut impl FnMut(&mut Expr) -> bool) {
         }
     }
     match &mut s.kind {
-        StmtKind::Expr(e) | StmtKind::Return(Some(e)) | StmtKind::VlaDecl { len: e, .. } => expr(e, f),
+        StmtKind::Expr(e) | StmtKind::Return(Some(e)) => expr(e, f),
+        StmtKind::VlaDecl { len, row, .. } => {
+            expr(len, f);
+            if let Some((_, per)) = row {
+                expr(per, f);
+            }
+        }
         StmtKind::Decl { init: Some(i), .. } => init(i, f),
         StmtKind::If { cond, then, els } => {
             expr(cond, f);

@@ -825,7 +825,10 @@ impl Scope for FunctionScopes<'_> {
         let mut vars: Vec<VarId> = self
             .ranges
             .iter()
-            .filter(|(v, from, until)| *from <= at.start && at.end <= *until && &self.program.var(*v).ty == ty)
+            .filter(|(v, from, until)| {
+                let var = self.program.var(*v);
+                *from <= at.start && at.end <= *until && &var.ty == ty && !var.hidden()
+            })
             .map(|(v, _, _)| *v)
             .collect();
         // An inner declaration shadows an outer one of the same name.

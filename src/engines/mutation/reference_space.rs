@@ -555,7 +555,9 @@ fn renamings(
         | ExprKind::Str(_)
         | ExprKind::SizeOf { .. }
         | ExprKind::AddrOf(_)
-        | ExprKind::Deref(_) => ok = false,
+        | ExprKind::Deref(_)
+        // A row of runtime length reads its hidden length, which has no partner.
+        | ExprKind::Row { .. } => ok = false,
         // An element of an array or pointer variable (with a partner, as every variable),
         // `v[i]`, or the array passed on.
         ExprKind::Index(base, _) => ok &= matches!(base.strip_implicit().kind, ExprKind::Var(_)),

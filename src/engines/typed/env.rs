@@ -104,6 +104,7 @@ impl<'p> Env<'p> {
             let mut visible = Vec::new();
             if let Some(body) = &function.body {
                 visible_locals(body, pos, &mut visible);
+                visible.retain(|v| !program.var(*v).hidden());
             }
             let mut uninitialised = Vec::new();
             if let Some(body) = &function.body {
@@ -386,7 +387,13 @@ const MAX_LITERALS: usize = 12;
 
 fn collect_stmt_types(s: &Stmt, types: &mut Types, out: &mut HashMap<(u32, u32), Ty>) {
     match &s.kind {
-        StmtKind::Expr(x) | StmtKind::VlaDecl { len: x, .. } => collect_expr_types(x, types, out),
+        StmtKind::Expr(x) => collect_expr_types(x, types, out),
+        StmtKind::VlaDecl { len, row, .. } => {
+            collect_expr_types(len, types, out);
+            if let Some((_, per)) = row {
+                collect_expr_types(per, types, out);
+            }
+        }
         StmtKind::Decl { init: Some(Init::Expr(x)), .. } => collect_expr_types(x, types, out),
         StmtKind::Return(Some(x)) => collect_expr_types(x, types, out),
         StmtKind::If { cond, then, els } => {

@@ -83,7 +83,13 @@ pub fn signals(program: &Program, body: &Stmt, call: Span) -> FlowSignals {
 
 fn stmt_events(s: &Stmt, out: &mut Vec<Event>) {
     match &s.kind {
-        StmtKind::Expr(x) | StmtKind::VlaDecl { len: x, .. } => expr_events(x, out),
+        StmtKind::Expr(x) => expr_events(x, out),
+        StmtKind::VlaDecl { len, row, .. } => {
+            expr_events(len, out);
+            if let Some((_, per)) = row {
+                expr_events(per, out);
+            }
+        }
         StmtKind::Decl { var, init: Some(init) } => {
             init_events(init, out);
             out.push((*var, s.span.end, Access::Init));

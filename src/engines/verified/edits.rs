@@ -128,6 +128,11 @@ impl<'j, 'p: 'j, 'ctx: 'j> Job<'j, 'p, 'ctx> {
                 (e.span, if *b { "1".to_string() } else { "0".to_string() })
             }
             (Alt::Keep, _) => (info.stmt?.span, String::new()),
+            // `s += y` whose new value is `s + z`: only `y` changes (C reads `s op= z` as
+            // `s = s op (z)`, and `s` is a variable).
+            (Alt::Expr(x), SiteKind::Update(v)) if let Some((rhs, z)) = same_compound(e, x, v) => {
+                (rhs.span, expr_to_c(p, z))
+            }
             (Alt::Expr(x), SiteKind::Update(v)) if is_self_update(e) => {
                 (e.span, format!("{} = {}", p.var(v).name, expr_to_c(p, x)))
             }
@@ -229,6 +234,15 @@ pub(super) fn indentation_after(text: &str, at: usize) -> String {
         .find(|l| !l.trim().is_empty())
         .map(|l| l[..l.len() - l.trim_start().len()].to_string())
         .unwrap_or_else(|| "    ".into())
+}
+
+/// For a site `v op= y` and a new value `v op z` (same operator, `v` itself on the left):
+/// `y` and `z`.
+fn same_compound<'e>(site: &'e Expr, value: &'e Expr, v: VarId) -> Option<(&'e Expr, &'e Expr)> {
+    let ExprKind::CompoundAssign { op, lhs, rhs, .. } = &site.kind else { return None };
+    let ExprKind::Binary(op2, left, z) = &value.strip_implicit().kind else { return None };
+    let is_v = |e: &Expr| matches!(e.strip_implicit().kind, ExprKind::Var(w) if w == v);
+    (op == op2 && is_v(lhs) && is_v(left)).then_some((&**rhs, &**z))
 }
 
 #[cfg(test)]

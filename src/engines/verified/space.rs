@@ -59,7 +59,13 @@ impl<'j, 'p: 'j, 'ctx: 'j> Job<'j, 'p, 'ctx> {
         let stu_conds = stu(&|k| *k == SiteKind::Cond);
         let stu_updates = stu(&|k| matches!(k, SiteKind::Update(_)));
         let student_vars: Vec<(VarId, Type)> = if self.wide {
-            self.s.vars().into_iter().map(|v| (v, self.s.program.var(v).ty.clone())).collect()
+            let program = self.s.program;
+            self.s
+                .vars()
+                .into_iter()
+                .filter(|v| !program.var(*v).hidden())
+                .map(|v| (v, program.var(v).ty.clone()))
+                .collect()
         } else {
             Vec::new()
         };
@@ -245,7 +251,7 @@ impl<'j, 'p: 'j, 'ctx: 'j> Job<'j, 'p, 'ctx> {
         let mut e = e.clone();
         let mut ok = true;
         rename_in(&mut e, &mut |k| match k {
-            ExprKind::Var(v) => match self.align.get(v) {
+            ExprKind::Var(v) | ExprKind::Row { len: v, .. } => match self.align.get(v) {
                 Some(s) => *v = *s,
                 None => ok = false,
             },

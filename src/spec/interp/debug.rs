@@ -180,7 +180,10 @@ impl<'p> Paused<'_, 'p> {
     fn visible(&self, frame: Frame) -> Vec<VarId> {
         let prog = self.m.prog;
         let f = prog.func(frame.func);
-        let declared = |v: &VarId| prog.var(*v).kind == VarKind::Param || prog.var(*v).span.start <= frame.at.start;
+        let declared = |v: &VarId| {
+            let var = prog.var(*v);
+            (var.kind == VarKind::Param || var.span.start <= frame.at.start) && !var.hidden()
+        };
         f.params.iter().chain(&f.locals).copied().filter(declared).collect()
     }
 

@@ -680,6 +680,14 @@ impl<'p> Machine<'p> {
                 self.load(pl, &e.ty, e)
             }
             ExprKind::Decay(a) => self.eval(a),
+            ExprKind::Row { array, index, len } => {
+                let base = self.eval(array)?.i();
+                let i = int_index(self.eval(index)?, &index.ty);
+                let info = self.vars[len.0 as usize];
+                let per = self.slot(info).i();
+                let es = self.prog.size_of(e.ty.pointee().unwrap_or(&Type::CHAR)) as i64;
+                Ok(Val::I(memory::ptr_add(base, i.wrapping_mul(per).wrapping_mul(es))))
+            }
             ExprKind::AddrOf(a) => Ok(Val::I(self.addr_of(a)?)),
             ExprKind::SizeOf { size, .. } => Ok(Val::I(*size as i64)),
             ExprKind::Cast { expr, .. } => {
@@ -1243,19 +1251,31 @@ impl<'p> Machine<'p> {
                 }
                 Ok(Flow::Normal)
             }
-            StmtKind::VlaDecl { var, len } => {
-                let n = self.eval(len)?;
-                let n = convert(n, &len.ty, &Type::Int(IntType::LONG)).i();
+            StmtKind::VlaDecl { var, len, row } => {
                 let v = self.prog.var(*var);
-                let elem = v.ty.pointee().cloned().unwrap_or(Type::CHAR);
-                if n < 0 {
-                    return err(
-                        K::OutOfBounds,
-                        len.span,
-                        format!("the array `{}` is declared with a negative length ({n})", v.name),
-                    );
+                let mut elem = v.ty.pointee().cloned().unwrap_or(Type::CHAR);
+                let count = |this: &mut Self, len: &'p Expr| -> R<u64> {
+                    let n = this.eval(len)?;
+                    let n = convert(n, &len.ty, &Type::Int(IntType::LONG)).i();
+                    if n < 0 {
+                        return err(
+                            K::OutOfBounds,
+                            len.span,
+                            format!("the array `{}` is declared with a negative length ({n})", v.name),
+                        );
+                    }
+                    Ok(n as u64)
+                };
+                let mut n = count(self, len)?;
+                if let Some((per_var, per)) = row {
+                    // `int a[n][m]`: `m` first, kept for the rows' starts, then `n` rows of it.
+                    let m = count(self, per)?;
+                    let info = self.vars[per_var.0 as usize];
+                    *self.slot(info) = Val::I(m as i64);
+                    n = n.saturating_mul(m);
+                    elem = elem.pointee().cloned().unwrap_or(Type::CHAR);
                 }
-                let size = (n as u64).saturating_mul(self.prog.size_of(&elem));
+                let size = n.saturating_mul(self.prog.size_of(&elem));
                 let info = self.vars[var.0 as usize];
                 // A re-executed declaration (in a loop) replaces the previous array.
                 if let Val::I(old) = *self.slot(info) {

@@ -151,7 +151,7 @@ fn write(p: &Program, e: &Expr, s: &mut String, min: u8) {
             }
             s.push(')');
         }
-        ExprKind::Index(a, i) => {
+        ExprKind::Index(a, i) | ExprKind::Row { array: a, index: i, .. } => {
             write(p, a, s, 15);
             s.push('[');
             write(p, i, s, 0);

@@ -918,7 +918,12 @@ impl Uses<'_> {
                 self.init(init);
             }
             StmtKind::Decl { init: None, .. } | StmtKind::Break | StmtKind::Continue | StmtKind::Empty => {}
-            StmtKind::VlaDecl { len, .. } => self.expr(len, true),
+            StmtKind::VlaDecl { len, row, .. } => {
+                self.expr(len, true);
+                if let Some((_, per)) = row {
+                    self.expr(per, true);
+                }
+            }
             StmtKind::Return(value) => value.iter().for_each(|e| self.expr(e, true)),
             StmtKind::If { cond, then, els } => {
                 self.expr(cond, true);
@@ -1549,7 +1554,13 @@ impl Unset<'_> {
                     set.remove(var);
                 }
             }
-            StmtKind::VlaDecl { len: e, .. } | StmtKind::Expr(e) => self.expr(e, st),
+            StmtKind::VlaDecl { len, row, .. } => {
+                self.expr(len, st);
+                if let Some((_, per)) = row {
+                    self.expr(per, st);
+                }
+            }
+            StmtKind::Expr(e) => self.expr(e, st),
             StmtKind::Return(value) => {
                 if let Some(e) = value {
                     self.expr(e, st);

@@ -13,6 +13,12 @@ fn int_expr(v: i64, ty: Type, span: Span) -> Expr {
     Expr::new(ExprKind::Int(v), ty, span)
 }
 
+/// A pointer to rows of a runtime length (`a` in `int a[n][m]`, decayed): only indexing
+/// (`ExprKind::Row`) knows how long a row is.
+fn to_runtime_rows(ty: &Type) -> bool {
+    matches!(ty, Type::Pointer(row) if matches!(**row, Type::Array(_, None)))
+}
+
 fn error_expr(span: Span) -> Expr {
     Expr::new(ExprKind::Int(0), Type::Error, span)
 }
@@ -210,6 +216,10 @@ impl<'a> Lowerer<'a> {
                     (false, false) => IncDec::PostDec,
                 };
                 self.check_modifiable(&target, if inc { "increment" } else { "decrement" });
+                if to_runtime_rows(&target.ty) {
+                    self.unsupported("arithmetic on a pointer to rows of variable length", span);
+                    return error_expr(span);
+                }
                 if !target.ty.is_scalar() && !target.ty.is_error() {
                     let t = self.program.type_name(&target.ty);
                     self.error(span, format!("cannot apply `{}` to a value of type `{t}`", self.text(op_node)));
@@ -267,7 +277,7 @@ impl<'a> Lowerer<'a> {
                         );
                     }
                     let e = self.lower_expr(v);
-                    if matches!(e.ty, Type::Array(_, None)) {
+                    if matches!(e.ty, Type::Array(_, None)) || matches!(e.kind, ExprKind::Row { .. }) {
                         // A variable-length array's size is only known when the program runs.
                         self.unsupported("`sizeof` of a variable-length array", span);
                     }
@@ -307,6 +317,24 @@ impl<'a> Lowerer<'a> {
                 if !index.ty.is_integer() && !index.ty.is_error() {
                     let t = self.program.type_name(&index.ty);
                     self.error(index.span, format!("an array index must be an integer, not `{t}`"));
+                }
+                if let Type::Array(leaf, None) = &elem {
+                    // A row of runtime length (`a[i]` with `int a[n][m]`).
+                    let leaf = Type::ptr((**leaf).clone());
+                    let named = match &base.strip_implicit().kind {
+                        ExprKind::Decay(x) => x.strip_implicit(),
+                        _ => base.strip_implicit(),
+                    };
+                    let len = match named.kind {
+                        ExprKind::Var(v) => self.row_lengths.get(&v).copied(),
+                        _ => None,
+                    };
+                    let Some(len) = len else {
+                        self.unsupported("indexing a pointer to rows of unknown length", span);
+                        return error_expr(span);
+                    };
+                    let kind = ExprKind::Row { array: Box::new(base), index: Box::new(index), len };
+                    return Expr::new(kind, leaf, span);
                 }
                 Expr::new(ExprKind::Index(Box::new(base), Box::new(index)), elem, span)
             }
@@ -611,6 +639,10 @@ impl<'a> Lowerer<'a> {
             Expr::new(ExprKind::Binary(op, Box::new(lhs.clone()), Box::new(rhs.clone())), Type::Error, span)
         };
         match op {
+            BinOp::Add | BinOp::Sub if to_runtime_rows(&lt) || to_runtime_rows(&rt) => {
+                self.unsupported("arithmetic on a pointer to rows of variable length", span);
+                Expr::new(ExprKind::Binary(op, Box::new(lhs), Box::new(rhs)), Type::Error, span)
+            }
             BinOp::Add | BinOp::Sub if lt.is_pointer() || rt.is_pointer() => {
                 if lt.is_pointer() && rt.is_integer() {
                     let rhs = self.convert(rhs, &Type::Int(IntType::LONG));
@@ -754,6 +786,10 @@ impl<'a> Lowerer<'a> {
 
     fn deref(&mut self, inner: Expr, span: Span) -> Expr {
         let inner = self.rvalue(inner);
+        if to_runtime_rows(&inner.ty) {
+            self.unsupported("`*` on a pointer to rows of variable length", span);
+            return Expr::new(ExprKind::Deref(Box::new(inner)), Type::Error, span);
+        }
         match inner.ty.clone() {
             Type::Pointer(t) => {
                 if *t == Type::Void {

@@ -153,6 +153,11 @@ struct Lowerer<'a> {
     depth: usize,
     /// The length expression of a variable-length array met by the last `apply_declarator`.
     pending_vla: Option<Expr>,
+    /// A row length only known at run time met by the last `apply_declarator`
+    /// (`m` in `int a[n][m]` or in a parameter `int a[][m]`).
+    pending_row: Option<Expr>,
+    /// The hidden local holding the row length of each array or parameter with runtime rows.
+    row_lengths: HashMap<VarId, VarId>,
     /// A parameter's declarator is being applied: its own length (`int a[n]`) is not part of
     /// its type, and a later one may name an earlier parameter (`int a[n][m]`).
     in_params: bool,
@@ -181,6 +186,8 @@ impl<'a> Lowerer<'a> {
             switch_depth: 0,
             depth: 0,
             pending_vla: None,
+            pending_row: None,
+            row_lengths: HashMap::new(),
             in_params: false,
             expanding: Vec::new(),
             span_override: None,
@@ -533,8 +540,11 @@ impl<'a> Lowerer<'a> {
         self.scopes.push(HashMap::new());
         let knr = self.knr_declarations(node);
         let mut params = Vec::new();
+        // The hidden locals of parameters with runtime rows (`int a[][m]`), set on entry.
+        let mut row_decls = Vec::new();
         if let Some(plist) = fdecl.child_by_field_name("parameters") {
             for p in Self::children(plist) {
+                self.pending_row = None;
                 let (pname, ty) = match p.kind() {
                     "parameter_declaration" => {
                         let base = self.base_type(p);
@@ -560,15 +570,24 @@ impl<'a> Lowerer<'a> {
                 let v = self.new_var(pname, ty, pspan, VarKind::Param);
                 self.declare(pname, Symbol::Var(v), pspan);
                 params.push(v);
+                if let Some(len) = self.pending_row.take() {
+                    let stride = self.row_length_var(v);
+                    let span = len.span;
+                    let kind = StmtKind::Decl { var: stride, init: Some(Init::Expr(len)) };
+                    row_decls.push(Stmt { kind, span });
+                }
             }
         }
         self.program.funcs[id.0 as usize].params = params;
         self.pending_vla = None;
         let body = node.child_by_field_name("body");
-        let body = match body {
+        let mut body = match body {
             Some(b) => self.lower_compound(b, false),
             None => Stmt { kind: StmtKind::Block(Vec::new()), span: self.span(node) },
         };
+        if let StmtKind::Block(stmts) = &mut body.kind {
+            stmts.splice(0..0, row_decls);
+        }
         if node.has_error() {
             // The syntax layer reports the error itself; the engines must not trust this body.
             let f = &mut self.program.funcs[id.0 as usize];
@@ -782,22 +801,18 @@ impl<'a> Lowerer<'a> {
                         match const_eval(&e) {
                             Some(n) if n > 0 => Some(n as u64),
                             _ if self.cur_func.is_none() => {
+                                // A runtime row length: the definition pass gives it a
+                                // hidden local; `int (*)[]` is compatible with every row.
                                 self.diags.truncate(diags);
                                 self.fixes.truncate(fixes);
-                                return self.apply_declarator_child(node, Type::Error);
+                                return self.apply_declarator_child(node, Type::Array(Box::new(base), None));
                             }
                             Some(_) => {
                                 self.error(self.span(size), "an array must have a positive size");
                                 Some(1)
                             }
                             None if e.ty.is_error() => Some(1),
-                            None => {
-                                self.unsupported(
-                                    "a parameter that is a variable-length array of arrays",
-                                    self.span(size),
-                                );
-                                return self.apply_declarator_child(node, Type::Error);
-                            }
+                            None => return self.runtime_row(node, base, e),
                         }
                     }
                     Some(size) => {
@@ -809,6 +824,15 @@ impl<'a> Lowerer<'a> {
                                 Some(1)
                             }
                             None if e.ty.is_error() => Some(1),
+                            None if e.ty.is_integer()
+                                && self.cur_func.is_some()
+                                && node
+                                    .child_by_field_name("declarator")
+                                    .is_some_and(|d| d.kind() == "array_declarator") =>
+                            {
+                                // `m` in `int a[n][m]`: the length of each row.
+                                return self.runtime_row(node, base, e);
+                            }
                             None if e.ty.is_integer() && self.cur_func.is_some() && self.pending_vla.is_none() => {
                                 let e = self.rvalue(e);
                                 let e = self.convert(e, &Type::Int(IntType::LONG));
@@ -844,6 +868,37 @@ impl<'a> Lowerer<'a> {
             },
             _ => (None, base),
         }
+    }
+
+    /// A row of `base` whose length `len` is only known at run time (`[m]` in
+    /// `int a[n][m]`): an array of unknown length, the length kept in `pending_row` for the
+    /// declaration (or the parameter) to store in a hidden local. Rows of rows, and rows
+    /// of anything but numbers and characters, are not supported.
+    fn runtime_row(&mut self, node: Node<'a>, base: Type, len: Expr) -> (Option<(&'a str, Span)>, Type) {
+        let span = len.span;
+        if !base.is_arithmetic() || self.pending_row.is_some() {
+            let what = if self.pending_row.is_some() {
+                "a variable-length array of more than two dimensions"
+            } else {
+                "a variable-length array of arrays of this type"
+            };
+            self.unsupported(what, span);
+            self.pending_row = None;
+            return self.apply_declarator_child(node, Type::Error);
+        }
+        let len = self.rvalue(len);
+        self.pending_row = Some(self.convert(len, &Type::Int(IntType::LONG)));
+        self.apply_declarator_child(node, Type::Array(Box::new(base), None))
+    }
+
+    /// The hidden local that holds the runtime row length of `array` (see
+    /// [`ExprKind::Row`]).
+    fn row_length_var(&mut self, array: VarId) -> VarId {
+        let name = format!("{}.row", self.program.var(array).name);
+        let span = self.program.var(array).span;
+        let v = self.new_var(&name, Type::Int(IntType::LONG), span, VarKind::Local);
+        self.row_lengths.insert(array, v);
+        v
     }
 
     /// The rest of a declarator, inside `node`, applied to `ty`.
@@ -904,16 +959,40 @@ impl<'a> Lowerer<'a> {
                 continue;
             }
             self.pending_vla = None;
+            self.pending_row = None;
             let (name, mut ty) = self.apply_declarator(d, base.clone());
             let vla_len = self.pending_vla.take();
+            let row_len = self.pending_row.take();
             let Some((name, name_span)) = name else { continue };
+            if let Some(row) = row_len {
+                // `int a[n][m]` (or `int a[3][m]`): `len` rows of `m` elements.
+                let outer = match (&ty, vla_len) {
+                    (Type::Array(_, None), Some(len)) => Some(len),
+                    (Type::Array(_, Some(n)), None) => {
+                        Some(Expr::new(ExprKind::Int(*n as i64), Type::Int(IntType::LONG), self.span(d)))
+                    }
+                    _ => None,
+                };
+                match outer {
+                    Some(len) if !global && !is_static && d.kind() != "init_declarator" => {
+                        let Type::Array(row_ty, _) = ty else { unreachable!("an array") };
+                        let var = self.new_var(name, Type::Array(row_ty, None), name_span, VarKind::Local);
+                        self.declare(name, Symbol::Var(var), name_span);
+                        let stride = self.row_length_var(var);
+                        let kind = StmtKind::VlaDecl { var, len, row: Some((stride, row)) };
+                        out.push(Stmt { kind, span: self.span(d) });
+                    }
+                    _ => self.unsupported("this variable-length array", name_span),
+                }
+                continue;
+            }
             if let Some(len) = vla_len {
                 if global || is_static || d.kind() == "init_declarator" || !matches!(ty, Type::Array(_, None)) {
                     self.unsupported("this variable-length array", name_span);
                 } else {
                     let var = self.new_var(name, ty, name_span, VarKind::Local);
                     self.declare(name, Symbol::Var(var), name_span);
-                    out.push(Stmt { kind: StmtKind::VlaDecl { var, len }, span: self.span(d) });
+                    out.push(Stmt { kind: StmtKind::VlaDecl { var, len, row: None }, span: self.span(d) });
                     continue;
                 }
             }

@@ -53,6 +53,10 @@ impl<'s, 'p, 'w, 'a, 'ctx> Exec<'s, 'p, 'w, 'a, 'ctx> {
     ) -> R<(VarId, Elem<'ctx>)> {
         // `a[i][j]`: the row `a[i]` starts `i` rows in; the element is `j` after it.
         let (row, row_deps, array) = match &base.strip_implicit().kind {
+            ExprKind::Row { array, index, len } => {
+                let (deps, start) = self.runtime_row_start(index, *len, st, g)?;
+                (Some(start), Some(deps), &**array)
+            }
             ExprKind::Index(outer, k) => {
                 let (deps, start) = self.row_start(outer, k, st, g)?;
                 let mut root = outer.strip_implicit();
@@ -106,6 +110,30 @@ impl<'s, 'p, 'w, 'a, 'ctx> Exec<'s, 'p, 'w, 'a, 'ctx> {
         deps.extend(i.deps.iter().copied());
         let rows = c_int::resize(b, t.signed, 64).bvmul(&BV::from_u64(self.ctx, per, 64));
         Ok((deps, start.bvadd(&rows)))
+    }
+
+    /// Where row `k` of an array with rows of runtime length starts (`a[k]` with
+    /// `int a[n][m]`): `k` times the row length held in `len`, in elements (64 bits).
+    fn runtime_row_start(
+        &mut self,
+        k: &'p Expr,
+        len: VarId,
+        st: &mut State<'ctx>,
+        g: &Bool<'ctx>,
+    ) -> R<(Deps, BV<'ctx>)> {
+        if has_effects(k) {
+            return unsupported("side effects in an array index", k.span);
+        }
+        let i = self.eval(k, st, g)?;
+        let Term::Int(b, t) = &i.term else { return unsupported("a floating point array index", k.span) };
+        let Some(Val { term: Term::Int(m, mt), deps: m_deps }) = st.vars.get(&len).cloned() else {
+            return unsupported("a row length mend cannot follow", k.span);
+        };
+        self.use_var(len, Usage::Read);
+        let mut deps = i.deps.clone();
+        deps.extend(m_deps);
+        let start = c_int::resize(b, t.signed, 64).bvmul(&c_int::resize(&m, mt.signed, 64));
+        Ok((deps, start))
     }
 
     /// `idx` is `i++` (or `++i`, `i--`, `--i`) in a full expression whose other mentions of

@@ -184,6 +184,7 @@ impl<'s, 'p, 'w, 'a, 'ctx> Exec<'s, 'p, 'w, 'a, 'ctx> {
             ExprKind::Index(..) if matches!(e.ty, Type::Array(..)) => {
                 unsupported("a row of an array of arrays used as a value", e.span)
             }
+            ExprKind::Row { .. } => unsupported("a row of an array of arrays used as a value", e.span),
             ExprKind::Index(base, idx) => {
                 let (v, at) = self.element(base, idx, st, g, e.span, false)?;
                 let Some(Val { term: Term::Array(a, t, _), deps }) = st.vars.get(&v) else { unreachable!("an array") };

@@ -184,6 +184,18 @@ pub(super) fn flat_elements(ty: &Type) -> Option<(IntType, u64)> {
     }
 }
 
+/// The integer type of the elements of an array whose elements are `elem`: integers, rows
+/// of constant length, or rows of a runtime length (`int a[n][m]`, see `ExprKind::Row`).
+fn element_type(elem: &Type) -> Option<IntType> {
+    match elem {
+        Type::Array(row, None) => match **row {
+            Type::Int(t) => Some(t),
+            _ => None,
+        },
+        _ => flat_elements(elem).map(|(t, _)| t),
+    }
+}
+
 fn widen<'ctx>(v: &BV<'ctx>, t: IntType) -> BV<'ctx> {
     c_int::resize(v, t.signed, 64)
 }
@@ -673,14 +685,14 @@ impl<'s, 'p, 'w, 'a, 'ctx> Exec<'s, 'p, 'w, 'a, 'ctx> {
             let term = match &var.ty {
                 Type::Int(t) => Term::Int(BV::new_const(ctx, name, c_int::width(*t)), *t),
                 Type::Float(k) => Term::Float(floats.constant(&name, *k), *k),
-                Type::Array(elem, n) if flat_elements(elem).is_some() => {
+                Type::Array(elem, n) if element_type(elem).is_some() => {
                     // An array of arrays is one Z3 array of its elements in C's order (row
                     // after row), as it lies in memory.
-                    let (t, per) = flat_elements(elem).expect("checked");
+                    let t = element_type(elem).expect("checked");
                     // A variable-length array's length is a value of the state like any other.
-                    let len = match n {
-                        Some(n) => Len::Fixed(n * per),
-                        None => Len::Runtime(BV::new_const(ctx, format!("{name}.len"), 64)),
+                    let len = match (n, flat_elements(elem)) {
+                        (Some(n), Some((_, per))) => Len::Fixed(n * per),
+                        _ => Len::Runtime(BV::new_const(ctx, format!("{name}.len"), 64)),
                     };
                     Term::Array(
                         Array::new_const(ctx, name, &Sort::bitvector(ctx, 32), &Sort::bitvector(ctx, c_int::width(t))),

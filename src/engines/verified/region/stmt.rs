@@ -258,6 +258,22 @@ impl<'s, 'p, 'w, 'a, 'ctx> Exec<'s, 'p, 'w, 'a, 'ctx> {
 
     /// `char s[N] = "text"`, `int a[N] = {e, ...}` or `int m[R][C] = {{...}, ...}`: the
     /// elements given, then zeros (as C fills the rest). Not a repair site.
+    /// A variable-length array's length `len` as 64 bits, and what it depends on; a negative
+    /// one is an error, as in the interpreter.
+    fn vla_length(&mut self, len: &'p Expr, st: &mut State<'ctx>) -> R<(BV<'ctx>, Deps)> {
+        let g = st.guard.clone();
+        let n = self.eval(len, st, &g)?;
+        let Term::Int(b, t) = &n.term else {
+            return unsupported("a variable-length array of this length", len.span);
+        };
+        let wide = c_int::resize(b, t.signed, 64);
+        if t.signed {
+            let negative = wide.bvslt(&BV::from_i64(self.ctx, 0, 64));
+            self.error(Bool::and(self.ctx, &[&g, &negative]), n.deps.clone(), len.span);
+        }
+        Ok((wide, n.deps))
+    }
+
     fn init_array(&mut self, var: VarId, init: &'p Init, span: Span, st: &mut State<'ctx>) -> R<()> {
         let ctx = self.ctx;
         let ty = self.setup.program.var(var).ty.clone();
@@ -312,20 +328,19 @@ impl<'s, 'p, 'w, 'a, 'ctx> Exec<'s, 'p, 'w, 'a, 'ctx> {
                 }
                 Some(Init::List(_, span)) => unsupported("an initialiser list", *span),
             },
-            StmtKind::VlaDecl { var, len } => {
+            StmtKind::VlaDecl { var, len, row } => {
                 // The contents stay what the pre-state holds (indeterminate, as C leaves them);
                 // the length is the one computed here. A negative one is an error, as in the
                 // interpreter.
                 let mut st = st;
-                let g = st.guard.clone();
-                let n = self.eval(len, &mut st, &g)?;
-                let Term::Int(b, t) = &n.term else {
-                    return unsupported("a variable-length array of this length", len.span);
-                };
-                let wide = c_int::resize(b, t.signed, 64);
-                if t.signed {
-                    let negative = wide.bvslt(&BV::from_i64(self.ctx, 0, 64));
-                    self.error(Bool::and(self.ctx, &[&g, &negative]), n.deps.clone(), len.span);
+                let (mut wide, mut n_deps) = self.vla_length(len, &mut st)?;
+                if let Some((per_var, per)) = row {
+                    // `int a[n][m]`: `m` kept for the rows' starts, `n * m` elements.
+                    let (m, m_deps) = self.vla_length(per, &mut st)?;
+                    self.use_var(*per_var, Usage::Written);
+                    st.vars.insert(*per_var, Val { term: Term::Int(m.clone(), IntType::LONG), deps: m_deps.clone() });
+                    wide = wide.bvmul(&m);
+                    n_deps.extend(m_deps);
                 }
                 // `int a[n][3]`: n rows of 3 elements.
                 let per = self.setup.program.var(*var).ty.pointee().and_then(flat_elements).map_or(1, |(_, per)| per);
@@ -334,7 +349,7 @@ impl<'s, 'p, 'w, 'a, 'ctx> Exec<'s, 'p, 'w, 'a, 'ctx> {
                     return unsupported("a variable-length array of this type", s.span);
                 };
                 let mut deps = deps;
-                deps.extend(n.deps.iter().copied());
+                deps.extend(n_deps);
                 self.use_var(*var, Usage::Written);
                 st.vars.insert(*var, Val { term: Term::Array(a, elem, Len::Runtime(wide)), deps });
                 Ok(Some(st))

@@ -90,6 +90,25 @@ impl<'a, 'ctx> Exec<'a, 'ctx> {
                 let pl = self.place(e)?;
                 self.load(pl, e)
             }
+            ExprKind::Row { array, index, len } => {
+                let SymVal::Ptr(p) = self.eval(array)? else {
+                    return self.unsupported("indexing a non-pointer", e.span);
+                };
+                let (SymVal::Int(i), Some(it)) = (self.eval(index)?, index.ty.as_int()) else {
+                    return self.unsupported("a non-integer index", e.span);
+                };
+                let key = self.var_key(*len);
+                let SymVal::Int(m) = self.load(Place::Var(key), e)? else {
+                    return self.unsupported("a row length that is not an integer", e.span);
+                };
+                let Some(scale) = e.ty.pointee().and_then(|t| leaf_count(self.p, t)) else {
+                    return self.unsupported("rows of this type", e.span);
+                };
+                let i = c_int::resize(&i, it.signed, OFF_BITS);
+                let m = c_int::resize(&m, true, OFF_BITS);
+                let cells = i.bvmul(&m).bvmul(&BV::from_u64(self.ctx, scale, OFF_BITS));
+                Ok(SymVal::Ptr(SymPtr { off: p.off.bvadd(&cells), ..p }))
+            }
             ExprKind::Decay(inner) | ExprKind::AddrOf(inner) => match self.place(inner)? {
                 Place::Mem { ptr, .. } => Ok(SymVal::Ptr(ptr)),
                 Place::Var(_) => self.unsupported("the address of a register variable", e.span),

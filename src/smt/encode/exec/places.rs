@@ -89,16 +89,18 @@ impl<'a, 'ctx> Exec<'a, 'ctx> {
     /// `T a[len];`: a block of `len` elements of `T` with unknown contents, which `a` names
     /// from here on (a declaration run again, in a loop, names a new one). A negative length
     /// is an error, as in the interpreter; so is `free` of the block (it is not from malloc).
-    pub(super) fn declare_vla(&mut self, var: VarId, len: &Expr, span: Span) -> R<()> {
-        let Some(elem) = self.p.var(var).ty.pointee().cloned() else {
+    pub(super) fn declare_vla(&mut self, var: VarId, len: &Expr, row: Option<&(VarId, Expr)>, span: Span) -> R<()> {
+        let Some(mut elem) = self.p.var(var).ty.pointee().cloned() else {
             return self.unsupported("this variable-length array", span);
         };
-        let (SymVal::Int(n), Some(t)) = (self.eval(len)?, len.ty.as_int()) else {
-            return self.unsupported("a variable-length array whose length is not an integer", len.span);
-        };
-        let n = c_int::resize(&n, t.signed, 64);
-        if t.signed {
-            self.check(n.bvsge(&BV::from_i64(self.ctx, 0, 64)), ViolationKind::OutOfBounds, len.span);
+        let mut n = self.vla_length(len)?;
+        if let Some((per_var, per)) = row {
+            // `int a[n][m]`: `m` kept for the rows' starts (`ExprKind::Row`), `n * m` elements.
+            let m = self.vla_length(per)?;
+            let key = self.var_key(*per_var);
+            self.store(Place::Var(key), SymVal::Int(m.clone()), per.span)?;
+            n = n.bvmul(&m);
+            elem = elem.pointee().cloned().unwrap_or(Type::Error);
         }
         let Some(per) = leaf_count(self.p, &elem) else {
             return self.unsupported("a variable-length array of arrays", span);
@@ -119,6 +121,18 @@ impl<'a, 'ctx> Exec<'a, 'ctx> {
         let key = self.var_key(var);
         self.var_objs.insert(key, o);
         Ok(())
+    }
+
+    /// A variable-length array's length `len`, 64 bits wide; a negative one is an error.
+    fn vla_length(&mut self, len: &Expr) -> R<BV<'ctx>> {
+        let (SymVal::Int(n), Some(t)) = (self.eval(len)?, len.ty.as_int()) else {
+            return self.unsupported("a variable-length array whose length is not an integer", len.span);
+        };
+        let n = c_int::resize(&n, t.signed, 64);
+        if t.signed {
+            self.check(n.bvsge(&BV::from_i64(self.ctx, 0, 64)), ViolationKind::OutOfBounds, len.span);
+        }
+        Ok(n)
     }
 
     /// A lane's contents: zero, or unknown (a fresh array named after `base`).

@@ -152,7 +152,7 @@ impl<'a, 'ctx> Exec<'a, 'ctx> {
                 let key = self.var_key(*var);
                 self.init_var(key, init.as_ref(), false)?;
             }
-            StmtKind::VlaDecl { var, len } => self.declare_vla(*var, len, s.span)?,
+            StmtKind::VlaDecl { var, len, row } => self.declare_vla(*var, len, row.as_ref(), s.span)?,
             StmtKind::If { cond, then, els } => {
                 let c = self.eval_cond(cond)?;
                 let g = self.st.guard.clone();
