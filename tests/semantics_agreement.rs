@@ -582,8 +582,6 @@ const KNOWN_GAPS: &[(&str, &str)] = &[
     // `scanf("%19s", s)`: a longer word is split, its rest the next token, which the verified
     // engine's positions cannot count (the bounded product cuts such words like a loop).
     ("verified", "`%s` with a width"),
-    // The verified engine's automata have no loop nested in a `switch` arm.
-    ("verified", "a loop inside `switch`"),
 ];
 
 #[derive(Default)]

@@ -34,6 +34,9 @@ pub enum Frame<'p> {
     Seq(&'p [Stmt], usize),
     /// The end of loop `n`'s body: the step (or the `do`-`while` test), then the loop head.
     LoopBody(usize),
+    /// The end of a `switch` arm: control falls through the arms from this index on, then
+    /// leaves the switch, where its `break`s join it.
+    SwitchArms(&'p [super::SwitchArm], usize),
 }
 
 #[derive(Clone, Debug)]
@@ -136,8 +139,10 @@ impl<'p> LoopTree<'p> {
                 }
             }
             StmtKind::Switch { arms, .. } => {
-                for arm in arms {
-                    self.walk_seq(&arm.body, frames, parent);
+                for (i, arm) in arms.iter().enumerate() {
+                    let mut inner = frames.to_vec();
+                    inner.push(Frame::SwitchArms(arms, i + 1));
+                    self.walk_seq(&arm.body, &inner, parent);
                 }
             }
             StmtKind::While { body, .. } | StmtKind::DoWhile { body, .. } | StmtKind::For { body, .. } => {

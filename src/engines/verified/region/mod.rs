@@ -50,7 +50,7 @@
 //!   `char` arrays and string literals (`strings.rs`, from the terms the bounded encoder uses).
 //!
 //! Pointers (other than `&x` in `scanf` and an array passed to `fgets` or a `string.h`
-//! function), other strings, structs, other arrays, a loop inside `switch`, and `goto` are
+//! function), other strings, structs, other arrays, and `goto` are
 //! [`Unsupported`] here; the engines then fall back to bounded repair.
 
 mod arrays;

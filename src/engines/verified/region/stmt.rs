@@ -42,22 +42,41 @@ impl<'s, 'p, 'w, 'a, 'ctx> Exec<'s, 'p, 'w, 'a, 'ctx> {
     }
 
     /// Runs the frames innermost first until control leaves the region.
-    pub(super) fn continue_from(&mut self, frames: &[Frame<'p>], mut st: State<'ctx>) -> R<()> {
+    pub(super) fn continue_from(&mut self, frames: &[Frame<'p>], st: State<'ctx>) -> R<()> {
+        // A `break` in the rest of a `switch` arm (after a loop in it) leaves the switch: each
+        // switch inside the innermost loop frame collects its breaks, innermost on top.
+        let inner_loop = frames.iter().rposition(|f| matches!(f, Frame::LoopBody(_)));
+        let open =
+            frames[inner_loop.map_or(0, |l| l + 1)..].iter().filter(|f| matches!(f, Frame::SwitchArms(..))).count();
+        self.switches.extend((0..open).map(|_| Vec::new()));
+        let mut cur = Some(st);
         for frame in frames.iter().rev() {
             match *frame {
                 Frame::Seq(stmts, next) => {
                     for s in &stmts[next.min(stmts.len())..] {
-                        match self.stmt(s, st)? {
-                            Some(next) => st = next,
-                            None => return Ok(()),
-                        }
+                        let Some(at) = cur.take() else { break };
+                        cur = self.stmt(s, at)?;
                     }
                 }
                 Frame::LoopBody(l) => {
-                    return self.end_of_body(l, st, EdgeKind::Normal);
+                    return match cur {
+                        Some(st) => self.end_of_body(l, st, EdgeKind::Normal),
+                        None => Ok(()),
+                    };
+                }
+                Frame::SwitchArms(arms, next) => {
+                    for arm in &arms[next.min(arms.len())..] {
+                        for s in &arm.body {
+                            let Some(at) = cur.take() else { break };
+                            cur = self.stmt(s, at)?;
+                        }
+                    }
+                    let breaks = self.switches.pop().expect("opened above");
+                    cur = breaks.into_iter().fold(cur, |acc, b| merge_disjoint(acc, Some(b)));
                 }
             }
         }
+        let Some(mut st) = cur else { return Ok(()) };
         let ret = self.fall_off_value();
         st.ret = ret;
         self.exit(Node::FuncExit, EdgeKind::Normal, st);
@@ -422,27 +441,22 @@ impl<'s, 'p, 'w, 'a, 'ctx> Exec<'s, 'p, 'w, 'a, 'ctx> {
                 self.exit(Node::FuncExit, EdgeKind::Return, st);
                 Ok(None)
             }
-            StmtKind::Switch { cond, arms } => self.switch(s, cond, arms, st),
+            StmtKind::Switch { cond, arms } => self.switch(cond, arms, st),
         }
     }
 
     /// `switch (cond) { case k: ... }`: control enters at the arm whose label equals the value
     /// (`default:` when none does, past the switch when there is no `default:`), falls through
-    /// the arms after it, and leaves at the end or by `break`. A loop inside is unsupported
-    /// (the automaton's frames do not model falling through into the next arm).
+    /// the arms after it, and leaves at the end or by `break`. A loop inside ends the run of
+    /// its arm here (at the loop's head); what follows the loop, down through the next
+    /// arms, runs from the loop's exit node (`Frame::SwitchArms`).
     pub(super) fn switch(
         &mut self,
-        s: &'p Stmt,
         cond: &'p Expr,
         arms: &'p [crate::ir::SwitchArm],
         mut st: State<'ctx>,
     ) -> R<Option<State<'ctx>>> {
         let ctx = self.ctx;
-        if let Some(l) =
-            self.setup.tree.loops.iter().find(|l| s.span.start <= l.stmt.span.start && l.stmt.span.end <= s.span.end)
-        {
-            return unsupported("a loop inside `switch`", l.stmt.span);
-        }
         let g = st.guard.clone();
         let v = self.eval(cond, &mut st, &g)?;
         let Term::Int(x, t) = &v.term else { return unsupported("`switch` on a floating point value", cond.span) };
