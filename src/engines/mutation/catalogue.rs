@@ -553,7 +553,10 @@ impl Ctx<'_> {
     /// `swap-indices`: `m[i][j]` → `m[j][i]`, where both indices are integers without
     /// effects and differ. The text between them (`][`) stays as written.
     fn swap_indices(&self, e: &Expr, row: &Expr, j: &Expr, path: &[usize], out: &mut Vec<Mutant>) {
-        let ExprKind::Index(array, i) = &row.strip_implicit().kind else { return };
+        let (array, i) = match &row.strip_implicit().kind {
+            ExprKind::Index(array, i) | ExprKind::Row { array, index: i, .. } => (array, i),
+            _ => return,
+        };
         let plain = |x: &Expr| x.ty.is_integer() && !crate::ir::walk::has_effects(x);
         let (ti, tj) = (self.text(i.span), self.text(j.span));
         if !plain(i) || !plain(j) || ti.is_empty() || tj.is_empty() || ti == tj || i.span.end > j.span.start {
@@ -561,7 +564,10 @@ impl Ctx<'_> {
         }
         let Some(gap) = self.src.get(i.span.end as usize..j.span.start as usize) else { return };
         let mut swapped_row = row.strip_implicit().clone();
-        swapped_row.kind = ExprKind::Index(array.clone(), Box::new(j.clone()));
+        swapped_row.kind = match &swapped_row.kind {
+            ExprKind::Row { len, .. } => ExprKind::Row { array: array.clone(), index: Box::new(j.clone()), len: *len },
+            _ => ExprKind::Index(array.clone(), Box::new(j.clone())),
+        };
         let mut node = e.clone();
         node.kind = ExprKind::Index(Box::new(rewrap(row, swapped_row)), Box::new((**i).clone()));
         let whole = Span { start: i.span.start, end: j.span.end };
@@ -1483,6 +1489,15 @@ mod tests {
             `m[i][j]` → `m[j][i]` [int]: m[j][i] = v[i]
             `m[j][i + 1]` → `m[i + 1][j]` [int]: m[i][i] = m[i + 1][j] + m[i][j++]
             `m[ i ][2]` → `m[ 2 ][i]` [int]: m[2][i]"#]]
+        .assert_eq(&mutants_lowered_again(src, MutationKind::SwapIndices));
+    }
+
+    #[test]
+    fn rows_of_a_runtime_length_swap_their_indices_too() {
+        let src = "int main(void) {\n    int n = nondet_int(), i = nondet_int(), j = nondet_int();\n    int m[n][n];\n    m[i][j] = 1;\n    return m[j][i];\n}\n";
+        expect_test::expect![[r#"
+            `m[i][j]` → `m[j][i]` [int]: m[j][i] = 1
+            `m[j][i]` → `m[i][j]` [int]: m[i][j]"#]]
         .assert_eq(&mutants_lowered_again(src, MutationKind::SwapIndices));
     }
 

@@ -430,6 +430,20 @@ impl<'p> Machine<'p> {
                     );
                 }
             }
+            // `a[i][j]` with rows of a runtime length: the row length is in its hidden local.
+            if let ExprKind::Row { array, len, .. } = &base.kind
+                && let ExprKind::Var(v) = array.strip_implicit().kind
+                && let Val::I(m) = self.slot_value(*len)
+                && m > 0
+            {
+                let es = p.size_of(&e.ty).max(1) as i64;
+                let n = bsize as i64 / es / m;
+                let (i, j) = (offset.div_euclid(es * m), offset.rem_euclid(es * m) / es);
+                return format!(
+                    "`{text}` is out of bounds for `{}` ({n}×{m} elements): it reaches element [{i}][{j}]",
+                    p.var(v).name
+                );
+            }
             if let ExprKind::Index(inner, _) = &base.kind
                 && let ExprKind::Var(v) = inner.strip_implicit().kind
             {
@@ -463,6 +477,12 @@ impl<'p> Machine<'p> {
         } else {
             &mut self.slots[self.base + info.slot as usize]
         }
+    }
+
+    /// The value in a variable's slot, without reading it as the program would.
+    fn slot_value(&self, id: VarId) -> Val {
+        let info = self.vars[id.0 as usize];
+        if info.global { self.globals[info.slot as usize] } else { self.slots[self.base + info.slot as usize] }
     }
 
     /// The block of an addressable variable, created on first use.

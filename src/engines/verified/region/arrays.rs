@@ -52,20 +52,17 @@ impl<'s, 'p, 'w, 'a, 'ctx> Exec<'s, 'p, 'w, 'a, 'ctx> {
         stepped: bool,
     ) -> R<(VarId, Elem<'ctx>)> {
         // `a[i][j]`: the row `a[i]` starts `i` rows in; the element is `j` after it.
-        let (row, row_deps, array) = match &base.strip_implicit().kind {
-            ExprKind::Row { array, index, len } => {
-                let (deps, start) = self.runtime_row_start(index, *len, st, g)?;
-                (Some(start), Some(deps), &**array)
-            }
+        let (row, array) = match &base.strip_implicit().kind {
+            ExprKind::Row { array, index, len } => (Some(self.runtime_row_start(index, *len, st, g)?), &**array),
             ExprKind::Index(outer, k) => {
-                let (deps, start) = self.row_start(outer, k, st, g)?;
+                let start = self.row_start(outer, k, st, g)?;
                 let mut root = outer.strip_implicit();
                 while let ExprKind::Index(b, _) = &root.kind {
                     root = b.strip_implicit();
                 }
-                (Some(start), Some(deps), root)
+                (Some(start), root)
             }
-            _ => (None, None, base),
+            _ => (None, base),
         };
         let (v, _, _, n, len_deps) = self.any_array_of(array, st)?;
         if has_effects(idx) && !((stepped || self.sequenced_step(idx)) && index_step(idx).is_some()) {
@@ -74,7 +71,7 @@ impl<'s, 'p, 'w, 'a, 'ctx> Exec<'s, 'p, 'w, 'a, 'ctx> {
         let mut i = self.eval(idx, st, g)?;
         let Term::Int(b, t) = &i.term else { return unsupported("a floating point array index", idx.span) };
         let mut wide = c_int::resize(b, t.signed, 64);
-        if let (Some(start), Some(deps)) = (row, row_deps) {
+        if let Some((deps, start)) = row {
             wide = start.bvadd(&wide);
             i.deps.extend(deps);
         }

@@ -561,8 +561,9 @@ enum Given<'p> {
 }
 
 /// The elements `init` gives an object of type `ty` starting `at` elements in, flattened in
-/// C's order (`{{1, 2}, {3}}` for `int [2][2]` gives elements 0, 1 and 2). A list with the
-/// braces of inner arrays left out, or more items than the array holds, is the error's span.
+/// C's order (`{{1, 2}, {3}}` for `int [2][2]` gives elements 0, 1 and 2). The front end
+/// has put back the braces of inner arrays a list leaves out (`{1, 2, 3, 4}` arrives as
+/// `{{1, 2}, {3, 4}}`). More items than the array holds is the error's span.
 fn flat_init<'p>(init: &'p Init, ty: &Type, at: u64, out: &mut Vec<(u64, Given<'p>)>) -> Result<(), Span> {
     match (ty, init) {
         (Type::Int(_), Init::Expr(x)) => out.push((at, Given::Expr(x))),
@@ -587,12 +588,6 @@ fn flat_init<'p>(init: &'p Init, ty: &Type, at: u64, out: &mut Vec<(u64, Given<'
                 return Err(*sp);
             }
             for (k, item) in items.iter().enumerate() {
-                if matches!(**elem, Type::Array(..))
-                    && matches!(item, Init::Expr(x) if !matches!(x.strip_implicit().kind, ExprKind::Str(_)))
-                {
-                    // Braces left out (`int m[2][2] = {1, 2, 3, 4}`): not followed here.
-                    return Err(*sp);
-                }
                 flat_init(item, elem, at + k as u64 * per, out)?;
             }
         }
