@@ -20,7 +20,7 @@ pub use diag::{Diagnostic, Related, Severity};
 pub use program::*;
 pub use repair::{
     Bound, Cuts, Guarantee, Place, Reached, Repair, TextEdit, apply_edits, changes_in_words, in_line_breaks_of,
-    indentation, words_list,
+    indentation, is_parenthesized, words_list,
 };
 pub use types::{FloatKind, IntKind, IntType, StructId, Type};
 

@@ -282,6 +282,40 @@ impl Repair {
     }
 }
 
+/// `text` is one parenthesised group: its first `(` closes at its last byte. `(a) / (b)`
+/// starts and ends with parentheses, but is not one group. Parentheses in character and
+/// string literals do not count.
+pub fn is_parenthesized(text: &str) -> bool {
+    let bytes = text.as_bytes();
+    if bytes.first() != Some(&b'(') || bytes.last() != Some(&b')') {
+        return false;
+    }
+    let (mut depth, mut quote, mut escaped) = (0usize, None, false);
+    for (i, &b) in bytes.iter().enumerate() {
+        if let Some(q) = quote {
+            match b {
+                _ if escaped => escaped = false,
+                b'\\' => escaped = true,
+                _ if b == q => quote = None,
+                _ => {}
+            }
+            continue;
+        }
+        match b {
+            b'\'' | b'"' => quote = Some(b),
+            b'(' => depth += 1,
+            b')' => {
+                depth = depth.saturating_sub(1);
+                if depth == 0 {
+                    return i == bytes.len() - 1;
+                }
+            }
+            _ => {}
+        }
+    }
+    false
+}
+
 /// The whitespace that indents the line `at` is on, up to `at`: the indentation of the
 /// statement that starts there, for the lines an edit inserts beside it.
 pub fn indentation(text: &str, at: usize) -> &str {
@@ -333,6 +367,22 @@ pub fn apply_edits(text: &str, edits: &[TextEdit]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn one_parenthesised_group_is_told_from_two() {
+        for (text, one) in [
+            ("(a + b)", true),
+            ("((a) / (b))", true),
+            ("(a) / (b)", false),
+            ("(c != ')')", true),
+            ("(s[i] == '(') && (t)", false),
+            ("(\"(\")", true),
+            ("a + b", false),
+            ("(a", false),
+        ] {
+            assert_eq!(is_parenthesized(text), one, "{text}");
+        }
+    }
 
     #[test]
     fn an_assumption_is_named_in_the_label() {

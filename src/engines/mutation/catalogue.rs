@@ -661,7 +661,7 @@ impl Ctx<'_> {
         // A condition's node spans its parentheses: `(--j)`.
         let text = self.text(e.span);
         let mut inner = text.trim();
-        while inner.len() >= 2 && inner.starts_with('(') && inner.ends_with(')') {
+        while crate::ir::is_parenthesized(inner) {
             inner = inner[1..inner.len() - 1].trim();
         }
         if squeezed(inner) != written {
@@ -1057,7 +1057,7 @@ impl Ctx<'_> {
                 // The statement's parentheses stay: `if (!(a || b))` → `if (a || b)`.
                 let inner_text = self.text(inner.span);
                 let bare = inner_text.strip_prefix('(').and_then(|t| t.strip_suffix(')')).unwrap_or(inner_text);
-                let kept = if text.starts_with('(') && text.ends_with(')') && core.span != cond.span {
+                let kept = if crate::ir::is_parenthesized(text) && core.span != cond.span {
                     format!("({bare})")
                 } else {
                     inner_text.to_string()
@@ -1068,11 +1068,8 @@ impl Ctx<'_> {
                 let node = Expr::new(ExprKind::Unary(UnOp::Not, Box::new(cond.clone())), Type::INT, cond.span);
                 // An `if`/`while` condition's span includes the statement's parentheses: keep
                 // them around the negation.
-                let wrapped = if text.starts_with('(') && text.ends_with(')') {
-                    format!("(!{text})")
-                } else {
-                    format!("!({text})")
-                };
+                let wrapped =
+                    if crate::ir::is_parenthesized(text) { format!("(!{text})") } else { format!("!({text})") };
                 (node, wrapped)
             }
         };
@@ -1267,7 +1264,7 @@ fn parenthesize(e: &Expr, text: &str) -> String {
             | ExprKind::CompoundAssign { .. }
             | ExprKind::Comma(..)
     );
-    if compound && !(text.starts_with('(') && text.ends_with(')')) { format!("({text})") } else { text.to_string() }
+    if compound && !crate::ir::is_parenthesized(text) { format!("({text})") } else { text.to_string() }
 }
 
 trait Flip {

@@ -276,7 +276,7 @@ fn identifiers(text: &str, called: bool) -> Vec<&str> {
 
 fn is_call_text(s: &str) -> bool {
     let head: String = s.chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '_').collect();
-    !head.is_empty() && s[head.len()..].starts_with('(') && s.ends_with(')')
+    !head.is_empty() && crate::ir::is_parenthesized(&s[head.len()..])
 }
 
 /// Quick fixes for the front end's type diagnostics: up to `n` per diagnostic, best first.

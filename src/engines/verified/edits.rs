@@ -147,7 +147,7 @@ impl<'j, 'p: 'j, 'ctx: 'j> Job<'j, 'p, 'ctx> {
         // the edit replaces.
         let old_text = text.get(if matches!(alt, Alt::Keep) { e.span } else { span }.range())?.to_string();
         // A condition's span includes the statement's parentheses: keep them.
-        let wrapped = span == e.span && old_text.starts_with('(') && old_text.ends_with(')') && !new.is_empty();
+        let wrapped = span == e.span && crate::ir::is_parenthesized(&old_text) && !new.is_empty();
         let new_text = if wrapped {
             format!("({new})")
         } else if new.is_empty()
