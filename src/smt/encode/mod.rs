@@ -165,46 +165,48 @@ fn for_each_location<'p>(p: &'p Program, frozen: &HashSet<String>, f: &mut dyn F
             continue;
         }
         if let Some(body) = &func.body {
-            loc_stmt(FuncId(i as u32), body, f);
+            loc_stmt(p, FuncId(i as u32), body, f);
         }
     }
 }
 
-fn loc_stmt<'p>(fid: FuncId, s: &'p Stmt, f: &mut dyn FnMut(FuncId, &'p Expr, LocationKind)) {
+fn loc_stmt<'p>(p: &Program, fid: FuncId, s: &'p Stmt, f: &mut dyn FnMut(FuncId, &'p Expr, LocationKind)) {
     match &s.kind {
         StmtKind::Expr(e) => loc_top(fid, e, f),
+        // A parameter's hidden row length (`ExprKind::Row`) is not a place to repair.
+        StmtKind::Decl { var, .. } if p.var(*var).hidden() => {}
         StmtKind::Decl { init: Some(init), .. } => loc_init(fid, init, f),
         StmtKind::If { cond, then, els } => {
             f(fid, cond, LocationKind::Condition);
-            loc_stmt(fid, then, f);
+            loc_stmt(p, fid, then, f);
             if let Some(e) = els {
-                loc_stmt(fid, e, f);
+                loc_stmt(p, fid, e, f);
             }
         }
         StmtKind::While { cond, body } => {
             f(fid, cond, LocationKind::Condition);
-            loc_stmt(fid, body, f);
+            loc_stmt(p, fid, body, f);
         }
         StmtKind::DoWhile { body, cond } => {
-            loc_stmt(fid, body, f);
+            loc_stmt(p, fid, body, f);
             f(fid, cond, LocationKind::Condition);
         }
         StmtKind::For { init, cond, step, body } => {
-            init.iter().for_each(|s| loc_stmt(fid, s, f));
+            init.iter().for_each(|s| loc_stmt(p, fid, s, f));
             if let Some(c) = cond {
                 f(fid, c, LocationKind::Condition);
             }
             if let Some(s) = step {
                 loc_top(fid, s, f);
             }
-            loc_stmt(fid, body, f);
+            loc_stmt(p, fid, body, f);
         }
         StmtKind::Switch { cond, arms } => {
             f(fid, cond, LocationKind::Condition);
-            arms.iter().flat_map(|a| a.body.iter()).for_each(|s| loc_stmt(fid, s, f));
+            arms.iter().flat_map(|a| a.body.iter()).for_each(|s| loc_stmt(p, fid, s, f));
         }
         StmtKind::Return(Some(e)) => f(fid, e, LocationKind::Return),
-        StmtKind::Block(b) => b.iter().for_each(|s| loc_stmt(fid, s, f)),
+        StmtKind::Block(b) => b.iter().for_each(|s| loc_stmt(p, fid, s, f)),
         _ => {}
     }
 }

@@ -765,6 +765,20 @@ fn variable_length_arrays(tree: &Tree, src: &str, program: &Program, body: &Stmt
                 );
             out.push(found);
         }
+        // A parameter with rows of a runtime length (`int a[][m]`): its hidden row length.
+        if let StmtKind::Decl { var, .. } = &s.kind
+            && program.var(*var).hidden()
+        {
+            let v = program.var(*var);
+            let name = v.name.strip_suffix(".row").unwrap_or(&v.name);
+            out.push(Found::new(
+                Rule::VariableLengthArray,
+                v.span,
+                format!(
+                    "C90 does not allow an array whose length is a variable: give the rows of `{name}` a constant length"
+                ),
+            ));
+        }
     });
 }
 
@@ -1010,7 +1024,8 @@ fn usage(tree: &Tree, src: &str, program: &Program, func: &Function, body: &Stmt
     for &v in &func.locals {
         let var = program.var(v);
         let u = uses.of.remove(&v).unwrap_or_default();
-        if u.reads > 0 || u.address || var.name.is_empty() {
+        // A hidden local (a row length) is the front end's, not the student's.
+        if u.reads > 0 || u.address || var.name.is_empty() || var.hidden() {
             continue;
         }
         if u.sets == 0 {

@@ -338,6 +338,15 @@ impl<'s, 'p, 'w, 'a, 'ctx> Exec<'s, 'p, 'w, 'a, 'ctx> {
                     self.init_array(*var, init, s.span, &mut st)?;
                     Ok(Some(st))
                 }
+                Some(Init::Expr(e)) if self.setup.program.var(*var).hidden() => {
+                    // A parameter's row length (`ExprKind::Row`), set on entry: not a site.
+                    let mut st = st;
+                    let g = st.guard.clone();
+                    let v = self.eval(e, &mut st, &g)?;
+                    self.use_var(*var, Usage::Written);
+                    st.vars.insert(*var, v);
+                    Ok(Some(st))
+                }
                 Some(Init::Expr(e)) => {
                     let mut st = st;
                     let v = self.site_value(e, SiteKind::Update(*var), None, &mut st)?;
