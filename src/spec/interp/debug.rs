@@ -201,12 +201,27 @@ impl<'p> Paused<'_, 'p> {
     fn variable(&self, frame: Option<Frame>, var: VarId) -> Variable {
         let v = self.m.prog.var(var);
         match self.raw(frame, var) {
-            (Val::I(addr), true) => self.stored(v.name.clone(), addr, &v.ty),
+            (Val::I(addr), true) => self.stored(v.name.clone(), addr, &self.with_row_length(frame, var)),
             (Val::U, true) => self.described(v.name.clone(), &v.ty, "(unset)".into(), None),
             (value, _) => {
                 let inner = self.pointee(value, &v.ty);
                 self.described(v.name.clone(), &v.ty, self.drawer().value(value, &v.ty), inner)
             }
+        }
+    }
+
+    /// `var`'s type, with the row length this run gave `int a[n][m]` (its hidden local
+    /// `a.row`, see `ExprKind::Row`), so that its rows open onto their elements.
+    fn with_row_length(&self, frame: Option<Frame>, var: VarId) -> Type {
+        let prog = self.m.prog;
+        let v = prog.var(var);
+        let Type::Array(row, n) = &v.ty else { return v.ty.clone() };
+        let Type::Array(leaf, None) = &**row else { return v.ty.clone() };
+        let name = format!("{}.row", v.name);
+        let hidden = v.func.and_then(|f| prog.func(f).locals.iter().copied().find(|&l| prog.var(l).name == name));
+        match hidden.map(|h| self.raw(frame, h).0) {
+            Some(Val::I(m)) if m > 0 => Type::Array(Box::new(Type::Array(leaf.clone(), Some(m as u64))), *n),
+            _ => v.ty.clone(),
         }
     }
 
@@ -779,6 +794,35 @@ int main(void) {
         assert_eq!(headers, 4, "{seen:?}");
         assert_eq!(seen.iter().filter(|l| l.starts_with("i = 1")).count(), 1);
         assert_eq!(seen.iter().filter(|l| l.starts_with("n->next")).count(), 3);
+    }
+
+    #[test]
+    fn rows_of_a_runtime_length_open_onto_their_elements() {
+        const MATRIX: &str = "int main(void) {
+    int n = 2, m = 3, i, j;
+    int a[n][m];
+    for (i = 0; i < n; i++)
+        for (j = 0; j < m; j++)
+            a[i][j] = 10 * i + j;
+    return a[1][2];
+}
+";
+        let mut shown = None;
+        debug(MATRIX, "", |line, paused| {
+            if line.starts_with("return") {
+                let locals = paused.locals(0);
+                let a = locals.iter().find(|v| v.name == "a").expect("`a` is shown");
+                assert!(locals.iter().all(|v| !v.name.contains('.')), "no hidden local: {locals:?}");
+                let rows = paused.expand(a.inner.as_ref().expect("an array opens"));
+                let last = paused.expand(rows[1].inner.as_ref().expect("a row opens"));
+                shown = Some((a.ty.clone(), rows.len(), last.iter().map(|e| e.value.clone()).collect::<Vec<_>>()));
+            }
+            Resume::Go
+        });
+        assert_eq!(
+            shown,
+            Some(("int [][3]".to_string(), 2, vec!["10".to_string(), "11".to_string(), "12".to_string()]))
+        );
     }
 
     #[test]
