@@ -40,6 +40,18 @@ impl Var {
     pub fn hidden(&self) -> bool {
         self.name.contains('.')
     }
+
+    /// For the hidden row length of `int a[n][m]` (or a parameter `int a[][m]`): `a`.
+    pub fn rows_of(&self) -> Option<&str> {
+        self.name.strip_suffix(ROW_LENGTH_SUFFIX)
+    }
+}
+
+const ROW_LENGTH_SUFFIX: &str = ".row";
+
+/// The name of the hidden local that holds the row length of the array `array`.
+pub fn row_length_name(array: &str) -> String {
+    format!("{array}{ROW_LENGTH_SUFFIX}")
 }
 
 #[derive(Clone, Debug)]

@@ -217,7 +217,7 @@ impl<'p> Paused<'_, 'p> {
         let v = prog.var(var);
         let Type::Array(row, n) = &v.ty else { return v.ty.clone() };
         let Type::Array(leaf, None) = &**row else { return v.ty.clone() };
-        let name = format!("{}.row", v.name);
+        let name = crate::ir::row_length_name(&v.name);
         let hidden = v.func.and_then(|f| prog.func(f).locals.iter().copied().find(|&l| prog.var(l).name == name));
         match hidden.map(|h| self.raw(frame, h).0) {
             Some(Val::I(m)) if m > 0 => Type::Array(Box::new(Type::Array(leaf.clone(), Some(m as u64))), *n),

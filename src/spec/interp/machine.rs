@@ -703,8 +703,7 @@ impl<'p> Machine<'p> {
             ExprKind::Row { array, index, len } => {
                 let base = self.eval(array)?.i();
                 let i = int_index(self.eval(index)?, &index.ty);
-                let info = self.vars[len.0 as usize];
-                let per = self.slot(info).i();
+                let per = self.slot_value(*len).i();
                 let es = self.prog.size_of(e.ty.pointee().unwrap_or(&Type::CHAR)) as i64;
                 Ok(Val::I(memory::ptr_add(base, i.wrapping_mul(per).wrapping_mul(es))))
             }

@@ -767,13 +767,11 @@ fn variable_length_arrays(tree: &Tree, src: &str, program: &Program, body: &Stmt
         }
         // A parameter with rows of a runtime length (`int a[][m]`): its hidden row length.
         if let StmtKind::Decl { var, .. } = &s.kind
-            && program.var(*var).hidden()
+            && let Some(name) = program.var(*var).rows_of()
         {
-            let v = program.var(*var);
-            let name = v.name.strip_suffix(".row").unwrap_or(&v.name);
             out.push(Found::new(
                 Rule::VariableLengthArray,
-                v.span,
+                program.var(*var).span,
                 format!(
                     "C90 does not allow an array whose length is a variable: give the rows of `{name}` a constant length"
                 ),

@@ -894,7 +894,7 @@ impl<'a> Lowerer<'a> {
     /// The hidden local that holds the runtime row length of `array` (see
     /// [`ExprKind::Row`]).
     fn row_length_var(&mut self, array: VarId) -> VarId {
-        let name = format!("{}.row", self.program.var(array).name);
+        let name = crate::ir::row_length_name(&self.program.var(array).name);
         let span = self.program.var(array).span;
         let v = self.new_var(&name, Type::Int(IntType::LONG), span, VarKind::Local);
         self.row_lengths.insert(array, v);

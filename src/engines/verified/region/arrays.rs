@@ -95,18 +95,23 @@ impl<'s, 'p, 'w, 'a, 'ctx> Exec<'s, 'p, 'w, 'a, 'ctx> {
         let Some((_, per)) = flat_elements(&row_ty) else {
             return unsupported(format!("an array of `{}`", self.setup.program.type_name(&row_ty)), outer.span);
         };
-        if has_effects(k) {
-            return unsupported("side effects in an array index", k.span);
-        }
         let (mut deps, start) = match &outer.strip_implicit().kind {
             ExprKind::Index(o, kk) => self.row_start(o, kk, st, g)?,
             _ => (Deps::new(), BV::from_u64(self.ctx, 0, 64)),
         };
+        let (k_deps, k) = self.row_index(k, st, g)?;
+        deps.extend(k_deps);
+        Ok((deps, start.bvadd(&k.bvmul(&BV::from_u64(self.ctx, per, 64)))))
+    }
+
+    /// A row's index `k`, 64 bits wide, and what it depends on.
+    fn row_index(&mut self, k: &'p Expr, st: &mut State<'ctx>, g: &Bool<'ctx>) -> R<(Deps, BV<'ctx>)> {
+        if has_effects(k) {
+            return unsupported("side effects in an array index", k.span);
+        }
         let i = self.eval(k, st, g)?;
         let Term::Int(b, t) = &i.term else { return unsupported("a floating point array index", k.span) };
-        deps.extend(i.deps.iter().copied());
-        let rows = c_int::resize(b, t.signed, 64).bvmul(&BV::from_u64(self.ctx, per, 64));
-        Ok((deps, start.bvadd(&rows)))
+        Ok((i.deps, c_int::resize(b, t.signed, 64)))
     }
 
     /// Where row `k` of an array with rows of runtime length starts (`a[k]` with
@@ -118,19 +123,13 @@ impl<'s, 'p, 'w, 'a, 'ctx> Exec<'s, 'p, 'w, 'a, 'ctx> {
         st: &mut State<'ctx>,
         g: &Bool<'ctx>,
     ) -> R<(Deps, BV<'ctx>)> {
-        if has_effects(k) {
-            return unsupported("side effects in an array index", k.span);
-        }
-        let i = self.eval(k, st, g)?;
-        let Term::Int(b, t) = &i.term else { return unsupported("a floating point array index", k.span) };
+        let (mut deps, rows) = self.row_index(k, st, g)?;
         let Some(Val { term: Term::Int(m, mt), deps: m_deps }) = st.vars.get(&len).cloned() else {
             return unsupported("a row length mend cannot follow", k.span);
         };
         self.use_var(len, Usage::Read);
-        let mut deps = i.deps.clone();
         deps.extend(m_deps);
-        let start = c_int::resize(b, t.signed, 64).bvmul(&c_int::resize(&m, mt.signed, 64));
-        Ok((deps, start))
+        Ok((deps, rows.bvmul(&c_int::resize(&m, mt.signed, 64))))
     }
 
     /// `idx` is `i++` (or `++i`, `i--`, `--i`) in a full expression whose other mentions of

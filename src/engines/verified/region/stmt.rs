@@ -275,8 +275,6 @@ impl<'s, 'p, 'w, 'a, 'ctx> Exec<'s, 'p, 'w, 'a, 'ctx> {
         ite_val(c, cdeps, a, b)
     }
 
-    /// `char s[N] = "text"`, `int a[N] = {e, ...}` or `int m[R][C] = {{...}, ...}`: the
-    /// elements given, then zeros (as C fills the rest). Not a repair site.
     /// A variable-length array's length `len` as 64 bits, and what it depends on; a negative
     /// one is an error, as in the interpreter.
     fn vla_length(&mut self, len: &'p Expr, st: &mut State<'ctx>) -> R<(BV<'ctx>, Deps)> {
@@ -293,6 +291,8 @@ impl<'s, 'p, 'w, 'a, 'ctx> Exec<'s, 'p, 'w, 'a, 'ctx> {
         Ok((wide, n.deps))
     }
 
+    /// `char s[N] = "text"`, `int a[N] = {e, ...}` or `int m[R][C] = {{...}, ...}`: the
+    /// elements given, then zeros (as C fills the rest). Not a repair site.
     fn init_array(&mut self, var: VarId, init: &'p Init, span: Span, st: &mut State<'ctx>) -> R<()> {
         let ctx = self.ctx;
         let ty = self.setup.program.var(var).ty.clone();
