@@ -65,6 +65,10 @@ enum Command {
         /// first this many submissions per problem.
         #[arg(long)]
         limit: Option<usize>,
+        /// With `reference` and `limit`: where in each step of the spread to take a submission,
+        /// from 0 (the default sample) to below 1 (0.5: the ones halfway between).
+        #[arg(long, default_value_t = 0.0)]
+        shift: f64,
         /// With `reference`, `faults` and `debug`: one line per submission; with `compile`: every file mend is
         /// silent on or does not fix.
         #[arg(long)]
@@ -191,7 +195,7 @@ fn main() -> ExitCode {
         }
         Command::Dap => ExitCode::from(mend::dap::serve_stdio() as u8),
         Command::Check(args) => check(args),
-        Command::Bench { dir, data, budget, limit, verbose, compare, flags } => {
+        Command::Bench { dir, data, budget, limit, shift, verbose, compare, flags } => {
             let mut out = std::io::stdout().lock();
             let result = match dir {
                 Some(dir) if dir.as_os_str() == "typed" => mend::cli::bench::run_typed(&introclass(data), &mut out),
@@ -209,6 +213,7 @@ fn main() -> ExitCode {
                     let settings = mend::cli::bench_reference::Settings {
                         budget: Duration::from_secs(budget),
                         limit,
+                        shift,
                         default_compare: compare.into(),
                         flags,
                         at_once: mend::cli::bench_reference::AtOnce::PerPairOfCores,

@@ -96,6 +96,7 @@ fn proved_repairs_on_both_courses_pass_gcc_on_tests_and_generated_inputs() {
         let settings = Settings {
             budget: Duration::from_secs(8),
             limit: Some(per_problem),
+            shift: 0.0,
             default_compare: Compare::Values,
             flags,
             at_once: AtOnce::Two,

@@ -520,6 +520,10 @@ pub struct Settings {
     pub budget: Duration,
     /// At most so many submissions per problem, spread evenly over its list.
     pub limit: Option<usize>,
+    /// With `limit`: where in each step of the even spread to take the submission, from 0
+    /// (its first) to below 1; 0.5 takes the ones halfway between the default sample's,
+    /// another sample of the same course than the one tuned on.
+    pub shift: f64,
     /// How problems without a `mend.toml` are judged.
     pub default_compare: Compare,
     /// The course's compiler flags for every problem (else each problem's mend.toml `flags`).
@@ -531,7 +535,7 @@ pub struct Settings {
 
 /// Runs the benchmark on the problems of `data`.
 pub fn run(data: &Path, settings: &Settings, out: &mut impl Write) -> std::io::Result<Findings> {
-    let Settings { budget, limit, default_compare, ref flags, at_once, verbose } = *settings;
+    let Settings { budget, limit, shift, default_compare, ref flags, at_once, verbose } = *settings;
     writeln!(
         out,
         "mend bench reference — {} ({} build), {} s budget per submission",
@@ -550,7 +554,8 @@ pub fn run(data: &Path, settings: &Settings, out: &mut impl Write) -> std::io::R
         let n = p.submissions.len();
         let take = limit.unwrap_or(n).min(n);
         for k in 0..take {
-            jobs.push((i, p.submissions[k * n / take.max(1)].clone()));
+            let at = ((k as f64 + shift.clamp(0.0, 0.999)) * n as f64 / take.max(1) as f64) as usize;
+            jobs.push((i, p.submissions[at.min(n - 1)].clone()));
         }
     }
     let started = Instant::now();
