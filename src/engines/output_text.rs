@@ -307,7 +307,7 @@ type Occurrences = BTreeMap<(usize, usize, usize), Vec<(usize, usize, Vec<u8>)>>
 /// to; `None` when one falls in a printed value or in output of unknown origin.
 fn occurrences(out: &[u8], expected: &[u8], origins: &[Origin], sites: &[Site]) -> Option<Occurrences> {
     let mut found = Occurrences::new();
-    for (lo, hi, new) in differences(out, expected) {
+    for (lo, hi, new) in differences(out, expected, |i| matches!(origins[i], Origin::Value { .. })) {
         if lo < hi {
             // Replaced or deleted bytes: literal text only, cut where one occurrence of a
             // segment ends (a prompt and the label after it); the new text goes to the first.
@@ -349,27 +349,35 @@ fn occurrences(out: &[u8], expected: &[u8], origins: &[Origin], sites: &[Site]) 
 }
 
 /// The differing stretches of `a` against `b`: (from, to) in `a` and the bytes of `b` that
-/// take their place, along a longest common subsequence.
-fn differences(a: &[u8], b: &[u8]) -> Vec<(usize, usize, Vec<u8>)> {
+/// take their place, along a common subsequence that keeps as many bytes of printed values
+/// as it can, then as many bytes in all. A prompt that holds a digit of the expected answer
+/// ("Enter 3 numbers:" before `3`) must not take that digit from the value printed later:
+/// the difference would then fall into a value, and no text repair would be found.
+fn differences(a: &[u8], b: &[u8], is_value: impl Fn(usize) -> bool) -> Vec<(usize, usize, Vec<u8>)> {
     let (n, m) = (a.len(), b.len());
-    // lcs[i][j]: the longest common subsequence of a[i..] and b[j..].
-    let mut lcs = vec![vec![0u32; m + 1]; n + 1];
+    // A value byte outweighs every literal byte together (`n + 1`; at most 4096 of each, so
+    // the sums fit in `u32`).
+    let weight = |i: usize| if is_value(i) { n as u32 + 1 } else { 1 };
+    // best[i][j]: the heaviest common subsequence of a[i..] and b[j..]. Weights depend on the
+    // byte of `a`, so matching two equal bytes is not always best: it is one choice of three.
+    let mut best = vec![vec![0u32; m + 1]; n + 1];
     for i in (0..n).rev() {
         for j in (0..m).rev() {
-            lcs[i][j] = if a[i] == b[j] { lcs[i + 1][j + 1] + 1 } else { lcs[i + 1][j].max(lcs[i][j + 1]) };
+            let skip = best[i + 1][j].max(best[i][j + 1]);
+            best[i][j] = if a[i] == b[j] { skip.max(best[i + 1][j + 1] + weight(i)) } else { skip };
         }
     }
     let (mut i, mut j) = (0, 0);
     let mut out: Vec<(usize, usize, Vec<u8>)> = Vec::new();
     let mut open: Option<(usize, Vec<u8>)> = None;
     while i < n || j < m {
-        if i < n && j < m && a[i] == b[j] && lcs[i][j] == lcs[i + 1][j + 1] + 1 {
+        if i < n && j < m && a[i] == b[j] && best[i][j] == best[i + 1][j + 1] + weight(i) {
             if let Some((from, new)) = open.take() {
                 out.push((from, i, new));
             }
             i += 1;
             j += 1;
-        } else if j < m && (i == n || lcs[i][j + 1] >= lcs[i + 1][j]) {
+        } else if j < m && (i == n || best[i][j + 1] >= best[i + 1][j]) {
             open.get_or_insert((i, Vec::new())).1.push(b[j]);
             j += 1;
         } else {
@@ -539,6 +547,17 @@ mod tests {
         assert!(fixed.contains("printf(\"%d\\n\", a);"), "{fixed}");
         assert!(fixed.contains("printf(\"%d\\n\", b);"), "{fixed}");
         assert!(!fixed.contains("Two numbers"), "{fixed}");
+    }
+
+    #[test]
+    fn a_prompt_holding_the_answer_s_characters_is_deleted_whole() {
+        // "3 numbers" holds the `3` the test expects and the label holds an `e`: a plain
+        // longest common subsequence takes them from the prompts and leaves the printed value
+        // unmatched, so no text repair was found.
+        let src = "#include <stdio.h>\nint main(void) {\n    int a, b, c;\n    printf(\"Enter 3 numbers:\\n\");\n    scanf(\"%d %d %d\", &a, &b, &c);\n    printf(\"The sum is:\\n\");\n    printf(\"%d\\n\", a + b + c);\n    return 0;\n}\n";
+        let fixed = fix(src, &[("1 1 1", "3\n"), ("2 3 4", "9\n")]).expect("a repair");
+        assert!(!fixed.contains("Enter") && !fixed.contains("sum is"), "{fixed}");
+        assert!(fixed.contains("printf(\"%d\\n\", a + b + c);"), "{fixed}");
     }
 
     #[test]
