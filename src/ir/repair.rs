@@ -316,6 +316,32 @@ pub fn is_parenthesized(text: &str) -> bool {
     false
 }
 
+/// The text to remove to delete the statement expression at `span` (or the statement, its
+/// `;` included): with its `;` when it is a statement (and its whole line when nothing else
+/// is on it); only itself in a `for` header.
+pub fn deletion_span(src: &str, span: Span) -> Span {
+    let bytes = src.as_bytes();
+    let (mut start, mut end) = (span.start as usize, span.end as usize);
+    let before = src[..start].trim_end();
+    if before.ends_with('(') || before.ends_with(',') {
+        return span; // `for (i = 0; ...)`: keep the header's punctuation
+    }
+    let mut j = if src[..end].ends_with(';') { end - 1 } else { end };
+    while j < bytes.len() && (bytes[j] == b' ' || bytes[j] == b'\t') {
+        j += 1;
+    }
+    if j < bytes.len() && bytes[j] == b';' {
+        end = j + 1;
+        let line_start = src[..start].rfind('\n').map_or(0, |i| i + 1);
+        let rest_end = src[end..].find('\n').map_or(src.len(), |i| end + i);
+        if src[line_start..start].trim().is_empty() && src[end..rest_end].trim().is_empty() {
+            start = line_start;
+            end = (rest_end + 1).min(src.len());
+        }
+    }
+    Span::new(start, end)
+}
+
 /// The whitespace that indents the line `at` is on, up to `at`: the indentation of the
 /// statement that starts there, for the lines an edit inserts beside it.
 pub fn indentation(text: &str, at: usize) -> &str {

@@ -58,7 +58,7 @@ use crate::ir::walk::walk_expr;
 use crate::ir::*;
 use crate::smt::encode::{Location, LocationId, LocationKind};
 
-use super::catalogue::{Mutant, MutationKind, Scope, deletion_span, struct_pointer};
+use super::catalogue::{Mutant, MutationKind, Scope, struct_pointer};
 use super::engine::Change;
 use super::separators;
 

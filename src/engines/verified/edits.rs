@@ -160,7 +160,9 @@ impl<'j, 'p: 'j, 'ctx: 'j> Job<'j, 'p, 'ctx> {
             new.clone()
         };
         let shown = if wrapped { old_text[1..old_text.len() - 1].trim().to_string() } else { old_text };
-        Some((Change { span, old: shown, new, region }, TextEdit { span, new_text }))
+        // A deleted statement that may simply go takes its line with it when alone on it.
+        let edited = if matches!(alt, Alt::Keep) && new_text.is_empty() { crate::ir::deletion_span(text, span) } else { span };
+        Some((Change { span, old: shown, new, region }, TextEdit { span: edited, new_text }))
     }
 
     /// The edit of a print statement `Extend` made conditional: the guard's change writes
@@ -226,14 +228,17 @@ pub(super) fn empty_statement(text: &str, at: usize) -> Option<&'static str> {
     }
 }
 
-/// The indentation of the line that `at` is on.
+/// The indentation for a line inserted after the statement that ends at `at`: that of the
+/// next line, unless the next line closes a block (the statement was its last; the `}` is
+/// one level out), then that of the line `at` is on.
 pub(super) fn indentation_after(text: &str, at: usize) -> String {
-    let rest = &text[at.min(text.len())..];
-    rest.lines()
-        .skip(1)
-        .find(|l| !l.trim().is_empty())
-        .map(|l| l[..l.len() - l.trim_start().len()].to_string())
-        .unwrap_or_else(|| "    ".into())
+    let at = at.min(text.len());
+    let of = |l: &str| l[..l.len() - l.trim_start().len()].to_string();
+    match text[at..].lines().skip(1).find(|l| !l.trim().is_empty()) {
+        Some(next) if !next.trim_start().starts_with('}') => of(next),
+        Some(_) => of(&text[text[..at].rfind('\n').map_or(0, |i| i + 1)..]),
+        None => "    ".into(),
+    }
 }
 
 /// For a site `v op= y` and a new value `v op z` (same operator, `v` itself on the left):
