@@ -413,8 +413,7 @@ fn edits(src: &str, sites: &[Site], wanted: &BTreeMap<(usize, usize), Vec<u8>>) 
             // loop without braces: then only the call, leaving the empty statement `;`.
             let before = src[..site.call.start as usize].trim_end();
             let sole_body = before.ends_with(')') || before.ends_with("else") || before.ends_with("do");
-            let span =
-                if sole_body { site.call } else { crate::ir::deletion_span(src, site.call) };
+            let span = if sole_body { site.call } else { crate::ir::deletion_span(src, site.call) };
             edits.push(TextEdit { span, new_text: String::new() });
             places.push(Place { span: site.call, change: format!("delete `{call}`") });
             continue;

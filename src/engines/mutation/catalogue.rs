@@ -316,7 +316,6 @@ pub fn assignment_mutants(program: &Program, src: &str, assign: &Expr, lhs: &Exp
     out
 }
 
-
 struct Ctx<'a> {
     program: &'a Program,
     src: &'a str,

@@ -4,7 +4,11 @@
 //! `negate-condition`, …), this module the rest, for the slips students make in pointer,
 //! string and loop code:
 //! - `move-statement`: two adjacent statements in the wrong order swap (`head = next;` before
-//!   `prev = head;`, `free(p);` before `p = p->next;`);
+//!   `prev = head;`, `free(p);` before `p = p->next;`); a statement crosses the edge of a
+//!   loop it sits next to, the brace in the wrong place: the result printed in the body's
+//!   last statement goes after the loop, the statement after the loop goes to the end of
+//!   its body, a counter reset at the start of the body goes before the loop, and the one
+//!   before the loop goes to the start of its body (reset for each row);
 //! - `delete-statement`: an assignment or update that should not be there goes (never a
 //!   `free`: deleting it would trade the bug for a leak);
 //! - `delete-output`: a statement that only prints goes (a prompt where the whole output is
@@ -249,6 +253,7 @@ impl Collect<'_> {
             }
             self.cut_line_break(func, s);
             if matches!(s.kind, StmtKind::While { .. } | StmtKind::For { .. } | StmtKind::DoWhile { .. }) {
+                self.across_loop_edge(func, s, i.checked_sub(1).map(|b| &items[b]), items.get(i + 1));
                 self.terminator_after(func, s);
                 self.repeated_read(func, s, &items[..i]);
                 self.finish_after(func, s);
@@ -527,6 +532,113 @@ impl Collect<'_> {
         };
         let description = format!("move `{tb}` before `{ta}`");
         self.push(func, b, MutationKind::MoveStatement, edit, description, 0);
+    }
+
+    /// The statements next to an edge of loop `lp` moved across it: the body's last statement
+    /// after the loop, its first before the loop, the statement `after` the loop to the end of
+    /// its body, the one `before` it to the start of its body. Only expression statements and
+    /// `if`s that neither leave a loop nor return, never one that changes what the loop's
+    /// condition reads (the loop would no longer end, or start), and out of the loop only one
+    /// that reads no variable declared in it. Each is one edit from the moved statement to
+    /// the far side of the edge, in the student's indentation.
+    fn across_loop_edge(&mut self, func: FuncId, lp: &Stmt, before: Option<&Stmt>, after: Option<&Stmt>) {
+        let (cond, body) = match &lp.kind {
+            StmtKind::While { cond, body } | StmtKind::DoWhile { cond, body } => (Some(cond), &**body),
+            StmtKind::For { cond, body, .. } => (cond.as_ref(), &**body),
+            _ => return,
+        };
+        let StmtKind::Block(items) = &body.kind else { return };
+        let steers: HashSet<VarId> =
+            cond.map(|c| vars_read_but(c, &HashSet::new())).unwrap_or_default().into_iter().collect();
+        let movable = |s: &Stmt| {
+            let mut ok = matches!(s.kind, StmtKind::Expr(_) | StmtKind::If { .. })
+                && crate::ir::walk::assigned_vars(s).is_disjoint(&steers);
+            crate::ir::walk::for_each_stmt(s, &mut |x| {
+                ok &= !matches!(x.kind, StmtKind::Break | StmtKind::Continue | StmtKind::Return(_));
+            });
+            ok && !self.text(s.span).is_empty()
+        };
+        // Out of the body: nothing it reads may be declared in the loop (outside itself).
+        let outside_only = |s: &Stmt| {
+            let mut ok = true;
+            crate::ir::walk::walk_stmt(s, &mut |x| {
+                if let ExprKind::Var(v) = &x.kind {
+                    let declared = self.program.var(*v).span;
+                    let in_loop = lp.span.start <= declared.start && declared.end <= lp.span.end;
+                    let in_s = s.span.start <= declared.start && declared.end <= s.span.end;
+                    ok &= !in_loop || in_s;
+                }
+            });
+            ok
+        };
+        let src = self.src;
+        let (at, end) = (|sp: Span| sp.start as usize, |sp: Span| sp.end as usize);
+        let loop_indent = crate::ir::indentation(src, at(lp.span));
+        // Where the white space before `s` starts.
+        let lead = |s: &Stmt| src[..at(s.span)].trim_end().len();
+        let gap_is_blank = |from: usize, to: usize| src.get(from..to).is_some_and(|g| g.trim().is_empty());
+        let mut moves: Vec<(&Stmt, TextEdit, String)> = Vec::new();
+        if items.len() >= 2 {
+            let (first, last) = (&items[0], &items[items.len() - 1]);
+            let text = |s: &Stmt| self.text(s.span).to_string();
+            if movable(last) && outside_only(last) {
+                let new_text = format!("{}\n{loop_indent}{}", &src[end(last.span)..end(lp.span)], text(last));
+                let edit = TextEdit { span: Span::new(lead(last), end(lp.span)), new_text };
+                moves.push((last, edit, format!("move `{}` after the loop", first_line(&text(last)))));
+            }
+            // Before the loop only what reads nothing the loop changes (`sum = 0;`).
+            let changed = crate::ir::walk::assigned_vars(lp);
+            let reads_changed = match &first.kind {
+                // `s = e;` reads `e` only.
+                StmtKind::Expr(Expr { kind: ExprKind::Assign(target, value), .. })
+                    if matches!(target.kind, ExprKind::Var(_)) =>
+                {
+                    vars_read_but(value, &HashSet::new()).iter().any(|v| changed.contains(v))
+                }
+                _ => {
+                    let mut hit = false;
+                    crate::ir::walk::walk_stmt(first, &mut |x| {
+                        hit |= matches!(&x.kind, ExprKind::Var(v) if changed.contains(v));
+                    });
+                    hit
+                }
+            };
+            if movable(first) && outside_only(first) && !reads_changed && !matches!(lp.kind, StmtKind::DoWhile { .. }) {
+                let new_text = format!("{}\n{loop_indent}{}", text(first), &src[at(lp.span)..lead(first)]);
+                let edit = TextEdit { span: Span::new(at(lp.span), end(first.span)), new_text };
+                moves.push((first, edit, format!("move `{}` before the loop", first_line(&text(first)))));
+            }
+        }
+        if let (Some(last), Some(next)) = (items.last(), after)
+            && movable(next)
+            && gap_is_blank(end(lp.span), at(next.span))
+        {
+            let indent = crate::ir::indentation(src, at(last.span));
+            let new_text = format!("\n{indent}{}{}", self.text(next.span), &src[end(last.span)..end(lp.span)]);
+            let edit = TextEdit { span: Span::new(end(last.span), end(next.span)), new_text };
+            moves.push((
+                next,
+                edit,
+                format!("move `{}` into the loop, at the end of its body", first_line(self.text(next.span))),
+            ));
+        }
+        if let (Some(first), Some(prev)) = (items.first(), before)
+            && movable(prev)
+            && gap_is_blank(end(prev.span), at(lp.span))
+            && !matches!(lp.kind, StmtKind::DoWhile { .. })
+        {
+            let indent = crate::ir::indentation(src, at(first.span));
+            let new_text = format!("{}{}\n{indent}", &src[at(lp.span)..at(first.span)], self.text(prev.span));
+            let edit = TextEdit { span: Span::new(at(prev.span), at(first.span)), new_text };
+            moves.push((
+                prev,
+                edit,
+                format!("move `{}` into the loop, at the start of its body", first_line(self.text(prev.span))),
+            ));
+        }
+        for (s, edit, description) in moves {
+            self.push(func, s, MutationKind::MoveStatement, edit, description, 0);
+        }
     }
 
     /// `for (…);` / `while (…);` / `if (…);` followed by a statement: the `;` that ends the
@@ -1522,6 +1634,93 @@ mod tests {
             ]
         "#]]
         .assert_debug_eq(&added);
+    }
+
+    #[test]
+    fn a_statement_next_to_a_loop_edge_crosses_it() {
+        let src = "#include <stdio.h>\nint main(void) {\n    int i, n, s, c;\n    scanf(\"%d\", &n);\n    c = 0;\n    for (i = 0; i < n; i++) {\n        s = 0;\n        s += i;\n        c++;\n        printf(\"%d\\n\", c);\n    }\n    printf(\"%d\\n\", s);\n    return 0;\n}\n";
+        let moved: Vec<String> = candidates_of(src, None, MutationKind::MoveStatement)
+            .into_iter()
+            .filter(|c| c.changes[0].mutant.description.contains("loop"))
+            .map(|c| {
+                let edits: Vec<TextEdit> = c.changes.iter().map(|x| x.mutant.edit.clone()).collect();
+                format!("{}:\n{}", c.changes[0].mutant.description, apply_edits(src, &edits))
+            })
+            .collect();
+        expect_test::expect![[r#"
+            move `printf("%d\n", c);` after the loop:
+            #include <stdio.h>
+            int main(void) {
+                int i, n, s, c;
+                scanf("%d", &n);
+                c = 0;
+                for (i = 0; i < n; i++) {
+                    s = 0;
+                    s += i;
+                    c++;
+                }
+                printf("%d\n", c);
+                printf("%d\n", s);
+                return 0;
+            }
+
+            move `s = 0;` before the loop:
+            #include <stdio.h>
+            int main(void) {
+                int i, n, s, c;
+                scanf("%d", &n);
+                c = 0;
+                s = 0;
+                for (i = 0; i < n; i++) {
+                    s += i;
+                    c++;
+                    printf("%d\n", c);
+                }
+                printf("%d\n", s);
+                return 0;
+            }
+
+            move `printf("%d\n", s);` into the loop, at the end of its body:
+            #include <stdio.h>
+            int main(void) {
+                int i, n, s, c;
+                scanf("%d", &n);
+                c = 0;
+                for (i = 0; i < n; i++) {
+                    s = 0;
+                    s += i;
+                    c++;
+                    printf("%d\n", c);
+                    printf("%d\n", s);
+                }
+                return 0;
+            }
+
+            move `c = 0;` into the loop, at the start of its body:
+            #include <stdio.h>
+            int main(void) {
+                int i, n, s, c;
+                scanf("%d", &n);
+                for (i = 0; i < n; i++) {
+                    c = 0;
+                    s = 0;
+                    s += i;
+                    c++;
+                    printf("%d\n", c);
+                }
+                printf("%d\n", s);
+                return 0;
+            }
+        "#]]
+        .assert_eq(&moved.join("\n"));
+        // Never the statement that steps the loop, nor one that leaves it.
+        let src = "int f(int n) {\n    int i = 0, s = 0;\n    while (i < n) {\n        if (s > 9) break;\n        s += i;\n        i++;\n    }\n    return s;\n}\n";
+        let moved: Vec<String> = candidates_of(src, None, MutationKind::MoveStatement)
+            .into_iter()
+            .filter(|c| c.changes[0].mutant.description.contains("loop"))
+            .map(|c| c.changes[0].mutant.description.clone())
+            .collect();
+        assert!(moved.is_empty(), "{moved:?}");
     }
 
     #[test]

@@ -161,7 +161,8 @@ impl<'j, 'p: 'j, 'ctx: 'j> Job<'j, 'p, 'ctx> {
         };
         let shown = if wrapped { old_text[1..old_text.len() - 1].trim().to_string() } else { old_text };
         // A deleted statement that may simply go takes its line with it when alone on it.
-        let edited = if matches!(alt, Alt::Keep) && new_text.is_empty() { crate::ir::deletion_span(text, span) } else { span };
+        let edited =
+            if matches!(alt, Alt::Keep) && new_text.is_empty() { crate::ir::deletion_span(text, span) } else { span };
         Some((Change { span, old: shown, new, region }, TextEdit { span: edited, new_text }))
     }
 
