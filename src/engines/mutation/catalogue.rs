@@ -473,6 +473,7 @@ impl Ctx<'_> {
                     let mut m = self.mutant(path, node, MutationKind::LogicalOperator, span, text.into());
                     m.description = self.in_context(e.span, span, text);
                     out.push(m);
+                    self.drop_operand(e, *op, path, out);
                 }
             }
             ExprKind::CompoundAssign { op, op_ty, lhs, rhs } => {
@@ -648,6 +649,85 @@ impl Ctx<'_> {
         let mut m = self.mutant(path, node, MutationKind::IncrementForm, span, other);
         m.description = format!("`{inner}` → `{}`", m.edit.new_text);
         out.push(m);
+    }
+
+    /// A condition a student added that should not be there (`s[i] != s[j] && s[i] != s[j] + 32`
+    /// where case matters), or the other half of one: in a chain `a && b && c` (or of `||`),
+    /// each operand alone, and with three or more, the chain without one of them. Only where
+    /// the truth value is all that is used: the condition of an `if`, loop or `?:`, through
+    /// `&&`, `||` and `!` only; at the top of the chain, so each change is one edit. The kept
+    /// operands' text takes the place of the chain's, inside its parentheses when it has them.
+    fn drop_operand(&self, e: &Expr, op: LogicOp, path: &[usize], out: &mut Vec<Mutant>) {
+        if self.role != Role::Condition {
+            return;
+        }
+        let mut at = self.root;
+        for (depth, &i) in path.iter().enumerate() {
+            match at.kind {
+                ExprKind::Logical(parent, ..) if parent == op && depth + 1 == path.len() => return, // not the top
+                ExprKind::Logical(..) | ExprKind::Unary(UnOp::Not, _) | ExprKind::Cast { implicit: true, .. } => {}
+                _ => return,
+            }
+            let Some(child) = children(at).into_iter().nth(i) else { return };
+            at = child;
+        }
+        fn chain<'e>(e: &'e Expr, op: LogicOp, out: &mut Vec<&'e Expr>) {
+            match &e.kind {
+                ExprKind::Logical(o, a, b) if *o == op => {
+                    chain(a, op, out);
+                    chain(b, op, out);
+                }
+                _ => out.push(e),
+            }
+        }
+        let mut operands = Vec::new();
+        chain(e, op, &mut operands);
+        let texts: Vec<&str> = operands.iter().map(|x| self.text(x.span)).collect();
+        let whole = self.text(e.span);
+        if texts.iter().any(|t| t.is_empty() || !whole.contains(t)) {
+            return; // a macro expansion: no exact edit
+        }
+        let span = if crate::ir::is_parenthesized(whole) {
+            Span::new(e.span.start as usize + 1, e.span.end as usize - 1)
+        } else {
+            e.span
+        };
+        let token = if op == LogicOp::And { " && " } else { " || " };
+        // Inside the shorter chain an operand that binds more loosely than `op` (written in
+        // parentheses whose span is not the operand's) keeps them.
+        let written = |k: usize| match operands[k].kind {
+            ExprKind::Logical(..)
+            | ExprKind::Cond(..)
+            | ExprKind::Assign(..)
+            | ExprKind::CompoundAssign { .. }
+            | ExprKind::Comma(..)
+                if !crate::ir::is_parenthesized(texts[k]) =>
+            {
+                format!("({})", texts[k])
+            }
+            _ => texts[k].to_string(),
+        };
+        let n = operands.len();
+        let mut choices: Vec<Vec<usize>> = (0..n).map(|k| vec![k]).collect();
+        if n >= 3 {
+            choices.extend((0..n).map(|k| (0..n).filter(|&j| j != k).collect()));
+        }
+        for kept in choices {
+            let text = if kept.len() == 1 {
+                // Alone, it needs no parentheses of its own: `(c > 0 || d > 0)` → `c > 0 || d > 0`.
+                let t = texts[kept[0]];
+                if crate::ir::is_parenthesized(t) { t[1..t.len() - 1].trim().to_string() } else { t.to_string() }
+            } else {
+                kept.iter().map(|&k| written(k)).collect::<Vec<_>>().join(token)
+            };
+            let node = kept[1..].iter().fold(operands[kept[0]].clone(), |acc, &k| Expr {
+                kind: ExprKind::Logical(op, Box::new(acc), Box::new(operands[k].clone())),
+                ..e.clone()
+            });
+            let mut m = self.mutant(path, node, MutationKind::LogicalOperator, span, text.clone());
+            m.description = format!("`{}` → `{text}`", self.text(span).trim());
+            out.push(m);
+        }
     }
 
     /// `a & b` → `a && b`, `a | b` → `a || b`: the single character of a logical operator.
@@ -1546,6 +1626,8 @@ mod tests {
             `sum += i` → `sum -= i` [arithmetic-operator]
             `(sum >= n * (n + 1) / 2 && n > 0)` → `(!(sum >= n * (n + 1) / 2 && n > 0))` (negated condition) [negate-condition]
             `(sum >= n * (n + 1) / 2 && n > 0)` → `(sum >= n * (n + 1) / 2 || n > 0)` [logical-operator]
+            `sum >= n * (n + 1) / 2 && n > 0` → `sum >= n * (n + 1) / 2` [logical-operator]
+            `sum >= n * (n + 1) / 2 && n > 0` → `n > 0` [logical-operator]
             `sum >= n * (n + 1) / 2` → `sum > n * (n + 1) / 2` [relational-operator]
             `n * (n + 1) / 2` → `n * (n + 1) * 2` [arithmetic-operator]
             `n * (n + 1) / 2` → `n * (n + 1) % 2` [arithmetic-operator]
@@ -1620,6 +1702,37 @@ mod tests {
 
     /// `&` and `|` where a beginner means `%`, `&&` or `||`.
     const LOOKALIKES: &str = "int main(void) {\n    int n = nondet_int(), m = nondet_int(), d;\n    d = n & 10;\n    if (n > 0 | m > 0)\n        d = d + (n & m) * 2;\n    return d;\n}\n";
+
+    #[test]
+    fn a_condition_drops_operands_of_its_chain() {
+        let src = "int main(int a, char **v) {\n    int b = a - 1, c = a - 2, d = a - 3;\n    int x = a && b;\n    if (a > 0 && b > 0 && (c > 0 || d > 0))\n        x = 1;\n    while (!(a || b))\n        a++;\n    return x;\n}\n";
+        let (_, ms) = all_mutants(src, 1);
+        let dropped: Vec<String> = ms
+            .iter()
+            .filter(|(_, m)| {
+                m.kind == MutationKind::LogicalOperator && !["&&", "||"].contains(&m.edit.new_text.as_str())
+            })
+            .map(|(_, m)| {
+                let fixed = apply_edits(src, std::slice::from_ref(&m.edit));
+                let changed = fixed.lines().find(|l| !src.lines().any(|o| o == *l)).unwrap_or("");
+                format!("{} | {}", m.description, changed.trim())
+            })
+            .collect();
+        // Not `x = a && b` (its value is used), not the inner `&&` of the chain; the `||` in
+        // parentheses keeps them in the chain without one operand.
+        expect_test::expect![[r#"
+            `a > 0 && b > 0 && (c > 0 || d > 0)` → `a > 0` | if (a > 0)
+            `a > 0 && b > 0 && (c > 0 || d > 0)` → `b > 0` | if (b > 0)
+            `a > 0 && b > 0 && (c > 0 || d > 0)` → `c > 0 || d > 0` | if (c > 0 || d > 0)
+            `a > 0 && b > 0 && (c > 0 || d > 0)` → `b > 0 && (c > 0 || d > 0)` | if (b > 0 && (c > 0 || d > 0))
+            `a > 0 && b > 0 && (c > 0 || d > 0)` → `a > 0 && (c > 0 || d > 0)` | if (a > 0 && (c > 0 || d > 0))
+            `a > 0 && b > 0 && (c > 0 || d > 0)` → `a > 0 && b > 0` | if (a > 0 && b > 0)
+            `c > 0 || d > 0` → `c > 0` | if (a > 0 && b > 0 && (c > 0))
+            `c > 0 || d > 0` → `d > 0` | if (a > 0 && b > 0 && (d > 0))
+            `a || b` → `a` | while (!(a))
+            `a || b` → `b` | while (!(b))"#]]
+        .assert_eq(&dropped.join("\n"));
+    }
 
     #[test]
     fn bitwise_operators_get_their_lookalikes() {
