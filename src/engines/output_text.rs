@@ -6,7 +6,8 @@
 //!
 //! The interpreter records where each printed byte comes from: the `printf` call and the
 //! piece of its format (`OutputChunk::piece`). A failing test's output is aligned with the
-//! expected output (a longest common subsequence of bytes); every difference must fall into,
+//! expected output (a common subsequence of bytes, printed values kept first); every
+//! difference must fall into,
 //! or next to, literal text of some format. Each piece of literal text then gets the one new
 //! text that all its occurrences ask for; a format left with nothing to print is deleted with
 //! its statement. The patched program is accepted only if it passes every test in the
