@@ -1644,74 +1644,21 @@ mod tests {
             .filter(|c| c.changes[0].mutant.description.contains("loop"))
             .map(|c| {
                 let edits: Vec<TextEdit> = c.changes.iter().map(|x| x.mutant.edit.clone()).collect();
-                format!("{}:\n{}", c.changes[0].mutant.description, apply_edits(src, &edits))
+                // From the scanf to the return, on one line: each statement in its new place.
+                let fixed = apply_edits(src, &edits);
+                let body = &fixed[fixed.find("&n);").unwrap() + 4..fixed.find("    return").unwrap()];
+                format!(
+                    "{}: {}",
+                    c.changes[0].mutant.description,
+                    body.split_whitespace().collect::<Vec<_>>().join(" ")
+                )
             })
             .collect();
         expect_test::expect![[r#"
-            move `printf("%d\n", c);` after the loop:
-            #include <stdio.h>
-            int main(void) {
-                int i, n, s, c;
-                scanf("%d", &n);
-                c = 0;
-                for (i = 0; i < n; i++) {
-                    s = 0;
-                    s += i;
-                    c++;
-                }
-                printf("%d\n", c);
-                printf("%d\n", s);
-                return 0;
-            }
-
-            move `s = 0;` before the loop:
-            #include <stdio.h>
-            int main(void) {
-                int i, n, s, c;
-                scanf("%d", &n);
-                c = 0;
-                s = 0;
-                for (i = 0; i < n; i++) {
-                    s += i;
-                    c++;
-                    printf("%d\n", c);
-                }
-                printf("%d\n", s);
-                return 0;
-            }
-
-            move `printf("%d\n", s);` into the loop, at the end of its body:
-            #include <stdio.h>
-            int main(void) {
-                int i, n, s, c;
-                scanf("%d", &n);
-                c = 0;
-                for (i = 0; i < n; i++) {
-                    s = 0;
-                    s += i;
-                    c++;
-                    printf("%d\n", c);
-                    printf("%d\n", s);
-                }
-                return 0;
-            }
-
-            move `c = 0;` into the loop, at the start of its body:
-            #include <stdio.h>
-            int main(void) {
-                int i, n, s, c;
-                scanf("%d", &n);
-                for (i = 0; i < n; i++) {
-                    c = 0;
-                    s = 0;
-                    s += i;
-                    c++;
-                    printf("%d\n", c);
-                }
-                printf("%d\n", s);
-                return 0;
-            }
-        "#]]
+            move `printf("%d\n", c);` after the loop: c = 0; for (i = 0; i < n; i++) { s = 0; s += i; c++; } printf("%d\n", c); printf("%d\n", s);
+            move `s = 0;` before the loop: c = 0; s = 0; for (i = 0; i < n; i++) { s += i; c++; printf("%d\n", c); } printf("%d\n", s);
+            move `printf("%d\n", s);` into the loop, at the end of its body: c = 0; for (i = 0; i < n; i++) { s = 0; s += i; c++; printf("%d\n", c); printf("%d\n", s); }
+            move `c = 0;` into the loop, at the start of its body: for (i = 0; i < n; i++) { c = 0; s = 0; s += i; c++; printf("%d\n", c); } printf("%d\n", s);"#]]
         .assert_eq(&moved.join("\n"));
         // Never the statement that steps the loop, nor one that leaves it.
         let src = "int f(int n) {\n    int i = 0, s = 0;\n    while (i < n) {\n        if (s > 9) break;\n        s += i;\n        i++;\n    }\n    return s;\n}\n";
