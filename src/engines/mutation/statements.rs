@@ -551,26 +551,13 @@ impl Collect<'_> {
         let steers: HashSet<VarId> =
             cond.map(|c| vars_read_but(c, &HashSet::new())).unwrap_or_default().into_iter().collect();
         let movable = |s: &Stmt| {
-            let mut ok = matches!(s.kind, StmtKind::Expr(_) | StmtKind::If { .. })
-                && crate::ir::walk::assigned_vars(s).is_disjoint(&steers);
-            crate::ir::walk::for_each_stmt(s, &mut |x| {
-                ok &= !matches!(x.kind, StmtKind::Break | StmtKind::Continue | StmtKind::Return(_));
-            });
-            ok && !self.text(s.span).is_empty()
+            matches!(s.kind, StmtKind::Expr(_) | StmtKind::If { .. })
+                && crate::ir::walk::assigned_vars(s).is_disjoint(&steers)
+                && !jumps(s)
+                && !self.text(s.span).is_empty()
         };
         // Out of the body: nothing it reads may be declared in the loop (outside itself).
-        let outside_only = |s: &Stmt| {
-            let mut ok = true;
-            crate::ir::walk::walk_stmt(s, &mut |x| {
-                if let ExprKind::Var(v) = &x.kind {
-                    let declared = self.program.var(*v).span;
-                    let in_loop = lp.span.start <= declared.start && declared.end <= lp.span.end;
-                    let in_s = s.span.start <= declared.start && declared.end <= s.span.end;
-                    ok &= !in_loop || in_s;
-                }
-            });
-            ok
-        };
+        let outside_only = |s: &Stmt| !self.reads_loop_local(s, lp.span);
         let src = self.src;
         let (at, end) = (|sp: Span| sp.start as usize, |sp: Span| sp.end as usize);
         let loop_indent = crate::ir::indentation(src, at(lp.span));
@@ -992,18 +979,25 @@ impl Collect<'_> {
                 prints |= b.writes_output();
                 fits &= !b.reads_input();
             }
-            ExprKind::Var(v) => {
+            ExprKind::Var(v) => fits &= !ended.contains(v),
+            _ => {}
+        });
+        prints && fits && !jumps(s) && !self.reads_loop_local(s, lp)
+    }
+
+    /// Whether `s` (in loop `lp`) reads a variable declared in the loop but outside `s`:
+    /// after the loop it is out of scope.
+    fn reads_loop_local(&self, s: &Stmt, lp: Span) -> bool {
+        let mut reads = false;
+        crate::ir::walk::walk_stmt(s, &mut |x| {
+            if let ExprKind::Var(v) = &x.kind {
                 let declared = self.program.var(*v).span;
                 let in_loop = lp.start <= declared.start && declared.end <= lp.end;
                 let in_s = s.span.start <= declared.start && declared.end <= s.span.end;
-                fits &= !ended.contains(v) && (!in_loop || in_s);
+                reads |= in_loop && !in_s;
             }
-            _ => {}
         });
-        crate::ir::walk::for_each_stmt(s, &mut |x| {
-            fits &= !matches!(x.kind, StmtKind::Break | StmtKind::Continue | StmtKind::Return(_));
-        });
-        prints && fits
+        reads
     }
 
     /// The reference's statements at `place`, but those the block already has, and calls of
@@ -1217,6 +1211,16 @@ fn reference_statements(reference: &Program) -> Vec<ReferenceStatement> {
         });
     }
     out
+}
+
+/// Whether `s` holds a `break`, `continue` or `return`: moved or repeated elsewhere, it would
+/// leave another loop, or the function, from there.
+fn jumps(s: &Stmt) -> bool {
+    let mut found = false;
+    crate::ir::walk::for_each_stmt(s, &mut |x| {
+        found |= matches!(x.kind, StmtKind::Break | StmtKind::Continue | StmtKind::Return(_));
+    });
+    found
 }
 
 /// The statements that are the whole body of `s` (a branch or loop without braces).
