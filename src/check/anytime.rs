@@ -1074,7 +1074,7 @@ mod tests {
 
     fn change(start: u32, end: u32, new: &str) -> (verified::Change, TextEdit) {
         let span = Span::new(start as usize, end as usize);
-        let c = verified::Change { span, old: String::new(), new: new.into(), region: String::new() };
+        let c = verified::Change { span, old: String::new(), new: new.into(), region: String::new(), words: None };
         (c, TextEdit { span, new_text: new.into() })
     }
 

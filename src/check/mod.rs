@@ -33,6 +33,7 @@ pub use reference_repair::HintLevel;
 mod reuse;
 mod rewritten;
 mod tests_repair;
+mod unset;
 
 #[derive(Clone, Debug)]
 pub struct CheckOptions {

@@ -24,7 +24,8 @@ use crate::spec::compare::Compare;
 use crate::spec::interp::{self, Limits};
 
 use super::assertions::{no_fix_message, push_repair, stream};
-use super::{OnPartial, PreparedTest, Report, shorten};
+use super::{OnPartial, PreparedTest, Report, shorten, unset};
+use verified::VerifiedRepair;
 
 /// What a proof against the reference establishes, in the compare mode's words.
 pub(super) fn same_output(compare: Compare) -> &'static str {
@@ -203,6 +204,24 @@ pub fn repair_against_reference(
         _ => None,
     };
     match v.outcome {
+        verified::Outcome::Equivalent
+            if hint >= HintLevel::Fix
+                && let Some(r) = unset_locals_given_values(
+                    program,
+                    text,
+                    tests,
+                    compare,
+                    max_steps,
+                    reference,
+                    &verified_opts,
+                    deadline,
+                    cancel,
+                ) =>
+        {
+            report.stats.reference = Some("repaired");
+            push_verified(report, text, &r, hint, v.time.as_millis(), compare);
+            return anytime;
+        }
         verified::Outcome::Equivalent => {
             report.stats.reference = Some("equivalent");
             report.diagnostics.push(equivalent(anchor, compare));
@@ -246,13 +265,28 @@ pub fn repair_against_reference(
                 }
                 _ => {}
             }
+            let complete = |r: verified::VerifiedRepair| {
+                with_unset_locals_given_values(
+                    r,
+                    program,
+                    text,
+                    tests,
+                    compare,
+                    max_steps,
+                    reference,
+                    &verified_opts,
+                    deadline,
+                    cancel,
+                )
+            };
+            let r = complete(r);
             push_verified(report, text, &r, hint, v.found_after.unwrap_or(v.time).as_millis(), compare);
             // A smaller patch that relies on the assignment's promise about the input, offered
             // after the one for all inputs.
-            if let Some(small) = &v.smaller_assuming
+            if let Some(small) = v.smaller_assuming
                 && hint >= HintLevel::Fix
             {
-                push_verified_fix(report, small, v.time.as_millis(), compare);
+                push_verified_fix(report, &complete(small), v.time.as_millis(), compare);
             }
             return anytime;
         }
@@ -662,6 +696,86 @@ fn proves_equivalent(
     verified::repair(&program, &patched, reference, opts, &budget).outcome == verified::Outcome::Equivalent
 }
 
+/// `r` with a value for each local that its runs on the tests read before giving it one
+/// ([`unset`]), when the whole is proved again; else `r` as it is (the gate withdraws it).
+#[allow(clippy::too_many_arguments)]
+fn with_unset_locals_given_values(
+    r: verified::VerifiedRepair,
+    program: &Program,
+    text: &str,
+    tests: &[PreparedTest],
+    compare: Compare,
+    max_steps: u64,
+    reference: &Program,
+    opts: &verified::Options,
+    deadline: Instant,
+    cancel: &Cancel,
+) -> verified::VerifiedRepair {
+    let inits = unset::initialisations(text, &r.edits, &opts.entry, tests, compare, max_steps, cancel);
+    if inits.is_empty() {
+        return r;
+    }
+    let mut whole = r.clone();
+    for i in inits {
+        whole.changes.push(verified::Change {
+            span: i.name,
+            old: String::new(),
+            new: i.edit.new_text.clone(),
+            region: "where it is declared".into(),
+            words: Some(i.words),
+        });
+        whole.edits.push(i.edit);
+    }
+    match proved_as_written(text, &whole.edits, reference, opts, deadline, cancel) {
+        Some(assuming) if assuming.is_none() || assuming == r.assuming => {
+            let relative_patch_size = verified::patch_size(program, text, &whole.edits);
+            VerifiedRepair { assuming, relative_patch_size, ..whole }
+        }
+        _ => r,
+    }
+}
+
+/// For a program the verified engine proved equivalent as written, whose runs on the tests
+/// read a local before giving it a value: the values ([`unset`]), as a repair proved again.
+#[allow(clippy::too_many_arguments)]
+fn unset_locals_given_values(
+    program: &Program,
+    text: &str,
+    tests: &[PreparedTest],
+    compare: Compare,
+    max_steps: u64,
+    reference: &Program,
+    opts: &verified::Options,
+    deadline: Instant,
+    cancel: &Cancel,
+) -> Option<verified::VerifiedRepair> {
+    let none = VerifiedRepair { edits: Vec::new(), changes: Vec::new(), relative_patch_size: 0.0, assuming: None };
+    let whole = with_unset_locals_given_values(
+        none, program, text, tests, compare, max_steps, reference, opts, deadline, cancel,
+    );
+    (!whole.edits.is_empty()).then_some(whole)
+}
+
+/// Whether the verified engine proves `text` patched by `edits` equivalent to the reference
+/// as written: `Some(None)` for all inputs, `Some(Some(assumption))` under the precondition.
+fn proved_as_written(
+    text: &str,
+    edits: &[crate::ir::TextEdit],
+    reference: &Program,
+    opts: &verified::Options,
+    deadline: Instant,
+    cancel: &Cancel,
+) -> Option<Option<String>> {
+    let patched = apply_edits(text, edits);
+    let program = crate::syntax::lower::lower_without_errors(&patched)?;
+    let budget = Budget::new(deadline.saturating_duration_since(Instant::now()), cancel.clone());
+    match verified::repair(&program, &patched, reference, opts, &budget).outcome {
+        verified::Outcome::Equivalent => Some(None),
+        verified::Outcome::EquivalentAssuming(a) => Some(Some(a)),
+        _ => None,
+    }
+}
+
 /// What backs the claim that the student's program differs from the reference, before a
 /// verified repair says "differs": the verified engine's counterexamples live in the solver's
 /// model of output, which is stricter than the compare mode (`smt::output`), so a program
@@ -833,6 +947,9 @@ fn push_verified(
         let c = group[0];
         let where_ = if group.iter().all(|x| x.region == c.region) { c.region.as_str() } else { "on this line" };
         let message = match hint {
+            // A local given a value: no difference from the reference, a read of nothing.
+            HintLevel::Fix if c.words.is_some() => format!("read before it is given a value: {}", describe(c)),
+            _ if c.words.is_some() => "this is read before it is given a value".to_string(),
             HintLevel::Fix => format!(
                 "differs from the reference {where_}: {}",
                 group.iter().map(|x| describe(x)).collect::<Vec<_>>().join("; ")
@@ -852,7 +969,9 @@ fn push_verified(
 }
 
 pub(super) fn describe(c: &verified::Change) -> String {
-    if c.old.is_empty() {
+    if let Some(words) = &c.words {
+        words.clone()
+    } else if c.old.is_empty() {
         format!("add `{}`", c.new)
     } else if c.new.is_empty() {
         format!("delete `{}`", shorten(&c.old))

@@ -19,8 +19,8 @@ pub mod walk;
 pub use diag::{Diagnostic, Related, Severity};
 pub use program::*;
 pub use repair::{
-    Bound, Cuts, Guarantee, Place, Reached, Repair, TextEdit, apply_edits, changes_in_words, deletion_span,
-    in_line_breaks_of, indentation, is_parenthesized, words_list,
+    Bound, Cuts, Guarantee, Place, Reached, Repair, TextEdit, apply_edits, changes_in_words, declarator_end,
+    deletion_span, in_line_breaks_of, indentation, initial_values, initialisation, is_parenthesized, words_list,
 };
 pub use types::{FloatKind, IntKind, IntType, StructId, Type};
 

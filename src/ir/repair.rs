@@ -2,7 +2,7 @@
 //! guarantee. Pure data, so every layer (even the syntax layer's insert-token fixes) can
 //! produce them; `patch/` turns engine results into them.
 
-use super::Span;
+use super::{Span, Type, Var, VarKind};
 use serde::Serialize;
 
 /// What a repair is known to achieve. Every suggestion carries exactly one; a level is never
@@ -388,6 +388,43 @@ pub fn apply_edits(text: &str, edits: &[TextEdit]) -> String {
     }
     out.push_str(&text[at..]);
     out
+}
+
+/// The values a local declared without one may be given: `0` and `1` for a number, `{0}` for
+/// an array of numbers of known size; none for a parameter, a global or a `static` (they start
+/// at zero), a pointer or a struct.
+pub fn initial_values(v: &Var) -> &'static [&'static str] {
+    if v.kind != VarKind::Local {
+        return &[];
+    }
+    match &v.ty {
+        Type::Array(elem, Some(_)) if elem.is_arithmetic() || elem.pointee().is_some_and(Type::is_arithmetic) => {
+            &["{0}"]
+        }
+        t if t.is_arithmetic() => &["0", "1"],
+        _ => &[],
+    }
+}
+
+/// Where `v`'s declarator ends in `src`: after its name and its array dimensions (`count[26]`),
+/// where ` = value` goes.
+pub fn declarator_end(src: &str, v: &Var) -> Option<usize> {
+    let mut end = v.span.end as usize;
+    while let Some(rest) = src.get(end..)
+        && rest.trim_start().starts_with('[')
+    {
+        end += rest.find(']')? + 1;
+    }
+    Some(end)
+}
+
+/// The edit that gives local `v`, declared without a value, `value` where it is declared
+/// (`int sum;` → `int sum = 0;`), and the change in words.
+pub fn initialisation(src: &str, v: &Var, value: &str) -> Option<(TextEdit, String)> {
+    let end = declarator_end(src, v)?;
+    let declarator = format!("{} = {value}", src.get(v.span.start as usize..end)?);
+    let edit = TextEdit { span: Span::new(end, end), new_text: format!(" = {value}") };
+    Some((edit, format!("give `{}` a value where it is declared: `{declarator}`", v.name)))
 }
 
 #[cfg(test)]

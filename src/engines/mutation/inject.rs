@@ -83,10 +83,10 @@ pub fn single_faults(program: &Program, src: &str) -> Vec<Injected> {
                 return;
             }
             let v = program.var(*var);
-            let (Some(end), Some(init_end)) = (statements::declarator_end(src, v), init_end(init)) else { return };
+            let (Some(end), Some(init_end)) = (crate::ir::declarator_end(src, v), init_end(init)) else { return };
             let Some(written) = src.get(end..init_end) else { return };
             let value = written.trim_start().strip_prefix('=').map(str::trim).unwrap_or_default();
-            if !statements::initial_values(v).contains(&value) {
+            if !crate::ir::initial_values(v).contains(&value) {
                 return;
             }
             out.push(Injected {

@@ -899,11 +899,8 @@ impl Collect<'_> {
     /// is read before it is set holds whatever the memory held; the interpreter stops there.
     fn initialise(&mut self, func: FuncId, decl: &Stmt, var: VarId) {
         let v = self.program.var(var);
-        let Some(end) = declarator_end(self.src, v) else { return };
         for value in initial_values(v) {
-            let edit = TextEdit { span: Span::new(end, end), new_text: format!(" = {value}") };
-            let declarator = format!("{} = {value}", &self.src[v.span.start as usize..end]);
-            let description = format!("give `{}` a value where it is declared: `{declarator}`", v.name);
+            let Some((edit, description)) = initialisation(self.src, v, value) else { return };
             self.push(func, decl, MutationKind::Initialise, edit, description, 1);
         }
     }
@@ -1374,22 +1371,6 @@ fn first_line(text: &str) -> &str {
     text.lines().next().unwrap_or("").trim_end_matches('{').trim()
 }
 
-/// The values a local declared without one may be given ([`Collect::initialise`]): `0` and
-/// `1` for a number, `{0}` for an array of numbers of known size; none for a parameter, a
-/// global or a `static` (they start at zero), a pointer or a struct.
-pub(super) fn initial_values(v: &Var) -> &'static [&'static str] {
-    if v.kind != VarKind::Local {
-        return &[];
-    }
-    match &v.ty {
-        Type::Array(elem, Some(_)) if elem.is_arithmetic() || elem.pointee().is_some_and(Type::is_arithmetic) => {
-            &["{0}"]
-        }
-        t if t.is_arithmetic() => &["0", "1"],
-        _ => &[],
-    }
-}
-
 /// The calls of `b` in `e` whose format is a string literal: their arguments, the format
 /// expression and its bytes.
 fn literal_format_calls(e: &Expr, b: Builtin) -> Vec<(&[Expr], &Expr, &[u8])> {
@@ -1528,18 +1509,6 @@ fn printed_directives(reference: &Program) -> Vec<Vec<u8>> {
         });
     }
     out
-}
-
-/// Where `v`'s declarator ends in `src`: after its name and its array dimensions (`count[26]`),
-/// where ` = value` goes.
-pub(super) fn declarator_end(src: &str, v: &Var) -> Option<usize> {
-    let mut end = v.span.end as usize;
-    while let Some(rest) = src.get(end..)
-        && rest.trim_start().starts_with('[')
-    {
-        end += rest.find(']')? + 1;
-    }
-    Some(end)
 }
 
 #[cfg(test)]

@@ -33,7 +33,13 @@ impl<'j, 'p: 'j, 'ctx: 'j> Job<'j, 'p, 'ctx> {
             let indent = indentation_after(text, at);
             let new = format!("\n{indent}if ({guard})\n{indent}    return {value};");
             return Some((
-                Change { span: g.span, old: String::new(), new: format!("if ({guard}) return {value};"), region },
+                Change {
+                    span: g.span,
+                    old: String::new(),
+                    new: format!("if ({guard}) return {value};"),
+                    region,
+                    words: None,
+                },
                 TextEdit { span: g.span, new_text: new },
             ));
         }
@@ -59,7 +65,7 @@ impl<'j, 'p: 'j, 'ctx: 'j> Job<'j, 'p, 'ctx> {
                 let insert = Span::new(at, at);
                 let new_text = format!("{stmt}\n{indent}");
                 return Some((
-                    Change { span: insert, old: String::new(), new: stmt, region },
+                    Change { span: insert, old: String::new(), new: stmt, region, words: None },
                     TextEdit { span: insert, new_text },
                 ));
             }
@@ -74,7 +80,7 @@ impl<'j, 'p: 'j, 'ctx: 'j> Job<'j, 'p, 'ctx> {
                 if text[line_start..at].trim().is_empty() { format!("{}    ", &text[line_start..at]) } else { indent };
             let new_text = format!("{body_indent}{stmt}\n");
             return Some((
-                Change { span: insert, old: String::new(), new: stmt, region },
+                Change { span: insert, old: String::new(), new: stmt, region, words: None },
                 TextEdit { span: insert, new_text },
             ));
         }
@@ -97,7 +103,7 @@ impl<'j, 'p: 'j, 'ctx: 'j> Job<'j, 'p, 'ctx> {
             let insert = Span::new(at, at);
             let new_text = format!("{}\n{indent}", stmt.replace(") printf", &format!(")\n{indent}    printf")));
             return Some((
-                Change { span: insert, old: String::new(), new: stmt, region },
+                Change { span: insert, old: String::new(), new: stmt, region, words: None },
                 TextEdit { span: insert, new_text },
             ));
         }
@@ -111,7 +117,7 @@ impl<'j, 'p: 'j, 'ctx: 'j> Job<'j, 'p, 'ctx> {
             let indent = indentation_after(text, at);
             let new_text = format!("\n{indent}{stmt}");
             return Some((
-                Change { span: p.span, old: String::new(), new: stmt.clone(), region },
+                Change { span: p.span, old: String::new(), new: stmt.clone(), region, words: None },
                 TextEdit { span: p.span, new_text },
             ));
         }
@@ -163,7 +169,7 @@ impl<'j, 'p: 'j, 'ctx: 'j> Job<'j, 'p, 'ctx> {
         // A deleted statement that may simply go takes its line with it when alone on it.
         let edited =
             if matches!(alt, Alt::Keep) && new_text.is_empty() { crate::ir::deletion_span(text, span) } else { span };
-        Some((Change { span, old: shown, new, region }, TextEdit { span: edited, new_text }))
+        Some((Change { span, old: shown, new, region, words: None }, TextEdit { span: edited, new_text }))
     }
 
     /// The edit of a print statement `Extend` made conditional: the guard's change writes
@@ -208,7 +214,7 @@ impl<'j, 'p: 'j, 'ctx: 'j> Job<'j, 'p, 'ctx> {
         let indent = crate::ir::indentation(text, stmt.span.start as usize);
         let new_text = format!("if ({guard})\n{indent}    {print}\n{indent}else\n{indent}    {otherwise}");
         let new = format!("if ({guard}) {print} else {otherwise}");
-        Some((Change { span: stmt.span, old, new, region }, TextEdit { span: stmt.span, new_text }))
+        Some((Change { span: stmt.span, old, new, region, words: None }, TextEdit { span: stmt.span, new_text }))
     }
 }
 

@@ -52,6 +52,7 @@ pub fn declarations(
             old: String::new(),
             new: decl.clone(),
             region: format!("at the start of `{}`", student.func(w.func).name),
+            words: None,
         };
         out.push((change, TextEdit { span, new_text: format!("\n{indent}{decl}") }));
     }
@@ -103,8 +104,13 @@ mod tests {
             crate::ir::repair::apply_edits(student, &decls.iter().map(|(_, e)| e.clone()).collect::<Vec<_>>());
         assert_eq!(patched, "int main(void)\n{\n    int count;\n    long sum_2;\n    int n, sum;\n    return 0;\n}\n");
         assert!(lower_source(&patched).diagnostics.iter().all(|d| d.severity != crate::ir::Severity::Error));
-        let uses =
-            |new: &str| Change { span: Span::new(0, 0), old: String::new(), new: new.into(), region: String::new() };
+        let uses = |new: &str| Change {
+            span: Span::new(0, 0),
+            old: String::new(),
+            new: new.into(),
+            region: String::new(),
+            words: None,
+        };
         assert!(is_used(&decls[0].0, &[uses("count + 1")]));
         assert!(!is_used(&decls[0].0, &[uses("counter + 1")]));
         assert!(is_used(&decls[1].0, &[uses("if (c) sum_2 = sum_2 + c;")]));

@@ -208,6 +208,9 @@ pub struct Change {
     pub new: String,
     /// The automaton node whose region the change is in, in words.
     pub region: String,
+    /// The change in words where `old` → `new` does not say it (a local given a value where
+    /// it is declared).
+    pub words: Option<String>,
 }
 
 #[derive(Clone, Debug, PartialEq)]

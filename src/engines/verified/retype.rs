@@ -51,7 +51,13 @@ pub fn edits(student: &Program, text: &str) -> Option<Vec<(Change, TextEdit)>> {
         .map(|at| {
             let span = Span::new(at, at + 5);
             (
-                Change { span, old: "float".into(), new: "double".into(), region: "in a declaration".into() },
+                Change {
+                    span,
+                    old: "float".into(),
+                    new: "double".into(),
+                    region: "in a declaration".into(),
+                    words: None,
+                },
                 TextEdit { span, new_text: "double".into() },
             )
         })
@@ -122,7 +128,7 @@ fn scanf_edit(text: &str, args: &[Expr], floats: &[usize]) -> Option<(Change, Te
         widen[k].then(|| format!("{}l{}", &directive[..directive.len() - 1], &directive[directive.len() - 1..]))
     })?;
     Some((
-        Change { span, old: src.to_string(), new: out.clone(), region: "in a scanf format".into() },
+        Change { span, old: src.to_string(), new: out.clone(), region: "in a scanf format".into(), words: None },
         TextEdit { span, new_text: out },
     ))
 }
@@ -208,7 +214,13 @@ pub fn integer_reads(
             let span = Span::new(*at, at + word.len());
             let new = ty.c_name();
             (
-                Change { span, old: word.to_string(), new: new.clone(), region: "in a declaration".into() },
+                Change {
+                    span,
+                    old: word.to_string(),
+                    new: new.clone(),
+                    region: "in a declaration".into(),
+                    words: None,
+                },
                 TextEdit { span, new_text: new },
             )
         })
@@ -272,7 +284,7 @@ pub fn integer_reads(
                 Some(new) => {
                     let region = if scanf { "in a scanf format" } else { "in a printf format" };
                     out.push((
-                        Change { span, old: src.to_string(), new: new.clone(), region: region.into() },
+                        Change { span, old: src.to_string(), new: new.clone(), region: region.into(), words: None },
                         TextEdit { span, new_text: new },
                     ));
                 }

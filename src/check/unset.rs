@@ -1,0 +1,148 @@
+//! Locals read before they are given a value, in a program the verified engine proved. Its
+//! proof lets such a local hold any value at all (it holds for each one), where the
+//! interpreter, like the C standard, stops at the read: `tam++` on a `tam` never set is a
+//! bug of its own even when nothing uses `tam`. A repair (or a program proved equivalent as
+//! written) whose test runs still make such a read fails those tests, so each such local gets
+//! a value where it is declared (`0`, `{0}` for an array), and the whole patch is proved
+//! again before it is shown.
+
+use crate::cancel::Cancel;
+use crate::ir::walk::{for_each_stmt, walk_stmt};
+use crate::ir::*;
+use crate::spec::compare::Compare;
+use crate::spec::interp::{Limits, RuntimeErrorKind};
+
+use super::PreparedTest;
+
+/// One local given a value where it is declared: the edit of the student's text, and the
+/// change in words.
+pub(super) struct Initialisation {
+    pub edit: TextEdit,
+    pub words: String,
+    /// The local's name where it is declared, in the student's text.
+    pub name: Span,
+}
+
+/// At most this many locals are given a value (each needs a run of the tests).
+const MAX_LOCALS: usize = 4;
+
+/// The locals that the tests' runs of `text` patched by `edits` read before giving them a
+/// value, each given one where it is declared, in the order the runs reach them: empty when
+/// no run makes such a read, or when one reads a local that cannot be given a value at its
+/// declaration (a pointer, a struct, a local declared with a value and then read past).
+pub(super) fn initialisations(
+    text: &str,
+    edits: &[TextEdit],
+    entry: &str,
+    tests: &[PreparedTest],
+    compare: Compare,
+    max_steps: u64,
+    cancel: &Cancel,
+) -> Vec<Initialisation> {
+    let limits = Limits { max_steps, ..Limits::default() };
+    let mut out: Vec<Initialisation> = Vec::new();
+    let mut given: Vec<String> = Vec::new();
+    loop {
+        let all: Vec<TextEdit> = edits.iter().cloned().chain(out.iter().map(|i| i.edit.clone())).collect();
+        let patched = apply_edits(text, &all);
+        let Some(program) = crate::syntax::lower::lower_without_errors(&patched) else { return Vec::new() };
+        let unset = tests.iter().find_map(|t| {
+            let (_, run) = super::run_test(&program, entry, t, compare, &limits, cancel);
+            run.error.filter(|e| e.kind == RuntimeErrorKind::Uninitialized).map(|e| e.span)
+        });
+        let Some(read) = unset else { return out };
+        if cancel.is_cancelled() || out.len() == MAX_LOCALS {
+            return Vec::new();
+        }
+        let Some(var) = local_read_at(&program, read).filter(|v| declared_without_value(&program, *v)) else {
+            return Vec::new();
+        };
+        let v = program.var(var);
+        let key = format!("{}@{}", v.name, v.span.start);
+        let Some(value) = initial_values(v).first() else { return Vec::new() };
+        let Some((edit, words)) = initialisation(&patched, v, value) else { return Vec::new() };
+        let (Some(at), Some(start), Some(end)) = (
+            offset_before(&all, edit.span.start as usize),
+            offset_before(&all, v.span.start as usize),
+            offset_before(&all, v.span.end as usize),
+        ) else {
+            return Vec::new();
+        };
+        if given.contains(&key) {
+            return Vec::new();
+        }
+        given.push(key);
+        let edit = TextEdit { span: Span::new(at, at), new_text: edit.new_text };
+        out.push(Initialisation { edit, words, name: Span::new(start, end) });
+    }
+}
+
+/// The local whose read is the expression at `span` (a variable, or an element of an array
+/// variable).
+fn local_read_at(program: &Program, span: Span) -> Option<VarId> {
+    let mut found = None;
+    for body in program.funcs.iter().filter_map(|f| f.body.as_ref()) {
+        walk_stmt(body, &mut |e| {
+            if found.is_some() || e.span != span {
+                return;
+            }
+            found = match &e.strip_implicit().kind {
+                ExprKind::Var(v) => Some(*v),
+                ExprKind::Index(base, _) => match base.strip_implicit().kind {
+                    ExprKind::Var(v) => Some(v),
+                    _ => None,
+                },
+                _ => None,
+            };
+        });
+    }
+    found.filter(|v| program.var(*v).kind == VarKind::Local)
+}
+
+/// Whether `var` is declared without a value.
+fn declared_without_value(program: &Program, var: VarId) -> bool {
+    let mut without = false;
+    for body in program.funcs.iter().filter_map(|f| f.body.as_ref()) {
+        for_each_stmt(body, &mut |s| {
+            without |= matches!(s.kind, StmtKind::Decl { var: v, init: None } if v == var);
+        });
+    }
+    without
+}
+
+/// The offset in the text before `edits` of `at`, an offset of the text after them that no
+/// edit wrote.
+fn offset_before(edits: &[TextEdit], at: usize) -> Option<usize> {
+    let mut sorted: Vec<&TextEdit> = edits.iter().collect();
+    sorted.sort_by_key(|e| e.span.start);
+    let mut shift: i64 = 0;
+    for e in sorted {
+        let start = (e.span.start as i64 + shift) as usize;
+        let written_end = start + e.new_text.len();
+        if at <= start {
+            break;
+        }
+        if at < written_end {
+            return None;
+        }
+        shift += e.new_text.len() as i64 - (e.span.end as i64 - e.span.start as i64);
+    }
+    usize::try_from(at as i64 - shift).ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_offset_after_edits_maps_back_before_them() {
+        let text = "int a; int b;";
+        let edits = [TextEdit { span: Span::new(4, 5), new_text: "abc".into() }];
+        let patched = apply_edits(text, &edits);
+        assert_eq!(patched, "int abc; int b;");
+        // `b` in the patched text
+        assert_eq!(offset_before(&edits, 13), Some(11));
+        assert_eq!(offset_before(&edits, 2), Some(2));
+        assert_eq!(offset_before(&edits, 5), None);
+    }
+}
