@@ -313,19 +313,91 @@ fn verify_float_models(
 ) -> BmcResult {
     // A product with floating point: first in the opaque model (`smt::floats`), where two
     // programs that compute a value alike share its term and no IEEE circuit is bit-blasted.
-    // Its proof is a proof in IEEE; any other answer of it is not trusted, and the IEEE check
-    // decides.
+    // Its proof is a proof in IEEE, and its counterexample one that the interpreter's runs
+    // confirm; any other answer of it is not trusted, and the IEEE check decides.
     if let Some((r, _)) = reference
         && (super::encode::uses_floats(program) || super::encode::uses_floats(r))
     {
         let slice = Budget::new((budget.remaining() / 3).min(OPAQUE_SLICE), budget.cancel.clone());
         let opaque = verify_in(program, reference, entry, bound, assume, FloatModel::Opaque, None, &slice);
         tracing::debug!(verdict = ?opaque.verdict, "the bounded check with opaque floats");
-        if matches!(opaque.verdict, BmcVerdict::Holds { .. }) {
+        // Its counterexamples are runs (`differs_when_run`).
+        if matches!(opaque.verdict, BmcVerdict::Holds { .. } | BmcVerdict::Violated(_)) {
             return opaque;
         }
     }
     verify_in(program, reference, entry, bound, assume, FloatModel::Ieee, None, budget)
+}
+
+/// Whether `program` and `reference`, run by the interpreter on `stdin`, print differently
+/// under `compare`, on an input the assumptions admit: the reference runs to its end (no
+/// error, no failed assumption: the ranges assumed of the input stop it) and prints no `nan`
+/// where that is assumed; the student's run may stop on an error, but not on a read of a
+/// local never set (the encoding gives it any value).
+fn differs_when_run(
+    program: &Program,
+    reference: &Program,
+    compare: Compare,
+    entry: &str,
+    stdin: &str,
+    assume: Assumptions,
+    budget: &Budget,
+) -> bool {
+    let limits = Limits { max_steps: REPLAY_STEPS, ..Limits::default() };
+    let theirs = interp::run(reference, entry, stdin.as_bytes(), &limits, &budget.cancel);
+    let expected = String::from_utf8_lossy(&theirs.output);
+    if theirs.error.is_some()
+        || theirs.assume_failed
+        || (assume.reference_prints_no_nan && expected.to_ascii_lowercase().contains("nan"))
+    {
+        return false;
+    }
+    let yours = interp::run(program, entry, stdin.as_bytes(), &limits, &budget.cancel);
+    if yours.assume_failed
+        || budget.cancel.is_cancelled()
+        || yours.error.as_ref().is_some_and(|e| {
+            matches!(
+                e.kind,
+                RuntimeErrorKind::Uninitialized | RuntimeErrorKind::Cancelled | RuntimeErrorKind::StepLimit
+            )
+        })
+    {
+        return false;
+    }
+    let actual = String::from_utf8_lossy(&yours.output);
+    yours.error.is_some()
+        || !crate::spec::compare::output_matches(
+            compare,
+            &expected,
+            Some(theirs.output_before_last_read),
+            &actual,
+            Some(yours.output_before_last_read),
+        )
+}
+
+/// Steps of each run of [`differs_when_run`]: as the check layer's oracle.
+const REPLAY_STEPS: u64 = 5_000_000;
+
+/// Models of the opaque floats tried on the interpreter before the IEEE check decides.
+const OPAQUE_MODELS: usize = 4;
+
+/// "The numbers read are the ones `m` gives": the input reads of numbers it makes, each equal
+/// to its value there.
+fn same_input<'ctx>(ctx: &'ctx z3::Context, enc: &Encoding<'ctx>, m: &Model<'ctx>) -> Bool<'ctx> {
+    let equal: Vec<Bool<'ctx>> = enc
+        .inputs
+        .iter()
+        .filter(|r| is_true(m, &r.guard))
+        .filter_map(|r| {
+            let bits = match &r.value {
+                SymVal::Int(b) => b.clone(),
+                SymVal::Float(f) => f.as_bv()?,
+                _ => return None,
+            };
+            Some(bits._eq(&m.eval(&bits, true)?))
+        })
+        .collect();
+    Bool::and(ctx, &equal.iter().collect::<Vec<_>>())
 }
 
 /// One proof in one float model; `effort`, where given, bounds its main check by Z3's
@@ -408,9 +480,31 @@ fn verify_in(
     let v = solver::check_within(&s, &[], effort, budget);
     stats.solve_time = t1.elapsed();
     let verdict = match v {
-        // A model of the opaque floats may not be a run.
+        // A model of the opaque floats may not be a run: its input is a counterexample only
+        // once the two programs, run on it, print differently (then the IEEE check, whose
+        // division and square root circuits can take the whole budget, is not needed).
+        // A model where both print a NaN (whose sign the opaque bits do not fix) is ruled
+        // out and another asked for, a few times.
         Verdict::Sat if floats == FloatModel::Opaque => {
-            BmcVerdict::Unknown(BmcUnknown::Solver(UnknownReason::SolverUnknown("opaque floats".into())))
+            let mut found = None;
+            if let Some((r, compare)) = reference {
+                for _ in 0..OPAQUE_MODELS {
+                    let model = s.get_model().expect("a model after sat");
+                    let cex = counterexample(&enc, &model);
+                    if differs_when_run(program, r, compare, entry, &cex.stdin, assume, budget) {
+                        found = Some(cex);
+                        break;
+                    }
+                    s.assert(&same_input(&ctx, &enc, &model).not());
+                    if solver::check_within(&s, &[], effort, budget) != Verdict::Sat {
+                        break;
+                    }
+                }
+            }
+            match found {
+                Some(cex) => BmcVerdict::Violated(Box::new(cex)),
+                None => BmcVerdict::Unknown(BmcUnknown::Solver(UnknownReason::SolverUnknown("opaque floats".into()))),
+            }
         }
         Verdict::Sat => {
             let model = s.get_model().expect("a model after sat");

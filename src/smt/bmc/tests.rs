@@ -515,3 +515,47 @@ int main(void) { int c, n = 0; c = getchar(); while (c != EOF && c != '\\n') { n
     assert!(matches!(r.verdict, BmcVerdict::Holds { .. }), "{:?}", r.verdict);
     assert_eq!(r.assumption(), Some(crate::smt::encode::LINE_ASSUMPTION));
 }
+
+/// [`verify_in`] over the opaque floats alone.
+fn against_opaque(student: &str, reference: &str, bound: u32) -> BmcResult {
+    let (s, r) = (lower_source(student), lower_source(reference));
+    verify_in(
+        &s.program,
+        Some((&r.program, Compare::Exact)),
+        "main",
+        bound,
+        Assumptions::default(),
+        FloatModel::Opaque,
+        None,
+        &Budget::unlimited(Cancel::new()),
+    )
+}
+
+#[test]
+fn an_opaque_model_is_a_counterexample_once_the_runs_differ() {
+    // The mean of `n` numbers read, the first one before the loop: for `n <= 0` the student
+    // divides a number read by `n` where the reference divides 0 (or prints a NaN for 0).
+    let reference = "#include <stdio.h>\nint main(void) { int n, i, x, sum = 0; scanf(\"%d\", &n); for (i = 0; i < n; i++) { scanf(\"%d\", &x); sum += x; } printf(\"%.2f\\n\", (double)sum / n); return 0; }";
+    let student = "#include <stdio.h>\nint main(void) { int n, i, x, sum; scanf(\"%d\", &n); scanf(\"%d\", &x); sum = x; for (i = 1; i < n; i++) { scanf(\"%d\", &x); sum += x; } printf(\"%.2f\\n\", (double)sum / n); return 0; }";
+    match against_opaque(student, reference, 2).verdict {
+        BmcVerdict::Violated(c) => {
+            let n: i64 = c.stdin.split_whitespace().next().and_then(|t| t.parse().ok()).expect("n read");
+            assert!(n <= 0, "{:?}", c.stdin);
+        }
+        v => panic!("{v:?}"),
+    }
+}
+
+#[test]
+fn an_opaque_model_the_runs_do_not_confirm_is_no_counterexample() {
+    // `x * 2` and `x + x` are the same float for every `x`, but other terms of the opaque
+    // model: each of its models runs alike, so no counterexample comes of it.
+    let student =
+        "#include <stdio.h>\nint main(void) { float x; scanf(\"%f\", &x); printf(\"%f\\n\", x * 2.0f); return 0; }";
+    let reference = student.replace("x * 2.0f", "x + x");
+    let v = against_opaque(student, &reference, 1).verdict;
+    assert!(
+        matches!(&v, BmcVerdict::Unknown(BmcUnknown::Solver(UnknownReason::SolverUnknown(why))) if why == "opaque floats"),
+        "{v:?}"
+    );
+}
