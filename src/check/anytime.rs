@@ -445,6 +445,12 @@ impl Job<'_> {
             text: TextConjecture::new(&inputs).filter(|_| text),
             zero: SignedZeroConjecture::new(&inputs).filter(|_| self.uses_floats()),
             lines: LinesConjecture::new(&inputs, exhausted).filter(|_| text),
+            nan: self
+                .verified_opts
+                .precondition
+                .as_ref()
+                .filter(|p| p.no_nan)
+                .map(|_| NanConjecture { assumed: false }),
             tests: inputs.len(),
         }
     }
@@ -502,6 +508,11 @@ impl Job<'_> {
                     // Unconfirmed because the reference cannot run the input either (it runs
                     // past the interpreter's limits) is an input unlike the tests' too.
                     if !m.confirmed && m.reference_ran {
+                        // Both print a NaN, whose sign the solver's floats do not know: the
+                        // inputs where the reference prints none, as on the tests'.
+                        if conjecture.nan.as_mut().is_some_and(|n| n.exclude(&m.theirs)) {
+                            continue;
+                        }
                         return Within::Unproved;
                     }
                     input = cex.stdin;
@@ -871,7 +882,32 @@ struct Conjectures {
     text: Option<TextConjecture>,
     zero: Option<SignedZeroConjecture>,
     lines: Option<LinesConjecture>,
+    /// Where the reference prints a float on every test and never `nan`.
+    nan: Option<NanConjecture>,
     tests: usize,
+}
+
+/// The inputs where the reference prints no `nan`, as on every test's: the sign C prints for
+/// a NaN (`nan`, `-nan`) depends on how the machine computed it, which the solver's floats
+/// (one NaN, no sign) do not say, so a counterexample where both programs print a NaN shows
+/// no difference when they run ([`verified::precondition::Precondition::no_nan`]).
+#[derive(Clone, Debug)]
+struct NanConjecture {
+    assumed: bool,
+}
+
+impl NanConjecture {
+    /// Assumes it for a counterexample on which the reference prints `printed`; `false` when
+    /// that holds no `nan` or it is assumed already.
+    fn exclude(&mut self, printed: &str) -> bool {
+        let narrowed = !self.assumed && printed.to_ascii_lowercase().contains("nan");
+        self.assumed |= narrowed;
+        narrowed
+    }
+
+    fn conditions(&self) -> Option<String> {
+        self.assumed.then(|| "the reference prints no `nan` (not a number)".to_string())
+    }
 }
 
 impl Conjectures {
@@ -900,6 +936,7 @@ impl Conjectures {
             self.lines.as_ref().and_then(LinesConjecture::conditions),
             self.text.as_ref().and_then(TextConjecture::conditions),
             self.zero.as_ref().and_then(SignedZeroConjecture::conditions),
+            self.nan.as_ref().and_then(NanConjecture::conditions),
         ]
         .into_iter()
         .flatten()
@@ -924,6 +961,7 @@ impl Conjectures {
             absent_chars: assume.absent_chars | self.text.as_ref().map_or(0, TextConjecture::absent_bytes),
             no_negative_zero: assume.no_negative_zero || self.zero.as_ref().is_some_and(SignedZeroConjecture::excluded),
             min_lines: assume.min_lines.max(self.lines.as_ref().map_or(0, LinesConjecture::min_lines)),
+            reference_prints_no_nan: assume.reference_prints_no_nan || self.nan.as_ref().is_some_and(|n| n.assumed),
             max_lines: match (assume.max_lines, self.lines.as_ref().and_then(LinesConjecture::max_lines)) {
                 (Some(a), Some(b)) => Some(a.min(b)),
                 (a, b) => a.or(b),
@@ -1076,6 +1114,16 @@ mod tests {
         let span = Span::new(start as usize, end as usize);
         let c = verified::Change { span, old: String::new(), new: new.into(), region: String::new(), words: None };
         (c, TextEdit { span, new_text: new.into() })
+    }
+
+    #[test]
+    fn a_nan_printed_by_the_reference_is_assumed_away_once() {
+        let mut nan = NanConjecture { assumed: false };
+        assert!(!nan.exclude("2.50\n"), "a number printed is no NaN");
+        assert!(nan.conditions().is_none());
+        assert!(nan.exclude("-nan\n"));
+        assert_eq!(nan.conditions().as_deref(), Some("the reference prints no `nan` (not a number)"));
+        assert!(!nan.exclude("nan\n"), "assumed already: another NaN narrows nothing");
     }
 
     #[test]
