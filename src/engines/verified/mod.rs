@@ -539,6 +539,17 @@ fn run(
     checks: &mut usize,
     wanted: &mut Vec<fresh::Wanted>,
 ) -> Result<Outcome, Failure> {
+    // The reference's character constants, taken into the student's repairs, print as
+    // characters there too (`putchar(j < n - i ? ' ' : '#')`, not `? 32 : 35`).
+    let with_characters;
+    let student = if reference.char_constants.is_subset(&student.char_constants) {
+        student
+    } else {
+        let mut p = student.clone();
+        p.char_constants.extend(reference.char_constants.iter().copied());
+        with_characters = p;
+        &with_characters
+    };
     let inline = functions_differ(student, reference, &opts.entry);
     let global = |p: &Program| p.vars.iter().any(|v| v.kind == crate::ir::VarKind::Global);
     let primed = crate::ir::normalize::has_priming_read(student);
