@@ -904,7 +904,7 @@ fn int_literal(v: i64, ty: &Type) -> (String, u8) {
 }
 
 /// `'a'`, `'\n'`, `'\377'` for a value of a char type.
-fn char_literal(v: i64) -> String {
+pub fn char_literal(v: i64) -> String {
     let b = v as u8;
     let body = match b {
         b'\n' => "\\n".to_string(),

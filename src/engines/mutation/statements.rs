@@ -114,6 +114,7 @@ pub fn candidates(
         reference_separators: reference.map(separators::printed_separators).unwrap_or_default(),
         reference_line_widths: reference.map(line_widths).unwrap_or_default(),
         reference_directives: reference.map(printed_directives).unwrap_or_default(),
+        reference_short_prints: reference.map(short_printed_texts).unwrap_or_default(),
     };
     for (i, f) in program.funcs.iter().enumerate() {
         if frozen.contains(&f.name) {
@@ -178,6 +179,8 @@ struct Collect<'a> {
     reference_line_widths: Vec<u64>,
     /// The reference's numeric `printf` directives (`%.2f`, `%02d`), each once.
     reference_directives: Vec<Vec<u8>>,
+    /// The short texts the reference prints ([`short_printed_texts`]).
+    reference_short_prints: Vec<Vec<u8>>,
 }
 
 impl Collect<'_> {
@@ -208,6 +211,7 @@ impl Collect<'_> {
             StmtKind::If { cond, then, els } => {
                 if els.is_none() {
                     self.repeat_if(func, s, cond, then);
+                    self.else_print(func, s, then);
                 }
                 self.stmt(func, then);
                 if let Some(e) = els {
@@ -894,6 +898,58 @@ impl Collect<'_> {
         self.out.push(Candidate { changes, tier: 2, at });
     }
 
+    /// The `else` a print under an `if` misses: `if (v[k] > j) printf("*");` prints nothing
+    /// where the reference prints the other of two characters (`v[i] >= val ? '*' : ' '`), so
+    /// a histogram or a pattern loses its filler. For each short text the reference prints
+    /// other than the branch's own, the branch gets an `else` that prints it, in the branch's
+    /// own form (`putchar` of a character, or `printf` of a literal).
+    fn else_print(&mut self, func: FuncId, s: &Stmt, then: &Stmt) {
+        let sole = match &then.kind {
+            StmtKind::Block(items) if items.len() == 1 => &items[0],
+            StmtKind::Block(_) => return,
+            _ => then,
+        };
+        let StmtKind::Expr(e) = &sole.kind else { return };
+        let ExprKind::Call(Callee::Builtin(b @ (Builtin::Printf | Builtin::Putchar)), args) = &e.kind else { return };
+        let own: Vec<u8> = match (b, args.first().map(|a| &a.strip_implicit().kind)) {
+            (Builtin::Printf, Some(ExprKind::Str(t))) if args.len() == 1 && !t.contains(&b'%') => t.clone(),
+            (Builtin::Putchar, Some(ExprKind::Int(c))) => vec![u8::try_from(*c).unwrap_or(0)],
+            _ => return,
+        };
+        let if_indent = crate::ir::indentation(self.src, s.span.start as usize).to_string();
+        let on_own_line =
+            self.src.get(s.span.start as usize..then.span.start as usize).is_some_and(|t| t.contains('\n'));
+        for text in self.reference_short_prints.clone() {
+            if text == own {
+                continue;
+            }
+            let call = match (b, text.as_slice()) {
+                (Builtin::Putchar, [c]) => format!("putchar({});", crate::ir::print::char_literal(i64::from(*c))),
+                _ => format!("printf({});", crate::ir::print::string_literal(&text)),
+            };
+            let new_text = match &then.kind {
+                StmtKind::Block(_) => {
+                    let inner = crate::ir::indentation(self.src, sole.span.start as usize);
+                    format!(" else {{\n{inner}{call}\n{if_indent}}}")
+                }
+                _ if on_own_line => {
+                    let inner = crate::ir::indentation(self.src, then.span.start as usize);
+                    format!("\n{if_indent}else\n{inner}{call}")
+                }
+                _ => format!(" else {call}"),
+            };
+            let at = then.span.end as usize;
+            let edit = TextEdit { span: Span::new(at, at), new_text };
+            let what = match text.as_slice() {
+                b" " => "a space".to_string(),
+                b"\t" => "a tab".to_string(),
+                _ => format!("`{}`", crate::ir::print::string_literal(&text).trim_matches('"')),
+            };
+            let description = format!("print {what} when the condition does not hold: add `else {call}`");
+            self.push(func, s, MutationKind::InsertStatement, edit, description, 1);
+        }
+    }
+
     /// A local declared without a value starts with one: `int sum;` → `int sum = 0;` (or
     /// `= 1`, a product or a flag), `int count[26];` → `int count[26] = {0};`. A local that
     /// is read before it is set holds whatever the memory held; the interpreter stops there.
@@ -1370,6 +1426,50 @@ fn squeeze(text: &str) -> String {
 fn first_line(text: &str) -> &str {
     text.lines().next().unwrap_or("").trim_end_matches('{').trim()
 }
+
+/// The short texts `reference` prints on their own, at most [`MAX_SHORT_PRINTS`], each once:
+/// a `printf` of a literal with no directive, a `putchar` of a character, and each side of a
+/// choice printed (`putchar(c ? '*' : ' ')`, `printf("%c", ...)`, `printf("%s", ...)`), of at
+/// most three characters and no line break: the fillers and marks of a pattern.
+fn short_printed_texts(reference: &Program) -> Vec<Vec<u8>> {
+    fn literal(e: &Expr) -> Option<Vec<u8>> {
+        match &e.strip_implicit().kind {
+            ExprKind::Int(c) => Some(vec![u8::try_from(*c).ok()?]),
+            ExprKind::Str(t) => Some(t.clone()),
+            _ => None,
+        }
+    }
+    let mut out: Vec<Vec<u8>> = Vec::new();
+    for body in reference.funcs.iter().filter_map(|f| f.body.as_ref()) {
+        crate::ir::walk::walk_stmt(body, &mut |e| {
+            let ExprKind::Call(Callee::Builtin(b), args) = &e.kind else { return };
+            let printed: Option<&Expr> = match (b, args.as_slice()) {
+                (Builtin::Putchar, [x]) => Some(x),
+                (Builtin::Printf, [fmt]) => Some(fmt),
+                (Builtin::Printf, [fmt, x]) => match &fmt.strip_implicit().kind {
+                    ExprKind::Str(f) if f == b"%c" || f == b"%s" => Some(x),
+                    _ => None,
+                },
+                _ => None,
+            };
+            let Some(printed) = printed else { return };
+            let texts: Vec<Vec<u8>> = match &printed.strip_implicit().kind {
+                ExprKind::Cond(_, a, b) => [literal(a), literal(b)].into_iter().flatten().collect(),
+                _ => literal(printed).into_iter().collect(),
+            };
+            for t in texts {
+                let plain = !t.is_empty() && t.len() <= 3 && !t.contains(&b'\n') && !t.contains(&b'%');
+                if plain && !out.contains(&t) && out.len() < MAX_SHORT_PRINTS {
+                    out.push(t);
+                }
+            }
+        });
+    }
+    out
+}
+
+/// Short texts of the reference tried as a missing `else`'s print.
+const MAX_SHORT_PRINTS: usize = 4;
 
 /// The calls of `b` in `e` whose format is a string literal: their arguments, the format
 /// expression and its bytes.
