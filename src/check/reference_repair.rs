@@ -203,20 +203,12 @@ pub fn repair_against_reference(
         verified::Outcome::Failed(verified::Failure::NoRepair(region)) => Some(region.clone()),
         _ => None,
     };
+    let unset =
+        UnsetLocals { program, text, tests, compare, max_steps, reference, opts: &verified_opts, deadline, cancel };
     match v.outcome {
         verified::Outcome::Equivalent
             if hint >= HintLevel::Fix
-                && let Some(r) = unset_locals_given_values(
-                    program,
-                    text,
-                    tests,
-                    compare,
-                    max_steps,
-                    reference,
-                    &verified_opts,
-                    deadline,
-                    cancel,
-                ) =>
+                && let Some(r) = unset.as_written() =>
         {
             report.stats.reference = Some("repaired");
             push_verified(report, text, &r, hint, v.time.as_millis(), compare);
@@ -265,28 +257,14 @@ pub fn repair_against_reference(
                 }
                 _ => {}
             }
-            let complete = |r: verified::VerifiedRepair| {
-                with_unset_locals_given_values(
-                    r,
-                    program,
-                    text,
-                    tests,
-                    compare,
-                    max_steps,
-                    reference,
-                    &verified_opts,
-                    deadline,
-                    cancel,
-                )
-            };
-            let r = complete(r);
+            let r = unset.complete(r);
             push_verified(report, text, &r, hint, v.found_after.unwrap_or(v.time).as_millis(), compare);
             // A smaller patch that relies on the assignment's promise about the input, offered
             // after the one for all inputs.
             if let Some(small) = v.smaller_assuming
                 && hint >= HintLevel::Fix
             {
-                push_verified_fix(report, &complete(small), v.time.as_millis(), compare);
+                push_verified_fix(report, &unset.complete(small), v.time.as_millis(), compare);
             }
             return anytime;
         }
@@ -696,64 +674,64 @@ fn proves_equivalent(
     verified::repair(&program, &patched, reference, opts, &budget).outcome == verified::Outcome::Equivalent
 }
 
-/// `r` with a value for each local that its runs on the tests read before giving it one
-/// ([`unset`]), when the whole is proved again; else `r` as it is (the gate withdraws it).
-#[allow(clippy::too_many_arguments)]
-fn with_unset_locals_given_values(
-    r: verified::VerifiedRepair,
-    program: &Program,
-    text: &str,
-    tests: &[PreparedTest],
+/// What giving a value to each local a repaired program's test runs read unset needs
+/// ([`unset`]): the student's program and text, the tests, and the reference and options to
+/// prove the whole patch again with.
+struct UnsetLocals<'a> {
+    program: &'a Program,
+    text: &'a str,
+    tests: &'a [PreparedTest],
     compare: Compare,
     max_steps: u64,
-    reference: &Program,
-    opts: &verified::Options,
+    reference: &'a Program,
+    opts: &'a verified::Options,
     deadline: Instant,
-    cancel: &Cancel,
-) -> verified::VerifiedRepair {
-    let inits = unset::initialisations(text, &r.edits, &opts.entry, tests, compare, max_steps, cancel);
-    if inits.is_empty() {
-        return r;
-    }
-    let mut whole = r.clone();
-    for i in inits {
-        whole.changes.push(verified::Change {
-            span: i.name,
-            old: String::new(),
-            new: i.edit.new_text.clone(),
-            region: "where it is declared".into(),
-            words: Some(i.words),
-        });
-        whole.edits.push(i.edit);
-    }
-    match proved_as_written(text, &whole.edits, reference, opts, deadline, cancel) {
-        Some(assuming) if assuming.is_none() || assuming == r.assuming => {
-            let relative_patch_size = verified::patch_size(program, text, &whole.edits);
-            VerifiedRepair { assuming, relative_patch_size, ..whole }
-        }
-        _ => r,
-    }
+    cancel: &'a Cancel,
 }
 
-/// For a program the verified engine proved equivalent as written, whose runs on the tests
-/// read a local before giving it a value: the values ([`unset`]), as a repair proved again.
-#[allow(clippy::too_many_arguments)]
-fn unset_locals_given_values(
-    program: &Program,
-    text: &str,
-    tests: &[PreparedTest],
-    compare: Compare,
-    max_steps: u64,
-    reference: &Program,
-    opts: &verified::Options,
-    deadline: Instant,
-    cancel: &Cancel,
-) -> Option<verified::VerifiedRepair> {
-    let none = VerifiedRepair { edits: Vec::new(), changes: Vec::new(), relative_patch_size: 0.0, assuming: None };
-    let whole = with_unset_locals_given_values(
-        none, program, text, tests, compare, max_steps, reference, opts, deadline, cancel,
-    );
-    (!whole.edits.is_empty()).then_some(whole)
+impl UnsetLocals<'_> {
+    /// `r` with a value for each local that its runs on the tests read before giving it one,
+    /// when the whole is proved again; else `r` as it is (the gate withdraws it).
+    fn complete(&self, r: VerifiedRepair) -> VerifiedRepair {
+        let inits = unset::initialisations(
+            self.text,
+            &r.edits,
+            &self.opts.entry,
+            self.tests,
+            self.compare,
+            self.max_steps,
+            self.cancel,
+        );
+        if inits.is_empty() {
+            return r;
+        }
+        let mut whole = r.clone();
+        for i in inits {
+            whole.changes.push(verified::Change {
+                span: i.name,
+                old: String::new(),
+                new: i.edit.new_text.clone(),
+                region: "where it is declared".into(),
+                words: Some(i.words),
+            });
+            whole.edits.push(i.edit);
+        }
+        match proved_as_written(self.text, &whole.edits, self.reference, self.opts, self.deadline, self.cancel) {
+            Some(assuming) if assuming.is_none() || assuming == r.assuming => {
+                let relative_patch_size = verified::patch_size(self.program, self.text, &whole.edits);
+                VerifiedRepair { assuming, relative_patch_size, ..whole }
+            }
+            _ => r,
+        }
+    }
+
+    /// For a program the verified engine proved equivalent as written, whose runs on the
+    /// tests read a local before giving it a value: the values, as a repair proved again.
+    fn as_written(&self) -> Option<VerifiedRepair> {
+        let none = VerifiedRepair { edits: Vec::new(), changes: Vec::new(), relative_patch_size: 0.0, assuming: None };
+        let whole = self.complete(none);
+        (!whole.edits.is_empty()).then_some(whole)
+    }
 }
 
 /// Whether the verified engine proves `text` patched by `edits` equivalent to the reference
