@@ -709,8 +709,8 @@ impl UnsetLocals<'_> {
         for i in inits {
             whole.changes.push(verified::Change {
                 span: i.name,
-                old: String::new(),
-                new: i.edit.new_text.clone(),
+                old: self.text.get(i.name.range()).unwrap_or_default().to_string(),
+                new: i.declarator,
                 region: "where it is declared".into(),
                 words: Some(i.words),
             });
@@ -926,8 +926,10 @@ fn push_verified(
         let where_ = if group.iter().all(|x| x.region == c.region) { c.region.as_str() } else { "on this line" };
         let message = match hint {
             // A local given a value: no difference from the reference, a read of nothing.
-            HintLevel::Fix if c.words.is_some() => format!("read before it is given a value: {}", describe(c)),
-            _ if c.words.is_some() => "this is read before it is given a value".to_string(),
+            HintLevel::Fix if c.words.is_some() => {
+                format!("`{}` is read before it is given a value: give it one here: `{}`", c.old, c.new)
+            }
+            _ if c.words.is_some() => format!("`{}` is read before it is given a value", c.old),
             HintLevel::Fix => format!(
                 "differs from the reference {where_}: {}",
                 group.iter().map(|x| describe(x)).collect::<Vec<_>>().join("; ")

@@ -21,6 +21,8 @@ pub(super) struct Initialisation {
     pub words: String,
     /// The local's name where it is declared, in the student's text.
     pub name: Span,
+    /// The declarator with its value (`count = 0`, `votes[4] = {0}`).
+    pub declarator: String,
 }
 
 /// At most this many locals are given a value (each needs a run of the tests).
@@ -72,8 +74,10 @@ pub(super) fn initialisations(
             return Vec::new();
         }
         given.push(key);
+        let Some(written) = patched.get(v.span.start as usize..edit.span.start as usize) else { return Vec::new() };
+        let declarator = format!("{written}{}", edit.new_text);
         let edit = TextEdit { span: Span::new(at, at), new_text: edit.new_text };
-        out.push(Initialisation { edit, words, name: Span::new(start, end) });
+        out.push(Initialisation { edit, words, name: Span::new(start, end), declarator });
     }
 }
 
