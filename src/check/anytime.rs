@@ -900,7 +900,7 @@ impl NanConjecture {
     /// Assumes it for a counterexample on which the reference prints `printed`; `false` when
     /// that holds no `nan` or it is assumed already.
     fn exclude(&mut self, printed: &str) -> bool {
-        let narrowed = !self.assumed && printed.to_ascii_lowercase().contains("nan");
+        let narrowed = !self.assumed && crate::spec::compare::prints_nan(printed);
         self.assumed |= narrowed;
         narrowed
     }

@@ -728,6 +728,10 @@ impl UnsetLocals<'_> {
     /// For a program the verified engine proved equivalent as written, whose runs on the
     /// tests read a local before giving it a value: the values, as a repair proved again.
     fn as_written(&self) -> Option<VerifiedRepair> {
+        // The tests ran on it already: a run that passed read nothing unset.
+        if self.tests.iter().all(|t| t.passed) {
+            return None;
+        }
         let none = VerifiedRepair { edits: Vec::new(), changes: Vec::new(), relative_patch_size: 0.0, assuming: None };
         let whole = self.complete(none);
         (!whole.edits.is_empty()).then_some(whole)

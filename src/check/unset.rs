@@ -7,6 +7,7 @@
 //! again before it is shown.
 
 use crate::cancel::Cancel;
+use crate::ir::rewrite::Rewrite;
 use crate::ir::walk::{for_each_stmt, walk_stmt};
 use crate::ir::*;
 use crate::spec::compare::Compare;
@@ -43,11 +44,10 @@ pub(super) fn initialisations(
 ) -> Vec<Initialisation> {
     let limits = Limits { max_steps, ..Limits::default() };
     let mut out: Vec<Initialisation> = Vec::new();
-    let mut given: Vec<String> = Vec::new();
     loop {
         let all: Vec<TextEdit> = edits.iter().cloned().chain(out.iter().map(|i| i.edit.clone())).collect();
-        let patched = apply_edits(text, &all);
-        let Some(program) = crate::syntax::lower::lower_without_errors(&patched) else { return Vec::new() };
+        let patched = Rewrite::new(text, all);
+        let Some(program) = crate::syntax::lower::lower_without_errors(&patched.text) else { return Vec::new() };
         let unset = tests.iter().find_map(|t| {
             let (_, run) = super::run_test(&program, entry, t, compare, &limits, cancel);
             run.error.filter(|e| e.kind == RuntimeErrorKind::Uninitialized).map(|e| e.span)
@@ -56,28 +56,24 @@ pub(super) fn initialisations(
         if cancel.is_cancelled() || out.len() == MAX_LOCALS {
             return Vec::new();
         }
+        // A local given a value already is declared with it: read unset again, it ends here.
         let Some(var) = local_read_at(&program, read).filter(|v| declared_without_value(&program, *v)) else {
             return Vec::new();
         };
         let v = program.var(var);
-        let key = format!("{}@{}", v.name, v.span.start);
         let Some(value) = initial_values(v).first() else { return Vec::new() };
-        let Some((edit, words)) = initialisation(&patched, v, value) else { return Vec::new() };
-        let (Some(at), Some(start), Some(end)) = (
-            offset_before(&all, edit.span.start as usize),
-            offset_before(&all, v.span.start as usize),
-            offset_before(&all, v.span.end as usize),
+        let Some((edit, words)) = initialisation(&patched.text, v, value) else { return Vec::new() };
+        let (Some(at), Some(start), Some(end), Some(written)) = (
+            patched.original_offset(edit.span.start),
+            patched.original_offset(v.span.start),
+            patched.original_offset(v.span.end),
+            patched.text.get(v.span.start as usize..edit.span.start as usize),
         ) else {
             return Vec::new();
         };
-        if given.contains(&key) {
-            return Vec::new();
-        }
-        given.push(key);
-        let Some(written) = patched.get(v.span.start as usize..edit.span.start as usize) else { return Vec::new() };
         let declarator = format!("{written}{}", edit.new_text);
-        let edit = TextEdit { span: Span::new(at, at), new_text: edit.new_text };
-        out.push(Initialisation { edit, words, name: Span::new(start, end), declarator });
+        let edit = TextEdit { span: Span::new(at as usize, at as usize), new_text: edit.new_text };
+        out.push(Initialisation { edit, words, name: Span::new(start as usize, end as usize), declarator });
     }
 }
 
@@ -112,41 +108,4 @@ fn declared_without_value(program: &Program, var: VarId) -> bool {
         });
     }
     without
-}
-
-/// The offset in the text before `edits` of `at`, an offset of the text after them that no
-/// edit wrote.
-fn offset_before(edits: &[TextEdit], at: usize) -> Option<usize> {
-    let mut sorted: Vec<&TextEdit> = edits.iter().collect();
-    sorted.sort_by_key(|e| e.span.start);
-    let mut shift: i64 = 0;
-    for e in sorted {
-        let start = (e.span.start as i64 + shift) as usize;
-        let written_end = start + e.new_text.len();
-        if at <= start {
-            break;
-        }
-        if at < written_end {
-            return None;
-        }
-        shift += e.new_text.len() as i64 - (e.span.end as i64 - e.span.start as i64);
-    }
-    usize::try_from(at as i64 - shift).ok()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn an_offset_after_edits_maps_back_before_them() {
-        let text = "int a; int b;";
-        let edits = [TextEdit { span: Span::new(4, 5), new_text: "abc".into() }];
-        let patched = apply_edits(text, &edits);
-        assert_eq!(patched, "int abc; int b;");
-        // `b` in the patched text
-        assert_eq!(offset_before(&edits, 13), Some(11));
-        assert_eq!(offset_before(&edits, 2), Some(2));
-        assert_eq!(offset_before(&edits, 5), None);
-    }
 }

@@ -343,17 +343,12 @@ fn differs_when_run(
     assume: Assumptions,
     budget: &Budget,
 ) -> bool {
-    let limits = Limits { max_steps: REPLAY_STEPS, ..Limits::default() };
-    let theirs = interp::run(reference, entry, stdin.as_bytes(), &limits, &budget.cancel);
+    let (yours, theirs) = run_both(program, reference, entry, stdin, budget);
     let expected = String::from_utf8_lossy(&theirs.output);
     if theirs.error.is_some()
         || theirs.assume_failed
-        || (assume.reference_prints_no_nan && expected.to_ascii_lowercase().contains("nan"))
-    {
-        return false;
-    }
-    let yours = interp::run(program, entry, stdin.as_bytes(), &limits, &budget.cancel);
-    if yours.assume_failed
+        || (assume.reference_prints_no_nan && crate::spec::compare::prints_nan(&expected))
+        || yours.assume_failed
         || budget.cancel.is_cancelled()
         || yours.error.as_ref().is_some_and(|e| {
             matches!(
@@ -364,18 +359,37 @@ fn differs_when_run(
     {
         return false;
     }
-    let actual = String::from_utf8_lossy(&yours.output);
+    prints_differently(compare, &yours, &theirs)
+}
+
+/// The student's program and the reference, run by the interpreter on `stdin`.
+fn run_both(
+    program: &Program,
+    reference: &Program,
+    entry: &str,
+    stdin: &str,
+    budget: &Budget,
+) -> (interp::RunResult, interp::RunResult) {
+    let limits = Limits { max_steps: REPLAY_STEPS, ..Limits::default() };
+    let yours = interp::run(program, entry, stdin.as_bytes(), &limits, &budget.cancel);
+    let theirs = interp::run(reference, entry, stdin.as_bytes(), &limits, &budget.cancel);
+    (yours, theirs)
+}
+
+/// Whether the student's run, next to the reference's (which ran to its end), stopped on an
+/// error or printed other than it under `compare`.
+fn prints_differently(compare: Compare, yours: &interp::RunResult, theirs: &interp::RunResult) -> bool {
     yours.error.is_some()
         || !crate::spec::compare::output_matches(
             compare,
-            &expected,
+            &String::from_utf8_lossy(&theirs.output),
             Some(theirs.output_before_last_read),
-            &actual,
+            &String::from_utf8_lossy(&yours.output),
             Some(yours.output_before_last_read),
         )
 }
 
-/// Steps of each run of [`differs_when_run`]: as the check layer's oracle.
+/// Steps of each run of [`run_both`]: as the check layer's oracle.
 const REPLAY_STEPS: u64 = 5_000_000;
 
 /// Models of the opaque floats tried on the interpreter before the IEEE check decides.
@@ -620,22 +634,12 @@ fn outlasting_run<'ctx>(
     }
     let model = s.get_model()?;
     let (inputs, stdin) = model_inputs(enc, &model, &|b| is_true(&model, b));
-    let limits = Limits { max_steps: 5_000_000, ..Limits::default() };
-    let yours = interp::run(program, entry, stdin.as_bytes(), &limits, &budget.cancel);
-    let theirs = interp::run(reference, entry, stdin.as_bytes(), &limits, &budget.cancel);
+    let (yours, theirs) = run_both(program, reference, entry, &stdin, budget);
     let cancelled = |r: &interp::RunResult| r.error.as_ref().is_some_and(|e| e.kind == RuntimeErrorKind::Cancelled);
     if theirs.error.is_some() || theirs.assume_failed || cancelled(&yours) {
         return None;
     }
-    let same = yours.error.is_none()
-        && crate::spec::compare::output_matches(
-            compare,
-            &String::from_utf8_lossy(&theirs.output),
-            Some(theirs.output_before_last_read),
-            &String::from_utf8_lossy(&yours.output),
-            Some(yours.output_before_last_read),
-        );
-    (!same).then(|| Counterexample {
+    prints_differently(compare, &yours, &theirs).then(|| Counterexample {
         kind: ViolationKind::OutputMismatch,
         span: program.name_span_of(entry),
         inputs,

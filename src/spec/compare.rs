@@ -79,6 +79,13 @@ impl std::fmt::Display for Compare {
     }
 }
 
+/// Whether an output shows a NaN (`nan`, `-nan`, `NAN`): the sign C prints for one depends on
+/// how the machine computed it, which the solver's floats do not say, so the proofs assume
+/// the reference prints none where the tests show it never does.
+pub fn prints_nan(output: &str) -> bool {
+    output.to_ascii_lowercase().contains("nan")
+}
+
 /// The judgement of an output under `mode`, used wherever mend runs a program and compares
 /// (the tests, the engines' concrete runs, the checks of repairs): `expected_prompt` and
 /// `actual_prompt` are how many bytes each run printed before its last input read, which only

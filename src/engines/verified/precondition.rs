@@ -65,7 +65,7 @@ pub fn infer(inputs: &[String], outputs: &[String], reference: &Program, entry: 
     let f = reference.func_by_name(entry)?;
     let no_nan = outputs.len() == inputs.len()
         && prints_floats(reference)
-        && !outputs.iter().any(|o| o.to_ascii_lowercase().contains("nan"));
+        && !outputs.iter().any(|o| crate::spec::compare::prints_nan(o));
     let (facts, reads) =
         token_reads(reference, f).map_or_else(|| (Vec::new(), Vec::new()), |reads| (orderings(inputs, &reads), reads));
     if facts.is_empty() && !no_nan {
