@@ -220,7 +220,7 @@ pub fn check_assertions(
 pub fn push_repair(report: &mut Report, repair: &FoundRepair, anchor: Span, what: &str) {
     // An include another change needs is part of that change.
     let changes: Vec<&engine::Change> = repair.changes.iter().filter(|c| !c.mutant.kind.is_companion()).collect();
-    let first = changes.first().map(|c| c.location.span).unwrap_or(anchor);
+    let first = changes.first().map(|c| c.place_span()).unwrap_or(anchor);
     let statements = changes.iter().filter(|c| c.location.kind == LocationKind::Statement).count();
     let expressions = changes.len() - statements;
     let counted = |n: usize, what: &str| match n {

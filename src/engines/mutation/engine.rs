@@ -132,11 +132,18 @@ impl Change {
     }
 
     /// Where the change shows in the editor: its location, or, for a statement change that
-    /// rewrites text inside its statement (a directive of a format, a scanf's text), that text.
+    /// rewrites text inside its statement (a directive of a format, a scanf's text), that text;
+    /// for a change inside the right side of `x op= e`, that right side.
     pub fn place_span(&self) -> Span {
         let (edit, at) = (self.mutant.edit.span, self.location.span);
-        let inside = !edit.is_empty() && at.start <= edit.start && edit.end <= at.end && edit != at;
-        if self.location.kind == LocationKind::Statement && inside { edit } else { at }
+        let within = |outer: Span| !edit.is_empty() && outer.start <= edit.start && edit.end <= outer.end;
+        if self.location.kind == LocationKind::Statement && within(at) && edit != at {
+            return edit;
+        }
+        match &self.location.expr.kind {
+            ExprKind::CompoundAssign { rhs, .. } if within(rhs.span) => rhs.span,
+            _ => at,
+        }
     }
 }
 

@@ -87,8 +87,6 @@ pub struct ReferenceSpace<'a> {
     src: &'a str,
     frozen: &'a HashSet<String>,
     pools: HashMap<FuncId, Pool>,
-    /// The operator of each student `x op= e`, by the span of `e`.
-    compound: HashMap<Span, BinOp>,
 }
 
 /// Printed C of renamed reference expressions, by kind, deduplicated, in the reference's order.
@@ -96,6 +94,7 @@ pub struct ReferenceSpace<'a> {
 struct Pool {
     conds: Vec<String>,
     values: Vec<String>,
+    /// The operator and right side of each `x op= e` (its target is the student's own).
     compound: Vec<(BinOp, String)>,
     /// Expression statements, with their `;`.
     statements: Vec<String>,
@@ -116,7 +115,6 @@ impl<'a> ReferenceSpace<'a> {
     /// get nothing.
     pub fn new(student: &'a Program, src: &'a str, reference: &Program, frozen: &'a HashSet<String>) -> Self {
         let ref_locations = encode::locations(reference, &HashSet::new());
-        let ref_compound = compound_rhs(reference);
         let mut pools = HashMap::new();
         for (i, sf) in student.funcs.iter().enumerate() {
             let sid = FuncId(i as u32);
@@ -139,11 +137,10 @@ impl<'a> ReferenceSpace<'a> {
                             Pool::push(&mut pool.conds, renamed(c));
                         }
                     }
-                    LocationKind::Assign if ref_compound.contains_key(&loc.span) => {
-                        let op = ref_compound[&loc.span];
-                        for t in renamed(&loc.expr) {
-                            if !pool.compound.contains(&(op, t.clone())) {
-                                pool.compound.push((op, t));
+                    LocationKind::Assign if let ExprKind::CompoundAssign { op, rhs, .. } = &loc.expr.kind => {
+                        for t in renamed(rhs) {
+                            if !pool.compound.contains(&(*op, t.clone())) {
+                                pool.compound.push((*op, t));
                             }
                         }
                     }
@@ -171,7 +168,7 @@ impl<'a> ReferenceSpace<'a> {
             }
             pools.insert(sid, pool);
         }
-        ReferenceSpace { student, src, frozen, pools, compound: compound_rhs(student) }
+        ReferenceSpace { student, src, frozen, pools }
     }
 
     /// The reference's conditions (and the operands of their `&&`/`||`), renamed into the
@@ -191,9 +188,15 @@ impl<'a> ReferenceSpace<'a> {
     /// returned as [`Pick::Catalogue`]).
     pub fn picks(&self, loc: &Location, catalogue: &[Mutant]) -> Vec<Pick> {
         let Some(pool) = self.pools.get(&loc.func) else { return Vec::new() };
-        let texts: Vec<&String> = match (loc.kind, self.compound.get(&loc.span)) {
+        let compound: Vec<String>;
+        let texts: Vec<&String> = match (loc.kind, &loc.expr.kind) {
             (LocationKind::Condition, _) => pool.conds.iter().collect(),
-            (LocationKind::Assign, Some(op)) => pool.compound.iter().filter(|(o, _)| o == op).map(|(_, t)| t).collect(),
+            // The student's target, with each of the reference's operators and right sides.
+            (LocationKind::Assign, ExprKind::CompoundAssign { lhs, .. }) => {
+                let target = expr_to_c(self.student, lhs);
+                compound = pool.compound.iter().map(|(op, t)| format!("{target} {}= {t}", op.c_token())).collect();
+                compound.iter().collect()
+            }
             (LocationKind::Assign | LocationKind::Init | LocationKind::Return | LocationKind::Arg, _) => {
                 pool.values.iter().collect()
             }
@@ -287,21 +290,6 @@ fn subconditions(e: &Expr) -> Vec<&Expr> {
     if let ExprKind::Logical(_, a, b) = &e.strip_implicit().kind {
         out.extend(subconditions(a));
         out.extend(subconditions(b));
-    }
-    out
-}
-
-/// The operator of every `x op= e`, by the span of `e` (the location of its right side).
-fn compound_rhs(p: &Program) -> HashMap<Span, BinOp> {
-    let mut out = HashMap::new();
-    for f in &p.funcs {
-        if let Some(body) = &f.body {
-            walk_stmt(body, &mut |e: &Expr| {
-                if let ExprKind::CompoundAssign { op, rhs, .. } = &e.kind {
-                    out.insert(rhs.span, *op);
-                }
-            });
-        }
     }
     out
 }

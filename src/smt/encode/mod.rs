@@ -110,7 +110,8 @@ pub struct LocationId(pub u32);
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum LocationKind {
-    /// Right-hand side of `x = e` or `x op= e`.
+    /// Right-hand side of `x = e`; the whole `x op= e` (its operator is part of the place:
+    /// `/=` for `%=` is a slip like `/` for `%`), but for a pointer, whose right side only.
     Assign,
     /// Initialiser of a declaration (each scalar of an initialiser list).
     Init,
@@ -233,7 +234,10 @@ fn loc_top<'p>(fid: FuncId, e: &'p Expr, f: &mut dyn FnMut(FuncId, &'p Expr, Loc
             }
             f(fid, r, LocationKind::Assign)
         }
-        ExprKind::CompoundAssign { rhs, .. } => f(fid, rhs, LocationKind::Assign),
+        // A pointer's alternatives are not encoded (`eval_loc`), so a pointer's `p += k`
+        // keeps its right side as the place.
+        ExprKind::CompoundAssign { lhs, rhs, .. } if lhs.ty.is_pointer() => f(fid, rhs, LocationKind::Assign),
+        ExprKind::CompoundAssign { .. } => f(fid, e, LocationKind::Assign),
         ExprKind::IncDec(..) => f(fid, e, LocationKind::Update),
         ExprKind::Comma(a, b) => {
             loc_top(fid, a, f);

@@ -221,10 +221,11 @@ impl<'a, 'ctx> Exec<'a, 'ctx> {
         Ok(())
     }
 
-    /// A statement-level expression (its top assignment's right-hand side is a location).
+    /// A statement-level expression (its top assignment's right-hand side is a location, an
+    /// update or compound assignment is one whole).
     pub(super) fn top_expr(&mut self, e: &Expr) -> R<()> {
         match &e.kind {
-            ExprKind::IncDec(..) => {
+            ExprKind::IncDec(..) | ExprKind::CompoundAssign { .. } => {
                 self.eval_loc(e)?;
             }
             ExprKind::Comma(a, b) => {
