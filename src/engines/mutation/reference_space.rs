@@ -94,8 +94,8 @@ pub struct ReferenceSpace<'a> {
 struct Pool {
     conds: Vec<String>,
     values: Vec<String>,
-    /// The operator and right side of each `x op= e` (its target is the student's own).
-    compound: Vec<(BinOp, String)>,
+    /// Compound assignments `x op= e`.
+    compound: Vec<String>,
     /// Expression statements, with their `;`.
     statements: Vec<String>,
 }
@@ -137,11 +137,12 @@ impl<'a> ReferenceSpace<'a> {
                             Pool::push(&mut pool.conds, renamed(c));
                         }
                     }
-                    LocationKind::Assign if let ExprKind::CompoundAssign { op, rhs, .. } = &loc.expr.kind => {
-                        for t in renamed(rhs) {
-                            if !pool.compound.contains(&(*op, t.clone())) {
-                                pool.compound.push((*op, t));
-                            }
+                    // Renamed whole, so that each alternative keeps the target the reference
+                    // gives it (its right side admitted as any value is).
+                    LocationKind::Assign if let ExprKind::CompoundAssign { rhs, .. } = &loc.expr.kind => {
+                        if !renamed(rhs).is_empty() {
+                            let whole = renamings(student, reference, &loc.expr, &partners, true);
+                            Pool::push(&mut pool.compound, whole.iter().map(|r| expr_to_c(student, r)).collect());
                         }
                     }
                     LocationKind::Assign | LocationKind::Init | LocationKind::Return | LocationKind::Arg => {
@@ -188,14 +189,12 @@ impl<'a> ReferenceSpace<'a> {
     /// returned as [`Pick::Catalogue`]).
     pub fn picks(&self, loc: &Location, catalogue: &[Mutant]) -> Vec<Pick> {
         let Some(pool) = self.pools.get(&loc.func) else { return Vec::new() };
-        let compound: Vec<String>;
         let texts: Vec<&String> = match (loc.kind, &loc.expr.kind) {
             (LocationKind::Condition, _) => pool.conds.iter().collect(),
-            // The student's target, with each of the reference's operators and right sides.
+            // The reference's compound assignments to the same target (printed `x op= e`).
             (LocationKind::Assign, ExprKind::CompoundAssign { lhs, .. }) => {
-                let target = expr_to_c(self.student, lhs);
-                compound = pool.compound.iter().map(|(op, t)| format!("{target} {}= {t}", op.c_token())).collect();
-                compound.iter().collect()
+                let target = format!("{} ", expr_to_c(self.student, lhs));
+                pool.compound.iter().filter(|t| t.starts_with(&target)).collect()
             }
             (LocationKind::Assign | LocationKind::Init | LocationKind::Return | LocationKind::Arg, _) => {
                 pool.values.iter().collect()

@@ -19,6 +19,50 @@ impl<'a, 'ctx> Exec<'a, 'ctx> {
         if alts.is_empty() {
             return self.eval(e);
         }
+        self.eval_each(loc, e, &alts, &mut |this, ex| this.eval(ex))
+    }
+
+    /// A statement's `x op= e`, a location whose operator may change: where every alternative
+    /// assigns the same `x`, `x` is read once and the alternatives are values computed from it,
+    /// stored once, as `x = e`'s right side is (a state per alternative, merged, costs the
+    /// solver far more in a loop that updates its counter so: `n /= 10`).
+    pub(super) fn compound_loc(&mut self, e: &Expr) -> R<()> {
+        let ExprKind::CompoundAssign { lhs, .. } = &e.kind else { return self.eval_loc(e).map(drop) };
+        let Some(loc) = self.loc_of.get(&e.id).copied() else { return self.eval(e).map(drop) };
+        let alts = self.alternatives(loc, e);
+        let target = crate::ir::print::expr_to_c(self.p, lhs);
+        let same_target = |a: &Expr| matches!(&a.kind, ExprKind::CompoundAssign { lhs: l, .. } if crate::ir::print::expr_to_c(self.p, l) == target);
+        if alts.is_empty() || !alts.iter().all(same_target) {
+            return self.eval_loc(e).map(drop);
+        }
+        let pl = self.place(lhs)?;
+        let pl2 = self.clone_place(&pl);
+        let old = self.load(pl2, lhs)?;
+        let v = self.eval_each(loc, e, &alts, &mut |this, ex| this.compound_value(ex, &old))?;
+        self.store(pl, v, lhs.span)
+    }
+
+    /// The value `x op= e` (`ex`) stores, `x` holding `old`.
+    fn compound_value(&mut self, ex: &Expr, old: &SymVal<'ctx>) -> R<SymVal<'ctx>> {
+        let ExprKind::CompoundAssign { op, op_ty, lhs, rhs } = &ex.kind else {
+            return self.unsupported("an alternative of another kind", ex.span);
+        };
+        let oldc = self.cast(old.clone(), &lhs.ty, op_ty, ex.span)?;
+        let r = self.eval(rhs)?;
+        let res = self.binary(*op, oldc, r, op_ty, &rhs.ty, op_ty, ex.span)?;
+        self.cast(res, op_ty, &lhs.ty, ex.span)
+    }
+
+    /// `e` and each of its alternatives `alts` under its selector (`one` evaluates one of
+    /// them), their effects merged, as one value: a fresh constant that equals the selected
+    /// one's.
+    fn eval_each(
+        &mut self,
+        loc: LocationId,
+        e: &Expr,
+        alts: &[Expr],
+        one: &mut dyn FnMut(&mut Self, &Expr) -> R<SymVal<'ctx>>,
+    ) -> R<SymVal<'ctx>> {
         let sels = self.selectors(loc, alts.len() + 1);
         let start = self.st.clone();
         let mut states = Vec::new();
@@ -29,7 +73,7 @@ impl<'a, 'ctx> Exec<'a, 'ctx> {
             let g = self.and(&start.guard, sel);
             self.st.guard = g.clone();
             let ex: &Expr = if k == 0 { e } else { &alts[k - 1] };
-            let v = self.eval(ex)?;
+            let v = one(self, ex)?;
             unchanged &= !self.st.dead && self.st.guard == g;
             vals.push(v);
             states.push(std::mem::replace(&mut self.st, start.clone()));

@@ -225,9 +225,10 @@ impl<'a, 'ctx> Exec<'a, 'ctx> {
     /// update or compound assignment is one whole).
     pub(super) fn top_expr(&mut self, e: &Expr) -> R<()> {
         match &e.kind {
-            ExprKind::IncDec(..) | ExprKind::CompoundAssign { .. } => {
+            ExprKind::IncDec(..) => {
                 self.eval_loc(e)?;
             }
+            ExprKind::CompoundAssign { .. } => self.compound_loc(e)?,
             ExprKind::Comma(a, b) => {
                 self.top_expr(a)?;
                 self.top_expr(b)?;
