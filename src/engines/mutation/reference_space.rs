@@ -140,7 +140,7 @@ impl<'a> ReferenceSpace<'a> {
                     // Renamed whole, so that each alternative keeps the target the reference
                     // gives it (its right side admitted as any value is).
                     LocationKind::Assign if let ExprKind::CompoundAssign { rhs, .. } = &loc.expr.kind => {
-                        if !renamed(rhs).is_empty() {
+                        if !renamings(student, reference, rhs, &partners, false).is_empty() {
                             let whole = renamings(student, reference, &loc.expr, &partners, true);
                             Pool::push(&mut pool.compound, whole.iter().map(|r| expr_to_c(student, r)).collect());
                         }

@@ -26,8 +26,7 @@ impl<'a, 'ctx> Exec<'a, 'ctx> {
     /// assigns the same `x`, `x` is read once and the alternatives are values computed from it,
     /// stored once, as `x = e`'s right side is (a state per alternative, merged, costs the
     /// solver far more in a loop that updates its counter so: `n /= 10`).
-    pub(super) fn compound_loc(&mut self, e: &Expr) -> R<()> {
-        let ExprKind::CompoundAssign { lhs, .. } = &e.kind else { return self.eval_loc(e).map(drop) };
+    pub(super) fn compound_loc(&mut self, e: &Expr, lhs: &Expr) -> R<()> {
         let Some(loc) = self.loc_of.get(&e.id).copied() else { return self.eval(e).map(drop) };
         let alts = self.alternatives(loc, e);
         let target = crate::ir::print::expr_to_c(self.p, lhs);
@@ -42,13 +41,14 @@ impl<'a, 'ctx> Exec<'a, 'ctx> {
         self.store(pl, v, lhs.span)
     }
 
-    /// The value `x op= e` (`ex`) stores, `x` holding `old`.
+    /// The value `x op= e` (`ex`) stores, `x` holding `old` (`e` a location of its own where
+    /// `x` is a pointer).
     fn compound_value(&mut self, ex: &Expr, old: &SymVal<'ctx>) -> R<SymVal<'ctx>> {
         let ExprKind::CompoundAssign { op, op_ty, lhs, rhs } = &ex.kind else {
             return self.unsupported("an alternative of another kind", ex.span);
         };
         let oldc = self.cast(old.clone(), &lhs.ty, op_ty, ex.span)?;
-        let r = self.eval(rhs)?;
+        let r = self.eval_loc(rhs)?;
         let res = self.binary(*op, oldc, r, op_ty, &rhs.ty, op_ty, ex.span)?;
         self.cast(res, op_ty, &lhs.ty, ex.span)
     }
@@ -241,14 +241,11 @@ impl<'a, 'ctx> Exec<'a, 'ctx> {
                 self.store(pl, v.clone(), l.span)?;
                 Ok(v)
             }
-            ExprKind::CompoundAssign { op, op_ty, lhs, rhs } => {
+            ExprKind::CompoundAssign { lhs, .. } => {
                 let pl = self.place(lhs)?;
                 let pl2 = self.clone_place(&pl);
                 let old = self.load(pl2, lhs)?;
-                let oldc = self.cast(old, &lhs.ty, op_ty, e.span)?;
-                let r = self.eval_loc(rhs)?;
-                let res = self.binary(*op, oldc, r, op_ty, &rhs.ty, op_ty, e.span)?;
-                let v = self.cast(res, op_ty, &lhs.ty, e.span)?;
+                let v = self.compound_value(e, &old)?;
                 self.store(pl, v.clone(), lhs.span)?;
                 Ok(v)
             }

@@ -228,7 +228,7 @@ impl<'a, 'ctx> Exec<'a, 'ctx> {
             ExprKind::IncDec(..) => {
                 self.eval_loc(e)?;
             }
-            ExprKind::CompoundAssign { .. } => self.compound_loc(e)?,
+            ExprKind::CompoundAssign { lhs, .. } => self.compound_loc(e, lhs)?,
             ExprKind::Comma(a, b) => {
                 self.top_expr(a)?;
                 self.top_expr(b)?;
