@@ -15,7 +15,12 @@
 //!
 //! and the slips students make that the paper's catalogue lacks, each named:
 //! - `init-off-by-one` (level 1): an initialisation or assignment of the constant `0` or `1`
-//!   becomes the other (`i = 0` ↔ `i = 1`);
+//!   becomes the other (`i = 0` ↔ `i = 1`), written as the program writes it: a literal,
+//!   `false` ↔ `true`, or the program's own named constants (`found = FALSE` → `found = TRUE`
+//!   under `#define TRUE 1`);
+//! - `named-state` (level 1): a variable given one of the program's named constants
+//!   (`estado = NEUTRO`) is given another that the program gives it or compares it with
+//!   elsewhere (`estado = SOMA`): a state machine started, or moved, in the wrong state;
 //! - `offset-off-by-one` (level 1): an integer literal added or subtracted is one more or one
 //!   less (`N = N - 2` → `N = N - 1`): level 2's `C+1` and `C-1`, for offsets only;
 //! - `increment-form` (level 1): an increment or decrement whose value is used takes the
@@ -75,6 +80,9 @@ pub enum MutationKind {
     ConstantNegated,
     ConstantZero,
     InitOffByOne,
+    /// A variable given one of its named states is given another: `estado = NEUTRO` →
+    /// `estado = SOMA`, where the program gives `estado` or compares it with `SOMA` elsewhere.
+    NamedState,
     /// An increment or decrement whose value is used takes the other form: `while (--j)` →
     /// `while (j--)`, `s[++i]` → `s[i++]` (the old value where the new was used, or back).
     IncrementForm,
@@ -163,6 +171,7 @@ impl MutationKind {
             MutationKind::ConstantNegated => "constant-negated",
             MutationKind::ConstantZero => "constant-zero",
             MutationKind::InitOffByOne => "init-off-by-one",
+            MutationKind::NamedState => "named-state",
             MutationKind::IncrementForm => "increment-form",
             MutationKind::NegateCondition => "negate-condition",
             MutationKind::SwapOperands => "swap-operands",
@@ -255,9 +264,7 @@ pub fn mutants(program: &Program, src: &str, expr: &Expr, role: Role, level: u8,
         if let Some(m) = ctx.delete_assignment(expr, lhs, rhs) {
             out.push(m);
         }
-        if let Some(m) = ctx.init_off_by_one(expr, rhs) {
-            out.push(m);
-        }
+        out.extend(ctx.init_off_by_one(expr, rhs));
     }
     let mut path = Vec::new();
     ctx.visit(expr, &mut path, &mut out);
@@ -278,14 +285,50 @@ pub fn variable_replacements(program: &Program, src: &str, expr: &Expr, scope: &
     out
 }
 
+/// The program's name for the constant `e`, when the source writes it as an object-like
+/// macro whose body is that number (`FALSE`, `SOMA`).
+pub fn constant_name<'s>(program: &Program, src: &'s str, e: &Expr) -> Option<&'s str> {
+    let core = e.strip_implicit();
+    let ExprKind::Int(v) = core.kind else { return None };
+    let text = src.get(core.span.range())?;
+    (macro_value(program, text) == Some(v)).then_some(text)
+}
+
+/// The integer an object-like macro named `name` stands for.
+pub fn macro_value(program: &Program, name: &str) -> Option<i64> {
+    program
+        .macros
+        .iter()
+        .find(|(n, _, _)| n == name)
+        .and_then(|(_, body, _)| body.trim().trim_start_matches('(').trim_end_matches(')').trim().parse().ok())
+}
+
+/// The `named-state` mutants of a right side or initialiser `value` written as one of
+/// `states` (the named constants its target takes): each of the others.
+pub fn state_mutants(program: &Program, src: &str, value: &Expr, states: &[String]) -> Vec<Mutant> {
+    let Some(name) = constant_name(program, src, value) else { return Vec::new() };
+    if !states.iter().any(|s| s == name) {
+        return Vec::new();
+    }
+    let core = value.strip_implicit();
+    let Some(path) = path_to(value, core) else { return Vec::new() };
+    let ctx = Ctx { program, src, level: 1, role: Role::Value, scope: &NoScope, root: value };
+    states
+        .iter()
+        .filter(|s| *s != name)
+        .filter_map(|other| {
+            let node = Expr { kind: ExprKind::Int(macro_value(program, other)?), ..core.clone() };
+            Some(ctx.mutant(&path, node, MutationKind::NamedState, core.span, other.clone()))
+        })
+        .collect()
+}
+
 /// The alternatives of an initialiser `T x = c;` (a declaration is not an expression in the
 /// IR, so its initialiser is its own location).
 pub fn init_mutants(program: &Program, src: &str, init: &Expr, level: u8, scope: &dyn Scope) -> Vec<Mutant> {
     let mut out = Vec::new();
     let ctx = Ctx { program, src, level, role: Role::Value, scope, root: init };
-    if let Some(m) = ctx.off_by_one_constant(init, init) {
-        out.push(m);
-    }
+    out.extend(ctx.off_by_one_constant(init, init));
     let mut path = Vec::new();
     ctx.visit(init, &mut path, &mut out);
     let mut seen = std::collections::HashSet::new();
@@ -299,9 +342,7 @@ pub fn init_mutants(program: &Program, src: &str, init: &Expr, level: u8, scope:
 pub fn assignment_mutants(program: &Program, src: &str, assign: &Expr, lhs: &Expr, rhs: &Expr) -> Vec<Mutant> {
     let ctx = Ctx { program, src, level: 1, role: Role::Value, scope: &NoScope, root: rhs };
     let mut out = Vec::new();
-    if let Some(m) = ctx.off_by_one_constant(rhs, rhs) {
-        out.push(m);
-    }
+    out.extend(ctx.off_by_one_constant(rhs, rhs));
     let (target, whole) = (ctx.text(lhs.span), ctx.text(assign.span));
     if !target.is_empty() && !whole.is_empty() && matches!(lhs.kind, ExprKind::Var(_)) {
         let self_read = Expr::new(lhs.kind.clone(), lhs.ty.clone(), rhs.span);
@@ -1250,27 +1291,44 @@ impl Ctx<'_> {
         Some(m)
     }
 
-    fn init_off_by_one(&self, e: &Expr, rhs: &Expr) -> Option<Mutant> {
+    fn init_off_by_one(&self, e: &Expr, rhs: &Expr) -> Vec<Mutant> {
         let core = rhs.strip_implicit();
-        let path = path_to(e, core)?;
-        self.off_by_one_constant_at(core, &path)
+        path_to(e, core).map(|path| self.off_by_one_constant_at(core, &path)).unwrap_or_default()
     }
 
-    fn off_by_one_constant(&self, root: &Expr, target: &Expr) -> Option<Mutant> {
+    fn off_by_one_constant(&self, root: &Expr, target: &Expr) -> Vec<Mutant> {
         let core = target.strip_implicit();
-        let path = path_to(root, core)?;
-        self.off_by_one_constant_at(core, &path)
+        path_to(root, core).map(|path| self.off_by_one_constant_at(core, &path)).unwrap_or_default()
     }
 
-    fn off_by_one_constant_at(&self, core: &Expr, path: &[usize]) -> Option<Mutant> {
-        let ExprKind::Int(v @ (0 | 1)) = core.kind else { return None };
-        let text = self.text(core.span);
-        if text != "0" && text != "1" {
-            return None;
-        }
+    /// `0` ↔ `1`, written as the program writes truth values: a literal, `false` ↔ `true`, or
+    /// one of the program's own named constants for the other value (`FALSE` → `TRUE`, `NAO`
+    /// → `SIM`: a flag set to the wrong truth value, whatever the course calls it).
+    fn off_by_one_constant_at(&self, core: &Expr, path: &[usize]) -> Vec<Mutant> {
+        let ExprKind::Int(v @ (0 | 1)) = core.kind else { return Vec::new() };
         let nv = 1 - v;
-        let node = Expr { kind: ExprKind::Int(nv), ..core.clone() };
-        Some(self.mutant(path, node, MutationKind::InitOffByOne, core.span, nv.to_string()))
+        let text = self.text(core.span);
+        let names: Vec<String> = match text {
+            "0" | "1" => vec![nv.to_string()],
+            "false" | "true" => vec![["false", "true"][nv as usize].to_string()],
+            _ => {
+                let is_truth = |name: &str, value: i64| macro_value(self.program, name) == Some(value);
+                if !is_truth(text, v) {
+                    return Vec::new();
+                }
+                let mut others: Vec<String> =
+                    self.program.macros.iter().filter(|(n, _, _)| is_truth(n, nv)).map(|(n, _, _)| n.clone()).collect();
+                others.dedup();
+                others
+            }
+        };
+        names
+            .into_iter()
+            .map(|name| {
+                let node = Expr { kind: ExprKind::Int(nv), ..core.clone() };
+                self.mutant(path, node, MutationKind::InitOffByOne, core.span, name)
+            })
+            .collect()
     }
 }
 
@@ -1609,6 +1667,28 @@ mod tests {
             `s /= 64` → `s %= 64` [arithmetic-operator] at /=
             `s += 3` → `s -= 3` [arithmetic-operator] at +=
             `d *= 2.0` → `d /= 2.0` [arithmetic-operator] at *="#]]
+        .assert_eq(&lines.join("\n"));
+    }
+
+    #[test]
+    fn a_truth_value_becomes_the_other_as_the_program_writes_it() {
+        let src = "#include <stdbool.h>\n#define TRUE 1\n#define FALSE 0\n#define SIM 1\n#define MAX 1\nint main(void) {\n    int found = FALSE;\n    bool done = false;\n    int n = MAX;\n    if (nondet_int() > 0) { found = TRUE; done = true; }\n    return found + done + n;\n}\n";
+        let (_, ms) = all_mutants(src, 1);
+        let lines: Vec<String> = ms
+            .iter()
+            .filter(|(_, m)| m.kind == MutationKind::InitOffByOne)
+            .map(|(_, m)| format!("{} at {}", m.description, &src[m.edit.span.range()]))
+            .collect();
+        // A name gets each of the other value's names. Nothing tells a truth value from a
+        // size of 1 (`MAX`): such a candidate costs a run and is refuted like any other.
+        expect_test::expect![[r#"
+            `FALSE` → `TRUE` at FALSE
+            `FALSE` → `SIM` at FALSE
+            `FALSE` → `MAX` at FALSE
+            `false` → `true` at false
+            `MAX` → `FALSE` at MAX
+            `TRUE` → `FALSE` at TRUE
+            `true` → `false` at true"#]]
         .assert_eq(&lines.join("\n"));
     }
 

@@ -416,14 +416,14 @@ pub fn mutation_unit(program: &Program, src: &str, opts: &Options) -> (HashSet<S
     frozen.extend(program.funcs.iter().filter(|f| f.name.starts_with("AllRepair_correct_")).map(|f| f.name.clone()));
     let frozen_regions = frozen_regions(src);
     let scope = FunctionScopes::new(program);
-    let assignments = assignment_targets(program);
+    let targets = Targets::of(program, src);
     let space = opts.reference.as_ref().map(|r| ReferenceSpace::new(program, src, r, &frozen));
     let mut alternatives = Alternatives::new();
     for loc in encode::locations(program, &frozen) {
         if frozen_regions.iter().any(|r| r.start <= loc.span.start && loc.span.end <= r.end) {
             continue;
         }
-        let mut ms = location_mutants(program, src, &loc, &assignments, opts.level, &scope);
+        let mut ms = location_mutants(program, src, &loc, &targets, opts.level, &scope);
         if let Some(space) = &space {
             ms = with_reference(space, program, src, &loc, ms, opts.level, &scope);
         }
@@ -698,7 +698,7 @@ fn location_mutants(
     program: &Program,
     src: &str,
     loc: &Location,
-    assignments: &HashMap<Span, Expr>,
+    targets: &Targets,
     level: u8,
     scope: &dyn Scope,
 ) -> Vec<Mutant> {
@@ -713,33 +713,104 @@ fn location_mutants(
     }
     // The right-hand side of `x = e`: the assignment-level mutations apply to the whole
     // assignment, but the location (and so the alternative) is `e`.
+    let mut more = Vec::new();
     if loc.kind == LocationKind::Assign
-        && let Some(assign) = assignments.get(&loc.span)
+        && let Some(assign) = targets.assignments.get(&loc.span)
         && let ExprKind::Assign(lhs, _) = &assign.kind
     {
-        for m in catalogue::assignment_mutants(program, src, assign, lhs, &loc.expr) {
-            if !ms.iter().any(|x| x.edit == m.edit) {
-                ms.push(m);
-            }
+        more = catalogue::assignment_mutants(program, src, assign, lhs, &loc.expr);
+    }
+    if let Some(states) = targets.states_of(loc) {
+        more.extend(catalogue::state_mutants(program, src, &loc.expr, states));
+    }
+    for m in more {
+        if !ms.iter().any(|x| x.edit == m.edit) {
+            ms.push(m);
         }
     }
     ms.retain(|m| m.expr.ty == loc.expr.ty);
     ms
 }
 
-/// Every plain assignment `lhs = rhs`, by the span of its right-hand side.
-fn assignment_targets(program: &Program) -> HashMap<Span, Expr> {
-    let mut map = HashMap::new();
-    for f in &program.funcs {
-        if let Some(body) = &f.body {
-            walk_stmt(body, &mut |e: &Expr| {
-                if let ExprKind::Assign(_, rhs) = &e.kind {
-                    map.insert(rhs.span, e.clone());
+/// What a location's alternatives need from the rest of the program: the plain assignment
+/// each right side belongs to, the variable each initialiser gives a value, and each
+/// variable's named states (the macros it is given or compared with anywhere).
+struct Targets {
+    assignments: HashMap<Span, Expr>,
+    initialised: HashMap<Span, VarId>,
+    states: HashMap<VarId, Vec<String>>,
+}
+
+impl Targets {
+    fn of(program: &Program, src: &str) -> Targets {
+        let mut t = Targets { assignments: HashMap::new(), initialised: HashMap::new(), states: HashMap::new() };
+        let state = |v: VarId, e: &Expr, states: &mut HashMap<VarId, Vec<String>>| {
+            if let Some(name) = catalogue::constant_name(program, src, e) {
+                let names = states.entry(v).or_default();
+                if !names.iter().any(|n| n == name) {
+                    names.push(name.to_string());
                 }
+            }
+        };
+        let var = |e: &Expr| match e.strip_implicit().kind {
+            ExprKind::Var(v) => Some(v),
+            _ => None,
+        };
+        for f in program.funcs.iter() {
+            let Some(body) = &f.body else { continue };
+            crate::ir::walk::for_each_stmt(body, &mut |s| match &s.kind {
+                StmtKind::Decl { var: v, init: Some(Init::Expr(e)) } => {
+                    t.initialised.insert(e.span, *v);
+                    state(*v, e, &mut t.states);
+                }
+                // `switch (estado) { case SOMA: … }`: each label's name is a state.
+                StmtKind::Switch { cond, arms } => {
+                    if let Some(v) = var(cond) {
+                        for arm in arms {
+                            if let Some(label) = arm.label {
+                                let case = Expr::new(ExprKind::Int(label), cond.ty.clone(), arm.label_span);
+                                state(v, &case, &mut t.states);
+                            }
+                        }
+                    }
+                }
+                _ => {}
+            });
+            walk_stmt(body, &mut |e: &Expr| match &e.kind {
+                ExprKind::Assign(lhs, rhs) => {
+                    t.assignments.insert(rhs.span, e.clone());
+                    if let Some(v) = var(lhs) {
+                        state(v, rhs, &mut t.states);
+                    }
+                }
+                ExprKind::Binary(BinOp::Eq | BinOp::Ne, a, b) => {
+                    for (x, k) in [(a, b), (b, a)] {
+                        if let Some(v) = var(x) {
+                            state(v, k, &mut t.states);
+                        }
+                    }
+                }
+                _ => {}
             });
         }
+        t
     }
-    map
+
+    /// The named states of the variable `loc` (a right side or an initialiser) gives a value.
+    fn states_of(&self, loc: &Location) -> Option<&[String]> {
+        let v = match loc.kind {
+            LocationKind::Init => *self.initialised.get(&loc.span)?,
+            LocationKind::Assign => match &self.assignments.get(&loc.span)?.kind {
+                ExprKind::Assign(lhs, _) => match lhs.strip_implicit().kind {
+                    ExprKind::Var(v) => v,
+                    _ => return None,
+                },
+                _ => return None,
+            },
+            _ => return None,
+        };
+        self.states.get(&v).map(Vec::as_slice)
+    }
 }
 
 /// Regions the repair must not change: between `//<ASSUME_CORRECT>` and `//</ASSUME_CORRECT>`
@@ -852,6 +923,28 @@ impl Scope for FunctionScopes<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_variable_given_a_named_state_takes_its_other_states() {
+        let src = "#define FORA 0\n#define SOMA 1\n#define SUB 2\n#define NEUTRO 3\n#define MAX 80\nint main(void) {\n    int estado = NEUTRO, n = MAX;\n    int c = getchar();\n    if (c == '+') estado = SOMA;\n    switch (estado) { case SUB: n = 1; break; default: break; }\n    return estado == FORA ? n : 0;\n}\n";
+        let program = crate::syntax::lower::lower_source(src).program;
+        let (_, alternatives) = mutation_unit(&program, src, &Options::default());
+        let states: Vec<String> = alternatives
+            .values()
+            .flat_map(|(_, ms)| ms.iter().filter(|m| m.kind == super::super::catalogue::MutationKind::NamedState))
+            .map(|m| m.description.clone())
+            .collect();
+        // `estado`'s states are the names it is given, switched on or compared with; `n`'s
+        // `MAX` is no state of `estado`, and `n` has no other. (`SOMA` → `FORA` is offered
+        // too, as `init-off-by-one`: 1 and 0.)
+        expect_test::expect![[r#"
+            `NEUTRO` → `SUB`
+            `NEUTRO` → `SOMA`
+            `NEUTRO` → `FORA`
+            `SOMA` → `NEUTRO`
+            `SOMA` → `SUB`"#]]
+        .assert_eq(&states.join("\n"));
+    }
 
     #[test]
     fn a_text_change_is_a_statement_only_when_the_print_goes() {
