@@ -226,6 +226,7 @@ fn the_verified_engine_agrees_with_the_modes_too() {
                 floats: verified::FloatModel::Ieee,
                 candidates: None,
                 line_in_input: true,
+                start_values: Vec::new(),
             };
             let budget = Budget::new(Duration::from_secs(5), Cancel::new());
             let v = verified::repair(&pa, &sa, &pb, &opts, &budget);

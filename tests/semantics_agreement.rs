@@ -646,6 +646,7 @@ fn verified_tally(cases: &[Case]) -> Tally {
         floats: verified::FloatModel::Ieee,
         candidates: None,
         line_in_input: true,
+        start_values: Vec::new(),
     };
     for (i, c) in cases.iter().enumerate() {
         let (pp, pq) = (lower_source(&c.sp).program, lower_source(&c.sq).program);
@@ -766,6 +767,7 @@ fn each_library_function_is_what_c_computes_in_both_executors() {
         floats: verified::FloatModel::Ieee,
         candidates: None,
         line_in_input: true,
+        start_values: Vec::new(),
     };
     for (g, arg, directive, equal) in calls {
         let x = Ex::Var(arg);

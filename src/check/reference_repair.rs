@@ -113,6 +113,7 @@ pub fn repair_against_reference(
         floats: verified::FloatModel::Ieee,
         candidates: None,
         line_in_input: engine_opts.line_in_input,
+        start_values: Vec::new(),
     };
     // Both at once, one a core: the search for a fix that passes the tests, proved in place
     // (`check::anytime`), and the verified engine. The first fix shown is whichever comes
@@ -127,6 +128,12 @@ pub fn repair_against_reference(
     // tests while the proofs run; the channel closes when the engine returns.
     let (to_search, engine_candidates) = std::sync::mpsc::channel();
     let mut engine_opts_v = verified_opts.clone();
+    // Only the engine's own run on the student's text starts from the start values: the
+    // proofs of patched texts below have their own spans.
+    if tests.iter().any(|t| !t.passed) {
+        let inits = unset::initialisations(text, &[], entry, tests, compare, max_steps, cancel);
+        engine_opts_v.start_values = inits.into_iter().map(|i| start_value(text, i)).collect();
+    }
     if searching {
         engine_opts_v.candidates = Some(verified::Candidates::new(to_search, text));
     }
@@ -691,35 +698,33 @@ struct UnsetLocals<'a> {
 
 impl UnsetLocals<'_> {
     /// `r` with a value for each local that its runs on the tests read before giving it one,
-    /// when the whole is proved again; else `r` as it is (the gate withdraws it).
+    /// when the whole is proved again; else `r` as it is (the gate withdraws it). The start
+    /// values the engine began from (`r`'s changes in words) are kept only where the rest of
+    /// the repair still reads the local unset: a bound fixed so that the loop no longer reads
+    /// past the input needs no value for what it read there.
     fn complete(&self, r: VerifiedRepair) -> VerifiedRepair {
+        let (own, starts): (Vec<_>, Vec<_>) =
+            r.changes.iter().cloned().zip(r.edits.iter().cloned()).partition(|(c, _)| c.words.is_none());
+        let own_edits: Vec<_> = own.iter().map(|(_, e)| e.clone()).collect();
         let inits = unset::initialisations(
             self.text,
-            &r.edits,
+            &own_edits,
             &self.opts.entry,
             self.tests,
             self.compare,
             self.max_steps,
             self.cancel,
         );
-        if inits.is_empty() {
+        let needed: Vec<_> = inits.into_iter().map(|i| start_value(self.text, i)).collect();
+        // Nothing to add, and nothing the engine started from to drop.
+        if needed.iter().all(|(_, e)| starts.iter().any(|(_, s)| s == e)) && needed.len() == starts.len() {
             return r;
         }
-        let mut whole = r.clone();
-        for i in inits {
-            whole.changes.push(verified::Change {
-                span: i.name,
-                old: self.text.get(i.name.range()).unwrap_or_default().to_string(),
-                new: i.declarator,
-                region: "where it is declared".into(),
-                words: Some(i.words),
-            });
-            whole.edits.push(i.edit);
-        }
-        match proved_as_written(self.text, &whole.edits, self.reference, self.opts, self.deadline, self.cancel) {
+        let (changes, edits): (Vec<_>, Vec<_>) = own.into_iter().chain(needed).unzip();
+        match proved_as_written(self.text, &edits, self.reference, self.opts, self.deadline, self.cancel) {
             Some(assuming) if assuming.is_none() || assuming == r.assuming => {
-                let relative_patch_size = verified::patch_size(self.program, self.text, &whole.edits);
-                VerifiedRepair { assuming, relative_patch_size, ..whole }
+                let relative_patch_size = verified::patch_size(self.program, self.text, &edits);
+                VerifiedRepair { edits, changes, assuming, relative_patch_size }
             }
             _ => r,
         }
@@ -736,6 +741,18 @@ impl UnsetLocals<'_> {
         let whole = self.complete(none);
         (!whole.edits.is_empty()).then_some(whole)
     }
+}
+
+/// A local's start value as a change of the verified engine's, and its edit of `text`.
+fn start_value(text: &str, i: unset::Initialisation) -> (verified::Change, crate::ir::TextEdit) {
+    let change = verified::Change {
+        span: i.name,
+        old: text.get(i.name.range()).unwrap_or_default().to_string(),
+        new: i.declarator,
+        region: "where it is declared".into(),
+        words: Some(i.words),
+    };
+    (change, i.edit)
 }
 
 /// Whether the verified engine proves `text` patched by `edits` equivalent to the reference

@@ -208,6 +208,7 @@ pub fn verified_repair(
         floats: verified::FloatModel::Ieee,
         candidates: None,
         line_in_input: true,
+        start_values: Vec::new(),
     };
     verified::repair(
         &s,

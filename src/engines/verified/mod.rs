@@ -110,6 +110,9 @@ pub struct Options {
     /// Character programs: assume the input holds a '\n' ([`stream`]'s line assumption).
     /// False where a test's input ends without one.
     pub line_in_input: bool,
+    /// Locals the program reads before giving them a value (the tests' runs find them), each
+    /// given one where it is declared: applied before the search, and part of every repair.
+    pub start_values: Vec<(Change, TextEdit)>,
 }
 
 /// The engine's candidates as they come, for the tests to try while the proofs run
@@ -319,19 +322,33 @@ pub fn repair(student: &Program, text: &str, reference: &Program, opts: &Options
     // A bug here must not cost the student the other engines' answers.
     let run = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         let attempt = |pre: Option<&precondition::Precondition>, budget: &Budget, checks: &mut usize| {
-            let retyped = retype::integer_reads(student, reference, &opts.entry, text)
-                .or_else(|| retype::wanted(student, reference).then(|| retype::edits(student, text)).flatten());
-            if let Some(edits) = retyped.filter(|e| !e.is_empty()) {
-                // The type changes are the patch even when the retyped program needs nothing
-                // else.
-                let retyped = on_patched(student, text, edits, |_, _| true, opts, &mut |p, t, opts| {
-                    solve(p, t, reference, opts, pre, budget, checks)
-                });
-                if let Some(result) = retyped {
-                    return result;
+            let mut on = |student: &Program, text: &str, opts: &Options| {
+                let retyped = retype::integer_reads(student, reference, &opts.entry, text)
+                    .or_else(|| retype::wanted(student, reference).then(|| retype::edits(student, text)).flatten());
+                if let Some(edits) = retyped.filter(|e| !e.is_empty()) {
+                    // The type changes are the patch even when the retyped program needs
+                    // nothing else.
+                    let retyped = on_patched(student, text, edits, |_, _| true, opts, &mut |p, t, opts| {
+                        solve(p, t, reference, opts, pre, budget, checks)
+                    });
+                    if let Some(result) = retyped {
+                        return result;
+                    }
                 }
+                solve(student, text, reference, opts, pre, budget, checks)
+            };
+            // The locals' start values first: what the program does with an unset local is
+            // no behaviour a repair of its expressions can match, and any repair of the
+            // program as written is one of it with those values.
+            // A repair that changes a start value (`product = 0` to `1`) is not one of the
+            // student's text with it: the program as written gets its own search.
+            if !opts.start_values.is_empty()
+                && let Some(result) = on_patched(student, text, opts.start_values.clone(), |_, _| true, opts, &mut on)
+                && result != Err(Failure::Internal)
+            {
+                return result;
             }
-            solve(student, text, reference, opts, pre, budget, checks)
+            on(student, text, opts)
         };
         // With a precondition in reserve, the proof for all inputs gets half the time: showing
         // that no repair exists can take long (Z3 shows MaxSMT instances unsatisfiable slowly).

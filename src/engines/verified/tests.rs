@@ -40,6 +40,7 @@ fn with_task<T>(student: &str, reference: &str, entry: &str, f: impl FnOnce(&Pai
         floats: FloatModel::Ieee,
         candidates: None,
         line_in_input: true,
+        start_values: Vec::new(),
     };
     let budget = Budget::new(Duration::from_secs(60), Cancel::new());
     f(&PairTask {
@@ -244,6 +245,7 @@ fn agree(name: &str, student: &str, reference: &str) {
         floats: FloatModel::Ieee,
         candidates: None,
         line_in_input: true,
+        start_values: Vec::new(),
     };
     let solve = |parallel: bool| {
         node_cache::clear();
@@ -288,6 +290,7 @@ fn parallel_and_sequential_repairs_agree() {
             floats: FloatModel::Ieee,
             candidates: Some(Candidates::new(to, TWO_LOOPS_TWO_BUGS)),
             line_in_input: true,
+            start_values: Vec::new(),
         };
         run_with(
             &s,
@@ -362,6 +365,7 @@ fn candidates_of_a_retyped_copy_are_edits_of_the_students_text() {
         floats: FloatModel::Ieee,
         candidates: Some(Candidates::new(to, student)),
         line_in_input: true,
+        start_values: Vec::new(),
     };
     let report = repair(
         &lower(student),
