@@ -125,7 +125,7 @@ pub(super) fn search(
     // the outputs and errors (their kinds and places).
     let mut closeness = |candidate: &Program, budget: &Budget| -> Option<Closeness> {
         let mut distance = 0;
-        let mut steps_before_errors = 0;
+        let (mut steps_before_errors, mut errors) = (0, 0);
         let mut outputs = std::collections::hash_map::DefaultHasher::new();
         for t in &order {
             let (_, run) = run_test(candidate, entry, t, compare, &limits_for(t, &limits), &budget.cancel);
@@ -144,9 +144,10 @@ pub(super) fn search(
             run.error.as_ref().map(|e| (e.kind, e.span)).hash(&mut outputs);
             if run.error.is_some() {
                 steps_before_errors += run.steps;
+                errors += 1;
             }
         }
-        Some(Closeness { distance, outputs: outputs.finish(), steps_before_errors })
+        Some(Closeness { distance, outputs: outputs.finish(), steps_before_errors, errors })
     };
     let printed_tests: Vec<output_text::Test> = tests.iter().map(PreparedTest::for_output_text).collect();
     let mut text_fix = |candidate: &Program, src: &str, budget: &Budget| -> Option<Vec<Change>> {

@@ -56,6 +56,8 @@ pub struct Closeness {
     /// The steps the runs that stop with an error take before it: a change that makes them
     /// fail later (a missing string terminator added, the next one now read) has got further.
     pub steps_before_errors: u64,
+    /// The tests whose runs stop with an error (an unset local read, a run that does not end).
+    pub errors: u32,
 }
 
 impl Closeness {
@@ -428,11 +430,12 @@ impl StatementSearch<'_> {
     /// Several slips, each a change of the vocabulary: GenProg's fitness (the survey seed:
     /// how far the tests' outputs are from the expected ones) guides a beam search. From the
     /// program, every single change (an expression mutant, a statement repair, a fix of the
-    /// printed text) is run on the tests; the [`BEAM`] closest that come closer than their
-    /// parent go on (one of those that print the same), up to [`MAX_SEVERAL`] changes, until
-    /// one passes `passes_all`; a statement repair that only changes the outputs gets a fix of
-    /// the printed text at once. The repair is then minimised as the seed's delta debugging
-    /// does: a change the others pass without is dropped.
+    /// printed text) is run on the tests; the closest that come closer than their parent go on
+    /// (one of those that print the same), with the closest of those that stop with an error
+    /// on fewer tests, until one passes `passes_all`; a statement repair that only changes the
+    /// outputs gets a fix of the printed text at once. The beam widens and deepens in turn
+    /// ([`WIDENING`]). The repair is then minimised as the seed's delta debugging does: a
+    /// change the others pass without is dropped.
     fn first_of_several(
         &self,
         passes_all: &mut dyn FnMut(&Program, &Budget) -> Verdict,
@@ -440,15 +443,44 @@ impl StatementSearch<'_> {
         budget: &Budget,
         checked: &mut usize,
     ) -> Option<FoundRepair> {
+        // Wider and deeper while the budget lasts, as long as the last search left out
+        // programs that came closer (a narrower beam ends in seconds on most programs).
+        for (width, depth) in WIDENING {
+            match self.beam_search(passes_all, guidance, budget, checked, width, depth) {
+                Beam::Found(repair) => return Some(repair),
+                Beam::Pruned if budget.stop_reason().is_none() => {}
+                Beam::Pruned | Beam::Exhausted => return None,
+            }
+        }
+        None
+    }
+
+    /// One beam search of [`Self::first_of_several`]: the `width` closest go on at each step,
+    /// up to `depth` changes.
+    fn beam_search(
+        &self,
+        passes_all: &mut dyn FnMut(&Program, &Budget) -> Verdict,
+        guidance: &mut Guidance<'_>,
+        budget: &Budget,
+        checked: &mut usize,
+        width: usize,
+        depth: usize,
+    ) -> Beam {
         let start = Node { text: self.src.to_string(), program: self.program.clone(), changes: Vec::new() };
-        let mut beam = vec![((guidance.closeness)(self.program, budget)?, start)];
+        let Some(closeness) = (guidance.closeness)(self.program, budget) else { return Beam::Exhausted };
+        let mut beam = vec![(closeness, start)];
         let mut seen: HashSet<String> = HashSet::from([self.src.to_string()]);
-        for step in 1..=MAX_SEVERAL {
+        let mut pruned = false;
+        for step in 1..=depth {
             let mut next: Vec<(u64, (Closeness, Node))> = Vec::new();
+            // The closest of those that stop with an error on fewer tests without coming
+            // closer: an unset local given a value, a missing terminator added, can print
+            // more that is still wrong before the rest of the repair makes it right.
+            let mut rescued: Option<(Closeness, Node)> = None;
             for (parent, node) in std::mem::take(&mut beam) {
                 for (changes, program, text) in self.single_changes(&node, guidance, budget) {
                     if budget.stop_reason().is_some() {
-                        return None;
+                        return Beam::Pruned;
                     }
                     if !seen.insert(text.clone()) {
                         continue;
@@ -460,43 +492,60 @@ impl StatementSearch<'_> {
                     let Some(changes) = self.joined(&node.changes, changes, &text) else { continue };
                     let child = Node { text, program, changes };
                     if c.distance == 0 && matches!(passes_all(&child.program, budget), Verdict::Repaired) {
-                        return Some(found(self.minimised(child.changes, passes_all, budget)));
+                        return Beam::Found(found(self.minimised(child.changes, passes_all, budget)));
                     }
                     // A program that prints what one already kept prints, test by test, is the
                     // same step to the fitness: the beam keeps programs that differ.
-                    let closer = c.distance < parent.distance
-                        && next.partition_point(|(e, _)| *e <= c.distance) < BEAM
-                        && !next.iter().any(|(_, (kept, _))| kept.outputs == c.outputs);
-                    if closer {
+                    let comes_closer = c.distance < parent.distance;
+                    // A wider beam keeps more of those that print the same: which of them the
+                    // next change builds on is not known from what they print.
+                    let same = next.iter().filter(|(_, (kept, _))| kept.outputs == c.outputs).count();
+                    let closer = comes_closer && same < width / WIDENING[0].0;
+                    let room = next.partition_point(|(e, _)| *e <= c.distance) < width;
+                    pruned |= closer && !room;
+                    let fewer_errors = !comes_closer
+                        && c.errors < parent.errors
+                        && rescued.as_ref().is_none_or(|(kept, _)| c.distance < kept.distance);
+                    if (closer && room) || fewer_errors {
                         // An expression mutant's program keeps the spans of the text before
                         // it: the next step needs the text lowered anew.
                         if let Some(program) = crate::syntax::lower::lower_without_errors(&child.text) {
                             let child = Node { program, ..child };
-                            keep_closest(&mut next, c.distance, (c, child), BEAM);
+                            if closer {
+                                keep_closest(&mut next, c.distance, (c, child), width);
+                            } else {
+                                rescued = Some((c, child));
+                            }
                         }
-                    } else if reshaping && step < MAX_SEVERAL {
+                    } else if reshaping && step < depth {
                         // Not closer, but every test may now go wrong the same way: a fix
                         // of the printed text may finish it (see `first_with_one_more`).
                         if let Some((fix, program, text)) = text_fixed(&child, guidance, budget)
                             && let Some(all) = self.joined(&child.changes, fix, &text)
                             && matches!(passes_all(&program, budget), Verdict::Repaired)
                         {
-                            return Some(found(self.minimised(all, passes_all, budget)));
+                            return Beam::Found(found(self.minimised(all, passes_all, budget)));
                         }
                     }
                 }
             }
+            if let Some((c, node)) = rescued
+                && !next.iter().any(|(_, (kept, _))| kept.outputs == c.outputs)
+            {
+                next.push((c.distance, (c, node)));
+            }
             tracing::debug!(
                 step,
+                width,
                 beam = ?next.iter().map(|(d, (_, n))| (d, n.changes.iter().map(|c| c.mutant.description.as_str()).collect::<Vec<_>>())).collect::<Vec<_>>(),
                 "several changes: the closest go on"
             );
             if next.is_empty() {
-                return None;
+                return if pruned { Beam::Pruned } else { Beam::Exhausted };
             }
             beam = next.into_iter().map(|(_, n)| n).collect();
         }
-        None
+        Beam::Pruned
     }
 
     /// Every single change of `node`'s program with what it gives: the changes (in the
@@ -641,10 +690,19 @@ fn found(changes: Vec<Change>) -> FoundRepair {
 
 /// Statement repairs whose closeness is measured for a second change.
 const MAX_FIRST_STATEMENTS: usize = 400;
-/// Changes of a repair found by [`StatementSearch::first_of_several`].
-const MAX_SEVERAL: usize = 3;
-/// The programs that go on at each step of [`StatementSearch::first_of_several`].
-const BEAM: usize = 3;
+/// The beam searches of [`StatementSearch::first_of_several`], in turn: how many programs go
+/// on at each step, and the most changes of a repair.
+const WIDENING: [(usize, usize); 3] = [(3, 3), (6, 4), (12, 5)];
+
+/// How a beam search ended.
+enum Beam {
+    Found(FoundRepair),
+    /// With programs left out that came closer (no room in the beam, the last step reached,
+    /// or the budget spent): a wider, deeper search may find more.
+    Pruned,
+    /// Nothing came closer: a wider search would find what this one found.
+    Exhausted,
+}
 
 /// A program on the way of [`StatementSearch::first_of_several`]: its text, lowered, and the
 /// changes of the original text that give it.
