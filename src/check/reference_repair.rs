@@ -131,7 +131,7 @@ pub fn repair_against_reference(
     // Only the engine's own run on the student's text starts from the start values: the
     // proofs of patched texts below have their own spans.
     if tests.iter().any(|t| !t.passed) {
-        let inits = unset::initialisations(text, &[], entry, tests, compare, max_steps, cancel);
+        let inits = unset::initialisations(text, &[], entry, tests, compare, max_steps, cancel).unwrap_or_default();
         engine_opts_v.start_values = inits.into_iter().map(|i| start_value(text, i)).collect();
     }
     if searching {
@@ -704,9 +704,10 @@ impl UnsetLocals<'_> {
     /// past the input needs no value for what it read there.
     fn complete(&self, r: VerifiedRepair) -> VerifiedRepair {
         let (own, starts): (Vec<_>, Vec<_>) =
-            r.changes.iter().cloned().zip(r.edits.iter().cloned()).partition(|(c, _)| c.words.is_none());
+            r.changes.iter().cloned().zip(r.edits.iter().cloned()).partition(|(c, _)| !c.is_start_value());
         let own_edits: Vec<_> = own.iter().map(|(_, e)| e.clone()).collect();
-        let inits = unset::initialisations(
+        // Not known which locals the rest reads unset: the repair stays as proved.
+        let Some(inits) = unset::initialisations(
             self.text,
             &own_edits,
             &self.opts.entry,
@@ -714,7 +715,9 @@ impl UnsetLocals<'_> {
             self.compare,
             self.max_steps,
             self.cancel,
-        );
+        ) else {
+            return r;
+        };
         let needed: Vec<_> = inits.into_iter().map(|i| start_value(self.text, i)).collect();
         // Nothing to add, and nothing the engine started from to drop.
         if needed.iter().all(|(_, e)| starts.iter().any(|(_, s)| s == e)) && needed.len() == starts.len() {

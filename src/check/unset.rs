@@ -31,8 +31,10 @@ const MAX_LOCALS: usize = 4;
 
 /// The locals that the tests' runs of `text` patched by `edits` read before giving them a
 /// value, each given one where it is declared, in the order the runs reach them: empty when
-/// no run makes such a read, or when one reads a local that cannot be given a value at its
-/// declaration (a pointer, a struct, a local declared with a value and then read past).
+/// no run makes such a read; `None` when it cannot tell (cancelled) or a run reads a local
+/// that cannot be given a value at its declaration (a pointer, a struct, a local declared
+/// with a value and then read past). Without `edits`, only the tests that failed run: one
+/// that passed read nothing unset.
 pub(super) fn initialisations(
     text: &str,
     edits: &[TextEdit],
@@ -41,35 +43,37 @@ pub(super) fn initialisations(
     compare: Compare,
     max_steps: u64,
     cancel: &Cancel,
-) -> Vec<Initialisation> {
+) -> Option<Vec<Initialisation>> {
     let limits = Limits { max_steps, ..Limits::default() };
     let mut out: Vec<Initialisation> = Vec::new();
     loop {
         let all: Vec<TextEdit> = edits.iter().cloned().chain(out.iter().map(|i| i.edit.clone())).collect();
         let patched = Rewrite::new(text, all);
-        let Some(program) = crate::syntax::lower::lower_without_errors(&patched.text) else { return Vec::new() };
-        let unset = tests.iter().find_map(|t| {
+        let program = crate::syntax::lower::lower_without_errors(&patched.text)?;
+        let unset = tests.iter().filter(|t| !edits.is_empty() || !t.passed).find_map(|t| {
+            let limits = super::tests_repair::limits_for(t, &limits);
             let (_, run) = super::run_test(&program, entry, t, compare, &limits, cancel);
             run.error.filter(|e| e.kind == RuntimeErrorKind::Uninitialized).map(|e| e.span)
         });
-        let Some(read) = unset else { return out };
-        if cancel.is_cancelled() || out.len() == MAX_LOCALS {
-            return Vec::new();
+        if cancel.is_cancelled() {
+            return None;
+        }
+        let Some(read) = unset else { return Some(out) };
+        if out.len() == MAX_LOCALS {
+            return None;
         }
         // A local given a value already is declared with it: read unset again, it ends here.
-        let Some(var) = local_read_at(&program, read).filter(|v| declared_without_value(&program, *v)) else {
-            return Vec::new();
-        };
+        let var = local_read_at(&program, read).filter(|v| declared_without_value(&program, *v))?;
         let v = program.var(var);
-        let Some(value) = initial_values(v).first() else { return Vec::new() };
-        let Some((edit, words)) = initialisation(&patched.text, v, value) else { return Vec::new() };
+        let value = initial_values(v).first()?;
+        let (edit, words) = initialisation(&patched.text, v, value)?;
         let (Some(at), Some(start), Some(end), Some(written)) = (
             patched.original_offset(edit.span.start),
             patched.original_offset(v.span.start),
             patched.original_offset(v.span.end),
             patched.text.get(v.span.start as usize..edit.span.start as usize),
         ) else {
-            return Vec::new();
+            return None;
         };
         let declarator = format!("{written}{}", edit.new_text);
         let edit = TextEdit { span: Span::new(at as usize, at as usize), new_text: edit.new_text };

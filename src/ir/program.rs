@@ -617,6 +617,14 @@ impl Expr {
             _ => self,
         }
     }
+
+    /// The variable this expression reads, under implicit conversions.
+    pub fn as_var(&self) -> Option<VarId> {
+        match self.strip_implicit().kind {
+            ExprKind::Var(v) => Some(v),
+            _ => None,
+        }
+    }
 }
 
 #[derive(Clone, Debug)]

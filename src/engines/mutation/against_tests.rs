@@ -8,7 +8,7 @@
 //! Localization uses the tests' spectrum (Ochiai, as in the survey seed): a location executed
 //! by failing tests and rarely by passing ones ranks first. It orders, never filters.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::time::{Duration, Instant};
 
 use crate::cancel::Cancel;
@@ -445,8 +445,11 @@ impl StatementSearch<'_> {
     ) -> Option<FoundRepair> {
         // Wider and deeper while the budget lasts, as long as the last search left out
         // programs that came closer (a narrower beam ends in seconds on most programs).
+        // A program's closeness is the same in every round: a wider one runs the tests only
+        // on the programs the narrower ones did not reach.
+        let mut known: HashMap<String, Closeness> = HashMap::new();
         for (width, depth) in WIDENING {
-            match self.beam_search(passes_all, guidance, budget, checked, width, depth) {
+            match self.beam_search(passes_all, guidance, budget, checked, &mut known, (width, depth)) {
                 Beam::Found(repair) => return Some(repair),
                 Beam::Pruned if budget.stop_reason().is_none() => {}
                 Beam::Pruned | Beam::Exhausted => return None,
@@ -463,8 +466,8 @@ impl StatementSearch<'_> {
         guidance: &mut Guidance<'_>,
         budget: &Budget,
         checked: &mut usize,
-        width: usize,
-        depth: usize,
+        known: &mut HashMap<String, Closeness>,
+        (width, depth): (usize, usize),
     ) -> Beam {
         let start = Node { text: self.src.to_string(), program: self.program.clone(), changes: Vec::new() };
         let Some(closeness) = (guidance.closeness)(self.program, budget) else { return Beam::Exhausted };
@@ -485,8 +488,15 @@ impl StatementSearch<'_> {
                     if !seen.insert(text.clone()) {
                         continue;
                     }
-                    *checked += 1;
-                    let Some(c) = (guidance.closeness)(&program, budget) else { continue };
+                    let c = match known.get(&text) {
+                        Some(c) => *c,
+                        None => {
+                            *checked += 1;
+                            let Some(c) = (guidance.closeness)(&program, budget) else { continue };
+                            known.insert(text.clone(), c);
+                            c
+                        }
+                    };
                     let reshaping = changes.first().is_some_and(|c| c.location.kind == LocationKind::Statement)
                         && c.outputs != parent.outputs;
                     let Some(changes) = self.joined(&node.changes, changes, &text) else { continue };
@@ -500,9 +510,10 @@ impl StatementSearch<'_> {
                     // A wider beam keeps more of those that print the same: which of them the
                     // next change builds on is not known from what they print.
                     let same = next.iter().filter(|(_, (kept, _))| kept.outputs == c.outputs).count();
-                    let closer = comes_closer && same < width / WIDENING[0].0;
+                    let closer = comes_closer && same < width / WIDTH_PER_SAME_OUTPUTS;
                     let room = next.partition_point(|(e, _)| *e <= c.distance) < width;
-                    pruned |= closer && !room;
+                    // Left out, or pushing another out: a wider beam would keep both.
+                    pruned |= comes_closer && (!closer || !room || next.len() >= width);
                     let fewer_errors = !comes_closer
                         && c.errors < parent.errors
                         && rescued.as_ref().is_none_or(|(kept, _)| c.distance < kept.distance);
@@ -693,6 +704,9 @@ const MAX_FIRST_STATEMENTS: usize = 400;
 /// The beam searches of [`StatementSearch::first_of_several`], in turn: how many programs go
 /// on at each step, and the most changes of a repair.
 const WIDENING: [(usize, usize); 3] = [(3, 3), (6, 4), (12, 5)];
+
+/// A beam keeps one program per output for each this many of its width.
+const WIDTH_PER_SAME_OUTPUTS: usize = 3;
 
 /// How a beam search ended.
 enum Beam {

@@ -294,11 +294,13 @@ pub fn constant_name<'s>(program: &Program, src: &'s str, e: &Expr) -> Option<&'
     (macro_value(program, text) == Some(v)).then_some(text)
 }
 
-/// The integer an object-like macro named `name` stands for.
+/// The integer an object-like macro named `name` stands for (its last definition, as the
+/// lowering expands it).
 pub fn macro_value(program: &Program, name: &str) -> Option<i64> {
     program
         .macros
         .iter()
+        .rev()
         .find(|(n, _, _)| n == name)
         .and_then(|(_, body, _)| body.trim().trim_start_matches('(').trim_end_matches(')').trim().parse().ok())
 }
@@ -313,11 +315,13 @@ pub fn state_mutants(program: &Program, src: &str, value: &Expr, states: &[Strin
     let core = value.strip_implicit();
     let Some(path) = path_to(value, core) else { return Vec::new() };
     let ctx = Ctx { program, src, level: 1, role: Role::Value, scope: &NoScope, root: value };
+    let ExprKind::Int(v) = core.kind else { return Vec::new() };
     states
         .iter()
-        .filter(|s| *s != name)
         .filter_map(|other| {
-            let node = Expr { kind: ExprKind::Int(macro_value(program, other)?), ..core.clone() };
+            // Another name for the same value is the same program.
+            let value = macro_value(program, other).filter(|&o| o != v)?;
+            let node = Expr { kind: ExprKind::Int(value), ..core.clone() };
             Some(ctx.mutant(&path, node, MutationKind::NamedState, core.span, other.clone()))
         })
         .collect()
@@ -1316,9 +1320,12 @@ impl Ctx<'_> {
                 if !is_truth(text, v) {
                     return Vec::new();
                 }
-                let mut others: Vec<String> =
-                    self.program.macros.iter().filter(|(n, _, _)| is_truth(n, nv)).map(|(n, _, _)| n.clone()).collect();
-                others.dedup();
+                let mut others: Vec<String> = Vec::new();
+                for (n, _, _) in &self.program.macros {
+                    if is_truth(n, nv) && !others.contains(n) {
+                        others.push(n.clone());
+                    }
+                }
                 others
             }
         };

@@ -752,10 +752,6 @@ impl Targets {
                 }
             }
         };
-        let var = |e: &Expr| match e.strip_implicit().kind {
-            ExprKind::Var(v) => Some(v),
-            _ => None,
-        };
         for f in program.funcs.iter() {
             let Some(body) = &f.body else { continue };
             crate::ir::walk::for_each_stmt(body, &mut |s| match &s.kind {
@@ -765,7 +761,7 @@ impl Targets {
                 }
                 // `switch (estado) { case SOMA: … }`: each label's name is a state.
                 StmtKind::Switch { cond, arms } => {
-                    if let Some(v) = var(cond) {
+                    if let Some(v) = cond.as_var() {
                         for arm in arms {
                             if let Some(label) = arm.label {
                                 let case = Expr::new(ExprKind::Int(label), cond.ty.clone(), arm.label_span);
@@ -779,13 +775,13 @@ impl Targets {
             walk_stmt(body, &mut |e: &Expr| match &e.kind {
                 ExprKind::Assign(lhs, rhs) => {
                     t.assignments.insert(rhs.span, e.clone());
-                    if let Some(v) = var(lhs) {
+                    if let Some(v) = lhs.as_var() {
                         state(v, rhs, &mut t.states);
                     }
                 }
                 ExprKind::Binary(BinOp::Eq | BinOp::Ne, a, b) => {
                     for (x, k) in [(a, b), (b, a)] {
-                        if let Some(v) = var(x) {
+                        if let Some(v) = x.as_var() {
                             state(v, k, &mut t.states);
                         }
                     }
@@ -801,10 +797,7 @@ impl Targets {
         let v = match loc.kind {
             LocationKind::Init => *self.initialised.get(&loc.span)?,
             LocationKind::Assign => match &self.assignments.get(&loc.span)?.kind {
-                ExprKind::Assign(lhs, _) => match lhs.strip_implicit().kind {
-                    ExprKind::Var(v) => v,
-                    _ => return None,
-                },
+                ExprKind::Assign(lhs, _) => lhs.as_var()?,
                 _ => return None,
             },
             _ => return None,

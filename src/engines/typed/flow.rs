@@ -138,20 +138,13 @@ fn init_events(init: &Init, out: &mut Vec<Event>) {
     }
 }
 
-fn var_of(e: &Expr) -> Option<VarId> {
-    match &e.strip_implicit().kind {
-        ExprKind::Var(v) => Some(*v),
-        _ => None,
-    }
-}
-
 fn expr_events(e: &Expr, out: &mut Vec<Event>) {
     let e = e.strip_implicit();
     match &e.kind {
         ExprKind::Var(v) => out.push((*v, e.span.start, Access::Read)),
         ExprKind::Assign(lhs, rhs) => {
             expr_events(rhs, out);
-            match var_of(lhs) {
+            match Expr::as_var(lhs) {
                 Some(v) => out.push((v, e.span.end, Access::Write)),
                 None => expr_events(lhs, out),
             }
@@ -159,13 +152,13 @@ fn expr_events(e: &Expr, out: &mut Vec<Event>) {
         ExprKind::CompoundAssign { lhs: a, rhs: b, .. } => {
             expr_events(b, out);
             expr_events(a, out);
-            if let Some(v) = var_of(a) {
+            if let Some(v) = Expr::as_var(a) {
                 out.push((v, e.span.end, Access::Write));
             }
         }
         ExprKind::IncDec(_, a) => {
             expr_events(a, out);
-            if let Some(v) = var_of(a) {
+            if let Some(v) = Expr::as_var(a) {
                 out.push((v, e.span.end, Access::Write));
             }
         }
@@ -174,8 +167,8 @@ fn expr_events(e: &Expr, out: &mut Vec<Event>) {
             for a in args {
                 match &a.strip_implicit().kind {
                     // `&x` passed on: written by the callee (scanf only writes it).
-                    ExprKind::AddrOf(x) if var_of(x).is_some() => {
-                        let v = var_of(x).expect("checked");
+                    ExprKind::AddrOf(x) if Expr::as_var(x).is_some() => {
+                        let v = Expr::as_var(x).expect("checked");
                         if !scanf {
                             out.push((v, a.span.start, Access::Read));
                         }

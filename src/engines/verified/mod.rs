@@ -216,6 +216,13 @@ pub struct Change {
     pub words: Option<String>,
 }
 
+impl Change {
+    /// A local given the start value the engine began from ([`Options::start_values`]).
+    pub fn is_start_value(&self) -> bool {
+        self.words.is_some()
+    }
+}
+
 #[derive(Clone, Debug, PartialEq)]
 pub struct VerifiedRepair {
     pub edits: Vec<TextEdit>,
@@ -228,6 +235,13 @@ pub struct VerifiedRepair {
     /// The input precondition the proof assumes ([`precondition::Precondition::description`]);
     /// `None` when it holds for all inputs.
     pub assuming: Option<String>,
+}
+
+impl VerifiedRepair {
+    /// The changes the engine made, not counting the start values it began from.
+    pub fn own_changes(&self) -> usize {
+        self.changes.iter().filter(|c| !c.is_start_value()).count()
+    }
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -340,13 +354,15 @@ pub fn repair(student: &Program, text: &str, reference: &Program, opts: &Options
             // The locals' start values first: what the program does with an unset local is
             // no behaviour a repair of its expressions can match, and any repair of the
             // program as written is one of it with those values.
-            // A repair that changes a start value (`product = 0` to `1`) is not one of the
-            // student's text with it: the program as written gets its own search.
-            if !opts.start_values.is_empty()
-                && let Some(result) = on_patched(student, text, opts.start_values.clone(), |_, _| true, opts, &mut on)
-                && result != Err(Failure::Internal)
-            {
-                return result;
+            // Where that run ends without a verdict on the program (a repair that changes a
+            // start value, `product = 0` to `1`, is no change of the student's text with it;
+            // a construct the values bring in), the program as written gets its own search.
+            // No repair (or none in time) with the values means none without them either.
+            if !opts.start_values.is_empty() {
+                match on_patched(student, text, opts.start_values.clone(), |_, _| true, opts, &mut on) {
+                    Some(result @ (Ok(_) | Err(Failure::NoRepair(_) | Failure::Timeout))) => return result,
+                    other => tracing::debug!(?other, "the start values gave no verdict; the program as written"),
+                }
             }
             on(student, text, opts)
         };
@@ -402,7 +418,7 @@ pub fn repair(student: &Program, text: &str, reference: &Program, opts: &Options
                 Err(Failure::NoRepair(_) | Failure::Timeout) => !budget.is_exhausted(),
                 // A repair for all inputs that changes several places: the promise may allow
                 // a smaller one, offered beside it.
-                Ok(Outcome::Repaired(r)) => r.changes.len() > 1 && !budget.is_exhausted(),
+                Ok(Outcome::Repaired(r)) => r.own_changes() > 1 && !budget.is_exhausted(),
                 _ => false,
             };
             if wanted {
@@ -434,7 +450,7 @@ pub fn repair(student: &Program, text: &str, reference: &Program, opts: &Options
                     Ok(Outcome::Repaired(assuming(r)))
                 }
                 (Err(_), Ok(Outcome::Equivalent)) => Ok(Outcome::EquivalentAssuming(pre.description.clone())),
-                (Ok(Outcome::Repaired(r)), Ok(Outcome::Repaired(small))) if small.changes.len() < r.changes.len() => {
+                (Ok(Outcome::Repaired(r)), Ok(Outcome::Repaired(small))) if small.own_changes() < r.own_changes() => {
                     smaller = Some(assuming(small));
                     first
                 }

@@ -29,8 +29,9 @@ pub(super) fn on_patched(
         Ok(Outcome::Repaired(r)) => (r.changes.into_iter().zip(r.edits).collect(), r.assuming),
         other => return Some(other),
     };
-    // A change inside a pre-edit's text cannot happen: declarations, types and scanf formats
-    // are not holes.
+    // A change inside a pre-edit's text: declarations, types and scanf formats are not
+    // holes, but a start value's initialiser is (the caller then searches the text as
+    // written).
     let Some(mapped) = layer.map_back(repair) else { return Some(Err(Failure::Internal)) };
     if mapped.is_empty() {
         return Some(Ok(Outcome::Equivalent));
