@@ -735,6 +735,12 @@ impl Program {
     pub fn func(&self, id: FuncId) -> &Function {
         &self.funcs[id.0 as usize]
     }
+    /// The integer the object-like macro `name` stands for (its last definition, as the
+    /// lowering expands it), where its body is a number.
+    pub fn macro_int(&self, name: &str) -> Option<i64> {
+        let (_, body, _) = self.macros.iter().rev().find(|(n, _, _)| n == name)?;
+        body.trim().trim_start_matches('(').trim_end_matches(')').trim().parse().ok()
+    }
     pub fn func_by_name(&self, name: &str) -> Option<FuncId> {
         self.funcs.iter().position(|f| f.name == name && f.body.is_some()).map(|i| FuncId(i as u32))
     }

@@ -291,18 +291,7 @@ pub fn constant_name<'s>(program: &Program, src: &'s str, e: &Expr) -> Option<&'
     let core = e.strip_implicit();
     let ExprKind::Int(v) = core.kind else { return None };
     let text = src.get(core.span.range())?;
-    (macro_value(program, text) == Some(v)).then_some(text)
-}
-
-/// The integer an object-like macro named `name` stands for (its last definition, as the
-/// lowering expands it).
-pub fn macro_value(program: &Program, name: &str) -> Option<i64> {
-    program
-        .macros
-        .iter()
-        .rev()
-        .find(|(n, _, _)| n == name)
-        .and_then(|(_, body, _)| body.trim().trim_start_matches('(').trim_end_matches(')').trim().parse().ok())
+    (program.macro_int(text) == Some(v)).then_some(text)
 }
 
 /// The `named-state` mutants of a right side or initialiser `value` written as one of
@@ -320,7 +309,7 @@ pub fn state_mutants(program: &Program, src: &str, value: &Expr, states: &[Strin
         .iter()
         .filter_map(|other| {
             // Another name for the same value is the same program.
-            let value = macro_value(program, other).filter(|&o| o != v)?;
+            let value = program.macro_int(other).filter(|&o| o != v)?;
             let node = Expr { kind: ExprKind::Int(value), ..core.clone() };
             Some(ctx.mutant(&path, node, MutationKind::NamedState, core.span, other.clone()))
         })
@@ -1316,7 +1305,7 @@ impl Ctx<'_> {
             "0" | "1" => vec![nv.to_string()],
             "false" | "true" => vec![["false", "true"][nv as usize].to_string()],
             _ => {
-                let is_truth = |name: &str, value: i64| macro_value(self.program, name) == Some(value);
+                let is_truth = |name: &str, value: i64| self.program.macro_int(name) == Some(value);
                 if !is_truth(text, v) {
                     return Vec::new();
                 }

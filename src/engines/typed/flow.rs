@@ -144,7 +144,7 @@ fn expr_events(e: &Expr, out: &mut Vec<Event>) {
         ExprKind::Var(v) => out.push((*v, e.span.start, Access::Read)),
         ExprKind::Assign(lhs, rhs) => {
             expr_events(rhs, out);
-            match Expr::as_var(lhs) {
+            match lhs.as_var() {
                 Some(v) => out.push((v, e.span.end, Access::Write)),
                 None => expr_events(lhs, out),
             }
@@ -152,29 +152,29 @@ fn expr_events(e: &Expr, out: &mut Vec<Event>) {
         ExprKind::CompoundAssign { lhs: a, rhs: b, .. } => {
             expr_events(b, out);
             expr_events(a, out);
-            if let Some(v) = Expr::as_var(a) {
+            if let Some(v) = a.as_var() {
                 out.push((v, e.span.end, Access::Write));
             }
         }
         ExprKind::IncDec(_, a) => {
             expr_events(a, out);
-            if let Some(v) = Expr::as_var(a) {
+            if let Some(v) = a.as_var() {
                 out.push((v, e.span.end, Access::Write));
             }
         }
         ExprKind::Call(callee, args) => {
             let scanf = matches!(callee, Callee::Builtin(Builtin::Scanf));
             for a in args {
-                match &a.strip_implicit().kind {
-                    // `&x` passed on: written by the callee (scanf only writes it).
-                    ExprKind::AddrOf(x) if Expr::as_var(x).is_some() => {
-                        let v = Expr::as_var(x).expect("checked");
-                        if !scanf {
-                            out.push((v, a.span.start, Access::Read));
-                        }
-                        out.push((v, e.span.end, Access::Write));
+                // `&x` passed on: written by the callee (scanf only writes it).
+                if let ExprKind::AddrOf(x) = &a.strip_implicit().kind
+                    && let Some(v) = x.as_var()
+                {
+                    if !scanf {
+                        out.push((v, a.span.start, Access::Read));
                     }
-                    _ => expr_events(a, out),
+                    out.push((v, e.span.end, Access::Write));
+                } else {
+                    expr_events(a, out);
                 }
             }
         }
