@@ -728,6 +728,35 @@ pub struct Program {
     pub char_constants: std::collections::BTreeSet<Span>,
 }
 
+/// What an entry parameter starts as. mend runs a program as the tests run it: stdin is its
+/// input and it gets no command-line arguments, so `main(int argc, char *argv[])` starts with
+/// `argc` 1 and `argv` holding the program's name ([`PROGRAM_NAME`]) and a null pointer. The
+/// interpreter and the symbolic executors all start the entry from this (a proof about a run
+/// that starts elsewhere is about no run a student makes).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EntryArg {
+    /// `argc`: 1.
+    Count,
+    /// `argv`: `{PROGRAM_NAME, NULL}`.
+    Vector,
+    /// Any other parameter: zero.
+    Zero,
+}
+
+/// The name a program is run under (`argv[0]`).
+pub const PROGRAM_NAME: &str = "a.out";
+
+/// The start value of the entry's parameter number `k`, of type `ty`.
+pub fn entry_arg(k: usize, ty: &Type) -> EntryArg {
+    match (k, ty) {
+        (0, Type::Int(_)) => EntryArg::Count,
+        (1, Type::Pointer(inner)) if matches!(&**inner, Type::Pointer(c) if matches!(&**c, Type::Int(_))) => {
+            EntryArg::Vector
+        }
+        _ => EntryArg::Zero,
+    }
+}
+
 impl Program {
     pub fn var(&self, id: VarId) -> &Var {
         &self.vars[id.0 as usize]

@@ -278,12 +278,35 @@ impl<'p> Machine<'p> {
             return err(K::NoEntry, Span::default(), format!("the program has no function `{entry}`"));
         };
         let f = prog.func(fid);
-        let args: Vec<Val> = f.params.iter().map(|&p| self.zero_val(&prog.var(p).ty)).collect();
+        let mut args = Vec::new();
+        for (k, &p) in f.params.iter().enumerate() {
+            let ty = &prog.var(p).ty;
+            args.push(match crate::ir::entry_arg(k, ty) {
+                EntryArg::Count => Val::I(1),
+                EntryArg::Vector => Val::I(self.command_line(ty, f.name_span)?),
+                EntryArg::Zero => self.zero_val(ty),
+            });
+        }
         let v = self.call(fid, &args, f.name_span)?;
         Ok(match v {
             Val::U => 0,
             v => v.i() as i32,
         })
+    }
+
+    /// `argv` of a run without command-line arguments ([`crate::ir::EntryArg`]): the
+    /// program's name, then a null pointer. `ty` is `argv`'s type (`char **`).
+    fn command_line(&mut self, ty: &Type, span: Span) -> R<i64> {
+        let name = crate::ir::PROGRAM_NAME.as_bytes();
+        let b = self.alloc(name.len() as u64 + 1, BlockKind::Global, "argv[0]", true, span)?;
+        self.mem.blocks[b as usize].data[..name.len()].copy_from_slice(name);
+        let Type::Pointer(elem) = ty else { unreachable!("entry_arg gives Vector to pointers only") };
+        let size = self.prog.size_of(elem);
+        // Zeroed: `argv[1]` is the null pointer.
+        let v = self.alloc(2 * size, BlockKind::Global, "argv", true, span)?;
+        let name_ptr = memory::ptr(b, 0).to_le_bytes();
+        self.mem.blocks[v as usize].data[..size as usize].copy_from_slice(&name_ptr[..size as usize]);
+        Ok(memory::ptr(v, 0))
     }
 
     fn zero_val(&self, ty: &Type) -> Val {

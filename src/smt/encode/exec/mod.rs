@@ -359,8 +359,20 @@ pub(super) fn run<'ctx>(
     })?;
     x.globals()?;
     // The entry's parameters (`main(int argc, char **argv)`) start as the interpreter starts
-    // them, zero, so every counterexample replays there; they are not unset variables.
-    let args = p.func(fid).params.iter().map(|&v| x.zero(&p.var(v).ty, p.var(v).span)).collect::<R<Vec<_>>>()?;
+    // them, a run without command-line arguments ([`crate::ir::EntryArg`]), so every
+    // counterexample replays there; they are not unset variables.
+    let mut args = Vec::new();
+    for (k, &v) in p.func(fid).params.iter().enumerate() {
+        let (ty, span) = (&p.var(v).ty, p.var(v).span);
+        args.push(match crate::ir::entry_arg(k, ty) {
+            crate::ir::EntryArg::Count => match ty {
+                Type::Int(t) => SymVal::Int(c_int::constant(ctx, *t, 1)),
+                _ => unreachable!("entry_arg counts in integers only"),
+            },
+            crate::ir::EntryArg::Vector => x.command_line(ty, span)?,
+            crate::ir::EntryArg::Zero => x.zero(ty, span)?,
+        });
+    }
     let ret = x.inline_call(fid, args, p.func(fid).span)?;
     if !matches!(ret, SymVal::Void) {
         x.enc.return_value = Some(ret);

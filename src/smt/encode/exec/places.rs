@@ -10,6 +10,27 @@ impl<'a, 'ctx> Exec<'a, 'ctx> {
         self.new_lanes(leaf(ty), len, None, ObjKind::Fixed, span)
     }
 
+    /// `argv` of a run without command-line arguments ([`crate::ir::EntryArg`]): the
+    /// program's name, then a null pointer. `ty` is `argv`'s type (`char **`).
+    pub(super) fn command_line(&mut self, ty: &Type, span: Span) -> R<SymVal<'ctx>> {
+        let Type::Pointer(elem) = ty else { unreachable!("entry_arg gives Vector to pointers only") };
+        let Type::Pointer(char_ty) = &**elem else { unreachable!("entry_arg gives Vector to `char **` only") };
+        let name = crate::ir::PROGRAM_NAME.as_bytes();
+        let n = self.new_object(&Type::Array(char_ty.clone(), Some(name.len() as u64 + 1)), span)?;
+        let mut bytes =
+            Array::const_array(self.ctx, &Sort::bitvector(self.ctx, OFF_BITS), &BV::from_u64(self.ctx, 0, 8));
+        for (i, b) in name.iter().enumerate() {
+            bytes = bytes.store(&BV::from_u64(self.ctx, i as u64, OFF_BITS), &BV::from_u64(self.ctx, *b as u64, 8));
+        }
+        self.st.mem.insert(n, bytes);
+        let v = self.new_object(&Type::Array(elem.clone(), Some(2)), span)?;
+        let (ctx, start) = (self.ctx, self.obj_ptr(v));
+        let at = |k: u64| SymPtr { off: BV::from_u64(ctx, k, OFF_BITS), ..start.clone() };
+        self.store_mem(at(0), elem, SymVal::Ptr(self.obj_ptr(n)), span)?;
+        self.store_mem(at(1), elem, SymVal::Ptr(self.null()), span)?;
+        Ok(SymVal::Ptr(self.obj_ptr(v)))
+    }
+
     /// Whether an object of `len` cells of `elem` is kept cell by cell ([`ObjInfo::small`]):
     /// a few cells, none a character (string functions read char arrays as Z3 arrays).
     fn keeps_cells(&self, elem: &Type, len: u64) -> bool {
