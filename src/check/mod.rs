@@ -294,8 +294,7 @@ fn analyse(
     {
         // Type errors, each with a fix that type-checks: the logic is analysed on top of the
         // fixes, and each logic repair includes them.
-        let back = (&fixed.rewrite, text, fixed.words.as_str());
-        behaviour.run(&fixed.rewrite.text, &fixed.program, Some(back), &report, None, on_partial)
+        behaviour.run(&fixed.rewrite.text, &fixed.program, Some((&fixed, text)), &report, None, on_partial)
     } else {
         if let Some(spec) = &spec
             && opts.run_tests
@@ -334,6 +333,8 @@ struct TypeFixed {
     program: Program,
     /// What the fixes do, for the explanation of a repair that includes them.
     words: String,
+    /// How many type errors the fixes fix.
+    errors: usize,
 }
 
 fn type_fixed(text: &str, errors: &[Span], front: &Report) -> Option<TypeFixed> {
@@ -345,7 +346,9 @@ fn type_fixed(text: &str, errors: &[Span], front: &Report) -> Option<TypeFixed> 
     for error in errors {
         // The first fix of an error: the typed engine's best, else the front end's own (a
         // missing `#include`).
-        let fix = front.repairs.iter().find(|r| r.primary() == *error)?;
+        // A "fix all" repair lists every error it fixes and starts with the first: each
+        // error's own fix is wanted here.
+        let fix = front.repairs.iter().find(|r| r.fixes.len() <= 1 && r.primary() == *error)?;
         if fix.edits.iter().any(|e| edits.iter().any(|o| o.span.touches(e.span))) {
             return None;
         }
@@ -364,7 +367,7 @@ fn type_fixed(text: &str, errors: &[Span], front: &Report) -> Option<TypeFixed> 
     titles.dedup();
     let words =
         format!("It also fixes the type error{}: {}.", if titles.len() > 1 { "s" } else { "" }, titles.join("; "));
-    Some(TypeFixed { rewrite, program: lowered.program, words })
+    Some(TypeFixed { rewrite, program: lowered.program, words, errors: errors.len() })
 }
 
 /// The tests and the engines: what the program does against its spec.
@@ -389,7 +392,7 @@ impl Behaviour<'_> {
         &self,
         text: &str,
         program: &Program,
-        back: Option<(&Rewrite, &str, &str)>,
+        back: Option<(&TypeFixed, &str)>,
         front: &Report,
         reuse: Option<reuse::Key>,
         on_partial: OnPartial<'_>,
@@ -428,9 +431,9 @@ impl Behaviour<'_> {
         let publish = |partial: &Report| {
             let mut partial = partial.clone();
             gate.apply(&mut partial, anchor);
-            if let Some((rewrite, original, also)) = back {
-                partial = rewritten::map_back(rewrite, original, &partial, also);
-                rewritten::after_type_fixes(&mut partial);
+            if let Some((fixed, original)) = back {
+                partial = rewritten::map_back(&fixed.rewrite, original, &partial, &fixed.words);
+                rewritten::after_type_fixes(&mut partial, fixed.errors);
             }
             baseline.under_course_flags(&mut partial.repairs, self.course);
             let mut full = front.clone();

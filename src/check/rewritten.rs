@@ -97,7 +97,7 @@ fn insert_int(f: &ImplicitInt) -> TextEdit {
 
 /// What the program is found to do, said of the program with its type errors fixed: the
 /// student's own text does not compile, so the tests and the reference ran on the fixed one.
-pub(super) fn after_type_fixes(report: &mut Report) {
+pub(super) fn after_type_fixes(report: &mut Report, errors: usize) {
     const ABOUT_THE_PROGRAM: &[&str] = &[
         "test-failed",
         "runtime-error",
@@ -111,6 +111,6 @@ pub(super) fn after_type_fixes(report: &mut Report) {
         "bounded",
     ];
     for d in report.diagnostics.iter_mut().filter(|d| ABOUT_THE_PROGRAM.contains(&d.code)) {
-        d.message = format!("with the type error fixed, {}", d.message);
+        d.message = format!("with the type error{} fixed, {}", if errors > 1 { "s" } else { "" }, d.message);
     }
 }

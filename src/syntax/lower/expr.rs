@@ -1268,12 +1268,27 @@ impl<'a> Lowerer<'a> {
             if scanf {
                 match &arg.ty {
                     Type::Pointer(pointee) => {
+                        // An error, not gcc's warning, where `scanf` stores a float's bits
+                        // where another type is read back (`%f` into a `double`), or more
+                        // bytes than the variable holds (`%d` into a `char`): what the program
+                        // does then is not what it says, and its logic is analysed once the
+                        // fix is in (`check::type_fixed`). A store into the low bytes (`%c`
+                        // into an `int`) is modelled as such, and `%s` with `&word` stores
+                        // where `word` would: warnings.
                         if !scanf_target_matches(ty, pointee) {
-                            self.warning(
-                                "format",
-                                arg.span,
-                                format!("`{directive}` expects {desc}, but this is `{t}`"),
-                            );
+                            let message = format!("`{directive}` expects {desc}, but this is `{t}`");
+                            let garbled = match (ty, &**pointee) {
+                                (Type::Float(_), _) | (_, Type::Float(_)) => true,
+                                (Type::Int(_), Type::Int(_)) => {
+                                    self.program.size_of(ty) > self.program.size_of(pointee)
+                                }
+                                _ => false,
+                            };
+                            if garbled {
+                                self.error_code("format", arg.span, message);
+                            } else {
+                                self.warning("format", arg.span, message);
+                            }
                         }
                     }
                     _ => {
