@@ -252,7 +252,12 @@ fn analyse(
     front.report = with_fix_all(std::mem::take(&mut front.report), text, opts, &course);
     let mut report = front.report;
     let spec = match spec {
-        Ok(spec) => spec,
+        Ok(spec) => {
+            for problem in spec.iter().flat_map(|s| &s.problems) {
+                report.diagnostics.push(Diagnostic::error("mend-toml", Span::default(), problem.clone()));
+            }
+            spec
+        }
         Err(message) => {
             report.diagnostics.push(Diagnostic::error("mend-toml", Span::default(), message));
             None
@@ -942,19 +947,22 @@ struct Spec {
     tests: Option<PathBuf>,
     reference: Option<PathBuf>,
     compare: Compare,
+    /// What the spec names but is not there (a tests folder, a reference), in words.
+    problems: Vec<String>,
 }
 
 fn resolve_spec(path: Option<&Path>, opts: &CheckOptions) -> Result<Option<Spec>, String> {
+    // Name mend.toml relative to the C file when it is above it (the usual case).
+    let shown = |e: &config::ConfigError| {
+        let base = path.and_then(Path::parent).and_then(|d| d.canonicalize().ok());
+        let shown = base
+            .and_then(|b| b.ancestors().position(|a| Some(a) == e.file.parent()).map(|up| "../".repeat(up)))
+            .map(|up| format!("{up}{}", config::FILE_NAME))
+            .unwrap_or_else(|| e.file.display().to_string());
+        format!("{shown}:{}:{}: {}", e.line, e.column, e.message)
+    };
     let found = match path {
-        Some(p) => config::discover(p).map_err(|e| {
-            // Name mend.toml relative to the C file when it is above it (the usual case).
-            let base = p.parent().and_then(|d| d.canonicalize().ok());
-            let shown = base
-                .and_then(|b| b.ancestors().position(|a| Some(a) == e.file.parent()).map(|up| "../".repeat(up)))
-                .map(|up| format!("{up}{}", config::FILE_NAME))
-                .unwrap_or_else(|| e.file.display().to_string());
-            format!("{shown}:{}:{}: {}", e.line, e.column, e.message)
-        })?,
+        Some(p) => config::discover(p).map_err(|e| shown(&e))?,
         None => None,
     };
     if found.is_none() && opts.tests.is_none() && opts.reference.is_none() {
@@ -962,26 +970,33 @@ fn resolve_spec(path: Option<&Path>, opts: &CheckOptions) -> Result<Option<Spec>
     }
     let root = path.and_then(Path::parent).map(Path::to_path_buf).unwrap_or_else(|| PathBuf::from("."));
     let config = found.unwrap_or_else(|| Config::default_at(root));
-    let tests = opts.tests.clone().or_else(|| config.tests.clone());
-    if let Some(t) = &tests
-        && !t.is_dir()
-    {
-        return Err(format!("the tests directory {} does not exist", t.display()));
-    }
-    let reference = opts.reference.clone().or_else(|| config.reference.clone());
-    if let Some(r) = &reference
-        && !r.is_file()
-    {
-        return Err(format!("the reference program {} does not exist", r.display()));
-    }
+    // A missing tests folder or reference is reported; the other still checks the program.
+    let mut problems: Vec<String> = config.problems.iter().map(shown).collect();
+    let tests = opts.tests.clone().or_else(|| config.tests.clone()).filter(|t| {
+        let there = t.is_dir();
+        if !there {
+            problems.push(format!("the tests directory {} does not exist", t.display()));
+        }
+        there
+    });
+    let reference = opts.reference.clone().or_else(|| config.reference.clone()).filter(|r| {
+        let there = r.is_file();
+        if !there {
+            problems.push(format!("the reference program {} does not exist", r.display()));
+        }
+        there
+    });
     let compare = opts.compare.unwrap_or(config.compare);
-    Ok(Some(Spec { config, tests, reference, compare }))
+    Ok(Some(Spec { config, tests, reference, compare, problems }))
 }
 
 /// The reference program, lowered, when the spec names one that lowers without errors.
 fn load_reference(path: &Path) -> Result<Program, String> {
     let bytes = std::fs::read(path).map_err(|e| format!("cannot read the reference {}: {e}", path.display()))?;
     let text = String::from_utf8_lossy(&bytes);
+    // A reference in C90 with functions that have no return type: lowered with `int` written
+    // in, as a student's file is.
+    let text = rewritten::MissingInt::find(&text).map_or_else(|| text.to_string(), |m| m.rewrite.text);
     let lowered = lower::lower_source(&text);
     if let Some(d) = lowered.diagnostics.iter().find(|d| d.severity == Severity::Error) {
         return Err(format!("the reference {} has an error: {}", path.display(), d.message));

@@ -12,7 +12,8 @@
 //! ```
 //! Paths are relative to the directory of `mend.toml` and must stay inside it (after resolving
 //! `..` and symbolic links). Any problem is a [`ConfigError`] with the line and column of the
-//! offending key or value; loading never panics.
+//! offending key or value; loading never panics. A path that names nothing usable is kept
+//! apart ([`Config::problems`]) so the other spec still applies.
 
 use super::compare::Compare;
 use crate::syntax::flags::CompilerFlags;
@@ -37,6 +38,9 @@ pub struct Config {
     pub flags: Option<CompilerFlags>,
     /// The directory holding `mend.toml` (canonical).
     pub root: PathBuf,
+    /// A `reference` or `tests` that names nothing usable: left unset, and reported, while
+    /// the rest of the file (the other of the two) still checks the program.
+    pub problems: Vec<ConfigError>,
 }
 
 impl Config {
@@ -52,6 +56,7 @@ impl Config {
             frozen: Vec::new(),
             flags: None,
             root,
+            problems: Vec::new(),
         }
     }
 }
@@ -152,10 +157,16 @@ pub fn parse(text: &str, file: &Path, root: &Path) -> Result<Config, ConfigError
         Ok(real)
     };
     if let Some(r) = &raw.reference {
-        config.reference = Some(resolve(r, "reference", false)?);
+        match resolve(r, "reference", false) {
+            Ok(path) => config.reference = Some(path),
+            Err(e) => config.problems.push(e),
+        }
     }
     if let Some(t) = &raw.tests {
-        config.tests = Some(resolve(t, "tests", true)?);
+        match resolve(t, "tests", true) {
+            Ok(path) => config.tests = Some(path),
+            Err(e) => config.problems.push(e),
+        }
     }
     if let Some(c) = &raw.compare {
         config.compare = Compare::parse(c.get_ref()).ok_or_else(|| {
@@ -292,21 +303,30 @@ mod tests {
         assert!(e.message.contains("fuzzy") && e.message.contains("values"), "{e}");
     }
 
+    /// The one problem of a file whose `reference` or `tests` names nothing usable: the path
+    /// is left unset and the rest of the file still applies.
+    fn path_problem(name: &str, text: &str) -> ConfigError {
+        let c = check(name, text).expect("a bad path is a problem, not a failed load");
+        assert!(c.reference.is_none() && c.tests.is_none(), "{c:?}");
+        assert_eq!(c.problems.len(), 1, "{c:?}");
+        c.problems[0].clone()
+    }
+
     #[test]
     fn missing_path() {
-        let e = check("missing", "# comment\nreference = \"nope.c\"\n").unwrap_err();
+        let e = path_problem("missing", "# comment\nreference = \"nope.c\"\n");
         assert_eq!(e.line, 2, "{e}");
         assert!(e.message.contains("does not exist"), "{e}");
-        let e = check("notdir", "tests = \"ref.c\"\n").unwrap_err();
+        let e = path_problem("notdir", "tests = \"ref.c\"\n");
         assert!(e.message.contains("directory"), "{e}");
     }
 
     #[test]
     fn path_outside_root() {
-        let e = check("outside", "reference = \"../../../../../../../../etc/hostname\"\n").unwrap_err();
+        let e = path_problem("outside", "reference = \"../../../../../../../../etc/hostname\"\n");
         assert_eq!(e.line, 1, "{e}");
         assert!(e.message.contains("inside") || e.message.contains("does not exist"), "{e}");
-        let e = check("outside2", "tests = \"..\"\n").unwrap_err();
+        let e = path_problem("outside2", "tests = \"..\"\n");
         assert!(e.message.contains("inside"), "{e}");
     }
 
