@@ -103,6 +103,30 @@ fn readable(program: &Program, entry: &str, cex: &Counterexample, cancel: &Cance
     Counterexample { stdin, inputs, steps: Vec::new(), ..cex.clone() }
 }
 
+/// The error a counterexample shows (a failed assertion, a null dereference, …) at its
+/// place, with its input made readable and the branches it takes, as a diagnostic of `code`.
+pub(super) fn violation(
+    program: &Program,
+    entry: &str,
+    cex: &Counterexample,
+    code: &'static str,
+    cancel: &Cancel,
+) -> Diagnostic {
+    let cex = &readable(program, entry, cex, cancel);
+    let inputs = input_names(program, cex);
+    let when = if inputs.is_empty() { String::new() } else { format!(" for {inputs}") };
+    let mut d =
+        Diagnostic::error(code, cex.span, format!("{} {when}", cex.kind.describe()).trim_end().replace("  ", " "));
+    if !cex.stdin.is_empty() {
+        d.message.push_str(&format!(" (input `{}`)", super::input_shown(&cex.stdin)));
+    }
+    for step in cex.steps.iter().take(8) {
+        let what = if step.taken { "this branch is taken" } else { "this branch is not taken" };
+        d = d.with_related(step.span, what);
+    }
+    d
+}
+
 fn collect_initialised(s: &Stmt, program: &Program, out: &mut std::collections::HashMap<Span, String>) {
     crate::ir::walk::for_each_stmt(s, &mut |st| {
         if let StmtKind::Decl { var, init: Some(Init::Expr(e)) } = &st.kind {
@@ -180,25 +204,12 @@ pub fn check_assertions(
             ),
         )),
         BmcVerdict::Violated(cex) => {
-            let cex = &readable(program, &engine_opts.entry, cex, cancel);
-            let inputs = input_names(program, cex);
-            let when = if inputs.is_empty() { String::new() } else { format!(" for {inputs}") };
-            let mut d = Diagnostic::error(
-                "assertion",
-                cex.span,
-                format!("{} {when}", cex.kind.describe()).trim_end().replace("  ", " "),
-            );
-            if !cex.stdin.is_empty() {
-                d.message.push_str(&format!(" (input `{}`)", super::input_shown(&cex.stdin)));
-            }
-            for step in cex.steps.iter().take(8) {
-                let what = if step.taken { "this branch is taken" } else { "this branch is not taken" };
-                d = d.with_related(step.span, what);
-            }
+            let d = violation(program, &engine_opts.entry, cex, "assertion", cancel);
+            let at = d.span;
             report.diagnostics.push(d);
             if found.is_empty() {
                 let why = no_fix_message(result.outcome.as_ref(), engine_opts.max_size, "makes every assertion hold");
-                report.diagnostics.push(Diagnostic::info("no-repair", cex.span, why));
+                report.diagnostics.push(Diagnostic::info("no-repair", at, why));
             }
         }
     }
@@ -263,6 +274,9 @@ pub fn no_fix_message(outcome: Option<&Outcome>, max_size: usize, goal: &str) ->
             format!("mend ran out of time before finding a fix that {goal}")
         }
         Some(Outcome::Incomplete { .. }) => format!("mend stopped before finding a fix that {goal}"),
+        Some(Outcome::Unmodelled(u)) => {
+            format!("mend did not search for a fix that {goal}: {}", super::unsupported_words(u))
+        }
         _ if max_size == 1 => format!("mend found no fix of one changed expression that {goal}"),
         _ => format!("mend found no fix of up to {max_size} changed expressions that {goal}"),
     }

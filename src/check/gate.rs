@@ -22,6 +22,9 @@ pub(crate) struct Gate<'a> {
     compare: Compare,
     limits: Limits,
     cancel: &'a Cancel,
+    /// Tests the reference itself fails (their indices): they disagree with the instructor's
+    /// program, so they cannot refute a repair proved against it.
+    excused: Vec<usize>,
     /// Patched text → the first test it fails (its index), `None` when it passes them all.
     verdicts: Mutex<HashMap<String, Option<usize>>>,
 }
@@ -35,7 +38,12 @@ impl<'a> Gate<'a> {
         limits: Limits,
         cancel: &'a Cancel,
     ) -> Self {
-        Gate { text, entry, tests, compare, limits, cancel, verdicts: Mutex::new(HashMap::new()) }
+        Gate { text, entry, tests, compare, limits, cancel, excused: Vec::new(), verdicts: Mutex::new(HashMap::new()) }
+    }
+
+    /// The gate with the tests at `excused` left out of its check of repairs.
+    pub fn excusing(self, excused: Vec<usize>) -> Self {
+        Gate { excused, ..self }
     }
 
     /// The first visible test the patched text fails (its index); a text that does not
@@ -48,9 +56,10 @@ impl<'a> Gate<'a> {
         let verdict = if lowered.has_errors() {
             Some(0)
         } else {
-            self.tests
-                .iter()
-                .position(|t| !run_test(&lowered.program, self.entry, t, self.compare, &self.limits, self.cancel).0)
+            self.tests.iter().enumerate().position(|(i, t)| {
+                !self.excused.contains(&i)
+                    && !run_test(&lowered.program, self.entry, t, self.compare, &self.limits, self.cancel).0
+            })
         };
         // A cancelled run decides nothing (and the report is stale anyway).
         if self.cancel.is_cancelled() {

@@ -423,6 +423,25 @@ impl Behaviour<'_> {
         let entry = engine_opts.entry.clone();
         let compare_mode = spec.map_or(Compare::Values, |s| s.compare);
         let anchor = program.name_span_of(&entry);
+        // The reference, when the spec names one that lowers.
+        let reference = match spec.and_then(|s| s.reference.as_ref()).filter(|_| opts.repair_reference) {
+            Some(path) => match load_reference(path) {
+                Ok(reference) => Some(reference),
+                Err(message) => {
+                    report.diagnostics.push(Diagnostic::warning("reference", Span::default(), message));
+                    None
+                }
+            },
+            None => None,
+        };
+        // A test the reference itself fails disagrees with the instructor's program: it cannot
+        // refute a proof (a repair proved equivalent to the reference fails it too).
+        let excused = match (&reference, &tests) {
+            (Some(reference), Some(tests)) => {
+                reference_fails_a_test(reference, &entry, tests, compare_mode, opts, cancel, &mut report)
+            }
+            _ => Vec::new(),
+        };
         let gate = gate::Gate::new(
             text,
             &entry,
@@ -430,7 +449,8 @@ impl Behaviour<'_> {
             compare_mode,
             Limits { max_steps: opts.max_steps, ..Limits::default() },
             cancel,
-        );
+        )
+        .excusing(excused);
         let levels = self.levels;
         let baseline = compiles::Baseline::new(back.map_or(text, |b| b.1), self.course);
         let publish = |partial: &Report| {
@@ -462,21 +482,7 @@ impl Behaviour<'_> {
         if tests.as_ref().is_some_and(|tests| tests.iter().any(|t| !t.passed)) {
             on_partial(&report);
         }
-        // The reference, when the spec names one that lowers; and the tests' inputs, for the
-        // input precondition the verified engine may assume.
-        let reference = match spec.and_then(|s| s.reference.as_ref()).filter(|_| opts.repair_reference) {
-            Some(path) => match load_reference(path) {
-                Ok(reference) => Some(reference),
-                Err(message) => {
-                    report.diagnostics.push(Diagnostic::warning("reference", Span::default(), message));
-                    None
-                }
-            },
-            None => None,
-        };
-        if let (Some(reference), Some(tests)) = (&reference, &tests) {
-            reference_fails_a_test(reference, &entry, tests, compare_mode, opts, cancel, &mut report);
-        }
+        // The tests' inputs, for the input precondition the verified engine may assume.
         let test_inputs: Vec<String> = spec
             .and_then(|s| s.tests.as_ref())
             .map(|dir| {
@@ -1262,6 +1268,7 @@ fn loop_condition_around(program: &Program, at: Span) -> Option<Span> {
 
 /// The reference should pass every test; when it does not, its proofs say nothing of that
 /// test, and the student is told so once (the first such test, the count of the others).
+/// The indices of the tests it fails.
 fn reference_fails_a_test(
     reference: &Program,
     entry: &str,
@@ -1270,19 +1277,20 @@ fn reference_fails_a_test(
     opts: &CheckOptions,
     cancel: &Cancel,
     report: &mut Report,
-) {
+) -> Vec<usize> {
     let limits = Limits { max_steps: opts.max_steps, ..Limits::default() };
     let mut failing = Vec::new();
-    for t in tests {
+    for (i, t) in tests.iter().enumerate() {
         let (passed, run) = run_test(reference, entry, t, compare, &limits, cancel);
         if cancel.is_cancelled() {
-            return;
+            return Vec::new();
         }
         if !passed {
-            failing.push((t, run));
+            failing.push((i, t, run));
         }
     }
-    let Some((t, run)) = failing.first() else { return };
+    let indices = failing.iter().map(|(i, _, _)| *i).collect();
+    let Some((_, t, run)) = failing.first() else { return indices };
     let more = if failing.len() > 1 { format!(" (and {} other tests)", failing.len() - 1) } else { String::new() };
     let said = match &run.error {
         Some(e) => format!("it stops: {}", e.message),
@@ -1299,6 +1307,7 @@ fn reference_fails_a_test(
             input_shown(&t.input)
         ),
     ));
+    indices
 }
 
 /// A test whose output differs: where the output goes wrong and what it shows.

@@ -431,7 +431,7 @@ pub fn repair_against_reference(
         true
     });
     report.stats.phase("bounded product search", t);
-    tracing::debug!(verdict = ?result.original.verdict, "the program as written against the reference");
+    tracing::debug!(verdict = ?result.original.verdict, outcome = ?result.outcome, "the program as written against the reference");
     report.stats.repair_ms += result.total_time.as_secs_f64() * 1000.0;
     if report.stats.first_repair_ms.is_none() {
         report.stats.first_repair_ms = found.first().map(|r| r.found_after.as_secs_f64() * 1000.0);
@@ -493,7 +493,16 @@ pub fn repair_against_reference(
             };
             report.diagnostics.push(shown);
         }
-        // The student's own runtime errors are reported by the tests or the assertion check.
+        // A runtime error of the student's program (a null dereference, an index out of
+        // bounds) that no test shows: the run that shows it, where the interpreter confirms it.
+        BmcVerdict::Violated(cex)
+            if cex.kind != ViolationKind::OutputMismatch
+                && cex.replay == crate::smt::bmc::Replay::Confirmed
+                && !report.diagnostics.iter().any(|d| d.code == "runtime-error" || d.code == "assertion") =>
+        {
+            report.diagnostics.push(super::assertions::violation(program, entry, cex, "runtime-error", cancel));
+        }
+        // Shown already by a test or the assertion check, or not confirmed by a run.
         BmcVerdict::Violated(_) => {}
     }
     if refuted > 0 {

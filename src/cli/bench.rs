@@ -130,6 +130,7 @@ fn mutation_row(
         Some(mutation::search::Outcome::Complete) => "complete",
         Some(mutation::search::Outcome::Smallest { .. }) => "smallest",
         Some(mutation::search::Outcome::Incomplete { .. }) => "INCOMPLETE",
+        Some(mutation::search::Outcome::Unmodelled(_)) => "unmodelled",
         None => "no search",
     };
     writeln!(

@@ -310,11 +310,12 @@ pub fn run_from(
         Ok(e) => e,
         Err(u) => {
             // Stopped by the budget while building the formula: said as a stop, as the search's.
-            let reason = match budget.stop_reason() {
-                Some(stop) if u.ran_out_of_time() => format!("{stop:?}"),
-                _ => u.to_string(),
-            };
-            report.outcome = Some(Outcome::Incomplete { reason, size_reached: 0 });
+            report.outcome = Some(match budget.stop_reason() {
+                Some(stop) if u.ran_out_of_time() => {
+                    Outcome::Incomplete { reason: format!("{stop:?}"), size_reached: 0 }
+                }
+                _ => Outcome::Unmodelled(u),
+            });
             report.total_time = started.elapsed();
             return report;
         }

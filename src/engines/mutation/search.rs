@@ -80,6 +80,9 @@ pub enum Outcome {
     Complete,
     /// Stopped early: time budget, cancellation or undecided candidates.
     Incomplete { reason: String, size_reached: usize },
+    /// Not searched: the program (or a change the search would try) uses what the encoding
+    /// does not model.
+    Unmodelled(crate::smt::encode::Unsupported),
     /// [`SearchOptions::smallest_only`]: every selection up to `size` was explored and
     /// repairs of that size were found (and kept); larger sizes were not looked at.
     Smallest { size: usize },

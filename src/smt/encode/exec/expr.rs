@@ -87,7 +87,7 @@ impl<'a, 'ctx> Exec<'a, 'ctx> {
             SymVal::Int(b) => SymVal::Int(BV::new_const(self.ctx, name, b.get_size())),
             SymVal::Float(f) => SymVal::Float(self.floats.constant(&name, float_kind(f))),
             SymVal::Void => return Ok(SymVal::Void),
-            SymVal::Ptr(_) => return self.unsupported("alternatives for a pointer-valued expression", e.span),
+            SymVal::Ptr(_) => return self.unsupported("changes of an expression whose value is a pointer", e.span),
         };
         for (k, v) in vals.iter().enumerate() {
             let c = match (&x, v) {
@@ -155,7 +155,15 @@ impl<'a, 'ctx> Exec<'a, 'ctx> {
             }
             ExprKind::Decay(inner) | ExprKind::AddrOf(inner) => match self.place(inner)? {
                 Place::Mem { ptr, .. } => Ok(SymVal::Ptr(ptr)),
-                Place::Var(_) => self.unsupported("the address of a register variable", e.span),
+                // A variable the encoding keeps as a value (no `&` of it in the program), whose
+                // address a change of the search takes.
+                Place::Var(_) => {
+                    let what = match &inner.strip_implicit().kind {
+                        ExprKind::Var(v) => format!("taking the address of `{}`", self.p.var(*v).name),
+                        _ => "taking this address".to_string(),
+                    };
+                    self.unsupported(what, e.span)
+                }
             },
             ExprKind::Unary(op, a) => {
                 let v = self.eval(a)?;
