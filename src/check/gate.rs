@@ -48,7 +48,8 @@ impl<'a> Gate<'a> {
 
     /// The first visible test the patched text fails (its index); a text that does not
     /// compile fails the first.
-    fn first_failure(&self, patched: String) -> Option<usize> {
+    /// Logged once per text (a model gap worth a developer's look), not once per report.
+    fn first_failure(&self, patched: String, title: &str) -> Option<usize> {
         if let Some(v) = self.verdicts.lock().expect("gate cache").get(&patched) {
             return *v;
         }
@@ -64,6 +65,9 @@ impl<'a> Gate<'a> {
         // A cancelled run decides nothing (and the report is stale anyway).
         if self.cancel.is_cancelled() {
             return None;
+        }
+        if let Some(i) = verdict {
+            tracing::warn!(target: "mend::gate", title, test = i, "a proved repair fails a visible test; withdrawn");
         }
         self.verdicts.lock().expect("gate cache").insert(patched, verdict);
         verdict
@@ -82,10 +86,9 @@ impl<'a> Gate<'a> {
             if !r.guarantee.is_proof() {
                 return true;
             }
-            match self.first_failure(apply_edits(self.text, &r.edits)) {
+            match self.first_failure(apply_edits(self.text, &r.edits), &r.title) {
                 None => true,
                 Some(i) => {
-                    tracing::warn!(target: "mend::gate", title = %r.title, test = i, "a proved repair fails a visible test; withdrawn");
                     withdrawn.push((r.clone(), i));
                     false
                 }
