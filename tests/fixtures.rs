@@ -215,6 +215,15 @@ fn render_frontend(f: &Fixture) -> String {
             out.push_str(&format!("    related {l}:{c}: {}\n", r.message));
         }
     }
+    // Every construct a function is skipped for (the student reads the first).
+    for func in lowered.program.funcs.iter().filter(|f| !f.unsupported.is_empty()) {
+        let all: Vec<String> = func
+            .unsupported
+            .iter()
+            .map(|(what, span)| format!("{} (line {})", what, line_col(src, span.start as usize).0))
+            .collect();
+        out.push_str(&format!("`{}` is skipped for: {}\n", func.name, all.join("; ")));
+    }
     if out.is_empty() {
         out.push_str("(no diagnostics)\n");
     }

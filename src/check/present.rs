@@ -80,7 +80,22 @@ pub fn student_view(report: &mut Report) {
     }
     report.repairs = other;
     report.repairs.extend(behaviour);
+    one_unsupported_note(report);
     report.diagnostics.sort_by_key(|d| (d.span.start, d.span.end, d.severity));
+}
+
+/// One note per construct mend cannot analyse: the front end's ("mend cannot analyse `main`
+/// yet: it uses unions …") says what every later note on the same place would (the
+/// assertions not checked there, …); those become its related information.
+fn one_unsupported_note(report: &mut Report) {
+    let mut kept: Vec<Diagnostic> = Vec::new();
+    for d in std::mem::take(&mut report.diagnostics) {
+        match kept.iter().position(|k| d.code == "unsupported" && k.code == "unsupported" && k.span == d.span) {
+            Some(i) => kept[i] = kept[i].clone().with_related(d.span, d.message),
+            None => kept.push(d),
+        }
+    }
+    report.diagnostics = kept;
 }
 
 /// The reasons no fix is offered as one information diagnostic: the most useful, with the

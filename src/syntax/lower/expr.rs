@@ -383,6 +383,13 @@ impl<'a> Lowerer<'a> {
                 self.error(span, format!("`{name}` is a type name, not a value"));
                 return error_expr(span);
             }
+            Some(Symbol::Unmodelled) => return error_expr(span),
+            // A name the parser left empty (`if ()`, `x = ;`): a value is missing, which the
+            // typed engine completes from what is in scope.
+            None if name.trim().is_empty() => {
+                self.error_code("undeclared", span, "a value is missing here".to_string());
+                return error_expr(span);
+            }
             None => {}
         }
         if let Some(e) = self.expand_macro(name, span) {
@@ -981,6 +988,7 @@ impl<'a> Lowerer<'a> {
                 self.error(fspan, format!("`{name}` is a variable of type `{t}`, not a function"));
                 return error_expr(span);
             }
+            Some(Symbol::Unmodelled) => return error_expr(span),
             Some(_) => {
                 self.error(fspan, format!("`{name}` is not a function"));
                 return error_expr(span);

@@ -124,6 +124,9 @@ enum Symbol {
     Func(FuncId),
     Typedef(Type),
     EnumConst(i64),
+    /// A name declared with what mend does not model (a function pointer): its uses are
+    /// covered by that declaration's "not supported" note, never "not declared".
+    Unmodelled,
 }
 
 #[derive(Clone, Debug)]
@@ -242,20 +245,28 @@ impl<'a> Lowerer<'a> {
     }
 
     /// Records a construct outside the subset on the current function (or the file).
+    /// Notes `what` as beyond mend's model: a function that uses it is not analysed (its
+    /// syntax and types still are). One note per function, the first construct: the student
+    /// reads one reason, not one per line.
     fn unsupported(&mut self, what: &str, span: Span) {
-        let scope = match self.cur_func {
+        let message = match self.cur_func {
             Some(f) => {
                 let func = &mut self.program.funcs[f.0 as usize];
+                let first = func.unsupported.is_empty();
                 func.unsupported.push((what.to_string(), span));
-                format!("the repair engines skip `{}`", func.name)
+                if !first {
+                    return;
+                }
+                format!(
+                    "mend cannot analyse `{}` yet: it uses {what}, which mend does not support (a limit of mend, not a mistake in your code); its syntax and types are still checked",
+                    func.name
+                )
             }
-            None => "the repair engines skip this file".to_string(),
+            None => format!(
+                "mend does not support {what} yet: a function that uses it is not analysed (a limit of mend, not a mistake in your code)"
+            ),
         };
-        self.diags.push(Diagnostic::info(
-            "unsupported",
-            span,
-            format!("mend does not support {what} yet; {scope} (the rest is still checked)"),
-        ));
+        self.diags.push(Diagnostic::info("unsupported", span, message));
     }
 
     fn lookup(&self, name: &str) -> Option<&Symbol> {
@@ -860,6 +871,16 @@ impl<'a> Lowerer<'a> {
             }
             "function_declarator" | "abstract_function_declarator" => {
                 self.unsupported("function pointers or local function declarations", self.span(node));
+                // `int (*op)(int, int)`: `op` is declared, as something mend does not model.
+                let mut inner = node.child_by_field_name("declarator");
+                if inner.is_some_and(|d| d.kind() == "parenthesized_declarator") {
+                    while let Some(d) = inner.filter(|d| d.kind() != "identifier") {
+                        inner = d.child_by_field_name("declarator").or_else(|| d.named_child(0));
+                    }
+                    if let Some(name) = inner {
+                        self.declare(self.text(name), Symbol::Unmodelled, self.span(name));
+                    }
+                }
                 (None, Type::Error)
             }
             "init_declarator" => match node.child_by_field_name("declarator") {
