@@ -978,20 +978,18 @@ fn resolve_spec(path: Option<&Path>, opts: &CheckOptions) -> Result<Option<Spec>
     let config = found.unwrap_or_else(|| Config::default_at(root));
     // A missing tests folder or reference is reported; the other still checks the program.
     let mut problems: Vec<String> = config.problems.iter().map(shown).collect();
-    let tests = opts.tests.clone().or_else(|| config.tests.clone()).filter(|t| {
-        let there = t.is_dir();
-        if !there {
-            problems.push(format!("the tests directory {} does not exist", t.display()));
-        }
-        there
-    });
-    let reference = opts.reference.clone().or_else(|| config.reference.clone()).filter(|r| {
-        let there = r.is_file();
-        if !there {
-            problems.push(format!("the reference program {} does not exist", r.display()));
-        }
-        there
-    });
+    let mut usable = |path: Option<PathBuf>, there: fn(&Path) -> bool, what: &str| {
+        path.filter(|p| {
+            let ok = there(p);
+            if !ok {
+                problems.push(format!("{what} {} does not exist", p.display()));
+            }
+            ok
+        })
+    };
+    let tests = usable(opts.tests.clone().or_else(|| config.tests.clone()), Path::is_dir, "the tests directory");
+    let reference =
+        usable(opts.reference.clone().or_else(|| config.reference.clone()), Path::is_file, "the reference program");
     let compare = opts.compare.unwrap_or(config.compare);
     Ok(Some(Spec { config, tests, reference, compare, problems }))
 }

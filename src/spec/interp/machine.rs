@@ -297,9 +297,7 @@ impl<'p> Machine<'p> {
     /// `argv` of a run without command-line arguments ([`crate::ir::EntryArg`]): the
     /// program's name, then a null pointer. `ty` is `argv`'s type (`char **`).
     fn command_line(&mut self, ty: &Type, span: Span) -> R<i64> {
-        let name = crate::ir::PROGRAM_NAME.as_bytes();
-        let b = self.alloc(name.len() as u64 + 1, BlockKind::Global, "argv[0]", true, span)?;
-        self.mem.blocks[b as usize].data[..name.len()].copy_from_slice(name);
+        let b = self.alloc_string(crate::ir::PROGRAM_NAME.as_bytes(), BlockKind::Global, "argv[0]", span)?;
         let Type::Pointer(elem) = ty else { unreachable!("entry_arg gives Vector to pointers only") };
         let size = self.prog.size_of(elem);
         // Zeroed: `argv[1]` is the null pointer.
@@ -355,6 +353,13 @@ impl<'p> Machine<'p> {
                 ),
             ),
         }
+    }
+
+    /// A block holding `bytes` and their terminating zero (a string literal, `argv[0]`).
+    fn alloc_string(&mut self, bytes: &[u8], kind: BlockKind, name: &str, span: Span) -> R<u32> {
+        let b = self.alloc(bytes.len() as u64 + 1, kind, name, true, span)?;
+        self.mem.blocks[b as usize].data[..bytes.len()].copy_from_slice(bytes);
+        Ok(b)
     }
 
     pub fn emit(&mut self, text: &[u8], kind: ChunkKind, span: Span, piece: u32) -> R<()> {
@@ -582,8 +587,7 @@ impl<'p> Machine<'p> {
             return Ok(p);
         }
         let ExprKind::Str(bytes) = &e.kind else { unreachable!() };
-        let b = self.alloc(bytes.len() as u64 + 1, BlockKind::Literal, "a string literal", true, e.span)?;
-        self.mem.blocks[b as usize].data[..bytes.len()].copy_from_slice(bytes);
+        let b = self.alloc_string(bytes, BlockKind::Literal, "a string literal", e.span)?;
         let p = memory::ptr(b, 0);
         self.literals.insert(key, p);
         Ok(p)

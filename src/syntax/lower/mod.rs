@@ -244,7 +244,6 @@ impl<'a> Lowerer<'a> {
         self.diags.push(Diagnostic::warning(code, span, message));
     }
 
-    /// Records a construct outside the subset on the current function (or the file).
     /// Notes `what` as beyond mend's model: a function that uses it is not analysed (its
     /// syntax and types still are). One note per function, the first construct: the student
     /// reads one reason, not one per line.

@@ -17,18 +17,22 @@ impl<'a, 'ctx> Exec<'a, 'ctx> {
         let Type::Pointer(char_ty) = &**elem else { unreachable!("entry_arg gives Vector to `char **` only") };
         let name = crate::ir::PROGRAM_NAME.as_bytes();
         let n = self.new_object(&Type::Array(char_ty.clone(), Some(name.len() as u64 + 1)), span)?;
-        let mut bytes =
-            Array::const_array(self.ctx, &Sort::bitvector(self.ctx, OFF_BITS), &BV::from_u64(self.ctx, 0, 8));
-        for (i, b) in name.iter().enumerate() {
-            bytes = bytes.store(&BV::from_u64(self.ctx, i as u64, OFF_BITS), &BV::from_u64(self.ctx, *b as u64, 8));
-        }
-        self.st.mem.insert(n, bytes);
+        self.st.mem.insert(n, self.bytes_then_zeros(name));
         let v = self.new_object(&Type::Array(elem.clone(), Some(2)), span)?;
         let (ctx, start) = (self.ctx, self.obj_ptr(v));
         let at = |k: u64| SymPtr { off: BV::from_u64(ctx, k, OFF_BITS), ..start.clone() };
         self.store_mem(at(0), elem, SymVal::Ptr(self.obj_ptr(n)), span)?;
         self.store_mem(at(1), elem, SymVal::Ptr(self.null()), span)?;
         Ok(SymVal::Ptr(self.obj_ptr(v)))
+    }
+
+    /// The contents of a character object holding `bytes`, then zeros (a string literal,
+    /// `argv[0]`).
+    fn bytes_then_zeros(&self, bytes: &[u8]) -> Array<'ctx> {
+        let zeros = Array::const_array(self.ctx, &Sort::bitvector(self.ctx, OFF_BITS), &BV::from_u64(self.ctx, 0, 8));
+        bytes.iter().enumerate().fold(zeros, |arr, (i, b)| {
+            arr.store(&BV::from_u64(self.ctx, i as u64, OFF_BITS), &BV::from_u64(self.ctx, *b as u64, 8))
+        })
     }
 
     /// Whether an object of `len` cells of `elem` is kept cell by cell ([`ObjInfo::small`]):
@@ -650,19 +654,8 @@ impl<'a, 'ctx> Exec<'a, 'ctx> {
                     Some(&o) => o,
                     None => {
                         let o = self.new_object(&e.ty, e.span)?;
-                        let mut arr = Array::const_array(
-                            self.ctx,
-                            &Sort::bitvector(self.ctx, OFF_BITS),
-                            &BV::from_u64(self.ctx, 0, 8),
-                        );
-                        for (i, b) in bytes.iter().enumerate() {
-                            arr = arr.store(
-                                &BV::from_u64(self.ctx, i as u64, OFF_BITS),
-                                &BV::from_u64(self.ctx, *b as u64, 8),
-                            );
-                        }
                         // Literals never change: keep their contents in every state from here on.
-                        self.st.mem.insert(o, arr);
+                        self.st.mem.insert(o, self.bytes_then_zeros(bytes));
                         self.literal_objs.insert(key, o);
                         o
                     }
