@@ -534,6 +534,11 @@ fn render_check(f: &Fixture) -> String {
     for d in &report.diagnostics {
         let (l, c) = line_col(&f.src, d.span.start as usize);
         out.push_str(&format!("{l}:{c} {} [{}] {}\n", d.severity.as_str(), d.code, d.message));
+        // Where a run goes wrong is told as a fix's related information.
+        for r in d.related.iter().filter(|r| r.message.contains(" goes wrong ") || r.message.starts_with("inside `")) {
+            let (l, c) = line_col(&f.src, r.span.start as usize);
+            out.push_str(&format!("    related {l}:{c}: {}\n", r.message));
+        }
     }
     for r in &report.repairs {
         out.push_str(&format!("repair ({}): {}\n", r.guarantee.label(), r.title));

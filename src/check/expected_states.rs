@@ -99,7 +99,7 @@ fn search(
             Checked::Differs { .. } | Checked::NotReached { .. } => Verdict::Fails,
         }
     };
-    let results = [TestResult { input: String::from_utf8_lossy(input).into_owned(), passed: false }];
+    let results = [TestResult { input: String::from_utf8_lossy(input).into_owned(), passed: false, expected: None }];
     let opts = Options { max_size: 2, window, ..Options::default() };
     let mut first = None;
     against_tests::run(program, text, &opts, &results, &mut passes_all, None, &budget, &mut |r| {

@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 use tree_sitter::Tree;
 
 use crate::cancel::Cancel;
-use crate::engines::{localize, output_text};
+use crate::engines::output_text;
 use crate::ir::Repair;
 use crate::ir::rewrite::Rewrite;
 use crate::ir::{Diagnostic, Program, Severity, Span, StmtKind};
@@ -25,6 +25,7 @@ mod compiles;
 pub mod counterexample;
 pub mod expected_states;
 mod gate;
+mod goes_wrong;
 pub mod job;
 mod levels;
 mod present;
@@ -306,7 +307,7 @@ fn analyse(
             && spec.tests.is_some()
         {
             let blocked = Some("the tests were not run: fix the errors above first".to_string());
-            run_tests(&front.lowered.program, spec, blocked, opts, deadline, cancel, &mut report);
+            run_tests(&front.lowered.program, text, spec, blocked, opts, deadline, cancel, &mut report);
         }
         present::student_view(&mut report);
         report
@@ -414,7 +415,7 @@ impl Behaviour<'_> {
             && spec.tests.is_some()
         {
             let t = Instant::now();
-            tests = Some(run_tests(program, spec, None, opts, deadline, cancel, &mut report));
+            tests = Some(run_tests(program, text, spec, None, opts, deadline, cancel, &mut report));
             report.stats.tests_ms = ms_since(t);
             report.stats.phase("tests", t);
         }
@@ -1068,8 +1069,10 @@ pub(crate) fn run_test(
 /// Bytes a test run may always print (more for a test that expects more).
 const TEST_OUTPUT_FLOOR: usize = 1 << 16;
 
+#[allow(clippy::too_many_arguments)]
 fn run_tests(
     program: &Program,
+    text: &str,
     spec: &Spec,
     blocked: Option<String>,
     opts: &CheckOptions,
@@ -1222,7 +1225,7 @@ fn run_tests(
     }
     if let Some(reference) = &reference
         && let Some(d) =
-            wrong_call_diagnostic(program, reference, entry, &report.tests, spec.compare, opts.max_steps, cancel)
+            goes_wrong::diagnostic(program, text, reference, entry, &report.tests, spec.compare, opts.max_steps, cancel)
     {
         report.diagnostics.push(d);
     }
@@ -1335,70 +1338,6 @@ fn failed_tests_diagnostic(failures: &[FailedTest], ran: usize) -> Option<Diagno
         d = d.with_related(f.site, format!("test {}: {}", f.name, shows(f)));
     }
     Some(d)
-}
-
-/// Failing tests tried for a wrong call, shortest input first.
-const LOCALISED_TESTS: usize = 3;
-
-/// Where the run of a failing test goes wrong, when a function the program shares with the
-/// reference is called as the reference calls it and leaves something else
-/// ([`localize::first_wrong_call`]), said at that function: "`reverse` goes wrong: called with
-/// `head` = 3 → 2 → 1 → NULL (test 2, input `1 2 3`), it returns 1 → NULL, but it should
-/// return 1 → 2 → 3 → NULL".
-fn wrong_call_diagnostic(
-    program: &Program,
-    reference: &Program,
-    entry: &str,
-    tests: &[TestOutcome],
-    compare: Compare,
-    max_steps: u64,
-    cancel: &Cancel,
-) -> Option<Diagnostic> {
-    let mut tried: Vec<&TestOutcome> = tests.iter().filter(|t| !t.passed).collect();
-    tried.sort_by_key(|t| t.input.trim().chars().count());
-    let (test, wrong) = tried.into_iter().take(LOCALISED_TESTS).find_map(|t| {
-        localize::first_wrong_call(program, reference, entry, t.input.as_bytes(), compare, max_steps, cancel)
-            // A call that stops on an error is already reported where it stops.
-            .filter(|w| w.differences.first().is_some_and(|d| d.what != localize::Aspect::Stopped))
-            .map(|w| (t, w))
-    })?;
-    let given: Vec<String> = wrong.given.iter().map(|(name, drawn)| format!("`{name}` = {}", shorten(drawn))).collect();
-    let called = if given.is_empty() { "called".to_string() } else { format!("called with {}", given.join(", ")) };
-    // The most telling difference only: the others mostly follow from it.
-    let effect = difference_words(wrong.differences.first()?);
-    let message = format!(
-        "`{}` goes wrong: {called} (test {}, input `{}`), {effect}",
-        wrong.name,
-        test.name,
-        input_shown(&test.input)
-    );
-    let at = program.func(wrong.func).name_span;
-    Some(Diagnostic::info("goes-wrong", at, message).with_related(wrong.call, format!("the call of `{}`", wrong.name)))
-}
-
-/// One difference of a wrong call, in words: "it returns 1 → NULL, but it should return …".
-fn difference_words(d: &localize::Difference) -> String {
-    use localize::Aspect;
-    let (got, expected) = (shorten(&d.got), shorten(&d.expected));
-    match &d.what {
-        Aspect::Returned => format!("it returns {got}, but it should return {expected}"),
-        Aspect::Stopped => format!("it stops: {got}"),
-        Aspect::Param(name) => {
-            // `Node **head` is drawn `&(…)`: say what `*head` is.
-            let inner = |s: &str| s.strip_prefix("&(").and_then(|s| s.strip_suffix(')')).map(str::to_string);
-            match (inner(&got), inner(&expected)) {
-                (Some(got), Some(expected)) => {
-                    format!("afterwards `*{name}` is {got}, but it should be {expected}")
-                }
-                _ => format!("afterwards `{name}` points to {got}, but it should point to {expected}"),
-            }
-        }
-        Aspect::Global(name) => format!("afterwards `{name}` is {got}, but it should be {expected}"),
-        Aspect::Printed => {
-            let (expected, got) = outputs_shown(&d.expected, &d.got);
-            format!("it prints `{got}`, but it should print `{expected}`")
-        }
-    }
 }
 
 fn read_case(case: &TestCase) -> Result<(String, String), String> {

@@ -15,8 +15,16 @@ use super::Report;
 
 /// Codes of the diagnostics that show a behaviour bug (what the program does, as opposed to
 /// whether it compiles).
-const BEHAVIOUR_CODES: &[&str] =
-    &["test-failed", "reference-mismatch", "verified-repair", "repair", "assertion", "runtime-error", "goes-wrong"];
+const BEHAVIOUR_CODES: &[&str] = &[
+    "test-failed",
+    "reference-mismatch",
+    "verified-repair",
+    "repair",
+    "assertion",
+    "runtime-error",
+    "goes-wrong",
+    "wrong-state",
+];
 
 /// Notes of the reference search that a later conclusion makes redundant.
 const SEARCH_NOTES: &[&str] = &["no-verified-repair"];
@@ -49,6 +57,7 @@ pub fn student_view(report: &mut Report) {
     });
     if let Some(best) = behaviour.first() {
         show_changed_places(report, best);
+        explain_at_changed_places(report);
         // "The proof did not finish" stands only while the best fix is unproved: once a
         // proof is shown, it is history. "A fix was withdrawn" is history as soon as any fix
         // is shown: the input that refuted it joined the tests the shown fix passes, and its
@@ -147,6 +156,27 @@ fn show_changed_places(report: &mut Report, best: &Repair) {
         }
     }
     report.diagnostics.extend(shown);
+}
+
+/// Where a test's run goes wrong is what the fix's warning is about: one message, the run's
+/// account its related information (at the warning where the fix changes that place, else
+/// the first). The wrong call stays apart: it names the function and the input, at the
+/// function, where no fix's warning stands.
+fn explain_at_changed_places(report: &mut Report) {
+    let (wrong, mut rest): (Vec<Diagnostic>, Vec<Diagnostic>) = std::mem::take(&mut report.diagnostics)
+        .into_iter()
+        .partition(|d| matches!(d.code, "goes-wrong" | "wrong-state"));
+    let is_fix = |k: &Diagnostic| matches!(k.code, "verified-repair" | "repair");
+    for d in wrong {
+        // The fix's warning at the same place, else its first.
+        let at = (rest.iter().position(|k| is_fix(k) && k.span.touches(d.span)))
+            .or_else(|| rest.iter().position(|k| is_fix(k) && d.code == "wrong-state"));
+        match at {
+            Some(k) => rest[k].related.push(crate::ir::Related { span: d.span, message: d.message }),
+            None => rest.push(d),
+        }
+    }
+    report.diagnostics = rest;
 }
 
 /// What applying the repair is known to achieve, in a few words.

@@ -28,6 +28,9 @@ use super::statements;
 pub struct TestResult {
     pub input: String,
     pub passed: bool,
+    /// The output the test expects, when there is one (it lets the localisation test what
+    /// it blames: [`localize::first_wrong_state`]).
+    pub expected: Option<String>,
 }
 
 #[derive(Debug, Default)]
@@ -102,9 +105,11 @@ pub fn run(
     let started = Instant::now();
     let mut spectrum = Spectrum::of(program, &opts.entry, results, &budget.cancel);
     if let Some(reference) = &opts.reference {
-        spectrum.focus_on_wrong_call(program, reference, &opts.entry, results, opts.compare, &budget.cancel);
+        spectrum.focus_on_wrong_run(program, reference, &opts.entry, results, opts.compare, &budget.cancel);
     }
-    spectrum.window = opts.window.clone();
+    if !opts.window.is_empty() {
+        spectrum.window = opts.window.clone();
+    }
     let units = Units::new(program, src, opts, &spectrum);
     let mut report = TestsReport {
         locations: units.alternatives.len(),
@@ -241,7 +246,8 @@ pub struct Spectrum {
     /// The function a failing test's run goes wrong in ([`localize`]): its code ranks before
     /// the rest.
     focus: Option<Span>,
-    /// The statements of [`Options::window`], sorted: they rank before the rest.
+    /// The statements a localisation names ([`Options::window`], else
+    /// [`Self::focus_on_wrong_run`]'s), sorted: they rank before the rest.
     window: Vec<Span>,
 }
 
@@ -258,8 +264,11 @@ impl Spectrum {
     }
 
     /// Ranks first the function where a failing test's run first leaves a state the
-    /// reference's does not (the first of [`FOCUS_TESTS`] failing tests that shows one).
-    pub fn focus_on_wrong_call(
+    /// reference's does not (the first of [`FOCUS_TESTS`] failing tests that shows one), and
+    /// before it the statements run between the last state that agrees with the reference's
+    /// and the first that does not ([`localize::first_wrong_state`]; Wolverine2's order of the
+    /// repair space), when the test of cause holds.
+    pub fn focus_on_wrong_run(
         &mut self,
         program: &Program,
         reference: &Program,
@@ -270,11 +279,33 @@ impl Spectrum {
     ) {
         let mut failing: Vec<&TestResult> = results.iter().filter(|t| !t.passed).collect();
         failing.sort_by_key(|t| t.input.len());
-        self.focus = failing.into_iter().take(FOCUS_TESTS).find_map(|t| {
-            let wrong =
-                localize::first_wrong_call(program, reference, entry, t.input.as_bytes(), compare, 5_000_000, cancel)?;
-            Some(program.func(wrong.func).span)
-        });
+        let mut passing: Vec<&[u8]> = results.iter().filter(|t| t.passed).map(|t| t.input.as_bytes()).collect();
+        passing.sort_by_key(|t| t.len());
+        passing.truncate(FOCUS_TESTS);
+        for t in failing.into_iter().take(FOCUS_TESTS) {
+            let input = t.input.as_bytes();
+            let wrong = localize::first_wrong_call(program, reference, entry, input, compare, 5_000_000, cancel);
+            let function = wrong.as_ref().map_or(entry, |w| program.func(w.func).name.as_str());
+            let state = (t.expected.as_deref().filter(|_| self.window.is_empty())).and_then(|expected| {
+                let (test, steps) = ((input, expected), 5_000_000);
+                localize::blamed_state(program, reference, function, entry, test, &passing, compare, steps, cancel)
+            });
+            // An order is only worth what its localisation is: one the test of cause confirms.
+            if let Some(state) = state.filter(|s| s.confirmed) {
+                self.window = state.window;
+                self.window.extend(state.culprit);
+                self.window.sort_by_key(|s| (s.start, s.end));
+                self.window.dedup();
+            }
+            if let Some(wrong) = &wrong
+                && self.focus.is_none()
+            {
+                self.focus = Some(program.func(wrong.func).span);
+            }
+            if self.focus.is_some() && !self.window.is_empty() {
+                return;
+            }
+        }
     }
 
     pub fn score(&self, at: Span) -> f64 {

@@ -20,6 +20,9 @@ use crate::ir::{FuncId, Program, Span, VarKind};
 use crate::spec::compare::{self, Compare};
 use crate::spec::interp::{self, CallRecord, Limits, RunResult, State};
 
+mod states;
+pub use states::{PointKind, VariableDifference, WrongState, blamed_state, first_wrong_state};
+
 /// The first call of the student's program that leaves a state the reference's same call does
 /// not, on one input.
 #[derive(Clone, Debug, PartialEq, Eq)]
