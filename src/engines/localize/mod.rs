@@ -184,7 +184,7 @@ fn differences(mine: &CallRecord, expected: &CallRecord, shared_globals: &[&str]
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
     fn lowered(src: &str) -> Program {
@@ -197,7 +197,8 @@ mod tests {
         lowered.program
     }
 
-    const LIST: &str = r#"
+    /// A list read, reversed and printed (`3: 1 2 3` for `1 2 3`).
+    pub(crate) const LIST: &str = r#"
 #include <stdio.h>
 #include <stdlib.h>
 struct node { int value; struct node *next; };

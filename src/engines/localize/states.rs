@@ -720,32 +720,21 @@ int main(void) {
     /// difference is named, the cause not confirmed.
     #[test]
     fn a_wrong_link_is_named_in_a_list_function() {
-        let reference = r#"#include <stdio.h>
-#include <stdlib.h>
-struct node { int value; struct node *next; };
-struct node *reverse(struct node *head) {
-    struct node *prev = NULL;
-    while (head != NULL) {
-        struct node *next = head->next;
-        head->next = prev;
-        prev = head;
-        head = next;
-    }
-    return prev;
-}
-int main(void) {
-    struct node *head = NULL, *n;
-    int v;
-    while (scanf("%d", &v) == 1) { n = malloc(sizeof *n); n->value = v; n->next = head; head = n; }
-    for (head = reverse(head); head != NULL; head = head->next) printf("%d ", head->value);
-    return 0;
-}
-"#;
+        let reference = super::super::tests::LIST;
         let student = reference.replace("prev = head;\n", "prev = next;\n");
         let (s, r) = (lowered(&student), lowered(reference));
-        let state =
-            first_wrong_state(&s, &r, "reverse", "main", b"1 2 3", "1 2 3 ", Compare::Exact, 1_000_000, &Cancel::new())
-                .expect("differs");
+        let state = first_wrong_state(
+            &s,
+            &r,
+            "reverse",
+            "main",
+            b"1 2 3",
+            "3: 1 2 3\n",
+            Compare::Exact,
+            1_000_000,
+            &Cancel::new(),
+        )
+        .expect("differs");
         assert_eq!(state.differences[0].name, "prev");
         assert_eq!(state.culprit.map(|c| &student[c.range()]), Some("prev = next;"));
         assert!(!state.confirmed);
