@@ -6,7 +6,7 @@
 //! proof on the final text.
 
 use crate::ir::rewrite::Rewrite;
-use crate::ir::{Diagnostic, Guarantee, Repair, TextEdit};
+use crate::ir::{Diagnostic, Guarantee, Repair};
 use crate::syntax::implicit_int::{self, ImplicitInt};
 
 use super::Report;
@@ -55,7 +55,7 @@ impl MissingInt {
         if found.is_empty() {
             return None;
         }
-        let rewrite = Rewrite::new(text, found.iter().map(insert_int).collect());
+        let rewrite = Rewrite::new(text, found.iter().map(ImplicitInt::edit).collect());
         let names: Vec<String> = found.iter().map(|f| format!("`{}`", f.name)).collect();
         let words = format!("It also writes the missing `int` before {}.", names.join(", "));
         Some(MissingInt { found, rewrite, words })
@@ -79,7 +79,7 @@ impl MissingInt {
                 title: format!("Add `int` before `{name}`"),
                 engine: "syntax",
                 guarantee: Guarantee::Syntax,
-                edits: vec![insert_int(f)],
+                edits: vec![f.edit()],
                 places: Vec::new(),
                 explanation: format!("Writes the return type C90 gives `{name}` when none is written."),
                 details: String::new(),
@@ -89,10 +89,6 @@ impl MissingInt {
         report.diagnostics.sort_by_key(|d| (d.span.start, d.span.end, d.severity));
         report
     }
-}
-
-fn insert_int(f: &ImplicitInt) -> TextEdit {
-    TextEdit { span: crate::ir::Span::new(f.insert_at, f.insert_at), new_text: "int ".into() }
 }
 
 /// What the program is found to do, said of the program with its type errors fixed: the

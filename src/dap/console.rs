@@ -199,6 +199,10 @@ fn repair(session: &mut Run, paused: &mut Paused<'_, '_>) -> Result<String, Stri
     for d in &found.descriptions {
         out += &format!("  {d}\n");
     }
+    if !session.written_int.is_empty() && session.patched.as_ref().is_some_and(|p| !p.repaired) {
+        let names: Vec<String> = session.written_int.iter().map(|n| format!("`{n}`")).collect();
+        out += &format!("  It also writes the missing `int` before {}.\n", names.join(", "));
+    }
     out += "Your file is unchanged: make this edit in it. The run goes on with the fix applied.";
     session.writer.event(
         "mend/patch",
@@ -211,7 +215,7 @@ fn repair(session: &mut Run, paused: &mut Paused<'_, '_>) -> Result<String, Stri
         }),
     );
     let replay_at = point.and_then(|p| p.find(&found.program)).unwrap_or(at);
-    session.hot_patch(Patched { rewrite, program: found.program }, replay_at, hit);
+    session.hot_patch(Patched { rewrite, program: found.program, repaired: true }, replay_at, hit);
     Ok(out)
 }
 

@@ -64,6 +64,9 @@ struct Shared {
 struct Launch {
     path: PathBuf,
     text: String,
+    /// A C90 file with functions that have no return type runs with `int` written in:
+    /// the rewrite, and the functions' names.
+    written_int: Option<(Rewrite, Vec<String>)>,
     program: Program,
     input: Vec<u8>,
     stop_on_entry: bool,
@@ -199,8 +202,12 @@ impl Adapter {
         let path = PathBuf::from(path);
         let text = std::fs::read_to_string(&path).map_err(|e| format!("mend cannot read `{}`: {e}", path.display()))?;
         let input = launch_input(args, &path)?;
-        let lowered = crate::syntax::lower::lower_source(&text);
-        let index = LineIndex::new(&text);
+        // `int` written before a function that has none adds no line: lines and breakpoints
+        // stay the student's.
+        let written_int = crate::syntax::implicit_int::written_in(&text);
+        let runs = written_int.as_ref().map_or(text.as_str(), |(r, _)| r.text.as_str());
+        let lowered = crate::syntax::lower::lower_source(runs);
+        let index = LineIndex::new(runs);
         if let Some(d) = lowered.diagnostics.iter().find(|d| d.severity == Severity::Error) {
             let line = index.line_of(d.span.start as usize) + 1;
             return Err(format!("line {line}: {} — fix this first; mend runs only a program that compiles", d.message));
@@ -208,8 +215,16 @@ impl Adapter {
         let stop_on_entry = args.get("stopOnEntry").and_then(Value::as_bool).unwrap_or(false);
         let passing = PassingTests::of(&path, &lowered.program);
         let statement_lines = statement_lines(&lowered.program, &index);
-        self.launch =
-            Some(Launch { path, text, program: lowered.program, input, stop_on_entry, passing, statement_lines });
+        self.launch = Some(Launch {
+            path,
+            text,
+            written_int,
+            program: lowered.program,
+            input,
+            stop_on_entry,
+            passing,
+            statement_lines,
+        });
         Ok(())
     }
 
@@ -331,6 +346,9 @@ pub(super) enum Handle {
 pub(super) struct Patched {
     pub rewrite: Rewrite,
     pub program: Program,
+    /// Some repair changed the program (not only `int` written before a function that had
+    /// no return type): the frames show the patched text.
+    pub repaired: bool,
 }
 
 /// The run thread's side: the program, its state at a pause, and the student's
@@ -344,8 +362,10 @@ pub(super) struct Run {
     /// The student's text, as launched.
     pub original: String,
     pub program: Program,
-    /// After a repair: the program as patched.
+    /// After a repair (or with `int` written in, see [`Launch`]): the program as patched.
     pub patched: Option<Patched>,
+    /// The functions that run with `int` written before them.
+    pub written_int: Vec<String>,
     pub input: Vec<u8>,
     pub passing: PassingTests,
     original_index: LineIndex,
@@ -387,10 +407,15 @@ impl Run {
             cancel,
             path: launch.path.clone(),
             original_index: LineIndex::new(&launch.text),
-            current_index: LineIndex::new(&launch.text),
+            current_index: LineIndex::new(launch.written_int.as_ref().map_or(&launch.text, |(r, _)| &r.text)),
             original: launch.text.clone(),
             program: launch.program.clone(),
-            patched: None,
+            patched: (launch.written_int.as_ref()).map(|(rewrite, _)| Patched {
+                rewrite: rewrite.clone(),
+                program: launch.program.clone(),
+                repaired: false,
+            }),
+            written_int: launch.written_int.as_ref().map(|(_, names)| names.clone()).unwrap_or_default(),
             input: launch.input.clone(),
             passing: launch.passing.clone(),
             last_line: None,
@@ -626,8 +651,8 @@ impl Run {
     fn source(&self) -> Value {
         let name = self.path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
         match &self.patched {
-            None => json!({ "name": name, "path": self.path.to_string_lossy() }),
-            Some(_) => json!({ "name": format!("{name} (repaired)"), "sourceReference": 1 }),
+            Some(p) if p.repaired => json!({ "name": format!("{name} (repaired)"), "sourceReference": 1 }),
+            _ => json!({ "name": name, "path": self.path.to_string_lossy() }),
         }
     }
 

@@ -4,8 +4,9 @@
 //! the file (a call statement, an ERROR node swallowing the next function). They are found
 //! here on the tokens, so the check layer can analyse the text with `int ` written in.
 
-use crate::ir::Span;
+use crate::ir::rewrite::Rewrite;
 use crate::ir::token_edit::tokens;
+use crate::ir::{Span, TextEdit};
 
 /// A function declared or defined at file level with no type before its name.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -14,6 +15,24 @@ pub struct ImplicitInt {
     pub insert_at: usize,
     pub name: String,
     pub name_span: Span,
+}
+
+impl ImplicitInt {
+    /// The edit that writes `int ` in.
+    pub fn edit(&self) -> TextEdit {
+        TextEdit { span: Span::new(self.insert_at, self.insert_at), new_text: "int ".into() }
+    }
+}
+
+/// `text` with `int ` written before each function [`find`] finds, and their names (`None`:
+/// there are none).
+pub fn written_in(text: &str) -> Option<(Rewrite, Vec<String>)> {
+    let found = find(text);
+    if found.is_empty() {
+        return None;
+    }
+    let names = found.iter().map(|f| f.name.clone()).collect();
+    Some((Rewrite::new(text, found.iter().map(ImplicitInt::edit).collect()), names))
 }
 
 /// Words that start a declaration: after one of them the type is there.
