@@ -534,8 +534,12 @@ fn render_check(f: &Fixture) -> String {
     for d in &report.diagnostics {
         let (l, c) = line_col(&f.src, d.span.start as usize);
         out.push_str(&format!("{l}:{c} {} [{}] {}\n", d.severity.as_str(), d.code, d.message));
-        // Where a run goes wrong is told as a fix's related information.
-        for r in d.related.iter().filter(|r| r.message.contains(" goes wrong ") || r.message.starts_with("inside `")) {
+        // Where a run goes wrong is told as a fix's related information, and what a construct
+        // mend cannot analyse stops as that note's.
+        let shown = |r: &&mend::ir::Related| {
+            d.code == "unsupported" || r.message.contains(" goes wrong ") || r.message.starts_with("inside `")
+        };
+        for r in d.related.iter().filter(shown) {
             let (l, c) = line_col(&f.src, r.span.start as usize);
             out.push_str(&format!("    related {l}:{c}: {}\n", r.message));
         }

@@ -94,12 +94,23 @@ pub fn student_view(report: &mut Report) {
 }
 
 /// One note per construct mend cannot analyse: the front end's ("mend cannot analyse `main`
-/// yet: it uses unions …") says what every later note on the same place would (the
-/// assertions not checked there, …); those become its related information.
+/// yet: it uses unions …") says what every later note about the same place would (the
+/// assertions not checked there, the tests not run, the reference not compared); those
+/// become its related information.
 fn one_unsupported_note(report: &mut Report) {
+    // What follows from a construct mend cannot analyse: the tests not run, the reference not
+    // compared, because of it.
+    const CONSEQUENCES: &[&str] = &["unsupported", "tests", "not-compared"];
+    let (notes, rest): (Vec<Diagnostic>, Vec<Diagnostic>) =
+        std::mem::take(&mut report.diagnostics).into_iter().partition(|d| d.code == "unsupported");
     let mut kept: Vec<Diagnostic> = Vec::new();
-    for d in std::mem::take(&mut report.diagnostics) {
-        match kept.iter().position(|k| d.code == "unsupported" && k.code == "unsupported" && k.span == d.span) {
+    for d in notes.into_iter().chain(rest) {
+        let about = |k: &Diagnostic| {
+            k.code == "unsupported"
+                && CONSEQUENCES.contains(&d.code)
+                && (k.span == d.span || d.related.iter().any(|r| r.span == k.span))
+        };
+        match kept.iter().position(about) {
             Some(i) => kept[i] = kept[i].clone().with_related(d.span, d.message),
             None => kept.push(d),
         }
