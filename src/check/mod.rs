@@ -670,17 +670,65 @@ impl Behaviour<'_> {
             report.repairs[at] = labelled(guarantee);
         }
         // A logic repair on top of the text fix: one patch of both.
-        let also = "It also fixes the text your program prints.";
-        for mut r in rewritten::map_back(&rewrite, text, &proof, also).repairs {
-            if r.guarantee.is_proof() {
-                let logic = r.title.split_once("): ").map_or(r.title.as_str(), |(_, rest)| rest);
-                r.title = format!("Fix ({}): {}; {logic}", r.guarantee.label(), changes_words(&fix.places));
-                r.places.splice(0..0, fix.places.iter().cloned());
-                r.fixes = fixes.clone();
-                report.repairs.push(r);
+        for (on_fixed, mut r) in proof.repairs.iter().zip(rewritten::map_back(&rewrite, text, &proof, "").repairs) {
+            if !r.guarantee.is_proof() {
+                continue;
             }
+            let kept = kept_text_places(text, &rewrite, &fix, on_fixed, &mut r);
+            let label = r.guarantee.label();
+            r.title = match kept.is_empty() {
+                true => format!("Fix ({label}): {}", changes_words(&r.places)),
+                false => format!("Fix ({label}): {}; {}", changes_words(&kept), changes_words(&r.places)),
+            };
+            if !kept.is_empty() {
+                r.explanation = format!("{} It also fixes the text your program prints.", r.explanation);
+            }
+            r.places.splice(0..0, kept);
+            r.fixes = fixes.clone();
+            report.repairs.push(r);
         }
     }
+}
+
+/// The text fix's places a logic repair found on the fixed text leaves as they are. Where its
+/// edit rewrote a text fix's place too (the whole `printf` the text fix changed), the patch no
+/// longer holds that text fix as such: the place is dropped, and the composed edit is narrowed
+/// to the tokens the student's text and the patch differ in and described from the student's
+/// text (`b - a` → `a - b`, not `printf("-%d\n", b - a)` → …).
+fn kept_text_places(
+    text: &str,
+    rewrite: &Rewrite,
+    fix: &output_text::OutputTextRepair,
+    on_fixed: &Repair,
+    composed: &mut Repair,
+) -> Vec<crate::ir::Place> {
+    let rewritten = |t: &crate::ir::TextEdit| {
+        on_fixed.edits.iter().any(|e| {
+            let back = rewrite.span_back(e.span);
+            !e.span.is_empty() && back.start <= t.span.start && t.span.end <= back.end
+        })
+    };
+    let swallowed: Vec<Span> = fix.edits.iter().filter(|t| rewritten(t)).map(|t| t.span).collect();
+    if swallowed.is_empty() {
+        return fix.places.clone();
+    }
+    for e in &mut composed.edits {
+        if !swallowed.iter().any(|t| e.span.start <= t.start && t.end <= e.span.end) {
+            continue;
+        }
+        let narrowed = crate::ir::token_edit::minimal_edit(&text[e.span.range()], &e.new_text, e.span.start as usize);
+        composed.places.retain(|p| !p.span.touches(e.span));
+        let old = &text[narrowed.span.range()];
+        let change = match (old.trim().is_empty(), narrowed.new_text.trim().is_empty()) {
+            (true, _) => format!("add `{}`", shorten(narrowed.new_text.trim())),
+            (_, true) => format!("delete `{}`", shorten(old.trim())),
+            _ => format!("`{}` → `{}`", shorten(old.trim()), shorten(narrowed.new_text.trim())),
+        };
+        composed.places.push(crate::ir::Place { span: narrowed.span, change });
+        *e = narrowed;
+    }
+    composed.places.sort_by_key(|p| (p.span.start, p.span.end));
+    (fix.places.iter()).filter(|p| !swallowed.iter().any(|t| t.touches(p.span))).cloned().collect()
 }
 
 /// A repair's changes for its title (see [`crate::ir::changes_in_words`]).
