@@ -45,18 +45,13 @@ pub(super) fn diagnostic(
     let mut passing: Vec<&TestOutcome> = tests.iter().filter(|t| t.passed).collect();
     passing.sort_by_key(|t| t.input.len());
     let passing: Vec<&[u8]> = passing.iter().take(PASSING_TESTS).map(|t| t.input.as_bytes()).collect();
-    let wrong_state = |t: &TestOutcome, function: &str| {
-        localize::blamed_state(
-            program,
-            reference,
-            function,
-            entry,
-            (t.input.as_bytes(), &t.expected),
-            &passing,
-            compare,
-            max_steps,
-            cancel,
-        )
+    // The test localised first, then the other failing tests, which must confirm it.
+    let wrong_state = |first: &TestOutcome, function: &str| {
+        let failing: Vec<(&[u8], &str)> = std::iter::once(first)
+            .chain(tried.iter().copied().filter(|t| t.name != first.name))
+            .map(|t| (t.input.as_bytes(), t.expected.as_str()))
+            .collect();
+        localize::blamed_state(program, reference, function, entry, &failing, &passing, compare, max_steps, cancel)
     };
     let wrong_call = tried.iter().find_map(|t| {
         localize::first_wrong_call(program, reference, entry, t.input.as_bytes(), compare, max_steps, cancel)
@@ -73,7 +68,8 @@ pub(super) fn diagnostic(
         }
         return Some(d);
     }
-    let (test, state) = tried.iter().find_map(|t| wrong_state(t, entry).filter(|s| s.confirmed).map(|s| (*t, s)))?;
+    let test = *tried.first()?;
+    let state = wrong_state(test, entry).filter(|s| s.confirmed)?;
     Some(wrong_state_diagnostic(test, &state, &lines))
 }
 

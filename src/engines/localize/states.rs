@@ -139,29 +139,42 @@ pub fn first_wrong_state(
     })
 }
 
-/// [`first_wrong_state`] on a failing test, unless one of the `passing` inputs shows the same
-/// variable differing at the same point: there the student uses the variable otherwise (the
-/// first value read apart, a count from 1) and the run is right all the same, so the
-/// difference is not what makes the failing test fail.
+/// [`first_wrong_state`] on the first of the `failing` tests (input, expected output), unless
+/// one of the `passing` inputs shows the same variable differing at the same point: there the
+/// student uses the variable otherwise (the first value read apart, a count from 1) and the run
+/// is right all the same, so the difference is not what makes the test fail. It stays
+/// confirmed only if every other failing test confirms the same variable too: a program that
+/// prints `yes` or `no` passes half of its tests by chance once its state is changed.
 #[allow(clippy::too_many_arguments)]
 pub fn blamed_state(
     student: &Program,
     reference: &Program,
     function: &str,
     entry: &str,
-    (input, expected): (&[u8], &str),
+    failing: &[(&[u8], &str)],
     passing: &[&[u8]],
     compare: Compare,
     max_steps: u64,
     cancel: &Cancel,
 ) -> Option<WrongState> {
-    let state = first_wrong_state(student, reference, function, entry, input, expected, compare, max_steps, cancel)?;
-    let blamed = &state.differences.first()?.name;
+    let localise = |input: &[u8], expected: &str| {
+        first_wrong_state(student, reference, function, entry, input, expected, compare, max_steps, cancel)
+    };
+    let (&(input, expected), others) = failing.split_first()?;
+    let mut state = localise(input, expected)?;
+    let blamed = state.differences.first()?.name.clone();
     let also_when_right = passing.iter().any(|ok| {
-        first_wrong_state(student, reference, function, entry, ok, "", compare, max_steps, cancel)
-            .is_some_and(|other| other.point == state.point && other.differences.iter().any(|d| d.name == *blamed))
+        localise(ok, "")
+            .is_some_and(|other| other.point == state.point && other.differences.iter().any(|d| d.name == blamed))
     });
-    (!also_when_right).then_some(state)
+    if also_when_right {
+        return None;
+    }
+    state.confirmed = state.confirmed
+        && others.iter().all(|(input, expected)| {
+            localise(input, expected).is_some_and(|other| other.confirmed && other.differences[0].name == blamed)
+        });
+    Some(state)
 }
 
 /// A loop header or `return` of the student's function and its partner in the reference's.

@@ -282,20 +282,30 @@ impl Spectrum {
         let mut passing: Vec<&[u8]> = results.iter().filter(|t| t.passed).map(|t| t.input.as_bytes()).collect();
         passing.sort_by_key(|t| t.len());
         passing.truncate(FOCUS_TESTS);
-        for t in failing.into_iter().take(FOCUS_TESTS) {
+        failing.truncate(FOCUS_TESTS);
+        // The localised test first, then the other failing tests, which must confirm it.
+        let tests: Vec<(&[u8], &str)> =
+            (failing.iter()).filter_map(|t| Some((t.input.as_bytes(), t.expected.as_deref()?))).collect();
+        for t in &failing {
             let input = t.input.as_bytes();
             let wrong = localize::first_wrong_call(program, reference, entry, input, compare, 5_000_000, cancel);
             let function = wrong.as_ref().map_or(entry, |w| program.func(w.func).name.as_str());
-            let state = (t.expected.as_deref().filter(|_| self.window.is_empty())).and_then(|expected| {
-                let (test, steps) = ((input, expected), 5_000_000);
-                localize::blamed_state(program, reference, function, entry, test, &passing, compare, steps, cancel)
-            });
-            // An order is only worth what its localisation is: one the test of cause confirms.
-            if let Some(state) = state.filter(|s| s.confirmed) {
-                self.window = state.window;
-                self.window.extend(state.culprit);
-                self.window.sort_by_key(|s| (s.start, s.end));
-                self.window.dedup();
+            if self.window.is_empty() && t.expected.is_some() {
+                let mut order: Vec<(&[u8], &str)> = tests.clone();
+                if let Some(at) = order.iter().position(|(i, _)| *i == input) {
+                    order[..=at].rotate_right(1);
+                }
+                let steps = 5_000_000;
+                let state = localize::blamed_state(
+                    program, reference, function, entry, &order, &passing, compare, steps, cancel,
+                );
+                // An order is only worth what its localisation is: one the test of cause confirms.
+                if let Some(state) = state.filter(|s| s.confirmed) {
+                    self.window = state.window;
+                    self.window.extend(state.culprit);
+                    self.window.sort_by_key(|s| (s.start, s.end));
+                    self.window.dedup();
+                }
             }
             if let Some(wrong) = &wrong
                 && self.focus.is_none()
