@@ -620,18 +620,8 @@ impl Statements<'_> {
 mod tests {
     use super::*;
 
-    const SUM: &str = r#"#include <stdio.h>
-int main(void) {
-    int n, i, x, sum = 0;
-    scanf("%d", &n);
-    for (i = 0; i < n; i++) {
-        scanf("%d", &x);
-        sum = sum + x;
-    }
-    printf("%d\n", sum);
-    return 0;
-}
-"#;
+    /// A sum of the numbers read (the `check/goes_wrong` fixture's reference).
+    const SUM: &str = include_str!("../../../fixtures/check/goes_wrong/reference.c");
 
     fn lowered(src: &str) -> Program {
         crate::syntax::lower::lower_without_errors(src).expect("lowers")
