@@ -11,6 +11,7 @@ use std::path::Path;
 use std::time::Duration;
 
 use crate::cancel::Cancel;
+use crate::engines::localize::Suspects;
 use crate::engines::mutation::against_tests::{self, TestResult};
 use crate::engines::mutation::engine::Options;
 use crate::engines::mutation::search::Verdict;
@@ -99,8 +100,8 @@ fn search(
             Checked::Differs { .. } | Checked::NotReached { .. } => Verdict::Fails,
         }
     };
-    let results = [TestResult { input: String::from_utf8_lossy(input).into_owned(), passed: false, expected: None }];
-    let opts = Options { max_size: 2, window, ..Options::default() };
+    let results = [TestResult { input: String::from_utf8_lossy(input).into_owned(), passed: false }];
+    let opts = Options { max_size: 2, suspects: Suspects { function: None, statements: window }, ..Options::default() };
     let mut first = None;
     against_tests::run(program, text, &opts, &results, &mut passes_all, None, &budget, &mut |r| {
         if first.is_none() {

@@ -13,7 +13,7 @@
 //!   information, as the call already shows the run goes wrong there.
 
 use crate::cancel::Cancel;
-use crate::engines::localize::{self, PointKind, WrongState};
+use crate::engines::localize::{self, PointKind, Suspects, WrongState};
 use crate::ir::{Diagnostic, Program, Span};
 use crate::spec::compare::Compare;
 use crate::syntax::line_index::LineIndex;
@@ -25,9 +25,16 @@ const LOCALISED_TESTS: usize = 3;
 /// Passing tests that may clear a difference, shortest input first.
 const PASSING_TESTS: usize = 2;
 
-/// The one "goes wrong" diagnostic of a failing run, if mend can say where.
+/// Where the failing runs go wrong: the one diagnostic that says it, if mend can say where,
+/// and the suspects it gives the repair search.
+pub(super) struct Localised {
+    pub diagnostic: Option<Diagnostic>,
+    pub suspects: Suspects,
+}
+
+/// Localises the failing tests of `tests` once, for the student and for the repair search.
 #[allow(clippy::too_many_arguments)]
-pub(super) fn diagnostic(
+pub(super) fn localise(
     program: &Program,
     text: &str,
     reference: &Program,
@@ -36,7 +43,7 @@ pub(super) fn diagnostic(
     compare: Compare,
     max_steps: u64,
     cancel: &Cancel,
-) -> Option<Diagnostic> {
+) -> Localised {
     let mut tried: Vec<&TestOutcome> = tests.iter().filter(|t| !t.passed).collect();
     tried.sort_by_key(|t| t.input.trim().chars().count());
     tried.truncate(LOCALISED_TESTS);
@@ -53,24 +60,44 @@ pub(super) fn diagnostic(
             .collect();
         localize::blamed_state(program, reference, function, entry, &failing, &passing, compare, max_steps, cancel)
     };
-    let wrong_call = tried.iter().find_map(|t| {
-        localize::first_wrong_call(program, reference, entry, t.input.as_bytes(), compare, max_steps, cancel)
-            // A call that stops on an error is already reported where it stops.
-            .filter(|w| w.differences.first().is_some_and(|d| d.what != localize::Aspect::Stopped))
-            .map(|w| (*t, w))
-    });
-    if let Some((test, wrong)) = wrong_call {
-        let mut d = wrong_call_diagnostic(program, test, &wrong)?;
-        // Inside the wrong function, the first state that differs: where to look.
-        if let Some(state) = wrong_state(test, &wrong.name) {
-            let at = state.culprit.unwrap_or(state.point);
-            d = d.with_related(at, format!("inside `{}`: {}", wrong.name, state_words(&state, &lines)));
+    // The first wrong call of the shortest failing run that has one; a call that stops on an
+    // error ranks the search but is not said again (it is reported where it stops).
+    let mut suspects = Suspects::default();
+    let mut wrong_call = None;
+    for t in &tried {
+        let Some(wrong) =
+            localize::first_wrong_call(program, reference, entry, t.input.as_bytes(), compare, max_steps, cancel)
+        else {
+            continue;
+        };
+        suspects.function.get_or_insert(program.func(wrong.func).span);
+        if wrong.differences.first().is_some_and(|d| d.what != localize::Aspect::Stopped) {
+            wrong_call = Some((*t, wrong));
+            break;
         }
-        return Some(d);
     }
-    let test = *tried.first()?;
-    let state = wrong_state(test, entry).filter(|s| s.confirmed)?;
-    Some(wrong_state_diagnostic(test, &state, &lines))
+    let Some(first) = tried.first() else { return Localised { diagnostic: None, suspects } };
+    let (test, function) = match &wrong_call {
+        Some((test, wrong)) => (*test, wrong.name.as_str()),
+        None => (*first, entry),
+    };
+    let state = wrong_state(test, function);
+    if let Some(state) = &state {
+        suspects.statements = Suspects::confirmed_statements(state);
+    }
+    let diagnostic = match (wrong_call, state) {
+        (Some((test, wrong)), state) => wrong_call_diagnostic(program, test, &wrong).map(|mut d| {
+            // Inside the wrong function, the first state that differs: where to look.
+            if let Some(state) = state {
+                let at = state.culprit.unwrap_or(state.point);
+                d = d.with_related(at, format!("inside `{}`: {}", wrong.name, state_words(&state, &lines)));
+            }
+            d
+        }),
+        (None, Some(state)) if state.confirmed => Some(wrong_state_diagnostic(test, &state, &lines)),
+        (None, _) => None,
+    };
+    Localised { diagnostic, suspects }
 }
 
 /// "test 2 (input `3 1 2 3`) goes wrong here: after round 2 of the loop on line 5, `sum` is

@@ -403,8 +403,9 @@ impl Behaviour<'_> {
         reuse: Option<reuse::Key>,
         on_partial: OnPartial<'_>,
     ) -> Report {
-        let (spec, opts, engine_opts, deadline, cancel) =
+        let (spec, opts, mut engine_opts, deadline, cancel) =
             (self.spec, self.opts, self.engine_opts, self.deadline, self.cancel);
+        let engine_opts_localised;
         let started = Instant::now();
         let reused = reuse.as_ref().and_then(|key| key.reuse(text));
         let mut report = Report::default();
@@ -415,7 +416,12 @@ impl Behaviour<'_> {
             && spec.tests.is_some()
         {
             let t = Instant::now();
-            tests = Some(run_tests(program, text, spec, None, opts, deadline, cancel, &mut report));
+            let tested = run_tests(program, text, spec, None, opts, deadline, cancel, &mut report);
+            // The search ranks first where the failing runs go wrong, localised once here.
+            engine_opts_localised =
+                crate::engines::mutation::engine::Options { suspects: tested.suspects, ..engine_opts.clone() };
+            engine_opts = &engine_opts_localised;
+            tests = Some(tested.tests);
             report.stats.tests_ms = ms_since(t);
             report.stats.phase("tests", t);
         }
@@ -1076,6 +1082,13 @@ fn keep_strongest_repairs(report: &mut Report) {
     });
 }
 
+/// The tests as run on the program as written, and where the failing runs go wrong.
+#[derive(Default)]
+struct Tested {
+    tests: Vec<PreparedTest>,
+    suspects: crate::engines::localize::Suspects,
+}
+
 /// One test, read and run on the program as written.
 #[derive(Clone, Debug)]
 pub(crate) struct PreparedTest {
@@ -1127,9 +1140,9 @@ fn run_tests(
     deadline: Instant,
     cancel: &Cancel,
     report: &mut Report,
-) -> Vec<PreparedTest> {
-    let mut prepared = Vec::new();
-    let Some(dir) = &spec.tests else { return prepared };
+) -> Tested {
+    let mut tested = Tested::default();
+    let Some(dir) = &spec.tests else { return tested };
     let cases = spec_tests::discover(dir);
     let unpaired = spec_tests::unpaired(dir);
     if let Some(first) = unpaired.first() {
@@ -1149,13 +1162,13 @@ fn run_tests(
             Span::default(),
             format!("no tests found in {} (expected N.in / N.out pairs)", dir.display()),
         ));
-        return prepared;
+        return tested;
     }
     let entry = spec.config.entry.as_str();
     let anchor = program.name_span_of(entry);
     if let Some(reason) = blocked {
         report.diagnostics.push(Diagnostic::info("tests", anchor, reason));
-        return prepared;
+        return tested;
     }
     let Some(func) = program.func_by_name(entry) else {
         report.diagnostics.push(Diagnostic::error(
@@ -1163,7 +1176,7 @@ fn run_tests(
             Span::default(),
             format!("there is no `{entry}` function to test"),
         ));
-        return prepared;
+        return tested;
     };
     if let Some((what, at)) = unsupported_reachable(program, func) {
         report.diagnostics.push(Diagnostic::info(
@@ -1171,7 +1184,7 @@ fn run_tests(
             at,
             format!("the tests were not run: the program uses {what}, which mend cannot run yet"),
         ));
-        return prepared;
+        return tested;
     }
     // The reference's run on each test tells how long a candidate repair may run on it and,
     // with `values`, how much of the expected output is prompt. (Under the other modes the
@@ -1194,7 +1207,7 @@ fn run_tests(
     for (i, case) in cases.iter().enumerate() {
         if cancel.is_cancelled() {
             report.stats.cancelled = true;
-            return prepared;
+            return tested;
         }
         if Instant::now() > deadline {
             report.stats.timed_out = true;
@@ -1226,11 +1239,11 @@ fn run_tests(
         let (passed, run) = run_test(program, entry, &test, spec.compare, &limits, cancel);
         if cancel.is_cancelled() {
             report.stats.cancelled = true;
-            return prepared;
+            return tested;
         }
         test.passed = passed;
         let PreparedTest { input, expected, .. } = test.clone();
-        prepared.push(test);
+        tested.tests.push(test);
         let actual = String::from_utf8_lossy(&run.output).into_owned();
         let actual_prompt = Some(run.output_before_last_read);
         let error = run.error.as_ref().map(|e| e.message.clone());
@@ -1271,11 +1284,11 @@ fn run_tests(
     if let Some(d) = failed_tests_diagnostic(&failures, report.tests.len()) {
         report.diagnostics.push(d);
     }
-    if let Some(reference) = &reference
-        && let Some(d) =
-            goes_wrong::diagnostic(program, text, reference, entry, &report.tests, spec.compare, opts.max_steps, cancel)
-    {
-        report.diagnostics.push(d);
+    if let Some(reference) = &reference {
+        let localised =
+            goes_wrong::localise(program, text, reference, entry, &report.tests, spec.compare, opts.max_steps, cancel);
+        report.diagnostics.extend(localised.diagnostic);
+        tested.suspects = localised.suspects;
     }
     for (span, _, message, tests) in runtime_errors {
         let more = if tests.len() > 1 { format!(" (and {} more)", tests.len() - 1) } else { String::new() };
@@ -1287,7 +1300,7 @@ fn run_tests(
             format!("test {first} (input `{input}`){more}: {message}"),
         ));
     }
-    prepared
+    tested
 }
 
 /// The condition of the innermost loop of `program` around `at` (a `for` without one: its

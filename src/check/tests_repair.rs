@@ -160,10 +160,8 @@ pub(super) fn search(
             })
             .collect()
     };
-    let results: Vec<TestResult> = tests
-        .iter()
-        .map(|t| TestResult { input: t.input.clone(), passed: t.passed, expected: Some(t.expected.clone()) })
-        .collect();
+    let results: Vec<TestResult> =
+        tests.iter().map(|t| TestResult { input: t.input.clone(), passed: t.passed }).collect();
     let guidance = Guidance { closeness: &mut closeness, text_fix: &mut text_fix };
     against_tests::run(program, text, engine_opts, &results, &mut passes_all, Some(guidance), budget, on_repair)
 }

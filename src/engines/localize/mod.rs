@@ -23,6 +23,32 @@ use crate::spec::interp::{self, CallRecord, Limits, RunResult, State};
 mod states;
 pub use states::{PointKind, VariableDifference, WrongState, blamed_state, first_wrong_state};
 
+/// Where a localisation points a repair search: its code ranks before the rest (Wolverine2
+/// orders the repair space by the localisation).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Suspects {
+    /// The function a failing run first goes wrong in ([`first_wrong_call`]).
+    pub function: Option<Span>,
+    /// The statements run between the last state that agrees and the first that does not,
+    /// sorted: a confirmed [`WrongState`]'s window and culprit, or those a debugging session's
+    /// expectations name.
+    pub statements: Vec<Span>,
+}
+
+impl Suspects {
+    /// The statements of a localisation the test of cause confirmed.
+    pub fn confirmed_statements(state: &WrongState) -> Vec<Span> {
+        if !state.confirmed {
+            return Vec::new();
+        }
+        let mut statements = state.window.clone();
+        statements.extend(state.culprit);
+        statements.sort_by_key(|s| (s.start, s.end));
+        statements.dedup();
+        statements
+    }
+}
+
 /// The first call of the student's program that leaves a state the reference's same call does
 /// not, on one input.
 #[derive(Clone, Debug, PartialEq, Eq)]

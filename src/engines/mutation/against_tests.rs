@@ -12,7 +12,7 @@ use std::collections::{HashMap, HashSet};
 use std::time::{Duration, Instant};
 
 use crate::cancel::Cancel;
-use crate::engines::localize;
+use crate::engines::localize::Suspects;
 use crate::ir::*;
 use crate::smt::Budget;
 use crate::smt::encode::LocationKind;
@@ -28,9 +28,6 @@ use super::statements;
 pub struct TestResult {
     pub input: String,
     pub passed: bool,
-    /// The output the test expects, when there is one (it lets the localisation test what
-    /// it blames: [`localize::first_wrong_state`]).
-    pub expected: Option<String>,
 }
 
 #[derive(Debug, Default)]
@@ -103,13 +100,7 @@ pub fn run(
     on_repair: &mut dyn FnMut(&FoundRepair),
 ) -> TestsReport {
     let started = Instant::now();
-    let mut spectrum = Spectrum::of(program, &opts.entry, results, &budget.cancel);
-    if let Some(reference) = &opts.reference {
-        spectrum.focus_on_wrong_run(program, reference, &opts.entry, results, opts.compare, &budget.cancel);
-    }
-    if !opts.window.is_empty() {
-        spectrum.window = opts.window.clone();
-    }
+    let spectrum = Spectrum::of(program, &opts.entry, results, &opts.suspects, &budget.cancel);
     let units = Units::new(program, src, opts, &spectrum);
     let mut report = TestsReport {
         locations: units.alternatives.len(),
@@ -243,16 +234,19 @@ pub struct Spectrum {
     statements: Vec<Span>,
     runs: Vec<(bool, Vec<Span>)>,
     failing: f64,
-    /// The function a failing test's run goes wrong in ([`localize`]): its code ranks before
-    /// the rest.
-    focus: Option<Span>,
-    /// The statements a localisation names ([`Options::window`], else
-    /// [`Self::focus_on_wrong_run`]'s), sorted: they rank before the rest.
-    window: Vec<Span>,
+    /// Where a localisation points ([`Options::suspects`]): the function's code ranks before
+    /// the rest, and the statements before that.
+    suspects: Suspects,
 }
 
 impl Spectrum {
-    pub fn of(program: &Program, entry: &str, results: &[TestResult], cancel: &Cancel) -> Spectrum {
+    pub fn of(
+        program: &Program,
+        entry: &str,
+        results: &[TestResult],
+        suspects: &Suspects,
+        cancel: &Cancel,
+    ) -> Spectrum {
         // Coverage only: a run that prints 64 KB has covered what its loop covers.
         let limits = Limits { record_coverage: true, max_steps: 5_000_000, max_output: 1 << 16, ..Limits::default() };
         let runs: Vec<(bool, Vec<Span>)> = results
@@ -260,62 +254,7 @@ impl Spectrum {
             .map(|t| (t.passed, interp::run(program, entry, t.input.as_bytes(), &limits, cancel).covered))
             .collect();
         let failing = runs.iter().filter(|(p, _)| !p).count() as f64;
-        Spectrum { statements: statement_spans(program), runs, failing, focus: None, window: Vec::new() }
-    }
-
-    /// Ranks first the function where a failing test's run first leaves a state the
-    /// reference's does not (the first of [`FOCUS_TESTS`] failing tests that shows one), and
-    /// before it the statements run between the last state that agrees with the reference's
-    /// and the first that does not ([`localize::first_wrong_state`]; Wolverine2's order of the
-    /// repair space), when the test of cause holds.
-    pub fn focus_on_wrong_run(
-        &mut self,
-        program: &Program,
-        reference: &Program,
-        entry: &str,
-        results: &[TestResult],
-        compare: crate::spec::compare::Compare,
-        cancel: &Cancel,
-    ) {
-        let mut failing: Vec<&TestResult> = results.iter().filter(|t| !t.passed).collect();
-        failing.sort_by_key(|t| t.input.len());
-        let mut passing: Vec<&[u8]> = results.iter().filter(|t| t.passed).map(|t| t.input.as_bytes()).collect();
-        passing.sort_by_key(|t| t.len());
-        passing.truncate(FOCUS_TESTS);
-        failing.truncate(FOCUS_TESTS);
-        // The localised test first, then the other failing tests, which must confirm it.
-        let tests: Vec<(&[u8], &str)> =
-            (failing.iter()).filter_map(|t| Some((t.input.as_bytes(), t.expected.as_deref()?))).collect();
-        for t in &failing {
-            let input = t.input.as_bytes();
-            let wrong = localize::first_wrong_call(program, reference, entry, input, compare, 5_000_000, cancel);
-            let function = wrong.as_ref().map_or(entry, |w| program.func(w.func).name.as_str());
-            if self.window.is_empty() && t.expected.is_some() {
-                let mut order: Vec<(&[u8], &str)> = tests.clone();
-                if let Some(at) = order.iter().position(|(i, _)| *i == input) {
-                    order[..=at].rotate_right(1);
-                }
-                let steps = 5_000_000;
-                let state = localize::blamed_state(
-                    program, reference, function, entry, &order, &passing, compare, steps, cancel,
-                );
-                // An order is only worth what its localisation is: one the test of cause confirms.
-                if let Some(state) = state.filter(|s| s.confirmed) {
-                    self.window = state.window;
-                    self.window.extend(state.culprit);
-                    self.window.sort_by_key(|s| (s.start, s.end));
-                    self.window.dedup();
-                }
-            }
-            if let Some(wrong) = &wrong
-                && self.focus.is_none()
-            {
-                self.focus = Some(program.func(wrong.func).span);
-            }
-            if self.focus.is_some() && !self.window.is_empty() {
-                return;
-            }
-        }
+        Spectrum { statements: statement_spans(program), runs, failing, suspects: suspects.clone() }
     }
 
     pub fn score(&self, at: Span) -> f64 {
@@ -333,14 +272,12 @@ impl Spectrum {
             }
         }
         let score = if ef > 0.0 { ef / (self.failing * (ef + ep)).sqrt() } else { 0.0 };
-        let focused = self.focus.is_some_and(|f| f.start <= at.start && at.end <= f.end);
-        let in_window = self.window.binary_search_by_key(&(stmt.start, stmt.end), |s| (s.start, s.end)).is_ok();
+        let focused = self.suspects.function.is_some_and(|f| f.start <= at.start && at.end <= f.end);
+        let in_window =
+            self.suspects.statements.binary_search_by_key(&(stmt.start, stmt.end), |s| (s.start, s.end)).is_ok();
         0.01 + score + if focused { 1.0 } else { 0.0 } + if in_window { 2.0 } else { 0.0 }
     }
 }
-
-/// Failing tests tried for the function a run goes wrong in.
-const FOCUS_TESTS: usize = 3;
 
 /// The statement repairs ([`statements`]) of one program, checked on its tests.
 struct StatementSearch<'a> {
@@ -432,7 +369,8 @@ impl StatementSearch<'_> {
             "statement repairs that get a second change"
         );
         for (_, first) in closer {
-            let spectrum = Spectrum::of(&first.program, &self.opts.entry, self.results, &budget.cancel);
+            let spectrum =
+                Spectrum::of(&first.program, &self.opts.entry, self.results, &Suspects::default(), &budget.cancel);
             let second = StatementSearch { program: &first.program, src: &first.text, spectrum: &spectrum, ..*self };
             let mut seconds: Vec<Vec<Change>> = text_fix(&first.program, &first.text, budget).into_iter().collect();
             if seconds.is_empty() {
@@ -610,7 +548,8 @@ impl StatementSearch<'_> {
         budget: &Budget,
     ) -> Vec<(Vec<Change>, Program, String)> {
         let mut out = Vec::new();
-        let spectrum = Spectrum::of(&node.program, &self.opts.entry, self.results, &budget.cancel);
+        let spectrum =
+            Spectrum::of(&node.program, &self.opts.entry, self.results, &Suspects::default(), &budget.cancel);
         let units = Units::new(&node.program, &node.text, self.opts, &spectrum);
         for id in &units.loc_ids {
             let (loc, mutants) = &units.alternatives[id];

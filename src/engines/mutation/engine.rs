@@ -5,6 +5,7 @@
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::time::{Duration, Instant};
 
+use crate::engines::localize::Suspects;
 use crate::ir::walk::walk_stmt;
 use crate::ir::*;
 use crate::smt::bmc::{self, BmcResult, BmcVerdict};
@@ -50,9 +51,10 @@ pub struct Options {
     pub reference: Option<Program>,
     /// How outputs are compared with the reference's (the spec's compare mode).
     pub compare: Compare,
-    /// Statements a debugging session's localisation names (those run between the last state
-    /// the student accepted and the first they corrected): ranked first, none dropped.
-    pub window: Vec<Span>,
+    /// Where a localisation points (the check's, from the reference's runs, or a debugging
+    /// session's, from the states the student accepted and corrected): ranked first, none
+    /// dropped.
+    pub suspects: Suspects,
     /// [`crate::smt::encode::EncodeOptions::line_in_input`]: false where a test's input ends
     /// without a line break.
     pub line_in_input: bool,
@@ -94,7 +96,7 @@ impl Default for Options {
             solver_mode: SolverMode::Fresh,
             reference: None,
             compare: Compare::Exact,
-            window: Vec::new(),
+            suspects: Suspects::default(),
             line_in_input: true,
             smallest_only: false,
             several: true,
