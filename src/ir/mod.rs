@@ -3,6 +3,7 @@
 
 pub mod cfa;
 pub mod diag;
+pub mod flow;
 pub mod format;
 pub mod inline;
 pub mod mistakes;

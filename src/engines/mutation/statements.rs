@@ -29,6 +29,7 @@
 //!     make them valid;
 //!   - Wolverine2's pointer statements over the struct pointers in scope (`x = y;`,
 //!     `x = y->f;`, `x->f = y;`, `x->f = NULL;`), before a statement or at the end of a block;
+//!   - `break;` at the end of a `case` that runs on into the next one;
 //! - `initialise`: a local declared without a value gets `0` or `1` (`{0}` for an array) where
 //!   it is declared, the accumulator or counter a student forgot to start;
 //! - `read-line`: a word read where the assignment reads a line, `scanf("%s", s)` →
@@ -233,9 +234,33 @@ impl Collect<'_> {
                 self.stmt(func, body);
             }
             StmtKind::DoWhile { body, .. } => self.stmt(func, body),
-            StmtKind::Switch { arms, .. } => arms.iter().flat_map(|a| a.body.iter()).for_each(|x| self.stmt(func, x)),
+            StmtKind::Switch { arms, .. } => {
+                self.missing_breaks(func, arms);
+                for arm in arms {
+                    self.block(func, &arm.body);
+                    arm.body.iter().for_each(|x| self.stmt(func, x));
+                }
+            }
             StmtKind::Decl { var, init: None } => self.initialise(func, s, *var),
             _ => {}
+        }
+    }
+
+    /// `break;` at the end of a `case` whose statements run on into the next one: C's
+    /// fall-through, where the student meant each `case` to stand alone.
+    fn missing_breaks(&mut self, func: FuncId, arms: &[SwitchArm]) {
+        for pair in arms.windows(2) {
+            let Some(last) = pair[0].body.last() else { continue };
+            if !crate::ir::flow::sequence(&pair[0].body).normal {
+                continue;
+            }
+            let (_, edit, _) = self.insertion(&Insertion::After(last), "break;");
+            let label = match pair[0].label {
+                Some(_) => format!("case {}", self.text(pair[0].label_span)),
+                None => "default".to_string(),
+            };
+            let description = format!("add `break;` at the end of `{label}:`");
+            self.push(func, last, MutationKind::InsertStatement, edit, description, 1);
         }
     }
 
@@ -1636,6 +1661,26 @@ mod tests {
                 apply_edits(src, &edits)
             })
             .collect()
+    }
+
+    #[test]
+    fn a_case_that_runs_on_gets_its_break() {
+        let src = "int main(void) {\n    int op = 0, r = 0;\n    switch (op) {\n    case 1:\n        r = 1;\n    case 'x':\n        return 2;\n    case 3:\n        if (r) break; else r = 4;\n    case 4:\n    case 5:\n        r = 5;\n    default:\n        r = 6;\n    }\n    return r;\n}\n";
+        let breaks: Vec<String> = candidates_of(src, None, MutationKind::InsertStatement)
+            .into_iter()
+            .map(|c| c.changes[0].mutant.description.clone())
+            .filter(|d| d.contains("break"))
+            .collect();
+        // Not after `return`, not for the empty `case 4:` (it shares `case 5:`'s statements),
+        // not after the last arm; after an `if` one of whose branches runs on.
+        assert_eq!(
+            breaks,
+            [
+                "add `break;` at the end of `case 1:`",
+                "add `break;` at the end of `case 3:`",
+                "add `break;` at the end of `case 5:`",
+            ]
+        );
     }
 
     #[test]

@@ -13,6 +13,7 @@ use tree_sitter::{Node, Tree};
 
 use super::super::flags::CompilerFlags;
 use super::{ArrayLength, Course, Found, Hints, Rule, line_indent, own_line_span};
+use crate::ir::flow::{always_true, flow, is_exit, sequence};
 use crate::ir::walk::{children, has_effects};
 use crate::ir::{
     BinOp, Builtin, Callee, Expr, ExprKind, FuncId, Function, Init, Program, Span, Stmt, StmtKind, TextEdit, VarId,
@@ -1133,68 +1134,6 @@ fn delete_declarator(tree: &Tree, src: &str, name: Span) -> Option<TextEdit> {
         (_, k) => Span::new(all[k - 1].end_byte(), all[k].end_byte()),
     };
     Some(TextEdit { span, new_text: String::new() })
-}
-
-/// How control leaves a statement: by its end, and by a `break` out of it.
-#[derive(Clone, Copy)]
-struct Flow {
-    normal: bool,
-    breaks: bool,
-}
-
-fn always_true(cond: &Expr) -> bool {
-    matches!(cond.strip_implicit().kind, ExprKind::Int(n) if n != 0)
-}
-
-fn is_exit(e: &Expr) -> bool {
-    matches!(&e.kind, ExprKind::Call(Callee::Builtin(Builtin::Exit), _))
-}
-
-fn flow(s: &Stmt) -> Flow {
-    let through = Flow { normal: true, breaks: false };
-    match &s.kind {
-        StmtKind::Return(_) | StmtKind::Continue => Flow { normal: false, breaks: false },
-        StmtKind::Expr(e) if is_exit(e) => Flow { normal: false, breaks: false },
-        StmtKind::Break => Flow { normal: false, breaks: true },
-        StmtKind::Block(items) => sequence(items),
-        StmtKind::If { then, els, .. } => {
-            let t = flow(then);
-            let e = els.as_deref().map_or(through, flow);
-            Flow { normal: t.normal || e.normal, breaks: t.breaks || e.breaks }
-        }
-        StmtKind::While { cond, body } => Flow { normal: !always_true(cond) || flow(body).breaks, breaks: false },
-        StmtKind::For { cond, body, .. } => {
-            Flow { normal: cond.as_ref().is_some_and(|c| !always_true(c)) || flow(body).breaks, breaks: false }
-        }
-        StmtKind::DoWhile { body, cond } => {
-            let b = flow(body);
-            Flow { normal: (b.normal && !always_true(cond)) || b.breaks, breaks: false }
-        }
-        StmtKind::Switch { arms, .. } => {
-            let has_default = arms.iter().any(|a| a.label.is_none());
-            let mut breaks = false;
-            let mut last = true;
-            for arm in arms {
-                let f = sequence(&arm.body);
-                breaks |= f.breaks;
-                last = f.normal;
-            }
-            Flow { normal: !has_default || breaks || last, breaks: false }
-        }
-        _ => through,
-    }
-}
-
-fn sequence(items: &[Stmt]) -> Flow {
-    let mut out = Flow { normal: true, breaks: false };
-    for item in items {
-        if !out.normal {
-            break; // the rest is unreachable
-        }
-        let f = flow(item);
-        out = Flow { normal: f.normal, breaks: out.breaks || f.breaks };
-    }
-    out
 }
 
 fn missing_return(
