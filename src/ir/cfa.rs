@@ -5,8 +5,6 @@
 //! found by walking from a node along [`Frame`]s, the continuation of each loop: which
 //! statements run after it and which loops enclose it.
 
-use std::collections::HashMap;
-
 use super::{Function, Span, Stmt, StmtKind};
 
 /// A node of a function's automaton. Loops are numbered in source pre-order.
@@ -54,7 +52,6 @@ pub struct LoopTree<'p> {
     pub loops: Vec<LoopInfo<'p>>,
     /// Loops not nested in another loop, in source order.
     pub roots: Vec<usize>,
-    by_stmt: HashMap<*const Stmt, usize>,
     /// The frames of the function body itself.
     pub body: Vec<Frame<'p>>,
 }
@@ -63,7 +60,7 @@ impl<'p> LoopTree<'p> {
     /// The loop tree of a defined function (`None` for a prototype).
     pub fn of(func: &'p Function) -> Option<LoopTree<'p>> {
         let body = func.body.as_ref()?;
-        let mut t = LoopTree { loops: Vec::new(), roots: Vec::new(), by_stmt: HashMap::new(), body: Vec::new() };
+        let mut t = LoopTree { loops: Vec::new(), roots: Vec::new(), body: Vec::new() };
         let frames = match &body.kind {
             StmtKind::Block(stmts) => vec![Frame::Seq(stmts.as_slice(), 0)],
             _ => vec![Frame::Seq(std::slice::from_ref(body), 0)],
@@ -74,9 +71,10 @@ impl<'p> LoopTree<'p> {
         Some(t)
     }
 
-    /// The loop a loop statement is.
+    /// The loop a loop statement is (the statement itself, not an equal one elsewhere: a
+    /// function has few loops).
     pub fn loop_of(&self, s: &Stmt) -> Option<usize> {
-        self.by_stmt.get(&(s as *const Stmt)).copied()
+        self.loops.iter().position(|l| std::ptr::eq(l.stmt, s))
     }
 
     /// Every node of the automaton: entry, each loop's entry and exit, exit.
@@ -148,7 +146,6 @@ impl<'p> LoopTree<'p> {
             StmtKind::While { body, .. } | StmtKind::DoWhile { body, .. } | StmtKind::For { body, .. } => {
                 let id = self.loops.len();
                 self.loops.push(LoopInfo { stmt: s, parent, children: Vec::new(), after: frames.to_vec() });
-                self.by_stmt.insert(s as *const Stmt, id);
                 match parent {
                     Some(p) => self.loops[p].children.push(id),
                     None => self.roots.push(id),
