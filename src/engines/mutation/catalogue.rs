@@ -42,8 +42,9 @@
 //!   `(c = getchar()) != EOF`;
 //! - `integer-division` (level 1): a division of two integers whose quotient is converted to
 //!   a floating type divides in that type, `avg = sum / n` → `avg = (float) sum / n`,
-//!   `x * (1 / 2)` → `x * (1.0 / 2)` (the quotient C computes is the integer one, its
-//!   fraction lost before the conversion);
+//!   `x * (1 / 2)` → `x * (1.0 / 2)`, `printf("%.2f", sum / n)` → `printf("%.2f", (double)
+//!   sum / n)` (the quotient C computes is the integer one, its fraction lost before the
+//!   conversion, or printed by a directive that reads a `double`);
 //! - `assignment-for-comparison` (level 1): an assignment whose value a condition tests for
 //!   truth compares instead, `if (x = 0)` → `if (x == 0)`, `while (!(done = 1))` →
 //!   `while (!(done == 1))`;
@@ -272,6 +273,18 @@ pub fn mutants(program: &Program, src: &str, expr: &Expr, role: Role, level: u8,
     // off-by-one rule): keep the first.
     let mut seen = std::collections::HashSet::new();
     out.retain(|m| seen.insert((m.edit.span, m.edit.new_text.clone())));
+    out
+}
+
+/// The `integer-division` mutants of the quotients a `printf` call prints with a floating
+/// directive (`printf("%.2f", sum / n)`). Each changes the type of what it prints, which no
+/// location's alternative may (the encodings keep a location's type): they are statement
+/// repairs, checked by running the tests ([`super::statements`]).
+pub fn printed_quotient_mutants(program: &Program, src: &str, call: &Expr) -> Vec<Mutant> {
+    let mut out = Vec::new();
+    let ExprKind::Call(Callee::Builtin(Builtin::Printf), args) = &call.kind else { return out };
+    let ctx = Ctx { program, src, level: 1, role: Role::Value, scope: &NoScope, root: call };
+    ctx.printed_quotients(args, &mut Vec::new(), &mut out);
     out
 }
 
@@ -657,6 +670,33 @@ impl Ctx<'_> {
         let mut m = self.mutant(path, node, MutationKind::IntegerDivision, a.span, new_text.clone());
         m.description = self.in_context(inner.span, a.span, &new_text);
         out.push(m);
+    }
+
+    /// `integer-division` of a quotient `printf` prints with a floating directive
+    /// (`printf("%.2f", sum / n)` with `int sum, n`): the directive asks for the fraction, and
+    /// the quotient, divided in `double`, gives it (as printed, it is a `double` already).
+    fn printed_quotients(&self, args: &[Expr], path: &mut Path, out: &mut Vec<Mutant>) {
+        let Some((fmt, values)) = crate::ir::format::printf_format(args) else { return };
+        let Ok(pieces) = crate::ir::format::parse(fmt, false) else { return };
+        let first_value = args.len() - values.len();
+        let mut at = first_value;
+        for piece in pieces {
+            let crate::ir::format::Piece::Directive(d) = piece else { continue };
+            if d.conv == '%' {
+                continue;
+            }
+            let index = at + d.arg_count(false) - 1;
+            at += d.arg_count(false);
+            let Some(value) = args.get(index) else { return };
+            if !d.is_float() || !value.ty.is_integer() {
+                continue;
+            }
+            let as_double =
+                Expr::new(ExprKind::Cast { expr: Box::new(value.clone()), implicit: true }, Type::DOUBLE, value.span);
+            path.push(index);
+            self.integer_division(&as_double, value.strip_implicit(), path, out);
+            path.pop();
+        }
     }
 
     /// `--j` ↔ `j--`, `++i` ↔ `i++`: the operator moved to the other side of a target
@@ -1573,6 +1613,32 @@ mod tests {
             other => format!("{:?}", std::mem::discriminant(other)),
         };
         format!("{head}:{}({})", e.ty, kids.join(","))
+    }
+
+    #[test]
+    fn an_integer_quotient_printed_as_a_fraction_divides_in_double() {
+        let src = "#include <stdio.h>\nint main(void) {\n    int a = nondet_int(), b = nondet_int();\n    printf(\"%d %.2f %*.1f %d\\n\", a / b, a / b, 3, (a + 1) / b, a / 2);\n    return 0;\n}\n";
+        // Only the quotients a floating directive prints (a `*` width takes its own argument).
+        expect_test::expect![[r#"
+            `a / b` → `(double) a / b` [int]: printf("%d %.2f %*.1f %d\n", a / b, (double)a / b, 3, (a + 1) / b, a / 2)
+            `(a + 1) / b` → `(double) (a + 1) / b` [int]: printf("%d %.2f %*.1f %d\n", a / b, a / b, 3, (double)(a + 1) / b, a / 2)"#]]
+        .assert_eq(&printed_quotients_lowered_again(src));
+    }
+
+    fn printed_quotients_lowered_again(src: &str) -> String {
+        let p = lower_source(src).program;
+        let mut lines = Vec::new();
+        for f in p.funcs.iter().filter_map(|f| f.body.as_ref()) {
+            crate::ir::walk::for_each_stmt(f, &mut |s| {
+                if let StmtKind::Expr(e) = &s.kind {
+                    for m in printed_quotient_mutants(&p, src, e) {
+                        assert_lowers_to_itself(src, e, &m);
+                        lines.push(format!("{} [{}]: {}", m.description, m.expr.ty, expr_to_c(&p, &m.expr)));
+                    }
+                }
+            });
+        }
+        lines.join("\n")
     }
 
     #[test]

@@ -10,7 +10,8 @@
 //!   its body, a counter reset at the start of the body goes before the loop, and the one
 //!   before the loop goes to the start of its body (reset for each row);
 //! - `delete-statement`: an assignment or update that should not be there goes (never a
-//!   `free`: deleting it would trade the bug for a leak);
+//!   `free`: deleting it would trade the bug for a leak), and so does the `else` of an `if`
+//!   whose branches both leave the loop around it (a search that decides on its first item);
 //! - `delete-output`: a statement that only prints goes (a prompt where the whole output is
 //!   compared, a debugging print, an extra line break);
 //! - `stray-semicolon`: the `;` right after a `for`, `while` or `if` header goes, and the
@@ -30,6 +31,8 @@
 //!   - Wolverine2's pointer statements over the struct pointers in scope (`x = y;`,
 //!     `x = y->f;`, `x->f = y;`, `x->f = NULL;`), before a statement or at the end of a block;
 //!   - `break;` at the end of a `case` that runs on into the next one;
+//! - `integer-division`: a quotient of integers a floating directive prints, divided in
+//!   `double` (`printf("%.2f", sum / n)` → `printf("%.2f", (double) sum / n)`);
 //! - `initialise`: a local declared without a value gets `0` or `1` (`{0}` for an array) where
 //!   it is declared, the accumulator or counter a student forgot to start;
 //! - `read-line`: a word read where the assignment reads a line, `scanf("%s", s)` →
@@ -220,20 +223,26 @@ impl Collect<'_> {
                 }
             }
             StmtKind::While { cond, body } => {
+                self.decided_in_first_round(func, body);
                 self.loop_step(func, cond, body);
                 self.separators(func, s);
                 self.stmt(func, body);
             }
             StmtKind::For { cond: Some(cond), step: None, body, .. } => {
+                self.decided_in_first_round(func, body);
                 self.loop_step(func, cond, body);
                 self.stmt(func, body);
             }
             StmtKind::For { body, .. } => {
+                self.decided_in_first_round(func, body);
                 self.separators(func, s);
                 self.reverse_loop(func, s);
                 self.stmt(func, body);
             }
-            StmtKind::DoWhile { body, .. } => self.stmt(func, body),
+            StmtKind::DoWhile { body, .. } => {
+                self.decided_in_first_round(func, body);
+                self.stmt(func, body)
+            }
             StmtKind::Switch { arms, .. } => {
                 self.missing_breaks(func, arms);
                 for arm in arms {
@@ -243,6 +252,59 @@ impl Collect<'_> {
             }
             StmtKind::Decl { var, init: None } => self.initialise(func, s, *var),
             _ => {}
+        }
+    }
+
+    /// A quotient of integers printed as a fraction (`printf("%.2f", sum / n)`) divided in
+    /// `double` (the catalogue's `integer-division`; the printed value changes type, which
+    /// only a statement repair may do).
+    fn printed_quotients(&mut self, func: FuncId, s: &Stmt, e: &Expr) {
+        for m in super::catalogue::printed_quotient_mutants(self.program, self.src, e) {
+            self.push(func, s, MutationKind::IntegerDivision, m.edit, m.description, 1);
+        }
+    }
+
+    /// A loop that decides on its first round: an `if` in its body whose branches both leave
+    /// the loop (`if (a[i] == k) { found; return; } else { not found; return; }`), so no
+    /// second item is ever looked at. Deleting the `else` lets the loop go on to the next
+    /// item (what the `else` said belongs after the loop, where it often is already).
+    fn decided_in_first_round(&mut self, func: FuncId, body: &Stmt) {
+        fn leaves_loop(s: &Stmt) -> bool {
+            let flow = crate::ir::flow::flow(s);
+            let mut returns = false;
+            crate::ir::walk::for_each_stmt(s, &mut |x| {
+                returns |= matches!(&x.kind, StmtKind::Return(_))
+                    || matches!(&x.kind, StmtKind::Expr(e) if crate::ir::flow::is_exit(e));
+            });
+            !flow.normal && (flow.breaks || returns)
+        }
+        fn ifs<'s>(s: &'s Stmt, out: &mut Vec<&'s Stmt>) {
+            match &s.kind {
+                StmtKind::Block(items) => items.iter().for_each(|x| ifs(x, out)),
+                StmtKind::If { then, els, .. } => {
+                    out.push(s);
+                    ifs(then, out);
+                    if let Some(e) = els {
+                        ifs(e, out);
+                    }
+                }
+                _ => {}
+            }
+        }
+        let mut found = Vec::new();
+        ifs(body, &mut found);
+        for s in found {
+            let StmtKind::If { then, els: Some(els), .. } = &s.kind else { continue };
+            if !leaves_loop(then) || !leaves_loop(els) {
+                continue;
+            }
+            let edit =
+                TextEdit { span: Span::new(then.span.end as usize, els.span.end as usize), new_text: String::new() };
+            let description = match one_line(self.text(els.span)) {
+                Some(line) if line.len() <= 40 => format!("delete `else {line}`"),
+                _ => "delete the `else` branch".to_string(),
+            };
+            self.push(func, s, MutationKind::DeleteStatement, edit, description, 1);
         }
     }
 
@@ -279,6 +341,7 @@ impl Collect<'_> {
                 self.read_line(func, s, e);
                 self.scanf_without_text(func, s, e);
                 self.printf_directives(func, s, e);
+                self.printed_quotients(func, s, e);
             }
             self.cut_line_break(func, s);
             if matches!(s.kind, StmtKind::While { .. } | StmtKind::For { .. } | StmtKind::DoWhile { .. }) {
@@ -1661,6 +1724,18 @@ mod tests {
                 apply_edits(src, &edits)
             })
             .collect()
+    }
+
+    #[test]
+    fn a_loop_that_decides_on_its_first_item_loses_its_else() {
+        let src = "int main(void) {\n    int a[3] = {1, 2, 3}, i, k = 2, f = 0;\n    for (i = 0; i < 3; i++) {\n        if (a[i] == k) return 1; else return 0;\n    }\n    for (i = 0; i < 3; i++) {\n        if (a[i] == k) { f = 1; break; } else f = 0;\n    }\n    while (f) {\n        if (a[0]) break; else { f = 2; break; }\n    }\n    if (f) return 1; else return 2;\n}\n";
+        let deleted: Vec<String> = candidates_of(src, None, MutationKind::DeleteStatement)
+            .into_iter()
+            .map(|c| c.changes[0].mutant.description.clone())
+            .filter(|d| d.contains("else"))
+            .collect();
+        // Not where one branch goes on (the second loop), nor outside a loop.
+        assert_eq!(deleted, ["delete `else return 0;`", "delete `else { f = 2; break; }`"]);
     }
 
     #[test]

@@ -8,7 +8,7 @@
 use std::collections::HashSet;
 
 use super::env::Env;
-use super::graph::{COST_FIELD, FnKind, FnNode, Graph};
+use super::graph::{COST_CAST, COST_FIELD, FnKind, FnNode, Graph};
 use super::synth::{Cand, Synth};
 use super::term::{self, Term, TermKind, format_arg_types, format_call, strip_paren, type_of};
 use super::types::{Ty, TyKind, Types};
@@ -409,6 +409,7 @@ impl<'e, 'p> Repairer<'e, 'p> {
         let rest = &args[(index + 1).min(args.len())..];
         let mut rewritten = fmt.text.clone();
         let mut changed = 0;
+        let mut meant_fraction = false;
         let mut want2 = want.clone();
         for (i, (a, w)) in rest.iter().zip(&want).enumerate() {
             let Some(at) = type_of(self.env, a) else { continue };
@@ -426,10 +427,16 @@ impl<'e, 'p> Repairer<'e, 'p> {
                 rewritten = r;
                 want2[i] = v;
                 changed += 1;
+                // A quotient of integers printed as a fraction: the fraction is what was
+                // meant (an average, a ratio), so a cast ranks before printing it whole.
+                if !scanf && self.env.types.is_float(*w) && self.env.types.is_int(v) && is_quotient(a) {
+                    meant_fraction = true;
+                }
             }
         }
         if changed > 0 {
-            push(extra, rewritten, want2, base + 1 + FORMAT_EDIT * changed);
+            let extra_cost = if meant_fraction { COST_CAST } else { 0 };
+            push(extra, rewritten, want2, base + 1 + FORMAT_EDIT * changed + extra_cost);
         }
     }
 
@@ -681,6 +688,11 @@ impl<'e, 'p> Repairer<'e, 'p> {
         }
         out
     }
+}
+
+/// `a / b` (in parentheses or not).
+fn is_quotient(t: &Term) -> bool {
+    matches!(&strip_paren(t).kind, TermKind::Binary(op, _, _) if op == "/")
 }
 
 fn is_format_literal(t: &Term, arg: usize) -> bool {
