@@ -45,9 +45,15 @@ impl Lowered {
     }
 }
 
-/// The program of `src` when it lowers without an error (a candidate repair's text).
+/// The program of `src` when it parses and lowers without an error (a candidate repair's
+/// text). The lowering recovers from a syntax error as the parser does (`if x == 0 …` still
+/// lowers), so the tree is checked too: a candidate whose text does not parse is no repair.
 pub fn lower_without_errors(src: &str) -> Option<Program> {
-    let lowered = lower_source(src);
+    let tree = parse_c(src);
+    if tree.root_node().has_error() {
+        return None;
+    }
+    let lowered = lower(&tree, src);
     (!lowered.has_errors()).then_some(lowered.program)
 }
 
