@@ -21,7 +21,8 @@ pub use diag::{Diagnostic, Related, Severity};
 pub use program::*;
 pub use repair::{
     Bound, Cuts, Guarantee, Place, Reached, Repair, TextEdit, apply_edits, changes_in_words, declarator_end,
-    deletion_span, in_line_breaks_of, indentation, initial_values, initialisation, is_parenthesized, words_list,
+    deletion_span, in_line_breaks_of, indentation, initial_values, initialisation, is_parenthesized,
+    string_equality_edit, words_list,
 };
 pub use types::{FloatKind, IntKind, IntType, StructId, Type};
 

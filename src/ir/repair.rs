@@ -2,7 +2,7 @@
 //! guarantee. Pure data, so every layer (even the syntax layer's insert-token fixes) can
 //! produce them; `patch/` turns engine results into them.
 
-use super::{Span, Type, Var, VarKind};
+use super::{BinOp, Expr, ExprKind, Span, Type, Var, VarKind};
 use serde::Serialize;
 
 /// What a repair is known to achieve. Every suggestion carries exactly one; a level is never
@@ -314,6 +314,33 @@ pub fn is_parenthesized(text: &str) -> bool {
         }
     }
     false
+}
+
+/// `a == b` (or `!=`) between strings that cannot be the same object (a string literal, or
+/// two arrays), which compares where they are stored and never their letters: the edit of
+/// `src` that compares the letters, `strcmp(a, b) == 0` (`!= 0`). A comparison of two
+/// pointers is left alone: `p == end` walks a string.
+pub fn string_equality_edit(src: &str, e: &Expr) -> Option<TextEdit> {
+    let ExprKind::Binary(op @ (BinOp::Eq | BinOp::Ne), a, b) = &e.kind else { return None };
+    let (a, b) = (a.strip_implicit(), b.strip_implicit());
+    if !a.ty.is_char_pointer() || !b.ty.is_char_pointer() {
+        return None;
+    }
+    let literal = |x: &Expr| matches!(x.kind, ExprKind::Str(_));
+    let array = |x: &Expr| matches!(x.ty, Type::Array(..));
+    if !(literal(a) || literal(b) || (array(a) && array(b))) {
+        return None;
+    }
+    let (ta, tb) = (src.get(a.span.range())?, src.get(b.span.range())?);
+    let whole = src.get(e.span.range())?;
+    if ta.is_empty() || tb.is_empty() || !whole.contains(ta) || !whole.contains(tb) {
+        return None;
+    }
+    let test = if *op == BinOp::Eq { "==" } else { "!=" };
+    let compared = format!("strcmp({ta}, {tb}) {test} 0");
+    // A condition's node spans its parentheses: `(s == "yes")`.
+    let new_text = if is_parenthesized(whole.trim()) { format!("({compared})") } else { compared };
+    Some(TextEdit { span: e.span, new_text })
 }
 
 /// The text to remove to delete the statement expression at `span` (or the statement, its

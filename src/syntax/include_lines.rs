@@ -25,6 +25,25 @@ pub fn include_lines(src: &str) -> impl Iterator<Item = IncludeLine<'_>> {
         })
 }
 
+/// The edit that includes `<header>` after the file's last `#include` line (at the top when it
+/// has none); `None` when the file includes it already.
+pub fn include_edit(src: &str, header: &str) -> Option<crate::ir::TextEdit> {
+    let mut after = 0;
+    for line in crate::syntax::include_lines::include_lines(src) {
+        if line.header == header {
+            return None;
+        }
+        after = line.end;
+    }
+    // The last include line may end the file without a line break.
+    let new_text = if after > 0 && !src[..after].ends_with('\n') {
+        format!("\n#include <{header}>")
+    } else {
+        format!("#include <{header}>\n")
+    };
+    Some(crate::ir::TextEdit { span: crate::ir::Span::new(after, after), new_text })
+}
+
 #[cfg(test)]
 mod tests {
     use super::include_lines;

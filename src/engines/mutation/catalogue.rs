@@ -152,6 +152,9 @@ pub enum MutationKind {
     AssignmentForComparison,
     /// The `;` right after a loop or `if` header, which leaves its body empty, goes.
     StraySemicolon,
+    /// Two strings compared with `==`, which compares where they are stored: their letters
+    /// compared, `s == "yes"` → `strcmp(s, "yes") == 0`.
+    StringEquality,
 }
 
 impl MutationKind {
@@ -204,6 +207,7 @@ impl MutationKind {
             MutationKind::IntegerDivision => "integer-division",
             MutationKind::AssignmentForComparison => "assignment-for-comparison",
             MutationKind::StraySemicolon => "stray-semicolon",
+            MutationKind::StringEquality => "string-equality",
         }
     }
 }

@@ -33,6 +33,8 @@
 //!   - `break;` at the end of a `case` that runs on into the next one;
 //! - `integer-division`: a quotient of integers a floating directive prints, divided in
 //!   `double` (`printf("%.2f", sum / n)` → `printf("%.2f", (double) sum / n)`);
+//! - `string-equality`: strings compared with `==` compare their letters,
+//!   `s == "yes"` → `strcmp(s, "yes") == 0`;
 //! - `initialise`: a local declared without a value gets `0` or `1` (`{0}` for an array) where
 //!   it is declared, the accumulator or counter a student forgot to start;
 //! - `read-line`: a word read where the assignment reads a line, `scanf("%s", s)` →
@@ -206,6 +208,10 @@ impl Collect<'_> {
         if let Some(cond) = cond {
             self.read_line(func, s, cond);
             self.scanf_without_text(func, s, cond);
+            self.string_equalities(func, s, cond);
+        }
+        if let StmtKind::Expr(e) | StmtKind::Return(Some(e)) = &s.kind {
+            self.string_equalities(func, s, e);
         }
         match &s.kind {
             StmtKind::Block(items) => {
@@ -305,6 +311,26 @@ impl Collect<'_> {
                 _ => "delete the `else` branch".to_string(),
             };
             self.push(func, s, MutationKind::DeleteStatement, edit, description, 1);
+        }
+    }
+
+    /// Strings compared with `==` where their letters were meant: `strcmp(s, "yes") == 0`
+    /// ([`crate::ir::string_equality_edit`]), with `#include <string.h>` where it is missing.
+    fn string_equalities(&mut self, func: FuncId, s: &Stmt, e: &Expr) {
+        let mut edits = Vec::new();
+        walk_expr(e, &mut |x| edits.extend(crate::ir::string_equality_edit(self.src, x)));
+        for edit in edits {
+            let inner = |t: &str| {
+                let t = t.trim();
+                if crate::ir::is_parenthesized(t) { t[1..t.len() - 1].trim().to_string() } else { t.to_string() }
+            };
+            let description = format!("`{}` → `{}`", inner(self.text(edit.span)), inner(&edit.new_text));
+            let mut changes = vec![self.change(func, s, MutationKind::StringEquality, edit, description)];
+            if let Some(include) = crate::syntax::include_lines::include_edit(self.src, "string.h") {
+                let description = "add `#include <string.h>`".to_string();
+                changes.push(self.change(func, s, MutationKind::IncludeHeader, include, description));
+            }
+            self.out.push(Candidate { changes, tier: 1, at: s.span });
         }
     }
 
@@ -601,7 +627,7 @@ impl Collect<'_> {
                 let (anchor, edit, _) = self.insertion(place, &statement);
                 let description = format!("cut the line break `fgets` keeps: add `{statement}`");
                 let mut changes = vec![self.change(func, anchor, MutationKind::CutLineBreak, edit, description)];
-                if let Some(include) = include_edit(self.src, "string.h") {
+                if let Some(include) = crate::syntax::include_lines::include_edit(self.src, "string.h") {
                     let description = "add `#include <string.h>`".to_string();
                     changes.push(self.change(func, anchor, MutationKind::IncludeHeader, include, description));
                 }
@@ -1256,25 +1282,6 @@ impl Collect<'_> {
     }
 }
 
-/// The edit that includes `<header>` after the file's last `#include` line (at the top when it
-/// has none); `None` when the file includes it already.
-fn include_edit(src: &str, header: &str) -> Option<TextEdit> {
-    let mut after = 0;
-    for line in crate::syntax::include_lines::include_lines(src) {
-        if line.header == header {
-            return None;
-        }
-        after = line.end;
-    }
-    // The last include line may end the file without a line break.
-    let new_text = if after > 0 && !src[..after].ends_with('\n') {
-        format!("\n#include <{header}>")
-    } else {
-        format!("#include <{header}>\n")
-    };
-    Some(TextEdit { span: Span::new(after, after), new_text })
-}
-
 enum Insertion<'a> {
     Before(&'a Stmt),
     After(&'a Stmt),
@@ -1736,6 +1743,24 @@ mod tests {
             .collect();
         // Not where one branch goes on (the second loop), nor outside a loop.
         assert_eq!(deleted, ["delete `else return 0;`", "delete `else { f = 2; break; }`"]);
+    }
+
+    #[test]
+    fn strings_compared_with_equals_compare_their_letters() {
+        let src = "#include <stdio.h>\nint main(void) {\n    char a[8], b[8], *p = a;\n    scanf(\"%7s %7s\", a, b);\n    if (a == \"yes\" || b != a) return 1;\n    while (p != a) p++;\n    return \"no\" == b;\n}\n";
+        let fixed: Vec<String> = candidates_of(src, None, MutationKind::StringEquality)
+            .into_iter()
+            .map(|c| c.changes.iter().map(|x| x.mutant.description.clone()).collect::<Vec<_>>().join("; "))
+            .collect();
+        // Not two pointers (`p != a` walks a string).
+        assert_eq!(
+            fixed,
+            [
+                "`a == \"yes\"` → `strcmp(a, \"yes\") == 0`; add `#include <string.h>`",
+                "`b != a` → `strcmp(b, a) != 0`; add `#include <string.h>`",
+                "`\"no\" == b` → `strcmp(\"no\", b) == 0`; add `#include <string.h>`",
+            ]
+        );
     }
 
     #[test]

@@ -699,7 +699,9 @@ impl<'a> Lowerer<'a> {
                     return mk(lhs, rhs, Type::INT);
                 }
                 if lt.is_pointer() && rt.is_pointer() {
-                    return mk(lhs, rhs, Type::INT);
+                    let compared = mk(lhs, rhs, Type::INT);
+                    self.string_equality_fix(&compared);
+                    return compared;
                 }
                 if lt.is_pointer() && is_null_constant(&rhs) {
                     let rhs = self.convert(rhs, &lt);
@@ -1125,6 +1127,30 @@ impl<'a> Lowerer<'a> {
             TextEdit { span, new_text },
             "`printf` takes the text to print first, as a string; values go after it, each with a `%` directive.",
         );
+    }
+
+    /// `s == "yes"`: strings compared where they are stored, never equal. The fix compares
+    /// their letters with `strcmp` (including `<string.h>` where the file does not).
+    fn string_equality_fix(&mut self, compared: &Expr) {
+        let Some(edit) = crate::ir::string_equality_edit(self.src, compared) else { return };
+        let (span, written) = (compared.span, self.src[compared.span.range()].to_string());
+        self.warning(
+            "string-equality",
+            span,
+            format!("`{written}` compares where the strings are stored, not their letters"),
+        );
+        let meant = edit.new_text.clone();
+        self.fix(
+            span,
+            format!("Compare the letters: `{meant}`"),
+            edit,
+            "`strcmp` compares two strings letter by letter; it gives 0 when they are the same.",
+        );
+        if let Some(include) = crate::syntax::include_lines::include_edit(self.src, "string.h")
+            && let Some(fix) = self.fixes.last_mut()
+        {
+            fix.edits.push(include);
+        }
     }
 
     /// `%C`, `%D`: a conversion letter in the wrong case, where the lower case one exists.
