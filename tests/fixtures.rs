@@ -534,10 +534,14 @@ fn render_check(f: &Fixture) -> String {
     for d in &report.diagnostics {
         let (l, c) = line_col(&f.src, d.span.start as usize);
         out.push_str(&format!("{l}:{c} {} [{}] {}\n", d.severity.as_str(), d.code, d.message));
-        // Where a run goes wrong is told as a fix's related information, and what a construct
-        // mend cannot analyse stops as that note's.
+        // Where a run goes wrong, and a front-end warning the fix answers, are told as a
+        // fix's related information; what a construct mend cannot analyse stops, as that
+        // note's. (The same change at other places is in the repair's edits below.)
         let shown = |r: &&mend::ir::Related| {
-            d.code == "unsupported" || r.message.contains(" goes wrong ") || r.message.starts_with("inside `")
+            d.code == "unsupported"
+                || (d.code == "repair" && r.message != "the same change here")
+                || r.message.contains(" goes wrong ")
+                || r.message.starts_with("inside `")
         };
         for r in d.related.iter().filter(shown) {
             let (l, c) = line_col(&f.src, r.span.start as usize);

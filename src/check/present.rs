@@ -6,6 +6,8 @@
 //!   the failing tests' one warning (`run_tests` groups them), the mismatch with the reference
 //!   when no test shows it, and one warning per place the best repair changes.
 //! - Every behaviour repair is offered from every diagnostic of that bug.
+//! - A front-end warning about what an expression does, at a place the best fix changes,
+//!   is that fix's related information: the fix answers it.
 //! - A search's intermediate notes go once a conclusion is there: a final state says one
 //!   thing.
 
@@ -58,6 +60,7 @@ pub fn student_view(report: &mut Report) {
     if let Some(best) = behaviour.first() {
         show_changed_places(report, best);
         explain_at_changed_places(report);
+        answer_front_end_warnings(report);
         // "The proof did not finish" stands only while the best fix is unproved: once a
         // proof is shown, it is history. "A fix was withdrawn" is history as soon as any fix
         // is shown: the input that refuted it joined the tests the shown fix passes, and its
@@ -183,6 +186,27 @@ fn explain_at_changed_places(report: &mut Report) {
         let at = (rest.iter().position(|k| is_fix(k) && k.span.touches(d.span)))
             .or_else(|| rest.iter().position(|k| is_fix(k) && d.code == "wrong-state"));
         match at {
+            Some(k) => rest[k].related.push(crate::ir::Related { span: d.span, message: d.message }),
+            None => rest.push(d),
+        }
+    }
+    report.diagnostics = rest;
+}
+
+/// Warnings of the front end about what an expression does (a string compared by address, a
+/// value printed with another type's directive) that a fix's warning stands on: the fix
+/// answers them, so they are its related information, not a second message for the bug.
+const ANSWERED_WARNINGS: &[&str] = &["string-equality", "format", "type"];
+
+/// Folds each of [`ANSWERED_WARNINGS`] whose place a fix's warning touches into that warning
+/// (the first such): one message per bug, the front end's words kept beside it.
+fn answer_front_end_warnings(report: &mut Report) {
+    let (answered, mut rest): (Vec<Diagnostic>, Vec<Diagnostic>) = std::mem::take(&mut report.diagnostics)
+        .into_iter()
+        .partition(|d| d.severity == crate::ir::Severity::Warning && ANSWERED_WARNINGS.contains(&d.code));
+    let is_fix = |k: &Diagnostic| matches!(k.code, "verified-repair" | "repair");
+    for d in answered {
+        match rest.iter().position(|k| is_fix(k) && k.span.touches(d.span)) {
             Some(k) => rest[k].related.push(crate::ir::Related { span: d.span, message: d.message }),
             None => rest.push(d),
         }
