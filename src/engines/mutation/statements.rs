@@ -275,15 +275,7 @@ impl Collect<'_> {
     /// second item is ever looked at. Deleting the `else` lets the loop go on to the next
     /// item (what the `else` said belongs after the loop, where it often is already).
     fn decided_in_first_round(&mut self, func: FuncId, body: &Stmt) {
-        fn leaves_loop(s: &Stmt) -> bool {
-            let flow = crate::ir::flow::flow(s);
-            let mut returns = false;
-            crate::ir::walk::for_each_stmt(s, &mut |x| {
-                returns |= matches!(&x.kind, StmtKind::Return(_))
-                    || matches!(&x.kind, StmtKind::Expr(e) if crate::ir::flow::is_exit(e));
-            });
-            !flow.normal && (flow.breaks || returns)
-        }
+        let leaves_loop = |s: &Stmt| !crate::ir::flow::flow(s).stays_in_loop();
         fn ifs<'s>(s: &'s Stmt, out: &mut Vec<&'s Stmt>) {
             match &s.kind {
                 StmtKind::Block(items) => items.iter().for_each(|x| ifs(x, out)),
@@ -1735,13 +1727,14 @@ mod tests {
 
     #[test]
     fn a_loop_that_decides_on_its_first_item_loses_its_else() {
-        let src = "int main(void) {\n    int a[3] = {1, 2, 3}, i, k = 2, f = 0;\n    for (i = 0; i < 3; i++) {\n        if (a[i] == k) return 1; else return 0;\n    }\n    for (i = 0; i < 3; i++) {\n        if (a[i] == k) { f = 1; break; } else f = 0;\n    }\n    while (f) {\n        if (a[0]) break; else { f = 2; break; }\n    }\n    if (f) return 1; else return 2;\n}\n";
+        let src = "int main(void) {\n    int a[3] = {1, 2, 3}, i, k = 2, f = 0;\n    for (i = 0; i < 3; i++) {\n        if (a[i] == k) return 1; else return 0;\n    }\n    for (i = 0; i < 3; i++) {\n        if (a[i] == k) { f = 1; break; } else f = 0;\n    }\n    while (f) {\n        if (a[0]) break; else { f = 2; break; }\n    }\n    while (f) {\n        if (a[1]) { f--; continue; } else return 3;\n        if (a[2]) switch (f) { case 1: continue; default: return 4; } else return 5;\n    }\n    if (f) return 1; else return 2;\n}\n";
         let deleted: Vec<String> = candidates_of(src, None, MutationKind::DeleteStatement)
             .into_iter()
             .map(|c| c.changes[0].mutant.description.clone())
             .filter(|d| d.contains("else"))
             .collect();
-        // Not where one branch goes on (the second loop), nor outside a loop.
+        // Not where one branch goes on (the second loop) or on to the next round (a
+        // `continue`, also from inside a `switch`), nor outside a loop.
         assert_eq!(deleted, ["delete `else return 0;`", "delete `else { f = 2; break; }`"]);
     }
 
