@@ -83,6 +83,9 @@ pub(super) fn top_level_scanf_directives(p: &Program, f: FuncId) -> Option<Vec<S
 /// other statement that may read (a loop or an `if` that reads, a `getchar`, a call of one of
 /// the program's functions). On every path that reads their tokens, those are the input's
 /// first, in this order (`scanf("%d", &n);` then a loop that reads `n` numbers).
+///
+/// A read that guards the input, `if (scanf("%d", &n) != 1 || n < 0) return 1;`, is the last
+/// of them ([`guard_read`]): its `if` is then the statement at the index returned.
 pub(super) fn leading_scanf_directives(p: &Program, f: FuncId) -> Option<(Vec<ScanfDirective<'_>>, usize)> {
     let StmtKind::Block(stmts) = &p.func(f).body.as_ref()?.kind else { return None };
     let mut out = Vec::new();
@@ -93,11 +96,41 @@ pub(super) fn leading_scanf_directives(p: &Program, f: FuncId) -> Option<(Vec<Sc
                 out.extend(scanf_directives(e)?);
                 last = Some(i);
             }
+            _ if let Some(read) = guard_read(s) => {
+                out.extend(scanf_directives(read)?);
+                last = Some(i);
+                break;
+            }
             _ if may_read(s) => break,
             _ => {}
         }
     }
     Some((out, last?))
+}
+
+/// The `scanf` call of an `if` that checks a read, `if (scanf("%d", &n) != 1 || n < 0)`:
+/// the call is the condition's first operand, evaluated on every path, and nothing else
+/// in the `if` reads. Its branches run after the read, whichever is taken.
+pub(super) fn guard_read(s: &Stmt) -> Option<&Expr> {
+    let StmtKind::If { cond, then, els } = &s.kind else { return None };
+    if may_read(then) || els.as_deref().is_some_and(may_read) {
+        return None;
+    }
+    let mut reads = 0;
+    crate::ir::walk::walk_expr(cond, &mut |e| reads += usize::from(matches!(&e.kind, ExprKind::Call(..))));
+    if reads != 1 {
+        return None;
+    }
+    // Down the operands evaluated first: `a || b`, `a != 1`, `!a`.
+    let mut e = cond.strip_implicit();
+    loop {
+        e = match &e.kind {
+            ExprKind::Logical(_, first, _) | ExprKind::Binary(_, first, _) => first.strip_implicit(),
+            ExprKind::Unary(crate::ir::UnOp::Not, x) => x.strip_implicit(),
+            ExprKind::Call(Callee::Builtin(Builtin::Scanf), _) => return Some(e),
+            _ => return None,
+        };
+    }
 }
 
 /// `s` reads input, or calls a function of the program (which may).

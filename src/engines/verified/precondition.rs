@@ -332,7 +332,18 @@ impl RangeConjecture {
             .into_iter()
             .reduce(|a, b| Expr::new(ExprKind::Logical(LogicOp::And, Box::new(a), Box::new(b)), Type::INT, span))?;
         let call = Expr::new(ExprKind::Call(Callee::Builtin(Builtin::Assume), vec![cond]), Type::Void, span);
-        stmts.insert(last + 1, Stmt { kind: StmtKind::Expr(call), span });
+        let assume = Stmt { kind: StmtKind::Expr(call), span };
+        if let StmtKind::If { then, els, .. } = &mut stmts[last].kind {
+            // A guarded read (`if (scanf(...) != 1 || n < 0) return 1;`): the assumption begins
+            // both branches, so a run the guard ends is ruled out too.
+            for branch in [then, els.get_or_insert_with(|| Box::new(Stmt { kind: StmtKind::Block(Vec::new()), span }))]
+            {
+                let old = std::mem::replace(&mut **branch, Stmt { kind: StmtKind::Block(Vec::new()), span });
+                **branch = Stmt { kind: StmtKind::Block(vec![assume.clone(), old]), span };
+            }
+        } else {
+            stmts.insert(last + 1, assume);
+        }
         Some(out)
     }
 
@@ -850,6 +861,36 @@ mod tests {
         // A read that comes first inside a loop: nothing is known to come first.
         let looped = lower("#include <stdio.h>\nint main(){ int n = 1; while (n > 0) scanf(\"%d\", &n); return 0; }\n");
         assert!(RangeConjecture::new(&looped, "main", &inputs(&["3 0", "1 0", "2 0"])).is_none());
+    }
+
+    #[test]
+    fn a_read_that_guards_the_input_is_ranged_and_its_guard_ruled_out() {
+        let p = lower(
+            "#include <stdio.h>\nint main(){ int n, i, x, s = 0;\n if (scanf(\"%d\", &n) != 1 || n < 0 || n > 100) return 1;\n for (i = 0; i < n; i++) { scanf(\"%d\", &x); s += x; }\n printf(\"%d\\n\", s); return 0; }\n",
+        );
+        let mut r = RangeConjecture::new(&p, "main", &inputs(&["3 1 2 3", "1 5", "2 7 9"])).expect("n");
+        assert!(r.exclude("-1"));
+        assert!(r.exclude("4 1 1 1 1"));
+        assert_eq!(r.description(), "the number read is between 0 and 3, as in all 3 tests");
+        let assumed = r.assumed(&p, "main").expect("an assumption");
+        let run = |text: &str| {
+            let limits = crate::spec::interp::Limits::default();
+            crate::spec::interp::run(&assumed, "main", text.as_bytes(), &limits, &crate::cancel::Cancel::new())
+        };
+        // A run the guard ends is ruled out as well as one past it.
+        assert!(run("-1").assume_failed);
+        assert!(run("200").assume_failed);
+        assert!(run("5 1 1 1 1 1").assume_failed);
+        let inside = run("2 4 5");
+        assert!(!inside.assume_failed && String::from_utf8_lossy(&inside.output) == "9\n");
+        // A guard that reads twice, or a branch that reads: nothing is known to come first.
+        for other in [
+            "#include <stdio.h>\nint main(){ int n, m; if (scanf(\"%d\", &n) != 1 || scanf(\"%d\", &m) != 1) return 1; return n; }\n",
+            "#include <stdio.h>\nint main(){ int n, m = 0; if (scanf(\"%d\", &n) != 1) scanf(\"%d\", &m); return n + m; }\n",
+            "#include <stdio.h>\nint main(){ int n; if (n > 0 && scanf(\"%d\", &n) == 1) return 1; return n; }\n",
+        ] {
+            assert!(RangeConjecture::new(&lower(other), "main", &inputs(&["3 1", "1 5", "2 7"])).is_none(), "{other}");
+        }
     }
 
     #[test]
