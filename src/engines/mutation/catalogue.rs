@@ -155,6 +155,10 @@ pub enum MutationKind {
     /// Two strings compared with `==`, which compares where they are stored: their letters
     /// compared, `s == "yes"` → `strcmp(s, "yes") == 0`.
     StringEquality,
+    /// Two assignments meant at once, made one after the other: the second reads what the
+    /// first just overwrote, so the old value is kept first (`a[j] = a[j + 1]; a[j + 1] =
+    /// a[j];` → `int tmp = a[j]; a[j] = a[j + 1]; a[j + 1] = tmp;`).
+    KeepOldValue,
 }
 
 impl MutationKind {
@@ -208,6 +212,7 @@ impl MutationKind {
             MutationKind::AssignmentForComparison => "assignment-for-comparison",
             MutationKind::StraySemicolon => "stray-semicolon",
             MutationKind::StringEquality => "string-equality",
+            MutationKind::KeepOldValue => "keep-old-value",
         }
     }
 }

@@ -306,6 +306,73 @@ impl Collect<'_> {
         }
     }
 
+    /// Two assignments meant to happen at once, made one after the other: the second reads
+    /// what the first has just overwritten (a swap, `a[j] = a[j + 1]; a[j + 1] = a[j];`; a
+    /// pair of a sequence moved on, `f2 = f1 + f2; f1 = f2;`). The first's old value is kept
+    /// in a new variable, and the second reads that: `int tmp = a[j]; a[j] = a[j + 1];
+    /// a[j + 1] = tmp;`. The declaration opens the block where only declarations come before
+    /// (C90 allows it there); elsewhere the three statements are a block of their own.
+    fn keep_old_value(&mut self, func: FuncId, first: &Stmt, second: &Stmt, declarations_only_before: bool) {
+        fn assigned(s: &Stmt) -> Option<(&Expr, &Expr)> {
+            let StmtKind::Expr(e) = &s.kind else { return None };
+            match &e.kind {
+                ExprKind::Assign(lhs, rhs) | ExprKind::CompoundAssign { lhs, rhs, .. } => Some((lhs, rhs)),
+                _ => None,
+            }
+        }
+        let (Some((overwritten, _)), Some((target, value))) = (assigned(first), assigned(second)) else { return };
+        if !matches!(overwritten.ty, Type::Int(_) | Type::Float(_) | Type::Pointer(_))
+            || crate::ir::walk::has_effects(overwritten)
+        {
+            return;
+        }
+        let compact = |span: Span| -> String { self.text(span).split_whitespace().collect() };
+        let old = compact(overwritten.span);
+        if old.is_empty() || compact(target.span) == old {
+            return;
+        }
+        let mut reads = Vec::new();
+        walk_expr(value, &mut |x| {
+            if compact(x.span) == old && !reads.iter().any(|r: &Span| r.start <= x.span.start && x.span.end <= r.end) {
+                reads.push(x.span);
+            }
+        });
+        let Some(name) = self.unused_name(&["tmp", "temp", "old", "aux", "saved"]) else { return };
+        if reads.is_empty() {
+            return;
+        }
+        // The second statement's text with each read of the old value renamed.
+        let mut renamed = self.text(second.span).to_string();
+        reads.sort_by_key(|r| std::cmp::Reverse(r.start));
+        for r in &reads {
+            let at = (r.start - second.span.start) as usize..(r.end - second.span.start) as usize;
+            renamed.replace_range(at, name);
+        }
+        let declaration =
+            format!("{} {name} = {};", self.program.type_name(&overwritten.ty), self.text(overwritten.span).trim());
+        let indent = crate::ir::indentation(self.src, first.span.start as usize);
+        let between = self.text(Span::new(first.span.start as usize, second.span.start as usize)).to_string();
+        let span = Span::new(first.span.start as usize, second.span.end as usize);
+        let new_text = if declarations_only_before {
+            format!("{declaration}\n{indent}{between}{renamed}")
+        } else {
+            let between = between.replace('\n', "\n    ");
+            format!("{{\n{indent}    {declaration}\n{indent}    {between}{renamed}\n{indent}}}")
+        };
+        let description = match (one_line(self.text(first.span)), one_line(&renamed)) {
+            (Some(a), Some(b)) => format!("keep the old `{old}` in `{name}`: `{declaration} {a} {b}`"),
+            _ => format!("keep the old `{old}` in `{name}` before it is overwritten"),
+        };
+        self.push(func, first, MutationKind::KeepOldValue, TextEdit { span, new_text }, description, 1);
+    }
+
+    /// The first of `names` that the text nowhere uses as an identifier.
+    fn unused_name(&self, names: &[&'static str]) -> Option<&'static str> {
+        let used: HashSet<&str> =
+            self.src.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_')).filter(|w| !w.is_empty()).collect();
+        names.iter().copied().find(|n| !used.contains(n))
+    }
+
     /// Strings compared with `==` where their letters were meant: `strcmp(s, "yes") == 0`
     /// ([`crate::ir::string_equality_edit`]), with `#include <string.h>` where it is missing.
     fn string_equalities(&mut self, func: FuncId, s: &Stmt, e: &Expr) {
@@ -350,6 +417,7 @@ impl Collect<'_> {
         for (i, s) in items.iter().enumerate() {
             if let Some(next) = items.get(i + 1) {
                 self.swap(func, s, next);
+                self.keep_old_value(func, s, next, items[..i].iter().all(|x| matches!(x.kind, StmtKind::Decl { .. })));
                 self.stray_semicolon(func, s, next);
             }
             if let StmtKind::Expr(e) = &s.kind {
@@ -1723,6 +1791,27 @@ mod tests {
                 apply_edits(src, &edits)
             })
             .collect()
+    }
+
+    #[test]
+    fn a_value_overwritten_before_it_is_read_is_kept_first() {
+        let src = "int main(void) {\n    int a[3] = {3, 1, 2}, j = 0;\n    long f1 = 0, f2 = 1, tmp = 0;\n    if (a[j] > a[j + 1]) {\n        a[j] = a[j + 1];\n        a[j + 1] = a[j];\n    }\n    f2 = f1 + f2;\n    f1 = f2;\n    j = 2;\n    a[0] = a[1];\n    a[0] = j;\n    return (int) (f1 + tmp);\n}\n";
+        let fixed: Vec<String> = candidates_of(src, None, MutationKind::KeepOldValue)
+            .into_iter()
+            .map(|c| apply_edits(src, &[c.changes[0].mutant.edit.clone()]))
+            .collect();
+        // At the start of a block, a declaration; after a statement, a block of its own (C90).
+        // `tmp` is taken. Not `j = 2; a[0] = a[1];` (nothing overwritten is read), nor
+        // `a[0] = a[1]; a[0] = j;` (the same place twice).
+        assert_eq!(fixed.len(), 2, "{fixed:#?}");
+        assert!(
+            fixed[0].contains(
+                "    }\n    {\n        long temp = f2;\n        f2 = f1 + f2;\n        f1 = temp;\n    }\n    j = 2;"
+            ),
+            "{}",
+            fixed[0]
+        );
+        assert!(fixed[1].contains("    if (a[j] > a[j + 1]) {\n        int temp = a[j];\n        a[j] = a[j + 1];\n        a[j + 1] = temp;\n    }"), "{}", fixed[1]);
     }
 
     #[test]
