@@ -13,7 +13,8 @@
 //!   the reference's assigned values, initialisers, printed and returned values and call
 //!   arguments; the right side of `x op= e` takes the reference's `op=` right sides only;
 //! - for the statement repairs ([`super::statements`]): the reference's expression statements
-//!   (assignments, prints), effects allowed but reads.
+//!   (assignments, prints), effects allowed but reads, and its special cases (an `if` whose
+//!   body is such statements, perhaps ending in `return`).
 //!
 //! **Variable mapping.** There is no automaton alignment here, so the mapping is built from the
 //! two whole functions of the same name: parameters by position; the k-th variable read by
@@ -165,6 +166,7 @@ impl<'a> ReferenceSpace<'a> {
                             .collect();
                         Pool::push(&mut pool.statements, texts);
                     }
+                    Pool::push(&mut pool.statements, guarded_statements(student, reference, st, &partners));
                 });
             }
             pools.insert(sid, pool);
@@ -505,6 +507,76 @@ fn scanned(f: &Function) -> Vec<VarId> {
     out
 }
 
+/// A special case of the reference, `if (n < 0) { printf("undefined\n"); return 0; }` or
+/// `if (a < 0) a = -a;`, renamed into the student's variables: an `if` without `else` whose
+/// condition has no effects and whose body is expression statements, perhaps ending in a
+/// `return` or `exit`. (Wolverine2 inserts guarded statements; the special case is the one
+/// students most often leave out: a negative number, an empty input, a division by zero.)
+/// The condition and the body are renamed as one, so a variable is the same student variable
+/// in both.
+fn guarded_statements(
+    student: &Program,
+    reference: &Program,
+    st: &Stmt,
+    partners: &BTreeMap<VarId, Vec<VarId>>,
+) -> Vec<String> {
+    let StmtKind::If { cond, then, els: None } = &st.kind else { return Vec::new() };
+    if crate::ir::walk::has_effects(cond) {
+        return Vec::new();
+    }
+    let items = match &then.kind {
+        StmtKind::Block(items) => items.as_slice(),
+        _ => std::slice::from_ref(&**then),
+    };
+    // The pieces as one expression (`cond, s1, s2, returned`), the return's value last.
+    let mut pieces = vec![cond.clone()];
+    let mut ends: Option<bool> = None; // Some(has a value) for a `return`
+    for (k, item) in items.iter().enumerate() {
+        let last = k + 1 == items.len();
+        match &item.kind {
+            StmtKind::Expr(e) => pieces.push(e.clone()),
+            StmtKind::Return(value) if last => {
+                ends = Some(value.is_some());
+                pieces.extend(value.clone());
+            }
+            _ => return Vec::new(),
+        }
+    }
+    if pieces.len() < 2 && ends.is_none() {
+        return Vec::new();
+    }
+    let span = st.span;
+    let whole = pieces
+        .into_iter()
+        .rev()
+        .reduce(|rest, first| Expr::new(ExprKind::Comma(Box::new(first), Box::new(rest)), Type::Void, span))
+        .expect("a condition");
+    renamings(student, reference, &whole, partners, true)
+        .iter()
+        .map(|renamed| {
+            let mut pieces = Vec::new();
+            let mut e = renamed;
+            while let ExprKind::Comma(first, rest) = &e.kind {
+                pieces.push(expr_to_c(student, first));
+                e = rest;
+            }
+            pieces.push(expr_to_c(student, e));
+            let cond = pieces.remove(0);
+            let returned = match ends {
+                Some(true) => Some(format!("return {};", pieces.pop().expect("the value returned"))),
+                Some(false) => Some("return;".to_string()),
+                None => None,
+            };
+            let mut body: Vec<String> = pieces.into_iter().map(|p| format!("{p};")).collect();
+            body.extend(returned);
+            match body.as_slice() {
+                [one] => format!("if ({cond}) {one}"),
+                _ => format!("if ({cond}) {{ {} }}", body.join(" ")),
+            }
+        })
+        .collect()
+}
+
 /// `e` renamed into the student's variables and functions, under the combinations of partners
 /// closest to the best one: every variable at its best partner, then one at its second or
 /// third, then two at their second; only those mapping distinct variables to distinct ones,
@@ -513,8 +585,10 @@ fn scanned(f: &Function) -> Vec<VarId> {
 /// field (`p->next`, `l.first`: the node reads of list code) or an array element (`v[i]`), or
 /// strings. (A program
 /// with structs is beyond the bounded encoding anyway: only the search on the tests runs
-/// these.) A `statement` (a whole expression statement, `n = n / 10`, `printf("%d\n", m)`)
-/// may assign, step and print, as its point is its effect; it still may not read input.
+/// these.) A `statement` (a whole expression statement, `n = n / 10`, `printf("%d\n", m)`,
+/// or the pieces of a special case joined by commas, [`guarded_statements`]) may assign,
+/// step, print literal text and `exit`, as its point is its effect; it still may not read
+/// input.
 fn renamings(
     student: &Program,
     reference: &Program,
@@ -531,9 +605,14 @@ fn renamings(
             ok &= student.func_by_name(&r.name).is_some_and(|s| student.func(s).params.len() == r.params.len());
         }
         ExprKind::Call(Callee::Builtin(b), _) => {
-            ok &= b.is_pure() || (statement && matches!(b, Builtin::Printf | Builtin::Putchar | Builtin::Puts))
+            ok &= b.is_pure()
+                || (statement && matches!(b, Builtin::Printf | Builtin::Putchar | Builtin::Puts | Builtin::Exit))
         }
-        ExprKind::Assign(..) | ExprKind::CompoundAssign { .. } | ExprKind::IncDec(..) | ExprKind::Str(_)
+        ExprKind::Assign(..)
+        | ExprKind::CompoundAssign { .. }
+        | ExprKind::IncDec(..)
+        | ExprKind::Str(_)
+        | ExprKind::Comma(..)
             if statement => {}
         ExprKind::Assign(..)
         | ExprKind::CompoundAssign { .. }
@@ -548,7 +627,7 @@ fn renamings(
         // An element of an array or pointer variable (with a partner, as every variable),
         // `v[i]`, or the array passed on.
         ExprKind::Index(base, _) => ok &= matches!(base.strip_implicit().kind, ExprKind::Var(_)),
-        ExprKind::Decay(array) => ok &= matches!(array.kind, ExprKind::Var(_)),
+        ExprKind::Decay(array) => ok &= matches!(array.kind, ExprKind::Var(_)) || (statement && matches!(array.kind, ExprKind::Str(_))),
         _ => {}
     });
     let lists: Option<Vec<&Vec<VarId>>> = vars.iter().map(|v| partners.get(v).filter(|l| !l.is_empty())).collect();
@@ -709,5 +788,26 @@ mod tests {
             })
             .collect();
         assert!(shown.iter().any(|d| d == "`j < max` → `j < vetor[i]` (as in the reference)"), "{shown:?}");
+    }
+
+    #[test]
+    fn special_cases_and_prints_renamed_into_the_students_variables() {
+        let reference = "#include <stdio.h>\n#include <stdlib.h>\nint main(void) {\n    int n, d;\n    if (scanf(\"%d %d\", &n, &d) != 2)\n        return 1;\n    if (n < 0) {\n        printf(\"undefined\\n\");\n        return 0;\n    }\n    if (d == 0) exit(2);\n    if (d < 0)\n        d = -d;\n    if (n > 9) { n = 9; } else n = 0;\n    if (n > 5) { while (n > 5) n--; }\n    printf(\"%d\\n\", n / d);\n    return 0;\n}\n";
+        let student = "#include <stdio.h>\nint main(void) {\n    int num, div;\n    scanf(\"%d %d\", &num, &div);\n    printf(\"%d\\n\", num / div);\n    return 0;\n}\n";
+        let (s, r) = (lower_source(student).program, lower_source(reference).program);
+        let frozen = HashSet::new();
+        let space = ReferenceSpace::new(&s, student, &r, &frozen);
+        let statements = space.statements(s.func_by_name("main").unwrap());
+        for expected in [
+            "if (num < 0) { printf(\"undefined\\n\"); return 0; }",
+            "printf(\"undefined\\n\");",
+            "if (div == 0) exit(2);",
+            "if (div < 0) div = -div;",
+        ] {
+            assert!(statements.iter().any(|t| t == expected), "{expected} in {statements:#?}");
+        }
+        // Not an `if` with an `else`, nor one whose body loops.
+        assert!(!statements.iter().any(|t| t.contains("num = 9") && t.starts_with("if")), "{statements:#?}");
+        assert!(!statements.iter().any(|t| t.contains("while")), "{statements:#?}");
     }
 }

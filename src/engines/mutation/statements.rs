@@ -26,13 +26,17 @@
 //!   - the result of a call the program throws away, kept in the argument it was computed from
 //!     (`reverse(head);` → `head = reverse(head);`, `toupper(c);` → `c = toupper(c);`);
 //!   - against a reference, the reference's expression statements (`n->prev = l->last;`,
-//!     `depth++;`) before a statement or at the end of a block, where the student's names
-//!     make them valid;
+//!     `depth++;`) and special cases (`if (n < 0) { printf("undefined\n"); return 0; }`)
+//!     before a statement or at the end of a block, where the student's names make them
+//!     valid;
 //!   - Wolverine2's pointer statements over the struct pointers in scope (`x = y;`,
 //!     `x = y->f;`, `x->f = y;`, `x->f = NULL;`), before a statement or at the end of a block;
 //!   - `break;` at the end of a `case` that runs on into the next one;
 //! - `integer-division`: a quotient of integers a floating directive prints, divided in
 //!   `double` (`printf("%.2f", sum / n)` → `printf("%.2f", (double) sum / n)`);
+//! - `keep-old-value`: two assignments meant at once, made one after the other, keep the
+//!   first's old value for the second (`a[j] = a[j + 1]; a[j + 1] = a[j];` →
+//!   `int tmp = a[j]; a[j] = a[j + 1]; a[j + 1] = tmp;`);
 //! - `string-equality`: strings compared with `==` compare their letters,
 //!   `s == "yes"` → `strcmp(s, "yes") == 0`;
 //! - `initialise`: a local declared without a value gets `0` or `1` (`{0}` for an array) where
