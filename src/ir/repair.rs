@@ -402,6 +402,15 @@ pub fn in_line_breaks_of(text: &str, inserted: &str) -> String {
     out
 }
 
+/// Whether two of `edits` overlap (one inside another, or crossing): they are no patch.
+/// Edits that only touch (one ends where the next begins) do not overlap, nor do two
+/// insertions at one place.
+pub fn edits_overlap(edits: &[TextEdit]) -> bool {
+    let mut sorted: Vec<Span> = edits.iter().map(|e| e.span).collect();
+    sorted.sort_by_key(|s| (s.start, s.end));
+    sorted.windows(2).any(|w| w[1].start < w[0].end)
+}
+
 /// Applies non-overlapping edits to `text` (any order).
 pub fn apply_edits(text: &str, edits: &[TextEdit]) -> String {
     let mut sorted: Vec<&TextEdit> = edits.iter().collect();
@@ -457,6 +466,14 @@ pub fn initialisation(src: &str, v: &Var, value: &str) -> Option<(TextEdit, Stri
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn nested_or_crossing_edits_overlap_touching_ones_do_not() {
+        let edit = |a: usize, b: usize| TextEdit { span: Span::new(a, b), new_text: String::new() };
+        assert!(edits_overlap(&[edit(69, 134), edit(80, 90)]));
+        assert!(edits_overlap(&[edit(10, 20), edit(5, 12)]));
+        assert!(!edits_overlap(&[edit(10, 20), edit(20, 25), edit(3, 3), edit(3, 3)]));
+    }
 
     #[test]
     fn one_parenthesised_group_is_told_from_two() {

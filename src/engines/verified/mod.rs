@@ -776,6 +776,12 @@ fn run_with(
     }
     all_changes.sort_by_key(|(_, e)| (e.span.start, e.span.end));
     let (changes, edits): (Vec<Change>, Vec<TextEdit>) = all_changes.into_iter().unzip();
+    if crate::ir::repair::edits_overlap(&edits) {
+        // Changes at statements the inlining made (a helper's `return` turned into an
+        // assignment and a jump out of its loop) may nest in the student's text: that repair
+        // is no patch of the student's own functions.
+        return Err(Failure::NoRepair("that fits inside your own functions".into()));
+    }
     let relative_patch_size = patch_size(student, text, &edits);
     Ok(Outcome::Repaired(VerifiedRepair { edits, changes, relative_patch_size, assuming: None }))
 }
