@@ -268,6 +268,23 @@ pub fn repair_against_reference(
                 }
                 _ => {}
             }
+            if hint >= HintLevel::Fix
+                && r.changes.len() >= PLACES_BEFORE_A_MOVE
+                && let Some(moved) = one_move_instead(
+                    program,
+                    text,
+                    reference,
+                    tests,
+                    compare,
+                    max_steps,
+                    &verified_opts,
+                    deadline,
+                    cancel,
+                )
+            {
+                push_repair(report, &moved, anchor, &format!("it {}", same_output(compare)));
+                return anytime;
+            }
             let r = unset.complete(r);
             push_verified(report, text, &r, hint, v.found_after.unwrap_or(v.time).as_millis(), compare);
             // A smaller patch that relies on the assignment's promise about the input, offered
@@ -680,6 +697,60 @@ pub(super) fn differs_on_a_test_input(
 /// Beyond Verifix: a bounded repair of the product program is re-verified inductively (the
 /// verified engine on the repaired text must find it equivalent as written) and, if so, is
 /// offered as `verified`.
+/// The fewest places of a verified repair that make [`one_move_instead`] look for one moved
+/// statement that does the same.
+const PLACES_BEFORE_A_MOVE: usize = 3;
+/// Moves [`one_move_instead`] runs on the tests at most.
+const MOVES_TRIED: usize = 40;
+/// The verified engine's proof of one move gets at most this, and a quarter of the time left.
+const MOVE_PROOF_SLICE: std::time::Duration = std::time::Duration::from_secs(5);
+
+/// One moved statement that does what a verified repair spread over several places does:
+/// an `else if` chain written from the bottom gets `s >= 60` → `s >= 90`, `'D'` → `'A'`, …
+/// at seven places from the verified engine, where the student made one slip, the order of
+/// the tests. The statement repairs' moves and deletions (their first tier: a statement
+/// moved across a loop, a chain reordered, an `else` deleted) are run on every test, and
+/// the first that passes them and that the verified engine proves equivalent as written is
+/// the repair: one change the student recognises, one message. Tried in the statement
+/// repairs' order, each proof to its end or its slice (never a race with a timing).
+#[allow(clippy::too_many_arguments)]
+fn one_move_instead(
+    program: &Program,
+    text: &str,
+    reference: &Program,
+    tests: &[PreparedTest],
+    compare: Compare,
+    max_steps: u64,
+    opts: &verified::Options,
+    deadline: Instant,
+    cancel: &Cancel,
+) -> Option<FoundRepair> {
+    let started = Instant::now();
+    let frozen = std::collections::HashSet::new();
+    let scope = engine::FunctionScopes::new(program);
+    let moves =
+        crate::engines::mutation::statements::candidates(program, text, &frozen, &scope, Some(reference), &|_| 0.0);
+    let limits = Limits { max_steps, ..Limits::default() };
+    for candidate in moves.into_iter().filter(|c| c.tier == 0).take(MOVES_TRIED) {
+        if cancel.is_cancelled() || Instant::now() >= deadline {
+            return None;
+        }
+        let found =
+            FoundRepair { changes: candidate.changes, guarantee: Guarantee::Verified, found_after: started.elapsed() };
+        let Some(patched) = crate::syntax::lower::lower_without_errors(&apply_edits(text, &found.edits())) else {
+            continue;
+        };
+        if !tests.iter().all(|t| super::run_test(&patched, &opts.entry, t, compare, &limits, cancel).0) {
+            continue;
+        }
+        let slice = (deadline.saturating_duration_since(Instant::now()) / 4).min(MOVE_PROOF_SLICE);
+        if proves_equivalent(text, &found, reference, opts, Instant::now() + slice, cancel) {
+            return Some(FoundRepair { found_after: started.elapsed(), ..found });
+        }
+    }
+    None
+}
+
 fn proves_equivalent(
     text: &str,
     repair: &FoundRepair,

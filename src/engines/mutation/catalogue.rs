@@ -159,6 +159,9 @@ pub enum MutationKind {
     /// first just overwrote, so the old value is kept first (`a[j] = a[j + 1]; a[j + 1] =
     /// a[j];` → `int tmp = a[j]; a[j] = a[j + 1]; a[j + 1] = tmp;`).
     KeepOldValue,
+    /// An `else if` chain whose tests hide one another, reordered: `if (x >= 60) … else if
+    /// (x >= 90) …` tests `x >= 90` first.
+    ReorderConditions,
 }
 
 impl MutationKind {
@@ -213,6 +216,7 @@ impl MutationKind {
             MutationKind::StraySemicolon => "stray-semicolon",
             MutationKind::StringEquality => "string-equality",
             MutationKind::KeepOldValue => "keep-old-value",
+            MutationKind::ReorderConditions => "reorder-conditions",
         }
     }
 }

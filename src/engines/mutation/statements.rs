@@ -8,7 +8,10 @@
 //!   loop it sits next to, the brace in the wrong place: the result printed in the body's
 //!   last statement goes after the loop, the statement after the loop goes to the end of
 //!   its body, a counter reset at the start of the body goes before the loop, and the one
-//!   before the loop goes to the start of its body (reset for each row);
+//!   before the loop goes to the start of its body (reset for each row); the statement
+//!   before a loop goes after it (a result finished before it is computed), and the one
+//!   after it before it; the arms of an `else if` chain whose tests hide one another are
+//!   reordered (`reorder-conditions`: `x >= 60` before `x >= 90`);
 //! - `delete-statement`: an assignment or update that should not be there goes (never a
 //!   `free`: deleting it would trade the bug for a leak), and so does the `else` of an `if`
 //!   whose branches both leave the loop around it (a search that decides on its first item);
@@ -117,6 +120,7 @@ pub fn candidates(
         renamed_statements,
         guards,
         out: Vec::new(),
+        chain_tails: HashSet::new(),
         pointer_insertions: 0,
         reference_insertions: 0,
         guard_insertions: 0,
@@ -177,6 +181,8 @@ struct Collect<'a> {
     /// The conditions a statement of each function may be guarded with.
     guards: HashMap<FuncId, Vec<String>>,
     out: Vec<Candidate>,
+    /// The `if`s of `else if` chains seen (a chain is reordered at its head only).
+    chain_tails: HashSet<Span>,
     pointer_insertions: usize,
     reference_insertions: usize,
     guard_insertions: usize,
@@ -223,6 +229,7 @@ impl Collect<'_> {
                 items.iter().for_each(|x| self.stmt(func, x));
             }
             StmtKind::If { cond, then, els } => {
+                self.reorder_chain(func, s);
                 if els.is_none() {
                     self.repeat_if(func, s, cond, then);
                     self.else_print(func, s, then);
@@ -375,6 +382,87 @@ impl Collect<'_> {
         let used: HashSet<&str> =
             self.src.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_')).filter(|w| !w.is_empty()).collect();
         names.iter().copied().find(|n| !used.contains(n))
+    }
+
+    /// An `else if` chain whose tests compare one value with constants in an order that
+    /// hides an arm: after `avg >= 60`, `avg >= 70` can never hold (a grade scale written
+    /// from the bottom). The arms, each test with its statement, are put in the order where
+    /// none hides a later one: from the highest threshold down for `>`/`>=`, from the lowest
+    /// up for `<`/`<=`; the final `else` stays last. Only a chain's head offers it.
+    fn reorder_chain(&mut self, func: FuncId, head: &Stmt) {
+        // The arms: (the compared value's text, the direction, the threshold, test, statement).
+        let mut arms: Vec<(String, bool, f64, &Expr, &Stmt)> = Vec::new();
+        let mut at = head;
+        while let StmtKind::If { cond, then, els } = &at.kind {
+            if arms.is_empty() && self.chain_tails.contains(&at.span) {
+                return;
+            }
+            self.chain_tails.insert(at.span);
+            let Some((value, upward, threshold)) = self.threshold_test(cond) else { return };
+            arms.push((value, upward, threshold, cond, then));
+            match els.as_deref() {
+                Some(next @ Stmt { kind: StmtKind::If { .. }, .. }) => at = next,
+                _ => break,
+            }
+        }
+        if arms.len() < 2 || arms.iter().any(|a| a.0 != arms[0].0 || a.1 != arms[0].1) {
+            return;
+        }
+        // `upward` (`x >= c`): a later arm with a higher threshold is hidden.
+        let key = |a: &(String, bool, f64, &Expr, &Stmt)| if a.1 { -a.2 } else { a.2 };
+        let hides = arms.windows(2).any(|w| key(&w[0]) > key(&w[1]));
+        if !hides {
+            return;
+        }
+        let mut order: Vec<usize> = (0..arms.len()).collect();
+        order.sort_by(|&a, &b| key(&arms[a]).partial_cmp(&key(&arms[b])).unwrap_or(std::cmp::Ordering::Equal));
+        let (start, end) = (arms[0].3.span.start as usize, arms[arms.len() - 1].4.span.end as usize);
+        let mut new_text = String::new();
+        let mut from = start;
+        // Each arm moves whole, its test with its statement as written; the `else if`
+        // between the arms stays.
+        let arm_text = |k: usize| &self.src[arms[k].3.span.start as usize..arms[k].4.span.end as usize];
+        for (slot, &k) in order.iter().enumerate() {
+            new_text.push_str(&self.src[from..arms[slot].3.span.start as usize]);
+            new_text.push_str(arm_text(k));
+            from = arms[slot].4.span.end as usize;
+        }
+        let bare = |t: &str| {
+            let t = t.trim();
+            if crate::ir::is_parenthesized(t) { t[1..t.len() - 1].trim().to_string() } else { t.to_string() }
+        };
+        let tests: Vec<String> = order.iter().map(|&k| format!("`{}`", bare(self.text(arms[k].3.span)))).collect();
+        let description = format!("reorder the tests: {} first, then {}", tests[0], tests[1..].join(", "));
+        let edit = TextEdit { span: Span::new(start, end), new_text };
+        self.push(func, head, MutationKind::ReorderConditions, edit, description, 0);
+    }
+
+    /// `x >= 60` (or `60 <= x`, `x > 60`): the compared value's text, whether the test holds
+    /// from the threshold up, and the threshold.
+    fn threshold_test(&self, cond: &Expr) -> Option<(String, bool, f64)> {
+        fn constant(e: &Expr) -> Option<f64> {
+            match &e.strip_implicit().kind {
+                ExprKind::Int(n) => Some(*n as f64),
+                ExprKind::Float(x) => Some(*x),
+                ExprKind::Unary(UnOp::Neg, x) => constant(x).map(|v| -v),
+                _ => None,
+            }
+        }
+        let ExprKind::Binary(op, a, b) = &cond.strip_implicit().kind else { return None };
+        let (op, value, threshold) = match (constant(a), constant(b)) {
+            (None, Some(t)) => (*op, a, t),
+            (Some(t), None) => (op.flipped(), b, t),
+            _ => return None,
+        };
+        let upward = match op {
+            BinOp::Gt | BinOp::Ge => true,
+            BinOp::Lt | BinOp::Le => false,
+            _ => return None,
+        };
+        if crate::ir::walk::has_effects(value) {
+            return None;
+        }
+        Some((self.text(value.span).split_whitespace().collect(), upward, threshold))
     }
 
     /// Strings compared with `==` where their letters were meant: `strcmp(s, "yes") == 0`
@@ -718,7 +806,8 @@ impl Collect<'_> {
 
     /// The statements next to an edge of loop `lp` moved across it: the body's last statement
     /// after the loop, its first before the loop, the statement `after` the loop to the end of
-    /// its body, the one `before` it to the start of its body. Only expression statements and
+    /// its body, the one `before` it to the start of its body; and across the whole loop, the
+    /// statement `before` it to after it, the one `after` it to before it. Only expression statements and
     /// `if`s that neither leave a loop nor return, never one that changes what the loop's
     /// condition reads (the loop would no longer end, or start), and out of the loop only one
     /// that reads no variable declared in it. Each is one edit from the moved statement to
@@ -753,7 +842,7 @@ impl Collect<'_> {
             if movable(last) && outside_only(last) {
                 let new_text = format!("{}\n{loop_indent}{}", &src[end(last.span)..end(lp.span)], text(last));
                 let edit = TextEdit { span: Span::new(lead(last), end(lp.span)), new_text };
-                moves.push((last, edit, format!("move `{}` after the loop", first_line(&text(last)))));
+                moves.push((last, edit, format!("move `{}` after the loop", brief(&text(last)))));
             }
             // Before the loop only what reads nothing the loop changes (`sum = 0;`).
             let changed = crate::ir::walk::assigned_vars(lp);
@@ -775,7 +864,7 @@ impl Collect<'_> {
             if movable(first) && outside_only(first) && !reads_changed && !matches!(lp.kind, StmtKind::DoWhile { .. }) {
                 let new_text = format!("{}\n{loop_indent}{}", text(first), &src[at(lp.span)..lead(first)]);
                 let edit = TextEdit { span: Span::new(at(lp.span), end(first.span)), new_text };
-                moves.push((first, edit, format!("move `{}` before the loop", first_line(&text(first)))));
+                moves.push((first, edit, format!("move `{}` before the loop", brief(&text(first)))));
             }
         }
         if let (Some(last), Some(next)) = (items.last(), after)
@@ -788,7 +877,7 @@ impl Collect<'_> {
             moves.push((
                 next,
                 edit,
-                format!("move `{}` into the loop, at the end of its body", first_line(self.text(next.span))),
+                format!("move `{}` into the loop, at the end of its body", brief(self.text(next.span))),
             ));
         }
         if let (Some(first), Some(prev)) = (items.first(), before)
@@ -802,8 +891,27 @@ impl Collect<'_> {
             moves.push((
                 prev,
                 edit,
-                format!("move `{}` into the loop, at the start of its body", first_line(self.text(prev.span))),
+                format!("move `{}` into the loop, at the start of its body", brief(self.text(prev.span))),
             ));
+        }
+        // Across the whole loop: a result finished before the loop has computed it (`if (neg)
+        // r = -r;` before the loop that builds `r`), or a start made after it.
+        let loop_text = &src[at(lp.span)..end(lp.span)];
+        if let Some(prev) = before
+            && movable(prev)
+            && gap_is_blank(end(prev.span), at(lp.span))
+        {
+            let new_text = format!("{loop_text}\n{loop_indent}{}", self.text(prev.span));
+            let edit = TextEdit { span: Span::new(at(prev.span), end(lp.span)), new_text };
+            moves.push((prev, edit, format!("move `{}` after the loop", brief(self.text(prev.span)))));
+        }
+        if let Some(next) = after
+            && movable(next)
+            && gap_is_blank(end(lp.span), at(next.span))
+        {
+            let new_text = format!("{}\n{loop_indent}{loop_text}", self.text(next.span));
+            let edit = TextEdit { span: Span::new(at(lp.span), end(next.span)), new_text };
+            moves.push((next, edit, format!("move `{}` before the loop", brief(self.text(next.span)))));
         }
         for (s, edit, description) in moves {
             self.push(func, s, MutationKind::MoveStatement, edit, description, 0);
@@ -1586,6 +1694,12 @@ fn first_line(text: &str) -> &str {
     text.lines().next().unwrap_or("").trim_end_matches('{').trim()
 }
 
+/// A statement as a description quotes it: whole on one line where it is short
+/// (`if (neg) r = -r;`), else its first line.
+fn brief(text: &str) -> String {
+    one_line(text).filter(|l| l.len() <= 40).unwrap_or_else(|| first_line(text).to_string())
+}
+
 /// The short texts `reference` prints on their own, at most [`MAX_SHORT_PRINTS`], each once:
 /// a `printf` of a literal with no directive, a `putchar` of a character, and each side of a
 /// choice printed (`putchar(c ? '*' : ' ')`, `printf("%c", ...)`, `printf("%s", ...)`), of at
@@ -1798,6 +1912,24 @@ mod tests {
     }
 
     #[test]
+    fn an_else_if_chain_whose_tests_hide_one_another_is_reordered() {
+        let src = "int main(void) {\n    double avg = 75;\n    int n = 3;\n    char g;\n    if (avg >= 60)\n        g = 'D';\n    else if (avg >= 70)\n        g = 'C';\n    else if (90 <= avg) {\n        g = 'A';\n    } else\n        g = 'F';\n    if (n < 10) g = 'x'; else if (n < 5) g = 'y';\n    if (n > 5) g = 'p'; else if (n > 1) g = 'q';\n    if (n > 5) g = 'p'; else if (avg > 9) g = 'q';\n    return g;\n}\n";
+        let fixed: Vec<(String, String)> = candidates_of(src, None, MutationKind::ReorderConditions)
+            .into_iter()
+            .map(|c| (c.changes[0].mutant.description.clone(), apply_edits(src, &[c.changes[0].mutant.edit.clone()])))
+            .collect();
+        // Not a chain in a good order, nor one over two values.
+        assert_eq!(fixed.len(), 2, "{fixed:#?}");
+        assert_eq!(fixed[0].0, "reorder the tests: `90 <= avg` first, then `avg >= 70`, `avg >= 60`");
+        assert!(
+            fixed[0].1.contains("    if (90 <= avg) {\n        g = 'A';\n    }\n    else if (avg >= 70)\n        g = 'C';\n    else if (avg >= 60)\n        g = 'D'; else\n        g = 'F';"),
+            "{}",
+            fixed[0].1
+        );
+        assert!(fixed[1].1.contains("if (n < 5) g = 'y'; else if (n < 10) g = 'x';"), "{}", fixed[1].1);
+    }
+
+    #[test]
     fn a_value_overwritten_before_it_is_read_is_kept_first() {
         let src = "int main(void) {\n    int a[3] = {3, 1, 2}, j = 0;\n    long f1 = 0, f2 = 1, tmp = 0;\n    if (a[j] > a[j + 1]) {\n        a[j] = a[j + 1];\n        a[j + 1] = a[j];\n    }\n    f2 = f1 + f2;\n    f1 = f2;\n    j = 2;\n    a[0] = a[1];\n    a[0] = j;\n    return (int) (f1 + tmp);\n}\n";
         let fixed: Vec<String> = candidates_of(src, None, MutationKind::KeepOldValue)
@@ -1962,7 +2094,9 @@ mod tests {
             move `printf("%d\n", c);` after the loop: c = 0; for (i = 0; i < n; i++) { s = 0; s += i; c++; } printf("%d\n", c); printf("%d\n", s);
             move `s = 0;` before the loop: c = 0; s = 0; for (i = 0; i < n; i++) { s += i; c++; printf("%d\n", c); } printf("%d\n", s);
             move `printf("%d\n", s);` into the loop, at the end of its body: c = 0; for (i = 0; i < n; i++) { s = 0; s += i; c++; printf("%d\n", c); printf("%d\n", s); }
-            move `c = 0;` into the loop, at the start of its body: for (i = 0; i < n; i++) { c = 0; s = 0; s += i; c++; printf("%d\n", c); } printf("%d\n", s);"#]]
+            move `c = 0;` into the loop, at the start of its body: for (i = 0; i < n; i++) { c = 0; s = 0; s += i; c++; printf("%d\n", c); } printf("%d\n", s);
+            move `c = 0;` after the loop: for (i = 0; i < n; i++) { s = 0; s += i; c++; printf("%d\n", c); } c = 0; printf("%d\n", s);
+            move `printf("%d\n", s);` before the loop: c = 0; printf("%d\n", s); for (i = 0; i < n; i++) { s = 0; s += i; c++; printf("%d\n", c); }"#]]
         .assert_eq(&moved.join("\n"));
         // Never the statement that steps the loop, nor one that leaves it.
         let src = "int f(int n) {\n    int i = 0, s = 0;\n    while (i < n) {\n        if (s > 9) break;\n        s += i;\n        i++;\n    }\n    return s;\n}\n";
