@@ -1125,11 +1125,10 @@ pub(crate) fn run_test(
     (passed, run)
 }
 
-/// Runs the spec's tests, reporting failures as diagnostics; returns the tests it ran.
-#[allow(clippy::too_many_arguments)]
 /// Bytes a test run may always print (more for a test that expects more).
 const TEST_OUTPUT_FLOOR: usize = 1 << 16;
 
+/// Runs the spec's tests, reporting failures as diagnostics; returns the tests it ran.
 #[allow(clippy::too_many_arguments)]
 fn run_tests(
     program: &Program,

@@ -162,6 +162,9 @@ pub enum MutationKind {
     /// An `else if` chain whose tests hide one another, reordered: `if (x >= 60) … else if
     /// (x >= 90) …` tests `x >= 90` first.
     ReorderConditions,
+    /// An extreme tracked from a constant start (`max = 0`, wrong for negative items) takes
+    /// the first item instead: `x > max` → `i == 0 || x > max`.
+    FirstItem,
 }
 
 impl MutationKind {
@@ -217,6 +220,7 @@ impl MutationKind {
             MutationKind::StringEquality => "string-equality",
             MutationKind::KeepOldValue => "keep-old-value",
             MutationKind::ReorderConditions => "reorder-conditions",
+            MutationKind::FirstItem => "first-item",
         }
     }
 }
@@ -239,6 +243,39 @@ pub struct Mutant {
     pub edit: TextEdit,
     /// "`i < n` → `i <= n`"
     pub description: String,
+}
+
+/// `cond`, the test of an extreme (`x > max`, which then sets `max = x`) in a loop that
+/// counts `counter` up from `start`, made to hold in the first round too:
+/// `counter == start || x > max`. The extreme no longer depends on its constant start, which
+/// is wrong where every item is below it (a maximum started at 0 over negative numbers).
+pub fn first_item_mutant(program: &Program, src: &str, cond: &Expr, counter: VarId, start: i64) -> Option<Mutant> {
+    let text = src.get(cond.span.range())?;
+    let name = &program.var(counter).name;
+    let first = Expr::new(
+        ExprKind::Binary(
+            BinOp::Eq,
+            Box::new(Expr::new(ExprKind::Var(counter), Type::INT, cond.span)),
+            Box::new(Expr::new(ExprKind::Int(start), Type::INT, cond.span)),
+        ),
+        Type::INT,
+        cond.span,
+    );
+    let expr = Expr::new(ExprKind::Logical(LogicOp::Or, Box::new(first), Box::new(cond.clone())), Type::INT, cond.span);
+    let trimmed = text.trim();
+    let (inner, wrapped) = if crate::ir::is_parenthesized(trimmed) {
+        (trimmed[1..trimmed.len() - 1].trim(), true)
+    } else {
+        (trimmed, false)
+    };
+    let new = format!("{name} == {start} || {inner}");
+    let new_text = if wrapped { format!("({new})") } else { new.clone() };
+    Some(Mutant {
+        expr,
+        kind: MutationKind::FirstItem,
+        edit: TextEdit { span: cond.span, new_text },
+        description: format!("`{inner}` → `{new}`"),
+    })
 }
 
 /// Variables that may replace a read at a position (same type, in scope there).

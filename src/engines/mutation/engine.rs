@@ -726,6 +726,7 @@ fn location_mutants(
     if let Some(states) = targets.states_of(loc) {
         more.extend(catalogue::state_mutants(program, src, &loc.expr, states));
     }
+    more.extend(targets.first_item(program, src, loc));
     for m in more {
         if !ms.iter().any(|x| x.edit == m.edit) {
             ms.push(m);
@@ -735,6 +736,56 @@ fn location_mutants(
     ms
 }
 
+/// The `int` counter a `for` loop counts up by one from a constant (`i = 0` or `int i = 0`,
+/// `i++`, `++i` or `i += 1`), and its start.
+fn counting_up(program: &Program, init: &[Stmt], step: &Expr) -> Option<(VarId, i64)> {
+    let (var, start) = match init {
+        [Stmt { kind: StmtKind::Expr(Expr { kind: ExprKind::Assign(lhs, rhs), .. }), .. }] => (lhs.as_var()?, &**rhs),
+        [Stmt { kind: StmtKind::Decl { var, init: Some(Init::Expr(e)) }, .. }] => (*var, e),
+        _ => return None,
+    };
+    let ExprKind::Int(start) = start.strip_implicit().kind else { return None };
+    let steps = match &step.kind {
+        ExprKind::IncDec(op, x) => matches!(op, IncDec::PreInc | IncDec::PostInc) && x.as_var() == Some(var),
+        ExprKind::CompoundAssign { op: BinOp::Add, lhs, rhs, .. } => {
+            lhs.as_var() == Some(var) && matches!(rhs.strip_implicit().kind, ExprKind::Int(1))
+        }
+        _ => false,
+    };
+    (steps && program.var(var).ty == Type::INT).then_some((var, start))
+}
+
+/// The tests of an extreme directly in `body` (not in a nested loop): `if (x > max) max = x;`,
+/// a comparison of a variable with a value the `if` then assigns it, keyed by the test's span.
+fn extremes_in(program: &Program, body: &Stmt, counter: (VarId, i64), out: &mut HashMap<Span, (VarId, i64)>) {
+    match &body.kind {
+        StmtKind::Block(items) => items.iter().for_each(|s| extremes_in(program, s, counter, out)),
+        StmtKind::If { cond, then, els } => {
+            if let ExprKind::Binary(BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge, a, b) = &cond.strip_implicit().kind {
+                let printed = |e: &Expr| crate::ir::print::expr_to_c(program, e.strip_implicit());
+                let mut tracked = false;
+                walk_stmt(then, &mut |e: &Expr| {
+                    if let ExprKind::Assign(lhs, rhs) = &e.kind
+                        && let Some(v) = lhs.as_var()
+                    {
+                        for (x, other) in [(a, b), (b, a)] {
+                            tracked |= x.strip_implicit().as_var() == Some(v) && printed(rhs) == printed(other);
+                        }
+                    }
+                });
+                if tracked {
+                    out.insert(cond.span, counter);
+                }
+            }
+            extremes_in(program, then, counter, out);
+            if let Some(e) = els {
+                extremes_in(program, e, counter, out);
+            }
+        }
+        _ => {}
+    }
+}
+
 /// What a location's alternatives need from the rest of the program: the plain assignment
 /// each right side belongs to, the variable each initialiser gives a value, and each
 /// variable's named states (the macros it is given or compared with anywhere).
@@ -742,11 +793,19 @@ struct Targets {
     assignments: HashMap<Span, Expr>,
     initialised: HashMap<Span, VarId>,
     states: HashMap<VarId, Vec<String>>,
+    /// The tests of an extreme in a counting loop (`if (x > max) max = x;` in
+    /// `for (i = 0; …; i++)`): the counter and its start.
+    extremes: HashMap<Span, (VarId, i64)>,
 }
 
 impl Targets {
     fn of(program: &Program, src: &str) -> Targets {
-        let mut t = Targets { assignments: HashMap::new(), initialised: HashMap::new(), states: HashMap::new() };
+        let mut t = Targets {
+            assignments: HashMap::new(),
+            initialised: HashMap::new(),
+            states: HashMap::new(),
+            extremes: HashMap::new(),
+        };
         let state = |v: VarId, e: &Expr, states: &mut HashMap<VarId, Vec<String>>| {
             if let Some(name) = catalogue::constant_name(program, src, e) {
                 let names = states.entry(v).or_default();
@@ -761,6 +820,11 @@ impl Targets {
                 StmtKind::Decl { var: v, init: Some(Init::Expr(e)) } => {
                     t.initialised.insert(e.span, *v);
                     state(*v, e, &mut t.states);
+                }
+                StmtKind::For { init, step: Some(step), body, .. } => {
+                    if let Some(counter) = counting_up(program, init, step) {
+                        extremes_in(program, body, counter, &mut t.extremes);
+                    }
                 }
                 // `switch (estado) { case SOMA: … }`: each label's name is a state.
                 StmtKind::Switch { cond, arms } => {
@@ -793,6 +857,15 @@ impl Targets {
             });
         }
         t
+    }
+
+    /// The first-item alternative of a condition that tests an extreme.
+    fn first_item(&self, program: &Program, src: &str, loc: &Location) -> Option<Mutant> {
+        if loc.kind != LocationKind::Condition {
+            return None;
+        }
+        let (counter, start) = *self.extremes.get(&loc.span)?;
+        catalogue::first_item_mutant(program, src, &loc.expr, counter, start)
     }
 
     /// The named states of the variable `loc` (a right side or an initialiser) gives a value.
@@ -940,6 +1013,31 @@ mod tests {
             `SOMA` → `NEUTRO`
             `SOMA` → `SUB`"#]]
         .assert_eq(&states.join("\n"));
+    }
+
+    #[test]
+    fn an_extreme_from_a_constant_start_may_take_the_first_item() {
+        let src = "int main(void) {\n    int a[4] = {-3, -1, -7, -2}, i, max = 0, min = 0, n = 0;\n    for (i = 0; i < 4; i++) {\n        if (a[i] > max)\n            max = a[i];\n        if (min >= a[i]) min = a[i];\n        if (a[i] > n) n++;\n        if (a[i] > 0) max++;\n    }\n    while (i > 0) {\n        if (a[i - 1] < min) min = a[i - 1];\n        i--;\n    }\n    for (long k = 1; k < 4; k++)\n        if (a[k] < min) min = a[k];\n    return max + min + n;\n}\n";
+        let lowered = crate::syntax::lower::lower_source(src);
+        assert!(
+            lowered.diagnostics.iter().all(|d| d.severity != crate::ir::Severity::Error),
+            "{:?}",
+            lowered.diagnostics
+        );
+        let program = lowered.program;
+        let (_, alternatives) = mutation_unit(&program, src, &Options::default());
+        let mut firsts: Vec<String> = alternatives
+            .values()
+            .flat_map(|(_, ms)| ms.iter().filter(|m| m.kind == super::super::catalogue::MutationKind::FirstItem))
+            .map(|m| format!("{} at {}", m.description, m.edit.new_text))
+            .collect();
+        firsts.sort();
+        // Not a test whose `if` does not then assign the compared value (`n++` counts), nor
+        // outside a counting `for`, nor over a counter that is not an `int`.
+        expect_test::expect![[r#"
+            `a[i] > max` → `i == 0 || a[i] > max` at (i == 0 || a[i] > max)
+            `min >= a[i]` → `i == 0 || min >= a[i]` at (i == 0 || min >= a[i])"#]]
+        .assert_eq(&firsts.join("\n"));
     }
 
     #[test]
