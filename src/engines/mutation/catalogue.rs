@@ -165,6 +165,8 @@ pub enum MutationKind {
     /// An extreme tracked from a constant start (`max = 0`, wrong for negative items) takes
     /// the first item instead: `x > max` → `i == 0 || x > max`.
     FirstItem,
+    /// A `do … while` that should test first: `do B while (C);` → `while (C) B`.
+    TestFirst,
 }
 
 impl MutationKind {
@@ -221,6 +223,7 @@ impl MutationKind {
             MutationKind::KeepOldValue => "keep-old-value",
             MutationKind::ReorderConditions => "reorder-conditions",
             MutationKind::FirstItem => "first-item",
+            MutationKind::TestFirst => "test-first",
         }
     }
 }

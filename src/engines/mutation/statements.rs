@@ -37,6 +37,8 @@
 //!   - `break;` at the end of a `case` that runs on into the next one;
 //! - `integer-division`: a quotient of integers a floating directive prints, divided in
 //!   `double` (`printf("%.2f", sum / n)` → `printf("%.2f", (double) sum / n)`);
+//! - `test-first`: a `do … while` whose body must not run when its condition fails at once
+//!   becomes a `while` (`do B while (C);` → `while (C) B`);
 //! - `keep-old-value`: two assignments meant at once, made one after the other, keep the
 //!   first's old value for the second (`a[j] = a[j + 1]; a[j + 1] = a[j];` →
 //!   `int tmp = a[j]; a[j] = a[j + 1]; a[j + 1] = tmp;`);
@@ -256,8 +258,9 @@ impl Collect<'_> {
                 self.reverse_loop(func, s);
                 self.stmt(func, body);
             }
-            StmtKind::DoWhile { body, .. } => {
+            StmtKind::DoWhile { body, cond } => {
                 self.decided_in_first_round(func, body);
+                self.test_first(func, s, body, cond);
                 self.stmt(func, body)
             }
             StmtKind::Switch { arms, .. } => {
@@ -382,6 +385,21 @@ impl Collect<'_> {
         let used: HashSet<&str> =
             self.src.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_')).filter(|w| !w.is_empty()).collect();
         names.iter().copied().find(|n| !used.contains(n))
+    }
+
+    /// A `do … while` whose body must not run when the condition fails at once (a table
+    /// from `lo` to `hi` with `lo > hi`, `n` = 0 items) tests first: `do B while (C);` →
+    /// `while (C) B`.
+    fn test_first(&mut self, func: FuncId, s: &Stmt, body: &Stmt, cond: &Expr) {
+        let (test, block) = (self.text(cond.span).trim(), self.text(body.span));
+        if test.is_empty() || block.is_empty() || self.text(s.span).contains("/*") || self.text(s.span).contains("//") {
+            return;
+        }
+        let test = if crate::ir::is_parenthesized(test) { test.to_string() } else { format!("({test})") };
+        let edit = TextEdit { span: s.span, new_text: format!("while {test} {block}") };
+        let description =
+            format!("test `{}` before each round: `do … while {test};` → `while {test} …`", &test[1..test.len() - 1]);
+        self.push(func, s, MutationKind::TestFirst, edit, description, 0);
     }
 
     /// An `else if` chain whose tests compare one value with constants in an order that
@@ -1909,6 +1927,19 @@ mod tests {
                 apply_edits(src, &edits)
             })
             .collect()
+    }
+
+    #[test]
+    fn a_do_while_may_test_first() {
+        let src = "int main(void) {\n    int f = 5, hi = 3, n = 0;\n    do {\n        f += 2;\n    } while (f <= hi);\n    do n++; while (n < 3);\n    while (n > 0) n--;\n    return f + n;\n}\n";
+        let fixed: Vec<(String, String)> = candidates_of(src, None, MutationKind::TestFirst)
+            .into_iter()
+            .map(|c| (c.changes[0].mutant.description.clone(), apply_edits(src, &[c.changes[0].mutant.edit.clone()])))
+            .collect();
+        assert_eq!(fixed.len(), 2, "{fixed:#?}");
+        assert_eq!(fixed[0].0, "test `f <= hi` before each round: `do … while (f <= hi);` → `while (f <= hi) …`");
+        assert!(fixed[0].1.contains("    while (f <= hi) {\n        f += 2;\n    }\n    do n++;"), "{}", fixed[0].1);
+        assert!(fixed[1].1.contains("    while (n < 3) n++;\n    while (n > 0) n--;"), "{}", fixed[1].1);
     }
 
     #[test]
