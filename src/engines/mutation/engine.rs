@@ -732,7 +732,10 @@ fn location_mutants(
             ms.push(m);
         }
     }
-    ms.retain(|m| m.expr.ty == loc.expr.ty);
+    // A condition tested for truth may change its scalar type (`d = 0` → `d == 0` with
+    // `double d`); a `switch`'s value and every other location keep theirs.
+    let tested = loc.kind == LocationKind::Condition && !targets.switched.contains(&loc.span);
+    ms.retain(|m| m.expr.ty == loc.expr.ty || (tested && m.expr.ty.is_scalar() && loc.expr.ty.is_scalar()));
     ms
 }
 
@@ -793,6 +796,8 @@ struct Targets {
     assignments: HashMap<Span, Expr>,
     initialised: HashMap<Span, VarId>,
     states: HashMap<VarId, Vec<String>>,
+    /// The values `switch` statements switch on (condition locations not tested for truth).
+    switched: HashSet<Span>,
     /// The tests of an extreme in a counting loop (`if (x > max) max = x;` in
     /// `for (i = 0; …; i++)`): the counter and its start.
     extremes: HashMap<Span, (VarId, i64)>,
@@ -805,6 +810,7 @@ impl Targets {
             initialised: HashMap::new(),
             states: HashMap::new(),
             extremes: HashMap::new(),
+            switched: HashSet::new(),
         };
         let state = |v: VarId, e: &Expr, states: &mut HashMap<VarId, Vec<String>>| {
             if let Some(name) = catalogue::constant_name(program, src, e) {
@@ -828,6 +834,7 @@ impl Targets {
                 }
                 // `switch (estado) { case SOMA: … }`: each label's name is a state.
                 StmtKind::Switch { cond, arms } => {
+                    t.switched.insert(cond.span);
                     if let Some(v) = cond.as_var() {
                         for arm in arms {
                             if let Some(label) = arm.label {

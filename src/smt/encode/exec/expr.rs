@@ -105,8 +105,22 @@ impl<'a, 'ctx> Exec<'a, 'ctx> {
         self.names as usize
     }
 
+    /// An `if`'s, a loop's condition: tested for truth only, so its alternatives may have
+    /// another scalar type than it (`d = 0` with `double d`, and `d == 0` an `int`). Each
+    /// is then evaluated to its truth, as 0 or 1.
     pub(super) fn eval_cond(&mut self, e: &Expr) -> R<Bool<'ctx>> {
-        let v = self.eval_loc(e)?;
+        let v = match self.loc_of.get(&e.id).copied() {
+            Some(loc) if self.alternatives(loc, e).iter().any(|a| a.ty != e.ty) => {
+                let alts = self.alternatives(loc, e);
+                self.eval_each(loc, e, &alts, &mut |this, ex| {
+                    let v = this.eval(ex)?;
+                    let t = this.truthy(&v);
+                    let (one, zero) = (BV::from_u64(this.ctx, 1, 32), BV::from_u64(this.ctx, 0, 32));
+                    Ok(SymVal::Int(t.ite(&one, &zero)))
+                })?
+            }
+            _ => self.eval_loc(e)?,
+        };
         Ok(self.truthy(&v))
     }
 
