@@ -1929,13 +1929,21 @@ mod tests {
             .collect()
     }
 
+    /// Each candidate of `kind` for `src`: its description, and the text with it applied.
+    fn applied(src: &str, kind: MutationKind) -> Vec<(String, String)> {
+        candidates_of(src, None, kind)
+            .into_iter()
+            .map(|c| {
+                let edits: Vec<TextEdit> = c.changes.iter().map(|x| x.mutant.edit.clone()).collect();
+                (c.changes[0].mutant.description.clone(), apply_edits(src, &edits))
+            })
+            .collect()
+    }
+
     #[test]
     fn a_do_while_may_test_first() {
         let src = "int main(void) {\n    int f = 5, hi = 3, n = 0;\n    do {\n        f += 2;\n    } while (f <= hi);\n    do n++; while (n < 3);\n    while (n > 0) n--;\n    return f + n;\n}\n";
-        let fixed: Vec<(String, String)> = candidates_of(src, None, MutationKind::TestFirst)
-            .into_iter()
-            .map(|c| (c.changes[0].mutant.description.clone(), apply_edits(src, &[c.changes[0].mutant.edit.clone()])))
-            .collect();
+        let fixed: Vec<(String, String)> = applied(src, MutationKind::TestFirst);
         assert_eq!(fixed.len(), 2, "{fixed:#?}");
         assert_eq!(fixed[0].0, "test `f <= hi` before each round: `do … while (f <= hi);` → `while (f <= hi) …`");
         assert!(fixed[0].1.contains("    while (f <= hi) {\n        f += 2;\n    }\n    do n++;"), "{}", fixed[0].1);
@@ -1945,10 +1953,7 @@ mod tests {
     #[test]
     fn an_else_if_chain_whose_tests_hide_one_another_is_reordered() {
         let src = "int main(void) {\n    double avg = 75;\n    int n = 3;\n    char g;\n    if (avg >= 60)\n        g = 'D';\n    else if (avg >= 70)\n        g = 'C';\n    else if (90 <= avg) {\n        g = 'A';\n    } else\n        g = 'F';\n    if (n < 10) g = 'x'; else if (n < 5) g = 'y';\n    if (n > 5) g = 'p'; else if (n > 1) g = 'q';\n    if (n > 5) g = 'p'; else if (avg > 9) g = 'q';\n    return g;\n}\n";
-        let fixed: Vec<(String, String)> = candidates_of(src, None, MutationKind::ReorderConditions)
-            .into_iter()
-            .map(|c| (c.changes[0].mutant.description.clone(), apply_edits(src, &[c.changes[0].mutant.edit.clone()])))
-            .collect();
+        let fixed: Vec<(String, String)> = applied(src, MutationKind::ReorderConditions);
         // Not a chain in a good order, nor one over two values.
         assert_eq!(fixed.len(), 2, "{fixed:#?}");
         assert_eq!(fixed[0].0, "reorder the tests: `90 <= avg` first, then `avg >= 70`, `avg >= 60`");
@@ -1963,10 +1968,7 @@ mod tests {
     #[test]
     fn a_value_overwritten_before_it_is_read_is_kept_first() {
         let src = "int main(void) {\n    int a[3] = {3, 1, 2}, j = 0;\n    long f1 = 0, f2 = 1, tmp = 0;\n    if (a[j] > a[j + 1]) {\n        a[j] = a[j + 1];\n        a[j + 1] = a[j];\n    }\n    f2 = f1 + f2;\n    f1 = f2;\n    j = 2;\n    a[0] = a[1];\n    a[0] = j;\n    return (int) (f1 + tmp);\n}\n";
-        let fixed: Vec<String> = candidates_of(src, None, MutationKind::KeepOldValue)
-            .into_iter()
-            .map(|c| apply_edits(src, &[c.changes[0].mutant.edit.clone()]))
-            .collect();
+        let fixed: Vec<String> = applied(src, MutationKind::KeepOldValue).into_iter().map(|(_, text)| text).collect();
         // At the start of a block, a declaration; after a statement, a block of its own (C90).
         // `tmp` is taken. Not `j = 2; a[0] = a[1];` (nothing overwritten is read), nor
         // `a[0] = a[1]; a[0] = j;` (the same place twice).
