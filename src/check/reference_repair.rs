@@ -704,6 +704,9 @@ const PLACES_BEFORE_A_MOVE: usize = 3;
 const MOVES_TRIED: usize = 40;
 /// The verified engine's proof of one move gets at most this, and a quarter of the time left.
 const MOVE_PROOF_SLICE: std::time::Duration = std::time::Duration::from_secs(5);
+/// All of [`one_move_instead`] gets at most this, and a third of the time left: the verified
+/// repair it may replace waits for it.
+const MOVES_SLICE: std::time::Duration = std::time::Duration::from_secs(10);
 
 /// One moved statement that does what a verified repair spread over several places does:
 /// an `else if` chain written from the bottom gets `s >= 60` → `s >= 90`, `'D'` → `'A'`, …
@@ -726,6 +729,7 @@ fn one_move_instead(
     cancel: &Cancel,
 ) -> Option<FoundRepair> {
     let started = Instant::now();
+    let deadline = deadline.min(started + (deadline.saturating_duration_since(started) / 3).min(MOVES_SLICE));
     let frozen = std::collections::HashSet::new();
     let scope = engine::FunctionScopes::new(program);
     let moves =
