@@ -763,10 +763,7 @@ fn proves_equivalent(
     deadline: Instant,
     cancel: &Cancel,
 ) -> bool {
-    let patched = apply_edits(text, &repair.edits());
-    let Some(program) = crate::syntax::lower::lower_without_errors(&patched) else { return false };
-    let budget = Budget::new(deadline.saturating_duration_since(Instant::now()), cancel.clone());
-    verified::repair(&program, &patched, reference, opts, &budget).outcome == verified::Outcome::Equivalent
+    proved_as_written(text, &repair.edits(), reference, opts, deadline, cancel) == Some(None)
 }
 
 /// What giving a value to each local a repaired program's test runs read unset needs

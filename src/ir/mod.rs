@@ -22,7 +22,7 @@ pub use program::*;
 pub use repair::{
     Bound, Cuts, Guarantee, Place, Reached, Repair, TextEdit, apply_edits, changes_in_words, declarator_end,
     deletion_span, in_line_breaks_of, indentation, initial_values, initialisation, is_parenthesized,
-    string_equality_edit, words_list,
+    string_equality_edit, without_parentheses, words_list,
 };
 pub use types::{FloatKind, IntKind, IntType, StructId, Type};
 

@@ -282,6 +282,13 @@ impl Repair {
     }
 }
 
+/// `text` trimmed, without the parentheses of one group around all of it (`(a < b)` →
+/// `a < b`; `(a) / (b)` stays).
+pub fn without_parentheses(text: &str) -> &str {
+    let t = text.trim();
+    if is_parenthesized(t) { t[1..t.len() - 1].trim() } else { t }
+}
+
 /// `text` is one parenthesised group: its first `(` closes at its last byte. `(a) / (b)`
 /// starts and ends with parentheses, but is not one group. Parentheses in character and
 /// string literals do not count.
@@ -477,6 +484,10 @@ mod tests {
 
     #[test]
     fn one_parenthesised_group_is_told_from_two() {
+        assert_eq!(
+            [" (a < b) ", "( (x) )", "(a) / (b)", "a"].map(without_parentheses),
+            ["a < b", "(x)", "(a) / (b)", "a"]
+        );
         for (text, one) in [
             ("(a + b)", true),
             ("((a) / (b))", true),

@@ -265,12 +265,8 @@ pub fn first_item_mutant(program: &Program, src: &str, cond: &Expr, counter: Var
         cond.span,
     );
     let expr = Expr::new(ExprKind::Logical(LogicOp::Or, Box::new(first), Box::new(cond.clone())), Type::INT, cond.span);
-    let trimmed = text.trim();
-    let (inner, wrapped) = if crate::ir::is_parenthesized(trimmed) {
-        (trimmed[1..trimmed.len() - 1].trim(), true)
-    } else {
-        (trimmed, false)
-    };
+    let inner = crate::ir::without_parentheses(text);
+    let wrapped = crate::ir::is_parenthesized(text.trim());
     let new = format!("{name} == {start} || {inner}");
     let new_text = if wrapped { format!("({new})") } else { new.clone() };
     Some(Mutant {
@@ -765,7 +761,7 @@ impl Ctx<'_> {
         let text = self.text(e.span);
         let mut inner = text.trim();
         while crate::ir::is_parenthesized(inner) {
-            inner = inner[1..inner.len() - 1].trim();
+            inner = crate::ir::without_parentheses(inner);
         }
         if squeezed(inner) != written {
             return;
@@ -842,8 +838,7 @@ impl Ctx<'_> {
         for kept in choices {
             let text = if kept.len() == 1 {
                 // Alone, it needs no parentheses of its own: `(c > 0 || d > 0)` → `c > 0 || d > 0`.
-                let t = texts[kept[0]];
-                if crate::ir::is_parenthesized(t) { t[1..t.len() - 1].trim().to_string() } else { t.to_string() }
+                crate::ir::without_parentheses(texts[kept[0]]).to_string()
             } else {
                 kept.iter().map(|&k| written(k)).collect::<Vec<_>>().join(token)
             };

@@ -351,10 +351,10 @@ impl Collect<'_> {
                 reads.push(x.span);
             }
         });
-        let Some(name) = self.unused_name(&["tmp", "temp", "old", "aux", "saved"]) else { return };
         if reads.is_empty() {
             return;
         }
+        let Some(name) = self.unused_name(&["tmp", "temp", "old", "aux", "saved"]) else { return };
         // The second statement's text with each read of the old value renamed.
         let mut renamed = self.text(second.span).to_string();
         reads.sort_by_key(|r| std::cmp::Reverse(r.start));
@@ -395,10 +395,10 @@ impl Collect<'_> {
         if test.is_empty() || block.is_empty() || self.text(s.span).contains("/*") || self.text(s.span).contains("//") {
             return;
         }
-        let test = if crate::ir::is_parenthesized(test) { test.to_string() } else { format!("({test})") };
+        let bare = crate::ir::without_parentheses(test);
+        let test = format!("({bare})");
         let edit = TextEdit { span: s.span, new_text: format!("while {test} {block}") };
-        let description =
-            format!("test `{}` before each round: `do … while {test};` → `while {test} …`", &test[1..test.len() - 1]);
+        let description = format!("test `{bare}` before each round: `do … while {test};` → `while {test} …`");
         self.push(func, s, MutationKind::TestFirst, edit, description, 0);
     }
 
@@ -445,11 +445,8 @@ impl Collect<'_> {
             new_text.push_str(arm_text(k));
             from = arms[slot].4.span.end as usize;
         }
-        let bare = |t: &str| {
-            let t = t.trim();
-            if crate::ir::is_parenthesized(t) { t[1..t.len() - 1].trim().to_string() } else { t.to_string() }
-        };
-        let tests: Vec<String> = order.iter().map(|&k| format!("`{}`", bare(self.text(arms[k].3.span)))).collect();
+        let tests: Vec<String> =
+            order.iter().map(|&k| format!("`{}`", crate::ir::without_parentheses(self.text(arms[k].3.span)))).collect();
         let description = format!("reorder the tests: {} first, then {}", tests[0], tests[1..].join(", "));
         let edit = TextEdit { span: Span::new(start, end), new_text };
         self.push(func, head, MutationKind::ReorderConditions, edit, description, 0);
@@ -489,10 +486,7 @@ impl Collect<'_> {
         let mut edits = Vec::new();
         walk_expr(e, &mut |x| edits.extend(crate::ir::string_equality_edit(self.src, x)));
         for edit in edits {
-            let inner = |t: &str| {
-                let t = t.trim();
-                if crate::ir::is_parenthesized(t) { t[1..t.len() - 1].trim().to_string() } else { t.to_string() }
-            };
+            let inner = crate::ir::without_parentheses;
             let description = format!("`{}` → `{}`", inner(self.text(edit.span)), inner(&edit.new_text));
             let mut changes = vec![self.change(func, s, MutationKind::StringEquality, edit, description)];
             if let Some(include) = crate::syntax::include_lines::include_edit(self.src, "string.h") {

@@ -116,9 +116,10 @@ pub(super) fn guard_read(s: &Stmt) -> Option<&Expr> {
     if may_read(then) || els.as_deref().is_some_and(may_read) {
         return None;
     }
-    let mut reads = 0;
-    crate::ir::walk::walk_expr(cond, &mut |e| reads += usize::from(matches!(&e.kind, ExprKind::Call(..))));
-    if reads != 1 {
+    // One call, the read: any other call might read too.
+    let mut calls = 0;
+    crate::ir::walk::walk_expr(cond, &mut |e| calls += usize::from(matches!(&e.kind, ExprKind::Call(..))));
+    if calls != 1 {
         return None;
     }
     // Down the operands evaluated first: `a || b`, `a != 1`, `!a`.

@@ -707,6 +707,12 @@ mod tests {
         assert!(LinesConjecture::new(&["".into(), "c".into(), "d".into()], true).is_none(), "an empty test input");
     }
 
+    /// `p`'s `main` run on `text` in the interpreter.
+    fn run_main(p: &Program, text: &str) -> crate::spec::interp::RunResult {
+        let limits = crate::spec::interp::Limits::default();
+        crate::spec::interp::run(p, "main", text.as_bytes(), &limits, &crate::cancel::Cancel::new())
+    }
+
     fn lower(src: &str) -> Program {
         let l = crate::syntax::lower::lower_source(src);
         assert!(l.diagnostics.iter().all(|d| d.severity != crate::ir::Severity::Error), "{:?}", l.diagnostics);
@@ -816,10 +822,7 @@ mod tests {
         );
         // The assumption stops the reference's runs outside the bounds, after its last read.
         let assumed = r.assumed(&p, "main").expect("an assumption");
-        let run = |text: &str| {
-            let limits = crate::spec::interp::Limits::default();
-            crate::spec::interp::run(&assumed, "main", text.as_bytes(), &limits, &crate::cancel::Cancel::new())
-        };
+        let run = |text: &str| run_main(&assumed, text);
         assert!(run("2 1 10").assume_failed);
         assert!(run("3 1 31").assume_failed);
         let inside = run("3 1 30");
@@ -851,10 +854,7 @@ mod tests {
         // The second narrowing on a side goes to the tests' own least.
         assert_eq!(r.description(), "the number read is at least 1, as in all 3 tests");
         let assumed = r.assumed(&p, "main").expect("an assumption");
-        let run = |text: &str| {
-            let limits = crate::spec::interp::Limits::default();
-            crate::spec::interp::run(&assumed, "main", text.as_bytes(), &limits, &crate::cancel::Cancel::new())
-        };
+        let run = |text: &str| run_main(&assumed, text);
         assert!(run("0").assume_failed);
         let inside = run("2 1.5 2");
         assert!(!inside.assume_failed && String::from_utf8_lossy(&inside.output) == "3.50\n");
@@ -873,10 +873,7 @@ mod tests {
         assert!(r.exclude("4 1 1 1 1"));
         assert_eq!(r.description(), "the number read is between 0 and 3, as in all 3 tests");
         let assumed = r.assumed(&p, "main").expect("an assumption");
-        let run = |text: &str| {
-            let limits = crate::spec::interp::Limits::default();
-            crate::spec::interp::run(&assumed, "main", text.as_bytes(), &limits, &crate::cancel::Cancel::new())
-        };
+        let run = |text: &str| run_main(&assumed, text);
         // A run the guard ends is ruled out as well as one past it.
         assert!(run("-1").assume_failed);
         assert!(run("200").assume_failed);

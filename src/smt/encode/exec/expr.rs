@@ -109,17 +109,20 @@ impl<'a, 'ctx> Exec<'a, 'ctx> {
     /// another scalar type than it (`d = 0` with `double d`, and `d == 0` an `int`). Each
     /// is then evaluated to its truth, as 0 or 1.
     pub(super) fn eval_cond(&mut self, e: &Expr) -> R<Bool<'ctx>> {
-        let v = match self.loc_of.get(&e.id).copied() {
-            Some(loc) if self.alternatives(loc, e).iter().any(|a| a.ty != e.ty) => {
-                let alts = self.alternatives(loc, e);
-                self.eval_each(loc, e, &alts, &mut |this, ex| {
-                    let v = this.eval(ex)?;
-                    let t = this.truthy(&v);
-                    let (one, zero) = (BV::from_u64(this.ctx, 1, 32), BV::from_u64(this.ctx, 0, 32));
-                    Ok(SymVal::Int(t.ite(&one, &zero)))
-                })?
-            }
-            _ => self.eval_loc(e)?,
+        let Some(loc) = self.loc_of.get(&e.id).copied() else {
+            let v = self.eval(e)?;
+            return Ok(self.truthy(&v));
+        };
+        let alts = self.alternatives(loc, e);
+        let v = if alts.iter().any(|a| a.ty != e.ty) {
+            self.eval_each(loc, e, &alts, &mut |this, ex| {
+                let v = this.eval(ex)?;
+                let t = this.truthy(&v);
+                let (one, zero) = (BV::from_u64(this.ctx, 1, 32), BV::from_u64(this.ctx, 0, 32));
+                Ok(SymVal::Int(t.ite(&one, &zero)))
+            })?
+        } else {
+            self.eval_loc(e)?
         };
         Ok(self.truthy(&v))
     }
